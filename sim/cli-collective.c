@@ -1,0 +1,257 @@
+/* cli-collective.c — `dpscale collective`: one collective over a range of
+ * sizes, printed in nccl-tests' column layout (plus the algorithm and
+ * protocol chosen), or as CSV or JSON. */
+#include "cli.h"
+#include "cli-util.h"
+#include "coll.h"
+#include "nccl-tune.h"
+#include "error.h"
+
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <stdio.h>
+
+typedef struct {
+  guint64  bytes;
+  guint64  count;
+  DpsCollChoice choice;
+  double   time_s;
+  double   algbw_GBps, busbw_GBps;
+} Row;
+
+static gboolean
+parse_mask (const char *flag, const char *text, gboolean is_algo, guint *mask, GError **error)
+{
+  *mask = 0;
+  g_auto (GStrv) parts = g_strsplit (text, ",", -1);
+  for (int i = 0; parts[i]; i++) {
+    DpsAlgo a;
+    DpsProto p;
+    g_strstrip (parts[i]);
+    if (is_algo && dps_algo_parse (parts[i], &a))
+      *mask |= 1u << a;
+    else if (!is_algo && dps_proto_parse (parts[i], &p))
+      *mask |= 1u << p;
+    else {
+      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: unknown %s '%s' (expected %s)", flag,
+                   is_algo ? "algorithm" : "protocol", parts[i],
+                   is_algo ? "ring, tree, hier, nvls" : "LL, LL128, Simple");
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+static int
+type_size (const char *t, GError **error)
+{
+  static const struct { const char *name; int size; } types[] = {
+    { "int8", 1 }, { "uint8", 1 }, { "half", 2 }, { "float16", 2 }, { "bfloat16", 2 }, { "fp16", 2 },
+    { "bf16", 2 }, { "int32", 4 }, { "uint32", 4 }, { "float", 4 }, { "float32", 4 }, { "fp32", 4 },
+    { "int64", 8 }, { "uint64", 8 }, { "double", 8 }, { "float64", 8 },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (types); i++)
+    if (g_str_equal (t, types[i].name))
+      return types[i].size;
+  g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--datatype: unknown type '%s' (float, half, bfloat16, double, int8...)", t);
+  return 0;
+}
+
+static void
+emit_table (GString *out, const DpsTopo *topo, int n_gpus, DpsCollOp op, const char *type,
+            DpsNetMode mode, const Row *rows, guint n)
+{
+  const DpsTopoSpec *s = dps_topo_spec (topo);
+  g_string_append_printf (out, "# dpscale collective: %s on %d GPU%s of %s (%d node%s), %s model\n",
+                          dps_coll_op_name (op), n_gpus, n_gpus > 1 ? "s" : "", s->name,
+                          dps_topo_n_nodes (topo), dps_topo_n_nodes (topo) > 1 ? "s" : "",
+                          mode == DPS_MODE_FLOW ? "flow-level" : "analytical");
+  g_string_append (out, "#\n");
+  g_string_append_printf (out, "# %10s  %12s  %8s  %6s  %6s  %9s  %7s  %7s  %-5s  %-6s\n",
+                          "size", "count", "type", "redop", "root", "time", "algbw", "busbw", "algo", "proto");
+  g_string_append_printf (out, "# %10s  %12s  %8s  %6s  %6s  %9s  %7s  %7s\n",
+                          "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)");
+  double sum = 0;
+  const char *redop = op == DPS_OP_ALLREDUCE || op == DPS_OP_REDUCE_SCATTER ? "sum" : "none";
+  int root = op == DPS_OP_BROADCAST ? 0 : -1;
+  for (guint i = 0; i < n; i++) {
+    const Row *r = &rows[i];
+    double us = r->time_s * 1e6;
+    g_string_append_printf (out, "  %10" G_GUINT64_FORMAT "  %12" G_GUINT64_FORMAT "  %8s  %6s  %6d  %9.*f  %7.2f  %7.2f  %-5s  %-6s\n",
+                            r->bytes, r->count, type, redop, root, us < 1e4 ? 2 : 0, us,
+                            r->algbw_GBps, r->busbw_GBps, dps_algo_name (r->choice.algo),
+                            dps_proto_name (r->choice.proto));
+    sum += r->busbw_GBps;
+  }
+  g_string_append_printf (out, "# Avg bus bandwidth    : %g\n", n ? sum / n : 0);
+}
+
+static void
+emit_csv (GString *out, const Row *rows, guint n, int n_gpus, int n_nodes, DpsCollOp op)
+{
+  g_string_append (out, "op,gpus,nodes,size_bytes,count_elements,time_s,time_us,algbw_GBps,busbw_GBps,algo,proto\n");
+  for (guint i = 0; i < n; i++)
+    g_string_append_printf (out, "%s,%d,%d,%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%.9g,%.4f,%.4f,%.4f,%s,%s\n",
+                            dps_coll_op_name (op), n_gpus, n_nodes, rows[i].bytes, rows[i].count, rows[i].time_s,
+                            rows[i].time_s * 1e6, rows[i].algbw_GBps, rows[i].busbw_GBps,
+                            dps_algo_name (rows[i].choice.algo), dps_proto_name (rows[i].choice.proto));
+}
+
+static void
+emit_json (GString *out, const DpsTopo *topo, const Row *rows, guint n, int n_gpus, DpsCollOp op, DpsNetMode mode)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "topology");
+  json_builder_add_string_value (b, dps_topo_spec (topo)->name);
+  json_builder_set_member_name (b, "nodes");
+  json_builder_add_int_value (b, dps_topo_n_nodes (topo));
+  json_builder_set_member_name (b, "gpus");
+  json_builder_add_int_value (b, n_gpus);
+  json_builder_set_member_name (b, "op");
+  json_builder_add_string_value (b, dps_coll_op_name (op));
+  json_builder_set_member_name (b, "mode");
+  json_builder_add_string_value (b, mode == DPS_MODE_FLOW ? "flow" : "analytical");
+  json_builder_set_member_name (b, "rows");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < n; i++) {
+    json_builder_begin_object (b);
+    json_builder_set_member_name (b, "size_bytes");
+    json_builder_add_int_value (b, (gint64) rows[i].bytes);
+    json_builder_set_member_name (b, "count_elements");
+    json_builder_add_int_value (b, (gint64) rows[i].count);
+    json_builder_set_member_name (b, "time_s");
+    json_builder_add_double_value (b, rows[i].time_s);
+    json_builder_set_member_name (b, "algbw_GBps");
+    json_builder_add_double_value (b, rows[i].algbw_GBps);
+    json_builder_set_member_name (b, "busbw_GBps");
+    json_builder_add_double_value (b, rows[i].busbw_GBps);
+    json_builder_set_member_name (b, "algo");
+    json_builder_add_string_value (b, dps_algo_name (rows[i].choice.algo));
+    json_builder_set_member_name (b, "proto");
+    json_builder_add_string_value (b, dps_proto_name (rows[i].choice.proto));
+    json_builder_end_object (b);
+  }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+  g_autoptr (JsonGenerator) gen = json_generator_new ();
+  g_autoptr (JsonNode) root = json_builder_get_root (b);
+  json_generator_set_root (gen, root);
+  json_generator_set_pretty (gen, TRUE);
+  g_autofree char *text = json_generator_to_data (gen, NULL);
+  g_string_append_printf (out, "%s\n", text);
+}
+
+int
+dps_cmd_collective (int argc, char **argv)
+{
+  g_autofree char *topology = NULL, *op_s = NULL, *minb = NULL, *maxb = NULL, *algo_s = NULL;
+  g_autofree char *proto_s = NULL, *mode_s = NULL, *format_s = NULL, *output = NULL, *type = NULL;
+  int nodes = 0, gpus = 0, channels = 0;
+  double factor = 2;
+  GOptionEntry entries[] = {
+    { "topology", 't', 0, G_OPTION_ARG_STRING, &topology, "Topology file or shipped name (default dgx-h100)", "NAME|FILE" },
+    { "nodes", 'n', 0, G_OPTION_ARG_INT, &nodes, "Number of nodes (default 2)", "N" },
+    { "gpus", 'g', 0, G_OPTION_ARG_INT, &gpus, "Number of GPUs (instead of --nodes)", "G" },
+    { "op", 0, 0, G_OPTION_ARG_STRING, &op_s, "allreduce (default), reducescatter, allgather, broadcast", "OP" },
+    { "minbytes", 'b', 0, G_OPTION_ARG_STRING, &minb, "Smallest size, as nccl-tests: 8, 1K, 32M (default 8)", "SIZE" },
+    { "maxbytes", 'e', 0, G_OPTION_ARG_STRING, &maxb, "Largest size (default 1G)", "SIZE" },
+    { "stepfactor", 'f', 0, G_OPTION_ARG_DOUBLE, &factor, "Multiply the size by this each row (default 2)", "F" },
+    { "datatype", 'd', 0, G_OPTION_ARG_STRING, &type, "Element type for the count column (default float)", "TYPE" },
+    { "algo", 'a', 0, G_OPTION_ARG_STRING, &algo_s, "Algorithms to pick from, as NCCL_ALGO: ring,tree,nvls (default) and hier", "LIST" },
+    { "proto", 'p', 0, G_OPTION_ARG_STRING, &proto_s, "Protocols, as NCCL_PROTO: LL,LL128,Simple", "LIST" },
+    { "channels", 'c', 0, G_OPTION_ARG_INT, &channels, "NCCL channels (default: the topology's)", "N" },
+    { "mode", 'm', 0, G_OPTION_ARG_STRING, &mode_s, "flow (max-min flow-level network, default) or analytical", "MODE" },
+    { "format", 0, 0, G_OPTION_ARG_STRING, &format_s, "table (default), csv or json", "FMT" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE (whole or not at all) instead of stdout", "FILE" },
+    { NULL }
+  };
+  GError *error = NULL;
+  if (!dps_cli_parse ("collective", "time one collective on a cluster",
+                      "Prints time, algbw and busbw per size as nccl-tests' all_reduce_perf does,\n"
+                      "with the algorithm and protocol that NCCL's cost model picks.\n\n"
+                      "Example: dpscale collective --topology dgx-a100 --nodes 4 -b 8 -e 8G -f 2",
+                      entries, &argc, &argv, &error))
+    return dps_cli_fail ("collective", error);
+  if (argc > 1) {
+    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "unknown option: unexpected argument '%s'", argv[1]);
+    return dps_cli_fail ("collective", error);
+  }
+  DpsCollOp op = DPS_OP_ALLREDUCE;
+  guint64 lo = 8, hi = 1ull << 30;
+  guint amask = DPS_NCCL_ALGOS, pmask = DPS_ALL_PROTOS;
+  DpsNetMode mode = DPS_MODE_FLOW;
+  DpsFormat format;
+  int tsize = type_size (type ? type : "float", &error);
+  if (!tsize)
+    return dps_cli_fail ("collective", error);
+  if (op_s && !dps_coll_op_parse (op_s, &op))
+    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT,
+                 "--op: unknown operation '%s' (allreduce, reducescatter, allgather, broadcast)", op_s);
+  else if (minb && !dps_parse_size (minb, &lo))
+    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--minbytes: '%s' is not a size such as 8, 64K, 1G", minb);
+  else if (maxb && !dps_parse_size (maxb, &hi))
+    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--maxbytes: '%s' is not a size such as 8, 64K, 1G", maxb);
+  else if (lo < 1 || hi < lo)
+    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--minbytes/--maxbytes: need 1 <= min <= max");
+  else if (!(factor > 1) || !isfinite (factor))
+    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--stepfactor: must be more than 1");
+  else if (log ((double) hi / lo) / log (factor) > 10000)
+    g_set_error (&error, DPS_ERROR, DPS_ERROR_LIMIT, "--stepfactor: more than 10000 sizes asked for");
+  else if (channels < 0 || channels > 64)
+    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--channels: must be 1 to 64");
+  else if (mode_s && !g_str_equal (mode_s, "flow") && !g_str_equal (mode_s, "analytical"))
+    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--mode: '%s' is not flow or analytical", mode_s);
+  if (error)
+    return dps_cli_fail ("collective", error);
+  if (mode_s && g_str_equal (mode_s, "analytical"))
+    mode = DPS_MODE_ANALYTICAL;
+  if ((algo_s && !parse_mask ("--algo", algo_s, TRUE, &amask, &error))
+      || (proto_s && !parse_mask ("--proto", proto_s, FALSE, &pmask, &error))
+      || !dps_cli_format (format_s, &format, &error))
+    return dps_cli_fail ("collective", error);
+  if (nodes == 0 && gpus == 0)
+    nodes = 2;
+  int n_gpus;
+  g_autoptr (DpsTopo) topo = dps_cli_topology (topology, nodes, gpus, &n_gpus, &error);
+  if (!topo)
+    return dps_cli_fail ("collective", error);
+
+  DpsCollParams params;
+  dps_coll_params_nccl (&params);
+  GArray *rows = g_array_new (FALSE, TRUE, sizeof (Row));
+  for (double sz = (double) lo; sz <= (double) hi * (1 + 1e-12); sz *= factor) {
+    guint64 bytes = (guint64) llround (sz);
+    DpsCollCtx ctx;
+    if (!dps_coll_ctx_init (&ctx, topo, &params, n_gpus, op, (double) bytes, &error))
+      break;
+    if (channels)
+      ctx.channels = channels;
+    Row r = { .bytes = bytes };
+    r.count = bytes / tsize / ((op == DPS_OP_REDUCE_SCATTER || op == DPS_OP_ALLGATHER) ? n_gpus : 1);
+    if (!dps_coll_choose (&ctx, amask, pmask, &r.choice, &error))
+      break;
+    r.time_s = mode == DPS_MODE_FLOW ? dps_plan_time_flow (topo, r.choice.plan, r.choice.proto) : r.choice.time_s;
+    dps_plan_unref (r.choice.plan);
+    r.choice.plan = NULL;
+    r.algbw_GBps = r.time_s > 0 ? bytes / r.time_s / 1e9 : 0;
+    r.busbw_GBps = r.algbw_GBps * dps_coll_busbw_factor (op, n_gpus);
+    g_array_append_val (rows, r);
+  }
+  if (error) {
+    g_array_free (rows, TRUE);
+    return dps_cli_fail ("collective", error);
+  }
+  g_autoptr (GString) out = g_string_new (NULL);
+  const Row *rv = (const Row *) rows->data;
+  if (format == DPS_FORMAT_TABLE)
+    emit_table (out, topo, n_gpus, op, type ? type : "float", mode, rv, rows->len);
+  else if (format == DPS_FORMAT_CSV)
+    emit_csv (out, rv, rows->len, n_gpus, dps_topo_n_nodes (topo), op);
+  else
+    emit_json (out, topo, rv, rows->len, n_gpus, op, mode);
+  g_array_free (rows, TRUE);
+  if (!dps_cli_emit (output, out, &error))
+    return dps_cli_fail ("collective", error);
+  return 0;
+}

@@ -1,0 +1,150 @@
+/* cli-topo.c — `dpscale topo`: check a topology file and describe the
+ * cluster it makes for a node count. */
+#include "cli.h"
+#include "cli-util.h"
+#include "topo-load.h"
+#include "error.h"
+
+#include <stdio.h>
+
+static void
+describe_link_counts (GString *out, const DpsTopo *t)
+{
+  /* group the directed links by (kind, source kind, destination kind, bandwidth) */
+  GHashTable *seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  GPtrArray *order = g_ptr_array_new ();
+  for (int l = 0; l < dps_topo_n_links (t); l++) {
+    const DpsLink *lk = dps_topo_link (t, l);
+    const DpsVertex *a = dps_topo_vertex (t, lk->src), *b = dps_topo_vertex (t, lk->dst);
+    char *key = g_strdup_printf ("  %-6s %-11s -> %-11s %10.1f GB/s %8.2f us", dps_link_kind_name (lk->kind),
+                                 dps_vertex_kind_name (a->kind), dps_vertex_kind_name (b->kind),
+                                 lk->bw_Bps / 1e9, lk->latency_s * 1e6);
+    gpointer n = g_hash_table_lookup (seen, key);
+    if (!n)
+      g_ptr_array_add (order, key);
+    g_hash_table_insert (seen, n ? g_strdup (key) : key, GINT_TO_POINTER (GPOINTER_TO_INT (n) + 1));
+    if (n)
+      g_free (key);
+  }
+  g_string_append (out, "links (directed; each physical link is one each way):\n");
+  g_string_append_printf (out, "  %-6s %-11s    %-11s %15s %11s %8s\n", "kind", "from", "to",
+                          "bandwidth", "latency", "count");
+  for (guint i = 0; i < order->len; i++)
+    g_string_append_printf (out, "%s %8d\n", (char *) order->pdata[i],
+                            GPOINTER_TO_INT (g_hash_table_lookup (seen, order->pdata[i])));
+  g_ptr_array_free (order, FALSE);
+  g_hash_table_unref (seen);
+}
+
+static void
+describe (GString *out, const DpsTopo *t, gboolean all_links)
+{
+  const DpsTopoSpec *s = dps_topo_spec (t);
+  int k = s->gpus_per_node, N = dps_topo_n_nodes (t);
+  g_string_append_printf (out, "%s (%s)\n", s->name, s->path ? s->path : "built in");
+  if (s->description && s->description[0])
+    g_string_append_printf (out, "  %s\n", s->description);
+  g_string_append_printf (out, "%d node%s x %d GPUs = %d GPUs\n\n", N, N > 1 ? "s" : "", k, dps_topo_n_gpus (t));
+  g_string_append_printf (out, "GPU            %s: %.0f TFLOP/s bf16, %.0f fp16, %.0f tf32, %.1f fp32; "
+                          "%.0f GB at %.0f GB/s\n", s->gpu.model,
+                          s->gpu.peak_flops[DPS_DTYPE_BF16] / 1e12, s->gpu.peak_flops[DPS_DTYPE_FP16] / 1e12,
+                          s->gpu.peak_flops[DPS_DTYPE_TF32] / 1e12, s->gpu.peak_flops[DPS_DTYPE_FP32] / 1e12,
+                          s->gpu.memory_bytes / 1e9, s->gpu.memory_bw_Bps / 1e9);
+  g_string_append_printf (out, "inside a node  %s", dps_intra_kind_name (s->intra));
+  if (s->intra == DPS_INTRA_NVLINK_MESH)
+    g_string_append_printf (out, ", %d GPU pairs linked, %.1f GB/s per NVLink", s->n_mesh, s->intra_bw_Bps / 1e9);
+  if (s->intra == DPS_INTRA_PCIE)
+    g_string_append_printf (out, ", %d switch%s", s->pcie_switches, s->pcie_switches > 1 ? "es" : "");
+  g_string_append_printf (out, "%s\n", s->nvls ? ", NVLS (in-switch reduction)" : "");
+  g_string_append (out, "ring order     ");
+  for (int i = 0; i < k && i < 32; i++)
+    g_string_append_printf (out, "%s%d", i ? " " : "", dps_topo_ring_order (t)[i]);
+  g_string_append (out, k > 32 ? " ...\n" : "\n");
+  if (s->n_nics) {
+    g_string_append_printf (out, "NICs           %d x %.1f GB/s reachable each; GPU -> NIC:", s->n_nics,
+                            s->nic_bw_Bps / 1e9);
+    for (int g = 0; g < k && g < 16; g++)
+      g_string_append_printf (out, " %d:%d", g, s->gpu_nic[g]);
+    g_string_append (out, k > 16 ? " ...\n" : "\n");
+  } else {
+    g_string_append (out, "NICs           none (a single machine)\n");
+  }
+  g_string_append_printf (out, "between nodes  %s", dps_fabric_kind_name (s->fabric));
+  if (s->fabric != DPS_FABRIC_SWITCH)
+    g_string_append_printf (out, ", %d nodes per leaf, oversubscription %.3g:1", s->nodes_per_leaf,
+                            s->oversubscription);
+  if (N > 1)
+    g_string_append_printf (out, ", %d leaf switch%s", dps_topo_n_leaves (t), dps_topo_n_leaves (t) == 1 ? "" : "es");
+  g_string_append (out, "\n");
+  g_string_append_printf (out, "NCCL channels  %d\n\n", s->channels);
+
+  g_string_append (out, "bandwidth per level (GB/s, per direction):\n");
+  g_string_append_printf (out, "  %-34s %10.1f\n", "one GPU into its node's fabric", dps_topo_gpu_intra_bw_Bps (t) / 1e9);
+  if (s->n_nics) {
+    g_string_append_printf (out, "  %-34s %10.1f\n", "one node into the network", s->n_nics * s->nic_bw_Bps / 1e9);
+    g_string_append_printf (out, "  %-34s %10.1f\n", "  per GPU", s->n_nics * s->nic_bw_Bps / 1e9 / k);
+  }
+  if (dps_topo_leaf_uplink_Bps (t) > 0)
+    g_string_append_printf (out, "  %-34s %10.1f\n", "one leaf switch to the spine", dps_topo_leaf_uplink_Bps (t) / 1e9);
+  g_string_append_printf (out, "  %-34s %10.1f\n", N > 1 ? "bisection (half the nodes to the rest)"
+                                                         : "bisection (half the GPUs to the rest)",
+                          dps_topo_bisection_Bps (t) / 1e9);
+  g_string_append_printf (out, "\ngraph: %d vertices, %d directed links\n", dps_topo_n_vertices (t),
+                          dps_topo_n_links (t));
+  describe_link_counts (out, t);
+  if (all_links) {
+    g_string_append (out, "\nevery link:\n");
+    for (int l = 0; l < dps_topo_n_links (t); l++) {
+      const DpsLink *lk = dps_topo_link (t, l);
+      const DpsVertex *a = dps_topo_vertex (t, lk->src), *b = dps_topo_vertex (t, lk->dst);
+      g_string_append_printf (out, "  %6d  %s %d.%d -> %s %d.%d  %.1f GB/s\n", l, dps_vertex_kind_name (a->kind),
+                              a->node, a->index, dps_vertex_kind_name (b->kind), b->node, b->index, lk->bw_Bps / 1e9);
+    }
+  }
+}
+
+int
+dps_cmd_topo (int argc, char **argv)
+{
+  char *topology = NULL;
+  int nodes = 0, gpus = 0;
+  gboolean list = FALSE, all_links = FALSE;
+  GOptionEntry entries[] = {
+    { "topology", 't', 0, G_OPTION_ARG_STRING, &topology, "Topology file or shipped name (default dgx-h100)", "NAME|FILE" },
+    { "nodes", 'n', 0, G_OPTION_ARG_INT, &nodes, "Number of nodes (default 1)", "N" },
+    { "gpus", 'g', 0, G_OPTION_ARG_INT, &gpus, "Number of GPUs (instead of --nodes)", "G" },
+    { "links", 0, 0, G_OPTION_ARG_NONE, &all_links, "List every directed link", NULL },
+    { "list", 'l', 0, G_OPTION_ARG_NONE, &list, "List the shipped topologies", NULL },
+    { NULL }
+  };
+  GError *error = NULL;
+  if (!dps_cli_parse ("topo", "check and describe a topology file", 
+                      "A topology file describes one kind of node and the network between nodes;\n"
+                      "the node count is given here.  FILE may be a path or a shipped name.",
+                      entries, &argc, &argv, &error))
+    return dps_cli_fail ("topo", error);
+  g_autofree char *positional = argc > 1 ? g_strdup (argv[1]) : NULL;
+  if (argc > 2 || (positional && topology)) {
+    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "unknown option: give one topology (FILE or --topology)");
+    return dps_cli_fail ("topo", error);
+  }
+  if (list) {
+    g_auto (GStrv) names = dps_topo_list_shipped ();
+    for (int i = 0; names[i]; i++) {
+      g_autofree char *file = g_strconcat (names[i], ".topo", NULL);
+      g_autofree char *p = dps_data_path ("topologies", file);
+      g_autoptr (DpsTopoSpec) s = p ? dps_topo_spec_load (p, NULL) : NULL;
+      printf ("%-22s %s\n", names[i], s ? s->name : "(does not load: run dpscale topo on it)");
+    }
+    return 0;
+  }
+  int n_gpus;
+  g_autoptr (DpsTopo) t = dps_cli_topology (positional ? positional : topology, nodes, gpus, &n_gpus, &error);
+  g_free (topology);
+  if (!t)
+    return dps_cli_fail ("topo", error);
+  g_autoptr (GString) out = g_string_new (NULL);
+  describe (out, t, all_links);
+  dps_cli_emit (NULL, out, NULL);
+  return 0;
+}

@@ -1,0 +1,20 @@
+/* cli-util — what every subcommand shares: option parsing with one-line
+ * errors, the topology options, and writing results whole or not at all. */
+#pragma once
+
+#include <glib.h>
+#include "topo.h"
+
+#define DPS_EXIT_USAGE 2
+#define DPS_DEFAULT_TOPOLOGY "dgx-h100"
+
+typedef enum { DPS_FORMAT_TABLE, DPS_FORMAT_CSV, DPS_FORMAT_JSON } DpsFormat;
+
+gboolean  dps_cli_parse (const char *cmd, const char *summary, const char *description,
+                         GOptionEntry *entries, int *argc, char ***argv, GError **error);
+gboolean  dps_cli_format (const char *text, DpsFormat *out, GError **error);
+DpsTopo  *dps_cli_topology (const char *name, int nodes, int gpus, int *n_gpus, GError **error);
+gboolean  dps_cli_emit (const char *path, const GString *text, GError **error);
+int       dps_cli_fail (const char *cmd, GError *error);
+gboolean  dps_cli_parse_int_list (const char *flag, const char *text, gint64 min, gint64 max,
+                                  GArray **out, GError **error);

@@ -1,0 +1,73 @@
+/* coll-nvls — NVLink SHARP (NVLS): reduction and multicast in the NVSwitch.
+ *
+ * Inside a node each GPU pushes its whole buffer S up to the switch, which
+ * reduces, and receives the reduced S back by multicast: S each way per GPU,
+ * against 2(r-1)/r S for a ring, which is why NCCL prefers NVLS for large
+ * messages on NVSwitch systems.  NCCL's Hopper efficiency factor (0.85)
+ * applies.  Across nodes (NCCL's NVLSTree) the switch reduce-scatters
+ * (up S, down S/r), the GPUs with the same local index all-reduce their S/r
+ * slice over a double binary tree between nodes, and the switch gathers
+ * (up S/r, down S).  Only where the topology says nvls = true; all-reduce
+ * with the Simple protocol only.  As in NCCL, the in-switch and between-node
+ * parts are pipelined: one phase of concurrent flows.
+ */
+#include "coll.h"
+#include "nccl-tune.h"
+#include "error.h"
+
+static gboolean
+nvls_supports (const DpsCollCtx *ctx, GError **error)
+{
+  if (!dps_topo_spec (ctx->topo)->nvls) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_UNSUPPORTED,
+                 "algorithm nvls needs NVSwitch multicast (nvls = true in the topology)");
+    return FALSE;
+  }
+  if (ctx->op != DPS_OP_ALLREDUCE) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_UNSUPPORTED, "algorithm nvls runs only allreduce, not %s",
+                 dps_coll_op_name (ctx->op));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static void
+switch_flows (const DpsCollCtx *ctx, DpsPhase *ph, double up, double down)
+{
+  for (int node = 0; node < ctx->n_nodes; node++)
+    for (int i = 0; i < ctx->ranks_per_node; i++) {
+      int g = dps_ctx_gpu (ctx, node, i);
+      dps_phase_add_flow (ph, g, DPS_SWITCH, up);
+      dps_phase_add_flow (ph, DPS_SWITCH, g, down);
+    }
+}
+
+static void
+nvls_plan (const DpsCollCtx *ctx, DpsPlan *plan)
+{
+  int r = ctx->ranks_per_node, m = ctx->n_nodes;
+  double S = ctx->bytes;
+  DpsPhase *ph = dps_plan_add_phase (plan);
+  for (int p = 0; p < DPS_PROTO_COUNT; p++)
+    ph->latency_s[p] = ctx->params->base_s[DPS_ALGO_NVLS][p]
+                       + ctx->params->step_s[DPS_ALGO_NVLS][DPS_LINK_NVLINK][p]
+                       + 2 * dps_ceil_log2 (m) * ctx->params->step_s[DPS_ALGO_NVLS][DPS_LINK_NET][p];
+  if (m == 1) {
+    switch_flows (ctx, ph, S, S);
+    return;
+  }
+  /* reduce-scatter (up S, down S/r) and all-gather (up S/r, down S) in the
+   * switch, pipelined with the trees between nodes */
+  switch_flows (ctx, ph, S + S / r, S / r + S);
+  int *gpus = g_new (int, m);
+  for (int i = 0; i < r; i++) {
+    for (int node = 0; node < m; node++)
+      gpus[node] = dps_ctx_gpu (ctx, node, i);
+    /* two mirrored trees, half the slice each */
+    dps_phase_btree (ph, gpus, m, 0, S / r / 2);
+    dps_phase_btree (ph, gpus, m, 1, S / r / 2);
+  }
+  g_free (gpus);
+}
+
+const DpsCollAlgo dps_coll_nvls = { "nvls", DPS_ALGO_NVLS, nvls_supports, nvls_plan };

@@ -1,0 +1,431 @@
+/* coll.c — see coll.h for the model. */
+#include "coll.h"
+#include "nccl-tune.h"
+#include "error.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char *const op_names[] = { "allreduce", "reducescatter", "allgather", "broadcast" };
+static const char *const algo_names[] = { "tree", "ring", "hier", "nvls" };
+static const char *const proto_names[] = { "LL", "LL128", "Simple" };
+
+const char *dps_coll_op_name (DpsCollOp op) { return op_names[op]; }
+const char *dps_algo_name (DpsAlgo a) { return algo_names[a]; }
+const char *dps_proto_name (DpsProto p) { return proto_names[p]; }
+
+static gboolean
+parse_name (const char *s, const char *const *names, int n, int *out)
+{
+  for (int i = 0; s && i < n; i++) {
+    if (g_ascii_strcasecmp (s, names[i]) == 0) {
+      *out = i;
+      return TRUE;
+    }
+  }
+  return FALSE;
+}
+
+/* Accepts nccl-tests' names too: all_reduce, reduce_scatter, all_gather. */
+gboolean
+dps_coll_op_parse (const char *s, DpsCollOp *out)
+{
+  if (!s)
+    return FALSE;
+  g_autofree char *t = g_strdup (s);
+  char *w = t;
+  for (const char *r = s; *r; r++)
+    if (*r != '_' && *r != '-')
+      *w++ = *r;
+  *w = 0;
+  int i;
+  if (!parse_name (t, op_names, DPS_OP_COUNT, &i))
+    return FALSE;
+  *out = (DpsCollOp) i;
+  return TRUE;
+}
+
+gboolean
+dps_algo_parse (const char *s, DpsAlgo *out)
+{
+  int i;
+  if (g_strcmp0 (s, "hierarchical") == 0)
+    s = "hier";
+  if (!parse_name (s, algo_names, DPS_ALGO_COUNT, &i))
+    return FALSE;
+  *out = (DpsAlgo) i;
+  return TRUE;
+}
+
+gboolean
+dps_proto_parse (const char *s, DpsProto *out)
+{
+  int i;
+  if (!parse_name (s, proto_names, DPS_PROTO_COUNT, &i))
+    return FALSE;
+  *out = (DpsProto) i;
+  return TRUE;
+}
+
+/* nccl-tests' busbw = algbw * factor: all-reduce 2(n-1)/n, reduce-scatter
+ * and all-gather (n-1)/n, broadcast 1, so that busbw compares with the
+ * bandwidth of the slowest link whatever n is. */
+double
+dps_coll_busbw_factor (DpsCollOp op, int n)
+{
+  switch (op) {
+  case DPS_OP_ALLREDUCE: return n > 1 ? 2.0 * (n - 1) / n : 1.0;
+  case DPS_OP_REDUCE_SCATTER:
+  case DPS_OP_ALLGATHER: return n > 1 ? (double) (n - 1) / n : 1.0;
+  default: return 1.0;
+  }
+}
+
+const DpsCollAlgo *
+dps_coll_algo (DpsAlgo algo)
+{
+  static const DpsCollAlgo *const table[DPS_ALGO_COUNT] = {
+    [DPS_ALGO_TREE] = &dps_coll_tree, [DPS_ALGO_RING] = &dps_coll_ring,
+    [DPS_ALGO_HIER] = &dps_coll_hier, [DPS_ALGO_NVLS] = &dps_coll_nvls,
+  };
+  g_return_val_if_fail (algo < DPS_ALGO_COUNT, NULL);
+  return table[algo];
+}
+
+/* Sets up a context for n_gpus GPUs of topo: the first n_gpus of one node,
+ * or whole nodes.  Errors: n_gpus < 1, more GPUs than the topology has, or
+ * a count that spans nodes without being a multiple of the node size. */
+gboolean
+dps_coll_ctx_init (DpsCollCtx *ctx, const DpsTopo *topo, const DpsCollParams *params,
+                   int n_gpus, DpsCollOp op, double bytes, GError **error)
+{
+  int k = dps_topo_gpus_per_node (topo);
+  if (n_gpus < 1 || n_gpus > dps_topo_n_gpus (topo)) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--gpus: %d GPUs asked for, the topology has 1 to %d",
+                 n_gpus, dps_topo_n_gpus (topo));
+    return FALSE;
+  }
+  if (n_gpus > k && n_gpus % k != 0) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT,
+                 "--gpus: %d GPUs span nodes of %d GPUs: use a multiple of %d (or at most %d)",
+                 n_gpus, k, k, k);
+    return FALSE;
+  }
+  *ctx = (DpsCollCtx) {
+    .topo = topo, .params = params,
+    .n_nodes = n_gpus > k ? n_gpus / k : 1,
+    .ranks_per_node = n_gpus > k ? k : n_gpus,
+    .op = op, .bytes = bytes, .algo = DPS_ALGO_RING,
+    .channels = dps_topo_spec (topo)->channels,
+  };
+  return TRUE;
+}
+
+int
+dps_ctx_n_ranks (const DpsCollCtx *ctx)
+{
+  return ctx->n_nodes * ctx->ranks_per_node;
+}
+
+int
+dps_ctx_gpu (const DpsCollCtx *ctx, int node, int local)
+{
+  return node * dps_topo_gpus_per_node (ctx->topo) + local;
+}
+
+/* The order of the used local GPUs in channel's ring: the topology's ring
+ * (restricted to the GPUs in use), rotated so that channels start on
+ * different GPUs and so leave the node through different NICs. */
+void
+dps_ctx_ring (const DpsCollCtx *ctx, int channel, int *order)
+{
+  const int *ring = dps_topo_ring_order (ctx->topo);
+  int k = dps_topo_gpus_per_node (ctx->topo), r = ctx->ranks_per_node, n = 0;
+  int tmp[DPS_TOPO_MAX_GPUS_PER_NODE];
+  for (int i = 0; i < k; i++)
+    if (ring[i] < r)
+      tmp[n++] = ring[i];
+  int shift = (int) (((gint64) channel * r / MAX (ctx->channels, 1)) % r);
+  for (int i = 0; i < r; i++)
+    order[i] = tmp[(i + shift) % r];
+}
+
+int
+dps_ceil_log2 (int n)
+{
+  int l = 0;
+  while ((1 << l) < n)
+    l++;
+  return l;
+}
+
+/* Adds one hop flow of hop_bytes between consecutive GPUs of a ring. */
+void
+dps_phase_ring (DpsPhase *phase, const int *gpus, int n, double hop_bytes)
+{
+  if (n < 2)
+    return;
+  for (int i = 0; i < n; i++)
+    dps_phase_add_flow (phase, gpus[i], gpus[(i + 1) % n], hop_bytes);
+}
+
+/* Adds the flows of a pipelined binary tree over gpus (heap layout: the
+ * parent of position j is (j-1)/2; mirror reverses positions, which turns
+ * the leaves of one tree into inner nodes of the other, as NCCL's double
+ * binary tree does).  Each edge carries bytes up (reduce) and down
+ * (broadcast), concurrently. */
+void
+dps_phase_btree (DpsPhase *phase, const int *gpus, int n, int mirror, double bytes)
+{
+  for (int j = 1; j < n; j++) {
+    int c = mirror ? gpus[n - 1 - j] : gpus[j];
+    int p = mirror ? gpus[n - 1 - (j - 1) / 2] : gpus[(j - 1) / 2];
+    dps_phase_add_flow (phase, c, p, bytes);
+    dps_phase_add_flow (phase, p, c, bytes);
+  }
+}
+
+DpsPlan *
+dps_plan_new (DpsAlgo algo)
+{
+  DpsPlan *p = g_rc_box_new0 (DpsPlan);
+  p->algo = algo;
+  p->phases = g_array_new (FALSE, TRUE, sizeof (DpsPhase));
+  return p;
+}
+
+DpsPlan *
+dps_plan_ref (DpsPlan *plan)
+{
+  return g_rc_box_acquire (plan);
+}
+
+static void
+plan_clear (gpointer data)
+{
+  DpsPlan *p = data;
+  for (guint i = 0; i < p->phases->len; i++)
+    g_array_free (g_array_index (p->phases, DpsPhase, i).flows, TRUE);
+  g_array_free (p->phases, TRUE);
+}
+
+void
+dps_plan_unref (DpsPlan *plan)
+{
+  if (plan)
+    g_rc_box_release_full (plan, plan_clear);
+}
+
+/* Appends an empty phase (zero latency) and lends it. */
+DpsPhase *
+dps_plan_add_phase (DpsPlan *plan)
+{
+  DpsPhase ph = { .flows = g_array_new (FALSE, FALSE, sizeof (DpsFlowSpec)), .load_s = -1, .wire_s = -1 };
+  g_array_append_val (plan->phases, ph);
+  return &g_array_index (plan->phases, DpsPhase, plan->phases->len - 1);
+}
+
+void
+dps_phase_add_flow (DpsPhase *phase, int src, int dst, double bytes)
+{
+  DpsFlowSpec f = { src, dst, bytes };
+  if (bytes > 0 && src != dst)
+    g_array_append_val (phase->flows, f);
+}
+
+/* Builds the plan of ctx->algo; FALSE with a reason when the algorithm
+ * does not apply (operation, topology). */
+gboolean
+dps_coll_build_plan (const DpsCollCtx *ctx, DpsPlan **out, GError **error)
+{
+  const DpsCollAlgo *a = dps_coll_algo (ctx->algo);
+  if (!a->supports (ctx, error))
+    return FALSE;
+  DpsPlan *plan = dps_plan_new (ctx->algo);
+  for (int p = 0; p < DPS_PROTO_COUNT; p++)
+    plan->payload[p] = dps_tune_proto_ok (ctx->algo, p)
+                       ? ctx->params->bw_factor[ctx->algo][p] * ctx->params->algo_bw_factor[ctx->algo] : 0;
+  if (dps_ctx_n_ranks (ctx) > 1 && ctx->bytes > 0)
+    a->plan (ctx, plan);
+  *out = plan;
+  return TRUE;
+}
+
+/* The links a flow crosses; NVLS ends at the switch use the GPU's switch
+ * port. */
+int
+dps_coll_flow_route (const DpsTopo *topo, const DpsFlowSpec *f, int *links)
+{
+  int up, down;
+  if (f->dst == DPS_SWITCH && dps_topo_nvls_links (topo, f->src, &up, &down)) {
+    links[0] = up;
+    return 1;
+  }
+  if (f->src == DPS_SWITCH && dps_topo_nvls_links (topo, f->dst, &up, &down)) {
+    links[0] = down;
+    return 1;
+  }
+  return dps_topo_route (topo, f->src, f->dst, links);
+}
+
+/* Computes a phase's analytical bottleneck: max over links of payload
+ * bytes / capacity, and the longest route latency. */
+static void
+phase_load (const DpsTopo *topo, DpsPhase *ph)
+{
+  int nl = dps_topo_n_links (topo);
+  double *load = g_new0 (double, MAX (nl, 1));
+  double wire = 0, worst = 0;
+  int links[DPS_ROUTE_MAX];
+  for (guint i = 0; i < ph->flows->len; i++) {
+    const DpsFlowSpec *f = &g_array_index (ph->flows, DpsFlowSpec, i);
+    int n = dps_coll_flow_route (topo, f, links);
+    double lat = 0;
+    for (int j = 0; j < n; j++) {
+      const DpsLink *lk = dps_topo_link (topo, links[j]);
+      lat += lk->latency_s;
+      load[links[j]] += f->bytes;
+      double t = load[links[j]] / lk->bw_Bps;
+      if (t > worst)
+        worst = t;
+    }
+    wire = MAX (wire, lat);
+  }
+  g_free (load);
+  ph->load_s = worst;
+  ph->wire_s = wire;
+}
+
+/* The closed-form time of a plan with proto: the sum over phases of the
+ * latency term, the longest wire latency and the most loaded link's drain
+ * time, the bytes inflated by the protocol's payload efficiency. */
+double
+dps_plan_time_analytical (const DpsTopo *topo, DpsPlan *plan, DpsProto proto)
+{
+  g_return_val_if_fail (plan->payload[proto] > 0, G_MAXDOUBLE);
+  double t = 0;
+  for (guint i = 0; i < plan->phases->len; i++) {
+    DpsPhase *ph = &g_array_index (plan->phases, DpsPhase, i);
+    if (ph->load_s < 0)
+      phase_load (topo, ph);
+    t += ph->latency_s[proto] + ph->wire_s + ph->load_s / plan->payload[proto];
+  }
+  return t;
+}
+
+/* ---- flow-level execution ---- */
+
+typedef struct {
+  DpsCollRunner *runner;
+  DpsPlan       *plan;
+  DpsProto       proto;
+  guint          phase;
+  int            pending;
+  double         start_s, wire_s;
+  DpsCollDoneFn  fn;
+  void          *data;
+} Running;
+
+struct DpsCollRunner {
+  const DpsTopo *topo;
+  DpsEngine     *engine;
+  DpsNet        *net;
+};
+
+DpsCollRunner *
+dps_coll_runner_new (const DpsTopo *topo, DpsEngine *engine, DpsNet *net)
+{
+  DpsCollRunner *r = g_new0 (DpsCollRunner, 1);
+  r->topo = topo;
+  r->engine = engine;
+  r->net = net;
+  return r;
+}
+
+void
+dps_coll_runner_free (DpsCollRunner *r)
+{
+  g_free (r);
+}
+
+static void start_phase (DpsEngine *e, void *data);
+
+static void
+finish_phase (DpsEngine *e, Running *run)
+{
+  DpsPhase *ph = &g_array_index (run->plan->phases, DpsPhase, run->phase);
+  run->phase++;
+  dps_engine_after (e, ph->latency_s[run->proto] + run->wire_s, start_phase, run);
+}
+
+static void
+on_flow_done (DpsNet *net, int flow, void *data)
+{
+  Running *run = data;
+  if (--run->pending == 0)
+    finish_phase (run->runner->engine, run);
+}
+
+static void
+start_phase (DpsEngine *e, void *data)
+{
+  Running *run = data;
+  if (run->phase >= run->plan->phases->len) {
+    if (run->fn)
+      run->fn (run->data, run->start_s, dps_engine_now (e));
+    dps_plan_unref (run->plan);
+    g_free (run);
+    return;
+  }
+  DpsPhase *ph = &g_array_index (run->plan->phases, DpsPhase, run->phase);
+  const DpsTopo *topo = run->runner->topo;
+  double scale = 1.0 / run->plan->payload[run->proto];
+  int links[DPS_ROUTE_MAX];
+  run->wire_s = 0;
+  run->pending = (int) ph->flows->len;
+  if (run->pending == 0) {
+    finish_phase (e, run);
+    return;
+  }
+  for (guint i = 0; i < ph->flows->len; i++) {
+    const DpsFlowSpec *f = &g_array_index (ph->flows, DpsFlowSpec, i);
+    int n = dps_coll_flow_route (topo, f, links);
+    double lat;
+    dps_topo_route_latency_hops (topo, links, n, &lat);
+    run->wire_s = MAX (run->wire_s, lat);
+    dps_net_flow_start (run->runner->net, links, n, f->bytes * scale, 0, on_flow_done, run);
+  }
+}
+
+/* Runs plan with proto on the runner's network from now; fn(data, start,
+ * end) is called when its last phase ends.  Holds a reference to plan. */
+void
+dps_coll_runner_launch (DpsCollRunner *r, DpsPlan *plan, DpsProto proto, DpsCollDoneFn fn, void *data)
+{
+  g_return_if_fail (plan->payload[proto] > 0);
+  Running *run = g_new0 (Running, 1);
+  *run = (Running) { r, dps_plan_ref (plan), proto, 0, 0, dps_engine_now (r->engine), 0, fn, data };
+  start_phase (r->engine, run);
+}
+
+static void
+store_end (void *data, double start_s, double end_s)
+{
+  *(double *) data = end_s - start_s;
+}
+
+/* Times plan alone on an empty network in flow-level mode. */
+double
+dps_plan_time_flow (const DpsTopo *topo, DpsPlan *plan, DpsProto proto)
+{
+  DpsEngine *e = dps_engine_new ();
+  DpsNet *net = dps_net_new_for_topo (e, topo);
+  DpsCollRunner *r = dps_coll_runner_new (topo, e, net);
+  double t = -1;
+  dps_coll_runner_launch (r, plan, proto, store_end, &t);
+  dps_engine_run (e);
+  dps_coll_runner_free (r);
+  dps_net_free (net);
+  dps_engine_free (e);
+  return t;
+}

@@ -1,0 +1,25 @@
+/* device — what a GPU (or CPU) can compute: peak FLOP/s per data type,
+ * memory size and bandwidth.  Figures are per device; FLOP/s and bytes/s
+ * are plain SI (1 TFLOP/s = 1e12 FLOP/s, 1 GB/s = 1e9 B/s). */
+#pragma once
+
+#include <glib.h>
+
+typedef enum {
+  DPS_DTYPE_FP32,
+  DPS_DTYPE_TF32,
+  DPS_DTYPE_FP16,
+  DPS_DTYPE_BF16,
+  DPS_DTYPE_COUNT
+} DpsDtype;
+
+typedef struct {
+  char  *model;                          /* "H100 SXM5" */
+  double peak_flops[DPS_DTYPE_COUNT];    /* FLOP/s, dense */
+  double memory_bytes;
+  double memory_bw_Bps;
+} DpsDeviceSpec;
+
+const char *dps_dtype_name (DpsDtype dtype);
+gboolean    dps_dtype_parse (const char *name, DpsDtype *out);
+int         dps_dtype_bytes (DpsDtype dtype);

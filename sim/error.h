@@ -1,0 +1,22 @@
+/* error — the GError domain of dpscale and the helpers that parse numbers
+ * given by users (flags and files) strictly: no trailing junk, no NaN or
+ * infinity, explicit ranges. */
+#pragma once
+
+#include <glib.h>
+
+#define DPS_ERROR (dps_error_quark ())
+
+typedef enum {
+  DPS_ERROR_INPUT,    /* a malformed file or flag */
+  DPS_ERROR_LIMIT,    /* a request beyond what dpscale accepts */
+  DPS_ERROR_IO,       /* a file that cannot be read or written */
+  DPS_ERROR_RUNTIME,  /* a launcher, library or device that failed */
+  DPS_ERROR_UNSUPPORTED,
+} DpsErrorCode;
+
+GQuark   dps_error_quark (void);
+gboolean dps_parse_double (const char *text, double *out);
+gboolean dps_parse_int (const char *text, gint64 *out);
+gboolean dps_parse_size (const char *text, guint64 *out_bytes);
+char    *dps_format_size (guint64 bytes);

@@ -1,0 +1,53 @@
+/* main.c — the dpscale command: dispatch to a subcommand. */
+#include <glib.h>
+#include <stdio.h>
+#include <string.h>
+#include <locale.h>
+
+#include "cli.h"
+#include "cli-util.h"
+#include "dps-config.h"
+
+typedef struct {
+  const char *name;
+  int       (*fn) (int argc, char **argv);
+  const char *summary;
+} Command;
+
+static const Command commands[] = {
+  { "collective", dps_cmd_collective, "time one collective on a cluster, in nccl-tests' layout" },
+  { "topo",       dps_cmd_topo,       "check and describe a topology file" },
+};
+
+static void
+usage (FILE *out)
+{
+  fprintf (out,
+           "Usage: dpscale COMMAND [OPTIONS]\n\n"
+           "Predicts how data-parallel training scales on a cluster.\n\n"
+           "Commands:\n");
+  for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
+    fprintf (out, "  %-12s %s\n", commands[i].name, commands[i].summary);
+  fprintf (out, "\n'dpscale COMMAND --help' lists each command's options.\n");
+}
+
+int
+main (int argc, char **argv)
+{
+  setlocale (LC_ALL, "");
+  setlocale (LC_NUMERIC, "C");
+  if (argc < 2 || !strcmp (argv[1], "--help") || !strcmp (argv[1], "-h") || !strcmp (argv[1], "help")) {
+    usage (argc < 2 ? stderr : stdout);
+    return argc < 2 ? DPS_EXIT_USAGE : 0;
+  }
+  if (!strcmp (argv[1], "--version")) {
+    printf ("dpscale %s (CUDA %s, NCCL %s)\n", DPS_VERSION, DPS_HAVE_CUDA ? "yes" : "no",
+            DPS_HAVE_NCCL ? "yes" : "no");
+    return 0;
+  }
+  for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
+    if (!strcmp (argv[1], commands[i].name))
+      return commands[i].fn (argc - 1, argv + 1);
+  fprintf (stderr, "dpscale: unknown command '%s' (try 'dpscale --help')\n", argv[1]);
+  return DPS_EXIT_USAGE;
+}

@@ -1,0 +1,129 @@
+/* nccl-tune.c — see nccl-tune.h. */
+#include "nccl-tune.h"
+#include "error.h"
+
+#include <string.h>
+
+#define US 1e-6
+
+/* Fills p with NCCL's published defaults (Hopper, Intel host). */
+void
+dps_coll_params_nccl (DpsCollParams *p)
+{
+  memset (p, 0, sizeof *p);
+  static const double base[DPS_ALGO_COUNT][DPS_PROTO_COUNT] = {
+    [DPS_ALGO_TREE] = { 6.8, 14.0, 8.4 },
+    [DPS_ALGO_RING] = { 6.6, 14.0, 8.4 },
+    [DPS_ALGO_HIER] = { 6.6, 14.0, 8.4 },   /* a ring in each phase */
+    [DPS_ALGO_NVLS] = { 0, 0, 0 },
+  };
+  static const double step[DPS_ALGO_COUNT][DPS_LINK_KINDS][DPS_PROTO_COUNT] = {
+    [DPS_ALGO_TREE] = { { 0.6, 1.25, 4.0 }, { 1.0, 1.9, 4.0 }, { 5.0, 8.5, 14 } },
+    [DPS_ALGO_RING] = { { 0.6, 1.9, 3.4 }, { 1.0, 2.5, 5.7 }, { 2.7, 4.0, 14.0 } },
+    [DPS_ALGO_HIER] = { { 0.6, 1.9, 3.4 }, { 1.0, 2.5, 5.7 }, { 2.7, 4.0, 14.0 } },
+    /* NVLS: NVLink 25 us; across nodes NCCL's NVLSTree, 20.9 us a step */
+    [DPS_ALGO_NVLS] = { { 0, 0, 25 }, { 0, 0, 25 }, { 0, 0, 20.9 } },
+  };
+  for (int a = 0; a < DPS_ALGO_COUNT; a++)
+    for (int pr = 0; pr < DPS_PROTO_COUNT; pr++) {
+      p->base_s[a][pr] = base[a][pr] * US;
+      for (int k = 0; k < DPS_LINK_KINDS; k++)
+        p->step_s[a][k][pr] = step[a][k][pr] * US;
+    }
+  p->net_overhead_s = 1.0 * US;
+  /* payload efficiency: LL carries 4 data bytes per 8; LL128 120 per 128
+   * (NCCL uses 0.92 of bus bandwidth for ring LL128 and tree Simple) */
+  static const double bw[DPS_ALGO_COUNT][DPS_PROTO_COUNT] = {
+    [DPS_ALGO_TREE] = { 1 / 3.8, 120.0 / 128, 0.92 },
+    [DPS_ALGO_RING] = { 0.5, 0.92, 1.0 },
+    [DPS_ALGO_HIER] = { 0.5, 0.92, 1.0 },
+    [DPS_ALGO_NVLS] = { 0, 0, 1.0 },
+  };
+  memcpy (p->bw_factor, bw, sizeof bw);
+  for (int a = 0; a < DPS_ALGO_COUNT; a++)
+    p->algo_bw_factor[a] = 1.0;
+  p->algo_bw_factor[DPS_ALGO_NVLS] = 0.85;   /* NCCL's Hopper NVLS efficiency */
+}
+
+/* NVLS runs only the Simple protocol; the others run all three. */
+gboolean
+dps_tune_proto_ok (DpsAlgo algo, DpsProto proto)
+{
+  return algo != DPS_ALGO_NVLS || proto == DPS_PROTO_SIMPLE;
+}
+
+/* Per-step latency of algo over links of kind, with NCCL's rule that a
+ * ring spanning several nodes pays at least the network overhead on each
+ * intra-node step (three times with Simple). */
+double
+dps_tune_step_s (const DpsCollCtx *ctx, DpsAlgo algo, DpsLinkKind kind, DpsProto proto)
+{
+  double s = ctx->params->step_s[algo][kind][proto];
+  if (kind != DPS_LINK_NET && ctx->n_nodes > 1 && algo != DPS_ALGO_NVLS) {
+    double o = ctx->params->net_overhead_s * (proto == DPS_PROTO_SIMPLE ? 3 : 1);
+    s = MAX (s, o);
+  }
+  return s;
+}
+
+/* NCCL's ring latency for every protocol: base + (nsteps - ninter) intra
+ * steps + ninter network steps. */
+void
+dps_tune_ring_latency (const DpsCollCtx *ctx, DpsAlgo algo, int nsteps, int ninter,
+                       gboolean with_base, double *latency_s)
+{
+  DpsLinkKind intra = dps_topo_intra_kind (ctx->topo);
+  for (int p = 0; p < DPS_PROTO_COUNT; p++)
+    latency_s[p] = (with_base ? ctx->params->base_s[algo][p] : 0)
+                   + (nsteps - ninter) * dps_tune_step_s (ctx, algo, intra, p)
+                   + ninter * dps_tune_step_s (ctx, algo, DPS_LINK_NET, p);
+}
+
+/* Picks, among the algorithms in algo_mask and protocols in proto_mask that
+ * apply, the pair with the least analytical time, as NCCL does.  Ties go to
+ * the lower index (tree before ring; LL before LL128 before Simple).  On
+ * success out->plan holds the chosen plan. */
+gboolean
+dps_coll_choose (const DpsCollCtx *ctx, guint algo_mask, guint proto_mask,
+                 DpsCollChoice *out, GError **error)
+{
+  g_autoptr (GError) why = NULL;
+  DpsCollChoice best = { .time_s = G_MAXDOUBLE };
+  for (int a = 0; a < DPS_ALGO_COUNT; a++) {
+    if (!(algo_mask & (1u << a)))
+      continue;
+    DpsCollCtx c = *ctx;
+    c.algo = (DpsAlgo) a;
+    DpsPlan *plan = NULL;
+    g_clear_error (&why);
+    if (!dps_coll_build_plan (&c, &plan, &why))
+      continue;
+    gboolean used = FALSE;
+    for (int p = 0; p < DPS_PROTO_COUNT; p++) {
+      if (!(proto_mask & (1u << p)) || plan->payload[p] <= 0)
+        continue;
+      double t = dps_plan_time_analytical (ctx->topo, plan, p);
+      if (t < best.time_s) {
+        if (best.plan && best.plan != plan)
+          dps_plan_unref (best.plan);
+        best = (DpsCollChoice) { (DpsAlgo) a, (DpsProto) p, t, plan };
+        used = TRUE;
+      }
+    }
+    if (!used) {
+      g_clear_error (&why);
+      g_set_error (&why, DPS_ERROR, DPS_ERROR_UNSUPPORTED, "%s runs none of the protocols asked for",
+                   dps_algo_name (c.algo));
+      dps_plan_unref (plan);
+    }
+  }
+  if (!best.plan) {
+    if (why)
+      g_propagate_error (error, g_steal_pointer (&why));
+    else
+      g_set_error (error, DPS_ERROR, DPS_ERROR_UNSUPPORTED, "no algorithm was allowed");
+    return FALSE;
+  }
+  *out = best;
+  return TRUE;
+}

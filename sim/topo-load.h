@@ -1,0 +1,19 @@
+/* topo-load — topology files (GLib key files, *.topo) into DpsTopoSpec.
+ *
+ * Sections: [system] name, description, gpus_per_node, max_nodes;
+ * [gpu] model and datasheet figures; [intra] the fabric inside a node;
+ * [nic] count, rate and which GPUs use each NIC; [fabric] between nodes;
+ * [nccl] channels.  Bandwidths are GB/s (1e9 bytes/s) except NIC rates,
+ * which are Gbit/s as vendors quote them; latencies are microseconds.
+ * topologies/README.md documents every key.  Every error names the file,
+ * the line and what was expected.
+ */
+#pragma once
+
+#include "topo.h"
+
+DpsTopoSpec *dps_topo_spec_load (const char *path, GError **error);
+DpsTopoSpec *dps_topo_spec_load_data (const char *name, const char *data, gssize len, GError **error);
+char        *dps_topo_find (const char *name_or_path, GError **error);
+char       **dps_topo_list_shipped (void);
+char        *dps_data_path (const char *subdir, const char *file);

@@ -1,0 +1,121 @@
+/* topo — a cluster as a graph of devices and directed links.
+ *
+ * A topology is described once per node type (DpsTopoSpec: the GPUs, the
+ * fabric inside a node, the NICs and how GPUs reach them, the fabric between
+ * nodes) and instantiated for a node count given at run time (DpsTopo).
+ *
+ * Every physical link is full duplex and appears as two directed links,
+ * each with its own capacity in bytes/s and latency in seconds, so traffic
+ * in one direction never slows the other.
+ *
+ * Inside a node, routes are shortest paths (fewest hops) that transit only
+ * switches and host bridges, never another GPU or a NIC; they are computed
+ * once on the node template.  Between nodes, a GPU leaves through a NIC and
+ * crosses the fabric:
+ *   switch    one non-blocking switch joins every NIC;
+ *   fat-tree  nodes hang off leaf switches (nodes_per_leaf each) joined by a
+ *             spine layer whose uplinks carry 1/oversubscription of the leaf's
+ *             NIC bandwidth; the spine layer is one logical switch, which is
+ *             what ideal ECMP spreading over equal spines amounts to;
+ *   rail      NIC i of every node joins leaf i of its group (rail-optimised);
+ *             a GPU reaches the rail of its peer's NIC inside its own node
+ *             first (as NCCL's PXN does), so traffic stays on one rail.
+ */
+#pragma once
+
+#include <glib.h>
+#include "device.h"
+
+typedef enum { DPS_INTRA_NVSWITCH, DPS_INTRA_NVLINK_MESH, DPS_INTRA_PCIE } DpsIntraKind;
+typedef enum { DPS_FABRIC_SWITCH, DPS_FABRIC_FAT_TREE, DPS_FABRIC_RAIL } DpsFabricKind;
+/* Link kinds, in NCCL's order (its latency tables are indexed by them). */
+typedef enum { DPS_LINK_NVLINK, DPS_LINK_PCI, DPS_LINK_NET, DPS_LINK_KINDS } DpsLinkKind;
+typedef enum {
+  DPS_VX_GPU, DPS_VX_NVSWITCH, DPS_VX_PCIE_SWITCH, DPS_VX_HOST, DPS_VX_NIC,
+  DPS_VX_LEAF, DPS_VX_SPINE, DPS_VX_CORE
+} DpsVertexKind;
+
+#define DPS_ROUTE_MAX 16
+#define DPS_TOPO_MAX_GPUS_PER_NODE 1024
+#define DPS_TOPO_MAX_GPUS (1 << 20)
+
+typedef struct { int a, b, count; } DpsMeshLink;
+
+typedef struct {
+  char          *name;
+  char          *description;
+  char          *path;              /* where it was loaded from, or NULL */
+  int            gpus_per_node;
+  DpsDeviceSpec  gpu;
+  /* inside a node */
+  DpsIntraKind   intra;
+  double         intra_bw_Bps;      /* nvswitch: per GPU per direction; pcie: GPU-switch link;
+                                       mesh: one NVLink per direction */
+  double         intra_latency_s;   /* per hop */
+  gboolean       nvls;              /* NVSwitch multicast/reduction (SHARP in the switch) */
+  int            pcie_switches;     /* pcie: GPUs spread evenly over this many switches */
+  double         pcie_uplink_Bps;   /* pcie: switch to host bridge */
+  DpsMeshLink   *mesh;              /* nvlink-mesh: GPU pairs and link counts */
+  int            n_mesh;
+  double         pcie_bw_Bps;       /* GPU (or switch) to NIC, and mesh GPU to host */
+  int           *ring;              /* optional intra-node ring order (gpus_per_node entries) */
+  /* NICs */
+  int            n_nics;
+  double         nic_bw_Bps;        /* per NIC per direction, reachable (line rate x efficiency) */
+  int           *gpu_nic;           /* per GPU: the NIC it uses (-1: none) */
+  int           *nic_gpu;           /* per NIC: the first GPU attached to it */
+  /* between nodes */
+  DpsFabricKind  fabric;
+  double         fabric_latency_s;  /* per switch hop */
+  int            nodes_per_leaf;
+  double         oversubscription;  /* leaf downlink : uplink, >= 1 */
+  int            max_nodes;         /* 0: no limit */
+  int            channels;          /* NCCL channels (rings) per collective */
+} DpsTopoSpec;
+
+typedef struct {
+  int         src, dst;           /* vertex ids */
+  double      bw_Bps;
+  double      latency_s;
+  DpsLinkKind kind;
+} DpsLink;
+
+typedef struct {
+  DpsVertexKind kind;
+  int           node;             /* -1 for fabric switches */
+  int           index;            /* GPU, NIC or switch index within its node or level */
+} DpsVertex;
+
+typedef struct DpsTopo DpsTopo;
+
+DpsTopoSpec   *dps_topo_spec_copy (const DpsTopoSpec *spec);
+void           dps_topo_spec_free (DpsTopoSpec *spec);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (DpsTopoSpec, dps_topo_spec_free)
+
+DpsTopo       *dps_topo_new (const DpsTopoSpec *spec, int n_nodes, GError **error);
+void           dps_topo_free (DpsTopo *topo);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (DpsTopo, dps_topo_free)
+
+const DpsTopoSpec *dps_topo_spec (const DpsTopo *topo);
+int            dps_topo_n_nodes (const DpsTopo *topo);
+int            dps_topo_n_gpus (const DpsTopo *topo);
+int            dps_topo_gpus_per_node (const DpsTopo *topo);
+int            dps_topo_n_links (const DpsTopo *topo);
+int            dps_topo_n_vertices (const DpsTopo *topo);
+const DpsLink *dps_topo_link (const DpsTopo *topo, int link);
+const DpsVertex *dps_topo_vertex (const DpsTopo *topo, int vertex);
+int            dps_topo_gpu_vertex (const DpsTopo *topo, int gpu);
+DpsLinkKind    dps_topo_intra_kind (const DpsTopo *topo);
+int            dps_topo_route (const DpsTopo *topo, int src_gpu, int dst_gpu, int *links);
+int            dps_topo_route_latency_hops (const DpsTopo *topo, const int *links, int n, double *latency_s);
+gboolean       dps_topo_nvls_links (const DpsTopo *topo, int gpu, int *up, int *down);
+const int     *dps_topo_ring_order (const DpsTopo *topo);
+double         dps_topo_bisection_Bps (const DpsTopo *topo);
+double         dps_topo_gpu_intra_bw_Bps (const DpsTopo *topo);
+double         dps_topo_leaf_uplink_Bps (const DpsTopo *topo);
+int            dps_topo_n_leaves (const DpsTopo *topo);
+
+const char    *dps_intra_kind_name (DpsIntraKind kind);
+const char    *dps_fabric_kind_name (DpsFabricKind kind);
+const char    *dps_link_kind_name (DpsLinkKind kind);
+const char    *dps_vertex_kind_name (DpsVertexKind kind);

@@ -1,0 +1,39 @@
+#!/bin/sh
+# Set up a Debian 12 machine for dpscale, build it, then run the demo or the
+# whole test suite.  Run as root (it installs Debian packages when missing):
+#
+#   sh tests/setup.sh demo    build, then run `dpscale collective` on the shipped default
+#   sh tests/setup.sh test    build, then run every test with ctest
+#
+# The CUDA toolkit and NCCL are optional: when /usr/local/cuda holds them the
+# GPU code is built too.
+set -eu
+mode=${1:-test}
+case "$mode" in demo|test) ;; *) echo "usage: sh tests/setup.sh demo|test" >&2; exit 2 ;; esac
+cd "$(dirname "$0")/.."
+
+packages="cmake make gcc pkg-config libglib2.0-dev libjson-glib-dev gnuplot-nox"
+missing=""
+for p in $packages; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+  echo "setup: installing$missing" >&2
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "setup: these Debian packages are missing:$missing; run as root (sudo sh tests/setup.sh $mode)" >&2
+    exit 1
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi
+
+jobs=$(nproc 2>/dev/null || echo 2)
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build -j "$jobs"
+
+if [ "$mode" = demo ]; then
+  ./build/dpscale collective --topology dgx-h100 --nodes 2 -b 8 -e 1G -f 4
+else
+  cd build && ctest --output-on-failure -j "$jobs"
+fi

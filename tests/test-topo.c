@@ -1,0 +1,248 @@
+/* Unit tests of topologies: loading (sim/topo-load.c), the graph, routes
+ * and bisection (sim/topo.c). */
+#include "topo.h"
+#include "topo-load.h"
+#include "error.h"
+
+#include <string.h>
+
+static DpsTopo *
+shipped (const char *name, int nodes)
+{
+  g_autoptr (GError) e = NULL;
+  g_autofree char *path = dps_topo_find (name, &e);
+  g_assert_no_error (e);
+  g_autoptr (DpsTopoSpec) s = dps_topo_spec_load (path, &e);
+  g_assert_no_error (e);
+  DpsTopo *t = dps_topo_new (s, nodes, &e);
+  g_assert_no_error (e);
+  return t;
+}
+
+/* Every shipped file loads and instantiates for 1, 2 and 3 nodes, with
+ * nodes x gpus_per_node GPUs, and every GPU reaches every other. */
+static void
+test_shipped (void)
+{
+  g_auto (GStrv) names = dps_topo_list_shipped ();
+  g_assert_cmpint (g_strv_length (names), >=, 9);
+  for (int i = 0; names[i]; i++) {
+    for (int nodes = 1; nodes <= 3; nodes++) {
+      g_autoptr (DpsTopo) t = shipped (names[i], nodes);
+      int k = dps_topo_gpus_per_node (t);
+      g_assert_cmpint (dps_topo_n_gpus (t), ==, nodes * k);
+      int links[DPS_ROUTE_MAX];
+      int last = dps_topo_n_gpus (t) - 1;
+      g_assert_cmpint (dps_topo_route (t, 0, last, links), >, 0);
+      g_assert_cmpint (dps_topo_route (t, last, 0, links), >, 0);
+      /* a route is a connected walk from the source to the destination */
+      int n = dps_topo_route (t, 0, last, links);
+      g_assert_cmpint (dps_topo_link (t, links[0])->src, ==, dps_topo_gpu_vertex (t, 0));
+      g_assert_cmpint (dps_topo_link (t, links[n - 1])->dst, ==, dps_topo_gpu_vertex (t, last));
+      for (int j = 1; j < n; j++)
+        g_assert_cmpint (dps_topo_link (t, links[j - 1])->dst, ==, dps_topo_link (t, links[j])->src);
+    }
+  }
+}
+
+/* DGX H100: 8 GPUs per node, the GB200 NVL72 rack 72 in one NVLink domain. */
+static void
+test_sizes (void)
+{
+  g_autoptr (DpsTopo) h = shipped ("dgx-h100", 64);
+  g_assert_cmpint (dps_topo_n_gpus (h), ==, 512);
+  g_autoptr (DpsTopo) g = shipped ("gb200-nvl72", 2);
+  g_assert_cmpint (dps_topo_gpus_per_node (g), ==, 72);
+  g_assert_true (dps_topo_spec (g)->nvls);
+}
+
+/* Bisection bandwidth, by hand:
+ * - one DGX H100: 4 GPUs on each side, each 370.8 GB/s into the NVSwitch:
+ *   4 x 370.8 = 1483.2 GB/s;
+ * - two DGX H100: one node's 8 NICs of 47.5 GB/s = 380 GB/s;
+ * - one DGX-1: NVLinks across {0-3}|{4-7} are 0-4:2, 1-5:2, 2-6:1, 3-7:1,
+ *   6 links of 20 GB/s = 120, plus PCIe through the host, 4 x 12 = 48:
+ *   168 GB/s. */
+static void
+test_bisection (void)
+{
+  g_autoptr (DpsTopo) h1 = shipped ("dgx-h100", 1);
+  g_autoptr (DpsTopo) h2 = shipped ("dgx-h100", 2);
+  g_autoptr (DpsTopo) d1 = shipped ("dgx1-v100", 1);
+  g_assert_cmpfloat_with_epsilon (dps_topo_bisection_Bps (h1) / 1e9, 1483.2, 1e-6);
+  g_assert_cmpfloat_with_epsilon (dps_topo_bisection_Bps (h2) / 1e9, 380.0, 1e-6);
+  g_assert_cmpfloat_with_epsilon (dps_topo_bisection_Bps (d1) / 1e9, 168.0, 1e-6);
+}
+
+/* A 2:1 oversubscribed fat tree halves the bisection once the halves sit
+ * under different leaves: 8 nodes, 4 per leaf: each leaf's uplink is
+ * 32 NICs x 47.5 / 2 = 760 GB/s, against 1520 GB/s of NICs. */
+static void
+test_oversubscribed_bisection (void)
+{
+  g_autoptr (DpsTopo) o = shipped ("dgx-h100-oversub2", 8);
+  g_assert_cmpfloat_with_epsilon (dps_topo_leaf_uplink_Bps (o) / 1e9, 760.0, 1e-6);
+  g_assert_cmpfloat_with_epsilon (dps_topo_bisection_Bps (o) / 1e9, 760.0, 1e-6);
+  g_autoptr (DpsTopo) r = shipped ("dgx-h100", 8);   /* rail, one group: no spine */
+  g_assert_cmpfloat_with_epsilon (dps_topo_bisection_Bps (r) / 1e9, 1520.0, 1e-6);
+}
+
+static int
+count_kind (const DpsTopo *t, const int *links, int n, DpsLinkKind kind)
+{
+  int c = 0;
+  for (int i = 0; i < n; i++)
+    c += dps_topo_link (t, links[i])->kind == kind;
+  return c;
+}
+
+/* Rail-optimised: GPU 0 of node 0 to GPU 1 of node 1 crosses to the GPU
+ * next to NIC 1 over NVLink (PXN), then stays on rail 1: NIC -> leaf ->
+ * NIC, two network links.  On the fat tree across leaves it takes four
+ * (NIC-leaf, leaf-spine, spine-leaf, leaf-NIC). */
+static void
+test_routes (void)
+{
+  int links[DPS_ROUTE_MAX];
+  g_autoptr (DpsTopo) r = shipped ("dgx-h100", 2);
+  int n = dps_topo_route (r, 0, 9, links);
+  g_assert_cmpint (count_kind (r, links, n, DPS_LINK_NET), ==, 2);
+  /* GPU 0 -> NVSwitch -> GPU 1 -> NIC 1 -> leaf -> NIC 1 -> GPU 1 */
+  g_assert_cmpint (n, ==, 6);
+  g_autoptr (DpsTopo) f = shipped ("dgx-h100-oversub2", 8);
+  n = dps_topo_route (f, 0, 8 * 5, links);
+  g_assert_cmpint (count_kind (f, links, n, DPS_LINK_NET), ==, 4);
+  n = dps_topo_route (f, 0, 8 * 1, links);   /* same leaf */
+  g_assert_cmpint (count_kind (f, links, n, DPS_LINK_NET), ==, 2);
+}
+
+/* DGX-1's hybrid cube mesh has a Hamiltonian NVLink ring: consecutive GPUs
+ * of the chosen ring order are one NVLink apart. */
+static void
+test_mesh_ring (void)
+{
+  g_autoptr (DpsTopo) d = shipped ("dgx1-v100", 1);
+  const int *ring = dps_topo_ring_order (d);
+  int links[DPS_ROUTE_MAX];
+  for (int i = 0; i < 8; i++) {
+    int n = dps_topo_route (d, ring[i], ring[(i + 1) % 8], links);
+    g_assert_cmpint (n, ==, 1);
+    g_assert_cmpint (dps_topo_link (d, links[0])->kind, ==, DPS_LINK_NVLINK);
+  }
+  /* GPUs 0 and 5 share no NVLink: their route goes through the host */
+  g_assert_cmpint (dps_topo_route (d, 0, 5, links), ==, 2);
+  g_assert_cmpint (count_kind (d, links, 2, DPS_LINK_PCI), ==, 2);
+}
+
+static const char *base =
+  "[system]\n"                       /* 1 */
+  "name = t\n"                       /* 2 */
+  "gpus_per_node = 4\n"              /* 3 */
+  "[gpu]\n"                          /* 4 */
+  "model = g\n"                      /* 5 */
+  "fp32_tflops = 10\n"               /* 6 */
+  "memory_GB = 16\n"                 /* 7 */
+  "memory_bw_GBps = 900\n"           /* 8 */
+  "[intra]\n"                        /* 9 */
+  "fabric = nvswitch\n"              /* 10 */
+  "bw_GBps = 100\n"                  /* 11 */
+  "[nic]\n"                          /* 12 */
+  "count = 2\n"                      /* 13 */
+  "bw_Gbps = 100\n"                  /* 14 */
+  "gpus = 0,1;2,3\n";                /* 15 */
+
+/* The base text is valid. */
+static void
+test_base_valid (void)
+{
+  g_autoptr (GError) e = NULL;
+  g_autoptr (DpsTopoSpec) s = dps_topo_spec_load_data ("t.topo", base, -1, &e);
+  g_assert_no_error (e);
+  g_assert_cmpint (s->gpus_per_node, ==, 4);
+  g_assert_cmpfloat (s->nic_bw_Bps, ==, 100e9 / 8);
+  g_assert_cmpint (s->gpu_nic[3], ==, 1);
+}
+
+/* Each malformed case is refused with the file, the line and what was
+ * expected. */
+static void
+test_malformed (void)
+{
+  static const struct { const char *from, *to, *expect; } cases[] = {
+    { "memory_GB = 16", "memory_GB = 16\ncolour = red", "t.topo:8: [gpu] colour: unknown key" },
+    { "[gpu]\nmodel = g\nfp32_tflops = 10\nmemory_GB = 16\nmemory_bw_GBps = 900\n", "", "missing section [gpu]" },
+    { "bw_GBps = 100", "bw_GBps = -100", "t.topo:11: [intra] bw_GBps: -100 is out of range" },
+    { "gpus = 0,1;2,3", "gpus = 0,1;2,7", "t.topo:15: [nic] gpus: GPU 7 does not exist (the node has GPUs 0 to 3)" },
+    { "fp32_tflops = 10", "fp32_tflops = ten", "t.topo:6: [gpu] fp32_tflops: expected a number, got 'ten'" },
+    { "fp32_tflops = 10", "fp32_tflops = nan", "t.topo:6: [gpu] fp32_tflops: expected a number" },
+    { "fp32_tflops = 10", "fp32_tflops = 1e400", "t.topo:6: [gpu] fp32_tflops: expected a number" },
+    { "gpus_per_node = 4", "gpus_per_node = 0", "t.topo:3: [system] gpus_per_node: 0 is out of range" },
+    { "fabric = nvswitch", "fabric = hypercube", "t.topo:10: [intra] fabric: unknown value 'hypercube'" },
+    { "[nic]", "[nics]", "t.topo:12: [nics]: unknown section" },
+    { "gpus = 0,1;2,3", "gpus = 0,1;1,3", "GPU 1 is attached to NIC 0 and NIC 1" },
+    { "gpus = 0,1;2,3", "gpus = 0,1", "expected 2 entries" },
+    { "gpus = 0,1;2,3", "gpus = 0,1;2", "GPU 3 uses no NIC" },
+    { "name = t", "name = t\n[gpu]\nmodel = x", "group [gpu] appears twice" },
+    { "bw_GBps = 100", "bw_GBps = 100\nnvls = maybe", "t.topo:12: [intra] nvls: expected true or false" },
+    { "fabric = nvswitch", "fabric = nvlink-mesh\nlinks = 0-1;1-9", "[intra] links: GPU 9 does not exist" },
+    { "fabric = nvswitch", "fabric = pcie\nswitches = 2", "[intra]: missing key uplink_GBps" },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++) {
+    g_autoptr (GError) e = NULL;
+    g_assert_nonnull (strstr (base, cases[i].from));
+    GString *t = g_string_new (base);
+    g_string_replace (t, cases[i].from, cases[i].to, 1);
+    g_autoptr (DpsTopoSpec) s = dps_topo_spec_load_data ("t.topo", t->str, -1, &e);
+    g_string_free (t, TRUE);
+    if (s)
+      g_error ("case %zu was accepted", i);
+    if (!strstr (e->message, cases[i].expect))
+      g_error ("case %zu: '%s' lacks '%s'", i, e->message, cases[i].expect);
+  }
+}
+
+/* A file that does not exist, or a directory, is an I/O error naming it. */
+static void
+test_bad_paths (void)
+{
+  g_autoptr (GError) e1 = NULL, e2 = NULL;
+  g_assert_null (dps_topo_spec_load ("/nonexistent/x.topo", &e1));
+  g_assert_nonnull (strstr (e1->message, "/nonexistent/x.topo"));
+  g_assert_null (dps_topo_spec_load ("/tmp", &e2));
+  g_assert_nonnull (strstr (e2->message, "is a directory"));
+}
+
+/* Instantiation refuses impossible sizes: 0 nodes, several nodes without
+ * NICs, more GPUs than the limit. */
+static void
+test_bad_sizes (void)
+{
+  g_autoptr (GError) e = NULL;
+  g_autoptr (DpsTopoSpec) s = dps_topo_spec_load_data ("t.topo", base, -1, &e);
+  g_assert_null (dps_topo_new (s, 0, &e));
+  g_assert_nonnull (strstr (e->message, "at least 1"));
+  g_clear_error (&e);
+  g_assert_null (dps_topo_new (s, DPS_TOPO_MAX_GPUS, &e));
+  g_assert_error (e, DPS_ERROR, DPS_ERROR_LIMIT);
+  g_clear_error (&e);
+  s->n_nics = 0;
+  g_assert_null (dps_topo_new (s, 2, &e));
+  g_assert_nonnull (strstr (e->message, "without NICs"));
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/topo/shipped", test_shipped);
+  g_test_add_func ("/topo/sizes", test_sizes);
+  g_test_add_func ("/topo/bisection", test_bisection);
+  g_test_add_func ("/topo/bisection-oversubscribed", test_oversubscribed_bisection);
+  g_test_add_func ("/topo/routes", test_routes);
+  g_test_add_func ("/topo/mesh-ring", test_mesh_ring);
+  g_test_add_func ("/topo/load/base-valid", test_base_valid);
+  g_test_add_func ("/topo/load/malformed", test_malformed);
+  g_test_add_func ("/topo/load/bad-paths", test_bad_paths);
+  g_test_add_func ("/topo/bad-sizes", test_bad_sizes);
+  return g_test_run ();
+}
