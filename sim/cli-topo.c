@@ -79,14 +79,14 @@ describe (GString *out, const DpsTopo *t, gboolean all_links)
   g_string_append_printf (out, "NCCL channels  %d\n\n", s->channels);
 
   g_string_append (out, "bandwidth per level (GB/s, per direction):\n");
-  g_string_append_printf (out, "  %-34s %10.1f\n", "one GPU into its node's fabric", dps_topo_gpu_intra_bw_Bps (t) / 1e9);
+  g_string_append_printf (out, "  %-38s %10.1f\n", "one GPU into its node's fabric", dps_topo_gpu_intra_bw_Bps (t) / 1e9);
   if (s->n_nics) {
-    g_string_append_printf (out, "  %-34s %10.1f\n", "one node into the network", s->n_nics * s->nic_bw_Bps / 1e9);
-    g_string_append_printf (out, "  %-34s %10.1f\n", "  per GPU", s->n_nics * s->nic_bw_Bps / 1e9 / k);
+    g_string_append_printf (out, "  %-38s %10.1f\n", "one node into the network", s->n_nics * s->nic_bw_Bps / 1e9);
+    g_string_append_printf (out, "  %-38s %10.1f\n", "  per GPU", s->n_nics * s->nic_bw_Bps / 1e9 / k);
   }
   if (dps_topo_leaf_uplink_Bps (t) > 0)
-    g_string_append_printf (out, "  %-34s %10.1f\n", "one leaf switch to the spine", dps_topo_leaf_uplink_Bps (t) / 1e9);
-  g_string_append_printf (out, "  %-34s %10.1f\n", N > 1 ? "bisection (half the nodes to the rest)"
+    g_string_append_printf (out, "  %-38s %10.1f\n", "one leaf switch to the spine", dps_topo_leaf_uplink_Bps (t) / 1e9);
+  g_string_append_printf (out, "  %-38s %10.1f\n", N > 1 ? "bisection (half the nodes to the rest)"
                                                          : "bisection (half the GPUs to the rest)",
                           dps_topo_bisection_Bps (t) / 1e9);
   g_string_append_printf (out, "\ngraph: %d vertices, %d directed links\n", dps_topo_n_vertices (t),

@@ -102,12 +102,14 @@ dps_cli_emit (const char *path, const GString *text, GError **error)
 }
 
 /* Prints "dpscale CMD: message" on stderr, frees error, returns the exit
- * status: 2 for usage errors, 1 for the rest. */
+ * status: 2 for usage errors (an unknown or malformed flag), 1 for the rest
+ * (bad files, failed writes, unsupported requests). */
 int
 dps_cli_fail (const char *cmd, GError *error)
 {
-  gboolean usage = error->domain == G_OPTION_ERROR || g_str_has_prefix (error->message, "-")
-                   || g_str_has_prefix (error->message, "unknown option");
+  gboolean flag = error->domain == DPS_ERROR && error->code != DPS_ERROR_IO
+                  && (g_str_has_prefix (error->message, "-") || g_str_has_prefix (error->message, "unknown option"));
+  gboolean usage = error->domain == G_OPTION_ERROR || flag;
   int status = usage ? DPS_EXIT_USAGE : 1;
   fprintf (stderr, "dpscale %s: %s\n", cmd, error->message);
   g_error_free (error);

@@ -350,7 +350,8 @@ instantiate (DpsTopo *t)
   }
   if (t->n_leaves > 1) {
     int spine = add_vertex (t, DPS_VX_SPINE, -1, 0);
-    int nics_per_leaf = s->fabric == DPS_FABRIC_RAIL ? npl : npl * nn;
+    /* the leaf's ports, populated or not, set its uplink */
+    int nics_per_leaf = s->fabric == DPS_FABRIC_RAIL ? s->nodes_per_leaf : s->nodes_per_leaf * nn;
     t->leaf_uplink_Bps = nics_per_leaf * s->nic_bw_Bps / s->oversubscription;
     t->leaf_up = g_new (int, t->n_leaves);
     t->leaf_down = g_new (int, t->n_leaves);

@@ -1,0 +1,83 @@
+#!/bin/sh
+# Golden-behaviour tests of the dpscale command line: exit codes, one-line
+# errors that name the file, line or flag, and outputs that are complete or
+# absent.  Usage: test-cli.sh DPSCALE_BINARY
+set -u
+bin=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+
+# expect STATUS PATTERN -- ARGS...: the command exits with STATUS and its
+# stderr (or stdout when STATUS is 0) matches the grep pattern.
+expect () {
+  want=$1 pattern=$2
+  shift 3
+  "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
+  got=$?
+  if [ "$got" -ne 0 ]; then text="$tmp/err"; else text="$tmp/out"; fi
+  if [ "$got" -eq "$want" ] && { [ -z "$pattern" ] || grep -q -- "$pattern" "$text"; }; then
+    pass=$((pass + 1))
+  else
+    fail=$((fail + 1))
+    echo "FAIL: dpscale $* -> exit $got (want $want), output:" >&2
+    head -5 "$text" >&2
+  fi
+  # errors are one line
+  if [ "$got" -ne 0 ] && [ "$(wc -l <"$tmp/err")" -ne 1 ]; then
+    fail=$((fail + 1))
+    echo "FAIL: dpscale $*: error is not one line" >&2
+  fi
+}
+
+expect 0 "Commands:" -- --help
+expect 2 "unknown command 'frobnicate'" -- frobnicate
+expect 2 "Unknown option --bogus" -- collective --bogus
+expect 0 "nccl-tests" -- collective --help
+expect 0 "Avg bus bandwidth" -- collective
+expect 0 "DGX H100" -- topo
+expect 0 "dgx1-v100" -- topo --list
+expect 0 "bisection" -- topo dgx1-v100 --nodes 2
+expect 2 "no shipped topology" -- topo no-such-thing
+expect 2 "\-\-gpus: 12 GPUs span nodes of 8" -- collective --gpus 12
+expect 2 "\-\-nodes 2 and \-\-gpus 8 disagree" -- collective --nodes 2 --gpus 8
+expect 2 "at most 1048576 GPUs" -- collective --gpus 2147483647
+expect 2 "\-\-minbytes: 'lots'" -- collective -b lots
+expect 2 "\-\-stepfactor: must be more than 1" -- collective -f 1
+expect 2 "\-\-algo: unknown algorithm 'magic'" -- collective --algo magic
+expect 2 "\-\-format: 'xml'" -- collective --format xml
+expect 1 "algorithm nvls needs NVSwitch" -- collective --topology dgx-a100 --algo nvls
+
+# a malformed topology: the message names the file and the line
+cat >"$tmp/bad.topo" <<'T'
+[system]
+name = bad
+gpus_per_node = 2
+[gpu]
+model = g
+fp32_tflops = fast
+memory_GB = 1
+memory_bw_GBps = 1
+T
+expect 1 "bad.topo:6: \[gpu\] fp32_tflops: expected a number, got 'fast'" -- topo "$tmp/bad.topo"
+expect 1 "is a directory" -- topo --topology "$tmp"
+printf '\001\002\000\003' >"$tmp/binary.topo"
+expect 1 "binary data" -- topo "$tmp/binary.topo"
+: >"$tmp/empty.topo"
+expect 1 "missing section \[system\]" -- topo "$tmp/empty.topo"
+
+# CSV: a header with units and one row per size (8 B .. 1 KiB by 2: 8 rows)
+expect 0 "size_bytes" -- collective --format csv -b 8 -e 1K -f 2
+rows=$(grep -c '^allreduce,' "$tmp/out")
+if [ "$rows" -eq 8 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: csv rows $rows, want 8" >&2; fi
+expect 0 '"busbw_GBps"' -- collective --format json -b 1M -e 1M
+
+# -o writes the whole file; an unwritable path fails and leaves nothing
+expect 0 "" -- collective -o "$tmp/r.csv" --format csv -b 1K -e 4K
+if [ "$(wc -l <"$tmp/r.csv")" -eq 4 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: -o file" >&2; fi
+expect 1 "\-o $tmp/none/r.csv" -- collective -o "$tmp/none/r.csv"
+if [ ! -e "$tmp/none/r.csv" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
+
+echo "cli: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,408 @@
+/* Unit tests of the collective models (sim/coll*.c, sim/nccl-tune.c). */
+#include "coll.h"
+#include "nccl-tune.h"
+#include "topo-load.h"
+#include "error.h"
+
+#include <math.h>
+#include <string.h>
+
+/* A node of n GPUs on a switch of per-GPU bandwidth 100 GB/s, with one
+ * 100 Gbit/s NIC per GPU (12.5 GB/s) on a single network switch. */
+static DpsTopo *
+make_topo (int gpus_per_node, int nodes, const char *extra)
+{
+  GString *t = g_string_new (NULL);
+  g_string_append_printf (t,
+    "[system]\nname = test\ngpus_per_node = %d\n"
+    "[gpu]\nmodel = g\nfp32_tflops = 10\nmemory_GB = 16\nmemory_bw_GBps = 900\n"
+    "[intra]\nfabric = nvswitch\nbw_GBps = 100\npcie_GBps = 1000\n%s\n"
+    "[nic]\ncount = %d\nbw_Gbps = 100\ngpus = ",
+    gpus_per_node, extra ? extra : "", gpus_per_node);
+  for (int g = 0; g < gpus_per_node; g++)
+    g_string_append_printf (t, "%s%d", g ? ";" : "", g);
+  g_string_append (t, "\n[nccl]\nchannels = 1\n");
+  g_autoptr (GError) e = NULL;
+  g_autoptr (DpsTopoSpec) s = dps_topo_spec_load_data ("test.topo", t->str, -1, &e);
+  g_assert_no_error (e);
+  g_string_free (t, TRUE);
+  DpsTopo *topo = dps_topo_new (s, nodes, &e);
+  g_assert_no_error (e);
+  return topo;
+}
+
+static DpsTopo *
+shipped (const char *name, int nodes)
+{
+  g_autoptr (GError) e = NULL;
+  g_autofree char *path = dps_topo_find (name, &e);
+  g_autoptr (DpsTopoSpec) s = dps_topo_spec_load (path, &e);
+  g_assert_no_error (e);
+  DpsTopo *t = dps_topo_new (s, nodes, &e);
+  g_assert_no_error (e);
+  return t;
+}
+
+/* Parameters with no latency and full payload efficiency. */
+static void
+zero_params (DpsCollParams *p)
+{
+  dps_coll_params_nccl (p);
+  memset (p->base_s, 0, sizeof p->base_s);
+  memset (p->step_s, 0, sizeof p->step_s);
+  p->net_overhead_s = 0;
+  for (int a = 0; a < DPS_ALGO_COUNT; a++) {
+    p->algo_bw_factor[a] = 1;
+    for (int q = 0; q < DPS_PROTO_COUNT; q++)
+      p->bw_factor[a][q] = 1;
+  }
+}
+
+static DpsPlan *
+plan_for (const DpsTopo *t, const DpsCollParams *p, int gpus, DpsCollOp op, double bytes, DpsAlgo algo)
+{
+  g_autoptr (GError) e = NULL;
+  DpsCollCtx ctx;
+  g_assert_true (dps_coll_ctx_init (&ctx, t, p, gpus, op, bytes, &e));
+  ctx.algo = algo;
+  DpsPlan *plan = NULL;
+  g_assert_true (dps_coll_build_plan (&ctx, &plan, &e));
+  g_assert_no_error (e);
+  return plan;
+}
+
+#define REL(a, b) (fabs ((a) - (b)) / fabs (b))
+
+/* Ring all-reduce on a homogeneous ring of n GPUs (each hop B = 100 GB/s,
+ * per-step latency alpha = 5 us) takes 2(n-1)(alpha + S/(nB)): 2(n-1)
+ * steps, each moving S/n.  Both timing modes give it. */
+static void
+test_ring_closed_form (void)
+{
+  DpsCollParams p;
+  zero_params (&p);
+  double alpha = 5e-6, B = 100e9;
+  for (int q = 0; q < DPS_PROTO_COUNT; q++)
+    p.step_s[DPS_ALGO_RING][DPS_LINK_NVLINK][q] = alpha;
+  int sizes[] = { 2, 4, 8 };
+  for (gsize i = 0; i < G_N_ELEMENTS (sizes); i++) {
+    int n = sizes[i];
+    g_autoptr (DpsTopo) t = make_topo (n, 1, NULL);
+    double S = 256e6;
+    g_autoptr (DpsPlan) plan = plan_for (t, &p, n, DPS_OP_ALLREDUCE, S, DPS_ALGO_RING);
+    double expect = 2.0 * (n - 1) * (alpha + S / (n * B));
+    g_assert_cmpfloat (REL (dps_plan_time_analytical (t, plan, DPS_PROTO_SIMPLE), expect), <, 1e-9);
+    g_assert_cmpfloat (REL (dps_plan_time_flow (t, plan, DPS_PROTO_SIMPLE), expect), <, 1e-9);
+  }
+}
+
+/* The other ring operations on the same ring: reduce-scatter and
+ * all-gather take (n-1)/n S/B (S the whole array), broadcast S/B. */
+static void
+test_ring_ops (void)
+{
+  DpsCollParams p;
+  zero_params (&p);
+  int n = 8;
+  double S = 1e9, B = 100e9;
+  g_autoptr (DpsTopo) t = make_topo (n, 1, NULL);
+  struct { DpsCollOp op; double expect; } cases[] = {
+    { DPS_OP_REDUCE_SCATTER, (n - 1.0) / n * S / B },
+    { DPS_OP_ALLGATHER, (n - 1.0) / n * S / B },
+    { DPS_OP_BROADCAST, S / B },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++) {
+    g_autoptr (DpsPlan) plan = plan_for (t, &p, n, cases[i].op, S, DPS_ALGO_RING);
+    g_assert_cmpfloat (REL (dps_plan_time_flow (t, plan, DPS_PROTO_SIMPLE), cases[i].expect), <, 1e-9);
+  }
+}
+
+/* nccl-tests' bus bandwidth factors: all-reduce 2(n-1)/n, reduce-scatter
+ * and all-gather (n-1)/n, broadcast 1. */
+static void
+test_busbw_factor (void)
+{
+  g_assert_cmpfloat (dps_coll_busbw_factor (DPS_OP_ALLREDUCE, 8), ==, 1.75);
+  g_assert_cmpfloat (dps_coll_busbw_factor (DPS_OP_REDUCE_SCATTER, 8), ==, 0.875);
+  g_assert_cmpfloat (dps_coll_busbw_factor (DPS_OP_ALLGATHER, 4), ==, 0.75);
+  g_assert_cmpfloat (dps_coll_busbw_factor (DPS_OP_BROADCAST, 8), ==, 1.0);
+}
+
+/* Tree all-reduce over m nodes of one GPU, one channel (one binary tree in
+ * heap layout), each edge carrying S up and S down at once through 12.5
+ * GB/s NICs.  The busiest node bounds it: m = 2: one edge, S; m = 4: the
+ * root has two children and node 1 a parent and a child, 2S; m = 8: node 1
+ * has a parent and two children, 3S.  Latency: 2 log2(m) network steps. */
+static void
+test_tree_pow2 (void)
+{
+  DpsCollParams p;
+  zero_params (&p);
+  double beta = 7e-6, S = 64e6, B = 12.5e9;
+  for (int q = 0; q < DPS_PROTO_COUNT; q++)
+    p.step_s[DPS_ALGO_TREE][DPS_LINK_NET][q] = beta;
+  struct { int m; double edges; } cases[] = { { 2, 1 }, { 4, 2 }, { 8, 3 } };
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++) {
+    int m = cases[i].m;
+    g_autoptr (DpsTopo) t = make_topo (1, m, NULL);
+    g_autoptr (DpsPlan) plan = plan_for (t, &p, m, DPS_OP_ALLREDUCE, S, DPS_ALGO_TREE);
+    double expect = 2 * log2 (m) * beta + cases[i].edges * S / B;
+    g_assert_cmpfloat (REL (dps_plan_time_analytical (t, plan, DPS_PROTO_SIMPLE), expect), <, 1e-9);
+    g_assert_cmpfloat (REL (dps_plan_time_flow (t, plan, DPS_PROTO_SIMPLE), expect), <, 1e-9);
+  }
+}
+
+/* Hierarchical all-reduce on m = 2 and 4 nodes of r = 4 GPUs (100 GB/s
+ * into the node switch, one 12.5 GB/s NIC each), one channel:
+ *   reduce-scatter in the node: (r-1)/r S / 100 GB/s, 3 intra steps;
+ *   all-reduce of S/r between nodes: 2(m-1)/m S/r / 12.5 GB/s, 2(m-1) steps;
+ *   all-gather in the node: as the first phase.
+ * With base 2 us, intra steps 1 us, network steps 3 us. */
+static void
+test_hier (void)
+{
+  DpsCollParams p;
+  zero_params (&p);
+  for (int q = 0; q < DPS_PROTO_COUNT; q++) {
+    p.base_s[DPS_ALGO_HIER][q] = 2e-6;
+    p.step_s[DPS_ALGO_HIER][DPS_LINK_NVLINK][q] = 1e-6;
+    p.step_s[DPS_ALGO_HIER][DPS_LINK_NET][q] = 3e-6;
+  }
+  int r = 4;
+  double S = 512e6;
+  for (int m = 2; m <= 4; m += 2) {
+    g_autoptr (DpsTopo) t = make_topo (r, m, NULL);
+    g_autoptr (DpsPlan) plan = plan_for (t, &p, r * m, DPS_OP_ALLREDUCE, S, DPS_ALGO_HIER);
+    g_assert_cmpint (plan->phases->len, ==, 3);
+    double intra = (r - 1.0) / r * S / 100e9 + 3e-6;
+    double inter = 2.0 * (m - 1) / m * S / r / 12.5e9 + 2 * (m - 1) * 3e-6;
+    double expect = 2e-6 + 2 * intra + inter;
+    g_assert_cmpfloat (REL (dps_plan_time_analytical (t, plan, DPS_PROTO_SIMPLE), expect), <, 1e-9);
+    g_assert_cmpfloat (REL (dps_plan_time_flow (t, plan, DPS_PROTO_SIMPLE), expect), <, 1e-9);
+  }
+}
+
+/* NVLS applies only where the topology has NVSwitch multicast (DGX H100,
+ * not DGX A100), only to all-reduce, only with Simple.  On one node each
+ * GPU sends S up and receives S down: S / (0.85 x 370.8 GB/s) + 25 us. */
+static void
+test_nvls (void)
+{
+  DpsCollParams p;
+  dps_coll_params_nccl (&p);
+  g_autoptr (DpsTopo) a100 = shipped ("dgx-a100", 1);
+  g_autoptr (DpsTopo) h100 = shipped ("dgx-h100", 1);
+  g_autoptr (GError) e = NULL;
+  DpsCollCtx ctx;
+  DpsPlan *plan = NULL;
+  dps_coll_ctx_init (&ctx, a100, &p, 8, DPS_OP_ALLREDUCE, 1e9, &e);
+  ctx.algo = DPS_ALGO_NVLS;
+  g_assert_false (dps_coll_build_plan (&ctx, &plan, &e));
+  g_assert_nonnull (strstr (e->message, "nvls"));
+  g_clear_error (&e);
+  dps_coll_ctx_init (&ctx, h100, &p, 8, DPS_OP_ALLGATHER, 1e9, &e);
+  ctx.algo = DPS_ALGO_NVLS;
+  g_assert_false (dps_coll_build_plan (&ctx, &plan, &e));
+  g_clear_error (&e);
+  dps_coll_ctx_init (&ctx, h100, &p, 8, DPS_OP_ALLREDUCE, 1e9, &e);
+  ctx.algo = DPS_ALGO_NVLS;
+  g_assert_true (dps_coll_build_plan (&ctx, &plan, &e));
+  g_assert_cmpfloat (plan->payload[DPS_PROTO_LL], ==, 0);
+  double expect = 25e-6 + 1e9 / (0.85 * 370.8e9);
+  g_assert_cmpfloat (REL (dps_plan_time_analytical (h100, plan, DPS_PROTO_SIMPLE), expect), <, 1e-9);
+  dps_plan_unref (plan);
+}
+
+/* NCCL's protocol choice by size: LL (least latency) for small messages,
+ * LL128 in between, Simple (full bandwidth) for large ones; the protocol
+ * never steps back as sizes grow.  Ring on two DGX H100. */
+static void
+test_protocol_choice (void)
+{
+  DpsCollParams p;
+  dps_coll_params_nccl (&p);
+  g_autoptr (DpsTopo) t = shipped ("dgx-h100", 2);
+  int seen[DPS_PROTO_COUNT] = { 0 };
+  int last = 0;
+  for (double S = 8; S <= 8.0 * (1ull << 30); S *= 2) {
+    DpsCollCtx ctx;
+    DpsCollChoice c;
+    g_autoptr (GError) e = NULL;
+    dps_coll_ctx_init (&ctx, t, &p, 16, DPS_OP_ALLREDUCE, S, &e);
+    g_assert_true (dps_coll_choose (&ctx, 1u << DPS_ALGO_RING, DPS_ALL_PROTOS, &c, &e));
+    g_assert_cmpint (c.proto, >=, last);
+    last = c.proto;
+    seen[c.proto]++;
+    dps_plan_unref (c.plan);
+  }
+  g_assert_cmpint (seen[DPS_PROTO_LL], >, 0);
+  g_assert_cmpint (seen[DPS_PROTO_LL128], >, 0);
+  g_assert_cmpint (seen[DPS_PROTO_SIMPLE], >, 0);
+  /* and with all of NCCL's algorithms: NVLS takes the largest messages on
+   * NVLS-capable nodes, as NCCL does on H100 */
+  DpsCollCtx ctx;
+  DpsCollChoice c;
+  dps_coll_ctx_init (&ctx, t, &p, 16, DPS_OP_ALLREDUCE, 1e9, NULL);
+  g_assert_true (dps_coll_choose (&ctx, DPS_NCCL_ALGOS, DPS_ALL_PROTOS, &c, NULL));
+  g_assert_cmpint (c.algo, ==, DPS_ALGO_NVLS);
+  dps_plan_unref (c.plan);
+}
+
+/* Analytical and flow-level timing agree within 1% when the collective
+ * has the network to itself, on every shipped kind of fabric. */
+static void
+test_modes_agree (void)
+{
+  DpsCollParams p;
+  dps_coll_params_nccl (&p);
+  const struct { const char *name; int nodes; } tops[] = {
+    { "dgx-h100", 1 }, { "dgx-h100", 4 }, { "dgx1-v100", 1 }, { "dgx1-v100", 2 },
+    { "pcie-8gpu-2x100g", 2 }, { "dgx-h100-oversub2", 8 }, { "gb200-nvl72", 2 },
+    { "aws-p4de", 2 }, { "workstation-4gpu", 1 },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (tops); i++) {
+    g_autoptr (DpsTopo) t = shipped (tops[i].name, tops[i].nodes);
+    for (int a = 0; a < DPS_ALGO_COUNT; a++) {
+      for (double S = 1 << 20; S <= 1 << 30; S *= 32) {
+        DpsCollCtx ctx;
+        dps_coll_ctx_init (&ctx, t, &p, dps_topo_n_gpus (t), DPS_OP_ALLREDUCE, S, NULL);
+        ctx.algo = (DpsAlgo) a;
+        DpsPlan *plan = NULL;
+        if (!dps_coll_build_plan (&ctx, &plan, NULL))
+          continue;
+        double fa = dps_plan_time_analytical (t, plan, DPS_PROTO_SIMPLE);
+        double ff = dps_plan_time_flow (t, plan, DPS_PROTO_SIMPLE);
+        if (REL (ff, fa) > 0.01)
+          g_error ("%s x%d %s %.0f B: flow %.6g s, analytical %.6g s", tops[i].name, tops[i].nodes,
+                   dps_algo_name (a), S, ff, fa);
+        dps_plan_unref (plan);
+      }
+    }
+  }
+}
+
+static double
+ring_time_oversub (double oversub, DpsNetMode mode)
+{
+  g_autoptr (GError) e = NULL;
+  g_autofree char *path = dps_topo_find ("dgx-h100-oversub2", &e);
+  g_autoptr (DpsTopoSpec) s = dps_topo_spec_load (path, &e);
+  s->oversubscription = oversub;
+  g_autoptr (DpsTopo) t = dps_topo_new (s, 8, &e);
+  DpsCollParams p;
+  zero_params (&p);
+  g_autoptr (DpsPlan) plan = plan_for (t, &p, 64, DPS_OP_ALLREDUCE, 8e9, DPS_ALGO_RING);
+  return mode == DPS_MODE_FLOW ? dps_plan_time_flow (t, plan, DPS_PROTO_SIMPLE)
+                               : dps_plan_time_analytical (t, plan, DPS_PROTO_SIMPLE);
+}
+
+/* 8 DGX H100 nodes, 4 per leaf.  The ring crosses between the two leaves
+ * once each way per channel: 8 channels x 47.5 GB/s = 380 GB/s each way.
+ * A leaf's uplink is 32 x 47.5 / oversubscription: 760 GB/s at 2:1, still
+ * enough, so the time equals the full fabric's; 190 GB/s at 8:1, half of
+ * what the ring needs, so the transfer takes twice as long. */
+static void
+test_oversubscription (void)
+{
+  for (int m = 0; m < 2; m++) {
+    double full = ring_time_oversub (1, m), two = ring_time_oversub (2, m), eight = ring_time_oversub (8, m);
+    g_assert_cmpfloat (REL (two, full), <, 1e-9);
+    g_assert_cmpfloat (REL (eight, 2 * full), <, 1e-9);
+  }
+}
+
+/* The same plan timed twice gives the very same number. */
+static void
+test_deterministic (void)
+{
+  DpsCollParams p;
+  dps_coll_params_nccl (&p);
+  g_autoptr (DpsTopo) t = shipped ("dgx-h100", 4);
+  g_autoptr (DpsPlan) plan = plan_for (t, &p, 32, DPS_OP_ALLREDUCE, 3e8, DPS_ALGO_TREE);
+  g_assert_cmpfloat (dps_plan_time_flow (t, plan, DPS_PROTO_LL128), ==, dps_plan_time_flow (t, plan, DPS_PROTO_LL128));
+}
+
+static void
+note_end (void *data, double start_s, double end_s)
+{
+  *(double *) data = end_s;
+}
+
+/* Two identical ring all-reduces launched together on one network share
+ * every link half and half: each takes its latency plus twice its
+ * transfer time. */
+static void
+test_concurrent (void)
+{
+  DpsCollParams p;
+  zero_params (&p);
+  double alpha = 2e-6;
+  for (int q = 0; q < DPS_PROTO_COUNT; q++)
+    p.step_s[DPS_ALGO_RING][DPS_LINK_NVLINK][q] = alpha;
+  int n = 8;
+  double S = 1e9, B = 100e9;
+  g_autoptr (DpsTopo) t = make_topo (n, 1, NULL);
+  g_autoptr (DpsPlan) plan = plan_for (t, &p, n, DPS_OP_ALLREDUCE, S, DPS_ALGO_RING);
+  DpsEngine *e = dps_engine_new ();
+  DpsNet *net = dps_net_new_for_topo (e, t);
+  DpsCollRunner *r = dps_coll_runner_new (t, e, net);
+  double end1 = 0, end2 = 0;
+  dps_coll_runner_launch (r, plan, DPS_PROTO_SIMPLE, note_end, &end1);
+  dps_coll_runner_launch (r, plan, DPS_PROTO_SIMPLE, note_end, &end2);
+  dps_engine_run (e);
+  double expect = 2 * (n - 1) * alpha + 2 * (2.0 * (n - 1) / n * S / B);
+  g_assert_cmpfloat (REL (end1, expect), <, 1e-9);
+  g_assert_cmpfloat (REL (end2, expect), <, 1e-9);
+  dps_coll_runner_free (r);
+  dps_net_free (net);
+  dps_engine_free (e);
+}
+
+/* One rank has nothing to exchange: zero time. */
+static void
+test_one_rank (void)
+{
+  DpsCollParams p;
+  dps_coll_params_nccl (&p);
+  g_autoptr (DpsTopo) t = shipped ("dgx-h100", 1);
+  g_autoptr (DpsPlan) plan = plan_for (t, &p, 1, DPS_OP_ALLREDUCE, 1e9, DPS_ALGO_RING);
+  g_assert_cmpfloat (dps_plan_time_analytical (t, plan, DPS_PROTO_SIMPLE), ==, 0);
+  g_assert_cmpfloat (dps_plan_time_flow (t, plan, DPS_PROTO_SIMPLE), ==, 0);
+}
+
+/* GPU counts: a part of one node, or whole nodes; 12 of 16 is refused. */
+static void
+test_gpu_counts (void)
+{
+  DpsCollParams p;
+  dps_coll_params_nccl (&p);
+  g_autoptr (DpsTopo) t = shipped ("dgx-h100", 2);
+  DpsCollCtx ctx;
+  g_autoptr (GError) e = NULL;
+  g_assert_true (dps_coll_ctx_init (&ctx, t, &p, 4, DPS_OP_ALLREDUCE, 8, NULL));
+  g_assert_cmpint (ctx.ranks_per_node, ==, 4);
+  g_assert_false (dps_coll_ctx_init (&ctx, t, &p, 12, DPS_OP_ALLREDUCE, 8, &e));
+  g_assert_nonnull (strstr (e->message, "multiple of 8"));
+  g_clear_error (&e);
+  g_assert_false (dps_coll_ctx_init (&ctx, t, &p, 0, DPS_OP_ALLREDUCE, 8, &e));
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/coll/ring/closed-form", test_ring_closed_form);
+  g_test_add_func ("/coll/ring/ops", test_ring_ops);
+  g_test_add_func ("/coll/busbw-factor", test_busbw_factor);
+  g_test_add_func ("/coll/tree/pow2", test_tree_pow2);
+  g_test_add_func ("/coll/hier/2-and-4-nodes", test_hier);
+  g_test_add_func ("/coll/nvls/where-allowed", test_nvls);
+  g_test_add_func ("/coll/choice/protocol-by-size", test_protocol_choice);
+  g_test_add_func ("/coll/modes-agree", test_modes_agree);
+  g_test_add_func ("/coll/oversubscription", test_oversubscription);
+  g_test_add_func ("/coll/deterministic", test_deterministic);
+  g_test_add_func ("/coll/concurrent", test_concurrent);
+  g_test_add_func ("/coll/one-rank", test_one_rank);
+  g_test_add_func ("/coll/gpu-counts", test_gpu_counts);
+  return g_test_run ();
+}
