@@ -15,6 +15,8 @@ typedef struct {
 } Command;
 
 static const Command commands[] = {
+  { "predict",    dps_cmd_predict,    "one DDP configuration: step time, efficiency, throughput, memory, cost" },
+  { "sweep",      dps_cmd_sweep,      "many DDP configurations (GPUs, buckets, topologies, batches): table, CSV, plot" },
   { "collective", dps_cmd_collective, "time one collective on a cluster, in nccl-tests' layout" },
   { "topo",       dps_cmd_topo,       "check and describe a topology file" },
 };

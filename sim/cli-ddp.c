@@ -1,0 +1,209 @@
+/* cli-ddp.c — see cli-ddp.h. */
+#include "cli-ddp.h"
+#include "nccl-tune.h"
+#include "error.h"
+
+#include <math.h>
+#include <string.h>
+
+/* The option table (a new array; g_free it), bound to o. */
+GOptionEntry *
+dps_ddp_options (DpsDdpOpts *o, gboolean sweep)
+{
+  GOptionEntry e[] = {
+    { "model", 'M', 0, G_OPTION_ARG_STRING, &o->model, "Model: a shipped name, a .model or a per-layer .csv file (default gpt2-xl)", "NAME|FILE" },
+    { "topology", 't', 0, G_OPTION_ARG_STRING, &o->topology, sweep ? "Topologies, comma-separated (default dgx-h100)" : "Topology file or shipped name (default dgx-h100)", sweep ? "LIST" : "NAME|FILE" },
+    { "gpus", 'g', 0, G_OPTION_ARG_STRING, &o->gpus, sweep ? "GPU counts (default 1,2,4,...,1024)" : "GPUs, one replica each (default 64)", sweep ? "LIST" : "N" },
+    { "nodes", 'n', 0, G_OPTION_ARG_INT, &o->nodes, "Nodes (instead of --gpus): all their GPUs", "N" },
+    { "batch", 'b', 0, G_OPTION_ARG_STRING, &o->batch, sweep ? "Per-replica batches (default 4)" : "Samples per replica per micro-step (default 4; weak scaling)", sweep ? "LIST" : "B" },
+    { "global-batch", 'G', 0, G_OPTION_ARG_DOUBLE, &o->global_batch, "Strong scaling: this many samples per step, split across replicas", "B" },
+    { "bucket-cap-mb", 0, 0, G_OPTION_ARG_STRING, &o->bucket_cap, sweep ? "Bucket caps in MiB (default 25)" : "DDP bucket cap in MiB (default 25)", sweep ? "LIST" : "MB" },
+    { "first-bucket-mb", 0, 0, G_OPTION_ARG_STRING, &o->first_bucket, "Cap of the first bucket in MiB (default 1)", "MB" },
+    { "grad-dtype", 0, 0, G_OPTION_ARG_STRING, &o->grad_dtype, "Gradient type: fp32 (default), bf16, fp16", "T" },
+    { "dtype", 0, 0, G_OPTION_ARG_STRING, &o->dtype, "Compute type: bf16 (default, mixed precision), fp16, tf32, fp32", "T" },
+    { "optimizer", 0, 0, G_OPTION_ARG_STRING, &o->optimizer, "adam (default), momentum, sgd", "OPT" },
+    { "compress", 0, 0, G_OPTION_ARG_STRING, &o->compress, "Gradient compression hook: fp16 or powersgd:R", "HOOK" },
+    { "grad-accum", 'k', 0, G_OPTION_ARG_STRING, &o->grad_accum, sweep ? "Micro-steps per step (default 1)" : "Gradient accumulation: K micro-steps, K-1 of them no_sync (default 1)", sweep ? "LIST" : "K" },
+    { "no-overlap", 0, 0, G_OPTION_ARG_NONE, &o->no_overlap, "All-reduce only after backward (shows what overlap buys)", NULL },
+    { "find-unused", 0, 0, G_OPTION_ARG_NONE, &o->find_unused, "find_unused_parameters=True: one more small all-reduce", NULL },
+    { "grad-as-bucket-view", 0, 0, G_OPTION_ARG_NONE, &o->gabv, "gradient_as_bucket_view=True: no bucket copy in memory", NULL },
+    { "contention", 0, 0, G_OPTION_ARG_DOUBLE, &o->contention, "Slowdown of compute and communication while they overlap (0.1 = 10%)", "F" },
+    { "jitter", 0, 0, G_OPTION_ARG_DOUBLE, &o->jitter, "Per-layer compute jitter, coefficient of variation (0.05 = 5%)", "CV" },
+    { "slow-replicas", 0, 0, G_OPTION_ARG_INT, &o->slow_replicas, "Number of slow replicas", "K" },
+    { "slow-factor", 0, 0, G_OPTION_ARG_DOUBLE, &o->slow_factor, "How much slower the slow replicas compute (default 1.5)", "F" },
+    { "os-noise-ms", 0, 0, G_OPTION_ARG_DOUBLE, &o->os_noise_ms, "Mean OS noise per replica and step (exponential), ms", "MS" },
+    { "trials", 'T', 0, G_OPTION_ARG_INT, &o->trials, "Monte Carlo trials (default 1, or 20 with jitter or noise)", "T" },
+    { "seed", 0, 0, G_OPTION_ARG_INT, &o->seed, "Random seed (default 1): same seed, same answer", "S" },
+    { "loader-rate", 0, 0, G_OPTION_ARG_DOUBLE, &o->loader_rate, "Input pipeline: samples/s one node's loader delivers", "R" },
+    { "critical-batch", 0, 0, G_OPTION_ARG_DOUBLE, &o->critical_batch, "Gradient noise scale B_noise, samples (with --steps-to-target)", "B" },
+    { "steps-to-target", 0, 0, G_OPTION_ARG_DOUBLE, &o->steps_to_target, "Steps to the target at a small batch, S_min: steps(B) = S_min (1 + B_noise/B)", "S" },
+    { "price-per-gpu-hour", 0, 0, G_OPTION_ARG_DOUBLE, &o->price, "Price of one GPU-hour, for costs", "USD" },
+    { "efficiency", 0, 0, G_OPTION_ARG_DOUBLE, &o->efficiency, "Fraction of peak FLOP/s the layers reach (default 0.5)", "E" },
+    { "mode", 'm', 0, G_OPTION_ARG_STRING, &o->mode, sweep ? "analytical (default) or flow" : "flow (default) or analytical network model", "MODE" },
+    { "algo", 'a', 0, G_OPTION_ARG_STRING, &o->algo, "Collective algorithms allowed, as NCCL_ALGO (ring,tree,nvls; hier)", "LIST" },
+    { "proto", 'p', 0, G_OPTION_ARG_STRING, &o->proto, "Protocols allowed, as NCCL_PROTO (LL,LL128,Simple)", "LIST" },
+    { "format", 0, 0, G_OPTION_ARG_STRING, &o->format, "table (default), csv or json", "FMT" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &o->output, sweep ? "Write PREFIX.csv and PREFIX.png/.svg (default dpscale-sweep)" : "Write the result to FILE instead of stdout", sweep ? "PREFIX" : "FILE" },
+    { "trace", 0, 0, G_OPTION_ARG_FILENAME, &o->trace, "Write one step as a Chrome trace (Perfetto opens it)", "FILE" },
+    { NULL }
+  };
+  return g_memdup2 (e, sizeof e);
+}
+
+void
+dps_ddp_opts_clear (DpsDdpOpts *o)
+{
+  char **strs[] = { &o->model, &o->topology, &o->gpus, &o->batch, &o->bucket_cap, &o->grad_accum,
+                    &o->first_bucket, &o->grad_dtype, &o->dtype, &o->optimizer, &o->compress, &o->mode,
+                    &o->algo, &o->proto, &o->format, &o->output, &o->trace };
+  for (gsize i = 0; i < G_N_ELEMENTS (strs); i++)
+    g_clear_pointer (strs[i], g_free);
+}
+
+static gboolean
+mask (const char *flag, const char *text, gboolean algo, guint *out, GError **error)
+{
+  *out = 0;
+  g_auto (GStrv) parts = g_strsplit (text, ",", -1);
+  for (int i = 0; parts[i]; i++) {
+    DpsAlgo a;
+    DpsProto p;
+    g_strstrip (parts[i]);
+    if (algo && dps_algo_parse (parts[i], &a))
+      *out |= 1u << a;
+    else if (!algo && dps_proto_parse (parts[i], &p))
+      *out |= 1u << p;
+    else {
+      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: unknown %s '%s' (expected %s)", flag,
+                   algo ? "algorithm" : "protocol", parts[i], algo ? "ring, tree, nvls, hier" : "LL, LL128, Simple");
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+/* --algo and --proto as bit masks (NCCL's algorithms and every protocol by
+ * default). */
+gboolean
+dps_ddp_parse_masks (const DpsDdpOpts *o, guint *algo_mask, guint *proto_mask, GError **error)
+{
+  *algo_mask = DPS_NCCL_ALGOS;
+  *proto_mask = DPS_ALL_PROTOS;
+  return (!o->algo || mask ("--algo", o->algo, TRUE, algo_mask, error))
+         && (!o->proto || mask ("--proto", o->proto, FALSE, proto_mask, error));
+}
+
+static gboolean
+flag_double (const char *flag, const char *text, double min, double *out, GError **error)
+{
+  if (!text)
+    return TRUE;
+  double v;
+  if (!dps_parse_double (text, &v) || v < min || v > 1e12) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: '%s' is not a number of at least %g", flag, text, min);
+    return FALSE;
+  }
+  *out = v;
+  return TRUE;
+}
+
+static gboolean
+check_range (const char *flag, double v, double lo, double hi, GError **error)
+{
+  if (!isfinite (v) || v < lo || v > hi) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: %g is out of range (%g to %g)", flag, v, lo, hi);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* Applies every single-valued option to c (model, topology and the
+ * list-valued sweep axes are set by the caller). */
+gboolean
+dps_ddp_opts_apply (const DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
+{
+  DpsDtype dt;
+  if (o->grad_dtype) {
+    if (!dps_dtype_parse (o->grad_dtype, &dt) || dt == DPS_DTYPE_TF32) {
+      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--grad-dtype: '%s' is not fp32, bf16 or fp16", o->grad_dtype);
+      return FALSE;
+    }
+    c->grad_dtype = dt;
+  }
+  if (o->dtype) {
+    if (!dps_dtype_parse (o->dtype, &dt)) {
+      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--dtype: '%s' is not bf16, fp16, tf32 or fp32", o->dtype);
+      return FALSE;
+    }
+    c->compute.dtype = dt;
+  }
+  c->mixed = c->compute.dtype == DPS_DTYPE_BF16 || c->compute.dtype == DPS_DTYPE_FP16;
+  if (o->optimizer && !dps_optimizer_parse (o->optimizer, &c->optimizer)) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--optimizer: '%s' is not adam, momentum or sgd", o->optimizer);
+    return FALSE;
+  }
+  if (o->compress) {
+    gint64 r;
+    if (g_str_equal (o->compress, "fp16"))
+      c->compress = DPS_COMPRESS_FP16;
+    else if (g_str_has_prefix (o->compress, "powersgd:") && dps_parse_int (o->compress + 9, &r) && r >= 1 && r <= 1024) {
+      c->compress = DPS_COMPRESS_POWERSGD;
+      c->powersgd_rank = (int) r;
+    } else if (g_str_equal (o->compress, "powersgd"))
+      c->compress = DPS_COMPRESS_POWERSGD;
+    else {
+      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--compress: '%s' is not fp16 or powersgd:R (R 1 to 1024)", o->compress);
+      return FALSE;
+    }
+  }
+  double first = 1;
+  if (!flag_double ("--first-bucket-mb", o->first_bucket, 0, &first, error))
+    return FALSE;
+  c->first_bucket_bytes = first * 1024 * 1024;
+  if (o->mode && !g_str_equal (o->mode, "flow") && !g_str_equal (o->mode, "analytical")) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--mode: '%s' is not flow or analytical", o->mode);
+    return FALSE;
+  }
+  if (o->mode)
+    c->mode = g_str_equal (o->mode, "flow") ? DPS_MODE_FLOW : DPS_MODE_ANALYTICAL;
+  if (!dps_ddp_parse_masks (o, &c->algo_mask, &c->proto_mask, error))
+    return FALSE;
+  if (!check_range ("--global-batch", o->global_batch, 0, 1e9, error)
+      || !check_range ("--contention", o->contention, 0, 10, error)
+      || !check_range ("--jitter", o->jitter, 0, 10, error)
+      || !check_range ("--slow-factor", o->slow_factor, 0, 1000, error)
+      || !check_range ("--os-noise-ms", o->os_noise_ms, 0, 1e6, error)
+      || !check_range ("--loader-rate", o->loader_rate, 0, 1e12, error)
+      || !check_range ("--critical-batch", o->critical_batch, 0, 1e12, error)
+      || !check_range ("--steps-to-target", o->steps_to_target, 0, 1e15, error)
+      || !check_range ("--price-per-gpu-hour", o->price, 0, 1e6, error)
+      || !check_range ("--efficiency", o->efficiency, 0, 1, error))
+    return FALSE;
+  if (o->slow_replicas < 0 || o->trials < 0 || o->trials > 100000) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: out of range",
+                 o->slow_replicas < 0 ? "--slow-replicas" : "--trials (at most 100000)");
+    return FALSE;
+  }
+  if ((o->critical_batch > 0) != (o->steps_to_target > 0)) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--critical-batch and --steps-to-target go together");
+    return FALSE;
+  }
+  c->global_batch = o->global_batch;
+  c->no_overlap = o->no_overlap;
+  c->find_unused = o->find_unused;
+  c->grad_as_bucket_view = o->gabv;
+  c->contention = o->contention;
+  c->jitter_cv = o->jitter;
+  c->slow_replicas = o->slow_replicas;
+  c->slow_factor = o->slow_factor > 0 ? o->slow_factor : 1.5;
+  c->os_noise_s = o->os_noise_ms * 1e-3;
+  c->trials = o->trials > 0 ? o->trials : (o->jitter > 0 || o->os_noise_ms > 0 ? 20 : 1);
+  c->seed = (guint64) o->seed;
+  c->loader_samples_per_s = o->loader_rate;
+  c->critical_batch = o->critical_batch;
+  c->steps_to_target = o->steps_to_target;
+  c->price_per_gpu_hour = o->price;
+  if (o->efficiency > 0)
+    c->compute.efficiency = o->efficiency;
+  return TRUE;
+}

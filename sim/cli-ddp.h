@@ -1,0 +1,22 @@
+/* cli-ddp — the options `dpscale predict` and `dpscale sweep` share, and
+ * how they become a DDP configuration. */
+#pragma once
+
+#include <glib.h>
+#include "ddp.h"
+#include "cli-util.h"
+
+typedef struct {
+  char   *model, *topology, *gpus, *batch, *bucket_cap, *grad_accum;
+  char   *first_bucket, *grad_dtype, *dtype, *optimizer, *compress, *mode, *algo, *proto;
+  char   *format, *output, *trace;
+  int     nodes, slow_replicas, trials, seed;
+  double  global_batch, contention, jitter, slow_factor, os_noise_ms, loader_rate, critical_batch;
+  double  steps_to_target, price, efficiency;
+  gboolean no_overlap, find_unused, gabv;
+} DpsDdpOpts;
+
+GOptionEntry *dps_ddp_options (DpsDdpOpts *o, gboolean sweep);
+void          dps_ddp_opts_clear (DpsDdpOpts *o);
+gboolean      dps_ddp_opts_apply (const DpsDdpOpts *o, DpsDdpConfig *c, GError **error);
+gboolean      dps_ddp_parse_masks (const DpsDdpOpts *o, guint *algo_mask, guint *proto_mask, GError **error);

@@ -1,0 +1,268 @@
+/* cli-predict.c — `dpscale predict`: one DDP configuration, its step time
+ * and breakdown, efficiency, throughput, memory and cost. */
+#include "cli.h"
+#include "cli-ddp.h"
+#include "error.h"
+
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <stdio.h>
+
+static gboolean
+single (const char *flag, const char *text, double lo, double hi, double *out, GError **error)
+{
+  if (!text)
+    return TRUE;
+  double v;
+  if (!dps_parse_double (text, &v) || v < lo || v > hi) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: '%s' is not a number from %g to %g", flag, text, lo, hi);
+    return FALSE;
+  }
+  *out = v;
+  return TRUE;
+}
+
+static char *
+gb (double bytes)
+{
+  return g_strdup_printf ("%.1f", bytes / 1e9);
+}
+
+static void
+emit_table (GString *o, const DpsDdpConfig *c, const DpsDdpResult *r)
+{
+  const DpsModel *m = c->model;
+  const DpsTopoSpec *s = dps_topo_spec (c->topo);
+  int nodes = dps_topo_n_nodes (c->topo);
+  g_string_append_printf (o, "dpscale predict: %s on %d x %s (%d node%s of %s), %s network\n\n", m->name,
+                          c->n_gpus, s->gpu.model, nodes, nodes > 1 ? "s" : "", s->name,
+                          c->mode == DPS_MODE_FLOW ? "flow-level" : "analytical");
+  g_autofree char *tokens = m->seq_len ? g_strdup_printf ("; %d tokens per sample", m->seq_len) : g_strdup ("");
+  g_string_append_printf (o, "  model          %.3f B parameters in %d tensors, %d layers%s\n", m->n_params / 1e9,
+                          dps_model_n_tensors (m), dps_model_n_layers (m), tokens);
+  g_string_append_printf (o, "  batch          %g per replica x %d replica%s x %d micro-step%s = %g samples per step (%s scaling)\n",
+                          r->batch_per_replica, r->replicas, r->replicas > 1 ? "s" : "", c->grad_accum,
+                          c->grad_accum > 1 ? "s" : "", r->global_batch, c->global_batch > 0 ? "strong" : "weak");
+  g_string_append_printf (o, "  buckets        %d (cap %.3g MiB, first %.3g MiB), %.2f GB all-reduced per step\n\n",
+                          r->n_buckets, c->bucket_cap_bytes / 1048576, c->first_bucket_bytes / 1048576, r->comm_bytes / 1e9);
+  if (c->trials > 1)
+    g_string_append_printf (o, "  step time      %9.2f ms   90%% interval %.2f to %.2f ms over %d trials\n",
+                            r->step_mean_s * 1e3, r->step_p5_s * 1e3, r->step_p95_s * 1e3, c->trials);
+  else
+    g_string_append_printf (o, "  step time      %9.2f ms\n", r->step_mean_s * 1e3);
+  g_string_append_printf (o, "    compute      %9.2f ms   forward + backward%s\n", r->compute_s * 1e3,
+                          c->grad_accum > 1 ? " of every micro-step" : "");
+  g_string_append_printf (o, "    stragglers   %9.2f ms   waiting for the slowest replica\n", r->straggler_s * 1e3);
+  g_string_append_printf (o, "    exposed comm %9.2f ms   of %.2f ms of all-reduce (%.0f%% hidden behind backward)\n",
+                          r->exposed_comm_s * 1e3, r->comm_total_s * 1e3, r->overlap * 100);
+  g_string_append_printf (o, "    optimizer    %9.2f ms\n", r->optimizer_s * 1e3);
+  if (r->loader_bound_s > 0)
+    g_string_append_printf (o, "    input wait   %9.2f ms   the data loader bounds the step\n", r->loader_bound_s * 1e3);
+  g_string_append_printf (o, "  throughput     %.1f samples/s", r->samples_per_s);
+  if (m->seq_len)
+    g_string_append_printf (o, ", %.0f tokens/s", r->tokens_per_s);
+  g_string_append_printf (o, " (%.1f per GPU)\n", r->samples_per_s / r->replicas);
+  g_string_append_printf (o, "  scaling eff.   %.1f %%   against one replica at the same batch (%.2f ms per step)\n",
+                          r->efficiency * 100, r->single_step_s * 1e3);
+  g_autofree char *t = gb (r->memory.total), *dev = gb (s->gpu.memory_bytes), *p = gb (r->memory.params),
+                  *g = gb (r->memory.grads), *bk = gb (r->memory.buckets), *op = gb (r->memory.optimizer),
+                  *a = gb (r->memory.activations);
+  g_string_append_printf (o, "  memory         %s GB per replica of %s GB: parameters %s, gradients %s, buckets %s, optimizer %s, activations %s\n",
+                          t, dev, p, g, bk, op, a);
+  if (!r->fits)
+    g_string_append_printf (o, "  WARNING        does not fit: %s GB needed, the %s has %s GB (lower --batch, "
+                            "--grad-as-bucket-view, or a larger device)\n", t, s->gpu.model, dev);
+  g_string_append (o, "  collectives   ");
+  for (int a2 = 0; a2 < DPS_ALGO_COUNT; a2++)
+    if (r->algo_count[a2])
+      g_string_append_printf (o, " %s x %d", dps_algo_name (a2), r->algo_count[a2]);
+  g_string_append (o, " (");
+  gboolean first = TRUE;
+  for (int q = 0; q < DPS_PROTO_COUNT; q++)
+    if (r->proto_count[q]) {
+      g_string_append_printf (o, "%s%s x %d", first ? "" : ", ", dps_proto_name (q), r->proto_count[q]);
+      first = FALSE;
+    }
+  g_string_append (o, ")\n");
+  if (c->price_per_gpu_hour > 0)
+    g_string_append_printf (o, "  cost           $%.4f per step, $%.2f per million samples at $%.2f per GPU-hour\n",
+                            r->cost_per_step, r->cost_per_msample, c->price_per_gpu_hour);
+  if (r->steps_to_target > 0) {
+    g_string_append_printf (o, "  to target      %.0f steps, %.2f h", r->steps_to_target, r->time_to_target_s / 3600);
+    if (c->price_per_gpu_hour > 0)
+      g_string_append_printf (o, ", $%.0f", r->cost_to_target);
+    g_string_append (o, "\n");
+  }
+}
+
+static const char *const csv_header =
+  "model,topology,gpus,nodes,batch_per_replica,global_batch,grad_accum,bucket_cap_MiB,buckets,"
+  "step_s,step_p5_s,step_p95_s,compute_s,straggler_s,exposed_comm_s,comm_total_s,optimizer_s,"
+  "overlap,efficiency,single_step_s,samples_per_s,tokens_per_s,memory_bytes,fits,cost_per_step_usd,"
+  "steps_to_target,time_to_target_s\n";
+
+void dps_predict_csv_row (GString *o, const DpsDdpConfig *c, const DpsDdpResult *r);
+
+static char *
+csv_safe (const char *s)
+{
+  char *t = g_strdup (s);
+  g_strdelimit (t, ",\"\n", ';');
+  return t;
+}
+
+/* One CSV row (the columns of csv_header); names lose their commas. */
+void
+dps_predict_csv_row (GString *o, const DpsDdpConfig *c, const DpsDdpResult *r)
+{
+  g_autofree char *mn = csv_safe (c->model->name), *tn = csv_safe (dps_topo_spec (c->topo)->name);
+  g_string_append_printf (o, "%s,%s,%d,%d,%g,%g,%d,%g,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.6f,%.6f,%.9g,"
+                          "%.6g,%.6g,%.6g,%d,%.6g,%.6g,%.6g\n",
+                          mn, tn, c->n_gpus, dps_topo_n_nodes (c->topo),
+                          r->batch_per_replica, r->global_batch, c->grad_accum, c->bucket_cap_bytes / 1048576,
+                          r->n_buckets, r->step_mean_s, r->step_p5_s, r->step_p95_s, r->compute_s, r->straggler_s,
+                          r->exposed_comm_s, r->comm_total_s, r->optimizer_s, r->overlap, r->efficiency,
+                          r->single_step_s, r->samples_per_s, r->tokens_per_s, r->memory.total, r->fits,
+                          r->cost_per_step, r->steps_to_target, r->time_to_target_s);
+}
+
+const char *dps_predict_csv_header (void);
+
+const char *
+dps_predict_csv_header (void)
+{
+  return csv_header;
+}
+
+static void
+emit_json (GString *o, const DpsDdpConfig *c, const DpsDdpResult *r)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  json_builder_begin_object (b);
+#define S(k, v) json_builder_set_member_name (b, k), json_builder_add_string_value (b, v)
+#define D(k, v) json_builder_set_member_name (b, k), json_builder_add_double_value (b, v)
+#define I(k, v) json_builder_set_member_name (b, k), json_builder_add_int_value (b, v)
+  S ("model", c->model->name);
+  I ("parameters", c->model->n_params);
+  S ("topology", dps_topo_spec (c->topo)->name);
+  I ("gpus", c->n_gpus);
+  I ("nodes", dps_topo_n_nodes (c->topo));
+  D ("batch_per_replica", r->batch_per_replica);
+  D ("global_batch", r->global_batch);
+  I ("grad_accum", c->grad_accum);
+  I ("buckets", r->n_buckets);
+  D ("comm_bytes", r->comm_bytes);
+  D ("step_s", r->step_mean_s);
+  D ("step_p5_s", r->step_p5_s);
+  D ("step_p95_s", r->step_p95_s);
+  I ("trials", c->trials);
+  D ("compute_s", r->compute_s);
+  D ("straggler_s", r->straggler_s);
+  D ("exposed_comm_s", r->exposed_comm_s);
+  D ("comm_total_s", r->comm_total_s);
+  D ("optimizer_s", r->optimizer_s);
+  D ("overlap", r->overlap);
+  D ("efficiency", r->efficiency);
+  D ("single_step_s", r->single_step_s);
+  D ("samples_per_s", r->samples_per_s);
+  D ("tokens_per_s", r->tokens_per_s);
+  json_builder_set_member_name (b, "memory_bytes");
+  json_builder_begin_object (b);
+  D ("parameters", r->memory.params);
+  D ("gradients", r->memory.grads);
+  D ("buckets", r->memory.buckets);
+  D ("optimizer", r->memory.optimizer);
+  D ("activations", r->memory.activations);
+  D ("total", r->memory.total);
+  json_builder_end_object (b);
+  json_builder_set_member_name (b, "fits");
+  json_builder_add_boolean_value (b, r->fits);
+  D ("cost_per_step_usd", r->cost_per_step);
+  D ("cost_per_million_samples_usd", r->cost_per_msample);
+  D ("steps_to_target", r->steps_to_target);
+  D ("time_to_target_s", r->time_to_target_s);
+  D ("cost_to_target_usd", r->cost_to_target);
+#undef S
+#undef D
+#undef I
+  json_builder_end_object (b);
+  g_autoptr (JsonGenerator) gen = json_generator_new ();
+  g_autoptr (JsonNode) root = json_builder_get_root (b);
+  json_generator_set_root (gen, root);
+  json_generator_set_pretty (gen, TRUE);
+  g_autofree char *text = json_generator_to_data (gen, NULL);
+  g_string_append_printf (o, "%s\n", text);
+}
+
+int
+dps_cmd_predict (int argc, char **argv)
+{
+  DpsDdpOpts o = { .seed = 1 };
+  g_autofree GOptionEntry *entries = dps_ddp_options (&o, FALSE);
+  GError *error = NULL;
+  int status = 0;
+  if (!dps_cli_parse ("predict", "one DDP training configuration: step time, efficiency, memory, cost",
+                      "With no options: GPT-2 XL on 64 H100 GPUs (8 DGX H100 nodes).\n\n"
+                      "Example: dpscale predict --model resnet50 --topology dgx-a100 --gpus 32 --batch 64",
+                      entries, &argc, &argv, &error)) {
+    dps_ddp_opts_clear (&o);
+    return dps_cli_fail ("predict", error);
+  }
+  DpsDdpConfig c;
+  dps_ddp_config_default (&c);
+  c.mode = DPS_MODE_FLOW;
+  double gpus = 0, batch = 4, cap = 25, accum = 1;
+  DpsFormat format;
+  g_autoptr (DpsModel) model = NULL;
+  g_autoptr (DpsTopo) topo = NULL;
+  DpsDdpResult r = { 0 };
+  if (argc > 1)
+    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "unknown option: unexpected argument '%s'", argv[1]);
+  else if (single ("--gpus", o.gpus, 1, DPS_TOPO_MAX_GPUS, &gpus, &error)
+           && single ("--batch", o.batch, 1, 1e7, &batch, &error)
+           && single ("--bucket-cap-mb", o.bucket_cap, 1e-6, 1e6, &cap, &error)
+           && single ("--grad-accum", o.grad_accum, 1, 1e6, &accum, &error)
+           && dps_cli_format (o.format, &format, &error)
+           && dps_ddp_opts_apply (&o, &c, &error)) {
+    if (gpus != floor (gpus) || accum != floor (accum))
+      g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--gpus and --grad-accum take whole numbers");
+    else if ((model = dps_model_load (o.model ? o.model : "gpt2-xl", &error))) {
+      int n_gpus;
+      if (!o.gpus && !o.nodes)
+        gpus = 64;
+      topo = dps_cli_topology (o.topology, o.nodes, (int) gpus, &n_gpus, &error);
+      if (topo) {
+        c.model = model;
+        c.topo = topo;
+        c.n_gpus = n_gpus;
+        c.batch = batch;
+        c.bucket_cap_bytes = cap * 1024 * 1024;
+        c.grad_accum = (int) accum;
+        c.trace_replicas = o.trace ? 8 : 0;
+        dps_ddp_simulate (&c, &r, &error);
+      }
+    }
+  }
+  if (!error) {
+    g_autoptr (GString) out = g_string_new (NULL);
+    if (format == DPS_FORMAT_TABLE)
+      emit_table (out, &c, &r);
+    else if (format == DPS_FORMAT_CSV) {
+      g_string_append (out, csv_header);
+      dps_predict_csv_row (out, &c, &r);
+    } else
+      emit_json (out, &c, &r);
+    if (o.trace && !dps_ddp_write_trace (&r, o.trace, &error))
+      ;
+    else
+      dps_cli_emit (o.output, out, &error);
+    if (!error && !r.fits)
+      fprintf (stderr, "dpscale predict: warning: %.1f GB per replica does not fit the %.0f GB of the %s\n",
+               r.memory.total / 1e9, dps_topo_spec (topo)->gpu.memory_bytes / 1e9, dps_topo_spec (topo)->gpu.model);
+  }
+  dps_ddp_result_clear (&r);
+  dps_ddp_opts_clear (&o);
+  if (error)
+    status = dps_cli_fail ("predict", error);
+  return status;
+}

@@ -1,0 +1,174 @@
+/* cli-sweep.c — `dpscale sweep`: many DDP configurations (GPU counts, bucket
+ * caps, topologies, batches, gradient accumulation): a table, a CSV and a
+ * plot of throughput and efficiency against GPUs. */
+#include "cli.h"
+#include "cli-ddp.h"
+#include "plot.h"
+#include "error.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#define MAX_POINTS 10000
+
+void dps_predict_csv_row (GString *o, const DpsDdpConfig *c, const DpsDdpResult *r);
+const char *dps_predict_csv_header (void);
+
+static gboolean
+num_list (const char *flag, const char *text, const char *def, double lo, double hi, gboolean whole,
+          GArray **out, GError **error)
+{
+  g_auto (GStrv) parts = g_strsplit (text ? text : def, ",", -1);
+  GArray *a = g_array_new (FALSE, FALSE, sizeof (double));
+  for (int i = 0; parts[i]; i++) {
+    double v;
+    if (!dps_parse_double (parts[i], &v) || v < lo || v > hi || (whole && v != floor (v))) {
+      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: '%s' is not a %s from %g to %g", flag,
+                   g_strstrip (parts[i]), whole ? "whole number" : "number", lo, hi);
+      g_array_free (a, TRUE);
+      return FALSE;
+    }
+    g_array_append_val (a, v);
+  }
+  *out = a;
+  return TRUE;
+}
+
+int
+dps_cmd_sweep (int argc, char **argv)
+{
+  DpsDdpOpts o = { .seed = 1 };
+  g_autofree GOptionEntry *entries = dps_ddp_options (&o, TRUE);
+  GError *error = NULL;
+  if (!dps_cli_parse ("sweep", "many DDP configurations: a table, a CSV and a plot",
+                      "Each of --gpus, --topology, --bucket-cap-mb, --batch and --grad-accum takes a\n"
+                      "comma-separated list; every combination is predicted.  With no options:\n"
+                      "GPT-2 XL on 1 to 1024 H100 GPUs (DGX H100 nodes), analytical network model.\n\n"
+                      "Example: dpscale sweep --model bert-large --gpus 8,16,32,64 --bucket-cap-mb 5,25,100",
+                      entries, &argc, &argv, &error)) {
+    dps_ddp_opts_clear (&o);
+    return dps_cli_fail ("sweep", error);
+  }
+  DpsDdpConfig base;
+  dps_ddp_config_default (&base);
+  DpsFormat format = DPS_FORMAT_TABLE;
+  GArray *gpus = NULL, *caps = NULL, *batches = NULL, *accums = NULL;
+  g_auto (GStrv) topos = g_strsplit (o.topology ? o.topology : "dgx-h100", ",", -1);
+  g_autoptr (DpsModel) model = NULL;
+  if (argc > 1)
+    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "unknown option: unexpected argument '%s'", argv[1]);
+  else if (o.nodes)
+    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--nodes: sweep takes GPU counts (--gpus LIST)");
+  else if (o.trace)
+    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--trace: only for dpscale predict");
+  else if (num_list ("--gpus", o.gpus, "1,2,4,8,16,32,64,128,256,512,1024", 1, DPS_TOPO_MAX_GPUS, TRUE, &gpus, &error)
+           && num_list ("--bucket-cap-mb", o.bucket_cap, "25", 1e-6, 1e6, FALSE, &caps, &error)
+           && num_list ("--batch", o.batch, "4", 1, 1e7, FALSE, &batches, &error)
+           && num_list ("--grad-accum", o.grad_accum, "1", 1, 1e6, TRUE, &accums, &error)
+           && dps_cli_format (o.format, &format, &error)
+           && dps_ddp_opts_apply (&o, &base, &error)) {
+    double points = (double) g_strv_length (topos) * gpus->len * caps->len * batches->len * accums->len;
+    if (points > MAX_POINTS)
+      g_set_error (&error, DPS_ERROR, DPS_ERROR_LIMIT, "--gpus/--topology/...: %.0f points asked for, the limit is %d",
+                   points, MAX_POINTS);
+    else
+      model = dps_model_load (o.model ? o.model : "gpt2-xl", &error);
+  }
+  if (error) {
+    dps_ddp_opts_clear (&o);
+    return dps_cli_fail ("sweep", error);
+  }
+  int total = (int) (g_strv_length (topos) * gpus->len * caps->len * batches->len * accums->len);
+  gboolean tty = isatty (2);
+  g_autoptr (GString) csv = g_string_new (dps_predict_csv_header ());
+  g_autoptr (GString) table = g_string_new (NULL);
+  g_string_append_printf (table, "dpscale sweep: %s, %s network model\n\n", model->name,
+                          base.mode == DPS_MODE_FLOW ? "flow-level" : "analytical");
+  g_string_append_printf (table, "%-22s %7s %6s %7s %6s %11s %12s %13s %10s %9s %9s\n", "topology", "gpus", "nodes",
+                          "cap_MiB", "batch", "step_ms", "exposed_ms", "samples/s", "eff_%", "mem_GB", "fits");
+  int done = 0, ok = 0, failed = 0;
+  gint64 t0 = g_get_monotonic_time ();
+  for (int ti = 0; topos[ti]; ti++)
+    for (guint gi = 0; gi < gpus->len; gi++)
+      for (guint ci = 0; ci < caps->len; ci++)
+        for (guint bi = 0; bi < batches->len; bi++)
+          for (guint ai = 0; ai < accums->len; ai++) {
+            done++;
+            GError *perr = NULL;
+            int n_gpus;
+            int g = (int) g_array_index (gpus, double, gi);
+            g_autoptr (DpsTopo) topo = dps_cli_topology (g_strstrip (topos[ti]), 0, g, &n_gpus, &perr);
+            DpsDdpResult r = { 0 };
+            DpsDdpConfig c = base;
+            if (topo) {
+              c.model = model;
+              c.topo = topo;
+              c.n_gpus = n_gpus;
+              c.bucket_cap_bytes = g_array_index (caps, double, ci) * 1024 * 1024;
+              c.batch = g_array_index (batches, double, bi);
+              c.grad_accum = (int) g_array_index (accums, double, ai);
+              c.trace_replicas = 0;
+              dps_ddp_simulate (&c, &r, &perr);
+            }
+            if (perr) {
+              fprintf (stderr, "dpscale sweep: point %d (%s, %d GPUs) skipped: %s\n", done, topos[ti], g, perr->message);
+              g_error_free (perr);
+              failed++;
+              continue;
+            }
+            ok++;
+            dps_predict_csv_row (csv, &c, &r);
+            g_string_append_printf (table, "%-22.22s %7d %6d %7g %6g %11.2f %12.2f %13.1f %10.1f %9.1f %9s\n",
+                                    dps_topo_spec (topo)->name, n_gpus, dps_topo_n_nodes (topo),
+                                    c.bucket_cap_bytes / 1048576, r.batch_per_replica, r.step_mean_s * 1e3,
+                                    r.exposed_comm_s * 1e3, r.samples_per_s, r.efficiency * 100,
+                                    r.memory.total / 1e9, r.fits ? "yes" : "NO");
+            dps_ddp_result_clear (&r);
+            if (total > 1 && (g_get_monotonic_time () - t0) > 1000000) {
+              fprintf (stderr, tty ? "\rsweep: %d/%d points" : "sweep: %d/%d points\n", done, total);
+              fflush (stderr);
+            }
+          }
+  if (tty && total > 1 && (g_get_monotonic_time () - t0) > 1000000)
+    fprintf (stderr, "\n");
+  int status = 0;
+  if (ok == 0) {
+    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "no point of the sweep could be predicted");
+  } else if (format == DPS_FORMAT_CSV) {
+    dps_cli_emit (NULL, csv, NULL);
+  } else if (format == DPS_FORMAT_JSON) {
+    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--format json: sweep writes table or csv");
+  } else {
+    const char *prefix = o.output ? o.output : "dpscale-sweep";
+    g_autofree char *csv_path = g_strconcat (prefix, ".csv", NULL);
+    g_autofree char *png = g_strconcat (prefix, ".png", NULL);
+    g_autofree char *svg = g_strconcat (prefix, ".svg", NULL);
+    if (dps_cli_emit (csv_path, csv, &error)) {
+      g_string_append_printf (table, "\nwrote %s", csv_path);
+      if (gpus->len > 1) {
+        g_autofree char *title = g_strdup_printf ("%s with DDP on %s: predicted scaling", model->name, topos[0]);
+        GError *perr = NULL;
+        if (dps_plot_render ("sweep.gp", csv_path, png, title, &perr)
+            && dps_plot_render ("sweep.gp", csv_path, svg, title, &perr))
+          g_string_append_printf (table, ", %s, %s", png, svg);
+        else {
+          fprintf (stderr, "dpscale sweep: warning: no plot: %s\n", perr->message);
+          g_error_free (perr);
+        }
+      }
+      g_string_append (table, "\n");
+      dps_cli_emit (NULL, table, NULL);
+    }
+  }
+  g_array_free (gpus, TRUE);
+  g_array_free (caps, TRUE);
+  g_array_free (batches, TRUE);
+  g_array_free (accums, TRUE);
+  dps_ddp_opts_clear (&o);
+  if (error)
+    status = dps_cli_fail ("sweep", error);
+  else if (failed)
+    status = 1;
+  return status;
+}

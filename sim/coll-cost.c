@@ -1,0 +1,123 @@
+/* coll-cost.c — see coll-cost.h. */
+#include "coll-cost.h"
+#include "error.h"
+
+#define REF_BYTES (1024.0 * 1024 * 1024)
+
+typedef struct {
+  gboolean ok;
+  double   lat_s[DPS_PROTO_COUNT];     /* latency terms + wire, all phases */
+  double   payload[DPS_PROTO_COUNT];
+  double   load_per_byte_s;            /* analytical, payload 1 */
+  double   flow_per_byte_s;            /* flow-level, payload 1 */
+} AlgoCost;
+
+struct DpsCollCost {
+  int        n_ranks;
+  guint      proto_mask;
+  DpsNetMode mode;
+  AlgoCost   algo[DPS_ALGO_COUNT];
+};
+
+/* Prepares the costs of op over n_gpus GPUs of topo for the algorithms and
+ * protocols allowed.  channels 0: the topology's.  Fails when no allowed
+ * algorithm applies. */
+DpsCollCost *
+dps_coll_cost_new (const DpsTopo *topo, const DpsCollParams *params, int n_gpus, DpsCollOp op,
+                   guint algo_mask, guint proto_mask, int channels, DpsNetMode mode, GError **error)
+{
+  DpsCollCtx ctx;
+  if (!dps_coll_ctx_init (&ctx, topo, params, n_gpus, op, REF_BYTES, error))
+    return NULL;
+  if (channels > 0)
+    ctx.channels = channels;
+  DpsCollCost *c = g_new0 (DpsCollCost, 1);
+  c->n_ranks = n_gpus;
+  c->proto_mask = proto_mask;
+  c->mode = mode;
+  g_autoptr (GError) why = NULL;
+  gboolean any = FALSE;
+  for (int a = 0; a < DPS_ALGO_COUNT; a++) {
+    if (!(algo_mask & (1u << a)))
+      continue;
+    ctx.algo = (DpsAlgo) a;
+    DpsPlan *plan = NULL;
+    g_clear_error (&why);
+    if (!dps_coll_build_plan (&ctx, &plan, &why))
+      continue;
+    AlgoCost *ac = &c->algo[a];
+    int ref_proto = -1;
+    for (int p = 0; p < DPS_PROTO_COUNT; p++) {
+      ac->payload[p] = (proto_mask & (1u << p)) ? plan->payload[p] : 0;
+      if (ac->payload[p] > 0)
+        ref_proto = p;
+    }
+    if (ref_proto < 0) {
+      dps_plan_unref (plan);
+      continue;
+    }
+    double t_ana = dps_plan_time_analytical (topo, plan, ref_proto);   /* fills loads */
+    for (guint i = 0; i < plan->phases->len; i++) {
+      DpsPhase *ph = &g_array_index (plan->phases, DpsPhase, i);
+      for (int p = 0; p < DPS_PROTO_COUNT; p++)
+        ac->lat_s[p] += ph->latency_s[p] + ph->wire_s;
+      ac->load_per_byte_s += ph->load_s / REF_BYTES;
+    }
+    (void) t_ana;
+    if (mode == DPS_MODE_FLOW) {
+      double t = dps_plan_time_flow (topo, plan, ref_proto);
+      ac->flow_per_byte_s = MAX (0, t - ac->lat_s[ref_proto]) * ac->payload[ref_proto] / REF_BYTES;
+    }
+    ac->ok = TRUE;
+    any = TRUE;
+    dps_plan_unref (plan);
+  }
+  if (!any) {
+    if (why)
+      g_propagate_error (error, g_steal_pointer (&why));
+    else
+      g_set_error (error, DPS_ERROR, DPS_ERROR_UNSUPPORTED, "no allowed algorithm and protocol apply");
+    g_free (c);
+    return NULL;
+  }
+  return c;
+}
+
+void
+dps_coll_cost_free (DpsCollCost *c)
+{
+  g_free (c);
+}
+
+/* Time of one collective of bytes (0 for one rank or no bytes); algo and
+ * proto (may be NULL) receive NCCL's choice. */
+double
+dps_coll_cost_time (const DpsCollCost *c, double bytes, DpsAlgo *algo, DpsProto *proto)
+{
+  double best = G_MAXDOUBLE, chosen = 0;
+  int ba = DPS_ALGO_RING, bp = DPS_PROTO_SIMPLE;
+  for (int a = 0; a < DPS_ALGO_COUNT; a++) {
+    const AlgoCost *ac = &c->algo[a];
+    if (!ac->ok)
+      continue;
+    for (int p = 0; p < DPS_PROTO_COUNT; p++) {
+      if (ac->payload[p] <= 0)
+        continue;
+      double est = ac->lat_s[p] + bytes * ac->load_per_byte_s / ac->payload[p];
+      if (est < best) {
+        best = est;
+        ba = a;
+        bp = p;
+        double per_byte = c->mode == DPS_MODE_FLOW ? ac->flow_per_byte_s : ac->load_per_byte_s;
+        chosen = ac->lat_s[p] + bytes * per_byte / ac->payload[p];
+      }
+    }
+  }
+  if (algo)
+    *algo = (DpsAlgo) ba;
+  if (proto)
+    *proto = (DpsProto) bp;
+  if (c->n_ranks < 2 || bytes <= 0)
+    return 0;
+  return chosen;
+}

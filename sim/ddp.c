@@ -1,0 +1,424 @@
+/* ddp.c — see ddp.h for the model. */
+#include "ddp.h"
+#include "buckets.h"
+#include "coll-cost.h"
+#include "engine.h"
+#include "error.h"
+
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <string.h>
+
+/* Defaults: those of PyTorch DDP and a bf16 mixed-precision Adam job. */
+void
+dps_ddp_config_default (DpsDdpConfig *c)
+{
+  memset (c, 0, sizeof *c);
+  dps_coll_params_nccl (&c->coll);
+  c->algo_mask = DPS_NCCL_ALGOS;
+  c->proto_mask = DPS_ALL_PROTOS;
+  c->mode = DPS_MODE_ANALYTICAL;
+  dps_compute_params_default (&c->compute);
+  c->batch = 8;
+  c->bucket_cap_bytes = 25.0 * 1024 * 1024;
+  c->first_bucket_bytes = 1.0 * 1024 * 1024;
+  c->grad_dtype = DPS_DTYPE_FP32;
+  c->powersgd_rank = 1;
+  c->grad_accum = 1;
+  c->mixed = TRUE;
+  c->optimizer = DPS_OPT_ADAM;
+  c->slow_factor = 1;
+  c->trials = 1;
+  c->seed = 1;
+  c->trace_replicas = 8;
+}
+
+typedef struct {
+  const DpsDdpConfig *c;
+  DpsEngine   *e;
+  DpsCollCost *cost;
+  int          nb;             /* buckets, the find_unused bitmap included */
+  double      *bytes, *ready;
+  gboolean    *is_ready;
+  int          next;
+  gboolean     busy;
+  double       comm_end, bwd_end, extension, comm_total;
+  GArray      *trace;
+  int          algo_count[DPS_ALGO_COUNT], proto_count[DPS_PROTO_COUNT];
+} Step;
+
+typedef struct { Step *s; int b; } ReadyArg;
+
+static void pump (Step *s);
+
+static void
+on_comm_done (DpsEngine *e, void *data)
+{
+  Step *s = data;
+  s->busy = FALSE;
+  s->comm_end = dps_engine_now (e);
+  s->next++;
+  pump (s);
+}
+
+static void
+trace_add (GArray *trace, const char *name, int lane, double start, double dur, gboolean comm)
+{
+  if (!trace)
+    return;
+  DpsTraceEvent ev = { g_strdup (name), lane, start, dur, comm };
+  g_array_append_val (trace, ev);
+}
+
+/* Launches the next bucket if it is ready and the stream is free. */
+static void
+pump (Step *s)
+{
+  if (s->busy || s->next >= s->nb || !s->is_ready[s->next])
+    return;
+  double now = dps_engine_now (s->e);
+  DpsAlgo a;
+  DpsProto p;
+  double d = dps_coll_cost_time (s->cost, s->bytes[s->next], &a, &p);
+  s->algo_count[a]++;
+  s->proto_count[p]++;
+  /* while the all-reduce overlaps backward both slow down */
+  double overlap = CLAMP (s->bwd_end + s->extension - now, 0, d);
+  double slow = s->c->contention * overlap;
+  d += slow;
+  s->extension += slow;
+  s->comm_total += d;
+  s->busy = TRUE;
+  char name[64];
+  if (s->c->find_unused && s->next == s->nb - 1)
+    g_snprintf (name, sizeof name, "unused-bitmap %s/%s", dps_algo_name (a), dps_proto_name (p));
+  else
+    g_snprintf (name, sizeof name, "bucket %d %s/%s", s->next, dps_algo_name (a), dps_proto_name (p));
+  trace_add (s->trace, name, -1, now, d, TRUE);
+  dps_engine_after (s->e, d, on_comm_done, s);
+}
+
+static void
+on_ready (DpsEngine *e, void *data)
+{
+  ReadyArg *r = data;
+  r->s->is_ready[r->b] = TRUE;
+  pump (r->s);
+}
+
+static double
+gauss (GRand *rand)
+{
+  double u = g_rand_double_range (rand, 1e-12, 1), v = g_rand_double (rand);
+  return sqrt (-2 * log (u)) * cos (2 * G_PI * v);
+}
+
+/* Bytes all-reduced for a bucket after compression. */
+static double
+bucket_bytes (const DpsDdpConfig *c, const DpsBuckets *bk, const DpsBucket *b)
+{
+  int gb = dps_dtype_bytes (c->grad_dtype);
+  if (c->compress == DPS_COMPRESS_FP16)
+    return (double) b->numel * MIN (gb, 2);
+  if (c->compress != DPS_COMPRESS_POWERSGD)
+    return b->bytes;
+  double elems = 0;
+  for (int i = 0; i < b->n_tensors; i++) {
+    const DpsTensor *t = dps_model_tensor (c->model, bk->order[b->first + i]);
+    double low = (double) (t->rows + t->cols) * c->powersgd_rank;
+    elems += (t->rows > 0 && low < t->numel) ? low : (double) t->numel;
+  }
+  return elems * gb;
+}
+
+typedef struct {
+  double step, compute, straggler, exposed, comm_total;
+} TrialOut;
+
+static void
+trial (const DpsDdpConfig *c, DpsCollCost *cost, const DpsBuckets *bk, const double *bbytes,
+       const double *fwd, const double *bwd, double opt_s, int replicas, GRand *rand,
+       GArray *trace, TrialOut *out, int *algo_count, int *proto_count)
+{
+  const DpsModel *m = c->model;
+  int L = dps_model_n_layers (m), nb = dps_buckets_count (bk), K = c->grad_accum;
+  gboolean random = c->jitter_cv > 0 || c->os_noise_s > 0;
+  /* replicas that can differ: all when random, else normal and slow */
+  int distinct = random ? replicas : (c->slow_replicas > 0 && c->slow_replicas < replicas ? 2 : 1);
+
+  int extra = c->find_unused ? 1 : 0;
+  Step s = { .c = c, .cost = cost, .nb = nb + extra, .trace = trace };
+  s.bytes = g_new0 (double, s.nb);
+  s.ready = g_new0 (double, s.nb);
+  s.is_ready = g_new0 (gboolean, s.nb);
+  memcpy (s.bytes, bbytes, sizeof (double) * nb);
+  if (extra)
+    s.bytes[nb] = 4.0 * dps_model_n_tensors (m);   /* one int32 per parameter tensor */
+  double *layer_end = g_new (double, L);
+  double sum_end = 0, weight_sum = 0, max_end = 0;
+  int n_slow = MIN (c->slow_replicas, replicas);
+  for (int d = 0; d < distinct; d++) {
+    /* random: replica d; otherwise class 0 stands for the normal replicas
+     * (the first is number n_slow) and class 1 for the slow ones */
+    int r = random ? d : (d == 0 && n_slow < replicas ? n_slow : 0);
+    double weight = random ? 1 : (r >= n_slow ? replicas - n_slow : n_slow);
+    double f = r < n_slow ? c->slow_factor : 1;
+    double t = c->os_noise_s > 0 ? -c->os_noise_s * log (g_rand_double_range (rand, 1e-12, 1)) : 0;
+    gboolean draw = trace && r < c->trace_replicas;
+    for (int k = 0; k < K; k++) {
+      for (int l = 0; l < L; l++) {
+        double j = c->jitter_cv > 0 ? MAX (0.05, 1 + c->jitter_cv * gauss (rand)) : 1;
+        double dt = fwd[l] * f * j;
+        if (draw && k == K - 1)
+          trace_add (trace, dps_model_layer (m, l)->name, r, t, dt, FALSE);
+        t += dt;
+      }
+      for (int l = L - 1; l >= 0; l--) {
+        double j = c->jitter_cv > 0 ? MAX (0.05, 1 + c->jitter_cv * gauss (rand)) : 1;
+        double dt = bwd[l] * f * j;
+        if (draw && k == K - 1)
+          trace_add (trace, dps_model_layer (m, l)->name, r, t, dt, FALSE);
+        t += dt;
+        layer_end[l] = t;
+      }
+    }
+    for (int b = 0; b < nb; b++)
+      s.ready[b] = MAX (s.ready[b], layer_end[dps_buckets_get (bk, b)->ready_layer]);
+    sum_end += weight * t;
+    weight_sum += weight;
+    max_end = MAX (max_end, t);
+  }
+  s.bwd_end = max_end;
+  if (extra)
+    s.ready[nb] = max_end;
+  s.e = dps_engine_new ();
+  ReadyArg *args = g_new (ReadyArg, s.nb);
+  for (int b = 0; b < s.nb; b++) {
+    double at = c->no_overlap ? MAX (s.ready[b], max_end) : s.ready[b];
+    args[b] = (ReadyArg) { &s, b };
+    dps_engine_at (s.e, at, on_ready, &args[b]);
+  }
+  dps_engine_run (s.e);
+  double bwd_done = max_end + s.extension;
+  out->compute = sum_end / weight_sum + s.extension;
+  out->straggler = max_end - sum_end / weight_sum;
+  out->exposed = MAX (0, s.comm_end - bwd_done);
+  out->comm_total = s.comm_total;
+  out->step = MAX (bwd_done, s.comm_end) + opt_s;
+  trace_add (trace, "optimizer", -2, MAX (bwd_done, s.comm_end), opt_s, FALSE);
+  for (int a = 0; a < DPS_ALGO_COUNT; a++)
+    algo_count[a] = s.algo_count[a];
+  for (int p = 0; p < DPS_PROTO_COUNT; p++)
+    proto_count[p] = s.proto_count[p];
+  dps_engine_free (s.e);
+  g_free (args);
+  g_free (layer_end);
+  g_free (s.bytes);
+  g_free (s.ready);
+  g_free (s.is_ready);
+}
+
+static int
+cmp_double (gconstpointer a, gconstpointer b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return x < y ? -1 : x > y;
+}
+
+static double
+percentile (const double *sorted, int n, double q)
+{
+  double pos = q * (n - 1);
+  int i = (int) floor (pos);
+  if (i >= n - 1)
+    return sorted[n - 1];
+  return sorted[i] + (pos - i) * (sorted[i + 1] - sorted[i]);
+}
+
+/* Simulates c->trials steps; fills out (clear it with dps_ddp_result_clear).
+ * Fails on impossible settings: no GPUs, a bucket cap of 0, a global batch
+ * smaller than the replica count, a topology that cannot hold the GPUs. */
+gboolean
+dps_ddp_simulate (const DpsDdpConfig *c, DpsDdpResult *out, GError **error)
+{
+  memset (out, 0, sizeof *out);
+  int N = c->n_gpus;
+  if (c->bucket_cap_bytes <= 0 || !isfinite (c->bucket_cap_bytes)) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--bucket-cap-mb: must be more than 0");
+    return FALSE;
+  }
+  if (c->first_bucket_bytes < 0) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--first-bucket-mb: must be 0 or more");
+    return FALSE;
+  }
+  if (c->grad_accum < 1 || c->trials < 1 || c->powersgd_rank < 1) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: must be at least 1",
+                 c->grad_accum < 1 ? "--grad-accum" : c->trials < 1 ? "--trials" : "--compress powersgd:R");
+    return FALSE;
+  }
+  double batch = c->batch;
+  double micro = N * (double) c->grad_accum;
+  if (c->global_batch > 0) {
+    if (c->global_batch < micro) {
+      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT,
+                   "--global-batch: %g samples cannot be split over %d replicas x %d micro-steps",
+                   c->global_batch, N, c->grad_accum);
+      return FALSE;
+    }
+    batch = ceil (c->global_batch / micro);
+  }
+  if (!(batch >= 1)) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--batch: must be at least 1");
+    return FALSE;
+  }
+  DpsCollCost *cost = dps_coll_cost_new (c->topo, &c->coll, N, DPS_OP_ALLREDUCE, c->algo_mask, c->proto_mask,
+                                         0, c->mode, error);
+  if (!cost)
+    return FALSE;
+  const DpsModel *m = c->model;
+  int L = dps_model_n_layers (m);
+  DpsBuckets *bk = dps_buckets_assign (m, c->bucket_cap_bytes, c->first_bucket_bytes, dps_dtype_bytes (c->grad_dtype));
+  int nb = dps_buckets_count (bk);
+  double *bbytes = g_new (double, MAX (nb, 1));
+  for (int b = 0; b < nb; b++) {
+    bbytes[b] = bucket_bytes (c, bk, dps_buckets_get (bk, b));
+    out->comm_bytes += bbytes[b];
+  }
+  double *fwd = g_new (double, L), *bwd = g_new (double, L);
+  const DpsDeviceSpec *dev = &dps_topo_spec (c->topo)->gpu;
+  dps_compute_layer_times (m, dev, &c->compute, batch, fwd, bwd);
+  double opt_s = m->n_params * dps_optimizer_bytes_moved (c->optimizer, c->mixed)
+                 / (dev->memory_bw_Bps * c->compute.mem_efficiency);
+  double single = opt_s;
+  for (int l = 0; l < L; l++)
+    single += c->grad_accum * (fwd[l] + bwd[l]);
+
+  GRand *rand = g_rand_new_with_seed ((guint32) (c->seed ^ (c->seed >> 32)));
+  double *steps = g_new (double, c->trials);
+  if (c->trace_replicas > 0) {
+    out->trace = g_array_new (FALSE, FALSE, sizeof (DpsTraceEvent));
+  }
+  TrialOut sum = { 0 };
+  for (int t = 0; t < c->trials; t++) {
+    TrialOut o;
+    trial (c, cost, bk, bbytes, fwd, bwd, opt_s, N, rand, t == 0 ? out->trace : NULL, &o,
+           out->algo_count, out->proto_count);
+    steps[t] = o.step;
+    sum.step += o.step;
+    sum.compute += o.compute;
+    sum.straggler += o.straggler;
+    sum.exposed += o.exposed;
+    sum.comm_total += o.comm_total;
+  }
+  int T = c->trials;
+  qsort (steps, T, sizeof (double), cmp_double);
+  out->replicas = N;
+  out->n_buckets = nb;
+  out->batch_per_replica = batch;
+  out->global_batch = batch * micro;
+  out->step_mean_s = sum.step / T;
+  out->step_p5_s = percentile (steps, T, 0.05);
+  out->step_p95_s = percentile (steps, T, 0.95);
+  out->compute_s = sum.compute / T;
+  out->straggler_s = sum.straggler / T;
+  out->exposed_comm_s = sum.exposed / T;
+  out->comm_total_s = sum.comm_total / T;
+  out->optimizer_s = opt_s;
+  out->overlap = out->comm_total_s > 0 ? 1 - out->exposed_comm_s / out->comm_total_s : 1;
+  /* the input pipeline: each node's loader must supply its GPUs' samples */
+  if (c->loader_samples_per_s > 0) {
+    int per_node = MIN (N, dps_topo_gpus_per_node (c->topo));
+    double t_load = per_node * batch * c->grad_accum / c->loader_samples_per_s;
+    if (t_load > out->step_mean_s) {
+      out->loader_bound_s = t_load - out->step_mean_s;
+      out->step_mean_s = t_load;
+      out->step_p5_s = MAX (out->step_p5_s, t_load);
+      out->step_p95_s = MAX (out->step_p95_s, t_load);
+    }
+  }
+  out->single_step_s = single;
+  out->efficiency = single / out->step_mean_s;
+  out->samples_per_s = out->global_batch / out->step_mean_s;
+  out->tokens_per_s = out->samples_per_s * m->seq_len;
+  dps_memory_estimate (m, c->mixed, c->grad_dtype, c->optimizer, c->grad_as_bucket_view, c->compute.dtype,
+                       batch, &out->memory);
+  out->fits = out->memory.total <= dev->memory_bytes;
+  out->cost_per_step = N * c->price_per_gpu_hour * out->step_mean_s / 3600;
+  out->cost_per_msample = out->cost_per_step / out->global_batch * 1e6;
+  if (c->critical_batch > 0 && c->steps_to_target > 0) {
+    out->steps_to_target = c->steps_to_target * (1 + c->critical_batch / out->global_batch);
+    out->time_to_target_s = out->steps_to_target * out->step_mean_s;
+    out->cost_to_target = out->steps_to_target * out->cost_per_step;
+  }
+  g_free (steps);
+  g_rand_free (rand);
+  g_free (fwd);
+  g_free (bwd);
+  g_free (bbytes);
+  dps_buckets_free (bk);
+  dps_coll_cost_free (cost);
+  return TRUE;
+}
+
+void
+dps_ddp_result_clear (DpsDdpResult *r)
+{
+  if (r->trace) {
+    for (guint i = 0; i < r->trace->len; i++)
+      g_free (g_array_index (r->trace, DpsTraceEvent, i).name);
+    g_array_free (r->trace, TRUE);
+    r->trace = NULL;
+  }
+}
+
+/* Writes the first trial's step as a Chrome trace (Perfetto and
+ * chrome://tracing open it): process "compute" with one thread per replica,
+ * process "communication" with the bucket all-reduces, times in us. */
+gboolean
+dps_ddp_write_trace (const DpsDdpResult *r, const char *path, GError **error)
+{
+  g_return_val_if_fail (r->trace != NULL, FALSE);
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "displayTimeUnit");
+  json_builder_add_string_value (b, "ms");
+  json_builder_set_member_name (b, "traceEvents");
+  json_builder_begin_array (b);
+  static const char *const procs[] = { "compute", "communication", "optimizer" };
+  for (int p = 0; p < 3; p++) {
+    json_builder_begin_object (b);
+    json_builder_set_member_name (b, "ph"); json_builder_add_string_value (b, "M");
+    json_builder_set_member_name (b, "name"); json_builder_add_string_value (b, "process_name");
+    json_builder_set_member_name (b, "pid"); json_builder_add_int_value (b, p);
+    json_builder_set_member_name (b, "args");
+    json_builder_begin_object (b);
+    json_builder_set_member_name (b, "name"); json_builder_add_string_value (b, procs[p]);
+    json_builder_end_object (b);
+    json_builder_end_object (b);
+  }
+  for (guint i = 0; i < r->trace->len; i++) {
+    const DpsTraceEvent *ev = &g_array_index (r->trace, DpsTraceEvent, i);
+    json_builder_begin_object (b);
+    json_builder_set_member_name (b, "name"); json_builder_add_string_value (b, ev->name);
+    json_builder_set_member_name (b, "ph"); json_builder_add_string_value (b, "X");
+    json_builder_set_member_name (b, "pid"); json_builder_add_int_value (b, ev->lane >= 0 ? 0 : ev->lane == -1 ? 1 : 2);
+    json_builder_set_member_name (b, "tid"); json_builder_add_int_value (b, MAX (ev->lane, 0));
+    json_builder_set_member_name (b, "ts"); json_builder_add_double_value (b, ev->start_s * 1e6);
+    json_builder_set_member_name (b, "dur"); json_builder_add_double_value (b, ev->dur_s * 1e6);
+    json_builder_set_member_name (b, "cat");
+    json_builder_add_string_value (b, ev->comm ? "allreduce" : ev->lane >= 0 ? "compute" : "optimizer");
+    json_builder_end_object (b);
+  }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+  g_autoptr (JsonGenerator) gen = json_generator_new ();
+  g_autoptr (JsonNode) root = json_builder_get_root (b);
+  json_generator_set_root (gen, root);
+  g_autofree char *text = json_generator_to_data (gen, NULL);
+  g_autoptr (GError) local = NULL;
+  if (!g_file_set_contents (path, text, -1, &local)) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_IO, "--trace %s: %s", path, local->message);
+    return FALSE;
+  }
+  return TRUE;
+}

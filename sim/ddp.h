@@ -1,0 +1,87 @@
+/* ddp — one synchronised step of PyTorch DistributedDataParallel training,
+ * simulated on the event engine.
+ *
+ * Each replica runs forward over the layers, then backward in reverse; a
+ * layer's gradients are ready when its backward ends, and a bucket when its
+ * last tensor is (buckets.h).  A bucket's all-reduce is launched when it is
+ * ready on every replica and every lower-numbered bucket has been launched;
+ * the collectives of the group run one after another (one NCCL
+ * communicator, one stream).  The optimizer runs after the last all-reduce
+ * ends and the step lasts until the slowest replica is done.
+ *
+ * Options model what users change: the bucket caps, the gradient type and
+ * compression (fp16 halves the bytes; PowerSGD of rank R reduces each
+ * rows x cols matrix to (rows + cols) x R values), gradient accumulation
+ * (K-1 no_sync micro-steps without communication, then one synchronised),
+ * no overlap (all-reduces after backward), find_unused_parameters (a usage
+ * bitmap all-reduced after the buckets), a contention factor by which
+ * compute and communication slow each other while they overlap, and
+ * stragglers: per-layer compute jitter (coefficient of variation), slow
+ * replicas, OS noise (an exponential delay per replica and step).  Monte
+ * Carlo over seeded trials gives the mean and a 90% interval; the same seed
+ * gives the same answer.
+ */
+#pragma once
+
+#include "model.h"
+#include "topo.h"
+#include "coll.h"
+#include "compute.h"
+#include "memory.h"
+
+typedef enum { DPS_COMPRESS_NONE, DPS_COMPRESS_FP16, DPS_COMPRESS_POWERSGD } DpsCompress;
+
+typedef struct {
+  const DpsModel *model;
+  const DpsTopo  *topo;
+  int             n_gpus;
+  DpsCollParams   coll;
+  guint           algo_mask, proto_mask;
+  DpsNetMode      mode;
+  DpsComputeParams compute;
+  double          batch;               /* per replica (weak scaling) */
+  double          global_batch;        /* > 0: strong scaling, split across replicas */
+  double          bucket_cap_bytes, first_bucket_bytes;
+  DpsDtype        grad_dtype;
+  DpsCompress     compress;
+  int             powersgd_rank;
+  int             grad_accum;
+  gboolean        no_overlap, find_unused, grad_as_bucket_view, mixed;
+  DpsOptimizer    optimizer;
+  double          contention;          /* 0: none; 0.2: both 20% slower while overlapping */
+  double          jitter_cv;
+  int             slow_replicas;
+  double          slow_factor;
+  double          os_noise_s;          /* mean of an exponential delay per replica and step */
+  int             trials;
+  guint64         seed;
+  double          loader_samples_per_s;  /* per node; 0: unlimited */
+  double          critical_batch, steps_to_target;
+  double          price_per_gpu_hour;
+  int             trace_replicas;      /* replicas drawn in the trace */
+} DpsDdpConfig;
+
+typedef struct { char *name; int lane; double start_s, dur_s; gboolean comm; } DpsTraceEvent;
+
+typedef struct {
+  int     replicas, n_buckets;
+  double  batch_per_replica, global_batch;
+  double  step_mean_s, step_p5_s, step_p95_s;
+  double  compute_s, straggler_s, exposed_comm_s, optimizer_s, comm_total_s, loader_bound_s;
+  double  overlap;                     /* share of communication hidden behind backward */
+  double  single_step_s;               /* one replica, same per-replica batch */
+  double  efficiency;
+  double  samples_per_s, tokens_per_s;
+  DpsMemory memory;
+  gboolean fits;
+  double  comm_bytes;                  /* all-reduced per step per replica */
+  int     algo_count[DPS_ALGO_COUNT], proto_count[DPS_PROTO_COUNT];
+  double  cost_per_step, cost_per_msample;
+  double  steps_to_target, time_to_target_s, cost_to_target;
+  GArray *trace;                       /* DpsTraceEvent, first trial; NULL unless asked */
+} DpsDdpResult;
+
+void     dps_ddp_config_default (DpsDdpConfig *c);
+gboolean dps_ddp_simulate (const DpsDdpConfig *c, DpsDdpResult *out, GError **error);
+void     dps_ddp_result_clear (DpsDdpResult *r);
+gboolean dps_ddp_write_trace (const DpsDdpResult *r, const char *path, GError **error);

@@ -1,0 +1,121 @@
+/* model.c — see model.h. */
+#include "model.h"
+
+static void
+layer_clear (gpointer p)
+{
+  g_free (((DpsLayer *) p)->name);
+}
+
+static void
+tensor_clear (gpointer p)
+{
+  g_free (((DpsTensor *) p)->name);
+}
+
+/* An empty model; free with dps_model_free. */
+DpsModel *
+dps_model_new (const char *name)
+{
+  DpsModel *m = g_new0 (DpsModel, 1);
+  m->name = g_strdup (name);
+  m->layers = g_array_new (FALSE, TRUE, sizeof (DpsLayer));
+  g_array_set_clear_func (m->layers, layer_clear);
+  m->tensors = g_array_new (FALSE, TRUE, sizeof (DpsTensor));
+  g_array_set_clear_func (m->tensors, tensor_clear);
+  m->time_batch = 1;
+  return m;
+}
+
+void
+dps_model_free (DpsModel *m)
+{
+  if (!m)
+    return;
+  g_free (m->name);
+  g_free (m->source);
+  g_array_free (m->layers, TRUE);
+  g_array_free (m->tensors, TRUE);
+  g_free (m);
+}
+
+/* Appends a layer; tensors added next belong to it.  Returns its index. */
+int
+dps_model_add_layer (DpsModel *m, const char *name, double fwd_flops, double act_bytes, double io_bytes)
+{
+  DpsLayer l = { g_strdup (name), 0, (int) m->tensors->len, 0, fwd_flops, act_bytes, io_bytes, -1, -1 };
+  g_array_append_val (m->layers, l);
+  return (int) m->layers->len - 1;
+}
+
+static void
+add (DpsModel *m, const char *name, gint64 numel, gint64 rows, gint64 cols)
+{
+  g_return_if_fail (m->layers->len > 0);
+  int li = (int) m->layers->len - 1;
+  DpsTensor t = { g_strdup (name), numel, rows, cols, li };
+  g_array_append_val (m->tensors, t);
+  DpsLayer *l = &g_array_index (m->layers, DpsLayer, li);
+  l->n_params += numel;
+  l->n_tensors++;
+  m->n_params += numel;
+}
+
+/* Appends a rows x cols weight to the last layer. */
+void
+dps_model_add_tensor (DpsModel *m, const char *name, gint64 rows, gint64 cols)
+{
+  add (m, name, rows * cols, rows, cols);
+}
+
+/* Appends a 1-D parameter (bias, norm weight) to the last layer. */
+void
+dps_model_add_vector (DpsModel *m, const char *name, gint64 numel)
+{
+  add (m, name, numel, 0, 0);
+}
+
+int dps_model_n_layers (const DpsModel *m) { return (int) m->layers->len; }
+int dps_model_n_tensors (const DpsModel *m) { return (int) m->tensors->len; }
+
+const DpsLayer *
+dps_model_layer (const DpsModel *m, int i)
+{
+  return &g_array_index (m->layers, DpsLayer, i);
+}
+
+const DpsTensor *
+dps_model_tensor (const DpsModel *m, int i)
+{
+  return &g_array_index (m->tensors, DpsTensor, i);
+}
+
+/* Forward FLOPs of one sample through the whole model. */
+double
+dps_model_fwd_flops (const DpsModel *m)
+{
+  double f = 0;
+  for (guint i = 0; i < m->layers->len; i++)
+    f += g_array_index (m->layers, DpsLayer, i).fwd_flops;
+  return f;
+}
+
+/* Activation bytes one sample keeps for backward (2-byte elements). */
+double
+dps_model_act_bytes (const DpsModel *m)
+{
+  double b = 0;
+  for (guint i = 0; i < m->layers->len; i++)
+    b += g_array_index (m->layers, DpsLayer, i).act_bytes;
+  return b;
+}
+
+/* TRUE when every layer carries measured times (a CSV model). */
+gboolean
+dps_model_has_times (const DpsModel *m)
+{
+  for (guint i = 0; i < m->layers->len; i++)
+    if (g_array_index (m->layers, DpsLayer, i).fwd_time_s < 0)
+      return FALSE;
+  return m->layers->len > 0;
+}

@@ -1,0 +1,63 @@
+/* model — a network to train, as DDP sees it: parameter tensors in
+ * definition order (model.parameters()), grouped into layers that run one
+ * after another, each with its forward cost per sample.
+ *
+ * Per layer and per sample: forward FLOPs, bytes of activations it saves
+ * for backward (at 2 bytes an element, the mixed-precision case; scaled to
+ * the compute type by the memory model), and bytes it moves besides its
+ * weights (for the roofline).  A model read from a per-layer CSV carries
+ * measured forward and backward times instead (at the batch it was measured
+ * with).  A "sample" is an image or a sequence of seq_len tokens.
+ */
+#pragma once
+
+#include <glib.h>
+
+typedef struct {
+  char  *name;
+  gint64 numel;
+  gint64 rows, cols;     /* a 2-D weight (PowerSGD compresses these); rows = 0: not a matrix */
+  int    layer;
+} DpsTensor;
+
+typedef struct {
+  char  *name;
+  gint64 n_params;
+  int    first_tensor, n_tensors;
+  double fwd_flops;      /* per sample */
+  double act_bytes;      /* activations kept for backward, per sample, 2-byte elements */
+  double io_bytes;       /* bytes read and written besides weights, per sample, 2-byte elements */
+  double fwd_time_s;     /* measured, at time_batch; < 0 when not given */
+  double bwd_time_s;
+} DpsLayer;
+
+typedef struct {
+  char   *name;
+  char   *source;        /* file it came from */
+  GArray *layers;        /* DpsLayer */
+  GArray *tensors;       /* DpsTensor */
+  gint64  n_params;
+  int     seq_len;       /* tokens per sample, 0 for non-token models */
+  int     time_batch;    /* batch the measured times are for */
+} DpsModel;
+
+DpsModel *dps_model_new (const char *name);
+void      dps_model_free (DpsModel *m);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (DpsModel, dps_model_free)
+int       dps_model_add_layer (DpsModel *m, const char *name, double fwd_flops, double act_bytes, double io_bytes);
+void      dps_model_add_tensor (DpsModel *m, const char *name, gint64 rows, gint64 cols);
+void      dps_model_add_vector (DpsModel *m, const char *name, gint64 numel);
+int       dps_model_n_layers (const DpsModel *m);
+int       dps_model_n_tensors (const DpsModel *m);
+const DpsLayer  *dps_model_layer (const DpsModel *m, int i);
+const DpsTensor *dps_model_tensor (const DpsModel *m, int i);
+double    dps_model_fwd_flops (const DpsModel *m);
+double    dps_model_act_bytes (const DpsModel *m);
+gboolean  dps_model_has_times (const DpsModel *m);
+
+/* loading: zoo files (sim/models/NAME.model), per-layer CSV */
+DpsModel *dps_model_load (const char *name_or_path, GError **error);
+DpsModel *dps_model_load_csv (const char *path, GError **error);
+DpsModel *dps_model_load_csv_data (const char *name, const char *data, gssize len, GError **error);
+DpsModel *dps_model_load_keyfile_data (const char *name, const char *data, gssize len, GError **error);
+char    **dps_model_list_shipped (void);

@@ -1,0 +1,7 @@
+/* plot — render a result file with one of the gnuplot scripts in plots/. */
+#pragma once
+
+#include <glib.h>
+
+gboolean dps_plot_render (const char *script, const char *datafile, const char *outfile,
+                          const char *title, GError **error);
