@@ -79,5 +79,32 @@ if [ "$(wc -l <"$tmp/r.csv")" -eq 4 ]; then pass=$((pass + 1)); else fail=$((fai
 expect 1 "\-o $tmp/none/r.csv" -- collective -o "$tmp/none/r.csv"
 if [ ! -e "$tmp/none/r.csv" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
 
+# predict and sweep
+expect 0 "step time" -- predict
+expect 0 "scaling eff" -- predict --model resnet50 --topology dgx-a100 --gpus 16 --batch 64
+expect 2 "\-\-gpus: 12 GPUs span nodes of 8" -- predict --gpus 12
+expect 2 "\-\-gpus: '0'" -- predict --gpus 0
+expect 2 "\-\-bucket-cap-mb: '0'" -- predict --bucket-cap-mb 0
+expect 2 "\-\-compress: 'zip'" -- predict --compress zip
+expect 2 "\-\-global-batch: 8 samples cannot be split over 64" -- predict --global-batch 8
+expect 2 "\-\-model: no file 'gpt5'" -- predict --model gpt5
+printf 'layer,params,forward_ms,backward_ms\nfc,10,x,1\n' >"$tmp/bad.csv"
+expect 1 "bad.csv:2: forward_ms: 'x'" -- predict --model "$tmp/bad.csv"
+printf '# batch: 4\nlayer,params,forward_ms,backward_ms\nfc1,1000000,2,4\nfc2,1000000,2,4\n' >"$tmp/mine.csv"
+expect 0 "2 layers" -- predict --model "$tmp/mine.csv" --gpus 8
+expect 0 "90% interval" -- predict --jitter 0.05 --trials 5 --gpus 16
+expect 0 "step_s,step_p5_s" -- predict --format csv --gpus 16
+expect 0 '"efficiency"' -- predict --format json --gpus 16
+expect 0 "does not fit" -- predict --batch 64 --gpus 8
+expect 0 "" -- predict --gpus 16 --trace "$tmp/t.json"
+if grep -q '"traceEvents"' "$tmp/t.json" && grep -q '"allreduce"' "$tmp/t.json"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: trace" >&2; fi
+expect 0 "wrote" -- sweep --gpus 1,8,64 -o "$tmp/sw"
+for f in sw.csv sw.png sw.svg; do
+  if [ -s "$tmp/$f" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: sweep wrote no $f" >&2; fi
+done
+if [ "$(grep -c '^GPT-2 XL,' "$tmp/sw.csv")" -eq 3 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: sweep rows" >&2; fi
+expect 0 "dgx1\|DGX-1" -- sweep --gpus 8,16 --topology dgx-h100,dgx1-v100 --bucket-cap-mb 5,25 --format csv
+expect 2 "100000 points asked for, the limit is 10000" -- sweep --gpus 1,2,4,8,16,32,64,128,256,512 --bucket-cap-mb 1,2,3,4,5,6,7,8,9,10 --batch 1,2,3,4,5,6,7,8,9,10 --grad-accum 1,2,3,4,5,6,7,8,9,10 --topology dgx-h100,dgx-a100,aws-p5,aws-p4de,dgx1-v100,pcie-8gpu-2x100g,workstation-4gpu,gb200-nvl72,dgx-h100-oversub2,dgx-h100
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1,0 +1,339 @@
+/* Unit tests of the DDP step simulator (sim/ddp.c). */
+#include "ddp.h"
+#include "buckets.h"
+#include "coll-cost.h"
+#include "topo-load.h"
+#include "error.h"
+
+#include <math.h>
+#include <string.h>
+
+#define REL(a, b) (fabs ((a) - (b)) / fabs (b))
+
+/* Nodes of 8 GPUs on a switch; NIC and NVSwitch bandwidth as given. */
+static DpsTopo *
+make_topo (int nodes, double intra_GBps, double nic_Gbps)
+{
+  g_autofree char *text = g_strdup_printf (
+    "[system]\nname = t\ngpus_per_node = 8\n"
+    "[gpu]\nmodel = g\nbf16_tflops = 100\nfp32_tflops = 10\nmemory_GB = 80\nmemory_bw_GBps = 1000\n"
+    "[intra]\nfabric = nvswitch\nbw_GBps = %g\npcie_GBps = %g\n"
+    "[nic]\ncount = 8\nbw_Gbps = %g\ngpus = 0;1;2;3;4;5;6;7\n", intra_GBps, intra_GBps, nic_Gbps);
+  g_autoptr (GError) e = NULL;
+  g_autoptr (DpsTopoSpec) s = dps_topo_spec_load_data ("t.topo", text, -1, &e);
+  g_assert_no_error (e);
+  DpsTopo *t = dps_topo_new (s, nodes, &e);
+  g_assert_no_error (e);
+  return t;
+}
+
+/* A profiled model: 8 layers, 1M parameters each, forward 1 ms and
+ * backward 2 ms per layer at batch 8. */
+static DpsModel *
+csv_model (void)
+{
+  GString *s = g_string_new ("# batch: 8\nlayer,params,forward_ms,backward_ms\n");
+  for (int i = 0; i < 8; i++)
+    g_string_append_printf (s, "l%d,1000000,1,2\n", i);
+  g_autoptr (GError) e = NULL;
+  DpsModel *m = dps_model_load_csv_data ("m.csv", s->str, -1, &e);
+  g_assert_no_error (e);
+  g_string_free (s, TRUE);
+  return m;
+}
+
+static void
+config (DpsDdpConfig *c, const DpsModel *m, const DpsTopo *t)
+{
+  dps_ddp_config_default (c);
+  c->model = m;
+  c->topo = t;
+  c->n_gpus = dps_topo_n_gpus (t);
+  c->batch = 8;
+  c->bucket_cap_bytes = 4e6;     /* one layer's fp32 gradients per bucket */
+  c->first_bucket_bytes = 0;
+  c->trace_replicas = 0;
+}
+
+static void
+run (const DpsDdpConfig *c, DpsDdpResult *r)
+{
+  g_autoptr (GError) e = NULL;
+  g_assert_true (dps_ddp_simulate (c, r, &e));
+  g_assert_no_error (e);
+}
+
+/* With communication for free (huge bandwidth, no latency) a step is the
+ * compute alone: efficiency 1. */
+static void
+test_free_comm (void)
+{
+  g_autoptr (DpsModel) m = csv_model ();
+  g_autoptr (DpsTopo) t = make_topo (2, 1e9, 1e10);
+  DpsDdpConfig c;
+  config (&c, m, t);
+  memset (c.coll.base_s, 0, sizeof c.coll.base_s);
+  memset (c.coll.step_s, 0, sizeof c.coll.step_s);
+  c.coll.net_overhead_s = 0;
+  DpsDdpResult r;
+  run (&c, &r);
+  g_assert_cmpfloat (REL (r.efficiency, 1.0), <, 1e-6);
+  /* and compute is 8 x (1 + 2) ms */
+  g_assert_cmpfloat (REL (r.compute_s, 24e-3), <, 1e-12);
+}
+
+/* The sum of the bucket all-reduces, timed one by one. */
+static double
+sum_of_buckets (const DpsDdpConfig *c)
+{
+  g_autoptr (DpsCollCost) cost = dps_coll_cost_new (c->topo, &c->coll, c->n_gpus, DPS_OP_ALLREDUCE, c->algo_mask,
+                                                    c->proto_mask, 0, c->mode, NULL);
+  g_autoptr (DpsBuckets) b = dps_buckets_assign (c->model, c->bucket_cap_bytes, c->first_bucket_bytes, 4);
+  double sum = 0;
+  for (int i = 0; i < dps_buckets_count (b); i++)
+    sum += dps_coll_cost_time (cost, dps_buckets_get (b, i)->bytes, NULL, NULL);
+  return sum;
+}
+
+/* Without overlap, a step is compute + every bucket's all-reduce one after
+ * the other + the optimizer.  With overlap it lies between
+ * max(compute, comm) and their sum. */
+static void
+test_overlap_bounds (void)
+{
+  g_autoptr (DpsModel) m = csv_model ();
+  g_autoptr (DpsTopo) t = make_topo (2, 100, 10);   /* a slow network: comm matters */
+  DpsDdpConfig c;
+  config (&c, m, t);
+  double comm = sum_of_buckets (&c);
+  DpsDdpResult r;
+  c.no_overlap = TRUE;
+  run (&c, &r);
+  double compute = 24e-3;
+  g_assert_cmpint (r.n_buckets, ==, 8);
+  g_assert_cmpfloat (REL (r.step_mean_s, compute + comm + r.optimizer_s), <, 1e-9);
+  c.no_overlap = FALSE;
+  run (&c, &r);
+  double step = r.step_mean_s - r.optimizer_s;
+  g_assert_cmpfloat (step, >=, MAX (compute, comm) * (1 - 1e-12));
+  g_assert_cmpfloat (step, <=, (compute + comm) * (1 + 1e-12));
+  g_assert_cmpfloat (step, <, compute + comm);   /* overlap buys something here */
+}
+
+/* One replica slower by f makes every replica wait: the step takes at
+ * least f x the compute, and the wait shows as straggler time. */
+static void
+test_slow_replica (void)
+{
+  g_autoptr (DpsModel) m = csv_model ();
+  g_autoptr (DpsTopo) t = make_topo (2, 100, 100);
+  DpsDdpConfig c;
+  config (&c, m, t);
+  c.slow_replicas = 1;
+  c.slow_factor = 1.5;
+  DpsDdpResult r;
+  run (&c, &r);
+  /* the last bucket (layer 0's gradients) can only be all-reduced once the
+   * slow replica has finished its backward, at 1.5 x 24 ms */
+  g_autoptr (DpsCollCost) cost = dps_coll_cost_new (t, &c.coll, 16, DPS_OP_ALLREDUCE, c.algo_mask, c.proto_mask, 0,
+                                                    c.mode, NULL);
+  double last = dps_coll_cost_time (cost, 4e6, NULL, NULL);
+  g_assert_cmpfloat (last, >, 0);
+  g_assert_cmpfloat (r.step_mean_s - r.optimizer_s, >=, (1.5 * 24e-3 + last) * (1 - 1e-12));
+  /* mean compute (15 x 24 + 36) / 16 ms; the slowest ends at 36 ms */
+  g_assert_cmpfloat (REL (r.straggler_s, 36e-3 - (15 * 24e-3 + 36e-3) / 16), <, 1e-9);
+}
+
+/* Gradient accumulation over K micro-steps: compute grows K-fold while the
+ * all-reduced bytes stay those of one step, so the communication share
+ * falls by about K (exactly, without overlap). */
+static void
+test_grad_accum (void)
+{
+  g_autoptr (DpsModel) m = csv_model ();
+  g_autoptr (DpsTopo) t = make_topo (2, 100, 10);
+  DpsDdpConfig c;
+  config (&c, m, t);
+  c.no_overlap = TRUE;
+  DpsDdpResult r1, r4;
+  run (&c, &r1);
+  c.grad_accum = 4;
+  run (&c, &r4);
+  g_assert_cmpfloat (REL (r4.comm_total_s, r1.comm_total_s), <, 1e-12);
+  g_assert_cmpfloat (REL (r4.compute_s, 4 * r1.compute_s), <, 1e-12);
+  g_assert_cmpfloat (r4.global_batch, ==, 4 * r1.global_batch);
+}
+
+/* Strong scaling: a global batch of 64 split over N replicas gives each
+ * 64/N samples, and compute (linear in the batch for a profiled model)
+ * falls as 1/N. */
+static void
+test_strong_scaling (void)
+{
+  g_autoptr (DpsModel) m = csv_model ();
+  double c1 = 0;
+  for (int n = 1; n <= 8; n *= 2) {
+    g_autoptr (DpsTopo) t = make_topo (1, 100, 100);
+    DpsDdpConfig c;
+    config (&c, m, t);
+    c.n_gpus = n;
+    c.global_batch = 64;
+    DpsDdpResult r;
+    run (&c, &r);
+    g_assert_cmpfloat (r.batch_per_replica, ==, 64.0 / n);
+    if (n == 1)
+      c1 = r.compute_s;
+    g_assert_cmpfloat (REL (r.compute_s, c1 / n), <, 1e-12);
+  }
+}
+
+/* fp16 compression halves the bytes all-reduced; PowerSGD of rank 4 sends
+ * (rows + cols) x 4 values for a rows x cols matrix. */
+static void
+test_compression (void)
+{
+  g_autoptr (DpsModel) m = dps_model_new ("mat");
+  dps_model_add_layer (m, "fc", 1e9, 0, 0);
+  dps_model_add_tensor (m, "fc.weight", 1000, 1000);
+  dps_model_add_vector (m, "fc.bias", 1000);
+  g_autoptr (DpsTopo) t = make_topo (1, 100, 100);
+  DpsDdpConfig c;
+  config (&c, m, t);
+  DpsDdpResult r;
+  run (&c, &r);
+  g_assert_cmpfloat (r.comm_bytes, ==, 4.0 * 1001000);
+  c.compress = DPS_COMPRESS_FP16;
+  run (&c, &r);
+  g_assert_cmpfloat (r.comm_bytes, ==, 2.0 * 1001000);
+  c.compress = DPS_COMPRESS_POWERSGD;
+  c.powersgd_rank = 4;
+  run (&c, &r);
+  g_assert_cmpfloat (r.comm_bytes, ==, 4.0 * (2000 * 4 + 1000));
+}
+
+/* Adam in mixed precision with bf16 gradients and gradient_as_bucket_view:
+ * 2 (weights) + 2 (gradients) + 4 (fp32 master) + 8 (moments) = 16 bytes per
+ * parameter, plus activations. */
+static void
+test_memory (void)
+{
+  g_autoptr (GError) e = NULL;
+  g_autoptr (DpsModel) m = dps_model_load ("gpt2", &e);
+  g_autoptr (DpsTopo) t = make_topo (1, 100, 100);
+  DpsDdpConfig c;
+  config (&c, m, t);
+  c.grad_dtype = DPS_DTYPE_BF16;
+  c.grad_as_bucket_view = TRUE;
+  c.mixed = TRUE;
+  c.optimizer = DPS_OPT_ADAM;
+  DpsDdpResult r;
+  run (&c, &r);
+  g_assert_cmpfloat (r.memory.total - r.memory.activations, ==, 16.0 * m->n_params);
+  g_assert_cmpfloat (r.memory.activations, ==, dps_model_act_bytes (m) * 8);
+  /* without the bucket view DDP keeps a second copy of the gradients */
+  c.grad_as_bucket_view = FALSE;
+  run (&c, &r);
+  g_assert_cmpfloat (r.memory.buckets, ==, 2.0 * m->n_params);
+}
+
+/* Monte Carlo: the same seed gives the same answer, another seed another;
+ * the 90% interval holds the mean. */
+static void
+test_seeds (void)
+{
+  g_autoptr (DpsModel) m = csv_model ();
+  g_autoptr (DpsTopo) t = make_topo (2, 100, 100);
+  DpsDdpConfig c;
+  config (&c, m, t);
+  c.jitter_cv = 0.1;
+  c.os_noise_s = 1e-3;
+  c.trials = 30;
+  c.seed = 7;
+  DpsDdpResult a, b, d;
+  run (&c, &a);
+  run (&c, &b);
+  c.seed = 8;
+  run (&c, &d);
+  g_assert_cmpfloat (a.step_mean_s, ==, b.step_mean_s);
+  g_assert_cmpfloat (a.step_p95_s, ==, b.step_p95_s);
+  g_assert_cmpfloat (a.step_mean_s, !=, d.step_mean_s);
+  g_assert_cmpfloat (a.step_p5_s, <=, a.step_mean_s);
+  g_assert_cmpfloat (a.step_mean_s, <=, a.step_p95_s);
+  g_assert_cmpfloat (a.step_p5_s, <, a.step_p95_s);
+  /* jitter across 16 replicas: the slowest is slower than the average */
+  g_assert_cmpfloat (a.straggler_s, >, 0);
+}
+
+/* Time to target: steps(B) = S_min (1 + B_noise / B); cost per step from
+ * the price of a GPU-hour. */
+static void
+test_convergence_and_cost (void)
+{
+  g_autoptr (DpsModel) m = csv_model ();
+  g_autoptr (DpsTopo) t = make_topo (2, 100, 100);
+  DpsDdpConfig c;
+  config (&c, m, t);
+  c.critical_batch = 256;
+  c.steps_to_target = 1000;
+  c.price_per_gpu_hour = 3.6;
+  DpsDdpResult r;
+  run (&c, &r);
+  g_assert_cmpfloat (r.global_batch, ==, 128);
+  g_assert_cmpfloat (r.steps_to_target, ==, 1000 * (1 + 256.0 / 128));
+  g_assert_cmpfloat (REL (r.time_to_target_s, r.steps_to_target * r.step_mean_s), <, 1e-12);
+  g_assert_cmpfloat (REL (r.cost_per_step, 16 * 3.6 * r.step_mean_s / 3600), <, 1e-12);
+}
+
+/* A loader delivering 100 samples/s per node bounds a step of 8 GPUs x 8
+ * samples to 0.64 s. */
+static void
+test_loader (void)
+{
+  g_autoptr (DpsModel) m = csv_model ();
+  g_autoptr (DpsTopo) t = make_topo (2, 100, 100);
+  DpsDdpConfig c;
+  config (&c, m, t);
+  c.loader_samples_per_s = 100;
+  DpsDdpResult r;
+  run (&c, &r);
+  g_assert_cmpfloat (REL (r.step_mean_s, 0.64), <, 1e-12);
+  g_assert_cmpfloat (r.loader_bound_s, >, 0);
+}
+
+/* Impossible settings are refused, naming the flag. */
+static void
+test_refused (void)
+{
+  g_autoptr (DpsModel) m = csv_model ();
+  g_autoptr (DpsTopo) t = make_topo (2, 100, 100);
+  DpsDdpConfig c;
+  DpsDdpResult r;
+  g_autoptr (GError) e = NULL;
+  config (&c, m, t);
+  c.bucket_cap_bytes = 0;
+  g_assert_false (dps_ddp_simulate (&c, &r, &e));
+  g_assert_nonnull (strstr (e->message, "--bucket-cap-mb"));
+  g_clear_error (&e);
+  config (&c, m, t);
+  c.global_batch = 8;   /* fewer samples than 16 replicas */
+  g_assert_false (dps_ddp_simulate (&c, &r, &e));
+  g_assert_nonnull (strstr (e->message, "--global-batch"));
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/ddp/free-comm", test_free_comm);
+  g_test_add_func ("/ddp/overlap-bounds", test_overlap_bounds);
+  g_test_add_func ("/ddp/slow-replica", test_slow_replica);
+  g_test_add_func ("/ddp/grad-accum", test_grad_accum);
+  g_test_add_func ("/ddp/strong-scaling", test_strong_scaling);
+  g_test_add_func ("/ddp/compression", test_compression);
+  g_test_add_func ("/ddp/memory", test_memory);
+  g_test_add_func ("/ddp/seeds", test_seeds);
+  g_test_add_func ("/ddp/convergence-and-cost", test_convergence_and_cost);
+  g_test_add_func ("/ddp/loader", test_loader);
+  g_test_add_func ("/ddp/refused", test_refused);
+  return g_test_run ();
+}
