@@ -19,12 +19,25 @@ struct DpsCollCost {
   AlgoCost   algo[DPS_ALGO_COUNT];
 };
 
+static double
+best_estimate (const DpsCollCost *c, double bytes)
+{
+  double best = G_MAXDOUBLE;
+  for (int a = 0; a < DPS_ALGO_COUNT; a++)
+    for (int p = 0; c->algo[a].ok && p < DPS_PROTO_COUNT; p++)
+      if (c->algo[a].payload[p] > 0)
+        best = MIN (best, c->algo[a].lat_s[p] + bytes * c->algo[a].load_per_byte_s / c->algo[a].payload[p]);
+  return best;
+}
+
 /* Prepares the costs of op over n_gpus GPUs of topo for the algorithms and
- * protocols allowed.  channels 0: the topology's.  Fails when no allowed
- * algorithm applies. */
+ * protocols allowed.  channels 0: the topology's.  max_bytes > 0: no size
+ * above it will be asked about (algorithms that cannot win up to it are
+ * skipped).  Fails when no allowed algorithm applies. */
 DpsCollCost *
 dps_coll_cost_new (const DpsTopo *topo, const DpsCollParams *params, int n_gpus, DpsCollOp op,
-                   guint algo_mask, guint proto_mask, int channels, DpsNetMode mode, GError **error)
+                   guint algo_mask, guint proto_mask, int channels, DpsNetMode mode, double max_bytes,
+                   GError **error)
 {
   DpsCollCtx ctx;
   if (!dps_coll_ctx_init (&ctx, topo, params, n_gpus, op, REF_BYTES, error))
@@ -37,12 +50,35 @@ dps_coll_cost_new (const DpsTopo *topo, const DpsCollParams *params, int n_gpus,
   c->mode = mode;
   g_autoptr (GError) why = NULL;
   gboolean any = FALSE;
-  for (int a = 0; a < DPS_ALGO_COUNT; a++) {
+  /* NVLS and tree first: their latency is low, so a ring that cannot beat
+   * them is recognised before its flows are built */
+  static const DpsAlgo order[] = { DPS_ALGO_NVLS, DPS_ALGO_TREE, DPS_ALGO_HIER, DPS_ALGO_RING };
+  for (gsize oi = 0; oi < G_N_ELEMENTS (order); oi++) {
+    int a = order[oi];
     if (!(algo_mask & (1u << a)))
       continue;
     ctx.algo = (DpsAlgo) a;
     DpsPlan *plan = NULL;
     g_clear_error (&why);
+    if (any && max_bytes > 0) {
+      DpsCollCtx lat_ctx = ctx;
+      lat_ctx.latency_only = TRUE;
+      if (!dps_coll_build_plan (&lat_ctx, &plan, NULL))
+        continue;
+      double least = G_MAXDOUBLE;
+      for (int p = 0; p < DPS_PROTO_COUNT; p++) {
+        if (!(proto_mask & (1u << p)) || plan->payload[p] <= 0)
+          continue;
+        double lat = 0;
+        for (guint i = 0; i < plan->phases->len; i++)
+          lat += g_array_index (plan->phases, DpsPhase, i).latency_s[p];
+        least = MIN (least, lat);
+      }
+      dps_plan_unref (plan);
+      plan = NULL;
+      if (least > best_estimate (c, max_bytes))
+        continue;   /* slower than another algorithm at every size up to max_bytes */
+    }
     if (!dps_coll_build_plan (&ctx, &plan, &why))
       continue;
     AlgoCost *ac = &c->algo[a];

@@ -9,6 +9,11 @@
  * while the group's collectives run one at a time on a network that carries
  * nothing else, which is how one DDP job uses it.  For each size the
  * algorithm and protocol are NCCL's choice (least analytical estimate).
+ *
+ * Given the largest size it will be asked about, an algorithm whose latency
+ * alone exceeds what another already takes for that size can never be
+ * chosen, and its flows are not built (a flat ring over tens of thousands
+ * of GPUs, say).
  */
 #pragma once
 
@@ -19,7 +24,7 @@ typedef struct DpsCollCost DpsCollCost;
 
 DpsCollCost *dps_coll_cost_new (const DpsTopo *topo, const DpsCollParams *params, int n_gpus,
                                 DpsCollOp op, guint algo_mask, guint proto_mask, int channels,
-                                DpsNetMode mode, GError **error);
+                                DpsNetMode mode, double max_bytes, GError **error);
 void         dps_coll_cost_free (DpsCollCost *c);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (DpsCollCost, dps_coll_cost_free)
 double       dps_coll_cost_time (const DpsCollCost *c, double bytes, DpsAlgo *algo, DpsProto *proto);

@@ -47,7 +47,7 @@ nvls_plan (const DpsCollCtx *ctx, DpsPlan *plan)
 {
   int r = ctx->ranks_per_node, m = ctx->n_nodes;
   double S = ctx->bytes;
-  DpsPhase *ph = dps_plan_add_phase (plan);
+  DpsPhase *ph = dps_plan_add_phase_sized (plan, (guint) (2 * r * m + 4 * r * m));
   for (int p = 0; p < DPS_PROTO_COUNT; p++)
     ph->latency_s[p] = ctx->params->base_s[DPS_ALGO_NVLS][p]
                        + ctx->params->step_s[DPS_ALGO_NVLS][DPS_LINK_NVLINK][p]

@@ -35,7 +35,7 @@ static void
 ring_plan (const DpsCollCtx *ctx, DpsPlan *plan)
 {
   int n = dps_ctx_n_ranks (ctx), m = ctx->n_nodes, nch = ctx->channels;
-  DpsPhase *ph = dps_plan_add_phase (plan);
+  DpsPhase *ph = dps_plan_add_phase_sized (plan, (guint) (n * nch));
   int nsteps, ninter;
   double hop;
   switch (ctx->op) {

@@ -27,7 +27,7 @@ static void
 tree_plan (const DpsCollCtx *ctx, DpsPlan *plan)
 {
   int r = ctx->ranks_per_node, m = ctx->n_nodes, nch = ctx->channels;
-  DpsPhase *ph = dps_plan_add_phase (plan);
+  DpsPhase *ph = dps_plan_add_phase_sized (plan, (guint) (2 * r * m * nch));
   DpsLinkKind intra = dps_topo_intra_kind (ctx->topo);
   for (int p = 0; p < DPS_PROTO_COUNT; p++)
     ph->latency_s[p] = ctx->params->base_s[DPS_ALGO_TREE][p]

@@ -117,6 +117,7 @@ dps_coll_ctx_init (DpsCollCtx *ctx, const DpsTopo *topo, const DpsCollParams *pa
     .ranks_per_node = n_gpus > k ? k : n_gpus,
     .op = op, .bytes = bytes, .algo = DPS_ALGO_RING,
     .channels = dps_topo_spec (topo)->channels,
+    .gpus_per_node = k,
   };
   return TRUE;
 }
@@ -127,11 +128,6 @@ dps_ctx_n_ranks (const DpsCollCtx *ctx)
   return ctx->n_nodes * ctx->ranks_per_node;
 }
 
-int
-dps_ctx_gpu (const DpsCollCtx *ctx, int node, int local)
-{
-  return node * dps_topo_gpus_per_node (ctx->topo) + local;
-}
 
 /* The order of the used local GPUs in channel's ring: the topology's ring
  * (restricted to the GPUs in use), rotated so that channels start on
@@ -216,11 +212,14 @@ dps_plan_unref (DpsPlan *plan)
     g_rc_box_release_full (plan, plan_clear);
 }
 
-/* Appends an empty phase (zero latency) and lends it. */
+/* Appends an empty phase (zero latency) with room for about n_flows flows
+ * and lends it. */
 DpsPhase *
-dps_plan_add_phase (DpsPlan *plan)
+dps_plan_add_phase_sized (DpsPlan *plan, guint n_flows)
 {
-  DpsPhase ph = { .flows = g_array_new (FALSE, FALSE, sizeof (DpsFlowSpec)), .load_s = -1, .wire_s = -1 };
+  DpsPhase ph = { .flows = g_array_sized_new (FALSE, FALSE, sizeof (DpsFlowSpec), plan->latency_only ? 0 : n_flows),
+                  .load_s = plan->latency_only ? 0 : -1, .wire_s = plan->latency_only ? 0 : -1,
+                  .latency_only = plan->latency_only };
   g_array_append_val (plan->phases, ph);
   return &g_array_index (plan->phases, DpsPhase, plan->phases->len - 1);
 }
@@ -228,9 +227,17 @@ dps_plan_add_phase (DpsPlan *plan)
 void
 dps_phase_add_flow (DpsPhase *phase, int src, int dst, double bytes)
 {
-  DpsFlowSpec f = { src, dst, bytes };
-  if (bytes > 0 && src != dst)
-    g_array_append_val (phase->flows, f);
+  if (bytes <= 0 || src == dst || phase->latency_only)
+    return;
+  guint n = phase->flows->len;
+  g_array_set_size (phase->flows, n + 1);
+  g_array_index (phase->flows, DpsFlowSpec, n) = (DpsFlowSpec) { src, dst, bytes };
+}
+
+DpsPhase *
+dps_plan_add_phase (DpsPlan *plan)
+{
+  return dps_plan_add_phase_sized (plan, 0);
 }
 
 /* Builds the plan of ctx->algo; FALSE with a reason when the algorithm
@@ -242,6 +249,7 @@ dps_coll_build_plan (const DpsCollCtx *ctx, DpsPlan **out, GError **error)
   if (!a->supports (ctx, error))
     return FALSE;
   DpsPlan *plan = dps_plan_new (ctx->algo);
+  plan->latency_only = ctx->latency_only;
   for (int p = 0; p < DPS_PROTO_COUNT; p++)
     plan->payload[p] = dps_tune_proto_ok (ctx->algo, p)
                        ? ctx->params->bw_factor[ctx->algo][p] * ctx->params->algo_bw_factor[ctx->algo] : 0;
@@ -276,21 +284,24 @@ phase_load (const DpsTopo *topo, DpsPhase *ph)
   int nl = dps_topo_n_links (topo);
   double *load = g_new0 (double, MAX (nl, 1));
   double wire = 0, worst = 0;
+  gboolean any_latency = FALSE;
+  for (int l = 0; l < nl && !any_latency; l++)
+    any_latency = dps_topo_link (topo, l)->latency_s > 0;
   int links[DPS_ROUTE_MAX];
+  const DpsFlowSpec *flows = (const DpsFlowSpec *) ph->flows->data;
   for (guint i = 0; i < ph->flows->len; i++) {
-    const DpsFlowSpec *f = &g_array_index (ph->flows, DpsFlowSpec, i);
-    int n = dps_coll_flow_route (topo, f, links);
-    double lat = 0;
-    for (int j = 0; j < n; j++) {
-      const DpsLink *lk = dps_topo_link (topo, links[j]);
-      lat += lk->latency_s;
-      load[links[j]] += f->bytes;
-      double t = load[links[j]] / lk->bw_Bps;
-      if (t > worst)
-        worst = t;
+    int n = dps_coll_flow_route (topo, &flows[i], links);
+    for (int j = 0; j < n; j++)
+      load[links[j]] += flows[i].bytes;
+    if (any_latency) {
+      double lat;
+      dps_topo_route_latency_hops (topo, links, n, &lat);
+      wire = MAX (wire, lat);
     }
-    wire = MAX (wire, lat);
   }
+  for (int l = 0; l < nl; l++)
+    if (load[l] > 0)
+      worst = MAX (worst, load[l] / dps_topo_link (topo, l)->bw_Bps);
   g_free (load);
   ph->load_s = worst;
   ph->wire_s = wire;

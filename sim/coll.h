@@ -55,12 +55,14 @@ typedef struct {
   double  latency_s[DPS_PROTO_COUNT];  /* NCCL-style latency term for each protocol */
   GArray *flows;                       /* DpsFlowSpec, payload bytes */
   double  load_s, wire_s;              /* analytical: max link load / capacity, longest route latency; <0 unknown */
+  gboolean latency_only;               /* flows are not recorded (a plan built for its latency) */
 } DpsPhase;
 
 typedef struct {
   DpsAlgo algo;
   double  payload[DPS_PROTO_COUNT];    /* payload efficiency per protocol; 0: not supported */
   GArray *phases;                      /* DpsPhase */
+  gboolean latency_only;
 } DpsPlan;
 
 typedef struct {
@@ -72,6 +74,8 @@ typedef struct {
   double               bytes;
   DpsAlgo              algo;
   int                  channels;
+  int                  gpus_per_node;   /* of the topology */
+  gboolean             latency_only;    /* build the latency terms, skip the flows */
 } DpsCollCtx;
 
 typedef struct {
@@ -103,17 +107,24 @@ DpsPlan    *dps_plan_ref (DpsPlan *plan);
 void        dps_plan_unref (DpsPlan *plan);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (DpsPlan, dps_plan_unref)
 DpsPhase   *dps_plan_add_phase (DpsPlan *plan);
+DpsPhase   *dps_plan_add_phase_sized (DpsPlan *plan, guint n_flows);
 void        dps_phase_add_flow (DpsPhase *phase, int src, int dst, double bytes);
 gboolean    dps_coll_build_plan (const DpsCollCtx *ctx, DpsPlan **out, GError **error);
 int         dps_coll_flow_route (const DpsTopo *topo, const DpsFlowSpec *f, int *links);
 
 /* helpers for the algorithm files */
-int         dps_ctx_gpu (const DpsCollCtx *ctx, int node, int local);
 void        dps_ctx_ring (const DpsCollCtx *ctx, int channel, int *order);
 int         dps_ctx_n_ranks (const DpsCollCtx *ctx);
 void        dps_phase_ring (DpsPhase *phase, const int *gpus, int n, double hop_bytes);
 void        dps_phase_btree (DpsPhase *phase, const int *gpus, int n, int mirror, double bytes);
 int         dps_ceil_log2 (int n);
+
+/* The global index of local GPU `local` of node `node`. */
+static inline int
+dps_ctx_gpu (const DpsCollCtx *ctx, int node, int local)
+{
+  return node * ctx->gpus_per_node + local;
+}
 
 /* timing */
 double      dps_plan_time_analytical (const DpsTopo *topo, DpsPlan *plan, DpsProto proto);

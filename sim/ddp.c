@@ -271,18 +271,23 @@ dps_ddp_simulate (const DpsDdpConfig *c, DpsDdpResult *out, GError **error)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--batch: must be at least 1");
     return FALSE;
   }
-  DpsCollCost *cost = dps_coll_cost_new (c->topo, &c->coll, N, DPS_OP_ALLREDUCE, c->algo_mask, c->proto_mask,
-                                         0, c->mode, error);
-  if (!cost)
-    return FALSE;
   const DpsModel *m = c->model;
   int L = dps_model_n_layers (m);
   DpsBuckets *bk = dps_buckets_assign (m, c->bucket_cap_bytes, c->first_bucket_bytes, dps_dtype_bytes (c->grad_dtype));
   int nb = dps_buckets_count (bk);
   double *bbytes = g_new (double, MAX (nb, 1));
+  double max_bucket = 4.0 * dps_model_n_tensors (m);   /* the find_unused bitmap */
   for (int b = 0; b < nb; b++) {
     bbytes[b] = bucket_bytes (c, bk, dps_buckets_get (bk, b));
     out->comm_bytes += bbytes[b];
+    max_bucket = MAX (max_bucket, bbytes[b]);
+  }
+  DpsCollCost *cost = dps_coll_cost_new (c->topo, &c->coll, N, DPS_OP_ALLREDUCE, c->algo_mask, c->proto_mask,
+                                         0, c->mode, max_bucket, error);
+  if (!cost) {
+    g_free (bbytes);
+    dps_buckets_free (bk);
+    return FALSE;
   }
   double *fwd = g_new (double, L), *bwd = g_new (double, L);
   const DpsDeviceSpec *dev = &dps_topo_spec (c->topo)->gpu;

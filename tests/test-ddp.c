@@ -87,7 +87,7 @@ static double
 sum_of_buckets (const DpsDdpConfig *c)
 {
   g_autoptr (DpsCollCost) cost = dps_coll_cost_new (c->topo, &c->coll, c->n_gpus, DPS_OP_ALLREDUCE, c->algo_mask,
-                                                    c->proto_mask, 0, c->mode, NULL);
+                                                    c->proto_mask, 0, c->mode, 0, NULL);
   g_autoptr (DpsBuckets) b = dps_buckets_assign (c->model, c->bucket_cap_bytes, c->first_bucket_bytes, 4);
   double sum = 0;
   for (int i = 0; i < dps_buckets_count (b); i++)
@@ -136,7 +136,7 @@ test_slow_replica (void)
   /* the last bucket (layer 0's gradients) can only be all-reduced once the
    * slow replica has finished its backward, at 1.5 x 24 ms */
   g_autoptr (DpsCollCost) cost = dps_coll_cost_new (t, &c.coll, 16, DPS_OP_ALLREDUCE, c.algo_mask, c.proto_mask, 0,
-                                                    c.mode, NULL);
+                                                    c.mode, 0, NULL);
   double last = dps_coll_cost_time (cost, 4e6, NULL, NULL);
   g_assert_cmpfloat (last, >, 0);
   g_assert_cmpfloat (r.step_mean_s - r.optimizer_s, >=, (1.5 * 24e-3 + last) * (1 - 1e-12));
