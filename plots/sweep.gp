@@ -4,7 +4,7 @@ if (!exists("datafile")) datafile = "dpscale-sweep.csv"
 if (!exists("outfile")) outfile = "dpscale-sweep.png"
 if (!exists("title")) title = "dpscale sweep"
 
-if (outfile[strlen(outfile)-3:] eq "svg") {
+if (outfile[strlen(outfile)-2:] eq "svg") {
   set terminal svg size 900,540 dynamic enhanced font "Helvetica,13" background rgb "white"
 } else {
   set terminal pngcairo size 900,540 enhanced font "Helvetica,12" background rgb "white"

@@ -70,8 +70,9 @@ emit_table (GString *o, const DpsDdpConfig *c, const DpsDdpResult *r)
   g_string_append_printf (o, "  memory         %s GB per replica of %s GB: parameters %s, gradients %s, buckets %s, optimizer %s, activations %s\n",
                           t, dev, p, g, bk, op, a);
   if (!r->fits)
-    g_string_append_printf (o, "  WARNING        does not fit: %s GB needed, the %s has %s GB (lower --batch, "
-                            "--grad-as-bucket-view, or a larger device)\n", t, s->gpu.model, dev);
+    g_string_append_printf (o, "  WARNING        does not fit: %s GB needed, the %s has %s GB (lower --batch%s, "
+                            "or a larger device)\n", t, s->gpu.model, dev,
+                            r->memory.buckets > 0 ? ", --grad-as-bucket-view" : "");
   g_string_append (o, "  collectives   ");
   for (int a2 = 0; a2 < DPS_ALGO_COUNT; a2++)
     if (r->algo_count[a2])

@@ -102,6 +102,8 @@ expect 0 "wrote" -- sweep --gpus 1,8,64 -o "$tmp/sw"
 for f in sw.csv sw.png sw.svg; do
   if [ -s "$tmp/$f" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: sweep wrote no $f" >&2; fi
 done
+# the pictures are what their names say
+if head -c 8 "$tmp/sw.png" | grep -q PNG && grep -q "<svg" "$tmp/sw.svg"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: sweep picture formats" >&2; fi
 if [ "$(grep -c '^GPT-2 XL,' "$tmp/sw.csv")" -eq 3 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: sweep rows" >&2; fi
 expect 0 "dgx1\|DGX-1" -- sweep --gpus 8,16 --topology dgx-h100,dgx1-v100 --bucket-cap-mb 5,25 --format csv
 expect 2 "100000 points asked for, the limit is 10000" -- sweep --gpus 1,2,4,8,16,32,64,128,256,512 --bucket-cap-mb 1,2,3,4,5,6,7,8,9,10 --batch 1,2,3,4,5,6,7,8,9,10 --grad-accum 1,2,3,4,5,6,7,8,9,10 --topology dgx-h100,dgx-a100,aws-p5,aws-p4de,dgx1-v100,pcie-8gpu-2x100g,workstation-4gpu,gb200-nvl72,dgx-h100-oversub2,dgx-h100
