@@ -7,7 +7,7 @@
 #include "nccl-tune.h"
 #include "error.h"
 
-#include <json-glib/json-glib.h>
+#include "json-util.h"
 #include <math.h>
 #include <stdio.h>
 
@@ -18,29 +18,6 @@ typedef struct {
   double   time_s;
   double   algbw_GBps, busbw_GBps;
 } Row;
-
-static gboolean
-parse_mask (const char *flag, const char *text, gboolean is_algo, guint *mask, GError **error)
-{
-  *mask = 0;
-  g_auto (GStrv) parts = g_strsplit (text, ",", -1);
-  for (int i = 0; parts[i]; i++) {
-    DpsAlgo a;
-    DpsProto p;
-    g_strstrip (parts[i]);
-    if (is_algo && dps_algo_parse (parts[i], &a))
-      *mask |= 1u << a;
-    else if (!is_algo && dps_proto_parse (parts[i], &p))
-      *mask |= 1u << p;
-    else {
-      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: unknown %s '%s' (expected %s)", flag,
-                   is_algo ? "algorithm" : "protocol", parts[i],
-                   is_algo ? "ring, tree, hier, nvls" : "LL, LL128, Simple");
-      return FALSE;
-    }
-  }
-  return TRUE;
-}
 
 static int
 type_size (const char *t, GError **error)
@@ -134,11 +111,7 @@ emit_json (GString *out, const DpsTopo *topo, const Row *rows, guint n, int n_gp
   }
   json_builder_end_array (b);
   json_builder_end_object (b);
-  g_autoptr (JsonGenerator) gen = json_generator_new ();
-  g_autoptr (JsonNode) root = json_builder_get_root (b);
-  json_generator_set_root (gen, root);
-  json_generator_set_pretty (gen, TRUE);
-  g_autofree char *text = json_generator_to_data (gen, NULL);
+  g_autofree char *text = dps_json_builder_to_text (b, TRUE);
   g_string_append_printf (out, "%s\n", text);
 }
 
@@ -179,7 +152,7 @@ dps_cmd_collective (int argc, char **argv)
   }
   DpsCollOp op = DPS_OP_ALLREDUCE;
   guint64 lo = 8, hi = 1ull << 30;
-  guint amask = DPS_NCCL_ALGOS, pmask = DPS_ALL_PROTOS;
+  guint amask, pmask;
   DpsNetMode mode = DPS_MODE_FLOW;
   DpsFormat format;
   int tsize = type_size (type ? type : "float", &error);
@@ -206,8 +179,7 @@ dps_cmd_collective (int argc, char **argv)
     return dps_cli_fail ("collective", error);
   if (mode_s && g_str_equal (mode_s, "analytical"))
     mode = DPS_MODE_ANALYTICAL;
-  if ((algo_s && !parse_mask ("--algo", algo_s, TRUE, &amask, &error))
-      || (proto_s && !parse_mask ("--proto", proto_s, FALSE, &pmask, &error))
+  if (!dps_cli_parse_masks (algo_s, proto_s, &amask, &pmask, &error)
       || !dps_cli_format (format_s, &format, &error))
     return dps_cli_fail ("collective", error);
   if (nodes == 0 && gpus == 0)

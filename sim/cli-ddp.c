@@ -61,39 +61,6 @@ dps_ddp_opts_clear (DpsDdpOpts *o)
 }
 
 static gboolean
-mask (const char *flag, const char *text, gboolean algo, guint *out, GError **error)
-{
-  *out = 0;
-  g_auto (GStrv) parts = g_strsplit (text, ",", -1);
-  for (int i = 0; parts[i]; i++) {
-    DpsAlgo a;
-    DpsProto p;
-    g_strstrip (parts[i]);
-    if (algo && dps_algo_parse (parts[i], &a))
-      *out |= 1u << a;
-    else if (!algo && dps_proto_parse (parts[i], &p))
-      *out |= 1u << p;
-    else {
-      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: unknown %s '%s' (expected %s)", flag,
-                   algo ? "algorithm" : "protocol", parts[i], algo ? "ring, tree, nvls, hier" : "LL, LL128, Simple");
-      return FALSE;
-    }
-  }
-  return TRUE;
-}
-
-/* --algo and --proto as bit masks (NCCL's algorithms and every protocol by
- * default). */
-gboolean
-dps_ddp_parse_masks (const DpsDdpOpts *o, guint *algo_mask, guint *proto_mask, GError **error)
-{
-  *algo_mask = DPS_NCCL_ALGOS;
-  *proto_mask = DPS_ALL_PROTOS;
-  return (!o->algo || mask ("--algo", o->algo, TRUE, algo_mask, error))
-         && (!o->proto || mask ("--proto", o->proto, FALSE, proto_mask, error));
-}
-
-static gboolean
 flag_double (const char *flag, const char *text, double min, double *out, GError **error)
 {
   if (!text)
@@ -166,7 +133,7 @@ dps_ddp_opts_apply (const DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
   }
   if (o->mode)
     c->mode = g_str_equal (o->mode, "flow") ? DPS_MODE_FLOW : DPS_MODE_ANALYTICAL;
-  if (!dps_ddp_parse_masks (o, &c->algo_mask, &c->proto_mask, error))
+  if (!dps_cli_parse_masks (o->algo, o->proto, &c->algo_mask, &c->proto_mask, error))
     return FALSE;
   if (!check_range ("--global-batch", o->global_batch, 0, 1e9, error)
       || !check_range ("--contention", o->contention, 0, 10, error)

@@ -19,4 +19,3 @@ typedef struct {
 GOptionEntry *dps_ddp_options (DpsDdpOpts *o, gboolean sweep);
 void          dps_ddp_opts_clear (DpsDdpOpts *o);
 gboolean      dps_ddp_opts_apply (const DpsDdpOpts *o, DpsDdpConfig *c, GError **error);
-gboolean      dps_ddp_parse_masks (const DpsDdpOpts *o, guint *algo_mask, guint *proto_mask, GError **error);

@@ -4,7 +4,7 @@
 #include "cli-ddp.h"
 #include "error.h"
 
-#include <json-glib/json-glib.h>
+#include "json-util.h"
 #include <math.h>
 #include <stdio.h>
 
@@ -187,11 +187,7 @@ emit_json (GString *o, const DpsDdpConfig *c, const DpsDdpResult *r)
 #undef D
 #undef I
   json_builder_end_object (b);
-  g_autoptr (JsonGenerator) gen = json_generator_new ();
-  g_autoptr (JsonNode) root = json_builder_get_root (b);
-  json_generator_set_root (gen, root);
-  json_generator_set_pretty (gen, TRUE);
-  g_autofree char *text = json_generator_to_data (gen, NULL);
+  g_autofree char *text = dps_json_builder_to_text (b, TRUE);
   g_string_append_printf (o, "%s\n", text);
 }
 

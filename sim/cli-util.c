@@ -2,6 +2,7 @@
 #include "cli-util.h"
 #include "topo-load.h"
 #include "error.h"
+#include "nccl-tune.h"
 
 #include <stdio.h>
 
@@ -140,4 +141,38 @@ dps_cli_parse_int_list (const char *flag, const char *text, gint64 min, gint64 m
   }
   *out = a;
   return TRUE;
+}
+
+static gboolean
+parse_mask (const char *flag, const char *text, gboolean algo, guint *out, GError **error)
+{
+  *out = 0;
+  g_auto (GStrv) parts = g_strsplit (text, ",", -1);
+  for (int i = 0; parts[i]; i++) {
+    DpsAlgo a;
+    DpsProto p;
+    g_strstrip (parts[i]);
+    if (algo && dps_algo_parse (parts[i], &a))
+      *out |= 1u << a;
+    else if (!algo && dps_proto_parse (parts[i], &p))
+      *out |= 1u << p;
+    else {
+      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: unknown %s '%s' (expected %s)", flag,
+                   algo ? "algorithm" : "protocol", parts[i], algo ? "ring, tree, nvls, hier" : "LL, LL128, Simple");
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+/* --algo and --proto (NULL: not given) as bit masks: NCCL's own algorithms
+ * (ring, tree, NVLS) and every protocol by default. */
+gboolean
+dps_cli_parse_masks (const char *algo_list, const char *proto_list, guint *algo_mask, guint *proto_mask,
+                     GError **error)
+{
+  *algo_mask = DPS_NCCL_ALGOS;
+  *proto_mask = DPS_ALL_PROTOS;
+  return (!algo_list || parse_mask ("--algo", algo_list, TRUE, algo_mask, error))
+         && (!proto_list || parse_mask ("--proto", proto_list, FALSE, proto_mask, error));
 }

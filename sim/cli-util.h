@@ -16,5 +16,7 @@ gboolean  dps_cli_format (const char *text, DpsFormat *out, GError **error);
 DpsTopo  *dps_cli_topology (const char *name, int nodes, int gpus, int *n_gpus, GError **error);
 gboolean  dps_cli_emit (const char *path, const GString *text, GError **error);
 int       dps_cli_fail (const char *cmd, GError *error);
+gboolean  dps_cli_parse_masks (const char *algo_list, const char *proto_list, guint *algo_mask,
+                               guint *proto_mask, GError **error);
 gboolean  dps_cli_parse_int_list (const char *flag, const char *text, gint64 min, gint64 max,
                                   GArray **out, GError **error);

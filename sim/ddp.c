@@ -5,7 +5,7 @@
 #include "engine.h"
 #include "error.h"
 
-#include <json-glib/json-glib.h>
+#include "json-util.h"
 #include <math.h>
 #include <string.h>
 
@@ -416,10 +416,7 @@ dps_ddp_write_trace (const DpsDdpResult *r, const char *path, GError **error)
   }
   json_builder_end_array (b);
   json_builder_end_object (b);
-  g_autoptr (JsonGenerator) gen = json_generator_new ();
-  g_autoptr (JsonNode) root = json_builder_get_root (b);
-  json_generator_set_root (gen, root);
-  g_autofree char *text = json_generator_to_data (gen, NULL);
+  g_autofree char *text = dps_json_builder_to_text (b, FALSE);
   g_autoptr (GError) local = NULL;
   if (!g_file_set_contents (path, text, -1, &local)) {
     g_set_error (error, DPS_ERROR, DPS_ERROR_IO, "--trace %s: %s", path, local->message);

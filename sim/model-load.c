@@ -274,26 +274,9 @@ dps_model_load (const char *name_or_path, GError **error)
   return data ? dps_model_load_keyfile_data (path, data, -1, error) : NULL;
 }
 
-static gint
-cmp_str (gconstpointer a, gconstpointer b)
-{
-  return g_strcmp0 (*(char *const *) a, *(char *const *) b);
-}
-
 /* Names of the shipped models, sorted (g_strfreev the result). */
 char **
 dps_model_list_shipped (void)
 {
-  GPtrArray *names = g_ptr_array_new ();
-  g_autofree char *dir_path = dps_data_path ("sim/models", "");
-  GDir *dir = dir_path ? g_dir_open (dir_path, 0, NULL) : NULL;
-  const char *f;
-  while (dir && (f = g_dir_read_name (dir)))
-    if (g_str_has_suffix (f, ".model"))
-      g_ptr_array_add (names, g_strndup (f, strlen (f) - 6));
-  if (dir)
-    g_dir_close (dir);
-  g_ptr_array_sort (names, cmp_str);
-  g_ptr_array_add (names, NULL);
-  return (char **) g_ptr_array_free (names, FALSE);
+  return dps_data_list ("sim/models", ".model");
 }

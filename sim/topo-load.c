@@ -360,22 +360,28 @@ cmp_str (gconstpointer a, gconstpointer b)
   return g_strcmp0 (*(char *const *) a, *(char *const *) b);
 }
 
+/* The names (suffix removed, sorted) of the files ending in suffix in the
+ * first data folder that has subdir (see dps_data_path); g_strfreev it. */
+char **
+dps_data_list (const char *subdir, const char *suffix)
+{
+  GPtrArray *names = g_ptr_array_new ();
+  g_autofree char *dir_path = dps_data_path (subdir, "");
+  GDir *dir = dir_path ? g_dir_open (dir_path, 0, NULL) : NULL;
+  const char *f;
+  while (dir && (f = g_dir_read_name (dir)))
+    if (g_str_has_suffix (f, suffix))
+      g_ptr_array_add (names, g_strndup (f, strlen (f) - strlen (suffix)));
+  if (dir)
+    g_dir_close (dir);
+  g_ptr_array_sort (names, cmp_str);
+  g_ptr_array_add (names, NULL);
+  return (char **) g_ptr_array_free (names, FALSE);
+}
+
 /* Names of the shipped topologies, sorted (g_strfreev the result). */
 char **
 dps_topo_list_shipped (void)
 {
-  GPtrArray *names = g_ptr_array_new ();
-  g_autofree char *probe = dps_data_path ("topologies", "");
-  if (probe) {
-    GDir *dir = g_dir_open (probe, 0, NULL);
-    const char *f;
-    while (dir && (f = g_dir_read_name (dir)))
-      if (g_str_has_suffix (f, ".topo"))
-        g_ptr_array_add (names, g_strndup (f, strlen (f) - 5));
-    if (dir)
-      g_dir_close (dir);
-  }
-  g_ptr_array_sort (names, cmp_str);
-  g_ptr_array_add (names, NULL);
-  return (char **) g_ptr_array_free (names, FALSE);
+  return dps_data_list ("topologies", ".topo");
 }

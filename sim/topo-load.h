@@ -17,3 +17,4 @@ DpsTopoSpec *dps_topo_spec_load_data (const char *name, const char *data, gssize
 char        *dps_topo_find (const char *name_or_path, GError **error);
 char       **dps_topo_list_shipped (void);
 char        *dps_data_path (const char *subdir, const char *file);
+char       **dps_data_list (const char *subdir, const char *suffix);

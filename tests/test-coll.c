@@ -3,6 +3,7 @@
 #include "nccl-tune.h"
 #include "topo-load.h"
 #include "error.h"
+#include "test-util.h"
 
 #include <math.h>
 #include <string.h>
@@ -31,17 +32,7 @@ make_topo (int gpus_per_node, int nodes, const char *extra)
   return topo;
 }
 
-static DpsTopo *
-shipped (const char *name, int nodes)
-{
-  g_autoptr (GError) e = NULL;
-  g_autofree char *path = dps_topo_find (name, &e);
-  g_autoptr (DpsTopoSpec) s = dps_topo_spec_load (path, &e);
-  g_assert_no_error (e);
-  DpsTopo *t = dps_topo_new (s, nodes, &e);
-  g_assert_no_error (e);
-  return t;
-}
+#define shipped test_shipped_topo
 
 /* Parameters with no latency and full payload efficiency. */
 static void

@@ -3,21 +3,11 @@
 #include "topo.h"
 #include "topo-load.h"
 #include "error.h"
+#include "test-util.h"
 
 #include <string.h>
 
-static DpsTopo *
-shipped (const char *name, int nodes)
-{
-  g_autoptr (GError) e = NULL;
-  g_autofree char *path = dps_topo_find (name, &e);
-  g_assert_no_error (e);
-  g_autoptr (DpsTopoSpec) s = dps_topo_spec_load (path, &e);
-  g_assert_no_error (e);
-  DpsTopo *t = dps_topo_new (s, nodes, &e);
-  g_assert_no_error (e);
-  return t;
-}
+#define shipped test_shipped_topo
 
 /* Every shipped file loads and instantiates for 1, 2 and 3 nodes, with
  * nodes x gpus_per_node GPUs, and every GPU reaches every other. */
