@@ -120,6 +120,7 @@ dps_cmd_collective (int argc, char **argv)
 {
   g_autofree char *topology = NULL, *op_s = NULL, *minb = NULL, *maxb = NULL, *algo_s = NULL;
   g_autofree char *proto_s = NULL, *mode_s = NULL, *format_s = NULL, *output = NULL, *type = NULL;
+  g_autofree char *calibration = NULL;
   int nodes = 0, gpus = 0, channels = 0;
   double factor = 2;
   GOptionEntry entries[] = {
@@ -135,6 +136,7 @@ dps_cmd_collective (int argc, char **argv)
     { "proto", 'p', 0, G_OPTION_ARG_STRING, &proto_s, "Protocols, as NCCL_PROTO: LL,LL128,Simple", "LIST" },
     { "channels", 'c', 0, G_OPTION_ARG_INT, &channels, "NCCL channels (default: the topology's)", "N" },
     { "mode", 'm', 0, G_OPTION_ARG_STRING, &mode_s, "flow (max-min flow-level network, default) or analytical", "MODE" },
+    { "calibration", 'C', 0, G_OPTION_ARG_FILENAME, &calibration, "Use a calibration profile's fitted latencies and bandwidths (and its machine, without --topology)", "FILE" },
     { "format", 0, 0, G_OPTION_ARG_STRING, &format_s, "table (default), csv or json", "FMT" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE (whole or not at all) instead of stdout", "FILE" },
     { NULL }
@@ -182,15 +184,23 @@ dps_cmd_collective (int argc, char **argv)
   if (!dps_cli_parse_masks (algo_s, proto_s, &amask, &pmask, &error)
       || !dps_cli_format (format_s, &format, &error))
     return dps_cli_fail ("collective", error);
-  if (nodes == 0 && gpus == 0)
+  g_autoptr (DpsProfile) profile = NULL;
+  if (calibration && !(profile = dps_profile_load (calibration, &error)))
+    return dps_cli_fail ("collective", error);
+  if (nodes == 0 && gpus == 0 && !(profile && !topology && profile->machine_ranks))
     nodes = 2;
   int n_gpus;
-  g_autoptr (DpsTopo) topo = dps_cli_topology (topology, nodes, gpus, &n_gpus, &error);
+  g_autoptr (DpsTopo) topo = dps_cli_topology_calibrated (topology, profile, nodes, gpus, &n_gpus, &error);
   if (!topo)
     return dps_cli_fail ("collective", error);
 
   DpsCollParams params;
   dps_coll_params_nccl (&params);
+  if (profile) {
+    if (algo_s || proto_s)
+      fprintf (stderr, "dpscale collective: warning: --calibration fixes the algorithm and protocols; --algo/--proto ignored\n");
+    dps_profile_apply_params (profile, n_gpus, dps_topo_n_nodes (topo), &params, &amask, &pmask);
+  }
   GArray *rows = g_array_new (FALSE, TRUE, sizeof (Row));
   for (double sz = (double) lo; sz <= (double) hi * (1 + 1e-12); sz *= factor) {
     guint64 bytes = (guint64) llround (sz);

@@ -45,6 +45,7 @@ dps_ddp_options (DpsDdpOpts *o, gboolean sweep)
     { "format", 0, 0, G_OPTION_ARG_STRING, &o->format, "table (default), csv or json", "FMT" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &o->output, sweep ? "Write PREFIX.csv and PREFIX.png/.svg (default dpscale-sweep)" : "Write the result to FILE instead of stdout", sweep ? "PREFIX" : "FILE" },
     { "trace", 0, 0, G_OPTION_ARG_FILENAME, &o->trace, "Write one step as a Chrome trace (Perfetto opens it)", "FILE" },
+    { "calibration", 'C', 0, G_OPTION_ARG_FILENAME, &o->calibration, "A profile from dpscale calibrate: fitted network, measured layer times (and its machine, without --topology)", "FILE" },
     { NULL }
   };
   return g_memdup2 (e, sizeof e);
@@ -55,7 +56,7 @@ dps_ddp_opts_clear (DpsDdpOpts *o)
 {
   char **strs[] = { &o->model, &o->topology, &o->gpus, &o->batch, &o->bucket_cap, &o->grad_accum,
                     &o->first_bucket, &o->grad_dtype, &o->dtype, &o->optimizer, &o->compress, &o->mode,
-                    &o->algo, &o->proto, &o->format, &o->output, &o->trace };
+                    &o->algo, &o->proto, &o->format, &o->output, &o->trace, &o->calibration };
   for (gsize i = 0; i < G_N_ELEMENTS (strs); i++)
     g_clear_pointer (strs[i], g_free);
 }
@@ -172,5 +173,28 @@ dps_ddp_opts_apply (const DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
   c->price_per_gpu_hour = o->price;
   if (o->efficiency > 0)
     c->compute.efficiency = o->efficiency;
+  return TRUE;
+}
+
+/* Sizes the topology (named, or the profile's machine) for nodes or gpus,
+ * applies the profile (may be NULL) to it, to c's collective parameters and
+ * to the model's layer times, and fills c's model, topology and GPU count.
+ * *topo receives the topology (the caller frees it). */
+gboolean
+dps_ddp_setup (const DpsDdpOpts *o, const DpsProfile *profile, DpsModel *model, int nodes, int gpus,
+               DpsDdpConfig *c, DpsTopo **topo, GError **error)
+{
+  int n_gpus;
+  const char *name = o->topology;
+  *topo = dps_cli_topology_calibrated (name, profile, nodes, gpus, &n_gpus, error);
+  if (!*topo)
+    return FALSE;
+  if (profile) {
+    dps_profile_apply_params (profile, n_gpus, dps_topo_n_nodes (*topo), &c->coll, &c->algo_mask, &c->proto_mask);
+    dps_profile_apply_model (profile, model);
+  }
+  c->model = model;
+  c->topo = *topo;
+  c->n_gpus = n_gpus;
   return TRUE;
 }

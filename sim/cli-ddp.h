@@ -9,7 +9,7 @@
 typedef struct {
   char   *model, *topology, *gpus, *batch, *bucket_cap, *grad_accum;
   char   *first_bucket, *grad_dtype, *dtype, *optimizer, *compress, *mode, *algo, *proto;
-  char   *format, *output, *trace;
+  char   *format, *output, *trace, *calibration;
   int     nodes, slow_replicas, trials, seed;
   double  global_batch, contention, jitter, slow_factor, os_noise_ms, loader_rate, critical_batch;
   double  steps_to_target, price, efficiency;
@@ -19,3 +19,5 @@ typedef struct {
 GOptionEntry *dps_ddp_options (DpsDdpOpts *o, gboolean sweep);
 void          dps_ddp_opts_clear (DpsDdpOpts *o);
 gboolean      dps_ddp_opts_apply (const DpsDdpOpts *o, DpsDdpConfig *c, GError **error);
+gboolean      dps_ddp_setup (const DpsDdpOpts *o, const DpsProfile *profile, DpsModel *model, int nodes, int gpus,
+                             DpsDdpConfig *c, DpsTopo **topo, GError **error);

@@ -212,6 +212,7 @@ dps_cmd_predict (int argc, char **argv)
   DpsFormat format;
   g_autoptr (DpsModel) model = NULL;
   g_autoptr (DpsTopo) topo = NULL;
+  g_autoptr (DpsProfile) profile = NULL;
   DpsDdpResult r = { 0 };
   if (argc > 1)
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "unknown option: unexpected argument '%s'", argv[1]);
@@ -223,15 +224,11 @@ dps_cmd_predict (int argc, char **argv)
            && dps_ddp_opts_apply (&o, &c, &error)) {
     if (gpus != floor (gpus) || accum != floor (accum))
       g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--gpus and --grad-accum take whole numbers");
-    else if ((model = dps_model_load (o.model ? o.model : "gpt2-xl", &error))) {
-      int n_gpus;
+    else if ((!o.calibration || (profile = dps_profile_load (o.calibration, &error)))
+             && (model = dps_model_load (o.model ? o.model : "gpt2-xl", &error))) {
       if (!o.gpus && !o.nodes)
-        gpus = 64;
-      topo = dps_cli_topology (o.topology, o.nodes, (int) gpus, &n_gpus, &error);
-      if (topo) {
-        c.model = model;
-        c.topo = topo;
-        c.n_gpus = n_gpus;
+        gpus = profile && !o.topology && profile->machine_ranks ? profile->machine_ranks : 64;
+      if (dps_ddp_setup (&o, profile, model, o.nodes, (int) gpus, &c, &topo, &error)) {
         c.batch = batch;
         c.bucket_cap_bytes = cap * 1024 * 1024;
         c.grad_accum = (int) accum;

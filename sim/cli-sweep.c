@@ -56,6 +56,7 @@ dps_cmd_sweep (int argc, char **argv)
   GArray *gpus = NULL, *caps = NULL, *batches = NULL, *accums = NULL;
   g_auto (GStrv) topos = g_strsplit (o.topology ? o.topology : "dgx-h100", ",", -1);
   g_autoptr (DpsModel) model = NULL;
+  g_autoptr (DpsProfile) profile = NULL;
   if (argc > 1)
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "unknown option: unexpected argument '%s'", argv[1]);
   else if (o.nodes)
@@ -72,7 +73,7 @@ dps_cmd_sweep (int argc, char **argv)
     if (points > MAX_POINTS)
       g_set_error (&error, DPS_ERROR, DPS_ERROR_LIMIT, "--gpus/--topology/...: %.0f points asked for, the limit is %d",
                    points, MAX_POINTS);
-    else
+    else if (!o.calibration || (profile = dps_profile_load (o.calibration, &error)))
       model = dps_model_load (o.model ? o.model : "gpt2-xl", &error);
   }
   if (error) {
@@ -96,15 +97,13 @@ dps_cmd_sweep (int argc, char **argv)
           for (guint ai = 0; ai < accums->len; ai++) {
             done++;
             GError *perr = NULL;
-            int n_gpus;
             int g = (int) g_array_index (gpus, double, gi);
-            g_autoptr (DpsTopo) topo = dps_cli_topology (g_strstrip (topos[ti]), 0, g, &n_gpus, &perr);
+            g_autoptr (DpsTopo) topo = NULL;
             DpsDdpResult r = { 0 };
             DpsDdpConfig c = base;
-            if (topo) {
-              c.model = model;
-              c.topo = topo;
-              c.n_gpus = n_gpus;
+            DpsDdpOpts point = o;
+            point.topology = o.topology ? g_strstrip (topos[ti]) : NULL;
+            if (dps_ddp_setup (&point, profile, model, 0, g, &c, &topo, &perr)) {
               c.bucket_cap_bytes = g_array_index (caps, double, ci) * 1024 * 1024;
               c.batch = g_array_index (batches, double, bi);
               c.grad_accum = (int) g_array_index (accums, double, ai);
@@ -120,7 +119,7 @@ dps_cmd_sweep (int argc, char **argv)
             ok++;
             dps_predict_csv_row (csv, &c, &r);
             g_string_append_printf (table, "%-22.22s %7d %6d %7g %6g %11.2f %12.2f %13.1f %10.1f %9.1f %9s\n",
-                                    dps_topo_spec (topo)->name, n_gpus, dps_topo_n_nodes (topo),
+                                    dps_topo_spec (topo)->name, c.n_gpus, dps_topo_n_nodes (topo),
                                     c.bucket_cap_bytes / 1048576, r.batch_per_replica, r.step_mean_s * 1e3,
                                     r.exposed_comm_s * 1e3, r.samples_per_s, r.efficiency * 100,
                                     r.memory.total / 1e9, r.fits ? "yes" : "NO");
@@ -149,8 +148,8 @@ dps_cmd_sweep (int argc, char **argv)
       if (gpus->len > 1) {
         g_autofree char *title = g_strdup_printf ("%s with DDP on %s: predicted scaling", model->name, topos[0]);
         GError *perr = NULL;
-        if (dps_plot_render ("sweep.gp", csv_path, png, title, &perr)
-            && dps_plot_render ("sweep.gp", csv_path, svg, title, &perr))
+        if (dps_plot_render ("sweep.gp", csv_path, png, title, NULL, &perr)
+            && dps_plot_render ("sweep.gp", csv_path, svg, title, NULL, &perr))
           g_string_append_printf (table, ", %s, %s", png, svg);
         else {
           fprintf (stderr, "dpscale sweep: warning: no plot: %s\n", perr->message);

@@ -44,18 +44,9 @@ dps_cli_format (const char *text, DpsFormat *out, GError **error)
   return TRUE;
 }
 
-/* Loads the topology named by --topology (a path or a shipped name) and
- * sizes it from --nodes or --gpus (one of them, or neither: one node).
- * *n_gpus receives the GPUs in use (--gpus, or all GPUs of the nodes). */
-DpsTopo *
-dps_cli_topology (const char *name, int nodes, int gpus, int *n_gpus, GError **error)
+static DpsTopo *
+size_topology (const DpsTopoSpec *spec, int nodes, int gpus, int *n_gpus, GError **error)
 {
-  g_autofree char *path = dps_topo_find (name ? name : DPS_DEFAULT_TOPOLOGY, error);
-  if (!path)
-    return NULL;
-  g_autoptr (DpsTopoSpec) spec = dps_topo_spec_load (path, error);
-  if (!spec)
-    return NULL;
   int k = spec->gpus_per_node;
   if (nodes < 0 || gpus < 0) {
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: must be positive, got %d",
@@ -82,6 +73,46 @@ dps_cli_topology (const char *name, int nodes, int gpus, int *n_gpus, GError **e
     nodes = gpus > k ? gpus / k : 1;
   *n_gpus = gpus > 0 ? gpus : nodes * k;
   return dps_topo_new (spec, nodes, error);
+}
+
+/* Loads the topology named by --topology (a path or a shipped name) and
+ * sizes it from --nodes or --gpus (one of them, or neither: one node).
+ * *n_gpus receives the GPUs in use (--gpus, or all GPUs of the nodes). */
+DpsTopo *
+dps_cli_topology (const char *name, int nodes, int gpus, int *n_gpus, GError **error)
+{
+  return dps_cli_topology_calibrated (name, NULL, nodes, gpus, n_gpus, error);
+}
+
+/* As dps_cli_topology, with a calibration profile (may be NULL): without
+ * --topology a profile that describes its machine gives the topology;
+ * otherwise the named topology takes the profile's fitted bandwidths. */
+DpsTopo *
+dps_cli_topology_calibrated (const char *name, const DpsProfile *profile, int nodes, int gpus, int *n_gpus,
+                             GError **error)
+{
+  g_autoptr (DpsTopoSpec) spec = NULL;
+  if (profile && !name)
+    spec = dps_profile_machine_spec (profile);
+  if (!spec) {
+    g_autofree char *path = dps_topo_find (name ? name : DPS_DEFAULT_TOPOLOGY, error);
+    if (!path)
+      return NULL;
+    spec = dps_topo_spec_load (path, error);
+    if (!spec)
+      return NULL;
+  }
+  if (profile) {
+    int k = spec->gpus_per_node, n_nodes = nodes > 0 ? nodes : gpus > k ? gpus / k : 1;
+    dps_profile_apply_topo (profile, spec, gpus > 0 ? gpus : n_nodes * k, n_nodes);
+  }
+  if (profile && profile->machine_ranks > 0 && !name && gpus > spec->gpus_per_node) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT,
+                 "--gpus: %d ranks asked for, but the calibrated machine (%s) was measured with up to %d",
+                 gpus, profile->path ? profile->path : "the profile", spec->gpus_per_node);
+    return NULL;
+  }
+  return size_topology (spec, nodes, gpus, n_gpus, error);
 }
 
 /* Writes text to path whole (a temporary file renamed into place), or to

@@ -4,6 +4,7 @@
 
 #include <glib.h>
 #include "topo.h"
+#include "profile.h"
 
 #define DPS_EXIT_USAGE 2
 #define DPS_DEFAULT_TOPOLOGY "dgx-h100"
@@ -14,6 +15,8 @@ gboolean  dps_cli_parse (const char *cmd, const char *summary, const char *descr
                          GOptionEntry *entries, int *argc, char ***argv, GError **error);
 gboolean  dps_cli_format (const char *text, DpsFormat *out, GError **error);
 DpsTopo  *dps_cli_topology (const char *name, int nodes, int gpus, int *n_gpus, GError **error);
+DpsTopo  *dps_cli_topology_calibrated (const char *name, const DpsProfile *profile, int nodes, int gpus,
+                                       int *n_gpus, GError **error);
 gboolean  dps_cli_emit (const char *path, const GString *text, GError **error);
 int       dps_cli_fail (const char *cmd, GError *error);
 gboolean  dps_cli_parse_masks (const char *algo_list, const char *proto_list, guint *algo_mask,

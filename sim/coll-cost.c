@@ -13,6 +13,7 @@ typedef struct {
 } AlgoCost;
 
 struct DpsCollCost {
+  DpsCollParams params;
   int        n_ranks;
   guint      proto_mask;
   DpsNetMode mode;
@@ -45,6 +46,7 @@ dps_coll_cost_new (const DpsTopo *topo, const DpsCollParams *params, int n_gpus,
   if (channels > 0)
     ctx.channels = channels;
   DpsCollCost *c = g_new0 (DpsCollCost, 1);
+  c->params = *params;
   c->n_ranks = n_gpus;
   c->proto_mask = proto_mask;
   c->mode = mode;
@@ -137,7 +139,7 @@ dps_coll_cost_time (const DpsCollCost *c, double bytes, DpsAlgo *algo, DpsProto 
     if (!ac->ok)
       continue;
     for (int p = 0; p < DPS_PROTO_COUNT; p++) {
-      if (ac->payload[p] <= 0)
+      if (ac->payload[p] <= 0 || !dps_tune_size_ok (&c->params, p, bytes))
         continue;
       double est = ac->lat_s[p] + bytes * ac->load_per_byte_s / ac->payload[p];
       if (est < best) {

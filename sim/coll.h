@@ -44,6 +44,10 @@ typedef struct {
   double net_overhead_s;   /* per intra-node step when a ring spans nodes (NCCL: 1 us Intel, 2 AMD) */
   double bw_factor[DPS_ALGO_COUNT][DPS_PROTO_COUNT];  /* payload efficiency */
   double algo_bw_factor[DPS_ALGO_COUNT];              /* e.g. NVLS 0.85 on Hopper */
+  /* calibrated profiles: each protocol slot is a measured size regime, used
+   * only for sizes up to its bound (0: unbounded) above the previous one's */
+  gboolean sized_regimes;
+  double regime_max_bytes[DPS_PROTO_COUNT];
 } DpsCollParams;
 
 typedef struct {

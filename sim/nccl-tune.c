@@ -52,6 +52,17 @@ dps_tune_proto_ok (DpsAlgo algo, DpsProto proto)
   return algo != DPS_ALGO_NVLS || proto == DPS_PROTO_SIMPLE;
 }
 
+/* Whether proto may carry a message of bytes: always with NCCL's tables;
+ * with calibrated regimes, only inside the protocol's size range. */
+gboolean
+dps_tune_size_ok (const DpsCollParams *p, DpsProto proto, double bytes)
+{
+  if (!p->sized_regimes)
+    return TRUE;
+  double lo = proto > 0 ? p->regime_max_bytes[proto - 1] : 0, hi = p->regime_max_bytes[proto];
+  return bytes > lo && (hi <= 0 || bytes <= hi);
+}
+
 /* Per-step latency of algo over links of kind, with NCCL's rule that a
  * ring spanning several nodes pays at least the network overhead on each
  * intra-node step (three times with Simple). */
@@ -100,7 +111,7 @@ dps_coll_choose (const DpsCollCtx *ctx, guint algo_mask, guint proto_mask,
       continue;
     gboolean used = FALSE;
     for (int p = 0; p < DPS_PROTO_COUNT; p++) {
-      if (!(proto_mask & (1u << p)) || plan->payload[p] <= 0)
+      if (!(proto_mask & (1u << p)) || plan->payload[p] <= 0 || !dps_tune_size_ok (ctx->params, p, ctx->bytes))
         continue;
       double t = dps_plan_time_analytical (ctx->topo, plan, p);
       if (t < best.time_s) {

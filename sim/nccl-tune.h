@@ -31,5 +31,6 @@ double   dps_tune_step_s (const DpsCollCtx *ctx, DpsAlgo algo, DpsLinkKind kind,
 void     dps_tune_ring_latency (const DpsCollCtx *ctx, DpsAlgo algo, int nsteps, int ninter,
                                 gboolean with_base, double *latency_s);
 gboolean dps_tune_proto_ok (DpsAlgo algo, DpsProto proto);
+gboolean dps_tune_size_ok (const DpsCollParams *p, DpsProto proto, double bytes);
 gboolean dps_coll_choose (const DpsCollCtx *ctx, guint algo_mask, guint proto_mask,
                           DpsCollChoice *out, GError **error);

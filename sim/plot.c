@@ -20,11 +20,12 @@ quote (const char *s)
 }
 
 /* Runs gnuplot on plots/SCRIPT with datafile, outfile (.png or .svg) and
- * title; the picture is written to a temporary name and renamed, so it is
+ * title (and extra_vars, gnuplot assignments, may be NULL); the picture is written to a temporary name and renamed, so it is
  * whole or absent.  Errors: gnuplot missing (naming the Debian package), the
  * script missing, gnuplot failing. */
 gboolean
-dps_plot_render (const char *script, const char *datafile, const char *outfile, const char *title, GError **error)
+dps_plot_render (const char *script, const char *datafile, const char *outfile, const char *title,
+                 const char *extra_vars, GError **error)
 {
   g_autofree char *gnuplot = g_find_program_in_path ("gnuplot");
   if (!gnuplot) {
@@ -40,7 +41,8 @@ dps_plot_render (const char *script, const char *datafile, const char *outfile, 
   const char *ext = strrchr (outfile, '.');
   g_autofree char *tmp = g_strdup_printf ("%s.tmp%s", outfile, ext ? ext : "");
   g_autofree char *qd = quote (datafile), *qo = quote (tmp), *qt = quote (title);
-  g_autofree char *vars = g_strdup_printf ("datafile=%s; outfile=%s; title=%s", qd, qo, qt);
+  g_autofree char *vars = g_strdup_printf ("datafile=%s; outfile=%s; title=%s%s%s", qd, qo, qt,
+                                           extra_vars ? "; " : "", extra_vars ? extra_vars : "");
   const char *argv[] = { gnuplot, "-e", vars, path, NULL };
   g_autofree char *err = NULL;
   int status = 0;

@@ -4,4 +4,4 @@
 #include <glib.h>
 
 gboolean dps_plot_render (const char *script, const char *datafile, const char *outfile,
-                          const char *title, GError **error);
+                          const char *title, const char *extra_vars, GError **error);

@@ -12,7 +12,7 @@ mode=${1:-test}
 case "$mode" in demo|test) ;; *) echo "usage: sh tests/setup.sh demo|test" >&2; exit 2 ;; esac
 cd "$(dirname "$0")/.."
 
-packages="cmake make gcc pkg-config libglib2.0-dev libjson-glib-dev gnuplot-nox"
+packages="cmake make gcc pkg-config libglib2.0-dev libjson-glib-dev gnuplot-nox openmpi-bin libopenmpi-dev libopenblas-dev"
 missing=""
 for p in $packages; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

@@ -1,0 +1,41 @@
+/* caldata.c — see caldata.h. */
+#include "caldata.h"
+#include "coll.h"
+
+DpsCalData *
+dps_cal_data_new (const char *backend)
+{
+  DpsCalData *d = g_new0 (DpsCalData, 1);
+  d->points = g_array_new (FALSE, TRUE, sizeof (DpsCalPoint));
+  d->backend = g_strdup (backend);
+  return d;
+}
+
+void
+dps_cal_data_free (DpsCalData *d)
+{
+  if (!d)
+    return;
+  g_array_free (d->points, TRUE);
+  g_free (d->backend);
+  g_free (d->library);
+  g_free (d->host);
+  g_free (d->devices);
+  g_free (d->env);
+  g_free (d->source);
+  g_free (d);
+}
+
+void
+dps_cal_data_add (DpsCalData *d, int ranks, int nodes, double bytes, double time_s, double time_ip_s, int wrong)
+{
+  DpsCalPoint p = { ranks, nodes, bytes, time_s, time_ip_s, wrong, 0, FALSE };
+  g_array_append_val (d->points, p);
+}
+
+/* nccl-tests' all-reduce bus bandwidth of a point, bytes/s. */
+double
+dps_cal_busbw_Bps (const DpsCalPoint *p)
+{
+  return p->bytes / p->time_s * dps_coll_busbw_factor (DPS_OP_ALLREDUCE, p->ranks);
+}

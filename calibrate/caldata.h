@@ -1,0 +1,40 @@
+/* caldata — measured collective times, whatever measured them (MPI on
+ * CPUs, NCCL on GPUs, imported nccl-tests logs): one point per (rank count,
+ * message size), nccl-tests' size convention (all-reduce: bytes per rank). */
+#pragma once
+
+#include <glib.h>
+
+typedef struct {
+  int     ranks;
+  int     nodes;
+  double  bytes;
+  double  time_s;       /* out-of-place */
+  double  time_ip_s;    /* in-place; 0 when not measured */
+  int     wrong;        /* elements that failed the correctness check; -1 unknown */
+  double  estimate_s;   /* the library's own estimate (ncclGroupSimulateEnd); 0 none */
+  gboolean held_out;    /* not used in the fit: it checks the fit */
+} DpsCalPoint;
+
+typedef struct {
+  int    dtype;         /* DpsDtype */
+  double m, n, k;
+  double flops;         /* FLOP/s reached */
+} DpsGemmPoint;
+
+typedef struct {
+  GArray *points;       /* DpsCalPoint */
+  char   *backend;      /* "cpu-mpi", "gpu-nccl", "nccl-tests" */
+  char   *library;      /* "Open MPI 4.1.4", "NCCL 2.28.9" */
+  char   *host;
+  char   *devices;      /* GPU or CPU names */
+  char   *env;          /* NCCL_ALGO=... and similar */
+  char   *source;       /* files imported, command run */
+} DpsCalData;
+
+DpsCalData *dps_cal_data_new (const char *backend);
+void        dps_cal_data_free (DpsCalData *d);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (DpsCalData, dps_cal_data_free)
+void        dps_cal_data_add (DpsCalData *d, int ranks, int nodes, double bytes, double time_s,
+                              double time_ip_s, int wrong);
+double      dps_cal_busbw_Bps (const DpsCalPoint *p);

@@ -1,0 +1,182 @@
+/* cpu-calibrate.c — see cpu-calibrate.h. */
+#include "cpu-calibrate.h"
+#include "launch.h"
+#include "error.h"
+
+#include <cblas.h>
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct {
+  DpsCalData   *d;
+  int           ranks;
+  DpsProgressFn progress;
+  void         *pdata;
+} LineCtx;
+
+static gboolean
+on_line (const char *line, void *data, GError **error)
+{
+  LineCtx *c = data;
+  if (g_str_has_prefix (line, "# library ")) {
+    if (!c->d->library)
+      c->d->library = g_strdup (line + 10);
+    return TRUE;
+  }
+  double bytes, t, ti;
+  long wrong;
+  if (sscanf (line, "%lf %lf %lf %ld", &bytes, &t, &ti, &wrong) != 4)
+    return FALSE;
+  if (!(t > 0)) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME, "the MPI worker reported a time of %g s for %.0f bytes", t, bytes);
+    return TRUE;
+  }
+  if (wrong > 0) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME,
+                 "MPI all-reduce of %.0f bytes over %d ranks gave %ld wrong elements", bytes, c->ranks, wrong);
+    return TRUE;
+  }
+  dps_cal_data_add (c->d, c->ranks, 1, bytes, t, ti, (int) wrong);
+  if (c->progress) {
+    g_autofree char *msg = g_strdup_printf ("%d ranks, %10.0f B: %10.2f us (%.2f GB/s busbw)", c->ranks, bytes,
+                                            t * 1e6, 2.0 * (c->ranks - 1) / c->ranks * bytes / t / 1e9);
+    c->progress (msg, c->pdata);
+  }
+  return TRUE;
+}
+
+/* Measures MPI all-reduce for each rank count (one mpirun each) and size.
+ * Errors: no mpirun, no worker program, mpirun failing (a rank that died),
+ * a timeout, a wrong result. */
+gboolean
+dps_cpu_allreduce (DpsCalData *d, const int *ranks, int n_ranks, const double *sizes, int n_sizes,
+                   double min_time_s, int reps, double timeout_s, DpsProgressFn progress, void *pdata,
+                   GError **error)
+{
+  g_autofree char *worker = dps_helper_path ("dpscale-mpi-worker");
+  if (!worker) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME,
+                 "dpscale-mpi-worker not found beside dpscale (was dpscale built with MPI?)");
+    return FALSE;
+  }
+  GString *list = g_string_new (NULL);
+  for (int i = 0; i < n_sizes; i++)
+    g_string_append_printf (list, "%s%.0f", i ? "," : "", sizes[i]);
+  gboolean ok = TRUE;
+  for (int r = 0; r < n_ranks && ok; r++) {
+    GPtrArray *argv = dps_mpirun_argv (ranks[r], worker);
+    if (!argv) {
+      g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME,
+                   "no MPI launcher: mpirun not found (Debian: apt-get install openmpi-bin)");
+      ok = FALSE;
+      break;
+    }
+    g_ptr_array_add (argv, g_strdup ("allreduce"));
+    g_ptr_array_add (argv, g_strdup (list->str));
+    g_ptr_array_add (argv, g_strdup_printf ("%g", min_time_s));
+    g_ptr_array_add (argv, g_strdup_printf ("%d", reps));
+    g_ptr_array_add (argv, NULL);
+    LineCtx c = { d, ranks[r], progress, pdata };
+    ok = dps_launch_lines ((const char *const *) argv->pdata, dps_mpirun_env (), timeout_s, on_line, &c, error);
+    g_ptr_array_unref (argv);
+  }
+  g_string_free (list, TRUE);
+  if (ok) {
+    char host[256] = "";
+    gethostname (host, sizeof host - 1);
+    g_free (d->host);
+    d->host = g_strdup (host);
+    g_free (d->devices);
+    d->devices = g_strdup_printf ("%u CPU cores", g_get_num_processors ());
+  }
+  return ok;
+}
+
+/* Seconds for one m x k by k x n single-precision GEMM on one thread: the
+ * fastest of repeated runs filling min_time_s. */
+double
+dps_cpu_gemm_time (int m, int n, int k, double min_time_s)
+{
+  openblas_set_num_threads (1);
+  float *a = g_new (float, (gsize) m * k), *b = g_new (float, (gsize) k * n), *c = g_new0 (float, (gsize) m * n);
+  for (gsize i = 0; i < (gsize) m * k; i++)
+    a[i] = (float) (i % 7) * 0.1f;
+  for (gsize i = 0; i < (gsize) k * n; i++)
+    b[i] = (float) (i % 5) * 0.1f;
+  double best = G_MAXDOUBLE, spent = 0;
+  int runs = 0;
+  while ((spent < min_time_s || runs < 3) && runs < 1000) {
+    gint64 t0 = g_get_monotonic_time ();
+    cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, a, k, b, n, 0.0f, c, n);
+    double dt = (g_get_monotonic_time () - t0) / 1e6;
+    best = MIN (best, dt);
+    spent += dt;
+    runs++;
+  }
+  g_free (a);
+  g_free (b);
+  g_free (c);
+  return MAX (best, 1e-9);
+}
+
+/* Square fp32 GEMMs of each size in dims; fills p->gemm and the peak, and
+ * the memory copy bandwidth (bytes read and written per second, 64 MiB). */
+void
+dps_cpu_gemm_sweep (DpsProfile *p, const int *dims, int n_dims, double min_time_s)
+{
+  gsize bytes = 64u << 20;
+  char *a = g_malloc (bytes), *b = g_malloc (bytes);
+  memset (a, 1, bytes);
+  memset (b, 2, bytes);
+  double best = G_MAXDOUBLE;
+  for (int r = 0; r < 5; r++) {
+    gint64 t0 = g_get_monotonic_time ();
+    memcpy (b, a, bytes);
+    best = MIN (best, (g_get_monotonic_time () - t0) / 1e6);
+  }
+  p->copy_bw_Bps = 2.0 * bytes / MAX (best, 1e-9);
+  g_free (a);
+  g_free (b);
+  for (int i = 0; i < n_dims; i++) {
+    int d = dims[i];
+    double t = dps_cpu_gemm_time (d, d, d, min_time_s);
+    DpsGemmPoint q = { DPS_DTYPE_FP32, d, d, d, 2.0 * d * d * d / t };
+    g_array_append_val (p->gemm, q);
+    p->gemm_peak_flops = MAX (p->gemm_peak_flops, q.flops);
+  }
+}
+
+/* Per-layer forward and backward times at a per-replica batch: each 2-D
+ * weight (rows x cols, as nn.Linear stores it) costs one GEMM forward
+ * (tokens x cols by cols x rows) and two of the same size backward (input
+ * and weight gradients), tokens being batch x sequence length.  Layers
+ * without FLOPs (embedding lookups) cost nothing. */
+void
+dps_cpu_layer_times (const DpsModel *m, int batch, double min_time_s, double *fwd_s, double *bwd_s)
+{
+  int tokens = batch * MAX (m->seq_len, 1);
+  GHashTable *cache = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  for (int l = 0; l < dps_model_n_layers (m); l++) {
+    const DpsLayer *layer = dps_model_layer (m, l);
+    fwd_s[l] = bwd_s[l] = 0;
+    if (layer->fwd_flops <= 0)
+      continue;   /* embeddings: a lookup, no GEMM */
+    for (int t = layer->first_tensor; t < layer->first_tensor + layer->n_tensors; t++) {
+      const DpsTensor *w = dps_model_tensor (m, t);
+      if (w->rows <= 0)
+        continue;
+      char *key = g_strdup_printf ("%d,%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT, tokens, w->rows, w->cols);
+      double *cached = g_hash_table_lookup (cache, key);
+      if (!cached) {
+        cached = g_new (double, 1);
+        *cached = dps_cpu_gemm_time (tokens, (int) w->rows, (int) w->cols, min_time_s);
+        g_hash_table_insert (cache, key, cached);
+      } else
+        g_free (key);
+      fwd_s[l] += *cached;
+      bwd_s[l] += 2 * *cached;
+    }
+  }
+  g_hash_table_unref (cache);
+}

@@ -1,0 +1,279 @@
+/* fit.c — see fit.h. */
+#include "fit.h"
+#include "error.h"
+
+#include <math.h>
+#include <string.h>
+
+typedef struct { double x1, x2, t; } Obs;   /* t = x1 alpha + x2 / B */
+
+/* Weighted least squares of t = x1 a + x2 b with weights 1/t^2, a >= 0,
+ * b > 0.  Returns the sum of squared relative errors. */
+static double
+solve (const Obs *o, int n, double *alpha, double *beta)
+{
+  double s11 = 0, s12 = 0, s22 = 0, r1 = 0, r2 = 0;
+  for (int i = 0; i < n; i++) {
+    double w = 1 / (o[i].t * o[i].t);
+    s11 += w * o[i].x1 * o[i].x1;
+    s12 += w * o[i].x1 * o[i].x2;
+    s22 += w * o[i].x2 * o[i].x2;
+    r1 += w * o[i].x1 * o[i].t;
+    r2 += w * o[i].x2 * o[i].t;
+  }
+  double det = s11 * s22 - s12 * s12;
+  double a = 0, b = 0;
+  if (fabs (det) > 1e-300 * (s11 * s22 + 1e-300)) {
+    a = (r1 * s22 - r2 * s12) / det;
+    b = (s11 * r2 - s12 * r1) / det;
+  }
+  if (!(a >= 0) || !(b > 0)) {
+    /* one term alone: the better of latency only and bandwidth only */
+    double a1 = s11 > 0 ? r1 / s11 : 0, b1 = s22 > 0 ? r2 / s22 : 0;
+    double e_a = 0, e_b = 0;
+    for (int i = 0; i < n; i++) {
+      e_a += pow ((o[i].x1 * a1 - o[i].t) / o[i].t, 2);
+      e_b += pow ((o[i].x2 * b1 - o[i].t) / o[i].t, 2);
+    }
+    if (b1 > 0 && (e_b <= e_a || a1 <= 0)) {
+      a = 0;
+      b = b1;
+    } else {
+      a = MAX (a1, 0);
+      b = 1e-30;   /* bandwidth too large to matter */
+    }
+  }
+  double err = 0;
+  for (int i = 0; i < n; i++)
+    err += pow ((o[i].x1 * a + o[i].x2 * b - o[i].t) / o[i].t, 2);
+  *alpha = a;
+  *beta = b;
+  return err;
+}
+
+static int
+cmp_obs_size (gconstpointer a, gconstpointer b, gpointer sizes)
+{
+  double x = ((const double *) sizes)[*(const int *) a], y = ((const double *) sizes)[*(const int *) b];
+  return x < y ? -1 : x > y;
+}
+
+/* Fits one level's regimes.  obs[i] belongs to message size sizes[i]. */
+static void
+fit_level (const Obs *obs, const double *sizes, int n, DpsFitLevel *out)
+{
+  memset (out, 0, sizeof *out);
+  if (n == 0)
+    return;
+  int *idx = g_new (int, n);
+  for (int i = 0; i < n; i++)
+    idx[i] = i;
+  g_qsort_with_data (idx, n, sizeof (int), cmp_obs_size, (gpointer) sizes);
+  Obs *sorted = g_new (Obs, n);
+  double *ssz = g_new (double, n);
+  for (int i = 0; i < n; i++) {
+    sorted[i] = obs[idx[i]];
+    ssz[i] = sizes[idx[i]];
+  }
+  /* candidate cuts: between distinct sizes, each regime with 2+ sizes */
+  GArray *cuts = g_array_new (FALSE, FALSE, sizeof (int));
+  for (int i = 1; i < n; i++)
+    if (ssz[i] != ssz[i - 1])
+      g_array_append_val (cuts, i);
+  double best_err[DPS_FIT_MAX_REGIMES + 1];
+  DpsFitLevel best[DPS_FIT_MAX_REGIMES + 1];
+  for (int k = 1; k <= DPS_FIT_MAX_REGIMES; k++) {
+    best_err[k] = G_MAXDOUBLE;
+    int nc = (int) cuts->len;
+    /* k = 1: no cut; 2: one cut c1; 3: cuts c1 < c2 */
+    for (int c1 = (k >= 2 ? 0 : -1); c1 < (k >= 2 ? nc : 0); c1++)
+      for (int c2 = (k == 3 ? c1 + 1 : -1); c2 < (k == 3 ? nc : 0); c2++) {
+        int bounds[DPS_FIT_MAX_REGIMES + 1];
+        int nb = 0;
+        bounds[nb++] = 0;
+        if (k >= 2)
+          bounds[nb++] = g_array_index (cuts, int, c1);
+        if (k == 3)
+          bounds[nb++] = g_array_index (cuts, int, c2);
+        bounds[nb] = n;
+        gboolean ok = TRUE;
+        for (int r = 0; r < k && ok; r++) {
+          int lo = bounds[r], hi = bounds[r + 1];
+          int distinct = 1;
+          for (int i = lo + 1; i < hi; i++)
+            distinct += ssz[i] != ssz[i - 1];
+          ok = distinct >= 2;
+        }
+        if (!ok)
+          continue;
+        DpsFitLevel cand = { .n_regimes = k, .n_points = n };
+        double err = 0;
+        for (int r = 0; r < k; r++) {
+          int lo = bounds[r], hi = bounds[r + 1];
+          double a, b;
+          err += solve (sorted + lo, hi - lo, &a, &b);
+          cand.alpha_s[r] = a;
+          cand.bw_Bps[r] = 1 / b;
+          cand.max_bytes[r] = r == k - 1 ? 0 : sqrt (ssz[hi - 1] * ssz[hi]);   /* geometric midpoint */
+        }
+        if (err < best_err[k]) {
+          best_err[k] = err;
+          best[k] = cand;
+        }
+      }
+  }
+  /* the fewest regimes within 10% (and 0.1% RMS) of the best fit */
+  int kbest = 1;
+  double emin = G_MAXDOUBLE;
+  for (int k = 1; k <= DPS_FIT_MAX_REGIMES; k++)
+    emin = MIN (emin, best_err[k]);
+  for (int k = DPS_FIT_MAX_REGIMES; k >= 1; k--)
+    if (best_err[k] <= emin * 1.1 + n * 1e-6)
+      kbest = k;
+  *out = best[kbest];
+  out->rms_rel = sqrt (best_err[kbest] / n);
+  g_array_free (cuts, TRUE);
+  g_free (idx);
+  g_free (sorted);
+  g_free (ssz);
+}
+
+/* The regime of a level that holds messages of bytes. */
+int
+dps_fit_regime (const DpsFitLevel *l, double bytes)
+{
+  for (int r = 0; r < l->n_regimes - 1; r++)
+    if (bytes <= l->max_bytes[r])
+      return r;
+  return MAX (l->n_regimes - 1, 0);
+}
+
+/* The single-node group with the most ranks, or NULL. */
+static const DpsFitLevel *
+largest_intra (const DpsFit *f)
+{
+  const DpsFitLevel *best = NULL;
+  for (int g = 0; g < f->n_groups; g++)
+    if (f->group[g].nodes == 1 && (!best || f->group[g].ranks > best->ranks))
+      best = &f->group[g];
+  return best;
+}
+
+/* Latency per intra-node step for messages of bytes: the largest
+ * single-node group's fit (0 without one). */
+double
+dps_fit_intra_alpha (const DpsFit *f, double bytes)
+{
+  const DpsFitLevel *l = largest_intra (f);
+  return l ? l->alpha_s[dps_fit_regime (l, bytes)] : 0;
+}
+
+/* The fitted group nearest to ranks (in log scale), among single-node
+ * groups or multi-node ones; falls back to the other kind.  NULL only for
+ * an empty fit. */
+const DpsFitLevel *
+dps_fit_nearest (const DpsFit *f, int ranks, gboolean multi_node)
+{
+  const DpsFitLevel *best = NULL;
+  double bd = G_MAXDOUBLE;
+  for (int pass = 0; pass < 2 && !best; pass++)
+    for (int g = 0; g < f->n_groups; g++) {
+      const DpsFitLevel *l = &f->group[g];
+      if (pass == 0 && (l->nodes > 1) != multi_node)
+        continue;
+      double dist = fabs (log ((double) l->ranks / MAX (ranks, 1)));
+      if (dist < bd) {
+        bd = dist;
+        best = l;
+      }
+    }
+  return best;
+}
+
+/* Fits each (ranks, nodes) group: single-node groups first, then the
+ * multi-node ones, whose intra-node steps are priced with the largest
+ * single-node fit.  Fails without any usable point. */
+gboolean
+dps_fit_levels (const DpsCalData *d, DpsFit *out, GError **error)
+{
+  memset (out, 0, sizeof *out);
+  int n = (int) d->points->len;
+  Obs *obs = g_new (Obs, MAX (n, 1));
+  double *sizes = g_new (double, MAX (n, 1));
+  for (int pass = 0; pass < 2; pass++) {
+    GHashTable *done = g_hash_table_new (g_direct_hash, g_direct_equal);
+    for (int i = 0; i < n; i++) {
+      const DpsCalPoint *first = &g_array_index (d->points, DpsCalPoint, i);
+      gpointer key = GINT_TO_POINTER (first->ranks * 100000 + first->nodes);
+      if ((first->nodes > 1) != pass || first->ranks < 2 || g_hash_table_contains (done, key))
+        continue;
+      g_hash_table_add (done, key);
+      int k = 0;
+      for (int j = i; j < n; j++) {
+        const DpsCalPoint *p = &g_array_index (d->points, DpsCalPoint, j);
+        if (p->ranks != first->ranks || p->nodes != first->nodes || p->held_out || p->time_s <= 0)
+          continue;
+        double t = p->time_s;
+        if (pass == 1)
+          t -= 2.0 * (p->ranks - p->nodes) * dps_fit_intra_alpha (out, p->bytes);
+        if (t <= 0)
+          continue;
+        double steps = pass == 0 ? 2.0 * (p->ranks - 1) : 2.0 * (p->nodes - 1);
+        obs[k] = (Obs) { steps, 2.0 * (p->ranks - 1) / p->ranks * p->bytes, t };
+        sizes[k++] = p->bytes;
+      }
+      if (k == 0 || out->n_groups == DPS_FIT_MAX_GROUPS)
+        continue;
+      DpsFitLevel *l = &out->group[out->n_groups++];
+      fit_level (obs, sizes, k, l);
+      l->ranks = first->ranks;
+      l->nodes = first->nodes;
+    }
+    g_hash_table_unref (done);
+  }
+  g_free (obs);
+  g_free (sizes);
+  if (!out->n_groups) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT,
+                 "nothing to fit: no all-reduce measurement over 2 or more ranks with a positive time");
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* The fitted time of an all-reduce of bytes over ranks on nodes. */
+double
+dps_fit_predict (const DpsFit *f, int ranks, int nodes, double bytes)
+{
+  if (ranks < 2)
+    return 0;
+  const DpsFitLevel *l = dps_fit_nearest (f, ranks, nodes > 1);
+  int r = dps_fit_regime (l, bytes);
+  double hop = 2.0 * (ranks - 1) / ranks * bytes;
+  if (nodes <= 1)
+    return 2.0 * (ranks - 1) * l->alpha_s[r] + hop / l->bw_Bps[r];
+  return 2.0 * (nodes - 1) * l->alpha_s[r] + hop / l->bw_Bps[r]
+         + 2.0 * (ranks - nodes) * dps_fit_intra_alpha (f, bytes);
+}
+
+/* Marks every other size of each rank count as held out (the 2nd, 4th, ...
+ * in the order measured, never the last), so the fit can be checked on
+ * sizes it did not see. */
+void
+dps_fit_mark_held_out (DpsCalData *d)
+{
+  GHashTable *count = g_hash_table_new (g_direct_hash, g_direct_equal);
+  GHashTable *seen = g_hash_table_new (g_direct_hash, g_direct_equal);
+  for (int pass = 0; pass < 2; pass++)
+    for (guint i = 0; i < d->points->len; i++) {
+      DpsCalPoint *p = &g_array_index (d->points, DpsCalPoint, i);
+      gpointer key = GINT_TO_POINTER (p->ranks * 1000 + p->nodes);
+      GHashTable *h = pass == 0 ? count : seen;
+      int c = GPOINTER_TO_INT (g_hash_table_lookup (h, key));
+      if (pass == 1)
+        p->held_out = c % 2 == 1 && c < GPOINTER_TO_INT (g_hash_table_lookup (count, key)) - 1;
+      g_hash_table_insert (h, key, GINT_TO_POINTER (c + 1));
+    }
+  g_hash_table_unref (count);
+  g_hash_table_unref (seen);
+}

@@ -1,0 +1,48 @@
+/* fit — what the simulator needs, fitted to measured all-reduce times.
+ *
+ * The measured times of each group (a rank count on a node count) are
+ * described as a ring all-reduce with a per-step latency alpha and a
+ * per-rank bandwidth B, as NCCL's own model does:
+ *   t(n, S) = 2(n-1) alpha + 2(n-1)/n S / B        (n ranks on one node)
+ * and across m nodes the network's terms:
+ *   t = 2(n-m) alpha_intra + 2(m-1) alpha + 2(n-1)/n S / B
+ * (alpha_intra from the largest single-node group, when measured).
+ * Libraries switch protocol or algorithm with the size (NCCL's LL, LL128,
+ * Simple; MPI's recursive doubling, then ring), so the sizes are cut into up
+ * to three regimes, each with its own alpha and B, the cuts placed where
+ * they fit best (as SimGrid fits piecewise factors).  Each rank count gets
+ * its own fit, because what a rank gets of the machine changes with their
+ * number (cores shared when oversubscribed, NVLink versus NVSwitch); a count
+ * that was not measured takes the fit of the nearest one that was, with its
+ * own n in the formula.  The least-squares fit minimises relative error, so
+ * small and large messages count alike.  Points marked held_out are left out
+ * of the fit and only checked.
+ */
+#pragma once
+
+#include "caldata.h"
+
+#define DPS_FIT_MAX_REGIMES 3
+#define DPS_FIT_MAX_GROUPS 64
+
+typedef struct {
+  int    ranks, nodes;                     /* the group measured */
+  int    n_regimes;
+  double max_bytes[DPS_FIT_MAX_REGIMES];   /* upper bound of each regime; the last is unbounded (0) */
+  double alpha_s[DPS_FIT_MAX_REGIMES];
+  double bw_Bps[DPS_FIT_MAX_REGIMES];
+  double rms_rel;                          /* over the fitted points */
+  int    n_points;
+} DpsFitLevel;
+
+typedef struct {
+  int         n_groups;
+  DpsFitLevel group[DPS_FIT_MAX_GROUPS];
+} DpsFit;
+
+gboolean dps_fit_levels (const DpsCalData *d, DpsFit *out, GError **error);
+const DpsFitLevel *dps_fit_nearest (const DpsFit *f, int ranks, gboolean multi_node);
+double   dps_fit_intra_alpha (const DpsFit *f, double bytes);
+double   dps_fit_predict (const DpsFit *f, int ranks, int nodes, double bytes);
+int      dps_fit_regime (const DpsFitLevel *l, double bytes);
+void     dps_fit_mark_held_out (DpsCalData *d);

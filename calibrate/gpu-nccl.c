@@ -1,0 +1,301 @@
+/* gpu-nccl.c — GPU calibration (see gpu.h): NCCL all-reduce over sizes and
+ * GPU counts from one process driving the local GPUs (ncclCommInitAll), as
+ * nccl-tests' all_reduce_perf -g N does, with a correctness check and NCCL's
+ * own estimate (ncclGroupSimulateEnd) beside each measurement; cuBLAS GEMM
+ * throughput per data type and device-to-device copy bandwidth. */
+#include "gpu.h"
+#include "error.h"
+
+#include <cuda_runtime_api.h>
+#include <cublas_v2.h>
+#include <nccl.h>
+#include <string.h>
+
+/* One CHECK macro per library: the library's message, with file:line. */
+#define CUDA_CHECK(call)                                                                          \
+  do {                                                                                            \
+    cudaError_t e_ = (call);                                                                      \
+    if (e_ != cudaSuccess) {                                                                      \
+      g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME, "%s:%d: %s: %s", __FILE__, __LINE__, #call, \
+                   cudaGetErrorString (e_));                                                      \
+      goto fail;                                                                                  \
+    }                                                                                             \
+  } while (0)
+#define NCCL_CHECK(call)                                                                          \
+  do {                                                                                            \
+    ncclResult_t r_ = (call);                                                                     \
+    if (r_ != ncclSuccess) {                                                                      \
+      g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME, "%s:%d: %s: %s", __FILE__, __LINE__, #call, \
+                   ncclGetErrorString (r_));                                                      \
+      goto fail;                                                                                  \
+    }                                                                                             \
+  } while (0)
+#define CUBLAS_CHECK(call)                                                                        \
+  do {                                                                                            \
+    cublasStatus_t s_ = (call);                                                                   \
+    if (s_ != CUBLAS_STATUS_SUCCESS) {                                                            \
+      g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME, "%s:%d: %s: cuBLAS status %d", __FILE__,   \
+                   __LINE__, #call, (int) s_);                                                    \
+      goto fail;                                                                                  \
+    }                                                                                             \
+  } while (0)
+
+/* Number of usable GPUs; 0 (with the reason in *why) when there is no
+ * driver or device. */
+int
+dps_gpu_count (char **why)
+{
+  int n = 0;
+  cudaError_t e = cudaGetDeviceCount (&n);
+  if (e != cudaSuccess || n == 0) {
+    if (why)
+      *why = g_strdup_printf ("no GPU: %s", e != cudaSuccess ? cudaGetErrorString (e) : "no CUDA device");
+    return 0;
+  }
+  return n;
+}
+
+static double
+now_s (void)
+{
+  return g_get_monotonic_time () / 1e6;
+}
+
+/* Waits for every stream, polling NCCL's asynchronous errors. */
+static gboolean
+sync_all (ncclComm_t *comms, cudaStream_t *streams, int n, GError **error)
+{
+  for (int g = 0; g < n; g++) {
+    for (;;) {
+      cudaError_t q = cudaStreamQuery (streams[g]);
+      if (q == cudaSuccess)
+        break;
+      if (q != cudaErrorNotReady) {
+        g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME, "GPU %d: %s", g, cudaGetErrorString (q));
+        return FALSE;
+      }
+      ncclResult_t ar;
+      if (ncclCommGetAsyncError (comms[g], &ar) == ncclSuccess && ar != ncclSuccess) {
+        g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME, "NCCL on GPU %d: %s", g, ncclGetErrorString (ar));
+        return FALSE;
+      }
+    }
+  }
+  return TRUE;
+}
+
+static gboolean
+run_allreduce (ncclComm_t *comms, cudaStream_t *streams, float **send, float **recv, size_t count, int n,
+               gboolean in_place, int iters, GError **error)
+{
+  for (int it = 0; it < iters; it++) {
+    NCCL_CHECK (ncclGroupStart ());
+    for (int g = 0; g < n; g++)
+      NCCL_CHECK (ncclAllReduce (in_place ? recv[g] : send[g], recv[g], count, ncclFloat, ncclSum, comms[g],
+                                 streams[g]));
+    NCCL_CHECK (ncclGroupEnd ());
+  }
+  return sync_all (comms, streams, n, error);
+fail:
+  return FALSE;
+}
+
+/* Measures NCCL all-reduce of floats for each GPU count and size. */
+gboolean
+dps_gpu_allreduce (DpsCalData *d, const int *gpus, int n_counts, const double *sizes, int n_sizes, int iters,
+                   DpsProgressFn progress, void *pdata, GError **error)
+{
+  int avail = dps_gpu_count (NULL);
+  if (avail == 0) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME, "no GPU: no CUDA device is visible");
+    return FALSE;
+  }
+  int version = 0;
+  ncclGetVersion (&version);
+  g_free (d->library);
+  d->library = g_strdup_printf ("NCCL %d.%d.%d", version / 10000, version / 100 % 100, version % 100);
+  GString *names = g_string_new (NULL), *env = g_string_new (NULL);
+  for (int g = 0; g < avail; g++) {
+    struct cudaDeviceProp prop;
+    if (cudaGetDeviceProperties (&prop, g) == cudaSuccess)
+      g_string_append_printf (names, "%s%d:%s", g ? "; " : "", g, prop.name);
+    for (int h = g + 1; h < avail; h++) {
+      int can = 0;
+      if (cudaDeviceCanAccessPeer (&can, g, h) == cudaSuccess && can)
+        g_string_append_printf (names, " p2p(%d-%d)", g, h);
+    }
+  }
+  const char *vars[] = { "NCCL_ALGO", "NCCL_PROTO", "NCCL_MIN_NCHANNELS", "NCCL_MAX_NCHANNELS", "NCCL_NVLS_ENABLE" };
+  for (gsize i = 0; i < G_N_ELEMENTS (vars); i++)
+    if (g_getenv (vars[i]))
+      g_string_append_printf (env, "%s%s=%s", env->len ? " " : "", vars[i], g_getenv (vars[i]));
+  g_free (d->devices);
+  d->devices = g_string_free (names, FALSE);
+  g_free (d->env);
+  d->env = g_string_free (env, FALSE);
+
+  for (int c = 0; c < n_counts; c++) {
+    int n = gpus[c];
+    if (n < 1 || n > avail) {
+      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--ranks: %d GPUs asked for, %d visible", n, avail);
+      return FALSE;
+    }
+    ncclComm_t *comms = g_new0 (ncclComm_t, n);
+    cudaStream_t *streams = g_new0 (cudaStream_t, n);
+    float **send = g_new0 (float *, n), **recv = g_new0 (float *, n);
+    int *devs = g_new (int, n);
+    double max_bytes = 0;
+    for (int i = 0; i < n_sizes; i++)
+      max_bytes = MAX (max_bytes, sizes[i]);
+    size_t max_count = (size_t) (max_bytes / 4) + 1;
+    float *host = g_new (float, max_count);
+    gboolean ok = FALSE;
+    for (int g = 0; g < n; g++)
+      devs[g] = g;
+    NCCL_CHECK (ncclCommInitAll (comms, n, devs));
+    for (int g = 0; g < n; g++) {
+      CUDA_CHECK (cudaSetDevice (g));
+      CUDA_CHECK (cudaStreamCreateWithFlags (&streams[g], cudaStreamNonBlocking));
+      CUDA_CHECK (cudaMalloc ((void **) &send[g], max_count * sizeof (float)));
+      CUDA_CHECK (cudaMalloc ((void **) &recv[g], max_count * sizeof (float)));
+      for (size_t i = 0; i < max_count; i++)
+        host[i] = (float) (g + 1);
+      CUDA_CHECK (cudaMemcpy (send[g], host, max_count * sizeof (float), cudaMemcpyHostToDevice));
+    }
+    for (int s = 0; s < n_sizes; s++) {
+      size_t count = sizes[s] >= 4 ? (size_t) (sizes[s] / 4) : 1;
+      /* correctness: every element is 1 + 2 + ... + n */
+      if (!run_allreduce (comms, streams, send, recv, count, n, FALSE, 1, error))
+        goto fail;
+      CUDA_CHECK (cudaSetDevice (0));
+      CUDA_CHECK (cudaMemcpy (host, recv[0], count * sizeof (float), cudaMemcpyDeviceToHost));
+      long wrong = 0;
+      for (size_t i = 0; i < count; i++)
+        wrong += host[i] != (float) n * (n + 1) / 2;
+      if (wrong) {
+        g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME, "NCCL all-reduce of %zu floats over %d GPUs: %ld wrong",
+                     count, n, wrong);
+        goto fail;
+      }
+      /* NCCL's own estimate of the same call */
+      double estimate = 0;
+      ncclSimInfo_t sim = NCCL_SIM_INFO_INITIALIZER;
+      NCCL_CHECK (ncclGroupStart ());
+      for (int g = 0; g < n; g++)
+        NCCL_CHECK (ncclAllReduce (send[g], recv[g], count, ncclFloat, ncclSum, comms[g], streams[g]));
+      if (ncclGroupSimulateEnd (&sim) == ncclSuccess && sim.estimatedTime > 0)
+        estimate = sim.estimatedTime * 1e-6;   /* microseconds */
+      double t[2];
+      for (int ip = 0; ip < 2; ip++) {
+        if (!run_allreduce (comms, streams, send, recv, count, n, ip, 5, error))   /* warm-up */
+          goto fail;
+        double t0 = now_s ();
+        if (!run_allreduce (comms, streams, send, recv, count, n, ip, iters, error))
+          goto fail;
+        t[ip] = (now_s () - t0) / iters;
+      }
+      dps_cal_data_add (d, n, 1, (double) count * 4, t[0], t[1], 0);
+      g_array_index (d->points, DpsCalPoint, d->points->len - 1).estimate_s = estimate;
+      if (progress) {
+        g_autofree char *msg = g_strdup_printf ("%d GPUs, %10.0f B: %10.2f us (%.2f GB/s busbw; NCCL estimates %.2f us)",
+                                                n, (double) count * 4, t[0] * 1e6,
+                                                2.0 * (n - 1) / n * count * 4 / t[0] / 1e9, estimate * 1e6);
+        progress (msg, pdata);
+      }
+    }
+    ok = TRUE;
+  fail:
+    for (int g = 0; g < n; g++) {
+      cudaSetDevice (g);
+      if (send[g])
+        cudaFree (send[g]);
+      if (recv[g])
+        cudaFree (recv[g]);
+      if (streams[g])
+        cudaStreamDestroy (streams[g]);
+      if (comms[g])
+        ncclCommDestroy (comms[g]);
+    }
+    g_free (comms);
+    g_free (streams);
+    g_free (send);
+    g_free (recv);
+    g_free (devs);
+    g_free (host);
+    if (!ok)
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* cuBLAS GEMM throughput (fp32, tf32, fp16, bf16) for square sizes, and
+ * device-to-device copy bandwidth, on GPU 0. */
+gboolean
+dps_gpu_compute (DpsProfile *p, const int *dims, int n_dims, GError **error)
+{
+  cublasHandle_t h = NULL;
+  void *a = NULL, *b = NULL, *c = NULL;
+  cudaEvent_t e0 = NULL, e1 = NULL;
+  gboolean ok = FALSE;
+  int max = 0;
+  for (int i = 0; i < n_dims; i++)
+    max = MAX (max, dims[i]);
+  size_t bytes = (size_t) max * max * 4;
+  CUDA_CHECK (cudaSetDevice (0));
+  CUDA_CHECK (cudaMalloc (&a, bytes));
+  CUDA_CHECK (cudaMalloc (&b, bytes));
+  CUDA_CHECK (cudaMalloc (&c, bytes));
+  CUDA_CHECK (cudaMemset (a, 0, bytes));
+  CUDA_CHECK (cudaMemset (b, 0, bytes));
+  CUDA_CHECK (cudaEventCreate (&e0));
+  CUDA_CHECK (cudaEventCreate (&e1));
+  CUBLAS_CHECK (cublasCreate (&h));
+  static const struct { DpsDtype dt; cudaDataType_t t; cublasComputeType_t ct; } types[] = {
+    { DPS_DTYPE_FP32, CUDA_R_32F, CUBLAS_COMPUTE_32F },
+    { DPS_DTYPE_TF32, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32 },
+    { DPS_DTYPE_FP16, CUDA_R_16F, CUBLAS_COMPUTE_32F },
+    { DPS_DTYPE_BF16, CUDA_R_16BF, CUBLAS_COMPUTE_32F },
+  };
+  float one = 1, zero = 0;
+  for (gsize ti = 0; ti < G_N_ELEMENTS (types); ti++)
+    for (int i = 0; i < n_dims; i++) {
+      int d = dims[i], reps = 10;
+      CUBLAS_CHECK (cublasGemmEx (h, CUBLAS_OP_N, CUBLAS_OP_N, d, d, d, &one, a, types[ti].t, d, b, types[ti].t, d,
+                                  &zero, c, types[ti].t, d, types[ti].ct, CUBLAS_GEMM_DEFAULT));
+      CUDA_CHECK (cudaEventRecord (e0, 0));
+      for (int r = 0; r < reps; r++)
+        CUBLAS_CHECK (cublasGemmEx (h, CUBLAS_OP_N, CUBLAS_OP_N, d, d, d, &one, a, types[ti].t, d, b, types[ti].t, d,
+                                    &zero, c, types[ti].t, d, types[ti].ct, CUBLAS_GEMM_DEFAULT));
+      CUDA_CHECK (cudaEventRecord (e1, 0));
+      CUDA_CHECK (cudaEventSynchronize (e1));
+      float ms = 0;
+      CUDA_CHECK (cudaEventElapsedTime (&ms, e0, e1));
+      DpsGemmPoint q = { types[ti].dt, d, d, d, 2.0 * d * d * (double) d * reps / (ms * 1e-3) };
+      g_array_append_val (p->gemm, q);
+      if (q.dtype == DPS_DTYPE_FP32)
+        p->gemm_peak_flops = MAX (p->gemm_peak_flops, q.flops);
+    }
+  CUDA_CHECK (cudaEventRecord (e0, 0));
+  for (int r = 0; r < 10; r++)
+    CUDA_CHECK (cudaMemcpyAsync (c, a, bytes, cudaMemcpyDeviceToDevice, 0));
+  CUDA_CHECK (cudaEventRecord (e1, 0));
+  CUDA_CHECK (cudaEventSynchronize (e1));
+  float ms = 0;
+  CUDA_CHECK (cudaEventElapsedTime (&ms, e0, e1));
+  p->copy_bw_Bps = 2.0 * bytes * 10 / (ms * 1e-3);   /* read + write */
+  ok = TRUE;
+fail:
+  if (h)
+    cublasDestroy (h);
+  if (a)
+    cudaFree (a);
+  if (b)
+    cudaFree (b);
+  if (c)
+    cudaFree (c);
+  if (e0)
+    cudaEventDestroy (e0);
+  if (e1)
+    cudaEventDestroy (e1);
+  return ok;
+}

@@ -1,0 +1,26 @@
+/* gpu-none.c — the GPU interface of a build without CUDA and NCCL. */
+#include "gpu.h"
+#include "error.h"
+
+int
+dps_gpu_count (char **why)
+{
+  if (why)
+    *why = g_strdup ("this dpscale was built without CUDA and NCCL");
+  return 0;
+}
+
+gboolean
+dps_gpu_allreduce (DpsCalData *d, const int *gpus, int n_counts, const double *sizes, int n_sizes, int iters,
+                   DpsProgressFn progress, void *pdata, GError **error)
+{
+  g_set_error (error, DPS_ERROR, DPS_ERROR_UNSUPPORTED, "this dpscale was built without CUDA and NCCL");
+  return FALSE;
+}
+
+gboolean
+dps_gpu_compute (DpsProfile *p, const int *dims, int n_dims, GError **error)
+{
+  g_set_error (error, DPS_ERROR, DPS_ERROR_UNSUPPORTED, "this dpscale was built without CUDA and NCCL");
+  return FALSE;
+}

@@ -1,0 +1,14 @@
+/* gpu — calibration on NVIDIA GPUs with CUDA, cuBLAS and NCCL, behind a C
+ * interface: nothing outside gpu-nccl.c includes a CUDA header.  Built only
+ * when CMake finds the CUDA toolkit and NCCL (DPS_HAVE_NCCL); otherwise every
+ * call reports that the build has no GPU support. */
+#pragma once
+
+#include "caldata.h"
+#include "profile.h"
+#include "cpu-calibrate.h"
+
+int      dps_gpu_count (char **why);
+gboolean dps_gpu_allreduce (DpsCalData *d, const int *gpus, int n_counts, const double *sizes, int n_sizes,
+                            int iters, DpsProgressFn progress, void *pdata, GError **error);
+gboolean dps_gpu_compute (DpsProfile *p, const int *dims, int n_dims, GError **error);

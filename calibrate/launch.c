@@ -1,0 +1,179 @@
+/* launch.c — see launch.h. */
+#include "launch.h"
+#include "error.h"
+
+#include <gio/gio.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct {
+  GMainLoop        *loop;
+  GDataInputStream *in;
+  DpsLineFn         fn;
+  void             *data;
+  GError           *error;
+  gboolean          eof, exited, timed_out;
+  char             *last;        /* the last line that was not data, for messages */
+} Run;
+
+static void read_next (Run *r);
+
+static void
+on_line (GObject *src, GAsyncResult *res, gpointer user)
+{
+  Run *r = user;
+  gsize len;
+  g_autoptr (GError) e = NULL;
+  char *line = g_data_input_stream_read_line_finish_utf8 (r->in, res, &len, &e);
+  if (!line) {
+    r->eof = TRUE;
+    if (r->exited)
+      g_main_loop_quit (r->loop);
+    return;
+  }
+  if (!r->error && !r->fn (line, r->data, &r->error)) {
+    g_free (r->last);
+    r->last = g_strdup (line);
+  }
+  g_free (line);
+  read_next (r);
+}
+
+static void
+read_next (Run *r)
+{
+  g_data_input_stream_read_line_async (r->in, G_PRIORITY_DEFAULT, NULL, on_line, r);
+}
+
+static void
+on_child_exit (GObject *src, GAsyncResult *res, gpointer user)
+{
+  Run *r = user;
+  g_subprocess_wait_finish (G_SUBPROCESS (src), res, NULL);
+  r->exited = TRUE;
+  if (r->eof)
+    g_main_loop_quit (r->loop);
+}
+
+static gboolean
+on_timeout (gpointer user)
+{
+  Run *r = user;
+  r->timed_out = TRUE;
+  g_main_loop_quit (r->loop);
+  return G_SOURCE_REMOVE;
+}
+
+/* Runs argv with extra_env ("NAME=value", may be NULL) added, giving each
+ * line of its standard output and error to fn.  fn returns FALSE for a line
+ * that is not data (kept for the error message); setting its error stops
+ * the reading.  Fails when the program cannot start, exits non-zero (the
+ * message quotes its last non-data line) or outlives timeout_s (it is
+ * killed, with its process group). */
+gboolean
+dps_launch_lines (const char *const *argv, const char *const *extra_env, double timeout_s,
+                  DpsLineFn fn, void *data, GError **error)
+{
+  g_autoptr (GSubprocessLauncher) l = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE
+                                                                | G_SUBPROCESS_FLAGS_STDERR_MERGE
+                                                                | G_SUBPROCESS_FLAGS_STDIN_INHERIT);
+  for (int i = 0; extra_env && extra_env[i]; i++) {
+    g_auto (GStrv) kv = g_strsplit (extra_env[i], "=", 2);
+    g_subprocess_launcher_setenv (l, kv[0], kv[1] ? kv[1] : "", TRUE);
+  }
+  g_autoptr (GError) e = NULL;
+  g_autoptr (GSubprocess) p = g_subprocess_launcher_spawnv (l, argv, &e);
+  if (!p) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME, "cannot start %s: %s", argv[0], e->message);
+    return FALSE;
+  }
+  g_autoptr (GMainContext) ctx = g_main_context_new ();
+  g_main_context_push_thread_default (ctx);
+  Run r = { .loop = g_main_loop_new (ctx, FALSE), .fn = fn, .data = data };
+  r.in = g_data_input_stream_new (g_subprocess_get_stdout_pipe (p));
+  read_next (&r);
+  g_subprocess_wait_async (p, NULL, on_child_exit, &r);
+  GSource *t = g_timeout_source_new ((guint) (timeout_s * 1000));
+  g_source_set_callback (t, on_timeout, &r, NULL);
+  g_source_attach (t, ctx);
+  g_main_loop_run (r.loop);
+  g_source_destroy (t);
+  g_source_unref (t);
+  gboolean ok = TRUE;
+  if (r.timed_out) {
+    /* SIGTERM lets mpirun stop its ranks; SIGKILL if it does not go */
+    g_subprocess_send_signal (p, SIGTERM);
+    for (int i = 0; i < 300 && !r.exited; i++) {
+      while (g_main_context_iteration (ctx, FALSE))
+        ;
+      if (!r.exited)
+        g_usleep (10000);
+    }
+    if (!r.exited) {
+      g_subprocess_force_exit (p);
+      g_subprocess_wait (p, NULL, NULL);
+    }
+    g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME, "%s did not finish within %.0f s and was stopped "
+                 "(a hung collective or a rank that died)", argv[0], timeout_s);
+    ok = FALSE;
+  } else if (r.error) {
+    g_propagate_error (error, g_steal_pointer (&r.error));
+    ok = FALSE;
+  } else if (!g_subprocess_get_successful (p)) {
+    int status = g_subprocess_get_if_exited (p) ? g_subprocess_get_exit_status (p) : -1;
+    g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME, "%s failed (exit status %d)%s%s", argv[0], status,
+                 r.last ? ": " : "", r.last ? g_strstrip (r.last) : "");
+    ok = FALSE;
+  }
+  g_clear_error (&r.error);
+  g_free (r.last);
+  g_object_unref (r.in);
+  g_main_loop_unref (r.loop);
+  g_main_context_pop_thread_default (ctx);
+  return ok;
+}
+
+/* The path of a helper program installed beside the running dpscale
+ * (or NULL when absent).  A new string. */
+char *
+dps_helper_path (const char *name)
+{
+  g_autofree char *self = g_file_read_link ("/proc/self/exe", NULL);
+  if (self) {
+    g_autofree char *dir = g_path_get_dirname (self);
+    char *p = g_build_filename (dir, name, NULL);
+    if (g_file_test (p, G_FILE_TEST_IS_EXECUTABLE))
+      return p;
+    g_free (p);
+  }
+  return g_find_program_in_path (name);
+}
+
+/* mpirun's command line for ranks copies of program on this machine:
+ * oversubscribed when ranks exceed cores, unbound, ranks yielding when idle
+ * (they share few cores).  NULL when mpirun is not installed. */
+GPtrArray *
+dps_mpirun_argv (int ranks, const char *program)
+{
+  char *mpirun = g_find_program_in_path ("mpirun");
+  if (!mpirun)
+    return NULL;
+  GPtrArray *a = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (a, mpirun);
+  g_ptr_array_add (a, g_strdup ("-np"));
+  g_ptr_array_add (a, g_strdup_printf ("%d", ranks));
+  const char *fixed[] = { "--oversubscribe", "--bind-to", "none", "--mca", "mpi_yield_when_idle", "1" };
+  for (gsize i = 0; i < G_N_ELEMENTS (fixed); i++)
+    g_ptr_array_add (a, g_strdup (fixed[i]));
+  g_ptr_array_add (a, g_strdup (program));
+  return a;
+}
+
+/* Environment for mpirun: Open MPI refuses root unless told it may. */
+const char *const *
+dps_mpirun_env (void)
+{
+  static const char *const root_env[] = { "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", NULL };
+  return getuid () == 0 ? root_env : NULL;
+}

@@ -1,0 +1,14 @@
+/* launch — run a helper program (mpirun and its ranks) and read its output
+ * line by line as it comes, with a time limit: a hung collective ends the
+ * run with a clear error instead of hanging the caller. */
+#pragma once
+
+#include <glib.h>
+
+typedef gboolean (*DpsLineFn) (const char *line, void *data, GError **error);
+
+gboolean dps_launch_lines (const char *const *argv, const char *const *extra_env, double timeout_s,
+                           DpsLineFn fn, void *data, GError **error);
+char    *dps_helper_path (const char *name);
+GPtrArray *dps_mpirun_argv (int ranks, const char *program);
+const char *const *dps_mpirun_env (void);

@@ -1,0 +1,188 @@
+/* nccl-log.c — see nccl-log.h. */
+#include "nccl-log.h"
+#include "error.h"
+
+#include <math.h>
+#include <string.h>
+
+static gboolean
+fail (const char *name, int line, GError **error, const char *fmt, ...) G_GNUC_PRINTF (4, 5);
+
+static gboolean
+fail (const char *name, int line, GError **error, const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  g_autofree char *msg = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  if (line > 0)
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s:%d: %s", name, line, msg);
+  else
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: %s", name, msg);
+  return FALSE;
+}
+
+/* Drops an MPI launcher's prefix: "[0] ", "[1,0]<stdout>:". */
+static char *
+strip_prefix (char *l)
+{
+  while (*l == ' ' || *l == '\t')
+    l++;
+  if (*l == '[') {
+    char *e = strchr (l, ']');
+    if (e) {
+      l = e + 1;
+      if (g_str_has_prefix (l, "<stdout>:") || g_str_has_prefix (l, "<stderr>:"))
+        l += 9;
+    }
+  }
+  return l;
+}
+
+static gboolean
+is_wrong_field (const char *s, int *wrong)
+{
+  double v;
+  if (g_str_equal (s, "N/A")) {
+    *wrong = -1;
+    return TRUE;
+  }
+  if (!dps_parse_double (s, &v) || v < 0)
+    return FALSE;
+  *wrong = v == floor (v) && v < 1e9 ? (int) v : (v > 0 ? 1 : 0);   /* "error" columns: 0e+00 is none */
+  return TRUE;
+}
+
+/* Parses one log's text, appending its points to into. */
+gboolean
+dps_nccl_log_parse (const char *name, const char *text, gssize len, DpsCalData *into, GError **error)
+{
+  if (len < 0)
+    len = (gssize) strlen (text);
+  if (memchr (text, 0, (gsize) len))
+    return fail (name, 0, error, "binary data, not an nccl-tests log");
+  g_autofree char *copy = g_strndup (text, (gsize) len);
+  g_auto (GStrv) lines = g_strsplit (copy, "\n", -1);
+  GHashTable *ranks = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  GHashTable *hosts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  GArray *rows = g_array_new (FALSE, TRUE, sizeof (DpsCalPoint));
+  gboolean footer = FALSE, header = FALSE, ok = FALSE;
+  double ratio = 0;
+  int last_line = 0;
+  for (int i = 0; lines[i]; i++) {
+    int ln = i + 1;
+    char *l = g_strstrip (strip_prefix (lines[i]));
+    if (!l[0])
+      continue;
+    if (l[0] == '#') {
+      if (strstr (l, "Avg bus bandwidth"))
+        footer = TRUE;
+      if (strstr (l, "algbw") && strstr (l, "busbw"))
+        header = TRUE;
+      g_auto (GStrv) t = g_strsplit_set (l + 1, " \t", -1);
+      /* "#  Rank  0 Group  0 Pid  123 on HOST device  0 [0x07] NAME" (older: no Group) */
+      int n = 0;
+      char *tok[16];
+      for (int j = 0; t[j] && n < 16; j++)
+        if (t[j][0])
+          tok[n++] = t[j];
+      if (n >= 4 && g_str_equal (tok[0], "Rank"))
+        for (int j = 2; j + 1 < n; j++)
+          if (g_str_equal (tok[j], "on")) {
+            g_hash_table_add (ranks, g_strdup (tok[1]));
+            g_hash_table_add (hosts, g_strdup (tok[j + 1]));
+            break;
+          }
+      continue;
+    }
+    if (!header)
+      continue;   /* banners before the table (NCCL INFO lines and the like) */
+    if (footer)
+      continue;
+    g_auto (GStrv) t = g_strsplit_set (l, " \t", -1);
+    char *tok[16];
+    int n = 0;
+    for (int j = 0; t[j]; j++)
+      if (t[j][0]) {
+        if (n == 16) {
+          n = 17;
+          break;
+        }
+        tok[n++] = t[j];
+      }
+    if (n != 13 && n != 12) {
+      g_hash_table_unref (ranks);
+      g_hash_table_unref (hosts);
+      g_array_free (rows, TRUE);
+      return fail (name, ln, error, "expected 12 or 13 columns (size count type redop [root] time algbw busbw "
+                   "#wrong time algbw busbw #wrong), got %d%s", n, lines[i + 1] ? "" : " (the log is cut short)");
+    }
+    int o = n == 13 ? 5 : 4;
+    gint64 size, count;
+    double t_oop, alg, bus, t_ip;
+    int wrong1, wrong2;
+    if (!dps_parse_int (tok[0], &size) || size < 0 || !dps_parse_int (tok[1], &count) || count < 0
+        || !dps_parse_double (tok[o], &t_oop) || !dps_parse_double (tok[o + 1], &alg)
+        || !dps_parse_double (tok[o + 2], &bus) || !is_wrong_field (tok[o + 3], &wrong1)
+        || !dps_parse_double (tok[o + 4], &t_ip) || !is_wrong_field (tok[o + 7], &wrong2)
+        || t_oop < 0 || t_ip < 0) {
+      g_hash_table_unref (ranks);
+      g_hash_table_unref (hosts);
+      g_array_free (rows, TRUE);
+      return fail (name, ln, error, "not an nccl-tests result row: '%s'", l);
+    }
+    last_line = ln;
+    if (size == 0 || t_oop <= 0)
+      continue;
+    if (alg > 0 && bus > 0 && ratio == 0)
+      ratio = bus / alg;
+    DpsCalPoint p = { 0, 1, (double) size, t_oop * 1e-6, t_ip * 1e-6, wrong1 < 0 || wrong2 < 0 ? -1 : wrong1 + wrong2, 0, FALSE };
+    g_array_append_val (rows, p);
+  }
+  int n_ranks = (int) g_hash_table_size (ranks), n_nodes = MAX (1, (int) g_hash_table_size (hosts));
+  g_hash_table_unref (ranks);
+  g_hash_table_unref (hosts);
+  if (!header)
+    fail (name, 0, error, "no nccl-tests table (no header line with algbw and busbw)");
+  else if (rows->len == 0)
+    fail (name, 0, error, "no result rows");
+  else if (!footer)
+    fail (name, last_line, error, "the log is cut short: no '# Avg bus bandwidth' footer after the last row");
+  else {
+    if (n_ranks == 0 && ratio > 0 && ratio < 2)
+      n_ranks = (int) lround (2 / (2 - ratio));   /* busbw / algbw = 2(n-1)/n */
+    if (n_ranks < 1)
+      fail (name, 0, error, "cannot tell the rank count: no '#  Rank' lines and no busbw/algbw ratio");
+    else {
+      for (guint i = 0; i < rows->len; i++) {
+        DpsCalPoint *p = &g_array_index (rows, DpsCalPoint, i);
+        p->ranks = n_ranks;
+        p->nodes = n_nodes;
+        g_array_append_val (into->points, *p);
+      }
+      ok = TRUE;
+    }
+  }
+  g_array_free (rows, TRUE);
+  return ok;
+}
+
+gboolean
+dps_nccl_log_load (const char *path, DpsCalData *into, GError **error)
+{
+  g_autofree char *data = NULL;
+  gsize len;
+  g_autoptr (GError) local = NULL;
+  if (g_file_test (path, G_FILE_TEST_IS_DIR))
+    return fail (path, 0, error, "is a directory, not a log");
+  if (!g_file_get_contents (path, &data, &len, &local)) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_IO, "--import: %s", local->message);
+    return FALSE;
+  }
+  if (!dps_nccl_log_parse (path, data, (gssize) len, into, error))
+    return FALSE;
+  g_autofree char *src = into->source ? g_strdup_printf ("%s %s", into->source, path) : g_strdup (path);
+  g_free (into->source);
+  into->source = g_steal_pointer (&src);
+  return TRUE;
+}

@@ -1,0 +1,557 @@
+/* profile.c — see profile.h. */
+#include "profile.h"
+#include "keyfile.h"
+#include "nccl-tune.h"
+#include "error.h"
+
+#include <math.h>
+#include <string.h>
+
+static void
+layer_times_free (gpointer p)
+{
+  DpsLayerTimes *l = p;
+  g_free (l->model);
+  g_array_free (l->fwd_s, TRUE);
+  g_array_free (l->bwd_s, TRUE);
+  g_free (l);
+}
+
+/* A profile around data (owned from now on). */
+DpsProfile *
+dps_profile_new (DpsCalData *data)
+{
+  DpsProfile *p = g_new0 (DpsProfile, 1);
+  p->data = data;
+  p->gemm = g_array_new (FALSE, FALSE, sizeof (DpsGemmPoint));
+  p->layers = g_ptr_array_new_with_free_func (layer_times_free);
+  g_autoptr (GDateTime) now = g_date_time_new_now_utc ();
+  p->created = g_date_time_format_iso8601 (now);
+  return p;
+}
+
+void
+dps_profile_free (DpsProfile *p)
+{
+  if (!p)
+    return;
+  g_free (p->path);
+  g_free (p->created);
+  g_free (p->machine_name);
+  dps_cal_data_free (p->data);
+  g_array_free (p->gemm, TRUE);
+  g_ptr_array_unref (p->layers);
+  g_free (p);
+}
+
+/* Records measured per-layer times of model at batch (copies them). */
+void
+dps_profile_add_layers (DpsProfile *p, const char *model, int batch, const double *fwd, const double *bwd, int n)
+{
+  DpsLayerTimes *l = g_new0 (DpsLayerTimes, 1);
+  l->model = g_strdup (model);
+  l->batch = batch;
+  l->fwd_s = g_array_new (FALSE, FALSE, sizeof (double));
+  l->bwd_s = g_array_new (FALSE, FALSE, sizeof (double));
+  g_array_append_vals (l->fwd_s, fwd, n);
+  g_array_append_vals (l->bwd_s, bwd, n);
+  g_ptr_array_add (p->layers, l);
+}
+
+static void
+set_str (GKeyFile *k, const char *g, const char *key, const char *v)
+{
+  if (v)
+    g_key_file_set_string (k, g, key, v);
+}
+
+static void
+save_level (GKeyFile *k, const char *group, const DpsFitLevel *l)
+{
+  if (!l->n_regimes)
+    return;
+  double lat[DPS_FIT_MAX_REGIMES], bw[DPS_FIT_MAX_REGIMES];
+  for (int r = 0; r < l->n_regimes; r++) {
+    lat[r] = l->alpha_s[r] * 1e6;
+    bw[r] = l->bw_Bps[r] / 1e9;
+  }
+  g_key_file_set_integer (k, group, "ranks", l->ranks);
+  g_key_file_set_integer (k, group, "nodes", l->nodes);
+  g_key_file_set_integer (k, group, "regimes", l->n_regimes);
+  g_key_file_set_double_list (k, group, "max_bytes", (double *) l->max_bytes, l->n_regimes);
+  g_key_file_set_double_list (k, group, "latency_us", lat, l->n_regimes);
+  g_key_file_set_double_list (k, group, "bw_GBps", bw, l->n_regimes);
+  g_key_file_set_double (k, group, "rms_error", l->rms_rel);
+  g_key_file_set_integer (k, group, "points", l->n_points);
+}
+
+/* Writes the profile whole (a temporary file renamed into place). */
+gboolean
+dps_profile_save (const DpsProfile *p, const char *path, GError **error)
+{
+  g_autoptr (GKeyFile) k = g_key_file_new ();
+  const DpsCalData *d = p->data;
+  g_key_file_set_integer (k, "profile", "format", DPS_PROFILE_FORMAT);
+  set_str (k, "profile", "backend", d->backend);
+  set_str (k, "profile", "created", p->created);
+  set_str (k, "profile", "host", d->host);
+  set_str (k, "profile", "library", d->library);
+  set_str (k, "profile", "devices", d->devices);
+  set_str (k, "profile", "env", d->env);
+  set_str (k, "profile", "source", d->source);
+  g_key_file_set_comment (k, "profile", NULL,
+                          " dpscale calibration profile: measurements, the fit, and their origin.\n"
+                          " Use it with --calibration FILE (predict, sweep, collective).", NULL);
+  if (p->machine_ranks > 0) {
+    g_key_file_set_integer (k, "machine", "ranks_per_node", p->machine_ranks);
+    set_str (k, "machine", "name", p->machine_name);
+  }
+  for (int g = 0; g < p->fit.n_groups; g++) {
+    g_autofree char *group = g_strdup_printf ("fit.%d.%d", p->fit.group[g].ranks, p->fit.group[g].nodes);
+    save_level (k, group, &p->fit.group[g]);
+  }
+  if (p->gemm_peak_flops > 0)
+    g_key_file_set_double (k, "compute", "gemm_fp32_gflops", p->gemm_peak_flops / 1e9);
+  if (p->copy_bw_Bps > 0)
+    g_key_file_set_double (k, "compute", "copy_GBps", p->copy_bw_Bps / 1e9);
+  if (p->gemm->len) {
+    GString *g = g_string_new (NULL);
+    for (guint i = 0; i < p->gemm->len; i++) {
+      const DpsGemmPoint *q = &g_array_index (p->gemm, DpsGemmPoint, i);
+      g_string_append_printf (g, "%s%s,%g,%g,%g,%.4g", i ? ";" : "", dps_dtype_name (q->dtype), q->m, q->n, q->k,
+                              q->flops / 1e9);
+    }
+    g_key_file_set_value (k, "compute", "gemm", g->str);
+    g_string_free (g, TRUE);
+  }
+  for (guint i = 0; i < p->layers->len; i++) {
+    const DpsLayerTimes *l = p->layers->pdata[i];
+    g_autofree char *group = g_strdup_printf ("layers.%s", l->model);
+    g_key_file_set_integer (k, group, "batch", l->batch);
+    g_autofree double *f = g_new (double, MAX (l->fwd_s->len, 1)), *b = g_new (double, MAX (l->fwd_s->len, 1));
+    for (guint j = 0; j < l->fwd_s->len; j++) {
+      f[j] = g_array_index (l->fwd_s, double, j) * 1e3;
+      b[j] = g_array_index (l->bwd_s, double, j) * 1e3;
+    }
+    g_key_file_set_double_list (k, group, "forward_ms", f, l->fwd_s->len);
+    g_key_file_set_double_list (k, group, "backward_ms", b, l->bwd_s->len);
+  }
+  /* measurements, grouped by rank and node count, in the order taken */
+  GHashTable *groups = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  GPtrArray *order = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; i < d->points->len; i++) {
+    const DpsCalPoint *pt = &g_array_index (d->points, DpsCalPoint, i);
+    char *g = g_strdup_printf ("measure.allreduce.%d.%d", pt->ranks, pt->nodes);
+    if (!g_hash_table_contains (groups, g)) {
+      g_hash_table_add (groups, g_strdup (g));
+      g_ptr_array_add (order, g);
+    } else
+      g_free (g);
+  }
+  for (guint gi = 0; gi < order->len; gi++) {
+    const char *g = order->pdata[gi];
+    GArray *sz = g_array_new (FALSE, FALSE, sizeof (double)), *t = g_array_new (FALSE, FALSE, sizeof (double));
+    GArray *ti = g_array_new (FALSE, FALSE, sizeof (double));
+    GArray *wr = g_array_new (FALSE, FALSE, sizeof (int)), *ho = g_array_new (FALSE, FALSE, sizeof (int));
+    GArray *es = g_array_new (FALSE, FALSE, sizeof (double));
+    gboolean any_estimate = FALSE;
+    int ranks = 0, nodes = 0;
+    for (guint i = 0; i < d->points->len; i++) {
+      const DpsCalPoint *pt = &g_array_index (d->points, DpsCalPoint, i);
+      g_autofree char *pg = g_strdup_printf ("measure.allreduce.%d.%d", pt->ranks, pt->nodes);
+      if (!g_str_equal (pg, g))
+        continue;
+      ranks = pt->ranks;
+      nodes = pt->nodes;
+      double us = pt->time_s * 1e6, ius = pt->time_ip_s * 1e6;
+      int h = pt->held_out;
+      g_array_append_val (sz, pt->bytes);
+      g_array_append_val (t, us);
+      g_array_append_val (ti, ius);
+      g_array_append_val (wr, pt->wrong);
+      g_array_append_val (ho, h);
+      double est = pt->estimate_s * 1e6;
+      any_estimate |= est > 0;
+      g_array_append_val (es, est);
+    }
+    g_key_file_set_integer (k, g, "ranks", ranks);
+    g_key_file_set_integer (k, g, "nodes", nodes);
+    g_key_file_set_double_list (k, g, "size_bytes", (double *) sz->data, sz->len);
+    g_key_file_set_double_list (k, g, "time_us", (double *) t->data, t->len);
+    g_key_file_set_double_list (k, g, "time_inplace_us", (double *) ti->data, ti->len);
+    g_key_file_set_integer_list (k, g, "wrong", (int *) wr->data, wr->len);
+    g_key_file_set_integer_list (k, g, "held_out", (int *) ho->data, ho->len);
+    if (any_estimate)
+      g_key_file_set_double_list (k, g, "nccl_estimate_us", (double *) es->data, es->len);
+    g_array_free (es, TRUE);
+    g_array_free (sz, TRUE);
+    g_array_free (t, TRUE);
+    g_array_free (ti, TRUE);
+    g_array_free (wr, TRUE);
+    g_array_free (ho, TRUE);
+  }
+  g_ptr_array_unref (order);
+  g_hash_table_unref (groups);
+  g_autoptr (GError) local = NULL;
+  if (!g_key_file_save_to_file (k, path, &local)) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_IO, "-o %s: %s", path, local->message);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* A list of numbers; NULL with an error naming the key when malformed. */
+static double *
+get_list (const DpsKeyFile *kf, const char *g, const char *key, gboolean required, gsize *n, GError **error)
+{
+  g_autofree char *raw = NULL;
+  if (!dps_key_file_get_string (kf, g, key, required, NULL, &raw, error))
+    return NULL;
+  if (!raw) {
+    *n = 0;
+    return g_new0 (double, 1);
+  }
+  g_auto (GStrv) parts = g_strsplit_set (raw, ";,", -1);
+  double *v = g_new0 (double, g_strv_length (parts) + 1);
+  gsize k = 0;
+  for (int i = 0; parts[i]; i++) {
+    if (!g_strstrip (parts[i])[0])
+      continue;
+    if (!dps_parse_double (parts[i], &v[k])) {
+      dps_key_file_error (kf, g, key, error, "'%s' is not a number", parts[i]);
+      g_free (v);
+      return NULL;
+    }
+    k++;
+  }
+  *n = k;
+  return v;
+}
+
+static gboolean
+load_level (const DpsKeyFile *kf, const char *g, DpsFitLevel *l, GError **error)
+{
+  static const char *const keys[] = { "ranks", "nodes", "regimes", "max_bytes", "latency_us", "bw_GBps",
+                                       "rms_error", "points", NULL };
+  memset (l, 0, sizeof *l);
+  gint64 n, pts, ranks, nodes;
+  if (!dps_key_file_check_keys (kf, g, keys, error)
+      || !dps_key_file_get_int (kf, g, "ranks", TRUE, 0, 2, DPS_TOPO_MAX_GPUS, &ranks, error)
+      || !dps_key_file_get_int (kf, g, "nodes", TRUE, 0, 1, ranks, &nodes, error)
+      || !dps_key_file_get_int (kf, g, "regimes", TRUE, 0, 1, DPS_FIT_MAX_REGIMES, &n, error)
+      || !dps_key_file_get_double (kf, g, "rms_error", FALSE, 0, 0, 1e9, &l->rms_rel, error)
+      || !dps_key_file_get_int (kf, g, "points", FALSE, 0, 0, G_MAXINT, &pts, error))
+    return FALSE;
+  l->n_regimes = (int) n;
+  l->n_points = (int) pts;
+  l->ranks = (int) ranks;
+  l->nodes = (int) nodes;
+  const char *lists[] = { "max_bytes", "latency_us", "bw_GBps" };
+  for (int i = 0; i < 3; i++) {
+    gsize m;
+    g_autofree double *v = get_list (kf, g, lists[i], TRUE, &m, error);
+    if (!v)
+      return FALSE;
+    if ((int) m != n) {
+      dps_key_file_error (kf, g, lists[i], error, "%zu entries, regimes = %d", m, (int) n);
+      return FALSE;
+    }
+    for (int r = 0; r < n; r++) {
+      if (v[r] < 0 || (i == 2 && v[r] <= 0)) {
+        dps_key_file_error (kf, g, lists[i], error, "%g is out of range (must be %s)", v[r], i == 2 ? "> 0" : ">= 0");
+        return FALSE;
+      }
+      if (i == 0)
+        l->max_bytes[r] = v[r];
+      else if (i == 1)
+        l->alpha_s[r] = v[r] * 1e-6;
+      else
+        l->bw_Bps[r] = v[r] * 1e9;
+    }
+  }
+  for (int r = 1; r < n - 1; r++)
+    if (l->max_bytes[r] <= l->max_bytes[r - 1]) {
+      dps_key_file_error (kf, g, "max_bytes", error, "regime bounds must increase");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+load_measure (const DpsKeyFile *kf, const char *g, DpsCalData *d, GError **error)
+{
+  static const char *const keys[] = { "ranks", "nodes", "size_bytes", "time_us", "time_inplace_us", "wrong",
+                                       "held_out", "nccl_estimate_us", NULL };
+  gint64 ranks, nodes;
+  if (!dps_key_file_check_keys (kf, g, keys, error)
+      || !dps_key_file_get_int (kf, g, "ranks", TRUE, 0, 1, DPS_TOPO_MAX_GPUS, &ranks, error)
+      || !dps_key_file_get_int (kf, g, "nodes", TRUE, 0, 1, ranks, &nodes, error))
+    return FALSE;
+  gsize n[6];
+  const char *names[] = { "size_bytes", "time_us", "time_inplace_us", "wrong", "held_out", "nccl_estimate_us" };
+  double *v[6] = { 0 };
+  gboolean ok = TRUE;
+  for (int i = 0; i < 6 && ok; i++) {
+    v[i] = get_list (kf, g, names[i], i < 2, &n[i], error);
+    ok = v[i] != NULL;
+    if (ok && i > 0 && n[i] && n[i] != n[0]) {
+      dps_key_file_error (kf, g, names[i], error, "%zu entries, size_bytes has %zu", n[i], n[0]);
+      ok = FALSE;
+    }
+  }
+  for (gsize j = 0; ok && j < n[0]; j++) {
+    if (v[0][j] < 0 || v[1][j] <= 0) {
+      dps_key_file_error (kf, g, v[0][j] < 0 ? "size_bytes" : "time_us", error, "entry %zu is out of range", j + 1);
+      ok = FALSE;
+      break;
+    }
+    dps_cal_data_add (d, (int) ranks, (int) nodes, v[0][j], v[1][j] * 1e-6, n[2] ? v[2][j] * 1e-6 : 0,
+                      n[3] ? (int) v[3][j] : -1);
+    g_array_index (d->points, DpsCalPoint, d->points->len - 1).held_out = n[4] && v[4][j] != 0;
+    g_array_index (d->points, DpsCalPoint, d->points->len - 1).estimate_s = n[5] ? v[5][j] * 1e-6 : 0;
+  }
+  for (int i = 0; i < 6; i++)
+    g_free (v[i]);
+  return ok;
+}
+
+/* Reads a profile; errors name the file, line and key. */
+DpsProfile *
+dps_profile_load (const char *path, GError **error)
+{
+  g_autoptr (DpsKeyFile) kf = dps_key_file_load (path, error);
+  if (!kf)
+    return NULL;
+  static const char *const groups[] = { "profile", "machine", "compute", NULL };
+  static const char *const prefixes[] = { "fit.", "layers.", "measure.allreduce.", NULL };
+  static const char *const pkeys[] = { "format", "backend", "created", "host", "library", "devices", "env",
+                                       "source", NULL };
+  gint64 format;
+  if (!dps_key_file_check_groups (kf, groups, prefixes, error)
+      || !dps_key_file_require_group (kf, "profile", error)
+      || !dps_key_file_get_int (kf, "profile", "format", TRUE, 0, 1, G_MAXINT, &format, error))
+    return NULL;
+  if (format > DPS_PROFILE_FORMAT) {
+    dps_key_file_error (kf, "profile", "format", error,
+                        "format %d was written by a newer dpscale (this one reads up to %d)", (int) format,
+                        DPS_PROFILE_FORMAT);
+    return NULL;
+  }
+  if (!dps_key_file_check_keys (kf, "profile", pkeys, error))
+    return NULL;
+  g_autoptr (DpsProfile) p = dps_profile_new (dps_cal_data_new (NULL));
+  p->path = g_strdup (path);
+  DpsCalData *d = p->data;
+  g_free (p->created);
+  p->created = NULL;
+  if (!dps_key_file_get_string (kf, "profile", "backend", TRUE, NULL, &d->backend, error)
+      || !dps_key_file_get_string (kf, "profile", "created", FALSE, NULL, &p->created, error)
+      || !dps_key_file_get_string (kf, "profile", "host", FALSE, NULL, &d->host, error)
+      || !dps_key_file_get_string (kf, "profile", "library", FALSE, NULL, &d->library, error)
+      || !dps_key_file_get_string (kf, "profile", "devices", FALSE, NULL, &d->devices, error)
+      || !dps_key_file_get_string (kf, "profile", "env", FALSE, NULL, &d->env, error)
+      || !dps_key_file_get_string (kf, "profile", "source", FALSE, NULL, &d->source, error))
+    return NULL;
+  if (dps_key_file_has_group (kf, "machine")) {
+    gint64 r;
+    static const char *const mkeys[] = { "ranks_per_node", "name", NULL };
+    if (!dps_key_file_check_keys (kf, "machine", mkeys, error)
+        || !dps_key_file_get_int (kf, "machine", "ranks_per_node", TRUE, 0, 1, DPS_TOPO_MAX_GPUS_PER_NODE, &r, error)
+        || !dps_key_file_get_string (kf, "machine", "name", FALSE, "this machine", &p->machine_name, error))
+      return NULL;
+    p->machine_ranks = (int) r;
+  }
+  gsize ngr;
+  char **gnames = dps_key_file_groups (kf, &ngr);
+  for (gsize i = 0; i < ngr; i++)
+    if (g_str_has_prefix (gnames[i], "fit.")) {
+      if (p->fit.n_groups == DPS_FIT_MAX_GROUPS) {
+        dps_key_file_error (kf, gnames[i], NULL, error, "more than %d fitted groups", DPS_FIT_MAX_GROUPS);
+        return NULL;
+      }
+      if (!load_level (kf, gnames[i], &p->fit.group[p->fit.n_groups++], error))
+        return NULL;
+    }
+  if (!p->fit.n_groups) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: no [fit.RANKS.NODES] section: not a finished calibration", path);
+    return NULL;
+  }
+  if (dps_key_file_has_group (kf, "compute")) {
+    static const char *const ckeys[] = { "gemm_fp32_gflops", "copy_GBps", "gemm", NULL };
+    double g, c;
+    if (!dps_key_file_check_keys (kf, "compute", ckeys, error)
+        || !dps_key_file_get_double (kf, "compute", "gemm_fp32_gflops", FALSE, 0, 0, 1e9, &g, error)
+        || !dps_key_file_get_double (kf, "compute", "copy_GBps", FALSE, 0, 0, 1e9, &c, error))
+      return NULL;
+    p->gemm_peak_flops = g * 1e9;
+    p->copy_bw_Bps = c * 1e9;
+    g_autofree char *raw = NULL;
+    dps_key_file_get_string (kf, "compute", "gemm", FALSE, NULL, &raw, NULL);
+    g_auto (GStrv) items = raw ? g_strsplit (raw, ";", -1) : NULL;
+    for (int i = 0; items && items[i]; i++) {
+      g_auto (GStrv) f = g_strsplit (g_strstrip (items[i]), ",", -1);
+      DpsGemmPoint q;
+      DpsDtype dt;
+      if (!items[i][0])
+        continue;
+      if (g_strv_length (f) != 5 || !dps_dtype_parse (f[0], &dt) || !dps_parse_double (f[1], &q.m)
+          || !dps_parse_double (f[2], &q.n) || !dps_parse_double (f[3], &q.k) || !dps_parse_double (f[4], &q.flops)
+          || q.flops < 0) {
+        dps_key_file_error (kf, "compute", "gemm", error, "'%s' is not dtype,m,n,k,GFLOP/s", items[i]);
+        return NULL;
+      }
+      q.dtype = dt;
+      q.flops *= 1e9;
+      g_array_append_val (p->gemm, q);
+    }
+  }
+  gsize ng;
+  char **names = dps_key_file_groups (kf, &ng);
+  for (gsize i = 0; i < ng; i++) {
+    const char *g = names[i];
+    if (g_str_has_prefix (g, "measure.allreduce.")) {
+      if (!load_measure (kf, g, d, error))
+        return NULL;
+    } else if (g_str_has_prefix (g, "layers.")) {
+      static const char *const lkeys[] = { "batch", "forward_ms", "backward_ms", NULL };
+      gint64 batch;
+      gsize nf, nb;
+      if (!dps_key_file_check_keys (kf, g, lkeys, error)
+          || !dps_key_file_get_int (kf, g, "batch", TRUE, 0, 1, 1 << 24, &batch, error))
+        return NULL;
+      g_autofree double *f = get_list (kf, g, "forward_ms", TRUE, &nf, error);
+      g_autofree double *b = f ? get_list (kf, g, "backward_ms", TRUE, &nb, error) : NULL;
+      if (!f || !b)
+        return NULL;
+      if (nf != nb) {
+        dps_key_file_error (kf, g, "backward_ms", error, "%zu entries, forward_ms has %zu", nb, nf);
+        return NULL;
+      }
+      for (gsize j = 0; j < nf; j++) {
+        if (f[j] < 0 || b[j] < 0) {
+          dps_key_file_error (kf, g, f[j] < 0 ? "forward_ms" : "backward_ms", error, "negative time");
+          return NULL;
+        }
+        f[j] *= 1e-3;
+        b[j] *= 1e-3;
+      }
+      dps_profile_add_layers (p, g + 7, (int) batch, f, b, (int) nf);
+    }
+  }
+  return g_steal_pointer (&p);
+}
+
+static double
+max_bw (const DpsFitLevel *l)
+{
+  double m = 0;
+  for (int r = 0; l && r < l->n_regimes; r++)
+    m = MAX (m, l->bw_Bps[r]);
+  return m;
+}
+
+/* Replaces NCCL's latency tables and protocol factors by the fit of the
+ * group nearest to ranks on nodes: ring only, one protocol slot per size
+ * regime, its latency on the links of its level (network steps when the
+ * group spans nodes, intra-node steps priced by the single-node fit). */
+void
+dps_profile_apply_params (const DpsProfile *p, int ranks, int nodes, DpsCollParams *params,
+                          guint *algo_mask, guint *proto_mask)
+{
+  const DpsFitLevel *lv = dps_fit_nearest (&p->fit, ranks, nodes > 1);
+  gboolean inter = lv->nodes > 1;
+  double bmax = max_bw (lv);
+  params->sized_regimes = TRUE;
+  params->net_overhead_s = 0;
+  for (int q = 0; q < DPS_PROTO_COUNT; q++) {
+    gboolean used = q < lv->n_regimes;
+    double upper = used && lv->max_bytes[q] > 0 ? lv->max_bytes[q] : 1e15;
+    double a_intra = !used ? 0 : inter ? dps_fit_intra_alpha (&p->fit, upper) : lv->alpha_s[q];
+    params->base_s[DPS_ALGO_RING][q] = 0;
+    params->bw_factor[DPS_ALGO_RING][q] = used ? lv->bw_Bps[q] / bmax : 0;
+    params->regime_max_bytes[q] = used ? lv->max_bytes[q] : 0;
+    for (int k = 0; k < DPS_LINK_NET; k++)
+      params->step_s[DPS_ALGO_RING][k][q] = a_intra;
+    params->step_s[DPS_ALGO_RING][DPS_LINK_NET][q] = used && inter ? lv->alpha_s[q] : a_intra;
+  }
+  params->algo_bw_factor[DPS_ALGO_RING] = 1;
+  *algo_mask = 1u << DPS_ALGO_RING;
+  *proto_mask = (1u << lv->n_regimes) - 1;
+}
+
+/* Sets the topology's bandwidths to the fitted ones for ranks on nodes: a
+ * GPU's link into its node from the nearest single-node fit, the NICs from
+ * the nearest multi-node fit (the ring's per-rank bandwidth spread over the
+ * NICs its channels use). */
+void
+dps_profile_apply_topo (const DpsProfile *p, DpsTopoSpec *spec, int ranks, int nodes)
+{
+  const DpsFitLevel *intra = dps_fit_nearest (&p->fit, MIN (ranks, spec->gpus_per_node), FALSE);
+  const DpsFitLevel *inter = dps_fit_nearest (&p->fit, ranks, TRUE);
+  if (intra && intra->nodes == 1 && spec->intra != DPS_INTRA_NVLINK_MESH)
+    spec->intra_bw_Bps = max_bw (intra);
+  if (inter && inter->nodes > 1 && spec->n_nics > 0)
+    spec->nic_bw_Bps = max_bw (inter) / MIN (spec->channels, spec->n_nics);
+}
+
+/* The calibrated machine as a topology: ranks_per_node devices (CPU ranks
+ * or GPUs) on one switch with the fitted bandwidth, the best measured GEMM
+ * rate of each type as their peak.  NULL when the profile has no [machine]
+ * section (imported logs describe no machine). */
+DpsTopoSpec *
+dps_profile_machine_spec (const DpsProfile *p)
+{
+  if (p->machine_ranks <= 0)
+    return NULL;
+  DpsTopoSpec *s = g_new0 (DpsTopoSpec, 1);
+  s->name = g_strdup_printf ("%s (calibrated)", p->machine_name ? p->machine_name : "this machine");
+  s->description = g_strdup_printf ("from %s", p->path ? p->path : "a calibration");
+  s->path = g_strdup (p->path);
+  s->gpus_per_node = p->machine_ranks;
+  s->gpu.model = g_strdup (p->data->devices && !g_str_has_suffix (p->data->devices, "cores")
+                           ? p->data->devices : "CPU rank");
+  double flops = p->gemm_peak_flops > 0 ? p->gemm_peak_flops : 1e10;
+  for (int d = 0; d < DPS_DTYPE_COUNT; d++)
+    s->gpu.peak_flops[d] = flops;
+  for (guint i = 0; i < p->gemm->len; i++) {   /* GPUs: the best GEMM of each type */
+    const DpsGemmPoint *q = &g_array_index (p->gemm, DpsGemmPoint, i);
+    if (q->dtype != DPS_DTYPE_FP32)
+      s->gpu.peak_flops[q->dtype] = MAX (q->flops, s->gpu.peak_flops[q->dtype] == flops ? 0 : s->gpu.peak_flops[q->dtype]);
+  }
+  s->gpu.memory_bytes = 1e12;
+  s->gpu.memory_bw_Bps = p->copy_bw_Bps > 0 ? p->copy_bw_Bps : 10e9;
+  s->intra = DPS_INTRA_NVSWITCH;
+  s->intra_bw_Bps = max_bw (dps_fit_nearest (&p->fit, p->machine_ranks, FALSE));
+  if (s->intra_bw_Bps <= 0)
+    s->intra_bw_Bps = 1e9;
+  s->pcie_bw_Bps = s->intra_bw_Bps;
+  s->gpu_nic = g_new (int, s->gpus_per_node);
+  for (int g = 0; g < s->gpus_per_node; g++)
+    s->gpu_nic[g] = -1;
+  s->fabric = DPS_FABRIC_SWITCH;
+  s->nodes_per_leaf = 1 << 20;
+  s->oversubscription = 1;
+  s->max_nodes = 1;
+  s->channels = 1;
+  return s;
+}
+
+/* Gives model the measured per-layer times of the profile's entry for it
+ * (matched by name); FALSE when there is none or the layer count differs. */
+gboolean
+dps_profile_apply_model (const DpsProfile *p, DpsModel *m)
+{
+  for (guint i = 0; i < p->layers->len; i++) {
+    const DpsLayerTimes *l = p->layers->pdata[i];
+    if (g_strcmp0 (l->model, m->name) != 0 || (int) l->fwd_s->len != dps_model_n_layers (m))
+      continue;
+    for (int j = 0; j < dps_model_n_layers (m); j++) {
+      DpsLayer *layer = &g_array_index (m->layers, DpsLayer, j);
+      layer->fwd_time_s = g_array_index (l->fwd_s, double, j);
+      layer->bwd_time_s = g_array_index (l->bwd_s, double, j);
+    }
+    m->time_batch = l->batch;
+    return TRUE;
+  }
+  return FALSE;
+}

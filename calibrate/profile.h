@@ -1,0 +1,58 @@
+/* profile — a calibration profile: measurements, the fit, and where they
+ * came from, as a GLib key file that can be read and trusted elsewhere.
+ *
+ * [profile]            format, backend, created, host, library, devices, env, source
+ * [machine]            (CPU backend) the calibrated machine: ranks_per_node, name
+ * [fit.R.N]            the fit for R ranks on N nodes: regimes, max_bytes, latency_us,
+ *                      bw_GBps, rms_error
+ * [compute]            gemm_fp32_gflops (best), copy_GBps, gemm = dtype,m,n,k,GFLOP/s; ...
+ * [layers.MODEL]       batch, forward_ms, backward_ms (one entry per layer)
+ * [measure.allreduce.R.N]  R ranks on N nodes: size_bytes, time_us, time_inplace_us,
+ *                      wrong, held_out, nccl_estimate_us (lists, one entry per size)
+ *
+ * Using a profile: the fitted latencies and bandwidths replace the
+ * topology's and NCCL's defaults (each regime takes one protocol slot, by
+ * size), per-layer times replace the roofline for a model measured, and on
+ * CPUs the [machine] section describes the topology itself.
+ */
+#pragma once
+
+#include "caldata.h"
+#include "fit.h"
+#include "coll.h"
+#include "topo.h"
+#include "model.h"
+
+#define DPS_PROFILE_FORMAT 1
+
+typedef struct {
+  char  *model;
+  int    batch;
+  GArray *fwd_s, *bwd_s;   /* double per layer */
+} DpsLayerTimes;
+
+typedef struct {
+  char      *path;
+  char      *created;
+  DpsCalData *data;
+  DpsFit     fit;
+  int        machine_ranks;        /* CPU machine: ranks per node; 0 if none */
+  char      *machine_name;
+  double     gemm_peak_flops;      /* best measured fp32 GEMM, FLOP/s */
+  GArray    *gemm;                 /* DpsGemmPoint */
+  double     copy_bw_Bps;          /* device-to-device copy bandwidth (GPU), 0 unknown */
+  GPtrArray *layers;               /* DpsLayerTimes */
+} DpsProfile;
+
+DpsProfile *dps_profile_new (DpsCalData *data);
+void        dps_profile_free (DpsProfile *p);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (DpsProfile, dps_profile_free)
+DpsProfile *dps_profile_load (const char *path, GError **error);
+gboolean    dps_profile_save (const DpsProfile *p, const char *path, GError **error);
+void        dps_profile_add_layers (DpsProfile *p, const char *model, int batch, const double *fwd,
+                                    const double *bwd, int n);
+void        dps_profile_apply_params (const DpsProfile *p, int ranks, int nodes, DpsCollParams *params,
+                                      guint *algo_mask, guint *proto_mask);
+void        dps_profile_apply_topo (const DpsProfile *p, DpsTopoSpec *spec, int ranks, int nodes);
+DpsTopoSpec *dps_profile_machine_spec (const DpsProfile *p);
+gboolean    dps_profile_apply_model (const DpsProfile *p, DpsModel *m);

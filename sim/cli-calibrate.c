@@ -1,0 +1,300 @@
+/* cli-calibrate.c — `dpscale calibrate`: measure this machine (GPUs when
+ * present, else CPUs through MPI and OpenBLAS) or import nccl-tests logs,
+ * fit the simulator's parameters, write a profile, a CSV of the points and
+ * a plot of measured against fitted bus bandwidth. */
+#include "cli.h"
+#include "cli-util.h"
+#include "profile.h"
+#include "nccl-log.h"
+#include "cpu-calibrate.h"
+#include "gpu.h"
+#include "plot.h"
+#include "nccl-tune.h"
+#include "topo-load.h"
+#include "error.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <unistd.h>
+
+static void
+progress (const char *message, void *data)
+{
+  fprintf (stderr, "calibrate: %s\n", message);
+}
+
+static gboolean
+parse_sizes (const char *text, GArray *out, GError **error)
+{
+  /* MIN:MAX:FACTOR or a list */
+  if (strchr (text, ':')) {
+    g_auto (GStrv) p = g_strsplit (text, ":", 3);
+    guint64 lo, hi;
+    double f;
+    if (g_strv_length (p) != 3 || !dps_parse_size (p[0], &lo) || !dps_parse_size (p[1], &hi)
+        || !dps_parse_double (p[2], &f) || lo < 1 || hi < lo || f <= 1 || hi > (8ull << 30)) {
+      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--sizes: '%s' is not MIN:MAX:FACTOR (e.g. 8:64M:2, up to 8G)", text);
+      return FALSE;
+    }
+    for (double s = (double) lo; s <= (double) hi * (1 + 1e-9); s *= f)
+      g_array_append_val (out, s);
+    return TRUE;
+  }
+  g_auto (GStrv) p = g_strsplit (text, ",", -1);
+  for (int i = 0; p[i]; i++) {
+    guint64 v;
+    if (!dps_parse_size (p[i], &v) || v < 1 || v > (8ull << 30)) {
+      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--sizes: '%s' is not a size from 1 to 8G", p[i]);
+      return FALSE;
+    }
+    double d = (double) v;
+    g_array_append_val (out, d);
+  }
+  return TRUE;
+}
+
+typedef struct {
+  double measured_s, fitted_s;
+} Check;
+
+/* The time the simulator gives a point with the profile applied: the same
+ * path as `dpscale collective --calibration`. */
+static double
+simulated (const DpsProfile *p, const char *topology, const DpsCalPoint *pt, GError **error)
+{
+  int n_gpus;
+  g_autoptr (DpsTopo) topo = dps_cli_topology_calibrated (topology, p, pt->nodes > 1 ? pt->nodes : 0,
+                                                          pt->nodes > 1 ? 0 : pt->ranks, &n_gpus, error);
+  if (!topo)
+    return -1;
+  DpsCollParams params;
+  guint amask, pmask;
+  dps_coll_params_nccl (&params);
+  dps_profile_apply_params (p, pt->ranks, dps_topo_n_nodes (topo), &params, &amask, &pmask);
+  DpsCollCtx ctx;
+  if (!dps_coll_ctx_init (&ctx, topo, &params, pt->ranks, DPS_OP_ALLREDUCE, pt->bytes, error))
+    return -1;
+  DpsCollChoice c;
+  if (!dps_coll_choose (&ctx, amask, pmask, &c, error))
+    return -1;
+  dps_plan_unref (c.plan);
+  return c.time_s;
+}
+
+int
+dps_cmd_calibrate (int argc, char **argv)
+{
+  g_autofree char *backend = NULL, *sizes_s = NULL, *ranks_s = NULL, *model_s = NULL, *output = NULL;
+  g_autofree char *topology = NULL;
+  g_auto (GStrv) imports = NULL;
+  gboolean quick = FALSE;
+  int batch = 0;
+  double timeout = 600;
+  GOptionEntry entries[] = {
+    { "backend", 0, 0, G_OPTION_ARG_STRING, &backend, "auto (default: GPUs if present, else CPUs), gpu or cpu", "B" },
+    { "quick", 'q', 0, G_OPTION_ARG_NONE, &quick, "Fewer sizes and shorter timings (for CI)", NULL },
+    { "sizes", 's', 0, G_OPTION_ARG_STRING, &sizes_s, "Message sizes: MIN:MAX:FACTOR or a list (CPU default 8:16M:2, GPU 8:1G:2)", "SIZES" },
+    { "ranks", 'r', 0, G_OPTION_ARG_STRING, &ranks_s, "Rank (or GPU) counts (CPU default 2,4; GPU 2,4,... all)", "LIST" },
+    { "model", 'M', 0, G_OPTION_ARG_STRING, &model_s, "Model whose per-layer times to measure (CPU; default mlp)", "NAME" },
+    { "batch", 'b', 0, G_OPTION_ARG_INT, &batch, "Batch for the per-layer times (default 32, quick 8)", "B" },
+    { "import", 'i', 0, G_OPTION_ARG_FILENAME_ARRAY, &imports, "Import an nccl-tests all_reduce_perf log instead of measuring (repeatable)", "FILE" },
+    { "topology", 't', 0, G_OPTION_ARG_STRING, &topology, "With --import: the cluster the logs come from (default dgx-h100)", "NAME|FILE" },
+    { "timeout", 0, 0, G_OPTION_ARG_DOUBLE, &timeout, "Stop an mpirun that runs longer than this, seconds (default 600)", "S" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Profile to write (default dpscale.calib; also .csv and .png beside it)", "FILE" },
+    { NULL }
+  };
+  GError *error = NULL;
+  if (!dps_cli_parse ("calibrate", "measure this machine (or import nccl-tests logs) and write a profile",
+                      "Measures all-reduce over message sizes and rank counts (NCCL on GPUs, MPI on\n"
+                      "CPUs), GEMM throughput and per-layer times, fits per-level latency and\n"
+                      "bandwidth per size regime, and checks the fit on sizes it held out.\n\n"
+                      "Examples:\n  dpscale calibrate --quick\n"
+                      "  dpscale calibrate --import ar_2x8.log --import ar_4x8.log --topology dgx-h100",
+                      entries, &argc, &argv, &error))
+    return dps_cli_fail ("calibrate", error);
+  const char *out_path = output ? output : "dpscale.calib";
+  GArray *sizes = g_array_new (FALSE, FALSE, sizeof (double));
+  GArray *ranks = NULL;
+  g_autoptr (DpsProfile) prof = NULL;
+  DpsCalData *data = NULL;
+  gboolean gpu = FALSE;
+  char *why = NULL;
+  if (argc > 1)
+    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "unknown option: unexpected argument '%s'", argv[1]);
+  else if (backend && !g_str_equal (backend, "auto") && !g_str_equal (backend, "cpu") && !g_str_equal (backend, "gpu"))
+    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--backend: '%s' is not auto, cpu or gpu", backend);
+  else if (timeout <= 0 || !isfinite (timeout))
+    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--timeout: must be more than 0");
+  else if (batch < 0)
+    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--batch: must be at least 1");
+  else if (imports && (backend || sizes_s || ranks_s))
+    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--import: logs replace measuring; drop --backend/--sizes/--ranks");
+  else if (topology && !imports)
+    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--topology: only with --import (a measured machine describes itself)");
+  if (!error && !imports) {
+    int n_gpu = dps_gpu_count (&why);
+    gpu = backend ? g_str_equal (backend, "gpu") : n_gpu > 0;
+    if (gpu && n_gpu == 0)
+      g_set_error (&error, DPS_ERROR, DPS_ERROR_RUNTIME, "--backend gpu: %s", why);
+    else if (!parse_sizes (sizes_s ? sizes_s : gpu ? (quick ? "1K:256M:4" : "8:1G:2") : (quick ? "1K:4M:2" : "8:16M:2"),
+                           sizes, &error))
+      ;
+    else if (gpu) {
+      GString *def = g_string_new (NULL);
+      for (int g = 2; g <= n_gpu; g *= 2)
+        g_string_append_printf (def, "%s%d", def->len ? "," : "", g);
+      if (!def->len)
+        g_string_append (def, "1");
+      dps_cli_parse_int_list ("--ranks", ranks_s ? ranks_s : def->str, 1, n_gpu, &ranks, &error);
+      g_string_free (def, TRUE);
+    } else
+      dps_cli_parse_int_list ("--ranks", ranks_s ? ranks_s : "2,4", 2, 256, &ranks, &error);
+  }
+  g_free (why);
+  if (!error) {
+    data = dps_cal_data_new (imports ? "nccl-tests" : gpu ? "gpu-nccl" : "cpu-mpi");
+    prof = dps_profile_new (data);
+    if (imports) {
+      for (int i = 0; imports[i] && !error; i++)
+        dps_nccl_log_load (imports[i], data, &error);
+    } else {
+      GArray *r32 = g_array_new (FALSE, FALSE, sizeof (int));
+      for (guint i = 0; i < ranks->len; i++) {
+        int v = (int) g_array_index (ranks, gint64, i);
+        g_array_append_val (r32, v);
+      }
+      if (gpu)
+        dps_gpu_allreduce (data, (int *) r32->data, (int) r32->len, (double *) sizes->data, (int) sizes->len,
+                           quick ? 5 : 20, progress, NULL, &error);
+      else
+        dps_cpu_allreduce (data, (int *) r32->data, (int) r32->len, (double *) sizes->data, (int) sizes->len,
+                           quick ? 0.03 : 0.2, quick ? 3 : 5, timeout, progress, NULL, &error);
+      int max_ranks = 0;
+      for (guint i = 0; i < r32->len; i++)
+        max_ranks = MAX (max_ranks, g_array_index (r32, int, i));
+      prof->machine_ranks = max_ranks;
+      g_free (prof->machine_name);
+      char host[256] = "";
+      gethostname (host, sizeof host - 1);
+      prof->machine_name = g_strdup (host[0] ? host : "this machine");
+      g_array_free (r32, TRUE);
+      data->source = g_strdup_printf ("dpscale calibrate%s", quick ? " --quick" : "");
+    }
+  }
+  if (!error) {
+    dps_fit_mark_held_out (data);
+    dps_fit_levels (data, &prof->fit, &error);
+  }
+  /* compute: GEMM throughput and per-layer times */
+  if (!error && !imports) {
+    if (gpu) {
+      static const int dims[] = { 1024, 2048, 4096, 8192 };
+      progress ("GEMM throughput with cuBLAS (fp32, tf32, fp16, bf16)", NULL);
+      dps_gpu_compute (prof, dims, quick ? 2 : 4, &error);
+    } else {
+      static const int dims[] = { 64, 128, 256, 512, 1024 };
+      progress ("GEMM throughput with OpenBLAS (fp32, one thread)", NULL);
+      dps_cpu_gemm_sweep (prof, dims, quick ? 3 : 5, quick ? 0.02 : 0.1);
+      g_autoptr (DpsModel) m = dps_model_load (model_s ? model_s : "mlp", &error);
+      if (m) {
+        int b = batch ? batch : quick ? 8 : 32;
+        double *f = g_new (double, dps_model_n_layers (m)), *bw = g_new (double, dps_model_n_layers (m));
+        g_autofree char *msg = g_strdup_printf ("per-layer times of %s at batch %d", m->name, b);
+        progress (msg, NULL);
+        dps_cpu_layer_times (m, b, quick ? 0.01 : 0.05, f, bw);
+        dps_profile_add_layers (prof, m->name, b, f, bw, dps_model_n_layers (m));
+        g_free (f);
+        g_free (bw);
+      }
+    }
+  }
+  if (error) {
+    g_array_free (sizes, TRUE);
+    if (ranks)
+      g_array_free (ranks, TRUE);
+    return dps_cli_fail ("calibrate", error);
+  }
+  /* the fit, checked point by point through the simulator */
+  g_autoptr (GString) csv = g_string_new ("ranks,nodes,size_bytes,measured_busbw_GBps,fitted_busbw_GBps,held_out,error_pct\n");
+  g_autoptr (GString) table = g_string_new (NULL);
+  prof->path = g_strdup (out_path);
+  g_string_append_printf (table, "dpscale calibrate: %s, %s\n\n", data->backend, data->library ? data->library : "");
+  g_string_append_printf (table, "%6s %6s %12s %12s %12s %9s  %s\n", "ranks", "nodes", "size_bytes", "measured_us",
+                          "fitted_us", "error_%", "");
+  double held_sum = 0, held_max = 0, fit_sum = 0;
+  int held_n = 0, fit_n = 0;
+  for (guint i = 0; i < data->points->len && !error; i++) {
+    const DpsCalPoint *pt = &g_array_index (data->points, DpsCalPoint, i);
+    if (pt->ranks < 2)
+      continue;
+    double t = simulated (prof, topology, pt, &error);
+    if (t < 0)
+      break;
+    double err = (t - pt->time_s) / pt->time_s * 100;
+    g_string_append_printf (table, "%6d %6d %12.0f %12.2f %12.2f %+9.1f  %s\n", pt->ranks, pt->nodes, pt->bytes,
+                            pt->time_s * 1e6, t * 1e6, err, pt->held_out ? "held out" : "");
+    double f = dps_coll_busbw_factor (DPS_OP_ALLREDUCE, pt->ranks);
+    g_string_append_printf (csv, "%d,%d,%.0f,%.6g,%.6g,%d,%.3f\n", pt->ranks, pt->nodes, pt->bytes,
+                            pt->bytes / pt->time_s * f / 1e9, pt->bytes / t * f / 1e9, pt->held_out, err);
+    if (pt->held_out) {
+      held_sum += fabs (err);
+      held_max = MAX (held_max, fabs (err));
+      held_n++;
+    } else {
+      fit_sum += fabs (err);
+      fit_n++;
+    }
+  }
+  if (error) {
+    g_array_free (sizes, TRUE);
+    if (ranks)
+      g_array_free (ranks, TRUE);
+    return dps_cli_fail ("calibrate", error);
+  }
+  g_string_append (table, "\nfit per group (a ring per size regime: 2(n-1) alpha + 2(n-1)/n S / B):\n");
+  for (int g = 0; g < prof->fit.n_groups; g++) {
+    const DpsFitLevel *l = &prof->fit.group[g];
+    for (int r = 0; r < l->n_regimes; r++) {
+      char bound[32] = "any";
+      if (l->max_bytes[r] > 0)
+        g_snprintf (bound, sizeof bound, "%.0f", l->max_bytes[r]);
+      g_string_append_printf (table, "  %3d ranks %2d node%s  regime %d  up to %12s B   alpha %8.3f us   B %9.3f GB/s\n",
+                              l->ranks, l->nodes, l->nodes > 1 ? "s" : " ", r, bound, l->alpha_s[r] * 1e6,
+                              l->bw_Bps[r] / 1e9);
+    }
+  }
+  g_string_append_printf (table, "\nmean |error|: %.1f%% on %d fitted points; %.1f%% on %d held-out points (worst %.1f%%)\n",
+                          fit_n ? fit_sum / fit_n : 0, fit_n, held_n ? held_sum / held_n : 0, held_n, held_max);
+  if (prof->gemm_peak_flops > 0)
+    g_string_append_printf (table, "GEMM: best %.1f GFLOP/s fp32\n", prof->gemm_peak_flops / 1e9);
+  /* write: the profile last, so a profile on disk is always a finished one */
+  g_autofree char *stem = g_str_has_suffix (out_path, ".calib") ? g_strndup (out_path, strlen (out_path) - 6)
+                                                                : g_strdup (out_path);
+  g_autofree char *csv_path = g_strconcat (stem, ".csv", NULL), *png = g_strconcat (stem, ".png", NULL);
+  if (dps_cli_emit (csv_path, csv, &error)) {
+    GError *perr = NULL;
+    g_autofree char *title = g_strdup_printf ("all-reduce, %s on %s: measured and fitted", data->backend,
+                                              data->host ? data->host : "imported logs");
+    GString *rl = g_string_new ("ranks=\"");
+    for (int g = 0; g < prof->fit.n_groups; g++)
+      g_string_append_printf (rl, "%s%d", g ? " " : "", prof->fit.group[g].ranks);
+    g_string_append_c (rl, '"');
+    gboolean plotted = dps_plot_render ("calibration.gp", csv_path, png, title, rl->str, &perr);
+    g_string_free (rl, TRUE);
+    if (!plotted) {
+      fprintf (stderr, "dpscale calibrate: warning: no plot: %s\n", perr->message);
+      g_error_free (perr);
+      g_free (png);
+      png = NULL;
+    }
+    if (dps_profile_save (prof, out_path, &error))
+      g_string_append_printf (table, "wrote %s, %s%s%s\n", out_path, csv_path, png ? ", " : "", png ? png : "");
+  }
+  g_array_free (sizes, TRUE);
+  if (ranks)
+    g_array_free (ranks, TRUE);
+  if (error)
+    return dps_cli_fail ("calibrate", error);
+  dps_cli_emit (NULL, table, NULL);
+  return 0;
+}

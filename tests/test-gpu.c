@@ -1,0 +1,50 @@
+/* GPU checks (calibrate/gpu-nccl.c): NCCL all-reduce over every local GPU
+ * gives correct sums and positive times; cuBLAS GEMM and copy figures are
+ * positive, bf16 GEMM at least as fast as fp32 (tensor cores).  Exits 77
+ * (skipped) where there is no GPU or no CUDA/NCCL in the build. */
+#include "gpu.h"
+
+#include <stdio.h>
+
+int
+main (void)
+{
+  char *why = NULL;
+  int n = dps_gpu_count (&why);
+  if (n == 0) {
+    printf ("skipped: %s\n", why);
+    g_free (why);
+    return 77;
+  }
+  g_autoptr (GError) e = NULL;
+  g_autoptr (DpsProfile) p = dps_profile_new (dps_cal_data_new ("gpu-nccl"));
+  int counts[] = { n };
+  double sizes[] = { 1024, 1 << 20, 64 << 20 };
+  if (!dps_gpu_allreduce (p->data, counts, 1, sizes, 3, 5, NULL, NULL, &e)) {
+    fprintf (stderr, "FAIL: %s\n", e->message);
+    return 1;
+  }
+  for (guint i = 0; i < p->data->points->len; i++) {
+    DpsCalPoint *q = &g_array_index (p->data->points, DpsCalPoint, i);
+    printf ("allreduce %d GPUs %.0f B: %.2f us (NCCL estimate %.2f us)\n", q->ranks, q->bytes, q->time_s * 1e6,
+            q->estimate_s * 1e6);
+    if (!(q->time_s > 0) || q->wrong != 0)
+      return 1;
+  }
+  int dims[] = { 2048, 4096 };
+  if (!dps_gpu_compute (p, dims, 2, &e)) {
+    fprintf (stderr, "FAIL: %s\n", e->message);
+    return 1;
+  }
+  double best[4] = { 0 };
+  for (guint i = 0; i < p->gemm->len; i++) {
+    DpsGemmPoint *q = &g_array_index (p->gemm, DpsGemmPoint, i);
+    printf ("gemm %s %.0f: %.1f TFLOP/s\n", dps_dtype_name (q->dtype), q->m, q->flops / 1e12);
+    best[q->dtype] = MAX (best[q->dtype], q->flops);
+  }
+  printf ("copy: %.0f GB/s\n", p->copy_bw_Bps / 1e9);
+  if (!(best[DPS_DTYPE_BF16] >= best[DPS_DTYPE_FP32]) || !(p->copy_bw_Bps > 0))
+    return 1;
+  printf ("gpu: 1 passed, 0 failed\n");
+  return 0;
+}
