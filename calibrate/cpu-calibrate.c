@@ -54,6 +54,17 @@ dps_cpu_allreduce (DpsCalData *d, const int *ranks, int n_ranks, const double *s
                    double min_time_s, int reps, double timeout_s, DpsProgressFn progress, void *pdata,
                    GError **error)
 {
+  return dps_mpi_allreduce ("allreduce", d, ranks, n_ranks, sizes, n_sizes, min_time_s, reps, timeout_s,
+                            progress, pdata, error);
+}
+
+/* As dps_cpu_allreduce with the worker's mode: "allreduce" (MPI on CPUs)
+ * or "nccl-allreduce" (NCCL, one process per GPU). */
+gboolean
+dps_mpi_allreduce (const char *mode, DpsCalData *d, const int *ranks, int n_ranks, const double *sizes,
+                   int n_sizes, double min_time_s, int reps, double timeout_s, DpsProgressFn progress,
+                   void *pdata, GError **error)
+{
   g_autofree char *worker = dps_helper_path ("dpscale-mpi-worker");
   if (!worker) {
     g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME,
@@ -72,7 +83,7 @@ dps_cpu_allreduce (DpsCalData *d, const int *ranks, int n_ranks, const double *s
       ok = FALSE;
       break;
     }
-    g_ptr_array_add (argv, g_strdup ("allreduce"));
+    g_ptr_array_add (argv, g_strdup (mode));
     g_ptr_array_add (argv, g_strdup (list->str));
     g_ptr_array_add (argv, g_strdup_printf ("%g", min_time_s));
     g_ptr_array_add (argv, g_strdup_printf ("%d", reps));
@@ -87,8 +98,10 @@ dps_cpu_allreduce (DpsCalData *d, const int *ranks, int n_ranks, const double *s
     gethostname (host, sizeof host - 1);
     g_free (d->host);
     d->host = g_strdup (host);
-    g_free (d->devices);
-    d->devices = g_strdup_printf ("%u CPU cores", g_get_num_processors ());
+    if (g_str_equal (mode, "allreduce")) {
+      g_free (d->devices);
+      d->devices = g_strdup_printf ("%u CPU cores", g_get_num_processors ());
+    }
   }
   return ok;
 }

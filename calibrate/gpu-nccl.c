@@ -299,3 +299,72 @@ fail:
     cudaEventDestroy (e1);
   return ok;
 }
+
+/* Per-layer forward and backward times on GPU 0 with cuBLAS, as the CPU
+ * path measures them (cpu-calibrate.c): one GEMM of tokens x cols by
+ * cols x rows per 2-D weight forward, two backward; layers without FLOPs
+ * (embedding lookups) cost nothing. */
+gboolean
+dps_gpu_layer_times (const DpsModel *m, int batch, DpsDtype dtype, double *fwd_s, double *bwd_s, GError **error)
+{
+  cudaDataType_t t = dtype == DPS_DTYPE_BF16 ? CUDA_R_16BF : dtype == DPS_DTYPE_FP16 ? CUDA_R_16F : CUDA_R_32F;
+  cublasComputeType_t ct = dtype == DPS_DTYPE_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+  int tokens = batch * MAX (m->seq_len, 1);
+  gint64 max_elems = 1;
+  for (int i = 0; i < dps_model_n_tensors (m); i++) {
+    const DpsTensor *w = dps_model_tensor (m, i);
+    if (w->rows > 0)
+      max_elems = MAX (max_elems, MAX (w->numel, (gint64) tokens * MAX (w->rows, w->cols)));
+  }
+  cublasHandle_t h = NULL;
+  void *a = NULL, *b = NULL, *c = NULL;
+  cudaEvent_t e0 = NULL, e1 = NULL;
+  gboolean ok = FALSE;
+  float one = 1, zero = 0;
+  CUDA_CHECK (cudaSetDevice (0));
+  CUDA_CHECK (cudaMalloc (&a, (size_t) max_elems * 4));
+  CUDA_CHECK (cudaMalloc (&b, (size_t) max_elems * 4));
+  CUDA_CHECK (cudaMalloc (&c, (size_t) max_elems * 4));
+  CUDA_CHECK (cudaEventCreate (&e0));
+  CUDA_CHECK (cudaEventCreate (&e1));
+  CUBLAS_CHECK (cublasCreate (&h));
+  for (int l = 0; l < dps_model_n_layers (m); l++) {
+    const DpsLayer *layer = dps_model_layer (m, l);
+    fwd_s[l] = bwd_s[l] = 0;
+    if (layer->fwd_flops <= 0)
+      continue;
+    for (int i = layer->first_tensor; i < layer->first_tensor + layer->n_tensors; i++) {
+      const DpsTensor *w = dps_model_tensor (m, i);
+      if (w->rows <= 0)
+        continue;
+      int M = (int) w->rows, N = tokens, K = (int) w->cols, reps = 5;
+      CUBLAS_CHECK (cublasGemmEx (h, CUBLAS_OP_N, CUBLAS_OP_N, M, N, K, &one, a, t, M, b, t, K, &zero, c, t, M, ct,
+                                  CUBLAS_GEMM_DEFAULT));
+      CUDA_CHECK (cudaEventRecord (e0, 0));
+      for (int r = 0; r < reps; r++)
+        CUBLAS_CHECK (cublasGemmEx (h, CUBLAS_OP_N, CUBLAS_OP_N, M, N, K, &one, a, t, M, b, t, K, &zero, c, t, M, ct,
+                                    CUBLAS_GEMM_DEFAULT));
+      CUDA_CHECK (cudaEventRecord (e1, 0));
+      CUDA_CHECK (cudaEventSynchronize (e1));
+      float ms = 0;
+      CUDA_CHECK (cudaEventElapsedTime (&ms, e0, e1));
+      fwd_s[l] += ms * 1e-3 / reps;
+      bwd_s[l] += 2 * ms * 1e-3 / reps;
+    }
+  }
+  ok = TRUE;
+fail:
+  if (h)
+    cublasDestroy (h);
+  if (a)
+    cudaFree (a);
+  if (b)
+    cudaFree (b);
+  if (c)
+    cudaFree (c);
+  if (e0)
+    cudaEventDestroy (e0);
+  if (e1)
+    cudaEventDestroy (e1);
+  return ok;
+}

@@ -24,3 +24,10 @@ dps_gpu_compute (DpsProfile *p, const int *dims, int n_dims, GError **error)
   g_set_error (error, DPS_ERROR, DPS_ERROR_UNSUPPORTED, "this dpscale was built without CUDA and NCCL");
   return FALSE;
 }
+
+gboolean
+dps_gpu_layer_times (const DpsModel *m, int batch, DpsDtype dtype, double *fwd_s, double *bwd_s, GError **error)
+{
+  g_set_error (error, DPS_ERROR, DPS_ERROR_UNSUPPORTED, "this dpscale was built without CUDA and NCCL");
+  return FALSE;
+}

@@ -33,8 +33,14 @@ on_line (GObject *src, GAsyncResult *res, gpointer user)
     return;
   }
   if (!r->error && !r->fn (line, r->data, &r->error)) {
-    g_free (r->last);
-    r->last = g_strdup (line);
+    /* keep the last line that says something (Open MPI frames messages in dashes) */
+    gboolean words = FALSE;
+    for (const char *c = line; *c && !words; c++)
+      words = g_ascii_isalnum (*c);
+    if (words) {
+      g_free (r->last);
+      r->last = g_strdup (line);
+    }
   }
   g_free (line);
   read_next (r);

@@ -10,8 +10,19 @@
  * is checked: every element must equal 1 + 2 + ... + n.  Rank 0 prints
  *   # library NAME
  *   size_bytes time_s time_inplace_s wrong
- * one line per size, as soon as it is measured. */
+ * one line per size, as soon as it is measured.
+ *
+ *   dpscale-mpi-worker nccl-allreduce SIZES MIN_TIME_S REPS
+ *
+ * (built with CUDA and NCCL) does the same with NCCL, one process per GPU:
+ * each rank takes the GPU of its rank on its node, rank 0 makes the NCCL
+ * unique id and MPI broadcasts it, so several machines calibrate the same
+ * way under one mpirun. */
 #include <mpi.h>
+#ifdef DPS_WORKER_NCCL
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +68,96 @@ measure (float *send, float *recv, int count, double min_time, int reps, int in_
   return times[reps / 2];
 }
 
+#ifdef DPS_WORKER_NCCL
+#define WCHECK(cond, what)                                                     \
+  do {                                                                         \
+    if (!(cond)) {                                                             \
+      fprintf (stderr, "dpscale-mpi-worker: %s:%d: %s\n", __FILE__, __LINE__, what); \
+      MPI_Abort (MPI_COMM_WORLD, 1);                                           \
+    }                                                                          \
+  } while (0)
+
+static double
+nccl_batch (ncclComm_t comm, cudaStream_t s, float *send, float *recv, size_t count, int iters, int in_place)
+{
+  MPI_Barrier (MPI_COMM_WORLD);
+  double t0 = MPI_Wtime ();
+  for (int i = 0; i < iters; i++)
+    WCHECK (ncclAllReduce (in_place ? recv : send, recv, count, ncclFloat, ncclSum, comm, s) == ncclSuccess,
+            "ncclAllReduce failed");
+  WCHECK (cudaStreamSynchronize (s) == cudaSuccess, "cudaStreamSynchronize failed");
+  double dt = MPI_Wtime () - t0, worst;
+  MPI_Allreduce (&dt, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return worst;
+}
+
+static int
+nccl_main (int rank, int n, const char *sizes_arg, double min_time, int reps)
+{
+  MPI_Comm local;
+  int local_rank;
+  MPI_Comm_split_type (MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &local);
+  MPI_Comm_rank (local, &local_rank);
+  int devices = 0;
+  WCHECK (cudaGetDeviceCount (&devices) == cudaSuccess && devices > local_rank, "no GPU for this rank");
+  WCHECK (cudaSetDevice (local_rank) == cudaSuccess, "cudaSetDevice failed");
+  ncclUniqueId id;
+  if (rank == 0)
+    WCHECK (ncclGetUniqueId (&id) == ncclSuccess, "ncclGetUniqueId failed");
+  MPI_Bcast (&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
+  ncclComm_t comm;
+  WCHECK (ncclCommInitRank (&comm, n, id, rank) == ncclSuccess, "ncclCommInitRank failed");
+  cudaStream_t s;
+  WCHECK (cudaStreamCreate (&s) == cudaSuccess, "cudaStreamCreate failed");
+  if (rank == 0) {
+    int v = 0;
+    ncclGetVersion (&v);
+    printf ("# library NCCL %d.%d.%d\n", v / 10000, v / 100 % 100, v % 100);
+    fflush (stdout);
+  }
+  char *sizes = strdup (sizes_arg);
+  for (char *tok = strtok (sizes, ","); tok; tok = strtok (NULL, ",")) {
+    size_t count = atof (tok) >= 4 ? (size_t) (atof (tok) / 4) : 1;
+    float *send, *recv, *host = malloc (sizeof (float) * count);
+    WCHECK (host && cudaMalloc ((void **) &send, count * 4) == cudaSuccess
+            && cudaMalloc ((void **) &recv, count * 4) == cudaSuccess, "out of memory");
+    for (size_t i = 0; i < count; i++)
+      host[i] = (float) (rank + 1);
+    WCHECK (cudaMemcpy (send, host, count * 4, cudaMemcpyHostToDevice) == cudaSuccess, "cudaMemcpy failed");
+    nccl_batch (comm, s, send, recv, count, 1, 0);
+    WCHECK (cudaMemcpy (host, recv, count * 4, cudaMemcpyDeviceToHost) == cudaSuccess, "cudaMemcpy failed");
+    long wrong = 0, all_wrong = 0;
+    for (size_t i = 0; i < count; i++)
+      wrong += host[i] != (float) n * (n + 1) / 2;
+    MPI_Reduce (&wrong, &all_wrong, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    double t[2];
+    for (int ip = 0; ip < 2; ip++) {
+      nccl_batch (comm, s, send, recv, count, 5, ip);
+      int iters = 1;
+      while (iters < (1 << 16) && nccl_batch (comm, s, send, recv, count, iters, ip) < min_time / reps / 4)
+        iters *= 2;
+      iters *= 4;
+      double best[64];
+      int r = reps < 64 ? reps : 64;
+      for (int k = 0; k < r; k++)
+        best[k] = nccl_batch (comm, s, send, recv, count, iters, ip) / iters;
+      qsort (best, r, sizeof (double), cmp_double);
+      t[ip] = best[r / 2];
+    }
+    if (rank == 0) {
+      printf ("%.0f %.9g %.9g %ld\n", (double) count * 4, t[0], t[1], all_wrong);
+      fflush (stdout);
+    }
+    cudaFree (send);
+    cudaFree (recv);
+    free (host);
+  }
+  free (sizes);
+  ncclCommDestroy (comm);
+  return 0;
+}
+#endif
+
 int
 main (int argc, char **argv)
 {
@@ -64,14 +165,27 @@ main (int argc, char **argv)
   int rank, n;
   MPI_Comm_rank (MPI_COMM_WORLD, &rank);
   MPI_Comm_size (MPI_COMM_WORLD, &n);
-  if (argc != 5 || strcmp (argv[1], "allreduce") != 0) {
+  int nccl = argc == 5 && strcmp (argv[1], "nccl-allreduce") == 0;
+  if (argc != 5 || (strcmp (argv[1], "allreduce") != 0 && !nccl)) {
     if (rank == 0)
-      fprintf (stderr, "usage: dpscale-mpi-worker allreduce SIZES MIN_TIME_S REPS\n");
+      fprintf (stderr, "usage: dpscale-mpi-worker allreduce|nccl-allreduce SIZES MIN_TIME_S REPS\n");
     MPI_Finalize ();
     return 2;
   }
   double min_time = atof (argv[3]);
   int reps = atoi (argv[4]);
+  if (nccl) {
+#ifdef DPS_WORKER_NCCL
+    int status = nccl_main (rank, n, argv[2], min_time, reps);
+    MPI_Finalize ();
+    return status;
+#else
+    if (rank == 0)
+      fprintf (stderr, "dpscale-mpi-worker: built without CUDA and NCCL\n");
+    MPI_Finalize ();
+    return 2;
+#endif
+  }
   if (rank == 0) {
     char lib[MPI_MAX_LIBRARY_VERSION_STRING];
     int len;

@@ -87,7 +87,7 @@ dps_cmd_calibrate (int argc, char **argv)
   g_autofree char *backend = NULL, *sizes_s = NULL, *ranks_s = NULL, *model_s = NULL, *output = NULL;
   g_autofree char *topology = NULL;
   g_auto (GStrv) imports = NULL;
-  gboolean quick = FALSE;
+  gboolean quick = FALSE, use_mpi = FALSE;
   int batch = 0;
   double timeout = 600;
   GOptionEntry entries[] = {
@@ -95,10 +95,11 @@ dps_cmd_calibrate (int argc, char **argv)
     { "quick", 'q', 0, G_OPTION_ARG_NONE, &quick, "Fewer sizes and shorter timings (for CI)", NULL },
     { "sizes", 's', 0, G_OPTION_ARG_STRING, &sizes_s, "Message sizes: MIN:MAX:FACTOR or a list (CPU default 8:16M:2, GPU 8:1G:2)", "SIZES" },
     { "ranks", 'r', 0, G_OPTION_ARG_STRING, &ranks_s, "Rank (or GPU) counts (CPU default 2,4; GPU 2,4,... all)", "LIST" },
-    { "model", 'M', 0, G_OPTION_ARG_STRING, &model_s, "Model whose per-layer times to measure (CPU; default mlp)", "NAME" },
+    { "model", 'M', 0, G_OPTION_ARG_STRING, &model_s, "Model whose per-layer times to measure (default mlp on CPUs, transformer-small on GPUs)", "NAME" },
     { "batch", 'b', 0, G_OPTION_ARG_INT, &batch, "Batch for the per-layer times (default 32, quick 8)", "B" },
     { "import", 'i', 0, G_OPTION_ARG_FILENAME_ARRAY, &imports, "Import an nccl-tests all_reduce_perf log instead of measuring (repeatable)", "FILE" },
     { "topology", 't', 0, G_OPTION_ARG_STRING, &topology, "With --import: the cluster the logs come from (default dgx-h100)", "NAME|FILE" },
+    { "mpi", 0, 0, G_OPTION_ARG_NONE, &use_mpi, "GPUs: one process per GPU under mpirun (default: one process drives them all)", NULL },
     { "timeout", 0, 0, G_OPTION_ARG_DOUBLE, &timeout, "Stop an mpirun that runs longer than this, seconds (default 600)", "S" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Profile to write (default dpscale.calib; also .csv and .png beside it)", "FILE" },
     { NULL }
@@ -129,6 +130,8 @@ dps_cmd_calibrate (int argc, char **argv)
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--batch: must be at least 1");
   else if (imports && (backend || sizes_s || ranks_s))
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--import: logs replace measuring; drop --backend/--sizes/--ranks");
+  else if (use_mpi && backend && !g_str_equal (backend, "gpu"))
+    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--mpi: only with --backend gpu (CPUs always use mpirun)");
   else if (topology && !imports)
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--topology: only with --import (a measured machine describes itself)");
   if (!error && !imports) {
@@ -163,7 +166,10 @@ dps_cmd_calibrate (int argc, char **argv)
         int v = (int) g_array_index (ranks, gint64, i);
         g_array_append_val (r32, v);
       }
-      if (gpu)
+      if (gpu && use_mpi)
+        dps_mpi_allreduce ("nccl-allreduce", data, (int *) r32->data, (int) r32->len, (double *) sizes->data,
+                           (int) sizes->len, quick ? 0.03 : 0.2, quick ? 3 : 5, timeout, progress, NULL, &error);
+      else if (gpu)
         dps_gpu_allreduce (data, (int *) r32->data, (int) r32->len, (double *) sizes->data, (int) sizes->len,
                            quick ? 5 : 20, progress, NULL, &error);
       else
@@ -190,7 +196,19 @@ dps_cmd_calibrate (int argc, char **argv)
     if (gpu) {
       static const int dims[] = { 1024, 2048, 4096, 8192 };
       progress ("GEMM throughput with cuBLAS (fp32, tf32, fp16, bf16)", NULL);
-      dps_gpu_compute (prof, dims, quick ? 2 : 4, &error);
+      if (dps_gpu_compute (prof, dims, quick ? 2 : 4, &error)) {
+        g_autoptr (DpsModel) m = dps_model_load (model_s ? model_s : "transformer-small", &error);
+        if (m) {
+          int b = batch ? batch : quick ? 8 : 32;
+          double *f = g_new (double, dps_model_n_layers (m)), *bw = g_new (double, dps_model_n_layers (m));
+          g_autofree char *msg = g_strdup_printf ("per-layer times of %s at batch %d (bf16, cuBLAS)", m->name, b);
+          progress (msg, NULL);
+          if (dps_gpu_layer_times (m, b, DPS_DTYPE_BF16, f, bw, &error))
+            dps_profile_add_layers (prof, m->name, b, f, bw, dps_model_n_layers (m));
+          g_free (f);
+          g_free (bw);
+        }
+      }
     } else {
       static const int dims[] = { 64, 128, 256, 512, 1024 };
       progress ("GEMM throughput with OpenBLAS (fp32, one thread)", NULL);

@@ -43,6 +43,16 @@ main (void)
     best[q->dtype] = MAX (best[q->dtype], q->flops);
   }
   printf ("copy: %.0f GB/s\n", p->copy_bw_Bps / 1e9);
+  /* per-layer times: every block of the small transformer takes time */
+  g_autoptr (DpsModel) m = dps_model_load ("transformer-small", &e);
+  double f[64], b[64];
+  if (!m || !dps_gpu_layer_times (m, 8, DPS_DTYPE_BF16, f, b, &e)) {
+    fprintf (stderr, "FAIL: %s\n", e->message);
+    return 1;
+  }
+  for (int l = 1; l + 1 < dps_model_n_layers (m); l++)
+    if (!(f[l] > 0 && b[l] == 2 * f[l]))
+      return 1;
   if (!(best[DPS_DTYPE_BF16] >= best[DPS_DTYPE_FP32]) || !(p->copy_bw_Bps > 0))
     return 1;
   printf ("gpu: 1 passed, 0 failed\n");
