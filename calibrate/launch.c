@@ -4,6 +4,8 @@
 
 #include <gio/gio.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -18,6 +20,73 @@ typedef struct {
 } Run;
 
 static void read_next (Run *r);
+
+/* In the child before exec: its own process group, so that a stop reaches
+ * mpirun and every rank it started. */
+static void
+own_group (gpointer data)
+{
+  setpgid (0, 0);
+}
+
+/* Whether any process of process group pgid is still alive. */
+static gboolean
+group_alive (pid_t pgid)
+{
+  return kill (-pgid, 0) == 0;
+}
+
+/* The processes descended from root (from /proc): the ranks mpirun forked. */
+static GArray *
+descendants (pid_t root)
+{
+  GArray *all = g_array_new (FALSE, FALSE, sizeof (pid_t)), *parents = g_array_new (FALSE, FALSE, sizeof (pid_t));
+  GDir *d = g_dir_open ("/proc", 0, NULL);
+  const char *name;
+  while (d && (name = g_dir_read_name (d))) {
+    if (!g_ascii_isdigit (name[0]))
+      continue;
+    g_autofree char *path = g_strdup_printf ("/proc/%s/stat", name), *stat = NULL;
+    if (!g_file_get_contents (path, &stat, NULL, NULL))
+      continue;
+    const char *close = strrchr (stat, ')');
+    int ppid = 0;
+    char state;
+    if (close && sscanf (close + 1, " %c %d", &state, &ppid) == 2) {
+      pid_t pid = atoi (name);
+      g_array_append_val (all, pid);
+      g_array_append_val (parents, ppid);
+    }
+  }
+  if (d)
+    g_dir_close (d);
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (pid_t));
+  g_array_append_val (out, root);
+  for (guint k = 0; k < out->len; k++)
+    for (guint i = 0; i < all->len; i++)
+      if (g_array_index (parents, pid_t, i) == g_array_index (out, pid_t, k))
+        g_array_append_val (out, g_array_index (all, pid_t, i));
+  g_array_remove_index (out, 0);
+  g_array_free (all, TRUE);
+  g_array_free (parents, TRUE);
+  return out;
+}
+
+static gboolean
+any_alive (GArray *pids)
+{
+  for (guint i = 0; i < pids->len; i++)
+    if (kill (g_array_index (pids, pid_t, i), 0) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+static void
+signal_all (GArray *pids, int sig)
+{
+  for (guint i = 0; i < pids->len; i++)
+    kill (g_array_index (pids, pid_t, i), sig);
+}
 
 static void
 on_line (GObject *src, GAsyncResult *res, gpointer user)
@@ -88,6 +157,7 @@ dps_launch_lines (const char *const *argv, const char *const *extra_env, double 
     g_auto (GStrv) kv = g_strsplit (extra_env[i], "=", 2);
     g_subprocess_launcher_setenv (l, kv[0], kv[1] ? kv[1] : "", TRUE);
   }
+  g_subprocess_launcher_set_child_setup (l, own_group, NULL, NULL);
   g_autoptr (GError) e = NULL;
   g_autoptr (GSubprocess) p = g_subprocess_launcher_spawnv (l, argv, &e);
   if (!p) {
@@ -108,18 +178,27 @@ dps_launch_lines (const char *const *argv, const char *const *extra_env, double 
   g_source_unref (t);
   gboolean ok = TRUE;
   if (r.timed_out) {
-    /* SIGTERM lets mpirun stop its ranks; SIGKILL if it does not go */
+    /* SIGTERM lets mpirun stop its ranks; SIGKILL whatever of it and its
+     * ranks is left after 3 s; return only once none of them runs */
+    const char *id = g_subprocess_get_identifier (p);
+    pid_t pid = id ? (pid_t) atoi (id) : 0;
+    GArray *kids = pid > 0 ? descendants (pid) : g_array_new (FALSE, FALSE, sizeof (pid_t));
     g_subprocess_send_signal (p, SIGTERM);
-    for (int i = 0; i < 300 && !r.exited; i++) {
+    for (int i = 0; i < 300 && (!r.exited || any_alive (kids) || (pid > 0 && group_alive (pid))); i++) {
       while (g_main_context_iteration (ctx, FALSE))
         ;
-      if (!r.exited)
-        g_usleep (10000);
+      g_usleep (10000);
     }
+    signal_all (kids, SIGKILL);
+    if (pid > 0 && group_alive (pid))
+      kill (-pid, SIGKILL);
     if (!r.exited) {
       g_subprocess_force_exit (p);
       g_subprocess_wait (p, NULL, NULL);
     }
+    for (int i = 0; i < 200 && any_alive (kids); i++)
+      g_usleep (10000);
+    g_array_free (kids, TRUE);
     g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME, "%s did not finish within %.0f s and was stopped "
                  "(a hung collective or a rank that died)", argv[0], timeout_s);
     ok = FALSE;

@@ -8,3 +8,4 @@ int dps_cmd_collective (int argc, char **argv);
 int dps_cmd_predict (int argc, char **argv);
 int dps_cmd_sweep (int argc, char **argv);
 int dps_cmd_calibrate (int argc, char **argv);
+int dps_cmd_run (int argc, char **argv);

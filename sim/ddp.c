@@ -33,6 +33,18 @@ dps_ddp_config_default (DpsDdpConfig *c)
   c->trace_replicas = 8;
 }
 
+/* Per-layer forward and backward seconds of one replica at batch (the
+ * model's measured times, or the roofline on the topology's device), and
+ * the optimizer step's seconds (the bytes it moves at memory bandwidth). */
+void
+dps_ddp_compute_times (const DpsDdpConfig *c, double batch, double *fwd_s, double *bwd_s, double *opt_s)
+{
+  const DpsDeviceSpec *dev = &dps_topo_spec (c->topo)->gpu;
+  dps_compute_layer_times (c->model, dev, &c->compute, batch, fwd_s, bwd_s);
+  *opt_s = c->model->n_params * dps_optimizer_bytes_moved (c->optimizer, c->mixed)
+           / (dev->memory_bw_Bps * c->compute.mem_efficiency);
+}
+
 typedef struct {
   const DpsDdpConfig *c;
   DpsEngine   *e;
@@ -289,11 +301,9 @@ dps_ddp_simulate (const DpsDdpConfig *c, DpsDdpResult *out, GError **error)
     dps_buckets_free (bk);
     return FALSE;
   }
-  double *fwd = g_new (double, L), *bwd = g_new (double, L);
+  double *fwd = g_new (double, L), *bwd = g_new (double, L), opt_s;
   const DpsDeviceSpec *dev = &dps_topo_spec (c->topo)->gpu;
-  dps_compute_layer_times (m, dev, &c->compute, batch, fwd, bwd);
-  double opt_s = m->n_params * dps_optimizer_bytes_moved (c->optimizer, c->mixed)
-                 / (dev->memory_bw_Bps * c->compute.mem_efficiency);
+  dps_ddp_compute_times (c, batch, fwd, bwd, &opt_s);
   double single = opt_s;
   for (int l = 0; l < L; l++)
     single += c->grad_accum * (fwd[l] + bwd[l]);

@@ -82,6 +82,7 @@ typedef struct {
 } DpsDdpResult;
 
 void     dps_ddp_config_default (DpsDdpConfig *c);
+void     dps_ddp_compute_times (const DpsDdpConfig *c, double batch, double *fwd_s, double *bwd_s, double *opt_s);
 gboolean dps_ddp_simulate (const DpsDdpConfig *c, DpsDdpResult *out, GError **error);
 void     dps_ddp_result_clear (DpsDdpResult *r);
 gboolean dps_ddp_write_trace (const DpsDdpResult *r, const char *path, GError **error);

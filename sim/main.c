@@ -18,6 +18,7 @@ static const Command commands[] = {
   { "predict",    dps_cmd_predict,    "one DDP configuration: step time, efficiency, throughput, memory, cost" },
   { "sweep",      dps_cmd_sweep,      "many DDP configurations (GPUs, buckets, topologies, batches): table, CSV, plot" },
   { "calibrate",  dps_cmd_calibrate,  "measure this machine (or import nccl-tests logs) and write a calibration profile" },
+  { "run",        dps_cmd_run,        "real data-parallel training on this machine (MPI replicas), per-step times" },
   { "collective", dps_cmd_collective, "time one collective on a cluster, in nccl-tests' layout" },
   { "topo",       dps_cmd_topo,       "check and describe a topology file" },
 };

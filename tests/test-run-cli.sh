@@ -1,0 +1,57 @@
+#!/bin/sh
+# Real data-parallel training from the command line (CPU backend, MPI
+# replicas): correctness at 1, 2 and 4 ranks, emulation at 8 ranks, the
+# simulator's buckets, outputs, and the errors users meet.
+# Usage: test-run-cli.sh DPSCALE_BINARY
+set -u
+bin=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+ok () { pass=$((pass + 1)); }
+ko () { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+num () { sed -n "s/.*\"$1\" : \([-0-9.e+]*\).*/\1/p" "$2" | head -1; }
+
+for n in 1 2 4; do
+  if "$bin" run --ranks $n --steps 6 --warmup 1 --batch 16 --check-gradient --format json -o "$tmp/s$n.csv" \
+       >"$tmp/r$n.json" 2>"$tmp/err"; then ok; else ko "run --ranks $n: $(tail -2 "$tmp/err")"; fi
+  # the gradient of N shards averaged equals the whole batch's: fp32 sums in
+  # another order differ by rounding only (relative 1e-5 at most)
+  g=$(num gradcheck_max_rel "$tmp/r$n.json")
+  if [ -n "$g" ] && awk "BEGIN { exit !($g >= 0 && $g < 1e-5) }"; then ok; else ko "$n ranks: gradient check '$g'"; fi
+  # the loss falls on the synthetic regression (by a third in 6 SGD steps)
+  a=$(num loss_first "$tmp/r$n.json"); b=$(num loss_last "$tmp/r$n.json")
+  if awk "BEGIN { exit !($b < 0.67 * $a) }"; then ok; else ko "$n ranks: loss $a -> $b"; fi
+  # one CSV row per step and replica, units in the header
+  rows=$(grep -c '^[0-9]' "$tmp/s$n.csv")
+  if [ "$rows" -eq $((6 * n)) ] && head -1 "$tmp/s$n.csv" | grep -q 'step_s'; then ok; else ko "$n ranks: $rows CSV rows"; fi
+done
+# identical parameters after every step: the worker compares hashes and
+# fails the run otherwise; the table says so when it passed
+if "$bin" run --ranks 2 --steps 3 --warmup 1 >"$tmp/t" 2>&1 && grep -q "replicas identical after every step" "$tmp/t"; then ok; else ko "identity line"; fi
+
+# the buckets are the simulator's: same count and bytes as dpscale predict
+for cap in 25 1; do
+  "$bin" run --ranks 2 --steps 2 --warmup 1 --bucket-cap-mb $cap --format json >"$tmp/b.json" 2>/dev/null
+  "$bin" predict --model mlp --gpus 2 --bucket-cap-mb $cap --grad-dtype fp32 --format json >"$tmp/p.json" 2>/dev/null
+  run_n=$(tr -d '\n ' <"$tmp/b.json" | sed -n 's/.*"buckets_bytes":\[\([^]]*\)\].*/\1/p' | tr ',' '\n' | grep -c .)
+  run_sum=$(tr -d '\n ' <"$tmp/b.json" | sed -n 's/.*"buckets_bytes":\[\([^]]*\)\].*/\1/p' | tr ',' '\n' | awk '{ s += $1 } END { printf "%.0f", s }')
+  sim_n=$(num buckets "$tmp/p.json"); sim_sum=$(num comm_bytes "$tmp/p.json" | awk '{ printf "%.0f", $1 }')
+  if [ "$run_n" = "$sim_n" ] && [ "$run_sum" = "$sim_sum" ]; then ok; else ko "cap $cap: run $run_n/$run_sum, simulator $sim_n/$sim_sum"; fi
+done
+
+# emulation: 8 replicas on this machine, real all-reduces, waits for compute
+if "$bin" run --emulate --ranks 8 --steps 4 --warmup 1 --trace "$tmp/e.json" >"$tmp/e" 2>"$tmp/err"; then ok; else ko "emulate: $(tail -2 "$tmp/err")"; fi
+if grep -q "emulated waits" "$tmp/e" && grep -q '"traceEvents"' "$tmp/e.json" && grep -q '"allreduce"' "$tmp/e.json"; then ok; else ko "emulation output"; fi
+
+# errors
+if "$bin" run --ranks 0 2>"$tmp/err"; then ko "0 ranks accepted"; else grep -q "\-\-ranks" "$tmp/err" && ok || ko "ranks message"; fi
+if "$bin" run --backend gpu 2>"$tmp/err"; then ko "gpu backend accepted"; else grep -q "backend" "$tmp/err" && ok || ko "backend message"; fi
+if "$bin" run --model gpt2 --steps 2 --warmup 1 2>"$tmp/err"; then ko "gpt2 trained on CPU"; else grep -q "trains MLPs" "$tmp/err" && ok || ko "gpt2: $(cat "$tmp/err")"; fi
+if "$bin" run --steps 100000 --warmup 1 --timeout 2 2>"$tmp/err"; then ko "timeout ignored"; else grep -q "did not finish within 2 s" "$tmp/err" && ok || ko "timeout: $(cat "$tmp/err")"; fi
+if pgrep -f dpscale-train >/dev/null; then ko "replicas left running after a timeout"; else ok; fi
+if "$bin" run --emulate --ranks 64 --model llama2-7b --steps 2 --warmup 1 2>"$tmp/err"; then ko "huge emulation accepted"; else grep -q "GB is free" "$tmp/err" && ok || ko "memory: $(cat "$tmp/err")"; fi
+
+echo "run-cli: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
