@@ -198,3 +198,28 @@ dps_ddp_setup (const DpsDdpOpts *o, const DpsProfile *profile, DpsModel *model, 
   c->n_gpus = n_gpus;
   return TRUE;
 }
+
+/* The per-layer times an emulated replica waits, and its optimizer time:
+ * the profile's measured layer times for this model, else the model's own
+ * (CSV), else the roofline on the topology's device (default dgx-h100), fp32
+ * without mixed precision, as the CPU runner computes.  fwd_s and bwd_s are
+ * new arrays (g_free them). */
+gboolean
+dps_cli_emulation_times (DpsModel *model, const DpsProfile *profile, const char *topology, int batch,
+                         gboolean adam, double **fwd_s, double **bwd_s, double *opt_s, GError **error)
+{
+  DpsDdpOpts o = { .topology = (char *) topology };
+  DpsDdpConfig c;
+  dps_ddp_config_default (&c);
+  c.compute.dtype = DPS_DTYPE_FP32;
+  c.mixed = FALSE;
+  c.optimizer = adam ? DPS_OPT_ADAM : DPS_OPT_SGD;
+  g_autoptr (DpsTopo) topo = NULL;
+  if (!dps_ddp_setup (&o, profile, model, 0, 1, &c, &topo, error))
+    return FALSE;
+  int L = dps_model_n_layers (model);
+  *fwd_s = g_new (double, L);
+  *bwd_s = g_new (double, L);
+  dps_ddp_compute_times (&c, batch, *fwd_s, *bwd_s, opt_s);
+  return TRUE;
+}

@@ -1,0 +1,248 @@
+/* run.c — see run.h. */
+#include "run.h"
+#include "launch.h"
+#include "error.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static gboolean
+on_line (const char *line, void *data, GError **error)
+{
+  DpsRunResult *o = data;
+  if (g_str_has_prefix (line, "# library ")) {
+    g_free (o->library);
+    o->library = g_strdup (line + 10);
+    return TRUE;
+  }
+  if (g_str_has_prefix (line, "# error ")) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME, "training failed: %s", line + 8);
+    return TRUE;
+  }
+  if (g_str_has_prefix (line, "# gradcheck ")) {
+    o->gradcheck = g_ascii_strtod (line + 12, NULL);
+    return TRUE;
+  }
+  if (g_str_has_prefix (line, "# buckets ")) {
+    g_auto (GStrv) t = g_strsplit (line + 10, " ", -1);
+    for (int i = 1; t[i]; i++) {
+      double b = g_ascii_strtod (t[i], NULL);
+      g_array_append_val (o->bucket_sizes, b);
+    }
+    return TRUE;
+  }
+  DpsRunStep s;
+  if (sscanf (line, "step %d %d %lf %lf %lf %lf %lf %lf", &s.step, &s.replica, &s.fwd, &s.bwd, &s.exposed,
+              &s.opt, &s.total, &s.loss) == 8) {
+    g_array_append_val (o->steps, s);
+    return TRUE;
+  }
+  DpsRunBucket b;
+  if (sscanf (line, "bucket %d %d %lf %lf %lf", &b.step, &b.bucket, &b.bytes, &b.start, &b.dur) == 5) {
+    g_array_append_val (o->buckets, b);
+    return TRUE;
+  }
+  if (sscanf (line, "wait %lf %lf", &o->wait_req_s, &o->wait_got_s) == 2)
+    return TRUE;
+  return FALSE;
+}
+
+static int
+cmp_double (gconstpointer a, gconstpointer b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return x < y ? -1 : x > y;
+}
+
+static double
+quantile (GArray *v, double q)
+{
+  if (v->len == 0)
+    return 0;
+  g_array_sort (v, cmp_double);
+  double pos = q * (v->len - 1);
+  guint i = (guint) floor (pos);
+  if (i + 1 >= v->len)
+    return g_array_index (v, double, v->len - 1);
+  return g_array_index (v, double, i) + (pos - i) * (g_array_index (v, double, i + 1) - g_array_index (v, double, i));
+}
+
+/* The step time of a step is its slowest replica's. */
+static GArray *
+step_times (const DpsRunResult *o, int warmup, int field)
+{
+  GHashTable *worst = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
+  for (guint i = 0; i < o->steps->len; i++) {
+    const DpsRunStep *s = &g_array_index (o->steps, DpsRunStep, i);
+    if (s->step < warmup)
+      continue;
+    double v = field == 0 ? s->total : field == 1 ? s->fwd + s->bwd : field == 2 ? s->exposed : s->opt;
+    double *w = g_hash_table_lookup (worst, GINT_TO_POINTER (s->step));
+    if (!w) {
+      w = g_new (double, 1);
+      *w = field == 0 ? 0 : 0;
+      g_hash_table_insert (worst, GINT_TO_POINTER (s->step), w);
+    }
+    *w = MAX (*w, v);
+  }
+  GArray *a = g_array_new (FALSE, FALSE, sizeof (double));
+  GList *vals = g_hash_table_get_values (worst);
+  for (GList *l = vals; l; l = l->next)
+    g_array_append_val (a, *(double *) l->data);
+  g_list_free (vals);
+  g_hash_table_unref (worst);
+  return a;
+}
+
+/* Starts spec->ranks replicas of model under mpirun and collects their
+ * reports.  Errors: no mpirun or dpscale-train, a replica that fails or
+ * reports an error (parameters that differ, a model it cannot train), the
+ * time limit, missing step records. */
+gboolean
+dps_run_execute (const DpsRunSpec *spec, const DpsModel *model, DpsRunResult *out, GError **error)
+{
+  memset (out, 0, sizeof *out);
+  out->steps = g_array_new (FALSE, FALSE, sizeof (DpsRunStep));
+  out->buckets = g_array_new (FALSE, FALSE, sizeof (DpsRunBucket));
+  out->bucket_sizes = g_array_new (FALSE, FALSE, sizeof (double));
+  out->gradcheck = -1;
+  g_autofree char *worker = dps_helper_path ("dpscale-train");
+  GPtrArray *args = worker ? dps_mpirun_argv (spec->ranks, worker) : NULL;
+  if (!worker || !args) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME, "%s", !worker ? "dpscale-train not found beside dpscale"
+                 : "no MPI launcher: mpirun not found (Debian: apt-get install openmpi-bin)");
+    return FALSE;
+  }
+  g_ptr_array_add (args, g_strdup_printf ("--model=%s", model->source ? model->source : model->name));
+  g_ptr_array_add (args, g_strdup_printf ("--batch=%d", spec->batch));
+  g_ptr_array_add (args, g_strdup_printf ("--steps=%d", spec->steps));
+  g_ptr_array_add (args, g_strdup_printf ("--seed=%d", spec->seed));
+  g_ptr_array_add (args, g_strdup_printf ("--bucket-cap-mb=%.17g", spec->bucket_cap_mb));
+  g_ptr_array_add (args, g_strdup_printf ("--first-bucket-mb=%.17g", spec->first_bucket_mb));
+  g_ptr_array_add (args, g_strdup_printf ("--optimizer=%s", spec->optimizer ? spec->optimizer : "sgd"));
+  if (spec->lr > 0)
+    g_ptr_array_add (args, g_strdup_printf ("--lr=%.17g", spec->lr));
+  if (spec->check_gradient)
+    g_ptr_array_add (args, g_strdup ("--check-gradient"));
+  if (spec->emulate) {
+    int L = dps_model_n_layers (model);
+    GString *fs = g_string_new ("--fwd="), *bs = g_string_new ("--bwd=");
+    for (int l = 0; l < L; l++) {
+      g_string_append_printf (fs, "%s%.9g", l ? "," : "", spec->emu_fwd_s[l]);
+      g_string_append_printf (bs, "%s%.9g", l ? "," : "", spec->emu_bwd_s[l]);
+    }
+    g_ptr_array_add (args, g_strdup ("--emulate"));
+    g_ptr_array_add (args, g_string_free (fs, FALSE));
+    g_ptr_array_add (args, g_string_free (bs, FALSE));
+    g_ptr_array_add (args, g_strdup_printf ("--opt-ms=%.9g", spec->emu_opt_s * 1e3));
+    /* the real bytes must fit: each replica holds its gradients (and MPI a copy) */
+    double need = 3.0 * 4 * model->n_params * spec->ranks;
+    double avail = (double) sysconf (_SC_AVPHYS_PAGES) * sysconf (_SC_PAGESIZE);
+    if (need > 0.8 * avail) {
+      g_ptr_array_unref (args);
+      g_set_error (error, DPS_ERROR, DPS_ERROR_LIMIT,
+                   "--emulate: %d replicas of %s need about %.1f GB for their gradients, %.1f GB is free",
+                   spec->ranks, model->name, need / 1e9, avail / 1e9);
+      return FALSE;
+    }
+  }
+  g_ptr_array_add (args, NULL);
+  if (!spec->quiet)
+    fprintf (stderr, "run: %d replica%s of %s, %d steps%s\n", spec->ranks, spec->ranks > 1 ? "s" : "", model->name,
+             spec->steps, spec->emulate ? " (emulated compute)" : "");
+  gboolean ok = dps_launch_lines ((const char *const *) args->pdata, dps_mpirun_env (), spec->timeout_s, on_line,
+                                  out, error);
+  g_ptr_array_unref (args);
+  if (ok && (int) out->steps->len != spec->steps * spec->ranks) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME, "training stopped early: %u of %d step records",
+                 out->steps->len, spec->steps * spec->ranks);
+    ok = FALSE;
+  }
+  return ok;
+}
+
+void
+dps_run_result_clear (DpsRunResult *r)
+{
+  if (r->steps)
+    g_array_free (r->steps, TRUE);
+  if (r->buckets)
+    g_array_free (r->buckets, TRUE);
+  if (r->bucket_sizes)
+    g_array_free (r->bucket_sizes, TRUE);
+  g_free (r->library);
+  memset (r, 0, sizeof *r);
+}
+
+/* The q-quantile over steps from warmup on of a field, each step's value
+ * being its slowest replica's (a step lasts until the last replica). */
+double
+dps_run_quantile (const DpsRunResult *r, int warmup, DpsRunField field, double q)
+{
+  GArray *v = step_times (r, warmup, field);
+  double x = quantile (v, q);
+  g_array_free (v, TRUE);
+  return x;
+}
+
+/* Bytes all-reduced per second of all-reduce inside the run (rank 0's
+ * bucket timings after warm-up): the algorithm bandwidth. */
+double
+dps_run_bucket_Bps (const DpsRunResult *r, int warmup)
+{
+  double bytes = 0, busy = 0;
+  for (guint i = 0; i < r->buckets->len; i++) {
+    const DpsRunBucket *b = &g_array_index (r->buckets, DpsRunBucket, i);
+    if (b->step >= warmup) {
+      bytes += b->bytes;
+      busy += b->dur;
+    }
+  }
+  return busy > 0 ? bytes / busy : 0;
+}
+
+/* The per-step CSV: one row per step and replica, units in the header. */
+GString *
+dps_run_csv (const DpsRunResult *r, int batch)
+{
+  GString *csv = g_string_new ("step,replica,forward_s,backward_s,exposed_comm_s,optimizer_s,step_s,samples_per_s,loss\n");
+  for (guint i = 0; i < r->steps->len; i++) {
+    const DpsRunStep *s = &g_array_index (r->steps, DpsRunStep, i);
+    g_string_append_printf (csv, "%d,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.6g,%.9g\n", s->step, s->replica, s->fwd, s->bwd,
+                            s->exposed, s->opt, s->total, batch / s->total, s->loss);
+  }
+  return csv;
+}
+
+/* Writes one step as a Chrome trace in the simulator's shape (compute lanes
+ * per replica, one for the bucket all-reduces, one for the optimizer). */
+gboolean
+dps_run_write_trace (const DpsRunResult *run, int step, const char *path, GError **error)
+{
+  DpsDdpResult r = { .trace = g_array_new (FALSE, FALSE, sizeof (DpsTraceEvent)) };
+  for (guint i = 0; i < run->steps->len; i++) {
+    const DpsRunStep *s = &g_array_index (run->steps, DpsRunStep, i);
+    if (s->step != step)
+      continue;
+    DpsTraceEvent f = { g_strdup ("forward"), s->replica, 0, s->fwd, FALSE };
+    DpsTraceEvent b = { g_strdup ("backward"), s->replica, s->fwd, s->bwd, FALSE };
+    g_array_append_val (r.trace, f);
+    g_array_append_val (r.trace, b);
+    if (s->replica == 0) {
+      DpsTraceEvent o = { g_strdup ("optimizer"), -2, s->fwd + s->bwd + s->exposed, s->opt, FALSE };
+      g_array_append_val (r.trace, o);
+    }
+  }
+  for (guint i = 0; i < run->buckets->len; i++) {
+    const DpsRunBucket *b = &g_array_index (run->buckets, DpsRunBucket, i);
+    if (b->step == step) {
+      DpsTraceEvent e = { g_strdup_printf ("bucket %d", b->bucket), -1, b->start, b->dur, TRUE };
+      g_array_append_val (r.trace, e);
+    }
+  }
+  gboolean ok = dps_ddp_write_trace (&r, path, error);
+  dps_ddp_result_clear (&r);
+  return ok;
+}

@@ -1,0 +1,48 @@
+/* run — drive real data-parallel training: start the replicas under
+ * mpirun (dpscale-train), read what they report, summarise it.  Used by
+ * `dpscale run` and `dpscale validate`. */
+#pragma once
+
+#include <glib.h>
+#include "model.h"
+#include "ddp.h"
+
+typedef struct {
+  int         ranks, steps, batch, seed;
+  double      bucket_cap_mb, first_bucket_mb, lr;
+  const char *optimizer;          /* "sgd" or "adam" */
+  gboolean    check_gradient;
+  gboolean    emulate;            /* waits of emu_fwd/emu_bwd seconds per layer instead of compute */
+  const double *emu_fwd_s, *emu_bwd_s;
+  double      emu_opt_s;
+  double      timeout_s;
+  gboolean    quiet;              /* no progress line on stderr */
+} DpsRunSpec;
+
+typedef struct {
+  int    step, replica;
+  double fwd, bwd, exposed, opt, total, loss;
+} DpsRunStep;
+
+typedef struct {
+  int    step, bucket;
+  double bytes, start, dur;
+} DpsRunBucket;
+
+typedef struct {
+  GArray *steps;          /* DpsRunStep */
+  GArray *buckets;        /* DpsRunBucket, rank 0's timings */
+  GArray *bucket_sizes;   /* double, bytes */
+  char   *library;
+  double  gradcheck;      /* < 0: not checked */
+  double  wait_req_s, wait_got_s;
+} DpsRunResult;
+
+typedef enum { DPS_RUN_STEP, DPS_RUN_COMPUTE, DPS_RUN_EXPOSED, DPS_RUN_OPTIMIZER } DpsRunField;
+
+gboolean dps_run_execute (const DpsRunSpec *spec, const DpsModel *model, DpsRunResult *out, GError **error);
+void     dps_run_result_clear (DpsRunResult *r);
+double   dps_run_quantile (const DpsRunResult *r, int warmup, DpsRunField field, double q);
+double   dps_run_bucket_Bps (const DpsRunResult *r, int warmup);
+GString *dps_run_csv (const DpsRunResult *r, int batch);
+gboolean dps_run_write_trace (const DpsRunResult *r, int step, const char *path, GError **error);
