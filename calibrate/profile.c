@@ -38,6 +38,7 @@ dps_profile_free (DpsProfile *p)
   g_free (p->path);
   g_free (p->created);
   g_free (p->machine_name);
+  g_free (p->run_section);
   dps_cal_data_free (p->data);
   g_array_free (p->gemm, TRUE);
   g_ptr_array_unref (p->layers);
@@ -323,7 +324,7 @@ dps_profile_load (const char *path, GError **error)
   if (!kf)
     return NULL;
   static const char *const groups[] = { "profile", "machine", "compute", NULL };
-  static const char *const prefixes[] = { "fit.", "layers.", "measure.allreduce.", NULL };
+  static const char *const prefixes[] = { "fit.", "layers.", "measure.allreduce.", "run.", NULL };
   static const char *const pkeys[] = { "format", "backend", "created", "host", "library", "devices", "env",
                                        "source", NULL };
   gint64 format;
@@ -409,6 +410,8 @@ dps_profile_load (const char *path, GError **error)
   char **names = dps_key_file_groups (kf, &ng);
   for (gsize i = 0; i < ng; i++) {
     const char *g = names[i];
+    if (g_str_has_prefix (g, "run.") && !p->run_section)
+      p->run_section = g_strdup (g);
     if (g_str_has_prefix (g, "measure.allreduce.")) {
       if (!load_measure (kf, g, d, error))
         return NULL;

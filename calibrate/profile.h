@@ -42,6 +42,7 @@ typedef struct {
   GArray    *gemm;                 /* DpsGemmPoint */
   double     copy_bw_Bps;          /* device-to-device copy bandwidth (GPU), 0 unknown */
   GPtrArray *layers;               /* DpsLayerTimes */
+  char      *run_section;          /* a [run.*] section: step times of a training run (refused by validate) */
 } DpsProfile;
 
 DpsProfile *dps_profile_new (DpsCalData *data);

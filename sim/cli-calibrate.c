@@ -81,6 +81,43 @@ simulated (const DpsProfile *p, const char *topology, const DpsCalPoint *pt, GEr
   return c.time_s;
 }
 
+/* CPU calibration as `dpscale calibrate` does it: MPI all-reduce for each
+ * rank count and size, every other size held out, the fit, OpenBLAS GEMM
+ * throughput and the per-layer times of model at batch (model may be
+ * NULL).  Returns a new profile, or NULL with error. */
+DpsProfile *
+dps_calibrate_cpu (const int *ranks, int n_ranks, const double *sizes, int n_sizes, gboolean quick,
+                   const DpsModel *model, int batch, double timeout, GError **error)
+{
+  g_autoptr (DpsProfile) prof = dps_profile_new (dps_cal_data_new ("cpu-mpi"));
+  DpsCalData *data = prof->data;
+  if (!dps_cpu_allreduce (data, ranks, n_ranks, sizes, n_sizes, quick ? 0.03 : 0.2, quick ? 3 : 5, timeout,
+                          progress, NULL, error))
+    return NULL;
+  for (int i = 0; i < n_ranks; i++)
+    prof->machine_ranks = MAX (prof->machine_ranks, ranks[i]);
+  char host[256] = "";
+  gethostname (host, sizeof host - 1);
+  prof->machine_name = g_strdup (host[0] ? host : "this machine");
+  data->source = g_strdup_printf ("dpscale calibrate%s", quick ? " --quick" : "");
+  dps_fit_mark_held_out (data);
+  if (!dps_fit_levels (data, &prof->fit, error))
+    return NULL;
+  static const int dims[] = { 64, 128, 256, 512, 1024 };
+  progress ("GEMM throughput with OpenBLAS (fp32, one thread)", NULL);
+  dps_cpu_gemm_sweep (prof, dims, quick ? 3 : 5, quick ? 0.02 : 0.1);
+  if (model) {
+    double *f = g_new (double, dps_model_n_layers (model)), *bw = g_new (double, dps_model_n_layers (model));
+    g_autofree char *msg = g_strdup_printf ("per-layer times of %s at batch %d", model->name, batch);
+    progress (msg, NULL);
+    dps_cpu_layer_times (model, batch, quick ? 0.01 : 0.05, f, bw);
+    dps_profile_add_layers (prof, model->name, batch, f, bw, dps_model_n_layers (model));
+    g_free (f);
+    g_free (bw);
+  }
+  return g_steal_pointer (&prof);
+}
+
 int
 dps_cmd_calibrate (int argc, char **argv)
 {
@@ -154,46 +191,44 @@ dps_cmd_calibrate (int argc, char **argv)
       dps_cli_parse_int_list ("--ranks", ranks_s ? ranks_s : "2,4", 2, 256, &ranks, &error);
   }
   g_free (why);
-  if (!error) {
-    data = dps_cal_data_new (imports ? "nccl-tests" : gpu ? "gpu-nccl" : "cpu-mpi");
+  GArray *r32 = g_array_new (FALSE, FALSE, sizeof (int));
+  for (guint i = 0; ranks && i < ranks->len; i++) {
+    int v = (int) g_array_index (ranks, gint64, i);
+    g_array_append_val (r32, v);
+  }
+  if (!error && !imports && !gpu) {
+    g_autoptr (DpsModel) m = dps_model_load (model_s ? model_s : "mlp", &error);
+    if (m)
+      prof = dps_calibrate_cpu ((int *) r32->data, (int) r32->len, (double *) sizes->data, (int) sizes->len, quick, m,
+                                batch ? batch : quick ? 8 : 32, timeout, &error);
+    if (prof)
+      data = prof->data;
+  } else if (!error) {
+    data = dps_cal_data_new (imports ? "nccl-tests" : "gpu-nccl");
     prof = dps_profile_new (data);
     if (imports) {
       for (int i = 0; imports[i] && !error; i++)
         dps_nccl_log_load (imports[i], data, &error);
     } else {
-      GArray *r32 = g_array_new (FALSE, FALSE, sizeof (int));
-      for (guint i = 0; i < ranks->len; i++) {
-        int v = (int) g_array_index (ranks, gint64, i);
-        g_array_append_val (r32, v);
-      }
-      if (gpu && use_mpi)
+      if (use_mpi)
         dps_mpi_allreduce ("nccl-allreduce", data, (int *) r32->data, (int) r32->len, (double *) sizes->data,
                            (int) sizes->len, quick ? 0.03 : 0.2, quick ? 3 : 5, timeout, progress, NULL, &error);
-      else if (gpu)
+      else
         dps_gpu_allreduce (data, (int *) r32->data, (int) r32->len, (double *) sizes->data, (int) sizes->len,
                            quick ? 5 : 20, progress, NULL, &error);
-      else
-        dps_cpu_allreduce (data, (int *) r32->data, (int) r32->len, (double *) sizes->data, (int) sizes->len,
-                           quick ? 0.03 : 0.2, quick ? 3 : 5, timeout, progress, NULL, &error);
-      int max_ranks = 0;
       for (guint i = 0; i < r32->len; i++)
-        max_ranks = MAX (max_ranks, g_array_index (r32, int, i));
-      prof->machine_ranks = max_ranks;
-      g_free (prof->machine_name);
+        prof->machine_ranks = MAX (prof->machine_ranks, g_array_index (r32, int, i));
       char host[256] = "";
       gethostname (host, sizeof host - 1);
       prof->machine_name = g_strdup (host[0] ? host : "this machine");
-      g_array_free (r32, TRUE);
-      data->source = g_strdup_printf ("dpscale calibrate%s", quick ? " --quick" : "");
+      data->source = g_strdup_printf ("dpscale calibrate --backend gpu%s", quick ? " --quick" : "");
     }
-  }
-  if (!error) {
-    dps_fit_mark_held_out (data);
-    dps_fit_levels (data, &prof->fit, &error);
-  }
-  /* compute: GEMM throughput and per-layer times */
-  if (!error && !imports) {
-    if (gpu) {
+    if (!error) {
+      dps_fit_mark_held_out (data);
+      dps_fit_levels (data, &prof->fit, &error);
+    }
+    /* GPUs: GEMM throughput and per-layer times */
+    if (!error && !imports) {
       static const int dims[] = { 1024, 2048, 4096, 8192 };
       progress ("GEMM throughput with cuBLAS (fp32, tf32, fp16, bf16)", NULL);
       if (dps_gpu_compute (prof, dims, quick ? 2 : 4, &error)) {
@@ -209,23 +244,9 @@ dps_cmd_calibrate (int argc, char **argv)
           g_free (bw);
         }
       }
-    } else {
-      static const int dims[] = { 64, 128, 256, 512, 1024 };
-      progress ("GEMM throughput with OpenBLAS (fp32, one thread)", NULL);
-      dps_cpu_gemm_sweep (prof, dims, quick ? 3 : 5, quick ? 0.02 : 0.1);
-      g_autoptr (DpsModel) m = dps_model_load (model_s ? model_s : "mlp", &error);
-      if (m) {
-        int b = batch ? batch : quick ? 8 : 32;
-        double *f = g_new (double, dps_model_n_layers (m)), *bw = g_new (double, dps_model_n_layers (m));
-        g_autofree char *msg = g_strdup_printf ("per-layer times of %s at batch %d", m->name, b);
-        progress (msg, NULL);
-        dps_cpu_layer_times (m, b, quick ? 0.01 : 0.05, f, bw);
-        dps_profile_add_layers (prof, m->name, b, f, bw, dps_model_n_layers (m));
-        g_free (f);
-        g_free (bw);
-      }
     }
   }
+  g_array_free (r32, TRUE);
   if (error) {
     g_array_free (sizes, TRUE);
     if (ranks)

@@ -3,9 +3,15 @@
  * status. */
 #pragma once
 
+#include "profile.h"
+
 int dps_cmd_topo (int argc, char **argv);
 int dps_cmd_collective (int argc, char **argv);
 int dps_cmd_predict (int argc, char **argv);
 int dps_cmd_sweep (int argc, char **argv);
 int dps_cmd_calibrate (int argc, char **argv);
 int dps_cmd_run (int argc, char **argv);
+int dps_cmd_validate (int argc, char **argv);
+
+DpsProfile *dps_calibrate_cpu (const int *ranks, int n_ranks, const double *sizes, int n_sizes, gboolean quick,
+                               const DpsModel *model, int batch, double timeout, GError **error);

@@ -49,6 +49,7 @@ typedef struct {
   const DpsDdpConfig *c;
   DpsEngine   *e;
   DpsCollCost *cost;
+  double       comm_factor;    /* this trial's draw of the collective-time uncertainty */
   int          nb;             /* buckets, the find_unused bitmap included */
   double      *bytes, *ready;
   gboolean    *is_ready;
@@ -91,7 +92,7 @@ pump (Step *s)
   double now = dps_engine_now (s->e);
   DpsAlgo a;
   DpsProto p;
-  double d = dps_coll_cost_time (s->cost, s->bytes[s->next], &a, &p);
+  double d = dps_coll_cost_time (s->cost, s->bytes[s->next], &a, &p) * s->comm_factor;
   s->algo_count[a]++;
   s->proto_count[p]++;
   /* while the all-reduce overlaps backward both slow down */
@@ -159,7 +160,9 @@ trial (const DpsDdpConfig *c, DpsCollCost *cost, const DpsBuckets *bk, const dou
   int distinct = random ? replicas : (c->slow_replicas > 0 && c->slow_replicas < replicas ? 2 : 1);
 
   int extra = c->find_unused ? 1 : 0;
-  Step s = { .c = c, .cost = cost, .nb = nb + extra, .trace = trace };
+  Step s = { .c = c, .cost = cost, .nb = nb + extra, .trace = trace, .comm_factor = 1 };
+  if (c->comm_cv > 0)
+    s.comm_factor = MAX (0.2, 1 + c->comm_cv * gauss (rand));
   s.bytes = g_new0 (double, s.nb);
   s.ready = g_new0 (double, s.nb);
   s.is_ready = g_new0 (gboolean, s.nb);

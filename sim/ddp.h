@@ -53,6 +53,7 @@ typedef struct {
   int             slow_replicas;
   double          slow_factor;
   double          os_noise_s;          /* mean of an exponential delay per replica and step */
+  double          comm_cv;             /* uncertainty of collective times: one factor N(1, cv) per trial */
   int             trials;
   guint64         seed;
   double          loader_samples_per_s;  /* per node; 0: unlimited */

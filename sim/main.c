@@ -19,6 +19,7 @@ static const Command commands[] = {
   { "sweep",      dps_cmd_sweep,      "many DDP configurations (GPUs, buckets, topologies, batches): table, CSV, plot" },
   { "calibrate",  dps_cmd_calibrate,  "measure this machine (or import nccl-tests logs) and write a calibration profile" },
   { "run",        dps_cmd_run,        "real data-parallel training on this machine (MPI replicas), per-step times" },
+  { "validate",   dps_cmd_validate,   "calibrate, run and predict over replica counts: the error, in numbers and a plot" },
   { "collective", dps_cmd_collective, "time one collective on a cluster, in nccl-tests' layout" },
   { "topo",       dps_cmd_topo,       "check and describe a topology file" },
 };

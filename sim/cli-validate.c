@@ -1,0 +1,288 @@
+/* cli-validate.c — `dpscale validate`: calibrate here, predict here, run
+ * here, and show the error.  For each replica count: a real run (or an
+ * emulated one), the simulator's prediction from the calibration profile
+ * alone (never from step times of the run), a table, a CSV and plots. */
+#include "cli.h"
+#include "cli-ddp.h"
+#include "run.h"
+#include "plot.h"
+#include "validation.h"
+#include "error.h"
+#include "buckets.h"
+
+#include <math.h>
+#include <stdio.h>
+
+typedef struct {
+  DpsValidationPoint v;
+  double meas_compute, meas_exposed, meas_opt;
+  double pred_compute, pred_exposed, pred_opt, pred_straggler;
+  char  *error;
+} Point;
+
+/* RMS relative error of the fit on its held-out points: the uncertainty
+ * of predicted collective times. */
+static double
+held_out_rms (const DpsProfile *p)
+{
+  double sum = 0;
+  int n = 0;
+  for (guint i = 0; i < p->data->points->len; i++) {
+    const DpsCalPoint *pt = &g_array_index (p->data->points, DpsCalPoint, i);
+    if (!pt->held_out || pt->ranks < 2)
+      continue;
+    double t = dps_fit_predict (&p->fit, pt->ranks, pt->nodes, pt->bytes);
+    sum += pow ((t - pt->time_s) / pt->time_s, 2);
+    n++;
+  }
+  return n ? sqrt (sum / n) : 0.1;
+}
+
+int
+dps_cmd_validate (int argc, char **argv)
+{
+  g_autofree char *backend = NULL, *replicas_s = NULL, *model_s = NULL, *calibration = NULL, *output = NULL;
+  g_autofree char *topology = NULL;
+  int batch = 32, steps = 20, warmup = 3, trials = 20, grad_accum = 1;
+  double cap = 25, first = 1, timeout = 600, jitter = 0;
+  gboolean emulate = FALSE, quick = FALSE;
+  GOptionEntry entries[] = {
+    { "backend", 0, 0, G_OPTION_ARG_STRING, &backend, "cpu (default)", "B" },
+    { "emulate", 'e', 0, G_OPTION_ARG_NONE, &emulate, "Emulated compute (waits), real all-reduces: many replicas on few cores", NULL },
+    { "replicas", 'r', 0, G_OPTION_ARG_STRING, &replicas_s, "Replica counts (default 1,2; with --emulate 1,2,4,8,16)", "LIST" },
+    { "model", 'M', 0, G_OPTION_ARG_STRING, &model_s, "Model (default mlp)", "NAME" },
+    { "batch", 'b', 0, G_OPTION_ARG_INT, &batch, "Samples per replica per step (default 32)", "B" },
+    { "steps", 's', 0, G_OPTION_ARG_INT, &steps, "Steps per run (default 20)", "S" },
+    { "warmup", 'w', 0, G_OPTION_ARG_INT, &warmup, "Steps left out (default 3)", "W" },
+    { "bucket-cap-mb", 0, 0, G_OPTION_ARG_DOUBLE, &cap, "DDP bucket cap in MiB (default 25)", "MB" },
+    { "first-bucket-mb", 0, 0, G_OPTION_ARG_DOUBLE, &first, "First bucket cap in MiB (default 1)", "MB" },
+    { "calibration", 'C', 0, G_OPTION_ARG_FILENAME, &calibration, "Use this profile instead of calibrating first", "FILE" },
+    { "topology", 't', 0, G_OPTION_ARG_STRING, &topology, "Emulation: the device whose roofline times to wait when the profile has none for the model", "NAME" },
+    { "trials", 'T', 0, G_OPTION_ARG_INT, &trials, "Monte Carlo trials per prediction (default 20)", "T" },
+    { "jitter", 0, 0, G_OPTION_ARG_DOUBLE, &jitter, "Per-layer compute jitter assumed by the prediction (CV, default 0)", "CV" },
+    { "quick", 'q', 0, G_OPTION_ARG_NONE, &quick, "A short calibration (CI)", NULL },
+    { "timeout", 0, 0, G_OPTION_ARG_DOUBLE, &timeout, "Limit for each mpirun, seconds (default 600)", "S" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Prefix of the files written (default dpscale-validation)", "PREFIX" },
+    { NULL }
+  };
+  GError *error = NULL;
+  if (!dps_cli_parse ("validate", "calibrate, run and predict over replica counts; the error, in numbers and a plot",
+                      "Calibrates (or takes --calibration), runs real data-parallel training for each\n"
+                      "replica count, predicts each from the calibration alone, and writes\n"
+                      "PREFIX.csv, PREFIX.png/.svg (efficiency) and PREFIX-breakdown.png/.svg.\n\n"
+                      "Examples:\n  dpscale validate\n  dpscale validate --emulate --replicas 1,2,4,8,16",
+                      entries, &argc, &argv, &error))
+    return dps_cli_fail ("validate", error);
+  GArray *reps = NULL;
+  if (argc > 1)
+    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "unknown option: unexpected argument '%s'", argv[1]);
+  else if (backend && !g_str_equal (backend, "cpu"))
+    g_set_error (&error, DPS_ERROR, DPS_ERROR_UNSUPPORTED, "--backend: '%s' is not available (this build validates cpu)", backend);
+  else if (steps < 2 || warmup < 0 || warmup >= steps || batch < 1 || trials < 1 || trials > 100000 || !(cap > 0))
+    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--steps/--warmup/--batch/--trials/--bucket-cap-mb: out of range");
+  else
+    dps_cli_parse_int_list ("--replicas", replicas_s ? replicas_s : emulate ? "1,2,4,8,16" : "1,2", 1, 256, &reps, &error);
+  if (error)
+    return dps_cli_fail ("validate", error);
+  const char *prefix = output ? output : "dpscale-validation";
+  g_autoptr (DpsModel) model = dps_model_load (model_s ? model_s : "mlp", &error);
+  g_autoptr (DpsProfile) profile = NULL;
+  int max_r = 0;
+  for (guint i = 0; i < reps->len; i++)
+    max_r = MAX (max_r, (int) g_array_index (reps, gint64, i));
+  if (model && calibration) {
+    profile = dps_profile_load (calibration, &error);
+    if (profile && profile->run_section)
+      g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT,
+                   "%s: has step times of a training run ([%s]); a validation must not be judged on what it was fitted to",
+                   calibration, profile->run_section);
+    else if (profile && profile->machine_ranks > 0 && profile->machine_ranks < max_r)
+      g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "%s: calibrated up to %d ranks, --replicas asks for %d",
+                   calibration, profile->machine_ranks, max_r);
+  } else if (model) {
+    /* 1. calibrate: all-reduce at every replica count of 2 or more, up to the largest bucket */
+    GArray *r = g_array_new (FALSE, FALSE, sizeof (int));
+    for (guint i = 0; i < reps->len; i++) {
+      int v = (int) g_array_index (reps, gint64, i);
+      if (v >= 2)
+        g_array_append_val (r, v);
+    }
+    if (r->len == 0) {
+      int two = 2;
+      g_array_append_val (r, two);
+    }
+    g_autoptr (DpsBuckets) bk = dps_buckets_assign (model, cap * 1048576, first * 1048576, 4);
+    double biggest = 1024;
+    for (int b = 0; b < dps_buckets_count (bk); b++)
+      biggest = MAX (biggest, dps_buckets_get (bk, b)->bytes);
+    GArray *sizes = g_array_new (FALSE, FALSE, sizeof (double));
+    for (double s = 1024; s < biggest * 2; s *= 2)
+      g_array_append_val (sizes, s);
+    fprintf (stderr, "validate: 1/3 calibrating all-reduce and compute (no step times)\n");
+    profile = dps_calibrate_cpu ((int *) r->data, (int) r->len, (double *) sizes->data, (int) sizes->len, quick,
+                                 model, batch, timeout, &error);
+    g_array_free (r, TRUE);
+    g_array_free (sizes, TRUE);
+    if (profile) {
+      g_autofree char *path = g_strconcat (prefix, ".calib", NULL);
+      dps_profile_save (profile, path, &error);
+    }
+  }
+  if (error || !model) {
+    g_array_free (reps, TRUE);
+    return dps_cli_fail ("validate", error);
+  }
+  /* the compute both sides use: measured per-layer times (real runs), or
+   * the times the emulator waits, given to the model so that the simulator
+   * predicts the same compute */
+  g_autofree double *efwd = NULL, *ebwd = NULL;
+  double eopt = 0;
+  if (!dps_cli_emulation_times (model, profile, topology, batch, FALSE, &efwd, &ebwd, &eopt, &error)) {
+    g_array_free (reps, TRUE);
+    return dps_cli_fail ("validate", error);
+  }
+  if (emulate) {
+    for (int l = 0; l < dps_model_n_layers (model); l++) {
+      DpsLayer *layer = &g_array_index (model->layers, DpsLayer, l);
+      layer->fwd_time_s = efwd[l];
+      layer->bwd_time_s = ebwd[l];
+    }
+    model->time_batch = batch;
+  }
+  double comm_cv = held_out_rms (profile);
+  int n = (int) reps->len;
+  Point *pts = g_new0 (Point, n);
+  for (int i = 0; i < n; i++) {
+    int N = (int) g_array_index (reps, gint64, i);
+    Point *p = &pts[i];
+    p->v.replicas = N;
+    fprintf (stderr, "validate: 2/3 %d replica%s: running %d steps%s\n", N, N > 1 ? "s" : "", steps,
+             emulate ? " (emulated compute)" : "");
+    DpsRunSpec spec = { .ranks = N, .steps = steps, .batch = batch, .seed = 1, .bucket_cap_mb = cap,
+                        .first_bucket_mb = first, .optimizer = "sgd", .emulate = emulate, .emu_fwd_s = efwd,
+                        .emu_bwd_s = ebwd, .emu_opt_s = eopt, .timeout_s = timeout, .quiet = TRUE };
+    DpsRunResult run;
+    GError *perr = NULL;
+    if (dps_run_execute (&spec, model, &run, &perr)) {
+      p->v.meas_median_s = dps_run_quantile (&run, warmup, DPS_RUN_STEP, 0.5);
+      p->v.meas_p10_s = dps_run_quantile (&run, warmup, DPS_RUN_STEP, 0.1);
+      p->v.meas_p90_s = dps_run_quantile (&run, warmup, DPS_RUN_STEP, 0.9);
+      p->meas_compute = dps_run_quantile (&run, warmup, DPS_RUN_COMPUTE, 0.5);
+      p->meas_exposed = dps_run_quantile (&run, warmup, DPS_RUN_EXPOSED, 0.5);
+      p->meas_opt = dps_run_quantile (&run, warmup, DPS_RUN_OPTIMIZER, 0.5);
+      if (i == n - 1) {
+        g_autofree char *tp = g_strconcat (prefix, "-measured-trace.json", NULL);
+        dps_run_write_trace (&run, steps - 1, tp, NULL);
+      }
+    }
+    dps_run_result_clear (&run);
+    /* 3. the prediction, from the profile alone */
+    if (!perr) {
+      DpsDdpOpts o = { .topology = NULL };
+      DpsDdpConfig c;
+      dps_ddp_config_default (&c);
+      c.compute.dtype = DPS_DTYPE_FP32;
+      c.mixed = FALSE;
+      c.optimizer = DPS_OPT_SGD;
+      c.batch = batch;
+      c.grad_accum = grad_accum;
+      c.bucket_cap_bytes = cap * 1048576;
+      c.first_bucket_bytes = first * 1048576;
+      c.trials = trials;
+      c.jitter_cv = jitter;
+      c.comm_cv = comm_cv;
+      c.trace_replicas = i == n - 1 ? 8 : 0;
+      g_autoptr (DpsTopo) topo = NULL;
+      DpsDdpResult r;
+      if (dps_ddp_setup (&o, profile, model, 0, N, &c, &topo, &perr) && dps_ddp_simulate (&c, &r, &perr)) {
+        p->v.pred_mean_s = r.step_mean_s;
+        p->v.pred_p5_s = r.step_p5_s;
+        p->v.pred_p95_s = r.step_p95_s;
+        p->pred_compute = r.compute_s;
+        p->pred_exposed = r.exposed_comm_s;
+        p->pred_opt = r.optimizer_s;
+        p->pred_straggler = r.straggler_s;
+        p->v.ok = TRUE;
+        if (r.trace) {
+          g_autofree char *tp = g_strconcat (prefix, "-predicted-trace.json", NULL);
+          dps_ddp_write_trace (&r, tp, NULL);
+        }
+        dps_ddp_result_clear (&r);
+      }
+    }
+    if (perr) {
+      p->error = g_strdup (perr->message);
+      fprintf (stderr, "validate: %d replicas failed: %s\n", N, perr->message);
+      g_error_free (perr);
+    } else
+      fprintf (stderr, "validate:     measured %.3f ms, predicted %.3f ms\n", p->v.meas_median_s * 1e3,
+               p->v.pred_mean_s * 1e3);
+  }
+  /* 4. the table, the CSV, the plots */
+  DpsValidationPoint *vp = g_new (DpsValidationPoint, n);
+  for (int i = 0; i < n; i++)
+    vp[i] = pts[i].v;
+  DpsValidationScore score;
+  dps_validation_score (vp, n, &score);
+  g_autoptr (GString) csv = g_string_new ("replicas,meas_median_s,meas_p10_s,meas_p90_s,pred_mean_s,pred_p5_s,pred_p95_s,"
+                                          "meas_efficiency,pred_efficiency,error_pct,inside,meas_compute_s,meas_exposed_s,"
+                                          "meas_optimizer_s,meas_other_s,pred_compute_s,pred_exposed_s,pred_optimizer_s,"
+                                          "pred_straggler_s\n");
+  g_autoptr (GString) t = g_string_new (NULL);
+  g_string_append_printf (t, "dpscale validate: %s, %s, batch %d per replica, %d steps (%d warm-up), %d trials per prediction\n\n",
+                          model->name, emulate ? "emulated compute, real MPI all-reduces" : "real CPU training (MPI + OpenBLAS)",
+                          batch, steps, warmup, trials);
+  g_string_append_printf (t, "%8s  %-28s  %-28s  %8s  %8s  %8s  %s\n", "replicas", "measured ms (p10..p90)",
+                          "predicted ms (p5..p95)", "meas_eff", "pred_eff", "error_%", "inside");
+  for (int i = 0; i < n; i++) {
+    const DpsValidationPoint *v = &vp[i];
+    const Point *p = &pts[i];
+    if (!v->ok) {
+      g_string_append_printf (t, "%8d  failed: %s\n", v->replicas, p->error ? p->error : "?");
+      continue;
+    }
+    char meas[64], pred[64];
+    g_snprintf (meas, sizeof meas, "%.3f (%.3f..%.3f)", v->meas_median_s * 1e3, v->meas_p10_s * 1e3, v->meas_p90_s * 1e3);
+    g_snprintf (pred, sizeof pred, "%.3f (%.3f..%.3f)", v->pred_mean_s * 1e3, v->pred_p5_s * 1e3, v->pred_p95_s * 1e3);
+    g_string_append_printf (t, "%8d  %-28s  %-28s  %8.3f  %8.3f  %+8.1f  %s\n", v->replicas, meas, pred, v->meas_eff,
+                            v->pred_eff, v->error_pct, v->inside ? "yes" : "no");
+    double other = v->meas_median_s - p->meas_compute - p->meas_exposed - p->meas_opt;
+    g_string_append_printf (csv, "%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.6f,%.6f,%.4f,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n",
+                            v->replicas, v->meas_median_s, v->meas_p10_s, v->meas_p90_s, v->pred_mean_s, v->pred_p5_s,
+                            v->pred_p95_s, v->meas_eff, v->pred_eff, v->error_pct, v->inside, p->meas_compute,
+                            p->meas_exposed, p->meas_opt, MAX (other, 0), p->pred_compute, p->pred_exposed, p->pred_opt,
+                            p->pred_straggler);
+  }
+  g_string_append_printf (t, "\nmean absolute error %.1f%%, worst %.1f%%, %d of %d measured medians inside the predicted interval\n",
+                          score.mape_pct, score.worst_pct, score.inside, score.scored);
+  g_string_append_printf (t, "(collective-time uncertainty from the calibration's held-out points: %.1f%%)\n", comm_cv * 100);
+  int status = score.scored == n ? 0 : 1;
+  g_autofree char *csv_path = g_strconcat (prefix, ".csv", NULL);
+  if (score.scored > 0 && dps_cli_emit (csv_path, csv, &error)) {
+    g_string_append_printf (t, "wrote %s", csv_path);
+    const char *names[][2] = { { "validation.gp", "" }, { "breakdown.gp", "-breakdown" } };
+    g_autofree char *title = g_strdup_printf ("%s, %s: predicted and measured", model->name,
+                                              emulate ? "emulated compute, MPI all-reduce" : "CPU data-parallel training");
+    for (int k = 0; k < 2; k++)
+      for (int f = 0; f < 2; f++) {
+        g_autofree char *out = g_strdup_printf ("%s%s.%s", prefix, names[k][1], f ? "svg" : "png");
+        GError *perr = NULL;
+        if (dps_plot_render (names[k][0], csv_path, out, title, NULL, &perr))
+          g_string_append_printf (t, ", %s", out);
+        else {
+          fprintf (stderr, "dpscale validate: warning: %s\n", perr->message);
+          g_error_free (perr);
+        }
+      }
+    g_string_append (t, "\n");
+  }
+  dps_cli_emit (NULL, t, NULL);
+  for (int i = 0; i < n; i++)
+    g_free (pts[i].error);
+  g_free (pts);
+  g_free (vp);
+  g_array_free (reps, TRUE);
+  if (error)
+    return dps_cli_fail ("validate", error);
+  return status;
+}
