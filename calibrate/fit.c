@@ -1,6 +1,7 @@
 /* fit.c — see fit.h. */
 #include "fit.h"
 #include "error.h"
+#include "nccl-tune.h"
 
 #include <math.h>
 #include <string.h>
@@ -148,6 +149,16 @@ dps_fit_regime (const DpsFitLevel *l, double bytes)
   return MAX (l->n_regimes - 1, 0);
 }
 
+static double
+level_time (const DpsFitLevel *l, int ranks, int nodes, double bytes, double intra_alpha)
+{
+  int r = dps_fit_regime (l, bytes);
+  double hop = 2.0 * (ranks - 1) / ranks * bytes;
+  if (nodes <= 1)
+    return 2.0 * (ranks - 1) * l->alpha_s[r] + hop / l->bw_Bps[r];
+  return 2.0 * (nodes - 1) * l->alpha_s[r] + hop / l->bw_Bps[r] + 2.0 * (ranks - nodes) * intra_alpha;
+}
+
 /* The single-node group with the most ranks, or NULL. */
 static const DpsFitLevel *
 largest_intra (const DpsFit *f)
@@ -228,6 +239,21 @@ dps_fit_levels (const DpsCalData *d, DpsFit *out, GError **error)
       fit_level (obs, sizes, k, l);
       l->ranks = first->ranks;
       l->nodes = first->nodes;
+      /* corrections at the fitted sizes, in size order */
+      for (int j = i; j < n && l->n_corr < DPS_FIT_MAX_CORR; j++) {
+        const DpsCalPoint *p = &g_array_index (d->points, DpsCalPoint, j);
+        if (p->ranks != l->ranks || p->nodes != l->nodes || p->held_out || p->time_s <= 0)
+          continue;
+        double model = level_time (l, p->ranks, p->nodes, p->bytes, dps_fit_intra_alpha (out, p->bytes));
+        int at = l->n_corr++;
+        while (at > 0 && l->corr_bytes[at - 1] > p->bytes) {
+          l->corr_bytes[at] = l->corr_bytes[at - 1];
+          l->corr_factor[at] = l->corr_factor[at - 1];
+          at--;
+        }
+        l->corr_bytes[at] = p->bytes;
+        l->corr_factor[at] = model > 0 ? p->time_s / model : 1;
+      }
     }
     g_hash_table_unref (done);
   }
@@ -241,19 +267,29 @@ dps_fit_levels (const DpsCalData *d, DpsFit *out, GError **error)
   return TRUE;
 }
 
-/* The fitted time of an all-reduce of bytes over ranks on nodes. */
+typedef struct { const DpsFit *f; const DpsFitLevel *l; int ranks, nodes; } PredictCtx;
+
+static double
+predict_line (double bytes, void *data)
+{
+  const PredictCtx *c = data;
+  return level_time (c->l, c->ranks, c->nodes, bytes, dps_fit_intra_alpha (c->f, bytes));
+}
+
+/* The fitted time of an all-reduce of bytes over ranks on nodes: the
+ * nearest group's regime lines with its corrections, between measured
+ * sizes interpolated in log-log (the simulator's own rule, nccl-tune.h). */
 double
 dps_fit_predict (const DpsFit *f, int ranks, int nodes, double bytes)
 {
   if (ranks < 2)
     return 0;
   const DpsFitLevel *l = dps_fit_nearest (f, ranks, nodes > 1);
-  int r = dps_fit_regime (l, bytes);
-  double hop = 2.0 * (ranks - 1) / ranks * bytes;
-  if (nodes <= 1)
-    return 2.0 * (ranks - 1) * l->alpha_s[r] + hop / l->bw_Bps[r];
-  return 2.0 * (nodes - 1) * l->alpha_s[r] + hop / l->bw_Bps[r]
-         + 2.0 * (ranks - nodes) * dps_fit_intra_alpha (f, bytes);
+  PredictCtx c = { f, l, ranks, nodes };
+  DpsCollParams p = { .n_corr = l->n_corr };
+  memcpy (p.corr_bytes, l->corr_bytes, sizeof (double) * l->n_corr);
+  memcpy (p.corr_factor, l->corr_factor, sizeof (double) * l->n_corr);
+  return dps_tune_calibrated (&p, bytes, predict_line, &c);
 }
 
 /* Marks every other size of each rank count as held out (the 2nd, 4th, ...

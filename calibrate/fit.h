@@ -14,7 +14,9 @@
  * its own fit, because what a rank gets of the machine changes with their
  * number (cores shared when oversubscribed, NVLink versus NVSwitch); a count
  * that was not measured takes the fit of the nearest one that was, with its
- * own n in the formula.  The least-squares fit minimises relative error, so
+ * own n in the formula.  A correction factor per fitted size (measured over
+ * model, interpolated in log size) then takes in what straight lines miss:
+ * caches, eager and rendezvous switches.  The least-squares fit minimises relative error, so
  * small and large messages count alike.  Points marked held_out are left out
  * of the fit and only checked.
  */
@@ -24,6 +26,7 @@
 
 #define DPS_FIT_MAX_REGIMES 3
 #define DPS_FIT_MAX_GROUPS 64
+#define DPS_FIT_MAX_CORR 64
 
 typedef struct {
   int    ranks, nodes;                     /* the group measured */
@@ -31,8 +34,13 @@ typedef struct {
   double max_bytes[DPS_FIT_MAX_REGIMES];   /* upper bound of each regime; the last is unbounded (0) */
   double alpha_s[DPS_FIT_MAX_REGIMES];
   double bw_Bps[DPS_FIT_MAX_REGIMES];
-  double rms_rel;                          /* over the fitted points */
+  double rms_rel;                          /* over the fitted points, before correction */
   int    n_points;
+  /* what the regimes' straight lines miss, as SimGrid's piecewise factors:
+   * measured / model at each fitted size, interpolated in log size between
+   * them (constant beyond the ends) */
+  int    n_corr;
+  double corr_bytes[DPS_FIT_MAX_CORR], corr_factor[DPS_FIT_MAX_CORR];
 } DpsFitLevel;
 
 typedef struct {

@@ -83,6 +83,10 @@ save_level (GKeyFile *k, const char *group, const DpsFitLevel *l)
   g_key_file_set_double_list (k, group, "latency_us", lat, l->n_regimes);
   g_key_file_set_double_list (k, group, "bw_GBps", bw, l->n_regimes);
   g_key_file_set_double (k, group, "rms_error", l->rms_rel);
+  if (l->n_corr) {
+    g_key_file_set_double_list (k, group, "correction_bytes", (double *) l->corr_bytes, l->n_corr);
+    g_key_file_set_double_list (k, group, "correction", (double *) l->corr_factor, l->n_corr);
+  }
   g_key_file_set_integer (k, group, "points", l->n_points);
 }
 
@@ -233,7 +237,7 @@ static gboolean
 load_level (const DpsKeyFile *kf, const char *g, DpsFitLevel *l, GError **error)
 {
   static const char *const keys[] = { "ranks", "nodes", "regimes", "max_bytes", "latency_us", "bw_GBps",
-                                       "rms_error", "points", NULL };
+                                       "rms_error", "points", "correction_bytes", "correction", NULL };
   memset (l, 0, sizeof *l);
   gint64 n, pts, ranks, nodes;
   if (!dps_key_file_check_keys (kf, g, keys, error)
@@ -270,6 +274,25 @@ load_level (const DpsKeyFile *kf, const char *g, DpsFitLevel *l, GError **error)
         l->bw_Bps[r] = v[r] * 1e9;
     }
   }
+  gsize nb, nf;
+  g_autofree double *cb = get_list (kf, g, "correction_bytes", FALSE, &nb, error);
+  g_autofree double *cf = cb ? get_list (kf, g, "correction", FALSE, &nf, error) : NULL;
+  if (!cb || !cf)
+    return FALSE;
+  if (nb != nf || nb > DPS_FIT_MAX_CORR) {
+    dps_key_file_error (kf, g, "correction", error, "%zu entries, correction_bytes has %zu (at most %d)", nf, nb,
+                        DPS_FIT_MAX_CORR);
+    return FALSE;
+  }
+  for (gsize i = 0; i < nb; i++) {
+    if (!(cb[i] > 0) || !(cf[i] > 0) || (i > 0 && cb[i] <= cb[i - 1])) {
+      dps_key_file_error (kf, g, "correction", error, "entry %zu: sizes must increase and factors be positive", i + 1);
+      return FALSE;
+    }
+    l->corr_bytes[i] = cb[i];
+    l->corr_factor[i] = cf[i];
+  }
+  l->n_corr = (int) nb;
   for (int r = 1; r < n - 1; r++)
     if (l->max_bytes[r] <= l->max_bytes[r - 1]) {
       dps_key_file_error (kf, g, "max_bytes", error, "regime bounds must increase");
@@ -478,6 +501,11 @@ dps_profile_apply_params (const DpsProfile *p, int ranks, int nodes, DpsCollPara
     params->step_s[DPS_ALGO_RING][DPS_LINK_NET][q] = used && inter ? lv->alpha_s[q] : a_intra;
   }
   params->algo_bw_factor[DPS_ALGO_RING] = 1;
+  params->n_corr = MIN (lv->n_corr, (int) G_N_ELEMENTS (params->corr_bytes));
+  for (int i = 0; i < params->n_corr; i++) {
+    params->corr_bytes[i] = lv->corr_bytes[i];
+    params->corr_factor[i] = lv->corr_factor[i];
+  }
   *algo_mask = 1u << DPS_ALGO_RING;
   *proto_mask = (1u << lv->n_regimes) - 1;
 }

@@ -127,10 +127,28 @@ dps_coll_cost_free (DpsCollCost *c)
   g_free (c);
 }
 
+static double uncorrected_time (const DpsCollCost *c, double bytes, DpsAlgo *algo, DpsProto *proto);
+
+static double
+model_time (double bytes, void *data)
+{
+  return uncorrected_time (data, bytes, NULL, NULL);
+}
+
 /* Time of one collective of bytes (0 for one rank or no bytes); algo and
- * proto (may be NULL) receive NCCL's choice. */
+ * proto (may be NULL) receive NCCL's choice.  A calibration's correction
+ * table applies (nccl-tune.h). */
 double
 dps_coll_cost_time (const DpsCollCost *c, double bytes, DpsAlgo *algo, DpsProto *proto)
+{
+  double t = uncorrected_time (c, bytes, algo, proto);
+  if (c->params.n_corr == 0 || t <= 0)
+    return t;
+  return dps_tune_calibrated (&c->params, bytes, model_time, (void *) c);
+}
+
+static double
+uncorrected_time (const DpsCollCost *c, double bytes, DpsAlgo *algo, DpsProto *proto)
 {
   double best = G_MAXDOUBLE, chosen = 0;
   int ba = DPS_ALGO_RING, bp = DPS_PROTO_SIMPLE;

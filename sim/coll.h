@@ -48,6 +48,10 @@ typedef struct {
    * only for sizes up to its bound (0: unbounded) above the previous one's */
   gboolean sized_regimes;
   double regime_max_bytes[DPS_PROTO_COUNT];
+  /* calibrated per-size correction of a collective's whole time (measured
+   * over modelled at the fitted sizes, interpolated in log size) */
+  int    n_corr;
+  double corr_bytes[64], corr_factor[64];
 } DpsCollParams;
 
 typedef struct {

@@ -2,6 +2,7 @@
 #include "nccl-tune.h"
 #include "error.h"
 
+#include <math.h>
 #include <string.h>
 
 #define US 1e-6
@@ -63,6 +64,32 @@ dps_tune_size_ok (const DpsCollParams *p, DpsProto proto, double bytes)
   return bytes > lo && (hi <= 0 || bytes <= hi);
 }
 
+/* A collective's time with a calibration's correction table: model(S)
+ * (the regime lines) times the factor measured at the tabled sizes; between
+ * two tabled sizes, the corrected times at both are interpolated linearly
+ * in log time and log size, so a size that falls between two regimes lands
+ * between the two measured neighbours.  Without a table: model(bytes). */
+double
+dps_tune_calibrated (const DpsCollParams *p, double bytes, DpsTimeFn model, void *data)
+{
+  int n = p->n_corr;
+  if (n == 0)
+    return model (bytes, data);
+  if (bytes <= p->corr_bytes[0])
+    return model (bytes, data) * p->corr_factor[0];
+  if (bytes >= p->corr_bytes[n - 1])
+    return model (bytes, data) * p->corr_factor[n - 1];
+  int i = 1;
+  while (bytes > p->corr_bytes[i])
+    i++;
+  double lo = p->corr_bytes[i - 1], hi = p->corr_bytes[i];
+  double t0 = model (lo, data) * p->corr_factor[i - 1], t1 = model (hi, data) * p->corr_factor[i];
+  if (!(t0 > 0) || !(t1 > 0))
+    return model (bytes, data);
+  double w = log (bytes / lo) / log (hi / lo);
+  return exp ((1 - w) * log (t0) + w * log (t1));
+}
+
 /* Per-step latency of algo over links of kind, with NCCL's rule that a
  * ring spanning several nodes pays at least the network overhead on each
  * intra-node step (three times with Simple). */
@@ -88,6 +115,25 @@ dps_tune_ring_latency (const DpsCollCtx *ctx, DpsAlgo algo, int nsteps, int nint
     latency_s[p] = (with_base ? ctx->params->base_s[algo][p] : 0)
                    + (nsteps - ninter) * dps_tune_step_s (ctx, algo, intra, p)
                    + ninter * dps_tune_step_s (ctx, algo, DPS_LINK_NET, p);
+}
+
+typedef struct { const DpsCollCtx *ctx; guint algo_mask, proto_mask; } ChooseArgs;
+
+/* The uncorrected least time at another size, with the same choices. */
+static double
+choose_time (double bytes, void *data)
+{
+  const ChooseArgs *a = data;
+  DpsCollCtx c = *a->ctx;
+  DpsCollParams uncorrected = *c.params;
+  uncorrected.n_corr = 0;
+  c.params = &uncorrected;
+  c.bytes = bytes;
+  DpsCollChoice ch;
+  if (!dps_coll_choose (&c, a->algo_mask, a->proto_mask, &ch, NULL))
+    return 0;
+  dps_plan_unref (ch.plan);
+  return ch.time_s;
 }
 
 /* Picks, among the algorithms in algo_mask and protocols in proto_mask that
@@ -136,5 +182,12 @@ dps_coll_choose (const DpsCollCtx *ctx, guint algo_mask, guint proto_mask,
     return FALSE;
   }
   *out = best;
+  if (ctx->params->n_corr > 0) {
+    /* calibrated: the time between measured sizes, as the profile says */
+    ChooseArgs a = { ctx, algo_mask, proto_mask };
+    double raw = choose_time (ctx->bytes, &a);
+    if (raw > 0)
+      out->time_s *= dps_tune_calibrated (ctx->params, ctx->bytes, choose_time, &a) / raw;
+  }
   return TRUE;
 }
