@@ -1,0 +1,37 @@
+#!/bin/sh
+# The whole loop in CI at small scale: calibrate, run and predict the real
+# CPU backend at 1, 2 and 4 replicas (few steps); files and plots produced;
+# the hold-out rule.  Usage: test-validate-cli.sh DPSCALE_BINARY
+set -u
+bin=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+ok () { pass=$((pass + 1)); }
+ko () { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+
+if "$bin" validate --quick --replicas 1,2,4 --steps 6 --warmup 1 --batch 16 -o "$tmp/v" >"$tmp/out" 2>"$tmp/err"; then ok
+else ko "validate: $(tail -3 "$tmp/err")"; fi
+for f in v.csv v.png v.svg v-breakdown.png v-breakdown.svg v.calib v-measured-trace.json v-predicted-trace.json; do
+  if [ -s "$tmp/$f" ]; then ok; else ko "validate wrote no $f"; fi
+done
+if head -c 8 "$tmp/v.png" | grep -q PNG && grep -q "<svg" "$tmp/v.svg"; then ok; else ko "picture formats"; fi
+# one row per replica count, with the error column
+rows=$(grep -c '^[0-9]' "$tmp/v.csv")
+if [ "$rows" -eq 3 ] && head -1 "$tmp/v.csv" | grep -q 'error_pct'; then ok; else ko "$rows rows"; fi
+if grep -q "mean absolute error" "$tmp/out" && grep -q "inside the predicted interval" "$tmp/out"; then ok; else ko "summary line"; fi
+# the profile written holds no step times, and reused it passes the rule
+if "$bin" validate --calibration "$tmp/v.calib" --replicas 1,2 --steps 4 --warmup 1 --batch 16 -o "$tmp/w" >/dev/null 2>&1; then ok; else ko "reusing the profile"; fi
+
+# the hold-out rule: a profile with step times of a run is refused
+cp "$tmp/v.calib" "$tmp/leak.calib"
+printf '\n[run.steps]\nstep_s=0.01;0.02\n' >>"$tmp/leak.calib"
+if "$bin" validate --calibration "$tmp/leak.calib" --replicas 1,2 2>"$tmp/err"; then ko "leaky profile accepted"; else
+  grep -q "step times of a training run" "$tmp/err" && ok || ko "rule: $(cat "$tmp/err")"; fi
+# more replicas than the profile was calibrated for
+if "$bin" validate --calibration "$tmp/v.calib" --replicas 1,8 2>"$tmp/err"; then ko "8 replicas on a 4-rank profile"; else
+  grep -q "calibrated up to 4" "$tmp/err" && ok || ko "limit: $(cat "$tmp/err")"; fi
+
+echo "validate-cli: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
