@@ -1,6 +1,7 @@
 /* cpu-calibrate.c — see cpu-calibrate.h. */
 #include "cpu-calibrate.h"
 #include "launch.h"
+#include "mlp.h"
 #include "error.h"
 
 #include <cblas.h>
@@ -106,6 +107,59 @@ dps_mpi_allreduce (const char *mode, DpsCalData *d, const int *ranks, int n_rank
   return ok;
 }
 
+typedef struct { DpsContention c; gboolean got; } ContLine;
+
+static gboolean
+on_contention (const char *line, void *data, GError **error)
+{
+  ContLine *cl = data;
+  if (sscanf (line, "contention %lf %lf %lf", &cl->c.compute, &cl->c.comm, &cl->c.copy_Bps) == 3) {
+    cl->got = TRUE;
+    return TRUE;
+  }
+  return FALSE;
+}
+
+/* For each rank count: how much compute and all-reduces of bytes slow each
+ * other when they overlap (GEMMs of gemm_n on one thread, the all-reduces
+ * on a second, as the runner does), and a rank's copy bandwidth while all
+ * copy.  Appends to p->contention. */
+gboolean
+dps_cpu_contention (DpsProfile *p, const int *ranks, int n_ranks, double bytes, int gemm_n, double seconds,
+                    double timeout_s, GError **error)
+{
+  g_autofree char *worker = dps_helper_path ("dpscale-mpi-worker");
+  if (!worker) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME, "dpscale-mpi-worker not found beside dpscale");
+    return FALSE;
+  }
+  for (int r = 0; r < n_ranks; r++) {
+    GPtrArray *argv = dps_mpirun_argv (ranks[r], worker);
+    if (!argv) {
+      g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME, "no MPI launcher: mpirun not found (Debian: apt-get install openmpi-bin)");
+      return FALSE;
+    }
+    g_ptr_array_add (argv, g_strdup ("contention"));
+    g_ptr_array_add (argv, g_strdup_printf ("%.0f", bytes));
+    g_ptr_array_add (argv, g_strdup_printf ("%d", gemm_n));
+    g_ptr_array_add (argv, g_strdup_printf ("%g", seconds));
+    g_ptr_array_add (argv, NULL);
+    ContLine cl = { { .ranks = ranks[r] }, FALSE };
+    gboolean ok = dps_launch_lines ((const char *const *) argv->pdata, dps_mpirun_env (), timeout_s, on_contention,
+                                    &cl, error);
+    g_ptr_array_unref (argv);
+    if (!ok)
+      return FALSE;
+    if (!cl.got) {
+      g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME, "the contention measurement at %d ranks reported nothing", ranks[r]);
+      return FALSE;
+    }
+    cl.c.ranks = ranks[r];
+    g_array_append_val (p->contention, cl.c);
+  }
+  return TRUE;
+}
+
 /* Seconds for one m x k by k x n single-precision GEMM on one thread: the
  * fastest of repeated runs filling min_time_s. */
 double
@@ -160,14 +214,76 @@ dps_cpu_gemm_sweep (DpsProfile *p, const int *dims, int n_dims, double min_time_
   }
 }
 
-/* Per-layer forward and backward times at a per-replica batch: each 2-D
+/* Per-layer forward and backward times at a per-replica batch.  MLPs run
+ * the CPU runner's own layers; other models are priced by GEMMs: each 2-D
  * weight (rows x cols, as nn.Linear stores it) costs one GEMM forward
  * (tokens x cols by cols x rows) and two of the same size backward (input
  * and weight gradients), tokens being batch x sequence length.  Layers
  * without FLOPs (embedding lookups) cost nothing. */
+static int
+cmp_d (gconstpointer a, gconstpointer b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return x < y ? -1 : x > y;
+}
+
+/* An MLP is timed with the CPU runner's own layers (real/mlp.c): the median
+ * of repeated forward and backward passes, layer by layer. */
+static gboolean
+mlp_layer_times (const DpsModel *m, int batch, double min_time_s, double *fwd_s, double *bwd_s)
+{
+  openblas_set_num_threads (1);
+  DpsMlp *net = dps_mlp_new (m, batch, 1, NULL);
+  if (!net)
+    return FALSE;
+  int L = net->n_layers, reps = 0;
+  float *target = g_new (float, (gsize) batch * net->out[L - 1]);
+  GArray *f = g_array_new (FALSE, FALSE, sizeof (double)), *b = g_array_new (FALSE, FALSE, sizeof (double));
+  double spent = 0;
+  while ((spent < min_time_s || reps < 5) && reps < 200) {
+    dps_mlp_batch (net, 1, (gint64) reps * batch, net->acts[0], target);
+    for (int l = 0; l < L; l++) {
+      gint64 t0 = g_get_monotonic_time ();
+      dps_mlp_forward_layer (net, l);
+      double dt = (g_get_monotonic_time () - t0) / 1e6;
+      g_array_append_val (f, dt);
+      spent += dt;
+    }
+    dps_mlp_loss_grad (net, target);
+    for (int l = L - 1; l >= 0; l--) {
+      gint64 t0 = g_get_monotonic_time ();
+      dps_mlp_backward_layer (net, l);
+      double dt = (g_get_monotonic_time () - t0) / 1e6;
+      g_array_insert_val (b, b->len, dt);
+      spent += dt;
+    }
+    reps++;
+  }
+  for (int l = 0; l < L; l++) {
+    GArray *fl = g_array_new (FALSE, FALSE, sizeof (double)), *bl = g_array_new (FALSE, FALSE, sizeof (double));
+    for (int r = 0; r < reps; r++) {
+      g_array_append_val (fl, g_array_index (f, double, r * L + l));
+      g_array_append_val (bl, g_array_index (b, double, r * L + (L - 1 - l)));
+    }
+    g_array_sort (fl, cmp_d);
+    g_array_sort (bl, cmp_d);
+    fwd_s[l] = g_array_index (fl, double, reps / 2);
+    bwd_s[l] = g_array_index (bl, double, reps / 2);
+    g_array_free (fl, TRUE);
+    g_array_free (bl, TRUE);
+  }
+  g_array_free (f, TRUE);
+  g_array_free (b, TRUE);
+  g_free (target);
+  dps_mlp_free (net);
+  return TRUE;
+}
+
 void
 dps_cpu_layer_times (const DpsModel *m, int batch, double min_time_s, double *fwd_s, double *bwd_s)
 {
+  if (mlp_layer_times (m, batch, min_time_s, fwd_s, bwd_s))
+    return;
   int tokens = batch * MAX (m->seq_len, 1);
   GHashTable *cache = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   for (int l = 0; l < dps_model_n_layers (m); l++) {

@@ -12,6 +12,16 @@
  *   size_bytes time_s time_inplace_s wrong
  * one line per size, as soon as it is measured.
  *
+ *   dpscale-mpi-worker contention SIZE GEMM_N SECONDS
+ *
+ * measures how compute and communication slow each other when they run at
+ * once, as DDP overlaps them: every rank times GEMMs (GEMM_N, one thread)
+ * alone, all-reduces of SIZE alone, then both together (the all-reduces on a
+ * second thread, as the training runner does), and its memory copy
+ * bandwidth while every rank copies.  Rank 0 prints
+ *   contention COMPUTE_SLOWDOWN COMM_SLOWDOWN COPY_BYTES_PER_S
+ * (slowdowns as fractions, the worst rank's; the copy rate the slowest).
+ *
  *   dpscale-mpi-worker nccl-allreduce SIZES MIN_TIME_S REPS
  *
  * (built with CUDA and NCCL) does the same with NCCL, one process per GPU:
@@ -19,6 +29,9 @@
  * unique id and MPI broadcasts it, so several machines calibrate the same
  * way under one mpirun. */
 #include <mpi.h>
+#include <pthread.h>
+#include <cblas.h>
+#include <time.h>
 #ifdef DPS_WORKER_NCCL
 #include <cuda_runtime_api.h>
 #include <nccl.h>
@@ -158,13 +171,105 @@ nccl_main (int rank, int n, const char *sizes_arg, double min_time, int reps)
 }
 #endif
 
+typedef struct { float *buf; int count; double seconds; int iters; } CommJob;
+
+static void *
+comm_job (void *data)
+{
+  CommJob *j = data;
+  double t0 = MPI_Wtime ();
+  for (int i = 0; i < j->iters; i++)
+    MPI_Allreduce (MPI_IN_PLACE, j->buf, j->count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+  j->seconds = MPI_Wtime () - t0;
+  return NULL;
+}
+
+static double
+gemm_loop (int n, int reps, float *a, float *b, float *c)
+{
+  double t0 = MPI_Wtime ();
+  for (int r = 0; r < reps; r++)
+    cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a, n, b, n, 0.0f, c, n);
+  return MPI_Wtime () - t0;
+}
+
+static int
+contention_main (int rank, double bytes, int n, double seconds)
+{
+  openblas_set_num_threads (1);
+  int count = bytes >= 4 ? (int) (bytes / 4) : 1;
+  float *a = calloc ((size_t) n * n, 4), *b = calloc ((size_t) n * n, 4), *c = calloc ((size_t) n * n, 4);
+  float *buf = calloc ((size_t) count, 4);
+  if (!a || !b || !c || !buf)
+    MPI_Abort (MPI_COMM_WORLD, 1);
+  /* sizes of the loops: about `seconds` each when alone */
+  gemm_loop (n, 1, a, b, c);
+  double one = gemm_loop (n, 3, a, b, c) / 3, worst;
+  MPI_Allreduce (&one, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  int reps = (int) (seconds / worst) + 1;
+  CommJob j = { buf, count, 0, 1 };
+  MPI_Barrier (MPI_COMM_WORLD);
+  comm_job (&j);
+  j.iters = 3;
+  MPI_Barrier (MPI_COMM_WORLD);
+  comm_job (&j);
+  double per = j.seconds / 3;
+  MPI_Allreduce (&per, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  j.iters = (int) (seconds / worst) + 1;
+  /* alone */
+  MPI_Barrier (MPI_COMM_WORLD);
+  double tc = gemm_loop (n, reps, a, b, c);
+  MPI_Barrier (MPI_COMM_WORLD);
+  comm_job (&j);
+  double tm = j.seconds;
+  /* together: the all-reduces on a second thread, as DDP's runner does */
+  MPI_Barrier (MPI_COMM_WORLD);
+  pthread_t th;
+  pthread_create (&th, NULL, comm_job, &j);
+  double tc2 = gemm_loop (n, reps, a, b, c);
+  pthread_join (th, NULL);
+  double tm2 = j.seconds;
+  /* memory copy bandwidth while every rank copies */
+  size_t mb = 64u << 20;
+  char *src = malloc (mb), *dst = malloc (mb);
+  memset (src, 1, mb);
+  memset (dst, 2, mb);
+  MPI_Barrier (MPI_COMM_WORLD);
+  double best = 1e30;
+  for (int r = 0; r < 5; r++) {
+    double t0 = MPI_Wtime ();
+    memcpy (dst, src, mb);
+    double dt = MPI_Wtime () - t0;
+    best = dt < best ? dt : best;
+  }
+  double mine[3] = { tc2 / tc - 1, tm2 / tm - 1, -2.0 * mb / best }, all[3];
+  MPI_Reduce (mine, all, 3, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  if (rank == 0) {
+    printf ("contention %.6f %.6f %.6g\n", all[0] > 0 ? all[0] : 0, all[1] > 0 ? all[1] : 0, -all[2]);
+    fflush (stdout);
+  }
+  free (a);
+  free (b);
+  free (c);
+  free (buf);
+  free (src);
+  free (dst);
+  return 0;
+}
+
 int
 main (int argc, char **argv)
 {
-  MPI_Init (&argc, &argv);
+  int provided;
+  MPI_Init_thread (&argc, &argv, MPI_THREAD_SERIALIZED, &provided);
   int rank, n;
   MPI_Comm_rank (MPI_COMM_WORLD, &rank);
   MPI_Comm_size (MPI_COMM_WORLD, &n);
+  if (argc == 5 && strcmp (argv[1], "contention") == 0) {
+    int status = contention_main (rank, atof (argv[2]), atoi (argv[3]), atof (argv[4]));
+    MPI_Finalize ();
+    return status;
+  }
   int nccl = argc == 5 && strcmp (argv[1], "nccl-allreduce") == 0;
   if (argc != 5 || (strcmp (argv[1], "allreduce") != 0 && !nccl)) {
     if (rank == 0)

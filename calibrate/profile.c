@@ -25,6 +25,7 @@ dps_profile_new (DpsCalData *data)
   p->data = data;
   p->gemm = g_array_new (FALSE, FALSE, sizeof (DpsGemmPoint));
   p->layers = g_ptr_array_new_with_free_func (layer_times_free);
+  p->contention = g_array_new (FALSE, FALSE, sizeof (DpsContention));
   g_autoptr (GDateTime) now = g_date_time_new_now_utc ();
   p->created = g_date_time_format_iso8601 (now);
   return p;
@@ -39,6 +40,7 @@ dps_profile_free (DpsProfile *p)
   g_free (p->created);
   g_free (p->machine_name);
   g_free (p->run_section);
+  g_array_free (p->contention, TRUE);
   dps_cal_data_free (p->data);
   g_array_free (p->gemm, TRUE);
   g_ptr_array_unref (p->layers);
@@ -140,6 +142,14 @@ dps_profile_save (const DpsProfile *p, const char *path, GError **error)
     }
     g_key_file_set_double_list (k, group, "forward_ms", f, l->fwd_s->len);
     g_key_file_set_double_list (k, group, "backward_ms", b, l->bwd_s->len);
+  }
+  for (guint i = 0; i < p->contention->len; i++) {
+    const DpsContention *ct = &g_array_index (p->contention, DpsContention, i);
+    g_autofree char *group = g_strdup_printf ("contention.%d", ct->ranks);
+    g_key_file_set_integer (k, group, "ranks", ct->ranks);
+    g_key_file_set_double (k, group, "compute", ct->compute);
+    g_key_file_set_double (k, group, "comm", ct->comm);
+    g_key_file_set_double (k, group, "copy_GBps", ct->copy_Bps / 1e9);
   }
   /* measurements, grouped by rank and node count, in the order taken */
   GHashTable *groups = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
@@ -347,7 +357,7 @@ dps_profile_load (const char *path, GError **error)
   if (!kf)
     return NULL;
   static const char *const groups[] = { "profile", "machine", "compute", NULL };
-  static const char *const prefixes[] = { "fit.", "layers.", "measure.allreduce.", "run.", NULL };
+  static const char *const prefixes[] = { "fit.", "layers.", "measure.allreduce.", "contention.", "run.", NULL };
   static const char *const pkeys[] = { "format", "backend", "created", "host", "library", "devices", "env",
                                        "source", NULL };
   gint64 format;
@@ -435,6 +445,20 @@ dps_profile_load (const char *path, GError **error)
     const char *g = names[i];
     if (g_str_has_prefix (g, "run.") && !p->run_section)
       p->run_section = g_strdup (g);
+    if (g_str_has_prefix (g, "contention.")) {
+      static const char *const ckeys[] = { "ranks", "compute", "comm", "copy_GBps", NULL };
+      gint64 r;
+      DpsContention ct;
+      if (!dps_key_file_check_keys (kf, g, ckeys, error)
+          || !dps_key_file_get_int (kf, g, "ranks", TRUE, 0, 1, DPS_TOPO_MAX_GPUS, &r, error)
+          || !dps_key_file_get_double (kf, g, "compute", TRUE, 0, 0, 100, &ct.compute, error)
+          || !dps_key_file_get_double (kf, g, "comm", TRUE, 0, 0, 100, &ct.comm, error)
+          || !dps_key_file_get_double (kf, g, "copy_GBps", TRUE, 0, 1e-6, 1e9, &ct.copy_Bps, error))
+        return NULL;
+      ct.ranks = (int) r;
+      ct.copy_Bps *= 1e9;
+      g_array_append_val (p->contention, ct);
+    }
     if (g_str_has_prefix (g, "measure.allreduce.")) {
       if (!load_measure (kf, g, d, error))
         return NULL;
@@ -525,12 +549,31 @@ dps_profile_apply_topo (const DpsProfile *p, DpsTopoSpec *spec, int ranks, int n
     spec->nic_bw_Bps = max_bw (inter) / MIN (spec->channels, spec->n_nics);
 }
 
-/* The calibrated machine as a topology: ranks_per_node devices (CPU ranks
- * or GPUs) on one switch with the fitted bandwidth, the best measured GEMM
- * rate of each type as their peak.  NULL when the profile has no [machine]
+/* The calibrated machine as a topology for ranks replicas: ranks_per_node
+ * devices (CPU ranks or GPUs) on one switch with the fitted bandwidth, the
+ * best measured GEMM rate of each type as their peak, and the memory
+ * bandwidth one rank had while as many copied at once.  NULL when the profile has no [machine]
  * section (imported logs describe no machine). */
+/* The contention measured at the rank count nearest to ranks (log
+ * scale), or NULL when none was measured. */
+const DpsContention *
+dps_profile_contention (const DpsProfile *p, int ranks)
+{
+  const DpsContention *best = NULL;
+  double bd = G_MAXDOUBLE;
+  for (guint i = 0; i < p->contention->len; i++) {
+    const DpsContention *c = &g_array_index (p->contention, DpsContention, i);
+    double d = fabs (log ((double) c->ranks / MAX (ranks, 1)));
+    if (d < bd) {
+      bd = d;
+      best = c;
+    }
+  }
+  return best;
+}
+
 DpsTopoSpec *
-dps_profile_machine_spec (const DpsProfile *p)
+dps_profile_machine_spec (const DpsProfile *p, int ranks)
 {
   if (p->machine_ranks <= 0)
     return NULL;
@@ -550,7 +593,8 @@ dps_profile_machine_spec (const DpsProfile *p)
       s->gpu.peak_flops[q->dtype] = MAX (q->flops, s->gpu.peak_flops[q->dtype] == flops ? 0 : s->gpu.peak_flops[q->dtype]);
   }
   s->gpu.memory_bytes = 1e12;
-  s->gpu.memory_bw_Bps = p->copy_bw_Bps > 0 ? p->copy_bw_Bps : 10e9;
+  const DpsContention *ct = dps_profile_contention (p, ranks);
+  s->gpu.memory_bw_Bps = ct ? ct->copy_Bps : p->copy_bw_Bps > 0 ? p->copy_bw_Bps : 10e9;
   s->intra = DPS_INTRA_NVSWITCH;
   s->intra_bw_Bps = max_bw (dps_fit_nearest (&p->fit, p->machine_ranks, FALSE));
   if (s->intra_bw_Bps <= 0)

@@ -7,6 +7,8 @@
  *                      bw_GBps, rms_error
  * [compute]            gemm_fp32_gflops (best), copy_GBps, gemm = dtype,m,n,k,GFLOP/s; ...
  * [layers.MODEL]       batch, forward_ms, backward_ms (one entry per layer)
+ * [contention.R]       R ranks overlapping compute and all-reduce: compute, comm
+ *                      (slowdowns), copy_GBps (one rank's memory bandwidth)
  * [measure.allreduce.R.N]  R ranks on N nodes: size_bytes, time_us, time_inplace_us,
  *                      wrong, held_out, nccl_estimate_us (lists, one entry per size)
  *
@@ -32,6 +34,12 @@ typedef struct {
 } DpsLayerTimes;
 
 typedef struct {
+  int    ranks;
+  double compute, comm;    /* slowdowns while overlapping (fractions) */
+  double copy_Bps;         /* memory copy bandwidth of one rank while all copy */
+} DpsContention;
+
+typedef struct {
   char      *path;
   char      *created;
   DpsCalData *data;
@@ -42,6 +50,7 @@ typedef struct {
   GArray    *gemm;                 /* DpsGemmPoint */
   double     copy_bw_Bps;          /* device-to-device copy bandwidth (GPU), 0 unknown */
   GPtrArray *layers;               /* DpsLayerTimes */
+  GArray    *contention;           /* DpsContention, per rank count */
   char      *run_section;          /* a [run.*] section: step times of a training run (refused by validate) */
 } DpsProfile;
 
@@ -55,5 +64,6 @@ void        dps_profile_add_layers (DpsProfile *p, const char *model, int batch,
 void        dps_profile_apply_params (const DpsProfile *p, int ranks, int nodes, DpsCollParams *params,
                                       guint *algo_mask, guint *proto_mask);
 void        dps_profile_apply_topo (const DpsProfile *p, DpsTopoSpec *spec, int ranks, int nodes);
-DpsTopoSpec *dps_profile_machine_spec (const DpsProfile *p);
+DpsTopoSpec *dps_profile_machine_spec (const DpsProfile *p, int ranks);
+const DpsContention *dps_profile_contention (const DpsProfile *p, int ranks);
 gboolean    dps_profile_apply_model (const DpsProfile *p, DpsModel *m);

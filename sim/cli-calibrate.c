@@ -106,6 +106,9 @@ dps_calibrate_cpu (const int *ranks, int n_ranks, const double *sizes, int n_siz
   static const int dims[] = { 64, 128, 256, 512, 1024 };
   progress ("GEMM throughput with OpenBLAS (fp32, one thread)", NULL);
   dps_cpu_gemm_sweep (prof, dims, quick ? 3 : 5, quick ? 0.02 : 0.1);
+  progress ("contention: compute and all-reduce overlapping, memory bandwidth shared", NULL);
+  if (!dps_cpu_contention (prof, ranks, n_ranks, 4 << 20, 256, quick ? 0.1 : 0.3, timeout, error))
+    return NULL;
   if (model) {
     double *f = g_new (double, dps_model_n_layers (model)), *bw = g_new (double, dps_model_n_layers (model));
     g_autofree char *msg = g_strdup_printf ("per-layer times of %s at batch %d", model->name, batch);

@@ -192,6 +192,15 @@ dps_ddp_setup (const DpsDdpOpts *o, const DpsProfile *profile, DpsModel *model, 
   if (profile) {
     dps_profile_apply_params (profile, n_gpus, dps_topo_n_nodes (*topo), &c->coll, &c->algo_mask, &c->proto_mask);
     dps_profile_apply_model (profile, model);
+    const DpsContention *ct = name ? NULL : dps_profile_contention (profile, n_gpus);
+    if (ct && n_gpus > 1) {
+      /* measured on this machine: overlap slowdowns, and a rank's memory
+       * bandwidth (already what it reaches: no further efficiency) */
+      c->contention = ct->compute;
+      c->contention_comm = ct->comm;
+    }
+    if (ct)
+      c->compute.mem_efficiency = 1;
   }
   c->model = model;
   c->topo = *topo;

@@ -93,7 +93,7 @@ dps_cli_topology_calibrated (const char *name, const DpsProfile *profile, int no
 {
   g_autoptr (DpsTopoSpec) spec = NULL;
   if (profile && !name)
-    spec = dps_profile_machine_spec (profile);
+    spec = dps_profile_machine_spec (profile, gpus > 0 ? gpus : profile->machine_ranks);
   if (!spec) {
     g_autofree char *path = dps_topo_find (name ? name : DPS_DEFAULT_TOPOLOGY, error);
     if (!path)

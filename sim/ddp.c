@@ -31,6 +31,7 @@ dps_ddp_config_default (DpsDdpConfig *c)
   c->trials = 1;
   c->seed = 1;
   c->trace_replicas = 8;
+  c->contention_comm = -1;
 }
 
 /* Per-layer forward and backward seconds of one replica at batch (the
@@ -97,9 +98,9 @@ pump (Step *s)
   s->proto_count[p]++;
   /* while the all-reduce overlaps backward both slow down */
   double overlap = CLAMP (s->bwd_end + s->extension - now, 0, d);
-  double slow = s->c->contention * overlap;
-  d += slow;
-  s->extension += slow;
+  double cc = s->c->contention_comm >= 0 ? s->c->contention_comm : s->c->contention;
+  d += cc * overlap;
+  s->extension += s->c->contention * overlap;
   s->comm_total += d;
   s->busy = TRUE;
   char name[64];

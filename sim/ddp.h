@@ -48,7 +48,8 @@ typedef struct {
   int             grad_accum;
   gboolean        no_overlap, find_unused, grad_as_bucket_view, mixed;
   DpsOptimizer    optimizer;
-  double          contention;          /* 0: none; 0.2: both 20% slower while overlapping */
+  double          contention;          /* 0: none; 0.2: compute (and comm) 20% slower while overlapping */
+  double          contention_comm;     /* the communication's own slowdown; < 0: the same as contention */
   double          jitter_cv;
   int             slow_replicas;
   double          slow_factor;
