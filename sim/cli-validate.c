@@ -194,7 +194,15 @@ dps_cmd_validate (int argc, char **argv)
       c.trace_replicas = i == n - 1 ? 8 : 0;
       g_autoptr (DpsTopo) topo = NULL;
       DpsDdpResult r;
-      if (dps_ddp_setup (&o, profile, model, 0, N, &c, &topo, &perr) && dps_ddp_simulate (&c, &r, &perr)) {
+      gboolean ready = dps_ddp_setup (&o, profile, model, 0, N, &c, &topo, &perr);
+      if (ready && emulate) {
+        /* emulated replicas sleep instead of computing: nothing contends
+         * with the all-reduces, and the optimizer is the wait it was given */
+        c.contention = 0;
+        c.contention_comm = 0;
+        c.optimizer_s = eopt;
+      }
+      if (ready && dps_ddp_simulate (&c, &r, &perr)) {
         p->v.pred_mean_s = r.step_mean_s;
         p->v.pred_p5_s = r.step_p5_s;
         p->v.pred_p95_s = r.step_p95_s;

@@ -42,8 +42,9 @@ dps_ddp_compute_times (const DpsDdpConfig *c, double batch, double *fwd_s, doubl
 {
   const DpsDeviceSpec *dev = &dps_topo_spec (c->topo)->gpu;
   dps_compute_layer_times (c->model, dev, &c->compute, batch, fwd_s, bwd_s);
-  *opt_s = c->model->n_params * dps_optimizer_bytes_moved (c->optimizer, c->mixed)
-           / (dev->memory_bw_Bps * c->compute.mem_efficiency);
+  *opt_s = c->optimizer_s > 0 ? c->optimizer_s
+           : c->model->n_params * dps_optimizer_bytes_moved (c->optimizer, c->mixed)
+             / (dev->memory_bw_Bps * c->compute.mem_efficiency);
 }
 
 typedef struct {

@@ -50,6 +50,7 @@ typedef struct {
   DpsOptimizer    optimizer;
   double          contention;          /* 0: none; 0.2: compute (and comm) 20% slower while overlapping */
   double          contention_comm;     /* the communication's own slowdown; < 0: the same as contention */
+  double          optimizer_s;         /* > 0: the optimizer step's time, as given (an emulator's wait) */
   double          jitter_cv;
   int             slow_replicas;
   double          slow_factor;
