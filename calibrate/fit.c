@@ -123,13 +123,19 @@ fit_level (const Obs *obs, const double *sizes, int n, DpsFitLevel *out)
         }
       }
   }
+  if (best_err[1] == G_MAXDOUBLE) {
+    /* a single size measured: one regime, whatever it can tell */
+    double a, b;
+    best_err[1] = solve (sorted, n, &a, &b);
+    best[1] = (DpsFitLevel) { .n_regimes = 1, .n_points = n, .alpha_s = { a }, .bw_Bps = { 1 / b } };
+  }
   /* the fewest regimes within 10% (and 0.1% RMS) of the best fit */
   int kbest = 1;
   double emin = G_MAXDOUBLE;
   for (int k = 1; k <= DPS_FIT_MAX_REGIMES; k++)
     emin = MIN (emin, best_err[k]);
   for (int k = DPS_FIT_MAX_REGIMES; k >= 1; k--)
-    if (best_err[k] <= emin * 1.1 + n * 1e-6)
+    if (best_err[k] < G_MAXDOUBLE && best_err[k] <= emin * 1.1 + n * 1e-6)
       kbest = k;
   *out = best[kbest];
   out->rms_rel = sqrt (best_err[kbest] / n);

@@ -334,8 +334,9 @@ load_measure (const DpsKeyFile *kf, const char *g, DpsCalData *d, GError **error
     }
   }
   for (gsize j = 0; ok && j < n[0]; j++) {
-    if (v[0][j] < 0 || v[1][j] <= 0) {
-      dps_key_file_error (kf, g, v[0][j] < 0 ? "size_bytes" : "time_us", error, "entry %zu is out of range", j + 1);
+    if (v[0][j] < 0 || v[0][j] > 1e15 || v[1][j] <= 0 || v[1][j] > 1e12 || (n[3] && (v[3][j] < -1 || v[3][j] > 1e9))) {
+      const char *key = v[0][j] < 0 || v[0][j] > 1e15 ? "size_bytes" : v[1][j] <= 0 || v[1][j] > 1e12 ? "time_us" : "wrong";
+      dps_key_file_error (kf, g, key, error, "entry %zu is out of range", j + 1);
       ok = FALSE;
       break;
     }
@@ -349,13 +350,27 @@ load_measure (const DpsKeyFile *kf, const char *g, DpsCalData *d, GError **error
   return ok;
 }
 
+static DpsProfile *profile_from_keyfile (const DpsKeyFile *kf, const char *path, GError **error);
+
 /* Reads a profile; errors name the file, line and key. */
 DpsProfile *
 dps_profile_load (const char *path, GError **error)
 {
   g_autoptr (DpsKeyFile) kf = dps_key_file_load (path, error);
-  if (!kf)
-    return NULL;
+  return kf ? profile_from_keyfile (kf, path, error) : NULL;
+}
+
+/* As dps_profile_load, from text in memory; name is used in messages. */
+DpsProfile *
+dps_profile_load_data (const char *name, const char *data, gssize len, GError **error)
+{
+  g_autoptr (DpsKeyFile) kf = dps_key_file_load_data (name, data, len, error);
+  return kf ? profile_from_keyfile (kf, name, error) : NULL;
+}
+
+static DpsProfile *
+profile_from_keyfile (const DpsKeyFile *kf, const char *path, GError **error)
+{
   static const char *const groups[] = { "profile", "machine", "compute", NULL };
   static const char *const prefixes[] = { "fit.", "layers.", "measure.allreduce.", "contention.", "run.", NULL };
   static const char *const pkeys[] = { "format", "backend", "created", "host", "library", "devices", "env",

@@ -58,6 +58,7 @@ DpsProfile *dps_profile_new (DpsCalData *data);
 void        dps_profile_free (DpsProfile *p);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (DpsProfile, dps_profile_free)
 DpsProfile *dps_profile_load (const char *path, GError **error);
+DpsProfile *dps_profile_load_data (const char *name, const char *data, gssize len, GError **error);
 gboolean    dps_profile_save (const DpsProfile *p, const char *path, GError **error);
 void        dps_profile_add_layers (DpsProfile *p, const char *model, int batch, const double *fwd,
                                     const double *bwd, int n);

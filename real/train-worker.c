@@ -159,7 +159,7 @@ main (int argc, char **argv)
     { "bwd", 0, 0, G_OPTION_ARG_STRING, &bwd_s, "emulated backward seconds per layer", NULL },
     { "opt-ms", 0, 0, G_OPTION_ARG_DOUBLE, &opt_ms, "emulated optimizer ms", NULL },
     { "check-gradient", 0, 0, G_OPTION_ARG_NONE, &check, "compare averaged shard gradients with the whole batch's", NULL },
-    { NULL }
+    G_OPTION_ENTRY_NULL
   };
   GOptionContext *ctx = g_option_context_new (NULL);
   g_option_context_add_main_entries (ctx, entries, NULL);

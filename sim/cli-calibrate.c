@@ -142,7 +142,7 @@ dps_cmd_calibrate (int argc, char **argv)
     { "mpi", 0, 0, G_OPTION_ARG_NONE, &use_mpi, "GPUs: one process per GPU under mpirun (default: one process drives them all)", NULL },
     { "timeout", 0, 0, G_OPTION_ARG_DOUBLE, &timeout, "Stop an mpirun that runs longer than this, seconds (default 600)", "S" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Profile to write (default dpscale.calib; also .csv and .png beside it)", "FILE" },
-    { NULL }
+    G_OPTION_ENTRY_NULL
   };
   GError *error = NULL;
   if (!dps_cli_parse ("calibrate", "measure this machine (or import nccl-tests logs) and write a profile",

@@ -139,7 +139,7 @@ dps_cmd_collective (int argc, char **argv)
     { "calibration", 'C', 0, G_OPTION_ARG_FILENAME, &calibration, "Use a calibration profile's fitted latencies and bandwidths (and its machine, without --topology)", "FILE" },
     { "format", 0, 0, G_OPTION_ARG_STRING, &format_s, "table (default), csv or json", "FMT" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE (whole or not at all) instead of stdout", "FILE" },
-    { NULL }
+    G_OPTION_ENTRY_NULL
   };
   GError *error = NULL;
   if (!dps_cli_parse ("collective", "time one collective on a cluster",

@@ -46,7 +46,7 @@ dps_ddp_options (DpsDdpOpts *o, gboolean sweep)
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &o->output, sweep ? "Write PREFIX.csv and PREFIX.png/.svg (default dpscale-sweep)" : "Write the result to FILE instead of stdout", sweep ? "PREFIX" : "FILE" },
     { "trace", 0, 0, G_OPTION_ARG_FILENAME, &o->trace, "Write one step as a Chrome trace (Perfetto opens it)", "FILE" },
     { "calibration", 'C', 0, G_OPTION_ARG_FILENAME, &o->calibration, "A profile from dpscale calibrate: fitted network, measured layer times (and its machine, without --topology)", "FILE" },
-    { NULL }
+    G_OPTION_ENTRY_NULL
   };
   return g_memdup2 (e, sizeof e);
 }

@@ -15,7 +15,7 @@ single (const char *flag, const char *text, double lo, double hi, double *out, G
     return TRUE;
   double v;
   if (!dps_parse_double (text, &v) || v < lo || v > hi) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: '%s' is not a number from %g to %g", flag, text, lo, hi);
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: '%s' is not a number from %.10g to %.10g", flag, text, lo, hi);
     return FALSE;
   }
   *out = v;

@@ -42,7 +42,7 @@ dps_cmd_run (int argc, char **argv)
     { "format", 0, 0, G_OPTION_ARG_STRING, &format_s, "table (default), csv or json", "FMT" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write the per-step CSV to FILE", "FILE" },
     { "trace", 0, 0, G_OPTION_ARG_FILENAME, &trace, "Write the last step as a Chrome trace (the simulator's shape)", "FILE" },
-    { NULL }
+    G_OPTION_ENTRY_NULL
   };
   GError *error = NULL;
   if (!dps_cli_parse ("run", "real data-parallel training on this machine",

@@ -115,7 +115,7 @@ dps_cmd_topo (int argc, char **argv)
     { "gpus", 'g', 0, G_OPTION_ARG_INT, &gpus, "Number of GPUs (instead of --nodes)", "G" },
     { "links", 0, 0, G_OPTION_ARG_NONE, &all_links, "List every directed link", NULL },
     { "list", 'l', 0, G_OPTION_ARG_NONE, &list, "List the shipped topologies", NULL },
-    { NULL }
+    G_OPTION_ENTRY_NULL
   };
   GError *error = NULL;
   if (!dps_cli_parse ("topo", "check and describe a topology file", 

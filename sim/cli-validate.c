@@ -63,7 +63,7 @@ dps_cmd_validate (int argc, char **argv)
     { "quick", 'q', 0, G_OPTION_ARG_NONE, &quick, "A short calibration (CI)", NULL },
     { "timeout", 0, 0, G_OPTION_ARG_DOUBLE, &timeout, "Limit for each mpirun, seconds (default 600)", "S" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Prefix of the files written (default dpscale-validation)", "PREFIX" },
-    { NULL }
+    G_OPTION_ENTRY_NULL
   };
   GError *error = NULL;
   if (!dps_cli_parse ("validate", "calibrate, run and predict over replica counts; the error, in numbers and a plot",

@@ -43,20 +43,42 @@ get_ints (const DpsKeyFile *kf, const char *key, gboolean allow_m, GArray **out,
     int iv = (int) v;
     g_array_append_val (a, iv);
   }
-  if (a->len == 0) {
-    dps_key_file_error (kf, "model", key, error, "empty list");
+  if (a->len == 0 || a->len > 4096) {
+    dps_key_file_error (kf, "model", key, error, a->len ? "more than 4096 entries" : "empty list");
     g_array_free (a, TRUE);
     return FALSE;
   }
+  if (allow_m == FALSE && g_str_equal (key, "blocks"))
+    for (guint i = 0; i < a->len; i++)
+      if (g_array_index (a, int, i) > 1000 || a->len > 16) {
+        dps_key_file_error (kf, "model", key, error, "at most 16 stages of 1000 blocks");
+        g_array_free (a, TRUE);
+        return FALSE;
+      }
   *out = a;
   return TRUE;
+}
+
+/* Upper bounds on a model's numbers: far beyond any real model, low enough
+ * that a mistyped one cannot make dpscale build billions of layers. */
+static gint64
+dim_max (const char *key)
+{
+  static const struct { const char *key; gint64 max; } limits[] = {
+    { "layers", 4096 }, { "hidden", 1 << 17 }, { "heads", 4096 }, { "ffn", 1 << 20 }, { "vocab", 1 << 24 },
+    { "seq", 1 << 21 }, { "max_positions", 1 << 21 }, { "image", 8192 }, { "classes", 1 << 20 },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (limits); i++)
+    if (g_str_equal (key, limits[i].key))
+      return limits[i].max;
+  return 1 << 20;
 }
 
 static gboolean
 get_dim (const DpsKeyFile *kf, const char *key, gboolean required, gint64 def, int *out, GError **error)
 {
   gint64 v;
-  if (!dps_key_file_get_int (kf, "model", key, required, def, 1, 1 << 24, &v, error))
+  if (!dps_key_file_get_int (kf, "model", key, required, def, 1, dim_max (key), &v, error))
     return FALSE;
   *out = (int) v;
   return TRUE;

@@ -3,7 +3,10 @@
 # whole test suite.  Run as root (it installs Debian packages when missing):
 #
 #   sh tests/setup.sh demo    build, then run `dpscale collective` on the shipped default
-#   sh tests/setup.sh test    build, then run every test with ctest
+#   sh tests/setup.sh test    build, then run every test with ctest, then the
+#                             unit tests again under AddressSanitizer and
+#                             UndefinedBehaviorSanitizer, and each fuzz target
+#                             briefly on its corpus (clang, libFuzzer)
 #
 # The CUDA toolkit and NCCL are optional: when /usr/local/cuda holds them the
 # GPU code is built too.
@@ -13,6 +16,7 @@ case "$mode" in demo|test) ;; *) echo "usage: sh tests/setup.sh demo|test" >&2; 
 cd "$(dirname "$0")/.."
 
 packages="cmake make gcc pkg-config libglib2.0-dev libjson-glib-dev gnuplot-nox openmpi-bin libopenmpi-dev libopenblas-dev"
+[ "$mode" = test ] && packages="$packages clang libclang-rt-14-dev"
 missing=""
 for p in $packages; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
@@ -35,5 +39,10 @@ cmake --build build -j "$jobs"
 if [ "$mode" = demo ]; then
   ./build/dpscale collective --topology dgx-h100 --nodes 2 -b 8 -e 1G -f 4
 else
-  cd build && ctest --output-on-failure -j "$jobs"
+  (cd build && ctest --output-on-failure -j "$jobs")
+  # the unit tests under ASan + UBSan, and the parsers fuzzed briefly
+  cmake --preset asan >/dev/null && cmake --build build-asan -j "$jobs" >/dev/null
+  (cd build-asan && ctest --output-on-failure -j "$jobs" -L unit)
+  cmake --preset fuzz >/dev/null && cmake --build build-fuzz -j "$jobs" >/dev/null
+  (cd build-fuzz && ctest --output-on-failure -j "$jobs" -L fuzz)
 fi

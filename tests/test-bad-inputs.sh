@@ -1,0 +1,109 @@
+#!/bin/sh
+# The catalogue of bad inputs: every malformed file, impossible flag and
+# unusable path users meet, each answered with its exit status (2 for a bad
+# flag, 1 for a bad file or a failed write) and a one-line message that names
+# the file and line, or the flag.  No output file is left half-written.
+# Usage: test-bad-inputs.sh DPSCALE_BINARY
+set -u
+bin=$1
+t=$(mktemp -d)
+trap 'rm -rf "$t"' EXIT
+pass=0
+fail=0
+
+# --- the bad files ---
+printf '' >"$t/empty"
+printf '' >"$t/empty.csv"
+head -c 600 /dev/urandom >"$t/garbage"; printf '\000' >>"$t/garbage"
+good_topo='[system]\nname = t\ngpus_per_node = 2\n[gpu]\nmodel = g\nfp32_tflops = 10\nmemory_GB = 1\nmemory_bw_GBps = 1\n[intra]\nfabric = nvswitch\nbw_GBps = 100\n'
+printf "$good_topo" >"$t/ok.topo"
+printf '[system]\nname = t\ngpus_per' >"$t/trunc.topo"
+printf "$good_topo"'colour = red\n' >"$t/unknown.topo"
+printf "$good_topo"'[gpu]\nmodel = h\n' >"$t/dup.topo"
+printf "$good_topo" | sed 's/gpus_per_node = 2/gpus_per_node = 100000/' >"$t/range.topo"
+printf "$good_topo" | sed 's/bw_GBps = 100/bw_GBps = lots/' >"$t/text.topo"
+printf "$good_topo" | sed 's/fp32_tflops = 10/fp32_tflops = nan/' >"$t/nan.topo"
+printf "$good_topo" | sed 's/fp32_tflops = 10/fp32_tflops = inf/' >"$t/inf.topo"
+printf "$good_topo" | sed 's/memory_GB = 1/memory_GB = 1e400/' >"$t/huge.topo"
+printf "$good_topo" | sed 's/bw_GBps = 100/bw_GBps = -5/' >"$t/neg.topo"
+printf 'layer,params,forward_ms,backward_ms\nfc,10,1,2\nfc2,10,1' >"$t/trunc.csv"
+printf 'layer,params,forward_ms,backward_ms\nfc,10,nan,2\n' >"$t/nan.csv"
+printf 'layer,params,forward_ms,backward_ms\nfc,99999999999999999999,1,2\n' >"$t/huge.csv"
+printf '[model]\nname = x\narchitecture = gpt2\nlayers = 100000000\nhidden = 64\nheads = 1\nvocab = 10\nseq = 8\n' >"$t/huge.model"
+printf '[model]\nname = x\narchitecture = mlp\nwidths = 1000,2000000,10\n' >"$t/wide.model"
+printf '[profile]\nformat = 7\nbackend = cpu-mpi\n' >"$t/newer.calib"
+printf '[profile]\nformat = 1\nbackend = cpu-mpi\n[fit.2.1]\nranks = 2\nnodes = 1\nregimes = 1\nmax_bytes = 0\nlatency_us = x\nbw_GBps = 1\n' >"$t/bad.calib"
+mkdir -p "$t/dir"
+
+# expect STATUS PATTERN ARGS...: exit status and a one-line message on stderr
+expect () {
+  want=$1 pattern=$2
+  shift 2
+  "$bin" "$@" >"$t/out" 2>"$t/err"
+  got=$?
+  lines=$(wc -l <"$t/err")
+  if [ "$got" -eq "$want" ] && grep -q -- "$pattern" "$t/err" && [ "$lines" -eq 1 ]; then
+    pass=$((pass + 1))
+  else
+    fail=$((fail + 1))
+    echo "FAIL: dpscale $* -> exit $got (want $want), $lines lines: $(head -2 "$t/err")" >&2
+  fi
+}
+
+# topology files
+expect 1 "empty: missing section \[system\]" topo "$t/empty"
+expect 1 "garbage: binary data" topo "$t/garbage"
+expect 1 "trunc.topo:3: expected 'key = value'" topo "$t/trunc.topo"
+expect 1 "unknown.topo:12: \[intra\] colour: unknown key" topo "$t/unknown.topo"
+expect 1 "dup.topo:12: group \[gpu\] appears twice (first on line 4)" topo "$t/dup.topo"
+expect 1 "range.topo:3: \[system\] gpus_per_node: 100000 is out of range" topo "$t/range.topo"
+expect 1 "text.topo:11: \[intra\] bw_GBps: expected a number, got 'lots'" topo "$t/text.topo"
+expect 1 "nan.topo:6: \[gpu\] fp32_tflops: expected a number, got 'nan'" topo "$t/nan.topo"
+expect 1 "inf.topo:6: \[gpu\] fp32_tflops: expected a number, got 'inf'" topo "$t/inf.topo"
+expect 1 "huge.topo:7: \[gpu\] memory_GB: expected a number, got '1e400'" topo "$t/huge.topo"
+expect 1 "neg.topo:11: \[intra\] bw_GBps: -5 is out of range" topo "$t/neg.topo"
+expect 1 "/no/such.topo" topo /no/such.topo
+expect 1 "is a directory" topo "$t/dir"
+# models
+expect 1 "empty: missing section \[model\]" predict --model "$t/empty" --gpus 8
+expect 1 "empty.csv: no header" predict --model "$t/empty.csv" --gpus 8
+expect 1 "trunc.csv:3: 3 fields, the header has 4" predict --model "$t/trunc.csv" --gpus 8
+expect 1 "nan.csv:2: forward_ms: 'nan'" predict --model "$t/nan.csv" --gpus 8
+expect 1 "huge.csv:2: params" predict --model "$t/huge.csv" --gpus 8
+expect 1 "huge.model:4: \[model\] layers: 100000000 is out of range" predict --model "$t/huge.model"
+expect 1 "wide.model:4: \[model\] widths: '2000000' is not a whole number from 1 to 1048576" predict --model "$t/wide.model"
+expect 1 "garbage:1: not UTF-8 text\|garbage: binary data" predict --model "$t/garbage"
+expect 1 "is a directory" predict --model "$t/dir/"
+# calibration profiles and logs
+expect 1 "newer.calib:2: \[profile\] format: format 7 was written by a newer dpscale" predict --calibration "$t/newer.calib"
+expect 1 "bad.calib:9: \[fit.2.1\] latency_us: 'x' is not a number" collective --calibration "$t/bad.calib"
+expect 1 "empty: missing section \[profile\]" predict --calibration "$t/empty"
+expect 1 "garbage: binary data" calibrate --import "$t/garbage" -o "$t/never.calib"
+expect 1 "empty: no nccl-tests table" calibrate --import "$t/empty" -o "$t/never.calib"
+# flags: out of range, not numbers, overflowing, in conflict
+expect 2 "\-\-gpus: '0'" predict --gpus 0
+expect 2 "\-\-gpus: 0 GPUs asked for\|\-\-gpus" collective --gpus -1
+expect 2 "Cannot parse integer value\|out of range" collective --gpus 2147483648
+expect 2 "at most 1048576 GPUs" topo --gpus 1000000000
+expect 2 "\-\-gpus: .2147483647. is not a number from 1 to 1048576" predict --gpus 2147483647
+expect 2 "\-\-minbytes: '1e999'" collective -b 1e999
+expect 2 "\-\-bucket-cap-mb: 'nan'" predict --bucket-cap-mb nan
+expect 2 "\-\-bucket-cap-mb: 'inf'" predict --bucket-cap-mb inf
+expect 2 "\-\-price-per-gpu-hour: -1 is out of range" predict --price-per-gpu-hour -1
+expect 2 "\-\-nodes 2 and \-\-gpus 8 disagree" predict --nodes 2 --gpus 8
+expect 2 "\-\-critical-batch and \-\-steps-to-target go together" predict --critical-batch 100
+expect 2 "\-\-trace: only for dpscale predict" sweep --trace "$t/x.json"
+expect 2 "limit is 10000" sweep --gpus 1,2,3,4,5,6,7,8,9,10 --batch 1,2,3,4,5,6,7,8,9,10 --bucket-cap-mb 1,2,3,4,5,6,7,8,9,10 --grad-accum 1,2,3,4,5,6,7,8,9,10,11,12
+expect 2 "\-\-ranks: 0 is not 1 to 256" run --ranks 0
+expect 2 "\-\-steps/\-\-warmup" run --steps 3 --warmup 5
+expect 2 "\-\-calibration/\-\-topology: only with \-\-emulate" run --calibration "$t/x"
+expect 2 "\-\-check-gradient: needs real compute" run --emulate --check-gradient
+expect 2 "unknown command 'frobnicate'" frobnicate
+# outputs that cannot be written leave nothing
+expect 1 "\-o $t/dir/none/out.csv" collective -o "$t/dir/none/out.csv"
+expect 1 "\-\-trace $t/dir/none/t.json" predict --gpus 8 --trace "$t/dir/none/t.json"
+expect 1 "\-o $t/dir/none/p" calibrate --import "$(dirname "$0")/data/nccl-tests-1x8.log" -o "$t/dir/none/p.calib"
+if [ -z "$(ls -A "$t/dir")" ] && [ ! -e "$t/never.calib" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: files left behind: $(ls -A "$t/dir")" >&2; fi
+
+echo "bad-inputs: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
