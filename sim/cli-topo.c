@@ -32,7 +32,7 @@ describe_link_counts (GString *out, const DpsTopo *t)
   for (guint i = 0; i < order->len; i++)
     g_string_append_printf (out, "%s %8d\n", (char *) order->pdata[i],
                             GPOINTER_TO_INT (g_hash_table_lookup (seen, order->pdata[i])));
-  g_ptr_array_free (order, FALSE);
+  g_ptr_array_free (order, TRUE);   /* the strings belong to the table */
   g_hash_table_unref (seen);
 }
 

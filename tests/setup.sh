@@ -4,8 +4,9 @@
 #
 #   sh tests/setup.sh demo    build, then run `dpscale collective` on the shipped default
 #   sh tests/setup.sh test    build, then run every test with ctest, then the
-#                             unit tests again under AddressSanitizer and
-#                             UndefinedBehaviorSanitizer, and each fuzz target
+#                             unit and command-line tests again under
+#                             AddressSanitizer and UndefinedBehaviorSanitizer
+#                             (leak checks included), and each fuzz target
 #                             briefly on its corpus (clang, libFuzzer)
 #
 # The CUDA toolkit and NCCL are optional: when /usr/local/cuda holds them the
@@ -42,7 +43,7 @@ else
   (cd build && ctest --output-on-failure -j "$jobs")
   # the unit tests under ASan + UBSan, and the parsers fuzzed briefly
   cmake --preset asan >/dev/null && cmake --build build-asan -j "$jobs" >/dev/null
-  (cd build-asan && ctest --output-on-failure -j "$jobs" -L unit)
+  (cd build-asan && ctest --output-on-failure -j "$jobs" -L "unit|cli")
   cmake --preset fuzz >/dev/null && cmake --build build-fuzz -j "$jobs" >/dev/null
   (cd build-fuzz && ctest --output-on-failure -j "$jobs" -L fuzz)
 fi
