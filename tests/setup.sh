@@ -2,7 +2,7 @@
 # Set up a Debian 12 machine for dpscale, build it, then run the demo or the
 # whole test suite.  Run as root (it installs Debian packages when missing):
 #
-#   sh tests/setup.sh demo    build, then run `dpscale collective` on the shipped default
+#   sh tests/setup.sh demo    build, then predict the shipped default (GPT-2 XL, 64 H100s)
 #   sh tests/setup.sh test    build, then run every test with ctest, then the
 #                             unit and command-line tests again under
 #                             AddressSanitizer and UndefinedBehaviorSanitizer
@@ -38,7 +38,7 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j "$jobs"
 
 if [ "$mode" = demo ]; then
-  ./build/dpscale collective --topology dgx-h100 --nodes 2 -b 8 -e 1G -f 4
+  ./build/dpscale predict
 else
   (cd build && ctest --output-on-failure -j "$jobs")
   # the unit tests under ASan + UBSan, and the parsers fuzzed briefly
