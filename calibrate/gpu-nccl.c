@@ -228,75 +228,114 @@ dps_gpu_allreduce (DpsCalData *d, const int *gpus, int n_counts, const double *s
   return TRUE;
 }
 
+/* What the GEMM measurements share: a cuBLAS handle, three buffers of
+ * `bytes` on GPU 0, two events. */
+typedef struct {
+  cublasHandle_t h;
+  void          *a, *b, *c;
+  cudaEvent_t    e0, e1;
+  size_t         bytes;
+} Bench;
+
+static void
+bench_free (Bench *k)
+{
+  if (k->h)
+    cublasDestroy (k->h);
+  if (k->a)
+    cudaFree (k->a);
+  if (k->b)
+    cudaFree (k->b);
+  if (k->c)
+    cudaFree (k->c);
+  if (k->e0)
+    cudaEventDestroy (k->e0);
+  if (k->e1)
+    cudaEventDestroy (k->e1);
+  memset (k, 0, sizeof *k);
+}
+
+static gboolean
+bench_init (Bench *k, size_t bytes, GError **error)
+{
+  memset (k, 0, sizeof *k);
+  k->bytes = bytes;
+  CUDA_CHECK (cudaSetDevice (0));
+  CUDA_CHECK (cudaMalloc (&k->a, bytes));
+  CUDA_CHECK (cudaMalloc (&k->b, bytes));
+  CUDA_CHECK (cudaMalloc (&k->c, bytes));
+  CUDA_CHECK (cudaMemset (k->a, 0, bytes));
+  CUDA_CHECK (cudaMemset (k->b, 0, bytes));
+  CUDA_CHECK (cudaEventCreate (&k->e0));
+  CUDA_CHECK (cudaEventCreate (&k->e1));
+  CUBLAS_CHECK (cublasCreate (&k->h));
+  return TRUE;
+fail:
+  bench_free (k);
+  return FALSE;
+}
+
+/* Seconds of one M x N x K GEMM of type t: a warm-up, then the mean of reps. */
+static gboolean
+bench_gemm (Bench *k, int M, int N, int K, cudaDataType_t t, cublasComputeType_t ct, int reps, double *seconds,
+            GError **error)
+{
+  float one = 1, zero = 0, ms = 0;
+  CUBLAS_CHECK (cublasGemmEx (k->h, CUBLAS_OP_N, CUBLAS_OP_N, M, N, K, &one, k->a, t, M, k->b, t, K, &zero, k->c, t,
+                              M, ct, CUBLAS_GEMM_DEFAULT));
+  CUDA_CHECK (cudaEventRecord (k->e0, 0));
+  for (int r = 0; r < reps; r++)
+    CUBLAS_CHECK (cublasGemmEx (k->h, CUBLAS_OP_N, CUBLAS_OP_N, M, N, K, &one, k->a, t, M, k->b, t, K, &zero, k->c,
+                                t, M, ct, CUBLAS_GEMM_DEFAULT));
+  CUDA_CHECK (cudaEventRecord (k->e1, 0));
+  CUDA_CHECK (cudaEventSynchronize (k->e1));
+  CUDA_CHECK (cudaEventElapsedTime (&ms, k->e0, k->e1));
+  *seconds = ms * 1e-3 / reps;
+  return TRUE;
+fail:
+  return FALSE;
+}
+
 /* cuBLAS GEMM throughput (fp32, tf32, fp16, bf16) for square sizes, and
  * device-to-device copy bandwidth, on GPU 0. */
 gboolean
 dps_gpu_compute (DpsProfile *p, const int *dims, int n_dims, GError **error)
 {
-  cublasHandle_t h = NULL;
-  void *a = NULL, *b = NULL, *c = NULL;
-  cudaEvent_t e0 = NULL, e1 = NULL;
-  gboolean ok = FALSE;
-  int max = 0;
-  for (int i = 0; i < n_dims; i++)
-    max = MAX (max, dims[i]);
-  size_t bytes = (size_t) max * max * 4;
-  CUDA_CHECK (cudaSetDevice (0));
-  CUDA_CHECK (cudaMalloc (&a, bytes));
-  CUDA_CHECK (cudaMalloc (&b, bytes));
-  CUDA_CHECK (cudaMalloc (&c, bytes));
-  CUDA_CHECK (cudaMemset (a, 0, bytes));
-  CUDA_CHECK (cudaMemset (b, 0, bytes));
-  CUDA_CHECK (cudaEventCreate (&e0));
-  CUDA_CHECK (cudaEventCreate (&e1));
-  CUBLAS_CHECK (cublasCreate (&h));
   static const struct { DpsDtype dt; cudaDataType_t t; cublasComputeType_t ct; } types[] = {
     { DPS_DTYPE_FP32, CUDA_R_32F, CUBLAS_COMPUTE_32F },
     { DPS_DTYPE_TF32, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32 },
     { DPS_DTYPE_FP16, CUDA_R_16F, CUBLAS_COMPUTE_32F },
     { DPS_DTYPE_BF16, CUDA_R_16BF, CUBLAS_COMPUTE_32F },
   };
-  float one = 1, zero = 0;
+  int max = 0;
+  for (int i = 0; i < n_dims; i++)
+    max = MAX (max, dims[i]);
+  Bench k;
+  if (!bench_init (&k, (size_t) max * max * 4, error))
+    return FALSE;
+  gboolean ok = FALSE;
+  float ms = 0;
   for (gsize ti = 0; ti < G_N_ELEMENTS (types); ti++)
     for (int i = 0; i < n_dims; i++) {
-      int d = dims[i], reps = 10;
-      CUBLAS_CHECK (cublasGemmEx (h, CUBLAS_OP_N, CUBLAS_OP_N, d, d, d, &one, a, types[ti].t, d, b, types[ti].t, d,
-                                  &zero, c, types[ti].t, d, types[ti].ct, CUBLAS_GEMM_DEFAULT));
-      CUDA_CHECK (cudaEventRecord (e0, 0));
-      for (int r = 0; r < reps; r++)
-        CUBLAS_CHECK (cublasGemmEx (h, CUBLAS_OP_N, CUBLAS_OP_N, d, d, d, &one, a, types[ti].t, d, b, types[ti].t, d,
-                                    &zero, c, types[ti].t, d, types[ti].ct, CUBLAS_GEMM_DEFAULT));
-      CUDA_CHECK (cudaEventRecord (e1, 0));
-      CUDA_CHECK (cudaEventSynchronize (e1));
-      float ms = 0;
-      CUDA_CHECK (cudaEventElapsedTime (&ms, e0, e1));
-      DpsGemmPoint q = { types[ti].dt, d, d, d, 2.0 * d * d * (double) d * reps / (ms * 1e-3) };
+      int d = dims[i];
+      double sec;
+      if (!bench_gemm (&k, d, d, d, types[ti].t, types[ti].ct, 10, &sec, error))
+        goto fail;
+      DpsGemmPoint q = { types[ti].dt, d, d, d, 2.0 * d * d * (double) d / sec };
       g_array_append_val (p->gemm, q);
       if (q.dtype == DPS_DTYPE_FP32)
         p->gemm_peak_flops = MAX (p->gemm_peak_flops, q.flops);
     }
-  CUDA_CHECK (cudaEventRecord (e0, 0));
+  CUDA_CHECK (cudaEventRecord (k.e0, 0));
   for (int r = 0; r < 10; r++)
-    CUDA_CHECK (cudaMemcpyAsync (c, a, bytes, cudaMemcpyDeviceToDevice, 0));
-  CUDA_CHECK (cudaEventRecord (e1, 0));
-  CUDA_CHECK (cudaEventSynchronize (e1));
-  float ms = 0;
-  CUDA_CHECK (cudaEventElapsedTime (&ms, e0, e1));
-  p->copy_bw_Bps = 2.0 * bytes * 10 / (ms * 1e-3);   /* read + write */
+    CUDA_CHECK (cudaMemcpyAsync (k.c, k.a, k.bytes, cudaMemcpyDeviceToDevice, 0));
+  CUDA_CHECK (cudaEventRecord (k.e1, 0));
+  CUDA_CHECK (cudaEventSynchronize (k.e1));
+  CUDA_CHECK (cudaEventElapsedTime (&ms, k.e0, k.e1));
+  p->copy_bw_Bps = 2.0 * k.bytes * 10 / (ms * 1e-3);   /* read + write */
   ok = TRUE;
 fail:
-  if (h)
-    cublasDestroy (h);
-  if (a)
-    cudaFree (a);
-  if (b)
-    cudaFree (b);
-  if (c)
-    cudaFree (c);
-  if (e0)
-    cudaEventDestroy (e0);
-  if (e1)
-    cudaEventDestroy (e1);
+  bench_free (&k);
   return ok;
 }
 
@@ -316,18 +355,9 @@ dps_gpu_layer_times (const DpsModel *m, int batch, DpsDtype dtype, double *fwd_s
     if (w->rows > 0)
       max_elems = MAX (max_elems, MAX (w->numel, (gint64) tokens * MAX (w->rows, w->cols)));
   }
-  cublasHandle_t h = NULL;
-  void *a = NULL, *b = NULL, *c = NULL;
-  cudaEvent_t e0 = NULL, e1 = NULL;
-  gboolean ok = FALSE;
-  float one = 1, zero = 0;
-  CUDA_CHECK (cudaSetDevice (0));
-  CUDA_CHECK (cudaMalloc (&a, (size_t) max_elems * 4));
-  CUDA_CHECK (cudaMalloc (&b, (size_t) max_elems * 4));
-  CUDA_CHECK (cudaMalloc (&c, (size_t) max_elems * 4));
-  CUDA_CHECK (cudaEventCreate (&e0));
-  CUDA_CHECK (cudaEventCreate (&e1));
-  CUBLAS_CHECK (cublasCreate (&h));
+  Bench k;
+  if (!bench_init (&k, (size_t) max_elems * 4, error))
+    return FALSE;
   for (int l = 0; l < dps_model_n_layers (m); l++) {
     const DpsLayer *layer = dps_model_layer (m, l);
     fwd_s[l] = bwd_s[l] = 0;
@@ -335,36 +365,17 @@ dps_gpu_layer_times (const DpsModel *m, int batch, DpsDtype dtype, double *fwd_s
       continue;
     for (int i = layer->first_tensor; i < layer->first_tensor + layer->n_tensors; i++) {
       const DpsTensor *w = dps_model_tensor (m, i);
+      double sec;
       if (w->rows <= 0)
         continue;
-      int M = (int) w->rows, N = tokens, K = (int) w->cols, reps = 5;
-      CUBLAS_CHECK (cublasGemmEx (h, CUBLAS_OP_N, CUBLAS_OP_N, M, N, K, &one, a, t, M, b, t, K, &zero, c, t, M, ct,
-                                  CUBLAS_GEMM_DEFAULT));
-      CUDA_CHECK (cudaEventRecord (e0, 0));
-      for (int r = 0; r < reps; r++)
-        CUBLAS_CHECK (cublasGemmEx (h, CUBLAS_OP_N, CUBLAS_OP_N, M, N, K, &one, a, t, M, b, t, K, &zero, c, t, M, ct,
-                                    CUBLAS_GEMM_DEFAULT));
-      CUDA_CHECK (cudaEventRecord (e1, 0));
-      CUDA_CHECK (cudaEventSynchronize (e1));
-      float ms = 0;
-      CUDA_CHECK (cudaEventElapsedTime (&ms, e0, e1));
-      fwd_s[l] += ms * 1e-3 / reps;
-      bwd_s[l] += 2 * ms * 1e-3 / reps;
+      if (!bench_gemm (&k, (int) w->rows, tokens, (int) w->cols, t, ct, 5, &sec, error)) {
+        bench_free (&k);
+        return FALSE;
+      }
+      fwd_s[l] += sec;
+      bwd_s[l] += 2 * sec;
     }
   }
-  ok = TRUE;
-fail:
-  if (h)
-    cublasDestroy (h);
-  if (a)
-    cudaFree (a);
-  if (b)
-    cudaFree (b);
-  if (c)
-    cudaFree (c);
-  if (e0)
-    cudaEventDestroy (e0);
-  if (e1)
-    cudaEventDestroy (e1);
-  return ok;
+  bench_free (&k);
+  return TRUE;
 }
