@@ -160,6 +160,67 @@ dps_cpu_contention (DpsProfile *p, const int *ranks, int n_ranks, double bytes, 
   return TRUE;
 }
 
+typedef struct { GArray *t; int layers; } LayerLine;
+
+static gboolean
+on_layers (const char *line, void *data, GError **error)
+{
+  LayerLine *ll = data;
+  if (!g_str_has_prefix (line, "layers "))
+    return FALSE;
+  g_auto (GStrv) tok = g_strsplit (line + 7, " ", -1);
+  ll->layers = atoi (tok[0]);
+  for (int i = 1; tok[i]; i++) {
+    double v = g_ascii_strtod (tok[i], NULL);
+    g_array_append_val (ll->t, v);
+  }
+  return TRUE;
+}
+
+/* For each rank count of 2 or more: an MLP's per-layer times with that
+ * many ranks computing at once (dpscale-mpi-worker layers), the slowest
+ * rank's, added to the profile.  Models that are not MLPs are skipped. */
+gboolean
+dps_cpu_layer_times_ranks (DpsProfile *p, const DpsModel *m, int batch, const int *ranks, int n_ranks,
+                           double min_time_s, double timeout_s, GError **error)
+{
+  int L = dps_model_n_layers (m);
+  DpsMlp *probe = dps_mlp_new (m, 1, 1, NULL);
+  if (!probe)
+    return TRUE;
+  dps_mlp_free (probe);
+  g_autofree char *worker = dps_helper_path ("dpscale-mpi-worker");
+  for (int r = 0; r < n_ranks; r++) {
+    if (ranks[r] < 2)
+      continue;
+    GPtrArray *argv = worker ? dps_mpirun_argv (ranks[r], worker) : NULL;
+    if (!argv) {
+      g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME, "no MPI launcher or dpscale-mpi-worker");
+      return FALSE;
+    }
+    g_ptr_array_add (argv, g_strdup ("layers"));
+    g_ptr_array_add (argv, g_strdup (m->source ? m->source : m->name));
+    g_ptr_array_add (argv, g_strdup_printf ("%d", batch));
+    g_ptr_array_add (argv, g_strdup_printf ("%g", min_time_s));
+    g_ptr_array_add (argv, NULL);
+    LayerLine ll = { g_array_new (FALSE, FALSE, sizeof (double)), 0 };
+    gboolean ok = dps_launch_lines ((const char *const *) argv->pdata, dps_mpirun_env (), timeout_s, on_layers, &ll,
+                                    error);
+    g_ptr_array_unref (argv);
+    if (ok && (ll.layers != L || (int) ll.t->len != 2 * L)) {
+      g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME, "the layer timing at %d ranks reported %u values for %d layers",
+                   ranks[r], ll.t->len, L);
+      ok = FALSE;
+    }
+    if (ok)
+      dps_profile_add_layers (p, m->name, batch, ranks[r], (double *) ll.t->data, (double *) ll.t->data + L, L);
+    g_array_free (ll.t, TRUE);
+    if (!ok)
+      return FALSE;
+  }
+  return TRUE;
+}
+
 /* Seconds for one m x k by k x n single-precision GEMM on one thread: the
  * fastest of repeated runs filling min_time_s. */
 double
@@ -220,69 +281,10 @@ dps_cpu_gemm_sweep (DpsProfile *p, const int *dims, int n_dims, double min_time_
  * (tokens x cols by cols x rows) and two of the same size backward (input
  * and weight gradients), tokens being batch x sequence length.  Layers
  * without FLOPs (embedding lookups) cost nothing. */
-static int
-cmp_d (gconstpointer a, gconstpointer b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-  return x < y ? -1 : x > y;
-}
-
-/* An MLP is timed with the CPU runner's own layers (real/mlp.c): the median
- * of repeated forward and backward passes, layer by layer. */
-static gboolean
-mlp_layer_times (const DpsModel *m, int batch, double min_time_s, double *fwd_s, double *bwd_s)
-{
-  openblas_set_num_threads (1);
-  DpsMlp *net = dps_mlp_new (m, batch, 1, NULL);
-  if (!net)
-    return FALSE;
-  int L = net->n_layers, reps = 0;
-  float *target = g_new (float, (gsize) batch * net->out[L - 1]);
-  GArray *f = g_array_new (FALSE, FALSE, sizeof (double)), *b = g_array_new (FALSE, FALSE, sizeof (double));
-  double spent = 0;
-  while ((spent < min_time_s || reps < 5) && reps < 200) {
-    dps_mlp_batch (net, 1, (gint64) reps * batch, net->acts[0], target);
-    for (int l = 0; l < L; l++) {
-      gint64 t0 = g_get_monotonic_time ();
-      dps_mlp_forward_layer (net, l);
-      double dt = (g_get_monotonic_time () - t0) / 1e6;
-      g_array_append_val (f, dt);
-      spent += dt;
-    }
-    dps_mlp_loss_grad (net, target);
-    for (int l = L - 1; l >= 0; l--) {
-      gint64 t0 = g_get_monotonic_time ();
-      dps_mlp_backward_layer (net, l);
-      double dt = (g_get_monotonic_time () - t0) / 1e6;
-      g_array_insert_val (b, b->len, dt);
-      spent += dt;
-    }
-    reps++;
-  }
-  for (int l = 0; l < L; l++) {
-    GArray *fl = g_array_new (FALSE, FALSE, sizeof (double)), *bl = g_array_new (FALSE, FALSE, sizeof (double));
-    for (int r = 0; r < reps; r++) {
-      g_array_append_val (fl, g_array_index (f, double, r * L + l));
-      g_array_append_val (bl, g_array_index (b, double, r * L + (L - 1 - l)));
-    }
-    g_array_sort (fl, cmp_d);
-    g_array_sort (bl, cmp_d);
-    fwd_s[l] = g_array_index (fl, double, reps / 2);
-    bwd_s[l] = g_array_index (bl, double, reps / 2);
-    g_array_free (fl, TRUE);
-    g_array_free (bl, TRUE);
-  }
-  g_array_free (f, TRUE);
-  g_array_free (b, TRUE);
-  g_free (target);
-  dps_mlp_free (net);
-  return TRUE;
-}
-
 void
 dps_cpu_layer_times (const DpsModel *m, int batch, double min_time_s, double *fwd_s, double *bwd_s)
 {
-  if (mlp_layer_times (m, batch, min_time_s, fwd_s, bwd_s))
+  if (dps_mlp_layer_times (m, batch, min_time_s, fwd_s, bwd_s))
     return;
   int tokens = batch * MAX (m->seq_len, 1);
   GHashTable *cache = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);

@@ -18,6 +18,8 @@ gboolean dps_mpi_allreduce (const char *mode, DpsCalData *d, const int *ranks, i
                             void *pdata, GError **error);
 gboolean dps_cpu_contention (DpsProfile *p, const int *ranks, int n_ranks, double bytes, int gemm_n, double seconds,
                              double timeout_s, GError **error);
+gboolean dps_cpu_layer_times_ranks (DpsProfile *p, const DpsModel *m, int batch, const int *ranks, int n_ranks,
+                                    double min_time_s, double timeout_s, GError **error);
 void     dps_cpu_gemm_sweep (DpsProfile *p, const int *dims, int n_dims, double min_time_s);
 void     dps_cpu_layer_times (const DpsModel *m, int batch, double min_time_s, double *fwd_s, double *bwd_s);
 double   dps_cpu_gemm_time (int m, int n, int k, double min_time_s);

@@ -22,6 +22,12 @@
  *   contention COMPUTE_SLOWDOWN COMM_SLOWDOWN COPY_BYTES_PER_S
  * (slowdowns as fractions, the worst rank's; the copy rate the slowest).
  *
+ *   dpscale-mpi-worker layers MODEL BATCH SECONDS
+ *
+ * times an MLP's layers (real/mlp.c) in every rank at once, as co-located
+ * replicas compute: caches and memory are shared.  Rank 0 prints
+ *   layers L FWD_0 .. FWD_L-1 BWD_0 .. BWD_L-1   (seconds, the slowest rank's)
+ *
  *   dpscale-mpi-worker nccl-allreduce SIZES MIN_TIME_S REPS
  *
  * (built with CUDA and NCCL) does the same with NCCL, one process per GPU:
@@ -32,6 +38,8 @@
 #include <pthread.h>
 #include <cblas.h>
 #include <time.h>
+#include "model.h"
+#include "mlp.h"
 #ifdef DPS_WORKER_NCCL
 #include <cuda_runtime_api.h>
 #include <nccl.h>
@@ -257,6 +265,38 @@ contention_main (int rank, double bytes, int n, double seconds)
   return 0;
 }
 
+static int
+layers_main (int rank, int n, const char *model_name, int batch, double seconds)
+{
+  GError *e = NULL;
+  DpsModel *m = dps_model_load (model_name, &e);
+  if (!m) {
+    if (rank == 0)
+      fprintf (stderr, "dpscale-mpi-worker: %s\n", e->message);
+    return 1;
+  }
+  int L = dps_model_n_layers (m);
+  double *t = calloc (2 * L, sizeof (double)), *worst = calloc (2 * L, sizeof (double));
+  MPI_Barrier (MPI_COMM_WORLD);
+  if (!dps_mlp_layer_times (m, batch, seconds, t, t + L)) {
+    if (rank == 0)
+      fprintf (stderr, "dpscale-mpi-worker: %s is not an MLP\n", m->name);
+    return 1;
+  }
+  MPI_Reduce (t, worst, 2 * L, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  if (rank == 0) {
+    printf ("layers %d", L);
+    for (int i = 0; i < 2 * L; i++)
+      printf (" %.9g", worst[i]);
+    printf ("\n");
+    fflush (stdout);
+  }
+  free (t);
+  free (worst);
+  dps_model_free (m);
+  return 0;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -265,6 +305,11 @@ main (int argc, char **argv)
   int rank, n;
   MPI_Comm_rank (MPI_COMM_WORLD, &rank);
   MPI_Comm_size (MPI_COMM_WORLD, &n);
+  if (argc == 5 && strcmp (argv[1], "layers") == 0) {
+    int status = layers_main (rank, n, argv[2], atoi (argv[3]), atof (argv[4]));
+    MPI_Finalize ();
+    return status;
+  }
   if (argc == 5 && strcmp (argv[1], "contention") == 0) {
     int status = contention_main (rank, atof (argv[2]), atoi (argv[3]), atof (argv[4]));
     MPI_Finalize ();

@@ -49,11 +49,13 @@ dps_profile_free (DpsProfile *p)
 
 /* Records measured per-layer times of model at batch (copies them). */
 void
-dps_profile_add_layers (DpsProfile *p, const char *model, int batch, const double *fwd, const double *bwd, int n)
+dps_profile_add_layers (DpsProfile *p, const char *model, int batch, int ranks, const double *fwd, const double *bwd,
+                        int n)
 {
   DpsLayerTimes *l = g_new0 (DpsLayerTimes, 1);
   l->model = g_strdup (model);
   l->batch = batch;
+  l->ranks = MAX (ranks, 1);
   l->fwd_s = g_array_new (FALSE, FALSE, sizeof (double));
   l->bwd_s = g_array_new (FALSE, FALSE, sizeof (double));
   g_array_append_vals (l->fwd_s, fwd, n);
@@ -133,7 +135,8 @@ dps_profile_save (const DpsProfile *p, const char *path, GError **error)
   }
   for (guint i = 0; i < p->layers->len; i++) {
     const DpsLayerTimes *l = p->layers->pdata[i];
-    g_autofree char *group = g_strdup_printf ("layers.%s", l->model);
+    g_autofree char *group = l->ranks > 1 ? g_strdup_printf ("layers.%d.%s", l->ranks, l->model)
+                                           : g_strdup_printf ("layers.%s", l->model);
     g_key_file_set_integer (k, group, "batch", l->batch);
     g_autofree double *f = g_new (double, MAX (l->fwd_s->len, 1)), *b = g_new (double, MAX (l->fwd_s->len, 1));
     for (guint j = 0; j < l->fwd_s->len; j++) {
@@ -500,7 +503,15 @@ profile_from_keyfile (const DpsKeyFile *kf, const char *path, GError **error)
         f[j] *= 1e-3;
         b[j] *= 1e-3;
       }
-      dps_profile_add_layers (p, g + 7, (int) batch, f, b, (int) nf);
+      /* "layers.R.NAME": R ranks at once; "layers.NAME": one */
+      const char *name = g + 7;
+      int ranks = 1;
+      char *dot = strchr (name, '.');
+      if (dot && dot > name && strspn (name, "0123456789") == (gsize) (dot - name)) {
+        ranks = (int) MIN (g_ascii_strtoll (name, NULL, 10), DPS_TOPO_MAX_GPUS);
+        name = dot + 1;
+      }
+      dps_profile_add_layers (p, name, (int) batch, MAX (ranks, 1), f, b, (int) nf);
     }
   }
   return g_steal_pointer (&p);
@@ -627,21 +638,30 @@ dps_profile_machine_spec (const DpsProfile *p, int ranks)
 }
 
 /* Gives model the measured per-layer times of the profile's entry for it
- * (matched by name); FALSE when there is none or the layer count differs. */
+ * (matched by name, the entry measured with the rank count nearest to
+ * ranks); FALSE when there is none or the layer count differs. */
 gboolean
-dps_profile_apply_model (const DpsProfile *p, DpsModel *m)
+dps_profile_apply_model (const DpsProfile *p, DpsModel *m, int ranks)
 {
+  const DpsLayerTimes *best = NULL;
+  double bd = G_MAXDOUBLE;
   for (guint i = 0; i < p->layers->len; i++) {
     const DpsLayerTimes *l = p->layers->pdata[i];
     if (g_strcmp0 (l->model, m->name) != 0 || (int) l->fwd_s->len != dps_model_n_layers (m))
       continue;
-    for (int j = 0; j < dps_model_n_layers (m); j++) {
-      DpsLayer *layer = &g_array_index (m->layers, DpsLayer, j);
-      layer->fwd_time_s = g_array_index (l->fwd_s, double, j);
-      layer->bwd_time_s = g_array_index (l->bwd_s, double, j);
+    double d = fabs (log ((double) l->ranks / MAX (ranks, 1)));
+    if (d < bd) {
+      bd = d;
+      best = l;
     }
-    m->time_batch = l->batch;
-    return TRUE;
   }
-  return FALSE;
+  if (!best)
+    return FALSE;
+  for (int j = 0; j < dps_model_n_layers (m); j++) {
+    DpsLayer *layer = &g_array_index (m->layers, DpsLayer, j);
+    layer->fwd_time_s = g_array_index (best->fwd_s, double, j);
+    layer->bwd_time_s = g_array_index (best->bwd_s, double, j);
+  }
+  m->time_batch = best->batch;
+  return TRUE;
 }

@@ -6,7 +6,8 @@
  * [fit.R.N]            the fit for R ranks on N nodes: regimes, max_bytes, latency_us,
  *                      bw_GBps, rms_error
  * [compute]            gemm_fp32_gflops (best), copy_GBps, gemm = dtype,m,n,k,GFLOP/s; ...
- * [layers.MODEL]       batch, forward_ms, backward_ms (one entry per layer)
+ * [layers.R.MODEL]     R ranks computing at once: batch, forward_ms, backward_ms
+ *                      (one entry per layer; [layers.MODEL] is one rank)
  * [contention.R]       R ranks overlapping compute and all-reduce: compute, comm
  *                      (slowdowns), copy_GBps (one rank's memory bandwidth)
  * [measure.allreduce.R.N]  R ranks on N nodes: size_bytes, time_us, time_inplace_us,
@@ -30,6 +31,7 @@
 typedef struct {
   char  *model;
   int    batch;
+  int    ranks;            /* measured with this many ranks computing at once */
   GArray *fwd_s, *bwd_s;   /* double per layer */
 } DpsLayerTimes;
 
@@ -60,11 +62,11 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (DpsProfile, dps_profile_free)
 DpsProfile *dps_profile_load (const char *path, GError **error);
 DpsProfile *dps_profile_load_data (const char *name, const char *data, gssize len, GError **error);
 gboolean    dps_profile_save (const DpsProfile *p, const char *path, GError **error);
-void        dps_profile_add_layers (DpsProfile *p, const char *model, int batch, const double *fwd,
+void        dps_profile_add_layers (DpsProfile *p, const char *model, int batch, int ranks, const double *fwd,
                                     const double *bwd, int n);
 void        dps_profile_apply_params (const DpsProfile *p, int ranks, int nodes, DpsCollParams *params,
                                       guint *algo_mask, guint *proto_mask);
 void        dps_profile_apply_topo (const DpsProfile *p, DpsTopoSpec *spec, int ranks, int nodes);
 DpsTopoSpec *dps_profile_machine_spec (const DpsProfile *p, int ranks);
 const DpsContention *dps_profile_contention (const DpsProfile *p, int ranks);
-gboolean    dps_profile_apply_model (const DpsProfile *p, DpsModel *m);
+gboolean    dps_profile_apply_model (const DpsProfile *p, DpsModel *m, int ranks);

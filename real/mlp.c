@@ -184,3 +184,64 @@ dps_mlp_hash (const DpsMlp *n)
   }
   return h;
 }
+
+static int
+cmp_d (gconstpointer a, gconstpointer b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return x < y ? -1 : x > y;
+}
+
+/* Times an MLP's layers as the runner computes them: the median of
+ * repeated forward and backward passes, layer by layer, on one thread.
+ * FALSE (nothing measured) when the model is not an MLP. */
+gboolean
+dps_mlp_layer_times (const DpsModel *m, int batch, double min_time_s, double *fwd_s, double *bwd_s)
+{
+  openblas_set_num_threads (1);
+  DpsMlp *net = dps_mlp_new (m, batch, 1, NULL);
+  if (!net)
+    return FALSE;
+  int L = net->n_layers, reps = 0;
+  float *target = g_new (float, (gsize) batch * net->out[L - 1]);
+  GArray *f = g_array_new (FALSE, FALSE, sizeof (double)), *b = g_array_new (FALSE, FALSE, sizeof (double));
+  double spent = 0;
+  while ((spent < min_time_s || reps < 5) && reps < 200) {
+    dps_mlp_batch (net, 1, (gint64) reps * batch, net->acts[0], target);
+    for (int l = 0; l < L; l++) {
+      gint64 t0 = g_get_monotonic_time ();
+      dps_mlp_forward_layer (net, l);
+      double dt = (g_get_monotonic_time () - t0) / 1e6;
+      g_array_append_val (f, dt);
+      spent += dt;
+    }
+    dps_mlp_loss_grad (net, target);
+    for (int l = L - 1; l >= 0; l--) {
+      gint64 t0 = g_get_monotonic_time ();
+      dps_mlp_backward_layer (net, l);
+      double dt = (g_get_monotonic_time () - t0) / 1e6;
+      g_array_insert_val (b, b->len, dt);
+      spent += dt;
+    }
+    reps++;
+  }
+  for (int l = 0; l < L; l++) {
+    GArray *fl = g_array_new (FALSE, FALSE, sizeof (double)), *bl = g_array_new (FALSE, FALSE, sizeof (double));
+    for (int r = 0; r < reps; r++) {
+      g_array_append_val (fl, g_array_index (f, double, r * L + l));
+      g_array_append_val (bl, g_array_index (b, double, r * L + (L - 1 - l)));
+    }
+    g_array_sort (fl, cmp_d);
+    g_array_sort (bl, cmp_d);
+    fwd_s[l] = g_array_index (fl, double, reps / 2);
+    bwd_s[l] = g_array_index (bl, double, reps / 2);
+    g_array_free (fl, TRUE);
+    g_array_free (bl, TRUE);
+  }
+  g_array_free (f, TRUE);
+  g_array_free (b, TRUE);
+  g_free (target);
+  dps_mlp_free (net);
+  return TRUE;
+}
+

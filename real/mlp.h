@@ -29,3 +29,4 @@ void     dps_mlp_forward_layer (DpsMlp *n, int layer);
 double   dps_mlp_loss_grad (DpsMlp *n, const float *target);
 void     dps_mlp_backward_layer (DpsMlp *n, int layer);
 guint64  dps_mlp_hash (const DpsMlp *n);
+gboolean dps_mlp_layer_times (const DpsModel *m, int batch, double min_time_s, double *fwd_s, double *bwd_s);

@@ -114,7 +114,11 @@ dps_calibrate_cpu (const int *ranks, int n_ranks, const double *sizes, int n_siz
     g_autofree char *msg = g_strdup_printf ("per-layer times of %s at batch %d", model->name, batch);
     progress (msg, NULL);
     dps_cpu_layer_times (model, batch, quick ? 0.01 : 0.05, f, bw);
-    dps_profile_add_layers (prof, model->name, batch, f, bw, dps_model_n_layers (model));
+    dps_profile_add_layers (prof, model->name, batch, 1, f, bw, dps_model_n_layers (model));
+    /* and with every rank count computing at once: co-located replicas
+     * share caches and memory */
+    if (!dps_cpu_layer_times_ranks (prof, model, batch, ranks, n_ranks, quick ? 0.02 : 0.05, timeout, error))
+      return NULL;
     g_free (f);
     g_free (bw);
   }
@@ -242,7 +246,7 @@ dps_cmd_calibrate (int argc, char **argv)
           g_autofree char *msg = g_strdup_printf ("per-layer times of %s at batch %d (bf16, cuBLAS)", m->name, b);
           progress (msg, NULL);
           if (dps_gpu_layer_times (m, b, DPS_DTYPE_BF16, f, bw, &error))
-            dps_profile_add_layers (prof, m->name, b, f, bw, dps_model_n_layers (m));
+            dps_profile_add_layers (prof, m->name, b, 1, f, bw, dps_model_n_layers (m));
           g_free (f);
           g_free (bw);
         }

@@ -191,7 +191,7 @@ dps_ddp_setup (const DpsDdpOpts *o, const DpsProfile *profile, DpsModel *model, 
     return FALSE;
   if (profile) {
     dps_profile_apply_params (profile, n_gpus, dps_topo_n_nodes (*topo), &c->coll, &c->algo_mask, &c->proto_mask);
-    dps_profile_apply_model (profile, model);
+    dps_profile_apply_model (profile, model, n_gpus);
     const DpsContention *ct = name ? NULL : dps_profile_contention (profile, n_gpus);
     if (ct && n_gpus > 1) {
       /* measured on this machine: overlap slowdowns, and a rank's memory

@@ -233,7 +233,9 @@ test_profile_roundtrip (void)
   p->machine_ranks = 2;
   p->machine_name = g_strdup ("box");
   double f[2] = { 1e-3, 2e-3 }, b[2] = { 2e-3, 4e-3 };
-  dps_profile_add_layers (p, "MLP", 16, f, b, 2);
+  dps_profile_add_layers (p, "MLP", 16, 1, f, b, 2);
+  double f4[2] = { 3e-3, 4e-3 };
+  dps_profile_add_layers (p, "MLP", 16, 4, f4, b, 2);
   DpsGemmPoint q = { DPS_DTYPE_FP32, 256, 256, 256, 5e10 };
   g_array_append_val (p->gemm, q);
   p->gemm_peak_flops = 5e10;
@@ -249,6 +251,15 @@ test_profile_roundtrip (void)
   g_assert_cmpfloat (REL (r->fit.group[0].bw_Bps[0], p->fit.group[0].bw_Bps[0]), <, 1e-9);
   g_assert_cmpint (r->machine_ranks, ==, 2);
   g_assert_cmpint (((DpsLayerTimes *) r->layers->pdata[0])->batch, ==, 16);
+  /* layer times measured with 4 ranks at once come back for 4 ranks (and 3) */
+  g_assert_cmpint (r->layers->len, ==, 2);
+  g_autoptr (DpsModel) mlp = dps_model_new ("MLP");
+  dps_model_add_layer (mlp, "a", 1, 0, 0);
+  dps_model_add_layer (mlp, "b", 1, 0, 0);
+  g_assert_true (dps_profile_apply_model (r, mlp, 3));
+  g_assert_cmpfloat (dps_model_layer (mlp, 0)->fwd_time_s, ==, 3e-3);
+  g_assert_true (dps_profile_apply_model (r, mlp, 1));
+  g_assert_cmpfloat (dps_model_layer (mlp, 0)->fwd_time_s, ==, 1e-3);
   g_assert_cmpfloat (r->gemm_peak_flops, ==, 5e10);
   for (guint i = 0; i < r->data->points->len; i++)
     g_assert_cmpint (g_array_index (r->data->points, DpsCalPoint, i).held_out, ==,
