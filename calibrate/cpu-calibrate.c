@@ -11,7 +11,7 @@
 
 typedef struct {
   DpsCalData   *d;
-  int           ranks;
+  int           ranks, nodes;
   DpsProgressFn progress;
   void         *pdata;
 } LineCtx;
@@ -38,9 +38,10 @@ on_line (const char *line, void *data, GError **error)
                  "MPI all-reduce of %.0f bytes over %d ranks gave %ld wrong elements", bytes, c->ranks, wrong);
     return TRUE;
   }
-  dps_cal_data_add (c->d, c->ranks, 1, bytes, t, ti, (int) wrong);
+  dps_cal_data_add (c->d, c->ranks, c->nodes, bytes, t, ti, (int) wrong);
   if (c->progress) {
-    g_autofree char *msg = g_strdup_printf ("%d ranks, %10.0f B: %10.2f us (%.2f GB/s busbw)", c->ranks, bytes,
+    g_autofree char *msg = g_strdup_printf ("%d ranks on %d node%s, %10.0f B: %10.2f us (%.2f GB/s busbw)", c->ranks,
+                                            c->nodes, c->nodes > 1 ? "s" : "", bytes,
                                             t * 1e6, 2.0 * (c->ranks - 1) / c->ranks * bytes / t / 1e9);
     c->progress (msg, c->pdata);
   }
@@ -55,16 +56,17 @@ dps_cpu_allreduce (DpsCalData *d, const int *ranks, int n_ranks, const double *s
                    double min_time_s, int reps, double timeout_s, DpsProgressFn progress, void *pdata,
                    GError **error)
 {
-  return dps_mpi_allreduce ("allreduce", d, ranks, n_ranks, sizes, n_sizes, min_time_s, reps, timeout_s,
+  return dps_mpi_allreduce ("allreduce", NULL, d, ranks, n_ranks, sizes, n_sizes, min_time_s, reps, timeout_s,
                             progress, pdata, error);
 }
 
 /* As dps_cpu_allreduce with the worker's mode: "allreduce" (MPI on CPUs)
- * or "nccl-allreduce" (NCCL, one process per GPU). */
+ * or "nccl-allreduce" (NCCL, one process per GPU), on this machine or over
+ * emulated nodes (net). */
 gboolean
-dps_mpi_allreduce (const char *mode, DpsCalData *d, const int *ranks, int n_ranks, const double *sizes,
-                   int n_sizes, double min_time_s, int reps, double timeout_s, DpsProgressFn progress,
-                   void *pdata, GError **error)
+dps_mpi_allreduce (const char *mode, const DpsNetEmu *net, DpsCalData *d, const int *ranks, int n_ranks,
+                   const double *sizes, int n_sizes, double min_time_s, int reps, double timeout_s,
+                   DpsProgressFn progress, void *pdata, GError **error)
 {
   g_autofree char *worker = dps_helper_path ("dpscale-mpi-worker");
   if (!worker) {
@@ -77,7 +79,7 @@ dps_mpi_allreduce (const char *mode, DpsCalData *d, const int *ranks, int n_rank
     g_string_append_printf (list, "%s%.0f", i ? "," : "", sizes[i]);
   gboolean ok = TRUE;
   for (int r = 0; r < n_ranks && ok; r++) {
-    GPtrArray *argv = dps_mpirun_argv (ranks[r], worker);
+    GPtrArray *argv = dps_launcher_argv (net, ranks[r], worker);
     if (!argv) {
       g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME,
                    "no MPI launcher: mpirun not found (Debian: apt-get install openmpi-bin)");
@@ -89,7 +91,7 @@ dps_mpi_allreduce (const char *mode, DpsCalData *d, const int *ranks, int n_rank
     g_ptr_array_add (argv, g_strdup_printf ("%g", min_time_s));
     g_ptr_array_add (argv, g_strdup_printf ("%d", reps));
     g_ptr_array_add (argv, NULL);
-    LineCtx c = { d, ranks[r], progress, pdata };
+    LineCtx c = { d, ranks[r], net ? dps_netemu_nodes (net) : 1, progress, pdata };
     ok = dps_launch_lines ((const char *const *) argv->pdata, dps_mpirun_env (), timeout_s, on_line, &c, error);
     g_ptr_array_unref (argv);
   }

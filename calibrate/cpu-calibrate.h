@@ -7,15 +7,16 @@
 #include "caldata.h"
 #include "profile.h"
 #include "model.h"
+#include "netemu.h"
 
 typedef void (*DpsProgressFn) (const char *message, void *data);
 
 gboolean dps_cpu_allreduce (DpsCalData *d, const int *ranks, int n_ranks, const double *sizes, int n_sizes,
                             double min_time_s, int reps, double timeout_s, DpsProgressFn progress, void *pdata,
                             GError **error);
-gboolean dps_mpi_allreduce (const char *mode, DpsCalData *d, const int *ranks, int n_ranks, const double *sizes,
-                            int n_sizes, double min_time_s, int reps, double timeout_s, DpsProgressFn progress,
-                            void *pdata, GError **error);
+gboolean dps_mpi_allreduce (const char *mode, const DpsNetEmu *net, DpsCalData *d, const int *ranks, int n_ranks,
+                            const double *sizes, int n_sizes, double min_time_s, int reps, double timeout_s,
+                            DpsProgressFn progress, void *pdata, GError **error);
 gboolean dps_cpu_contention (DpsProfile *p, const int *ranks, int n_ranks, double bytes, int gemm_n, double seconds,
                              double timeout_s, GError **error);
 gboolean dps_cpu_layer_times_ranks (DpsProfile *p, const DpsModel *m, int batch, const int *ranks, int n_ranks,

@@ -113,6 +113,8 @@ dps_profile_save (const DpsProfile *p, const char *path, GError **error)
                           " Use it with --calibration FILE (predict, sweep, collective).", NULL);
   if (p->machine_ranks > 0) {
     g_key_file_set_integer (k, "machine", "ranks_per_node", p->machine_ranks);
+    if (p->machine_nodes > 1)
+      g_key_file_set_integer (k, "machine", "nodes", p->machine_nodes);
     set_str (k, "machine", "name", p->machine_name);
   }
   for (int g = 0; g < p->fit.n_groups; g++) {
@@ -405,13 +407,15 @@ profile_from_keyfile (const DpsKeyFile *kf, const char *path, GError **error)
       || !dps_key_file_get_string (kf, "profile", "source", FALSE, NULL, &d->source, error))
     return NULL;
   if (dps_key_file_has_group (kf, "machine")) {
-    gint64 r;
-    static const char *const mkeys[] = { "ranks_per_node", "name", NULL };
+    gint64 r, nn;
+    static const char *const mkeys[] = { "ranks_per_node", "nodes", "name", NULL };
     if (!dps_key_file_check_keys (kf, "machine", mkeys, error)
         || !dps_key_file_get_int (kf, "machine", "ranks_per_node", TRUE, 0, 1, DPS_TOPO_MAX_GPUS_PER_NODE, &r, error)
+        || !dps_key_file_get_int (kf, "machine", "nodes", FALSE, 1, 1, 64, &nn, error)
         || !dps_key_file_get_string (kf, "machine", "name", FALSE, "this machine", &p->machine_name, error))
       return NULL;
     p->machine_ranks = (int) r;
+    p->machine_nodes = (int) nn;
   }
   gsize ngr;
   char **gnames = dps_key_file_groups (kf, &ngr);
@@ -575,7 +579,8 @@ dps_profile_apply_topo (const DpsProfile *p, DpsTopoSpec *spec, int ranks, int n
     spec->nic_bw_Bps = max_bw (inter) / MIN (spec->channels, spec->n_nics);
 }
 
-/* The calibrated machine as a topology for ranks replicas: ranks_per_node
+/* The calibrated machine as a topology for ranks replicas on nodes
+ * (emulated) nodes: ranks_per_node (or ranks / nodes)
  * devices (CPU ranks or GPUs) on one switch with the fitted bandwidth, the
  * best measured GEMM rate of each type as their peak, and the memory
  * bandwidth one rank had while as many copied at once.  NULL when the profile has no [machine]
@@ -599,7 +604,7 @@ dps_profile_contention (const DpsProfile *p, int ranks)
 }
 
 DpsTopoSpec *
-dps_profile_machine_spec (const DpsProfile *p, int ranks)
+dps_profile_machine_spec (const DpsProfile *p, int ranks, int nodes)
 {
   if (p->machine_ranks <= 0)
     return NULL;
@@ -607,7 +612,8 @@ dps_profile_machine_spec (const DpsProfile *p, int ranks)
   s->name = g_strdup_printf ("%s (calibrated)", p->machine_name ? p->machine_name : "this machine");
   s->description = g_strdup_printf ("from %s", p->path ? p->path : "a calibration");
   s->path = g_strdup (p->path);
-  s->gpus_per_node = p->machine_ranks;
+  /* over emulated nodes, a node holds its share of the ranks */
+  s->gpus_per_node = nodes > 1 && ranks >= nodes ? ranks / nodes : p->machine_ranks;
   s->gpu.model = g_strdup (p->data->devices && !g_str_has_suffix (p->data->devices, "cores")
                            ? p->data->devices : "CPU rank");
   double flops = p->gemm_peak_flops > 0 ? p->gemm_peak_flops : 1e10;
@@ -628,12 +634,18 @@ dps_profile_machine_spec (const DpsProfile *p, int ranks)
   s->pcie_bw_Bps = s->intra_bw_Bps;
   s->gpu_nic = g_new (int, s->gpus_per_node);
   for (int g = 0; g < s->gpus_per_node; g++)
-    s->gpu_nic[g] = -1;
+    s->gpu_nic[g] = p->machine_nodes > 1 ? 0 : -1;
   s->fabric = DPS_FABRIC_SWITCH;
   s->nodes_per_leaf = 1 << 20;
   s->oversubscription = 1;
-  s->max_nodes = 1;
+  s->max_nodes = MAX (p->machine_nodes, 1);
   s->channels = 1;
+  if (p->machine_nodes > 1) {
+    /* emulated nodes: one shaped link each (its rate from the inter-node fit) */
+    s->n_nics = 1;
+    s->nic_gpu = g_new0 (int, 1);
+    s->nic_bw_Bps = 1e9;
+  }
   return s;
 }
 

@@ -47,6 +47,7 @@ typedef struct {
   DpsCalData *data;
   DpsFit     fit;
   int        machine_ranks;        /* CPU machine: ranks per node; 0 if none */
+  int        machine_nodes;        /* emulated nodes it was calibrated over (1: one machine) */
   char      *machine_name;
   double     gemm_peak_flops;      /* best measured fp32 GEMM, FLOP/s */
   GArray    *gemm;                 /* DpsGemmPoint */
@@ -67,6 +68,6 @@ void        dps_profile_add_layers (DpsProfile *p, const char *model, int batch,
 void        dps_profile_apply_params (const DpsProfile *p, int ranks, int nodes, DpsCollParams *params,
                                       guint *algo_mask, guint *proto_mask);
 void        dps_profile_apply_topo (const DpsProfile *p, DpsTopoSpec *spec, int ranks, int nodes);
-DpsTopoSpec *dps_profile_machine_spec (const DpsProfile *p, int ranks);
+DpsTopoSpec *dps_profile_machine_spec (const DpsProfile *p, int ranks, int nodes);
 const DpsContention *dps_profile_contention (const DpsProfile *p, int ranks);
 gboolean    dps_profile_apply_model (const DpsProfile *p, DpsModel *m, int ranks);

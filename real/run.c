@@ -109,7 +109,7 @@ dps_run_execute (const DpsRunSpec *spec, const DpsModel *model, DpsRunResult *ou
   out->bucket_sizes = g_array_new (FALSE, FALSE, sizeof (double));
   out->gradcheck = -1;
   g_autofree char *worker = dps_helper_path ("dpscale-train");
-  GPtrArray *args = worker ? dps_mpirun_argv (spec->ranks, worker) : NULL;
+  GPtrArray *args = worker ? dps_launcher_argv (spec->net, spec->ranks, worker) : NULL;
   if (!worker || !args) {
     g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME, "%s", !worker ? "dpscale-train not found beside dpscale"
                  : "no MPI launcher: mpirun not found (Debian: apt-get install openmpi-bin)");

@@ -6,6 +6,7 @@
 #include <glib.h>
 #include "model.h"
 #include "ddp.h"
+#include "netemu.h"
 
 typedef struct {
   int         ranks, steps, batch, seed;
@@ -17,6 +18,7 @@ typedef struct {
   double      emu_opt_s;
   double      timeout_s;
   gboolean    quiet;              /* no progress line on stderr */
+  const DpsNetEmu *net;           /* emulated nodes to spread the ranks over, or NULL */
 } DpsRunSpec;
 
 typedef struct {

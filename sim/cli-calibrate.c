@@ -63,8 +63,8 @@ static double
 simulated (const DpsProfile *p, const char *topology, const DpsCalPoint *pt, GError **error)
 {
   int n_gpus;
-  g_autoptr (DpsTopo) topo = dps_cli_topology_calibrated (topology, p, pt->nodes > 1 ? pt->nodes : 0,
-                                                          pt->nodes > 1 ? 0 : pt->ranks, &n_gpus, error);
+  g_autoptr (DpsTopo) topo = dps_cli_topology_calibrated (topology, p, pt->nodes > 1 ? pt->nodes : 0, pt->ranks,
+                                                          &n_gpus, error);
   if (!topo)
     return -1;
   DpsCollParams params;
@@ -87,7 +87,7 @@ simulated (const DpsProfile *p, const char *topology, const DpsCalPoint *pt, GEr
  * NULL).  Returns a new profile, or NULL with error. */
 DpsProfile *
 dps_calibrate_cpu (const int *ranks, int n_ranks, const double *sizes, int n_sizes, gboolean quick,
-                   const DpsModel *model, int batch, double timeout, GError **error)
+                   const DpsModel *model, int batch, double timeout, int nodes, double link_gbps, GError **error)
 {
   g_autoptr (DpsProfile) prof = dps_profile_new (dps_cal_data_new ("cpu-mpi"));
   DpsCalData *data = prof->data;
@@ -96,6 +96,28 @@ dps_calibrate_cpu (const int *ranks, int n_ranks, const double *sizes, int n_siz
     return NULL;
   for (int i = 0; i < n_ranks; i++)
     prof->machine_ranks = MAX (prof->machine_ranks, ranks[i]);
+  if (nodes > 1) {
+    /* the same rank counts spread over emulated nodes: the network's level */
+    GArray *multi = g_array_new (FALSE, FALSE, sizeof (int));
+    int per_node = 1;
+    for (int i = 0; i < n_ranks; i++)
+      if (ranks[i] >= nodes && ranks[i] % nodes == 0) {
+        g_array_append_val (multi, ranks[i]);
+        per_node = MAX (per_node, ranks[i] / nodes);
+      }
+    if (multi->len == 0) {
+      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--nodes %d: no --ranks count is a multiple of it", nodes);
+      g_array_free (multi, TRUE);
+      return NULL;
+    }
+    g_autoptr (DpsNetEmu) net = dps_netemu_new (nodes, per_node, link_gbps, error);
+    gboolean ok = net && dps_mpi_allreduce ("allreduce", net, data, (int *) multi->data, (int) multi->len, sizes,
+                                            n_sizes, quick ? 0.03 : 0.2, quick ? 3 : 5, timeout, progress, NULL, error);
+    g_array_free (multi, TRUE);
+    if (!ok)
+      return NULL;
+    prof->machine_nodes = nodes;
+  }
   char host[256] = "";
   gethostname (host, sizeof host - 1);
   prof->machine_name = g_strdup (host[0] ? host : "this machine");
@@ -132,6 +154,8 @@ dps_cmd_calibrate (int argc, char **argv)
   g_autofree char *topology = NULL;
   g_auto (GStrv) imports = NULL;
   gboolean quick = FALSE, use_mpi = FALSE;
+  int nodes = 0;
+  double link_gbps = 1;
   int batch = 0;
   double timeout = 600;
   GOptionEntry entries[] = {
@@ -143,6 +167,8 @@ dps_cmd_calibrate (int argc, char **argv)
     { "batch", 'b', 0, G_OPTION_ARG_INT, &batch, "Batch for the per-layer times (default 32, quick 8)", "B" },
     { "import", 'i', 0, G_OPTION_ARG_FILENAME_ARRAY, &imports, "Import an nccl-tests all_reduce_perf log instead of measuring (repeatable)", "FILE" },
     { "topology", 't', 0, G_OPTION_ARG_STRING, &topology, "With --import: the cluster the logs come from (default dgx-h100)", "NAME|FILE" },
+    { "nodes", 0, 0, G_OPTION_ARG_INT, &nodes, "CPUs: measure across this many emulated nodes too (root: namespaces, tc)", "K" },
+    { "link-gbps", 0, 0, G_OPTION_ARG_DOUBLE, &link_gbps, "Emulated nodes: each node's link, Gbit/s each way (default 1)", "GBPS" },
     { "mpi", 0, 0, G_OPTION_ARG_NONE, &use_mpi, "GPUs: one process per GPU under mpirun (default: one process drives them all)", NULL },
     { "timeout", 0, 0, G_OPTION_ARG_DOUBLE, &timeout, "Stop an mpirun that runs longer than this, seconds (default 600)", "S" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Profile to write (default dpscale.calib; also .csv and .png beside it)", "FILE" },
@@ -174,6 +200,8 @@ dps_cmd_calibrate (int argc, char **argv)
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--batch: must be at least 1");
   else if (imports && (backend || sizes_s || ranks_s))
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--import: logs replace measuring; drop --backend/--sizes/--ranks");
+  else if (nodes < 0 || nodes == 1 || nodes > 64 || (nodes > 1 && (imports || (backend && !g_str_equal (backend, "cpu")))))
+    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--nodes: 2 to 64 emulated nodes, for CPU calibration");
   else if (use_mpi && backend && !g_str_equal (backend, "gpu"))
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--mpi: only with --backend gpu (CPUs always use mpirun)");
   else if (topology && !imports)
@@ -207,7 +235,7 @@ dps_cmd_calibrate (int argc, char **argv)
     g_autoptr (DpsModel) m = dps_model_load (model_s ? model_s : "mlp", &error);
     if (m)
       prof = dps_calibrate_cpu ((int *) r32->data, (int) r32->len, (double *) sizes->data, (int) sizes->len, quick, m,
-                                batch ? batch : quick ? 8 : 32, timeout, &error);
+                                batch ? batch : quick ? 8 : 32, timeout, nodes, link_gbps, &error);
     if (prof)
       data = prof->data;
   } else if (!error) {
@@ -218,7 +246,7 @@ dps_cmd_calibrate (int argc, char **argv)
         dps_nccl_log_load (imports[i], data, &error);
     } else {
       if (use_mpi)
-        dps_mpi_allreduce ("nccl-allreduce", data, (int *) r32->data, (int) r32->len, (double *) sizes->data,
+        dps_mpi_allreduce ("nccl-allreduce", NULL, data, (int *) r32->data, (int) r32->len, (double *) sizes->data,
                            (int) sizes->len, quick ? 0.03 : 0.2, quick ? 3 : 5, timeout, progress, NULL, &error);
       else
         dps_gpu_allreduce (data, (int *) r32->data, (int) r32->len, (double *) sizes->data, (int) sizes->len,

@@ -19,8 +19,8 @@ dps_cmd_run (int argc, char **argv)
 {
   g_autofree char *model_s = NULL, *optimizer = NULL, *format_s = NULL, *output = NULL, *trace = NULL;
   g_autofree char *calibration = NULL, *topology = NULL, *backend = NULL;
-  int ranks = 2, steps = 20, warmup = 3, batch = 32, seed = 1;
-  double cap = 25, first = 1, lr = 0, timeout = 600;
+  int ranks = 2, steps = 20, warmup = 3, batch = 32, seed = 1, nodes = 0;
+  double cap = 25, first = 1, lr = 0, timeout = 600, link_gbps = 1;
   gboolean emulate = FALSE, check = FALSE;
   GOptionEntry entries[] = {
     { "ranks", 'n', 0, G_OPTION_ARG_INT, &ranks, "Replicas, one MPI process each (default 2)", "N" },
@@ -38,6 +38,8 @@ dps_cmd_run (int argc, char **argv)
     { "calibration", 'C', 0, G_OPTION_ARG_FILENAME, &calibration, "Emulation: layer times from this profile", "FILE" },
     { "topology", 't', 0, G_OPTION_ARG_STRING, &topology, "Emulation without a profile: the device whose roofline times to wait (default dgx-h100)", "NAME" },
     { "check-gradient", 0, 0, G_OPTION_ARG_NONE, &check, "First check that N shards' averaged gradient equals the whole batch's", NULL },
+    { "nodes", 0, 0, G_OPTION_ARG_INT, &nodes, "Spread the replicas over this many emulated nodes (root: namespaces, tc)", "K" },
+    { "link-gbps", 0, 0, G_OPTION_ARG_DOUBLE, &link_gbps, "Emulated nodes: each node's link, Gbit/s each way (default 1)", "GBPS" },
     { "timeout", 0, 0, G_OPTION_ARG_DOUBLE, &timeout, "Stop a run that takes longer, seconds (default 600)", "S" },
     { "format", 0, 0, G_OPTION_ARG_STRING, &format_s, "table (default), csv or json", "FMT" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write the per-step CSV to FILE", "FILE" },
@@ -68,6 +70,9 @@ dps_cmd_run (int argc, char **argv)
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--optimizer: '%s' is not sgd or adam", optimizer);
   else if ((calibration || topology) && !emulate)
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--calibration/--topology: only with --emulate");
+  else if (nodes < 0 || nodes == 1 || (nodes > 1 && ranks % nodes))
+    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--nodes: %d emulated nodes for %d replicas: need 2 or more, dividing --ranks",
+                 nodes, ranks);
   else if (check && emulate)
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--check-gradient: needs real compute, not --emulate");
   else
@@ -93,6 +98,13 @@ dps_cmd_run (int argc, char **argv)
     spec.emu_bwd_s = bwd;
     for (int l = 0; l < dps_model_n_layers (model); l++)
       emu_compute += fwd[l] + bwd[l];
+  }
+  g_autoptr (DpsNetEmu) net = NULL;
+  if (nodes > 1) {
+    net = dps_netemu_new (nodes, ranks / nodes, link_gbps, &error);
+    if (!net)
+      return dps_cli_fail ("run", error);
+    spec.net = net;
   }
   DpsRunResult out;
   int status = 0;
@@ -143,9 +155,13 @@ dps_cmd_run (int argc, char **argv)
       g_autofree char *j = dps_json_builder_to_text (jb, TRUE);
       g_string_append_printf (text, "%s\n", j);
     } else if (!error) {
-      g_string_append_printf (text, "dpscale run: %s, %d replica%s (%s), %s\n\n", model->name, ranks,
+      g_string_append_printf (text, "dpscale run: %s, %d replica%s (%s), %s\n", model->name, ranks,
                               ranks > 1 ? "s" : "", out.library ? out.library : "MPI",
                               emulate ? "emulated compute" : "OpenBLAS compute, one thread per replica");
+      if (net)
+        g_string_append_printf (text, "  on %d emulated nodes of %d replicas, %.3g Gbit/s links (namespaces, tbf)\n", nodes,
+                                ranks / nodes, link_gbps);
+      g_string_append (text, "\n");
       g_string_append_printf (text, "  steps           %d (%d warm-up left out), batch %d per replica\n", steps, warmup, batch);
       g_string_append_printf (text, "  step time       %.3f ms median (p10 %.3f, p90 %.3f), the slowest replica's\n",
                               med * 1e3, p10 * 1e3, p90 * 1e3);

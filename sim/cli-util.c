@@ -92,8 +92,11 @@ dps_cli_topology_calibrated (const char *name, const DpsProfile *profile, int no
                              GError **error)
 {
   g_autoptr (DpsTopoSpec) spec = NULL;
-  if (profile && !name)
-    spec = dps_profile_machine_spec (profile, gpus > 0 ? gpus : profile->machine_ranks);
+  if (profile && !name) {
+    int mr = MAX (profile->machine_ranks, 1);
+    int n_nodes = nodes > 0 ? nodes : gpus > mr ? (gpus + mr - 1) / mr : 1;
+    spec = dps_profile_machine_spec (profile, gpus > 0 ? gpus : mr * n_nodes, n_nodes);
+  }
   if (!spec) {
     g_autofree char *path = dps_topo_find (name ? name : DPS_DEFAULT_TOPOLOGY, error);
     if (!path)
@@ -106,10 +109,11 @@ dps_cli_topology_calibrated (const char *name, const DpsProfile *profile, int no
     int k = spec->gpus_per_node, n_nodes = nodes > 0 ? nodes : gpus > k ? gpus / k : 1;
     dps_profile_apply_topo (profile, spec, gpus > 0 ? gpus : n_nodes * k, n_nodes);
   }
-  if (profile && profile->machine_ranks > 0 && !name && gpus > spec->gpus_per_node) {
+  int most = spec->gpus_per_node * MAX (profile ? profile->machine_nodes : 1, 1);
+  if (profile && profile->machine_ranks > 0 && !name && gpus > most) {
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT,
                  "--gpus: %d ranks asked for, but the calibrated machine (%s) was measured with up to %d",
-                 gpus, profile->path ? profile->path : "the profile", spec->gpus_per_node);
+                 gpus, profile->path ? profile->path : "the profile", most);
     return NULL;
   }
   return size_topology (spec, nodes, gpus, n_gpus, error);

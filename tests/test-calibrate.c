@@ -192,7 +192,7 @@ test_profile_drives_simulator (void)
   g_autoptr (DpsProfile) p = dps_profile_new (g_steal_pointer (&d));
   g_assert_true (dps_fit_levels (p->data, &p->fit, NULL));
   p->machine_ranks = 4;
-  g_autoptr (DpsTopoSpec) spec = dps_profile_machine_spec (p, 4);
+  g_autoptr (DpsTopoSpec) spec = dps_profile_machine_spec (p, 4, 1);
   dps_profile_apply_topo (p, spec, 4, 1);
   g_autoptr (DpsTopo) t = dps_topo_new (spec, 1, NULL);
   DpsCollParams params;

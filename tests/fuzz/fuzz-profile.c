@@ -18,7 +18,7 @@ LLVMFuzzerTestOneInput (const unsigned char *data, size_t size)
   guint am, pm;
   dps_coll_params_nccl (&params);
   dps_profile_apply_params (p, 4, 1, &params, &am, &pm);
-  DpsTopoSpec *s = dps_profile_machine_spec (p, 4);
+  DpsTopoSpec *s = dps_profile_machine_spec (p, 4, 1);
   if (s)
     dps_topo_spec_free (s);
   dps_fit_predict (&p->fit, 4, 1, 65536);

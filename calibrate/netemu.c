@@ -1,0 +1,175 @@
+/* netemu.c — see netemu.h. */
+#include "netemu.h"
+#include "launch.h"
+#include "error.h"
+
+#include <glib/gstdio.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+struct DpsNetEmu {
+  int    id, nodes, ranks_per_node, created;
+  char   net[32];          /* "10.213.X" */
+  char   bridge[16];
+  char  *dir, *agent, *hostfile;
+  gboolean bridge_made;
+};
+
+/* Runs a command; FALSE with its message on failure. */
+static gboolean
+sh (GError **error, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
+
+static gboolean
+sh (GError **error, const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  g_autofree char *cmd = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  g_autofree char *err = NULL;
+  int status = 0;
+  const char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+  if (!g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, &err, &status, NULL)
+      || !g_spawn_check_wait_status (status, NULL)) {
+    if (error)
+      g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME, "emulated network: '%s' failed: %s", cmd,
+                   err && *err ? g_strstrip (err) : "no message");
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* Removes what was made (quietly: parts may be missing after a failure). */
+void
+dps_netemu_free (DpsNetEmu *e)
+{
+  if (!e)
+    return;
+  for (int k = 0; k < e->created; k++) {
+    sh (NULL, "ip netns del dps%dn%d", e->id, k);
+    sh (NULL, "ip link del dps%dr%d 2>/dev/null || true", e->id, k);
+  }
+  if (e->bridge_made)
+    sh (NULL, "ip link del %s", e->bridge);
+  if (e->agent)
+    g_unlink (e->agent);
+  if (e->hostfile)
+    g_unlink (e->hostfile);
+  if (e->dir)
+    g_rmdir (e->dir);
+  g_free (e->agent);
+  g_free (e->hostfile);
+  g_free (e->dir);
+  g_free (e);
+}
+
+/* Builds nodes namespaces of ranks_per_node slots joined at link_gbps
+ * (Gbit/s each way per node).  Errors: not root, ip or tc missing, a
+ * command that fails (everything made so far is removed). */
+DpsNetEmu *
+dps_netemu_new (int nodes, int ranks_per_node, double link_gbps, GError **error)
+{
+  if (geteuid () != 0) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_UNSUPPORTED,
+                 "--nodes: emulated nodes need root (network namespaces and tc); skipped");
+    return NULL;
+  }
+  if (nodes < 2 || nodes > 64 || ranks_per_node < 1 || !(link_gbps > 0) || link_gbps > 1000) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--nodes/--link-gbps: need 2 to 64 nodes and 0 < Gbit/s <= 1000");
+    return NULL;
+  }
+  g_autofree char *ip = g_find_program_in_path ("ip"), *tc = g_find_program_in_path ("tc");
+  g_autofree char *us = g_find_program_in_path ("unshare");
+  if (!ip || !tc || !us) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_UNSUPPORTED, "--nodes: needs ip, tc and unshare (Debian: iproute2, util-linux)");
+    return NULL;
+  }
+  g_autoptr (DpsNetEmu) e = g_new0 (DpsNetEmu, 1);
+  e->id = (int) (getpid () % 9000) + 100;
+  e->nodes = nodes;
+  e->ranks_per_node = ranks_per_node;
+  g_snprintf (e->net, sizeof e->net, "10.213.%d", e->id % 250);
+  g_snprintf (e->bridge, sizeof e->bridge, "dpsb%d", e->id);
+  /* a tbf burst of 1 ms at the rate (at least 64 KiB) keeps TCP flowing */
+  double rate_Bps = link_gbps * 1e9 / 8;
+  long burst = MAX (65536L, (long) (rate_Bps * 1e-3));
+  if (!sh (error, "ip link add %s type bridge && ip addr add %s.254/24 dev %s && ip link set %s up", e->bridge,
+           e->net, e->bridge, e->bridge))
+    return NULL;
+  e->bridge_made = TRUE;
+  for (int k = 0; k < nodes; k++) {
+    e->created = k + 1;
+    if (!sh (error, "ip netns add dps%dn%d && ip link add dps%dr%d type veth peer name dps%dp%d"
+                    " && ip link set dps%dp%d netns dps%dn%d && ip link set dps%dr%d master %s up"
+                    " && ip netns exec dps%dn%d ip addr add %s.%d/24 dev dps%dp%d"
+                    " && ip netns exec dps%dn%d ip link set dps%dp%d up && ip netns exec dps%dn%d ip link set lo up"
+                    " && tc qdisc add dev dps%dr%d root tbf rate %.0fbit burst %ld latency 100ms"
+                    " && ip netns exec dps%dn%d tc qdisc add dev dps%dp%d root tbf rate %.0fbit burst %ld latency 100ms",
+             e->id, k, e->id, k, e->id, k, e->id, k, e->id, k, e->id, k, e->bridge, e->id, k, e->net, k + 1, e->id, k,
+             e->id, k, e->id, k, e->id, k, e->id, k, link_gbps * 1e9, burst, e->id, k, e->id, k, link_gbps * 1e9, burst))
+      return NULL;
+  }
+  e->dir = g_dir_make_tmp ("dpscale-net-XXXXXX", NULL);
+  if (!e->dir) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_IO, "emulated network: cannot make a temporary folder");
+    return NULL;
+  }
+  /* the remote shell of mpirun: host 10.213.X.(k+1) is namespace k */
+  e->agent = g_build_filename (e->dir, "agent.sh", NULL);
+  g_autofree char *agent = g_strdup_printf (
+    "#!/bin/sh\n# dpscale: enter the emulated node's namespace under its own host name\n"
+    "while [ $# -gt 0 ] && [ \"${1#-}\" != \"$1\" ]; do shift; done\n"
+    "host=$1; shift\nk=$(( ${host##*.} - 1 ))\n"
+    "exec ip netns exec dps%dn$k unshare --uts sh -c \"hostname node$k; $*\"\n", e->id);
+  GString *hosts = g_string_new (NULL);
+  for (int k = 0; k < nodes; k++)
+    g_string_append_printf (hosts, "%s.%d slots=%d\n", e->net, k + 1, ranks_per_node);
+  e->hostfile = g_build_filename (e->dir, "hosts", NULL);
+  gboolean ok = g_file_set_contents (e->agent, agent, -1, NULL) && g_chmod (e->agent, 0755) == 0
+                && g_file_set_contents (e->hostfile, hosts->str, -1, NULL);
+  g_string_free (hosts, TRUE);
+  if (!ok) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_IO, "emulated network: cannot write %s", e->dir);
+    return NULL;
+  }
+  return g_steal_pointer (&e);
+}
+
+int
+dps_netemu_nodes (const DpsNetEmu *e)
+{
+  return e->nodes;
+}
+
+/* mpirun's command line for ranks copies of program spread evenly over
+ * the emulated nodes. */
+GPtrArray *
+dps_netemu_mpirun_argv (const DpsNetEmu *e, int ranks, const char *program)
+{
+  char *mpirun = g_find_program_in_path ("mpirun");
+  if (!mpirun)
+    return NULL;
+  g_autofree char *cidr = g_strdup_printf ("%s.0/24", e->net);
+  GPtrArray *a = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (a, mpirun);
+  const char *fixed[] = { "--hostfile", e->hostfile, "--mca", "plm_rsh_agent", e->agent, "--mca", "routed", "direct",
+                          "--mca", "oob_tcp_if_include", cidr, "--mca", "btl_tcp_if_include", cidr,
+                          "--mca", "btl", "vader,tcp,self", "--bind-to", "none", "--mca", "mpi_yield_when_idle", "1" };
+  g_ptr_array_add (a, g_strdup ("-np"));
+  g_ptr_array_add (a, g_strdup_printf ("%d", ranks));
+  for (gsize i = 0; i < G_N_ELEMENTS (fixed); i++)
+    g_ptr_array_add (a, g_strdup (fixed[i]));
+  /* the same number of ranks on every node */
+  g_ptr_array_add (a, g_strdup ("--map-by"));
+  g_ptr_array_add (a, g_strdup_printf ("ppr:%d:node", MAX (1, ranks / e->nodes)));
+  g_ptr_array_add (a, g_strdup (program));
+  return a;
+}
+
+/* mpirun's command line on this machine (net NULL) or over emulated nodes. */
+GPtrArray *
+dps_launcher_argv (const DpsNetEmu *net, int ranks, const char *program)
+{
+  return net ? dps_netemu_mpirun_argv (net, ranks, program) : dps_mpirun_argv (ranks, program);
+}
