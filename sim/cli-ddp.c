@@ -190,10 +190,12 @@ dps_ddp_setup (const DpsDdpOpts *o, const DpsProfile *profile, DpsModel *model, 
   if (!*topo)
     return FALSE;
   if (profile) {
+    /* co-located ranks (per node) share cores, caches and memory */
+    int per_node = n_gpus / dps_topo_n_nodes (*topo);
     dps_profile_apply_params (profile, n_gpus, dps_topo_n_nodes (*topo), &c->coll, &c->algo_mask, &c->proto_mask);
-    dps_profile_apply_model (profile, model, n_gpus);
-    const DpsContention *ct = name ? NULL : dps_profile_contention (profile, n_gpus);
-    if (ct && n_gpus > 1) {
+    dps_profile_apply_model (profile, model, per_node);
+    const DpsContention *ct = name ? NULL : dps_profile_contention (profile, per_node);
+    if (ct && per_node > 1) {
       /* measured on this machine: overlap slowdowns, and a rank's memory
        * bandwidth (already what it reaches: no further efficiency) */
       c->contention = ct->compute;

@@ -7,6 +7,7 @@
 #include "run.h"
 #include "plot.h"
 #include "validation.h"
+#include "netemu.h"
 #include "error.h"
 #include "buckets.h"
 
@@ -43,8 +44,8 @@ dps_cmd_validate (int argc, char **argv)
 {
   g_autofree char *backend = NULL, *replicas_s = NULL, *model_s = NULL, *calibration = NULL, *output = NULL;
   g_autofree char *topology = NULL;
-  int batch = 32, steps = 20, warmup = 3, trials = 20, grad_accum = 1;
-  double cap = 25, first = 1, timeout = 600, jitter = 0;
+  int batch = 32, steps = 20, warmup = 3, trials = 20, grad_accum = 1, nodes = 0;
+  double cap = 25, first = 1, timeout = 600, jitter = 0, link_gbps = 1;
   gboolean emulate = FALSE, quick = FALSE;
   GOptionEntry entries[] = {
     { "backend", 0, 0, G_OPTION_ARG_STRING, &backend, "cpu (default)", "B" },
@@ -60,6 +61,8 @@ dps_cmd_validate (int argc, char **argv)
     { "topology", 't', 0, G_OPTION_ARG_STRING, &topology, "Emulation: the device whose roofline times to wait when the profile has none for the model", "NAME" },
     { "trials", 'T', 0, G_OPTION_ARG_INT, &trials, "Monte Carlo trials per prediction (default 20)", "T" },
     { "jitter", 0, 0, G_OPTION_ARG_DOUBLE, &jitter, "Per-layer compute jitter assumed by the prediction (CV, default 0)", "CV" },
+    { "nodes", 0, 0, G_OPTION_ARG_INT, &nodes, "Spread every replica count over this many emulated nodes (root)", "K" },
+    { "link-gbps", 0, 0, G_OPTION_ARG_DOUBLE, &link_gbps, "Emulated nodes: each node's link, Gbit/s each way (default 1)", "GBPS" },
     { "quick", 'q', 0, G_OPTION_ARG_NONE, &quick, "A short calibration (CI)", NULL },
     { "timeout", 0, 0, G_OPTION_ARG_DOUBLE, &timeout, "Limit for each mpirun, seconds (default 600)", "S" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Prefix of the files written (default dpscale-validation)", "PREFIX" },
@@ -80,10 +83,20 @@ dps_cmd_validate (int argc, char **argv)
     g_set_error (&error, DPS_ERROR, DPS_ERROR_UNSUPPORTED, "--backend: '%s' is not available (this build validates cpu)", backend);
   else if (steps < 2 || warmup < 0 || warmup >= steps || batch < 1 || trials < 1 || trials > 100000 || !(cap > 0))
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--steps/--warmup/--batch/--trials/--bucket-cap-mb: out of range");
+  else if (nodes < 0 || nodes == 1 || nodes > 64)
+    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--nodes: 2 to 64 emulated nodes");
   else
-    dps_cli_parse_int_list ("--replicas", replicas_s ? replicas_s : emulate ? "1,2,4,8,16" : "1,2", 1, 256, &reps, &error);
-  if (error)
+    dps_cli_parse_int_list ("--replicas", replicas_s ? replicas_s : nodes > 1 ? (emulate ? "2,4,8" : "2,4")
+                            : emulate ? "1,2,4,8,16" : "1,2", 1, 256, &reps, &error);
+  for (guint i = 0; !error && nodes > 1 && i < reps->len; i++)
+    if (g_array_index (reps, gint64, i) % nodes)
+      g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--replicas: %d is not a multiple of --nodes %d",
+                   (int) g_array_index (reps, gint64, i), nodes);
+  if (error) {
+    if (reps)
+      g_array_free (reps, TRUE);
     return dps_cli_fail ("validate", error);
+  }
   const char *prefix = output ? output : "dpscale-validation";
   g_autoptr (DpsModel) model = dps_model_load (model_s ? model_s : "mlp", &error);
   g_autoptr (DpsProfile) profile = NULL;
@@ -120,7 +133,7 @@ dps_cmd_validate (int argc, char **argv)
       g_array_append_val (sizes, s);
     fprintf (stderr, "validate: 1/3 calibrating all-reduce and compute (no step times)\n");
     profile = dps_calibrate_cpu ((int *) r->data, (int) r->len, (double *) sizes->data, (int) sizes->len, quick,
-                                 model, batch, timeout, 0, 0, &error);
+                                 model, batch, timeout, nodes, link_gbps, &error);
     g_array_free (r, TRUE);
     g_array_free (sizes, TRUE);
     if (profile) {
@@ -151,6 +164,11 @@ dps_cmd_validate (int argc, char **argv)
   }
   double comm_cv = held_out_rms (profile);
   int n = (int) reps->len;
+  g_autoptr (DpsNetEmu) net = NULL;
+  if (nodes > 1 && !(net = dps_netemu_new (nodes, max_r / nodes, link_gbps, &error))) {
+    g_array_free (reps, TRUE);
+    return dps_cli_fail ("validate", error);
+  }
   Point *pts = g_new0 (Point, n);
   for (int i = 0; i < n; i++) {
     int N = (int) g_array_index (reps, gint64, i);
@@ -160,7 +178,7 @@ dps_cmd_validate (int argc, char **argv)
              emulate ? " (emulated compute)" : "");
     DpsRunSpec spec = { .ranks = N, .steps = steps, .batch = batch, .seed = 1, .bucket_cap_mb = cap,
                         .first_bucket_mb = first, .optimizer = "sgd", .emulate = emulate, .emu_fwd_s = efwd,
-                        .emu_bwd_s = ebwd, .emu_opt_s = eopt, .timeout_s = timeout, .quiet = TRUE };
+                        .emu_bwd_s = ebwd, .emu_opt_s = eopt, .timeout_s = timeout, .quiet = TRUE, .net = net };
     DpsRunResult run;
     GError *perr = NULL;
     if (dps_run_execute (&spec, model, &run, &perr)) {
@@ -194,7 +212,7 @@ dps_cmd_validate (int argc, char **argv)
       c.trace_replicas = i == n - 1 ? 8 : 0;
       g_autoptr (DpsTopo) topo = NULL;
       DpsDdpResult r;
-      gboolean ready = dps_ddp_setup (&o, profile, model, 0, N, &c, &topo, &perr);
+      gboolean ready = dps_ddp_setup (&o, profile, model, nodes > 1 ? nodes : 0, N, &c, &topo, &perr);
       if (ready && emulate) {
         /* emulated replicas sleep instead of computing: nothing contends
          * with the all-reduces, and the optimizer is the wait it was given */
@@ -237,9 +255,12 @@ dps_cmd_validate (int argc, char **argv)
                                           "meas_optimizer_s,meas_other_s,pred_compute_s,pred_exposed_s,pred_optimizer_s,"
                                           "pred_straggler_s\n");
   g_autoptr (GString) t = g_string_new (NULL);
-  g_string_append_printf (t, "dpscale validate: %s, %s, batch %d per replica, %d steps (%d warm-up), %d trials per prediction\n\n",
+  g_string_append_printf (t, "dpscale validate: %s, %s, batch %d per replica, %d steps (%d warm-up), %d trials per prediction\n",
                           model->name, emulate ? "emulated compute, real MPI all-reduces" : "real CPU training (MPI + OpenBLAS)",
                           batch, steps, warmup, trials);
+  if (net)
+    g_string_append_printf (t, "over %d emulated nodes joined by %.3g Gbit/s links (namespaces, tbf)\n", nodes, link_gbps);
+  g_string_append (t, "\n");
   g_string_append_printf (t, "%8s  %-28s  %-28s  %8s  %8s  %8s  %s\n", "replicas", "measured ms (p10..p90)",
                           "predicted ms (p5..p95)", "meas_eff", "pred_eff", "error_%", "inside");
   for (int i = 0; i < n; i++) {
