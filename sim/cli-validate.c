@@ -21,6 +21,44 @@ typedef struct {
   char  *error;
 } Point;
 
+/* One step laid out for plots/timeline.gp: source 1 predicted, 0
+ * measured; lane a replica (0..3 drawn), -1 the all-reduces, -2 the
+ * optimizer; kind 0 compute, 1 communication, 2 optimizer. */
+static void
+timeline_row (GString *t, int source, int lane, double start_s, double dur_s, int kind)
+{
+  if (lane > 3 || dur_s <= 0)
+    return;
+  g_string_append_printf (t, "%d,%d,%.6f,%.6f,%d\n", source, lane, start_s * 1e3, (start_s + dur_s) * 1e3, kind);
+}
+
+static void
+timeline_measured (GString *t, const DpsRunResult *run, int step)
+{
+  for (guint i = 0; i < run->steps->len; i++) {
+    const DpsRunStep *s = &g_array_index (run->steps, DpsRunStep, i);
+    if (s->step != step)
+      continue;
+    timeline_row (t, 0, s->replica, 0, s->fwd + s->bwd, 0);
+    if (s->replica == 0)
+      timeline_row (t, 0, -2, s->fwd + s->bwd + s->exposed, s->opt, 2);
+  }
+  for (guint i = 0; i < run->buckets->len; i++) {
+    const DpsRunBucket *b = &g_array_index (run->buckets, DpsRunBucket, i);
+    if (b->step == step)
+      timeline_row (t, 0, -1, b->start, b->dur, 1);
+  }
+}
+
+static void
+timeline_predicted (GString *t, const DpsDdpResult *r)
+{
+  for (guint i = 0; r->trace && i < r->trace->len; i++) {
+    const DpsTraceEvent *e = &g_array_index (r->trace, DpsTraceEvent, i);
+    timeline_row (t, 1, e->lane, e->start_s, e->dur_s, e->comm ? 1 : e->lane == -2 ? 2 : 0);
+  }
+}
+
 /* RMS relative error of the fit on its held-out points: the uncertainty
  * of predicted collective times. */
 static double
@@ -170,6 +208,7 @@ dps_cmd_validate (int argc, char **argv)
     return dps_cli_fail ("validate", error);
   }
   Point *pts = g_new0 (Point, n);
+  g_autoptr (GString) timeline = g_string_new ("source,lane,start_ms,end_ms,kind\n");
   for (int i = 0; i < n; i++) {
     int N = (int) g_array_index (reps, gint64, i);
     Point *p = &pts[i];
@@ -191,6 +230,7 @@ dps_cmd_validate (int argc, char **argv)
       if (i == n - 1) {
         g_autofree char *tp = g_strconcat (prefix, "-measured-trace.json", NULL);
         dps_run_write_trace (&run, steps - 1, tp, NULL);
+        timeline_measured (timeline, &run, steps - 1);
       }
     }
     dps_run_result_clear (&run);
@@ -214,8 +254,16 @@ dps_cmd_validate (int argc, char **argv)
       DpsDdpResult r;
       gboolean ready = dps_ddp_setup (&o, profile, model, nodes > 1 ? nodes : 0, N, &c, &topo, &perr);
       if (ready && emulate) {
-        /* emulated replicas sleep instead of computing: nothing contends
-         * with the all-reduces, and the optimizer is the wait it was given */
+        /* emulated replicas sleep instead of computing: their layers take
+         * exactly the waits they were given (not the profile's times for
+         * co-located ranks), nothing contends with the all-reduces, and
+         * the optimizer is its wait too */
+        for (int l = 0; l < dps_model_n_layers (model); l++) {
+          DpsLayer *layer = &g_array_index (model->layers, DpsLayer, l);
+          layer->fwd_time_s = efwd[l];
+          layer->bwd_time_s = ebwd[l];
+        }
+        model->time_batch = batch;
         c.contention = 0;
         c.contention_comm = 0;
         c.optimizer_s = eopt;
@@ -232,6 +280,7 @@ dps_cmd_validate (int argc, char **argv)
         if (r.trace) {
           g_autofree char *tp = g_strconcat (prefix, "-predicted-trace.json", NULL);
           dps_ddp_write_trace (&r, tp, NULL);
+          timeline_predicted (timeline, &r);
         }
         dps_ddp_result_clear (&r);
       }
@@ -303,6 +352,20 @@ dps_cmd_validate (int argc, char **argv)
           g_error_free (perr);
         }
       }
+    g_autofree char *tl_path = g_strconcat (prefix, "-timeline.csv", NULL);
+    g_autofree char *tl_png = g_strconcat (prefix, "-timeline.png", NULL);
+    g_autofree char *tl_svg = g_strconcat (prefix, "-timeline.svg", NULL);
+    g_autofree char *tl_title = g_strdup_printf ("one step at %d replicas: predicted above, measured below",
+                                                 vp[n - 1].replicas);
+    GError *perr = NULL;
+    if (vp[n - 1].ok && dps_cli_emit (tl_path, timeline, &perr)
+        && dps_plot_render ("timeline.gp", tl_path, tl_png, tl_title, NULL, &perr)
+        && dps_plot_render ("timeline.gp", tl_path, tl_svg, tl_title, NULL, &perr))
+      g_string_append_printf (t, ", %s, %s", tl_png, tl_svg);
+    else if (perr) {
+      fprintf (stderr, "dpscale validate: warning: no timeline: %s\n", perr->message);
+      g_error_free (perr);
+    }
     g_string_append (t, "\n");
   }
   dps_cli_emit (NULL, t, NULL);

@@ -13,7 +13,7 @@ ko () { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
 
 if "$bin" validate --quick --replicas 1,2,4 --steps 6 --warmup 1 --batch 16 -o "$tmp/v" >"$tmp/out" 2>"$tmp/err"; then ok
 else ko "validate: $(tail -3 "$tmp/err")"; fi
-for f in v.csv v.png v.svg v-breakdown.png v-breakdown.svg v.calib v-measured-trace.json v-predicted-trace.json; do
+for f in v.csv v.png v.svg v-breakdown.png v-breakdown.svg v-timeline.png v-timeline.svg v-timeline.csv v.calib v-measured-trace.json v-predicted-trace.json; do
   if [ -s "$tmp/$f" ]; then ok; else ko "validate wrote no $f"; fi
 done
 if head -c 8 "$tmp/v.png" | grep -q PNG && grep -q "<svg" "$tmp/v.svg"; then ok; else ko "picture formats"; fi
