@@ -145,17 +145,19 @@ dps_mlp_loss_grad (DpsMlp *n, const float *target)
   return loss / B;
 }
 
-/* Backward of layer l: weight and bias gradients into grads (overwritten),
+/* Backward of layer l: weight and bias gradients into grads (overwritten,
+ * or added to them when accumulating),
  * then the gradient of its input into dcur for layer l-1. */
 void
 dps_mlp_backward_layer (DpsMlp *n, int l)
 {
   int B = n->batch, in = n->in[l], out = n->out[l];
   /* dW = dY^T X (out x in), db = sum over the batch of dY */
-  cblas_sgemm (CblasRowMajor, CblasTrans, CblasNoTrans, out, in, B, 1.0f, n->dcur, out, n->acts[l], in, 0.0f,
-               n->grads + n->w_off[l], in);
+  cblas_sgemm (CblasRowMajor, CblasTrans, CblasNoTrans, out, in, B, 1.0f, n->dcur, out, n->acts[l], in,
+               n->accumulate ? 1.0f : 0.0f, n->grads + n->w_off[l], in);
   float *db = n->grads + n->b_off[l];
-  memset (db, 0, sizeof (float) * out);
+  if (!n->accumulate)
+    memset (db, 0, sizeof (float) * out);
   for (int s = 0; s < B; s++)
     for (int j = 0; j < out; j++)
       db[j] += n->dcur[(gsize) s * out + j];

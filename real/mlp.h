@@ -20,6 +20,7 @@ typedef struct {
   float **acts;              /* activations: acts[0] input, acts[i+1] output of layer i */
   float  *dcur, *dnext;      /* gradient of the current layer's output, scratch */
   int     batch;
+  gboolean accumulate;       /* backward adds to grads (gradient accumulation) instead of overwriting */
 } DpsMlp;
 
 DpsMlp  *dps_mlp_new (const DpsModel *m, int batch, guint32 seed, GError **error);

@@ -118,6 +118,7 @@ dps_run_execute (const DpsRunSpec *spec, const DpsModel *model, DpsRunResult *ou
   g_ptr_array_add (args, g_strdup_printf ("--model=%s", model->source ? model->source : model->name));
   g_ptr_array_add (args, g_strdup_printf ("--batch=%d", spec->batch));
   g_ptr_array_add (args, g_strdup_printf ("--steps=%d", spec->steps));
+  g_ptr_array_add (args, g_strdup_printf ("--grad-accum=%d", MAX (spec->grad_accum, 1)));
   g_ptr_array_add (args, g_strdup_printf ("--seed=%d", spec->seed));
   g_ptr_array_add (args, g_strdup_printf ("--bucket-cap-mb=%.17g", spec->bucket_cap_mb));
   g_ptr_array_add (args, g_strdup_printf ("--first-bucket-mb=%.17g", spec->first_bucket_mb));

@@ -10,6 +10,7 @@
 
 typedef struct {
   int         ranks, steps, batch, seed;
+  int         grad_accum;         /* micro-steps per step (0 or 1: none) */
   double      bucket_cap_mb, first_bucket_mb, lr;
   const char *optimizer;          /* "sgd" or "adam" */
   gboolean    check_gradient;

@@ -142,13 +142,14 @@ main (int argc, char **argv)
   openblas_set_num_threads (1);
 
   char *model_name = NULL, *optimizer = NULL, *fwd_s = NULL, *bwd_s = NULL;
-  int batch = 32, steps = 10, seed = 1;
+  int batch = 32, steps = 10, seed = 1, accum = 1;
   double cap_mb = 25, first_mb = 1, lr = 0, opt_ms = 0;
   gboolean emulate = FALSE, check = FALSE;
   GOptionEntry entries[] = {
     { "model", 0, 0, G_OPTION_ARG_STRING, &model_name, "model", NULL },
     { "batch", 0, 0, G_OPTION_ARG_INT, &batch, "per-replica batch", NULL },
     { "steps", 0, 0, G_OPTION_ARG_INT, &steps, "steps", NULL },
+    { "grad-accum", 0, 0, G_OPTION_ARG_INT, &accum, "micro-steps per step, all but the last without all-reduce", NULL },
     { "seed", 0, 0, G_OPTION_ARG_INT, &seed, "seed", NULL },
     { "bucket-cap-mb", 0, 0, G_OPTION_ARG_DOUBLE, &cap_mb, "bucket cap", NULL },
     { "first-bucket-mb", 0, 0, G_OPTION_ARG_DOUBLE, &first_mb, "first bucket cap", NULL },
@@ -278,31 +279,39 @@ main (int argc, char **argv)
     MPI_Barrier (MPI_COMM_WORLD);
     double t0 = now_s ();
     c.step_t0 = t0;
-    double loss = 0, emu0 = mono_s (), deadline = emu0;
-    if (net) {
-      dps_mlp_batch (net, (guint32) seed, ((gint64) s * world + rank) * batch, x, target);
-      for (int l = 0; l < L; l++)
-        dps_mlp_forward_layer (net, l);
-      loss = dps_mlp_loss_grad (net, target);
-    } else {
-      for (int l = 0; l < L; l++) {
-        deadline += g_array_index (fwd, double, l);
-        wait_until (deadline);
+    double loss = 0, emu0 = mono_s (), deadline = emu0, t1 = t0, fwd_total = 0;
+    for (int k = 0; k < accum; k++) {
+      gboolean last = k == accum - 1;
+      double f0 = now_s ();
+      if (net) {
+        /* micro-step k of step s: its own samples; gradients accumulate (no_sync) */
+        dps_mlp_batch (net, (guint32) seed, (((gint64) s * accum + k) * world + rank) * batch, x, target);
+        net->accumulate = k > 0;
+        for (int l = 0; l < L; l++)
+          dps_mlp_forward_layer (net, l);
+        loss = dps_mlp_loss_grad (net, target);
+      } else {
+        for (int l = 0; l < L; l++) {
+          deadline += g_array_index (fwd, double, l);
+          wait_until (deadline);
+        }
+      }
+      fwd_total += now_s () - f0;
+      int next = 0;
+      for (int l = L - 1; l >= 0; l--) {
+        if (net)
+          dps_mlp_backward_layer (net, l);
+        else {
+          deadline += g_array_index (bwd, double, l);
+          wait_until (deadline);
+        }
+        /* DDP: a ready bucket launches once every lower-numbered one has;
+         * only in the last micro-step (the others run under no_sync) */
+        while (last && next < nb && dps_buckets_get (bk, next)->ready_layer >= l)
+          launch (&c, next++);
       }
     }
-    double t1 = now_s ();
-    int next = 0;
-    for (int l = L - 1; l >= 0; l--) {
-      if (net)
-        dps_mlp_backward_layer (net, l);
-      else {
-        deadline += g_array_index (bwd, double, l);
-        wait_until (deadline);
-      }
-      /* DDP: a ready bucket launches once every lower-numbered one has */
-      while (next < nb && dps_buckets_get (bk, next)->ready_layer >= l)
-        launch (&c, next++);
-    }
+    t1 = t0 + fwd_total;
     double t2 = now_s ();
     if (!net) {
       wait_req += deadline - emu0;
@@ -314,12 +323,13 @@ main (int argc, char **argv)
       for (gint64 i = 0; i < n_params; i++) {
         float g = net->grads[i];
         if (adam) {
+          g /= accum;
           m1[i] = 0.9f * m1[i] + 0.1f * g;
           m2[i] = 0.999f * m2[i] + 0.001f * g * g;
           double mh = m1[i] / (1 - pow (0.9, s + 1)), vh = m2[i] / (1 - pow (0.999, s + 1));
           net->params[i] -= (float) (lr * mh / (sqrt (vh) + 1e-8));
         } else
-          net->params[i] -= (float) lr * g;
+          net->params[i] -= (float) (lr / accum) * g;   /* the micro-steps' gradients were summed: average them */
       }
     } else if (opt_ms > 0) {
       double o0 = mono_s ();

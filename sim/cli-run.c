@@ -19,7 +19,7 @@ dps_cmd_run (int argc, char **argv)
 {
   g_autofree char *model_s = NULL, *optimizer = NULL, *format_s = NULL, *output = NULL, *trace = NULL;
   g_autofree char *calibration = NULL, *topology = NULL, *backend = NULL;
-  int ranks = 2, steps = 20, warmup = 3, batch = 32, seed = 1, nodes = 0;
+  int ranks = 2, steps = 20, warmup = 3, batch = 32, seed = 1, nodes = 0, accum = 1;
   double cap = 25, first = 1, lr = 0, timeout = 600, link_gbps = 1;
   gboolean emulate = FALSE, check = FALSE;
   GOptionEntry entries[] = {
@@ -29,6 +29,7 @@ dps_cmd_run (int argc, char **argv)
     { "batch", 'b', 0, G_OPTION_ARG_INT, &batch, "Samples per replica per step (default 32)", "B" },
     { "steps", 's', 0, G_OPTION_ARG_INT, &steps, "Steps (default 20)", "S" },
     { "warmup", 'w', 0, G_OPTION_ARG_INT, &warmup, "Steps left out of the summary (default 3)", "W" },
+    { "grad-accum", 'k', 0, G_OPTION_ARG_INT, &accum, "Micro-steps per step, all but the last under no_sync (default 1)", "K" },
     { "bucket-cap-mb", 0, 0, G_OPTION_ARG_DOUBLE, &cap, "DDP bucket cap in MiB (default 25)", "MB" },
     { "first-bucket-mb", 0, 0, G_OPTION_ARG_DOUBLE, &first, "First bucket cap in MiB (default 1)", "MB" },
     { "optimizer", 0, 0, G_OPTION_ARG_STRING, &optimizer, "sgd (default) or adam", "OPT" },
@@ -62,6 +63,8 @@ dps_cmd_run (int argc, char **argv)
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--ranks: %d is not 1 to 256", ranks);
   else if (steps < 1 || steps > 100000 || warmup < 0 || warmup >= steps)
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--steps/--warmup: need 0 <= warmup < steps <= 100000");
+  else if (accum < 1 || accum > 1024)
+    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--grad-accum: %d is not 1 to 1024", accum);
   else if (batch < 1 || batch > 1 << 20)
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--batch: %d is not 1 to 1048576", batch);
   else if (!(cap > 0) || !(first >= 0) || !isfinite (cap) || !isfinite (first))
@@ -83,7 +86,7 @@ dps_cmd_run (int argc, char **argv)
   g_autoptr (DpsModel) model = dps_model_load (model_s ? model_s : "mlp", &error);
   if (!model)
     return dps_cli_fail ("run", error);
-  DpsRunSpec spec = { .ranks = ranks, .steps = steps, .batch = batch, .seed = seed, .bucket_cap_mb = cap,
+  DpsRunSpec spec = { .ranks = ranks, .steps = steps, .batch = batch, .seed = seed, .grad_accum = accum, .bucket_cap_mb = cap,
                       .first_bucket_mb = first, .lr = lr, .optimizer = optimizer, .check_gradient = check,
                       .emulate = emulate, .timeout_s = timeout };
   g_autofree double *fwd = NULL, *bwd = NULL;
@@ -109,7 +112,7 @@ dps_cmd_run (int argc, char **argv)
   DpsRunResult out;
   int status = 0;
   if (dps_run_execute (&spec, model, &out, &error)) {
-    g_autoptr (GString) csv = dps_run_csv (&out, batch);
+    g_autoptr (GString) csv = dps_run_csv (&out, batch * accum);
     if (output)
       dps_cli_emit (output, csv, &error);
     double med = dps_run_quantile (&out, warmup, DPS_RUN_STEP, 0.5);
@@ -140,7 +143,7 @@ dps_cmd_run (int argc, char **argv)
       D ("compute_median_s", comp);
       D ("exposed_comm_median_s", expo);
       D ("optimizer_median_s", optm);
-      D ("samples_per_s", med > 0 ? batch * ranks / med : 0);
+      D ("samples_per_s", med > 0 ? (double) batch * accum * ranks / med : 0);
       D ("loss_first", first_loss);
       D ("loss_last", last_loss);
       D ("gradcheck_max_rel", out.gradcheck);
@@ -162,13 +165,15 @@ dps_cmd_run (int argc, char **argv)
         g_string_append_printf (text, "  on %d emulated nodes of %d replicas, %.3g Gbit/s links (namespaces, tbf)\n", nodes,
                                 ranks / nodes, link_gbps);
       g_string_append (text, "\n");
-      g_string_append_printf (text, "  steps           %d (%d warm-up left out), batch %d per replica\n", steps, warmup, batch);
+      g_autofree char *micro = accum > 1 ? g_strdup_printf (" x %d micro-steps", accum) : g_strdup ("");
+      g_string_append_printf (text, "  steps           %d (%d warm-up left out), batch %d per replica%s\n", steps, warmup, batch,
+                              micro);
       g_string_append_printf (text, "  step time       %.3f ms median (p10 %.3f, p90 %.3f), the slowest replica's\n",
                               med * 1e3, p10 * 1e3, p90 * 1e3);
       g_string_append_printf (text, "    compute       %.3f ms (forward + backward)\n", comp * 1e3);
       g_string_append_printf (text, "    exposed comm  %.3f ms (waiting for all-reduces after backward)\n", expo * 1e3);
       g_string_append_printf (text, "    optimizer     %.3f ms\n", optm * 1e3);
-      g_string_append_printf (text, "  throughput      %.1f samples/s\n", med > 0 ? batch * ranks / med : 0);
+      g_string_append_printf (text, "  throughput      %.1f samples/s\n", med > 0 ? (double) batch * accum * ranks / med : 0);
       g_string_append_printf (text, "  buckets         %u, all-reduced at %.2f GB/s (algbw, inside the run)\n",
                               out.bucket_sizes->len, bw / 1e9);
       if (!emulate)

@@ -82,7 +82,7 @@ dps_cmd_validate (int argc, char **argv)
 {
   g_autofree char *backend = NULL, *replicas_s = NULL, *model_s = NULL, *calibration = NULL, *output = NULL;
   g_autofree char *topology = NULL;
-  int batch = 32, steps = 20, warmup = 3, trials = 20, grad_accum = 1, nodes = 0;
+  int batch = 32, steps = 20, warmup = 3, trials = 20, grad_accum = 1, nodes = 0, global_batch = 0;
   double cap = 25, first = 1, timeout = 600, jitter = 0, link_gbps = 1;
   gboolean emulate = FALSE, quick = FALSE;
   GOptionEntry entries[] = {
@@ -93,6 +93,8 @@ dps_cmd_validate (int argc, char **argv)
     { "batch", 'b', 0, G_OPTION_ARG_INT, &batch, "Samples per replica per step (default 32)", "B" },
     { "steps", 's', 0, G_OPTION_ARG_INT, &steps, "Steps per run (default 20)", "S" },
     { "warmup", 'w', 0, G_OPTION_ARG_INT, &warmup, "Steps left out (default 3)", "W" },
+    { "grad-accum", 'k', 0, G_OPTION_ARG_INT, &grad_accum, "Micro-steps per step, all but the last under no_sync (default 1)", "K" },
+    { "global-batch", 'G', 0, G_OPTION_ARG_INT, &global_batch, "Strong scaling: this many samples per step split across replicas (overrides --batch)", "B" },
     { "bucket-cap-mb", 0, 0, G_OPTION_ARG_DOUBLE, &cap, "DDP bucket cap in MiB (default 25)", "MB" },
     { "first-bucket-mb", 0, 0, G_OPTION_ARG_DOUBLE, &first, "First bucket cap in MiB (default 1)", "MB" },
     { "calibration", 'C', 0, G_OPTION_ARG_FILENAME, &calibration, "Use this profile instead of calibrating first", "FILE" },
@@ -121,6 +123,10 @@ dps_cmd_validate (int argc, char **argv)
     g_set_error (&error, DPS_ERROR, DPS_ERROR_UNSUPPORTED, "--backend: '%s' is not available (this build validates cpu)", backend);
   else if (steps < 2 || warmup < 0 || warmup >= steps || batch < 1 || trials < 1 || trials > 100000 || !(cap > 0))
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--steps/--warmup/--batch/--trials/--bucket-cap-mb: out of range");
+  else if (grad_accum < 1 || grad_accum > 1024 || global_batch < 0)
+    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--grad-accum/--global-batch: out of range");
+  else if (global_batch > 0 && emulate)
+    g_set_error (&error, DPS_ERROR, DPS_ERROR_UNSUPPORTED, "--global-batch: not with --emulate yet (the waits are for one batch)");
   else if (nodes < 0 || nodes == 1 || nodes > 64)
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--nodes: 2 to 64 emulated nodes");
   else
@@ -215,7 +221,9 @@ dps_cmd_validate (int argc, char **argv)
     p->v.replicas = N;
     fprintf (stderr, "validate: 2/3 %d replica%s: running %d steps%s\n", N, N > 1 ? "s" : "", steps,
              emulate ? " (emulated compute)" : "");
-    DpsRunSpec spec = { .ranks = N, .steps = steps, .batch = batch, .seed = 1, .bucket_cap_mb = cap,
+    /* strong scaling: the global batch split across the replicas and micro-steps */
+    int pb = global_batch > 0 ? MAX (1, global_batch / (N * grad_accum)) : batch;
+    DpsRunSpec spec = { .ranks = N, .steps = steps, .batch = pb, .seed = 1, .grad_accum = grad_accum, .bucket_cap_mb = cap,
                         .first_bucket_mb = first, .optimizer = "sgd", .emulate = emulate, .emu_fwd_s = efwd,
                         .emu_bwd_s = ebwd, .emu_opt_s = eopt, .timeout_s = timeout, .quiet = TRUE, .net = net };
     DpsRunResult run;
@@ -242,7 +250,7 @@ dps_cmd_validate (int argc, char **argv)
       c.compute.dtype = DPS_DTYPE_FP32;
       c.mixed = FALSE;
       c.optimizer = DPS_OPT_SGD;
-      c.batch = batch;
+      c.batch = pb;
       c.grad_accum = grad_accum;
       c.bucket_cap_bytes = cap * 1048576;
       c.first_bucket_bytes = first * 1048576;

@@ -31,6 +31,12 @@ done
 # fails the run otherwise; the table says so when it passed
 if "$bin" run --ranks 2 --steps 3 --warmup 1 >"$tmp/t" 2>&1 && grep -q "replicas identical after every step" "$tmp/t"; then ok; else ko "identity line"; fi
 
+# gradient accumulation: 3 micro-steps per step, the all-reduce once; the
+# loss still falls and the replicas stay identical
+if "$bin" run --ranks 2 --grad-accum 3 --steps 5 --warmup 1 --batch 16 --format json >"$tmp/ga.json" 2>"$tmp/err"; then ok; else ko "grad-accum: $(tail -2 "$tmp/err")"; fi
+a=$(num loss_first "$tmp/ga.json"); b=$(num loss_last "$tmp/ga.json")
+if awk "BEGIN { exit !($b < 0.67 * $a) }"; then ok; else ko "grad-accum loss $a -> $b"; fi
+
 # the buckets are the simulator's: same count and bytes as dpscale predict
 for cap in 25 1; do
   "$bin" run --ranks 2 --steps 2 --warmup 1 --bucket-cap-mb $cap --format json >"$tmp/b.json" 2>/dev/null
