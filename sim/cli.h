@@ -12,6 +12,7 @@ int dps_cmd_sweep (int argc, char **argv);
 int dps_cmd_calibrate (int argc, char **argv);
 int dps_cmd_run (int argc, char **argv);
 int dps_cmd_validate (int argc, char **argv);
+int dps_cmd_plot (int argc, char **argv);
 
 DpsProfile *dps_calibrate_cpu (const int *ranks, int n_ranks, const double *sizes, int n_sizes, gboolean quick,
                                const DpsModel *model, int batch, double timeout, int nodes, double link_gbps,

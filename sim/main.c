@@ -21,6 +21,7 @@ static const Command commands[] = {
   { "run",        dps_cmd_run,        "real data-parallel training on this machine (MPI replicas), per-step times" },
   { "validate",   dps_cmd_validate,   "calibrate, run and predict over replica counts: the error, in numbers and a plot" },
   { "collective", dps_cmd_collective, "time one collective on a cluster, in nccl-tests' layout" },
+  { "plot",       dps_cmd_plot,       "render a dpscale CSV with its gnuplot script (PNG and SVG)" },
   { "topo",       dps_cmd_topo,       "check and describe a topology file" },
 };
 

@@ -108,5 +108,18 @@ if [ "$(grep -c '^GPT-2 XL,' "$tmp/sw.csv")" -eq 3 ]; then pass=$((pass + 1)); e
 expect 0 "dgx1\|DGX-1" -- sweep --gpus 8,16 --topology dgx-h100,dgx1-v100 --bucket-cap-mb 5,25 --format csv
 expect 2 "100000 points asked for, the limit is 10000" -- sweep --gpus 1,2,4,8,16,32,64,128,256,512 --bucket-cap-mb 1,2,3,4,5,6,7,8,9,10 --batch 1,2,3,4,5,6,7,8,9,10 --grad-accum 1,2,3,4,5,6,7,8,9,10 --topology dgx-h100,dgx-a100,aws-p5,aws-p4de,dgx1-v100,pcie-8gpu-2x100g,workstation-4gpu,gb200-nvl72,dgx-h100-oversub2,dgx-h100
 
+# dpscale plot: any CSV dpscale writes, by its header
+expect 0 "wrote" -- plot "$tmp/sw.csv" -o "$tmp/replot"
+if [ -s "$tmp/replot.png" ] && [ -s "$tmp/replot.svg" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: plot files" >&2; fi
+"$bin" collective --format csv -b 1K -e 1M -o "$tmp/col.csv" >/dev/null 2>&1
+expect 0 "col.png" -- plot "$tmp/col.csv"
+printf 'a,b\n1,2\n' >"$tmp/other.csv"
+expect 1 "other.csv:1: not a CSV dpscale writes" -- plot "$tmp/other.csv"
+expect 1 "is a directory" -- plot "$tmp"
+expect 2 "\-\-breakdown: only for a validation CSV" -- plot "$tmp/col.csv" --breakdown
+# without gnuplot: a clear error naming the package
+if PATH=/nonexistent "$bin" plot "$tmp/col.csv" 2>"$tmp/err"; then fail=$((fail + 1)); echo "FAIL: plot without gnuplot" >&2
+else grep -q "apt-get install gnuplot-nox" "$tmp/err" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: gnuplot message" >&2; }; fi
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
