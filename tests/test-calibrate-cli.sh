@@ -6,12 +6,7 @@
 set -u
 bin=$1
 data=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok () { pass=$((pass + 1)); }
-ko () { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+. "$(dirname "$0")/cli-lib.sh"
 
 # 1. CPU calibration, quick, 2 and 4 ranks
 if "$bin" calibrate --quick --ranks 2,4 -o "$tmp/p.calib" >"$tmp/out" 2>"$tmp/err"; then ok; else ko "calibrate: $(tail -2 "$tmp/err")"; fi
@@ -51,5 +46,4 @@ if "$bin" calibrate --import /nonexistent.log 2>"$tmp/err"; then ko "missing log
 printf '[profile]\nformat=9\nbackend=cpu-mpi\n' >"$tmp/new.calib"
 if "$bin" predict --calibration "$tmp/new.calib" 2>"$tmp/err"; then ko "newer profile accepted"; else grep -q "newer dpscale" "$tmp/err" && ok || ko "newer: $(cat "$tmp/err")"; fi
 
-echo "calibrate-cli: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish calibrate-cli

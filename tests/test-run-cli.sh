@@ -5,13 +5,7 @@
 # Usage: test-run-cli.sh DPSCALE_BINARY
 set -u
 bin=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok () { pass=$((pass + 1)); }
-ko () { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-num () { sed -n "s/.*\"$1\" : \([-0-9.e+]*\).*/\1/p" "$2" | head -1; }
+. "$(dirname "$0")/cli-lib.sh"
 
 for n in 1 2 4; do
   if "$bin" run --ranks $n --steps 6 --warmup 1 --batch 16 --check-gradient --format json -o "$tmp/s$n.csv" \
@@ -74,5 +68,4 @@ else
   echo "run-cli: emulated nodes skipped (needs root and network namespaces)"
 fi
 
-echo "run-cli: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish run-cli

@@ -4,12 +4,7 @@
 # the hold-out rule.  Usage: test-validate-cli.sh DPSCALE_BINARY
 set -u
 bin=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok () { pass=$((pass + 1)); }
-ko () { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+. "$(dirname "$0")/cli-lib.sh"
 
 if "$bin" validate --quick --replicas 1,2,4 --steps 6 --warmup 1 --batch 16 -o "$tmp/v" >"$tmp/out" 2>"$tmp/err"; then ok
 else ko "validate: $(tail -3 "$tmp/err")"; fi
@@ -44,5 +39,4 @@ else
   echo "validate-cli: emulated nodes skipped (needs root and network namespaces)"
 fi
 
-echo "validate-cli: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish validate-cli
