@@ -5,23 +5,6 @@
 #include <math.h>
 #include <string.h>
 
-static gboolean
-fail (const char *name, int line, GError **error, const char *fmt, ...) G_GNUC_PRINTF (4, 5);
-
-static gboolean
-fail (const char *name, int line, GError **error, const char *fmt, ...)
-{
-  va_list ap;
-  va_start (ap, fmt);
-  g_autofree char *msg = g_strdup_vprintf (fmt, ap);
-  va_end (ap);
-  if (line > 0)
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s:%d: %s", name, line, msg);
-  else
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: %s", name, msg);
-  return FALSE;
-}
-
 /* Drops an MPI launcher's prefix: "[0] ", "[1,0]<stdout>:". */
 static char *
 strip_prefix (char *l)
@@ -60,7 +43,7 @@ dps_nccl_log_parse (const char *name, const char *text, gssize len, DpsCalData *
   if (len < 0)
     len = (gssize) strlen (text);
   if (memchr (text, 0, (gsize) len))
-    return fail (name, 0, error, "binary data, not an nccl-tests log");
+    return dps_set_error_at (error, name, 0, "binary data, not an nccl-tests log");
   g_autofree char *copy = g_strndup (text, (gsize) len);
   g_auto (GStrv) lines = g_strsplit (copy, "\n", -1);
   GHashTable *ranks = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
@@ -114,7 +97,7 @@ dps_nccl_log_parse (const char *name, const char *text, gssize len, DpsCalData *
       g_hash_table_unref (ranks);
       g_hash_table_unref (hosts);
       g_array_free (rows, TRUE);
-      return fail (name, ln, error, "expected 12 or 13 columns (size count type redop [root] time algbw busbw "
+      return dps_set_error_at (error, name, ln, "expected 12 or 13 columns (size count type redop [root] time algbw busbw "
                    "#wrong time algbw busbw #wrong), got %d%s", n, lines[i + 1] ? "" : " (the log is cut short)");
     }
     int o = n == 13 ? 5 : 4;
@@ -129,7 +112,7 @@ dps_nccl_log_parse (const char *name, const char *text, gssize len, DpsCalData *
       g_hash_table_unref (ranks);
       g_hash_table_unref (hosts);
       g_array_free (rows, TRUE);
-      return fail (name, ln, error, "not an nccl-tests result row: '%s'", l);
+      return dps_set_error_at (error, name, ln, "not an nccl-tests result row: '%s'", l);
     }
     last_line = ln;
     if (size == 0 || t_oop <= 0)
@@ -143,16 +126,16 @@ dps_nccl_log_parse (const char *name, const char *text, gssize len, DpsCalData *
   g_hash_table_unref (ranks);
   g_hash_table_unref (hosts);
   if (!header)
-    fail (name, 0, error, "no nccl-tests table (no header line with algbw and busbw)");
+    dps_set_error_at (error, name, 0, "no nccl-tests table (no header line with algbw and busbw)");
   else if (rows->len == 0)
-    fail (name, 0, error, "no result rows");
+    dps_set_error_at (error, name, 0, "no result rows");
   else if (!footer)
-    fail (name, last_line, error, "the log is cut short: no '# Avg bus bandwidth' footer after the last row");
+    dps_set_error_at (error, name, last_line, "the log is cut short: no '# Avg bus bandwidth' footer after the last row");
   else {
     if (n_ranks == 0 && ratio > 0 && ratio < 2)
       n_ranks = (int) lround (2 / (2 - ratio));   /* busbw / algbw = 2(n-1)/n */
     if (n_ranks < 1)
-      fail (name, 0, error, "cannot tell the rank count: no '#  Rank' lines and no busbw/algbw ratio");
+      dps_set_error_at (error, name, 0, "cannot tell the rank count: no '#  Rank' lines and no busbw/algbw ratio");
     else {
       for (guint i = 0; i < rows->len; i++) {
         DpsCalPoint *p = &g_array_index (rows, DpsCalPoint, i);
@@ -170,15 +153,10 @@ dps_nccl_log_parse (const char *name, const char *text, gssize len, DpsCalData *
 gboolean
 dps_nccl_log_load (const char *path, DpsCalData *into, GError **error)
 {
-  g_autofree char *data = NULL;
   gsize len;
-  g_autoptr (GError) local = NULL;
-  if (g_file_test (path, G_FILE_TEST_IS_DIR))
-    return fail (path, 0, error, "is a directory, not a log");
-  if (!g_file_get_contents (path, &data, &len, &local)) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_IO, "--import: %s", local->message);
+  g_autofree char *data = dps_read_file (path, "log", &len, error);
+  if (!data)
     return FALSE;
-  }
   if (!dps_nccl_log_parse (path, data, (gssize) len, into, error))
     return FALSE;
   g_autofree char *src = into->source ? g_strdup_printf ("%s %s", into->source, path) : g_strdup (path);

@@ -38,16 +38,9 @@ dps_cmd_plot (int argc, char **argv)
     return dps_cli_fail ("plot", error);
   }
   const char *path = argv[1];
-  g_autofree char *text = NULL;
-  g_autoptr (GError) local = NULL;
-  if (g_file_test (path, G_FILE_TEST_IS_DIR)) {
-    g_set_error (&error, DPS_ERROR, DPS_ERROR_IO, "%s: is a directory, not a CSV file", path);
+  g_autofree char *text = dps_read_file (path, "CSV file", NULL, &error);
+  if (!text)
     return dps_cli_fail ("plot", error);
-  }
-  if (!g_file_get_contents (path, &text, NULL, &local)) {
-    g_set_error (&error, DPS_ERROR, DPS_ERROR_IO, "%s", local->message);
-    return dps_cli_fail ("plot", error);
-  }
   const char *script = NULL, *what = NULL;
   for (gsize i = 0; i < G_N_ELEMENTS (kinds); i++)
     if (g_str_has_prefix (text, kinds[i].header_start)) {

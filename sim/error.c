@@ -103,3 +103,33 @@ dps_format_size (guint64 bytes)
   }
   return g_strdup_printf ("%g%s", v, suffix[i]);
 }
+
+gboolean
+dps_set_error_at (GError **error, const char *name, int line, const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  g_autofree char *msg = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  if (line > 0)
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s:%d: %s", name, line, msg);
+  else
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: %s", name, msg);
+  return FALSE;
+}
+
+char *
+dps_read_file (const char *path, const char *what, gsize *len, GError **error)
+{
+  char *data = NULL;
+  g_autoptr (GError) local = NULL;
+  if (g_file_test (path, G_FILE_TEST_IS_DIR)) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_IO, "%s: is a directory, not a %s", path, what);
+    return NULL;
+  }
+  if (!g_file_get_contents (path, &data, len, &local)) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_IO, "%s", local->message);
+    return NULL;
+  }
+  return data;
+}

@@ -32,13 +32,6 @@ dps_key_file_free (DpsKeyFile *kf)
   g_free (kf);
 }
 
-static gboolean
-fail_at (const char *name, int line, GError **error, const char *msg)
-{
-  g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s:%d: %s", name, line, msg);
-  return FALSE;
-}
-
 /* Scans the text line by line: records where each group and key stands and
  * rejects what GKeyFile would accept silently or report without a line. */
 static gboolean
@@ -54,40 +47,36 @@ scan (DpsKeyFile *kf, const char *data, gsize len, GError **error)
     line++;
     p = nl ? nl + 1 : end;
     if (!g_utf8_validate (text, -1, NULL))
-      return fail_at (kf->name, line, error, "not UTF-8 text");
+      return dps_set_error_at (error, kf->name, line, "not UTF-8 text");
     g_strstrip (text);
     if (text[0] == 0 || text[0] == '#')
       continue;
     if (text[0] == '[') {
       gsize n = strlen (text);
       if (n < 3 || text[n - 1] != ']')
-        return fail_at (kf->name, line, error, "expected a group header such as [gpu]");
+        return dps_set_error_at (error, kf->name, line, "expected a group header such as [gpu]");
       g_free (group);
       group = g_strndup (text + 1, n - 2);
-      if (g_hash_table_contains (kf->lines, group)) {
-        g_autofree char *m = g_strdup_printf ("group [%s] appears twice (first on line %d)", group,
-                                              GPOINTER_TO_INT (g_hash_table_lookup (kf->lines, group)));
-        return fail_at (kf->name, line, error, m);
-      }
+      if (g_hash_table_contains (kf->lines, group))
+        return dps_set_error_at (error, kf->name, line, "group [%s] appears twice (first on line %d)", group,
+                                 GPOINTER_TO_INT (g_hash_table_lookup (kf->lines, group)));
       g_hash_table_insert (kf->lines, g_strdup (group), GINT_TO_POINTER (line));
       g_ptr_array_add (kf->groups, g_strdup (group));
       continue;
     }
     char *eq = strchr (text, '=');
     if (!eq)
-      return fail_at (kf->name, line, error, "expected 'key = value', a [group] or a # comment");
+      return dps_set_error_at (error, kf->name, line, "expected 'key = value', a [group] or a # comment");
     if (!group)
-      return fail_at (kf->name, line, error, "a key before the first [group]");
+      return dps_set_error_at (error, kf->name, line, "a key before the first [group]");
     *eq = 0;
     g_strstrip (text);
     if (!text[0])
-      return fail_at (kf->name, line, error, "a value with no key before '='");
+      return dps_set_error_at (error, kf->name, line, "a value with no key before '='");
     g_autofree char *k = line_key (group, text);
-    if (g_hash_table_contains (kf->lines, k)) {
-      g_autofree char *m = g_strdup_printf ("[%s] %s is set twice (first on line %d)", group, text,
-                                            GPOINTER_TO_INT (g_hash_table_lookup (kf->lines, k)));
-      return fail_at (kf->name, line, error, m);
-    }
+    if (g_hash_table_contains (kf->lines, k))
+      return dps_set_error_at (error, kf->name, line, "[%s] %s is set twice (first on line %d)", group, text,
+                               GPOINTER_TO_INT (g_hash_table_lookup (kf->lines, k)));
     g_hash_table_insert (kf->lines, g_steal_pointer (&k), GINT_TO_POINTER (line));
   }
   return TRUE;
@@ -124,17 +113,10 @@ dps_key_file_load_data (const char *name, const char *data, gssize len, GError *
 DpsKeyFile *
 dps_key_file_load (const char *path, GError **error)
 {
-  g_autofree char *data = NULL;
   gsize len = 0;
-  g_autoptr (GError) local = NULL;
-  if (g_file_test (path, G_FILE_TEST_IS_DIR)) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_IO, "%s: is a directory, not a file", path);
+  g_autofree char *data = dps_read_file (path, "file", &len, error);
+  if (!data)
     return NULL;
-  }
-  if (!g_file_get_contents (path, &data, &len, &local)) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_IO, "%s", local->message);
-    return NULL;
-  }
   if (len > 64u << 20) {
     g_set_error (error, DPS_ERROR, DPS_ERROR_LIMIT, "%s: larger than 64 MiB", path);
     return NULL;

@@ -145,20 +145,6 @@ dps_model_load_keyfile_data (const char *name, const char *data, gssize len, GEr
   return kf ? from_keyfile (kf, error) : NULL;
 }
 
-static gboolean
-csv_fail (const char *name, int line, GError **error, const char *fmt, ...) G_GNUC_PRINTF (4, 5);
-
-static gboolean
-csv_fail (const char *name, int line, GError **error, const char *fmt, ...)
-{
-  va_list ap;
-  va_start (ap, fmt);
-  g_autofree char *msg = g_strdup_vprintf (fmt, ap);
-  va_end (ap);
-  g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s:%d: %s", name, line, msg);
-  return FALSE;
-}
-
 /* Parses a per-layer CSV from memory (see the top of this file). */
 DpsModel *
 dps_model_load_csv_data (const char *name, const char *data, gssize len, GError **error)
@@ -186,7 +172,7 @@ dps_model_load_csv_data (const char *name, const char *data, gssize len, GError 
       if (b) {
         gint64 v;
         if (!dps_parse_int (b + 6, &v) || v < 1 || v > 1 << 24)
-          return csv_fail (name, ln, error, "'# batch: N' needs a whole number from 1"), NULL;
+          return dps_set_error_at (error, name, ln, "'# batch: N' needs a whole number from 1"), NULL;
         m->time_batch = (int) v;
       }
       continue;
@@ -204,33 +190,33 @@ dps_model_load_csv_data (const char *name, const char *data, gssize len, GError 
         else if (g_str_equal (f[j], "backward_ms") || g_str_equal (f[j], "backward_s")) col_bwd = j;
         else if (g_str_equal (f[j], "flops")) col_flops = j;
         else
-          return csv_fail (name, ln, error, "unknown column '%s' (expected layer, params, forward_ms, "
+          return dps_set_error_at (error, name, ln, "unknown column '%s' (expected layer, params, forward_ms, "
                            "backward_ms, flops)", f[j]), NULL;
       }
       if (col_layer < 0 || col_params < 0 || col_fwd < 0 || col_bwd < 0)
-        return csv_fail (name, ln, error, "the header needs columns layer, params, forward_ms and backward_ms"), NULL;
+        return dps_set_error_at (error, name, ln, "the header needs columns layer, params, forward_ms and backward_ms"), NULL;
       if ((unit == 1e-3) != g_str_has_suffix (f[col_bwd], "_ms"))
-        return csv_fail (name, ln, error, "forward and backward times must have the same unit"), NULL;
+        return dps_set_error_at (error, name, ln, "forward and backward times must have the same unit"), NULL;
       header = TRUE;
       ncols = n;
       continue;
     }
     if (n != ncols)
-      return csv_fail (name, ln, error, "%d fields, the header has %d", n, ncols), NULL;
+      return dps_set_error_at (error, name, ln, "%d fields, the header has %d", n, ncols), NULL;
     gint64 params;
     double fwd, bwd, flops = 0;
     if (!f[col_layer][0])
-      return csv_fail (name, ln, error, "empty layer name"), NULL;
+      return dps_set_error_at (error, name, ln, "empty layer name"), NULL;
     if (!dps_parse_int (f[col_params], &params) || params < 0 || params > (G_GINT64_CONSTANT (1) << 44))
-      return csv_fail (name, ln, error, "params: '%s' is not a whole number of parameters", f[col_params]), NULL;
+      return dps_set_error_at (error, name, ln, "params: '%s' is not a whole number of parameters", f[col_params]), NULL;
     if (!dps_parse_double (f[col_fwd], &fwd) || fwd < 0 || fwd > 1e6)
-      return csv_fail (name, ln, error, "%s: '%s' is not a time >= 0", unit < 1 ? "forward_ms" : "forward_s",
+      return dps_set_error_at (error, name, ln, "%s: '%s' is not a time >= 0", unit < 1 ? "forward_ms" : "forward_s",
                        f[col_fwd]), NULL;
     if (!dps_parse_double (f[col_bwd], &bwd) || bwd < 0 || bwd > 1e6)
-      return csv_fail (name, ln, error, "%s: '%s' is not a time >= 0", unit < 1 ? "backward_ms" : "backward_s",
+      return dps_set_error_at (error, name, ln, "%s: '%s' is not a time >= 0", unit < 1 ? "backward_ms" : "backward_s",
                        f[col_bwd]), NULL;
     if (col_flops >= 0 && f[col_flops][0] && (!dps_parse_double (f[col_flops], &flops) || flops < 0))
-      return csv_fail (name, ln, error, "flops: '%s' is not a number >= 0", f[col_flops]), NULL;
+      return dps_set_error_at (error, name, ln, "flops: '%s' is not a number >= 0", f[col_flops]), NULL;
     int li = dps_model_add_layer (m, f[col_layer], flops, 0, 0);
     DpsLayer *layer = &g_array_index (m->layers, DpsLayer, li);
     layer->fwd_time_s = fwd * unit;
@@ -238,7 +224,7 @@ dps_model_load_csv_data (const char *name, const char *data, gssize len, GError 
     if (params > 0)
       dps_model_add_vector (m, f[col_layer], params);
     if (m->layers->len > 100000)
-      return csv_fail (name, ln, error, "more than 100000 layers"), NULL;
+      return dps_set_error_at (error, name, ln, "more than 100000 layers"), NULL;
   }
   if (!header || m->layers->len == 0) {
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: no %s (expected a header line and one row per layer)",
@@ -248,26 +234,10 @@ dps_model_load_csv_data (const char *name, const char *data, gssize len, GError 
   return g_steal_pointer (&m);
 }
 
-static char *
-read_file (const char *path, GError **error)
-{
-  char *data = NULL;
-  g_autoptr (GError) local = NULL;
-  if (g_file_test (path, G_FILE_TEST_IS_DIR)) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_IO, "%s: is a directory, not a file", path);
-    return NULL;
-  }
-  if (!g_file_get_contents (path, &data, NULL, &local)) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_IO, "%s", local->message);
-    return NULL;
-  }
-  return data;
-}
-
 DpsModel *
 dps_model_load_csv (const char *path, GError **error)
 {
-  g_autofree char *data = read_file (path, error);
+  g_autofree char *data = dps_read_file (path, "file", NULL, error);
   return data ? dps_model_load_csv_data (path, data, -1, error) : NULL;
 }
 
@@ -292,7 +262,7 @@ dps_model_load (const char *name_or_path, GError **error)
   }
   if (g_str_has_suffix (path, ".csv"))
     return dps_model_load_csv (path, error);
-  g_autofree char *data = read_file (path, error);
+  g_autofree char *data = dps_read_file (path, "file", NULL, error);
   return data ? dps_model_load_keyfile_data (path, data, -1, error) : NULL;
 }
 
