@@ -40,6 +40,7 @@
 #include <time.h>
 #include "model.h"
 #include "mlp.h"
+#include "stats.h"
 #ifdef DPS_WORKER_NCCL
 #include <cuda_runtime_api.h>
 #include <nccl.h>
@@ -47,13 +48,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int
-cmp_double (const void *a, const void *b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-  return x < y ? -1 : x > y;
-}
 
 /* Runs iters all-reduces; returns the slowest rank's elapsed time. */
 static double
@@ -85,7 +79,7 @@ measure (float *send, float *recv, int count, double min_time, int reps, int in_
     reps = 64;
   for (int r = 0; r < reps; r++)
     times[r] = batch (send, recv, count, iters, in_place) / iters;
-  qsort (times, reps, sizeof (double), cmp_double);
+  dps_sort_doubles (times, (gsize) reps);
   return times[reps / 2];
 }
 
@@ -162,7 +156,7 @@ nccl_main (int rank, int n, const char *sizes_arg, double min_time, int reps)
       int r = reps < 64 ? reps : 64;
       for (int k = 0; k < r; k++)
         best[k] = nccl_batch (comm, s, send, recv, count, iters, ip) / iters;
-      qsort (best, r, sizeof (double), cmp_double);
+      dps_sort_doubles (best, (gsize) r);
       t[ip] = best[r / 2];
     }
     if (rank == 0) {

@@ -1,6 +1,7 @@
 /* mlp.c — see mlp.h. */
 #include "mlp.h"
 #include "error.h"
+#include "stats.h"
 
 #include <cblas.h>
 #include <math.h>
@@ -187,13 +188,6 @@ dps_mlp_hash (const DpsMlp *n)
   return h;
 }
 
-static int
-cmp_d (gconstpointer a, gconstpointer b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-  return x < y ? -1 : x > y;
-}
-
 /* Times an MLP's layers as the runner computes them: the median of
  * repeated forward and backward passes, layer by layer, on one thread.
  * FALSE (nothing measured) when the model is not an MLP. */
@@ -233,8 +227,8 @@ dps_mlp_layer_times (const DpsModel *m, int batch, double min_time_s, double *fw
       g_array_append_val (fl, g_array_index (f, double, r * L + l));
       g_array_append_val (bl, g_array_index (b, double, r * L + (L - 1 - l)));
     }
-    g_array_sort (fl, cmp_d);
-    g_array_sort (bl, cmp_d);
+    dps_sort_doubles ((double *) fl->data, fl->len);
+    dps_sort_doubles ((double *) bl->data, bl->len);
     fwd_s[l] = g_array_index (fl, double, reps / 2);
     bwd_s[l] = g_array_index (bl, double, reps / 2);
     g_array_free (fl, TRUE);

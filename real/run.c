@@ -2,6 +2,7 @@
 #include "run.h"
 #include "launch.h"
 #include "error.h"
+#include "stats.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -47,26 +48,6 @@ on_line (const char *line, void *data, GError **error)
   if (sscanf (line, "wait %lf %lf", &o->wait_req_s, &o->wait_got_s) == 2)
     return TRUE;
   return FALSE;
-}
-
-static int
-cmp_double (gconstpointer a, gconstpointer b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-  return x < y ? -1 : x > y;
-}
-
-static double
-quantile (GArray *v, double q)
-{
-  if (v->len == 0)
-    return 0;
-  g_array_sort (v, cmp_double);
-  double pos = q * (v->len - 1);
-  guint i = (guint) floor (pos);
-  if (i + 1 >= v->len)
-    return g_array_index (v, double, v->len - 1);
-  return g_array_index (v, double, i) + (pos - i) * (g_array_index (v, double, i + 1) - g_array_index (v, double, i));
 }
 
 /* The step time of a step is its slowest replica's. */
@@ -183,7 +164,8 @@ double
 dps_run_quantile (const DpsRunResult *r, int warmup, DpsRunField field, double q)
 {
   GArray *v = step_times (r, warmup, field);
-  double x = quantile (v, q);
+  dps_sort_doubles ((double *) v->data, v->len);
+  double x = dps_quantile_sorted ((const double *) v->data, v->len, q);
   g_array_free (v, TRUE);
   return x;
 }

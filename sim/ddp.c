@@ -6,6 +6,7 @@
 #include "error.h"
 
 #include "json-util.h"
+#include "stats.h"
 #include <math.h>
 #include <string.h>
 
@@ -235,23 +236,6 @@ trial (const DpsDdpConfig *c, DpsCollCost *cost, const DpsBuckets *bk, const dou
   g_free (s.is_ready);
 }
 
-static int
-cmp_double (gconstpointer a, gconstpointer b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-  return x < y ? -1 : x > y;
-}
-
-static double
-percentile (const double *sorted, int n, double q)
-{
-  double pos = q * (n - 1);
-  int i = (int) floor (pos);
-  if (i >= n - 1)
-    return sorted[n - 1];
-  return sorted[i] + (pos - i) * (sorted[i + 1] - sorted[i]);
-}
-
 /* Simulates c->trials steps; fills out (clear it with dps_ddp_result_clear).
  * Fails on impossible settings: no GPUs, a bucket cap of 0, a global batch
  * smaller than the replica count, a topology that cannot hold the GPUs. */
@@ -331,14 +315,14 @@ dps_ddp_simulate (const DpsDdpConfig *c, DpsDdpResult *out, GError **error)
     sum.comm_total += o.comm_total;
   }
   int T = c->trials;
-  qsort (steps, T, sizeof (double), cmp_double);
+  dps_sort_doubles (steps, (gsize) T);
   out->replicas = N;
   out->n_buckets = nb;
   out->batch_per_replica = batch;
   out->global_batch = batch * micro;
   out->step_mean_s = sum.step / T;
-  out->step_p5_s = percentile (steps, T, 0.05);
-  out->step_p95_s = percentile (steps, T, 0.95);
+  out->step_p5_s = dps_quantile_sorted (steps, (gsize) T, 0.05);
+  out->step_p95_s = dps_quantile_sorted (steps, (gsize) T, 0.95);
   out->compute_s = sum.compute / T;
   out->straggler_s = sum.straggler / T;
   out->exposed_comm_s = sum.exposed / T;

@@ -1,0 +1,37 @@
+/* Unit tests of sorting and quantiles (sim/stats.c). */
+#include "stats.h"
+
+/* Sorting puts {3, -1, 2, 2, 0.5} in order -1, 0.5, 2, 2, 3. */
+static void
+test_sort (void)
+{
+  double v[] = { 3, -1, 2, 2, 0.5 };
+  const double want[] = { -1, 0.5, 2, 2, 3 };
+  dps_sort_doubles (v, G_N_ELEMENTS (v));
+  for (gsize i = 0; i < G_N_ELEMENTS (v); i++)
+    g_assert_cmpfloat (v[i], ==, want[i]);
+}
+
+/* By hand, over {10, 20, 30, 40} (n - 1 = 3): q = 0.5 stands at 1.5, half
+ * way from 20 to 30 = 25; q = 0.1 at 0.3 = 10 + 0.3 * 10 = 13; q = 0 and
+ * q = 1 are the ends; one sample is every quantile; no samples give 0. */
+static void
+test_quantile (void)
+{
+  const double v[] = { 10, 20, 30, 40 };
+  g_assert_cmpfloat_with_epsilon (dps_quantile_sorted (v, 4, 0.5), 25, 1e-12);
+  g_assert_cmpfloat_with_epsilon (dps_quantile_sorted (v, 4, 0.1), 13, 1e-12);
+  g_assert_cmpfloat (dps_quantile_sorted (v, 4, 0), ==, 10);
+  g_assert_cmpfloat (dps_quantile_sorted (v, 4, 1), ==, 40);
+  g_assert_cmpfloat (dps_quantile_sorted (v + 2, 1, 0.9), ==, 30);
+  g_assert_cmpfloat (dps_quantile_sorted (v, 0, 0.5), ==, 0);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/stats/sort", test_sort);
+  g_test_add_func ("/stats/quantile", test_quantile);
+  return g_test_run ();
+}
