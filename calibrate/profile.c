@@ -669,11 +669,6 @@ dps_profile_apply_model (const DpsProfile *p, DpsModel *m, int ranks)
   }
   if (!best)
     return FALSE;
-  for (int j = 0; j < dps_model_n_layers (m); j++) {
-    DpsLayer *layer = &g_array_index (m->layers, DpsLayer, j);
-    layer->fwd_time_s = g_array_index (best->fwd_s, double, j);
-    layer->bwd_time_s = g_array_index (best->bwd_s, double, j);
-  }
-  m->time_batch = best->batch;
+  dps_model_set_times (m, (const double *) best->fwd_s->data, (const double *) best->bwd_s->data, best->batch);
   return TRUE;
 }

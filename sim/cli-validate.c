@@ -198,14 +198,8 @@ dps_cmd_validate (int argc, char **argv)
     g_array_free (reps, TRUE);
     return dps_cli_fail ("validate", error);
   }
-  if (emulate) {
-    for (int l = 0; l < dps_model_n_layers (model); l++) {
-      DpsLayer *layer = &g_array_index (model->layers, DpsLayer, l);
-      layer->fwd_time_s = efwd[l];
-      layer->bwd_time_s = ebwd[l];
-    }
-    model->time_batch = batch;
-  }
+  if (emulate)
+    dps_model_set_times (model, efwd, ebwd, batch);
   double comm_cv = held_out_rms (profile);
   int n = (int) reps->len;
   g_autoptr (DpsNetEmu) net = NULL;
@@ -266,12 +260,7 @@ dps_cmd_validate (int argc, char **argv)
          * exactly the waits they were given (not the profile's times for
          * co-located ranks), nothing contends with the all-reduces, and
          * the optimizer is its wait too */
-        for (int l = 0; l < dps_model_n_layers (model); l++) {
-          DpsLayer *layer = &g_array_index (model->layers, DpsLayer, l);
-          layer->fwd_time_s = efwd[l];
-          layer->bwd_time_s = ebwd[l];
-        }
-        model->time_batch = batch;
+        dps_model_set_times (model, efwd, ebwd, batch);
         c.contention = 0;
         c.contention_comm = 0;
         c.optimizer_s = eopt;

@@ -119,3 +119,16 @@ dps_model_has_times (const DpsModel *m)
       return FALSE;
   return m->layers->len > 0;
 }
+
+/* Gives every layer its forward and backward time (seconds, one per layer,
+ * in layer order), measured at the given batch. */
+void
+dps_model_set_times (DpsModel *m, const double *fwd_s, const double *bwd_s, int batch)
+{
+  for (guint i = 0; i < m->layers->len; i++) {
+    DpsLayer *layer = &g_array_index (m->layers, DpsLayer, i);
+    layer->fwd_time_s = fwd_s[i];
+    layer->bwd_time_s = bwd_s[i];
+  }
+  m->time_batch = batch;
+}

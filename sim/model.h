@@ -54,6 +54,7 @@ const DpsTensor *dps_model_tensor (const DpsModel *m, int i);
 double    dps_model_fwd_flops (const DpsModel *m);
 double    dps_model_act_bytes (const DpsModel *m);
 gboolean  dps_model_has_times (const DpsModel *m);
+void      dps_model_set_times (DpsModel *m, const double *fwd_s, const double *bwd_s, int batch);
 
 /* loading: zoo files (sim/models/NAME.model), per-layer CSV */
 DpsModel *dps_model_load (const char *name_or_path, GError **error);

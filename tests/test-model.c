@@ -87,6 +87,24 @@ test_csv (void)
   g_assert_true (dps_model_has_times (m));
 }
 
+/* Setting times replaces the CSV's, layer by layer in order, with the
+ * batch they are for: layer 1 gets the second pair (4 s, 8 s), batch 64. */
+static void
+test_set_times (void)
+{
+  const char *csv = "# batch: 32\nlayer,params,forward_ms,backward_ms\na,10,1.5,3.0\nb,20,0.5,1.0\n";
+  g_autoptr (GError) e = NULL;
+  g_autoptr (DpsModel) m = dps_model_load_csv_data ("m.csv", csv, -1, &e);
+  g_assert_no_error (e);
+  const double fwd[] = { 2, 4 }, bwd[] = { 3, 8 };
+  dps_model_set_times (m, fwd, bwd, 64);
+  g_assert_cmpint (m->time_batch, ==, 64);
+  g_assert_cmpfloat (dps_model_layer (m, 0)->fwd_time_s, ==, 2);
+  g_assert_cmpfloat (dps_model_layer (m, 0)->bwd_time_s, ==, 3);
+  g_assert_cmpfloat (dps_model_layer (m, 1)->fwd_time_s, ==, 4);
+  g_assert_cmpfloat (dps_model_layer (m, 1)->bwd_time_s, ==, 8);
+}
+
 /* Malformed CSV rows are refused with the file and the line. */
 static void
 test_csv_malformed (void)
@@ -146,6 +164,7 @@ main (int argc, char **argv)
   g_test_add_func ("/model/zoo/gpt2-xl-flops", test_flops);
   g_test_add_func ("/model/csv/valid", test_csv);
   g_test_add_func ("/model/csv/malformed", test_csv_malformed);
+  g_test_add_func ("/model/set-times", test_set_times);
   g_test_add_func ("/model/keyfile/malformed", test_keyfile_malformed);
   return g_test_run ();
 }
