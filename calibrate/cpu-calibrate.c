@@ -1,7 +1,7 @@
 /* cpu-calibrate.c — see cpu-calibrate.h. */
 #include "cpu-calibrate.h"
 #include "launch.h"
-#include "mlp.h"
+#include "train-net.h"
 #include "error.h"
 
 #include <cblas.h>
@@ -179,18 +179,19 @@ on_layers (const char *line, void *data, GError **error)
   return TRUE;
 }
 
-/* For each rank count of 2 or more: an MLP's per-layer times with that
- * many ranks computing at once (dpscale-mpi-worker layers), the slowest
- * rank's, added to the profile.  Models that are not MLPs are skipped. */
+/* For each rank count of 2 or more: the runner's per-layer times (an MLP
+ * or a GPT-2 stack, real/train-net.h) with that many ranks computing at once
+ * (dpscale-mpi-worker layers), the slowest rank's, added to the profile.
+ * Models the runner cannot train are skipped. */
 gboolean
 dps_cpu_layer_times_ranks (DpsProfile *p, const DpsModel *m, int batch, const int *ranks, int n_ranks,
                            double min_time_s, double timeout_s, GError **error)
 {
   int L = dps_model_n_layers (m);
-  DpsMlp *probe = dps_mlp_new (m, 1, 1, NULL);
+  DpsTrainNet *probe = dps_train_net_new (m, 1, 1, NULL);
   if (!probe)
     return TRUE;
-  dps_mlp_free (probe);
+  dps_train_net_free (probe);
   g_autofree char *worker = dps_helper_path ("dpscale-mpi-worker");
   for (int r = 0; r < n_ranks; r++) {
     if (ranks[r] < 2)
@@ -277,8 +278,8 @@ dps_cpu_gemm_sweep (DpsProfile *p, const int *dims, int n_dims, double min_time_
   }
 }
 
-/* Per-layer forward and backward times at a per-replica batch.  MLPs run
- * the CPU runner's own layers; other models are priced by GEMMs: each 2-D
+/* Per-layer forward and backward times at a per-replica batch.  MLPs and
+ * GPT-2 stacks run the CPU runner's own layers; other models are priced by GEMMs: each 2-D
  * weight (rows x cols, as nn.Linear stores it) costs one GEMM forward
  * (tokens x cols by cols x rows) and two of the same size backward (input
  * and weight gradients), tokens being batch x sequence length.  Layers
@@ -286,7 +287,7 @@ dps_cpu_gemm_sweep (DpsProfile *p, const int *dims, int n_dims, double min_time_
 void
 dps_cpu_layer_times (const DpsModel *m, int batch, double min_time_s, double *fwd_s, double *bwd_s)
 {
-  if (dps_mlp_layer_times (m, batch, min_time_s, fwd_s, bwd_s))
+  if (dps_train_net_layer_times (m, batch, min_time_s, fwd_s, bwd_s))
     return;
   int tokens = batch * MAX (m->seq_len, 1);
   GHashTable *cache = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);

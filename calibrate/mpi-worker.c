@@ -24,7 +24,7 @@
  *
  *   dpscale-mpi-worker layers MODEL BATCH SECONDS
  *
- * times an MLP's layers (real/mlp.c) in every rank at once, as co-located
+ * times the runner's layers (real/train-net.h) in every rank at once, as co-located
  * replicas compute: caches and memory are shared.  Rank 0 prints
  *   layers L FWD_0 .. FWD_L-1 BWD_0 .. BWD_L-1   (seconds, the slowest rank's)
  *
@@ -39,7 +39,7 @@
 #include <cblas.h>
 #include <time.h>
 #include "model.h"
-#include "mlp.h"
+#include "train-net.h"
 #include "stats.h"
 #ifdef DPS_WORKER_NCCL
 #include <cuda_runtime_api.h>
@@ -272,9 +272,9 @@ layers_main (int rank, int n, const char *model_name, int batch, double seconds)
   int L = dps_model_n_layers (m);
   double *t = calloc (2 * L, sizeof (double)), *worst = calloc (2 * L, sizeof (double));
   MPI_Barrier (MPI_COMM_WORLD);
-  if (!dps_mlp_layer_times (m, batch, seconds, t, t + L)) {
+  if (!dps_train_net_layer_times (m, batch, seconds, t, t + L)) {
     if (rank == 0)
-      fprintf (stderr, "dpscale-mpi-worker: %s is not an MLP\n", m->name);
+      fprintf (stderr, "dpscale-mpi-worker: %s is neither an MLP nor a GPT-2 stack\n", m->name);
     return 1;
   }
   MPI_Reduce (t, worst, 2 * L, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);

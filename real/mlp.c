@@ -1,16 +1,50 @@
-/* mlp.c — see mlp.h. */
-#include "mlp.h"
+/* mlp.c — a stack of Linear layers (ReLU between, none after the last)
+ * trained on a synthetic regression task, forward and backward with
+ * OpenBLAS; one kind of DpsTrainNet (train-net.h).
+ *
+ * Parameters in definition order (fc0.weight, fc0.bias, fc1.weight, ...);
+ * weights are rows x cols (out x in), as nn.Linear stores them. */
+#include "train-net.h"
 #include "error.h"
-#include "stats.h"
 
 #include <cblas.h>
 #include <math.h>
 #include <string.h>
 
+typedef struct {
+  DpsTrainNet  base;
+  int    *in, *out;          /* widths per layer */
+  gint64 *w_off, *b_off;     /* offsets of each weight and bias in the flat arrays */
+  float **acts;              /* activations: acts[0] input, acts[i+1] output of layer i */
+  float  *target;            /* batch x out of the last layer */
+  float  *dcur, *dnext;      /* gradient of the current layer's output, scratch */
+} Mlp;
+
+static const DpsTrainNetOps mlp_ops;
+
+static void
+mlp_free (DpsTrainNet *base)
+{
+  Mlp *n = (Mlp *) base;
+  for (int l = 0; l <= base->n_layers; l++)
+    g_free (n->acts[l]);
+  g_free (n->acts);
+  g_free (n->in);
+  g_free (n->out);
+  g_free (n->w_off);
+  g_free (n->b_off);
+  g_free (base->params);
+  g_free (base->grads);
+  g_free (n->target);
+  g_free (n->dcur);
+  g_free (n->dnext);
+  g_free (n);
+}
+
 /* Builds the network of an "mlp" zoo model (layers of one weight and one
  * bias each) with weights drawn from seed: the same seed, the same network
  * on every rank. */
-DpsMlp *
+DpsTrainNet *
 dps_mlp_new (const DpsModel *m, int batch, guint32 seed, GError **error)
 {
   int L = dps_model_n_layers (m);
@@ -18,14 +52,18 @@ dps_mlp_new (const DpsModel *m, int batch, guint32 seed, GError **error)
     const DpsLayer *layer = dps_model_layer (m, l);
     if (layer->n_tensors != 2 || dps_model_tensor (m, layer->first_tensor)->rows <= 0) {
       g_set_error (error, DPS_ERROR, DPS_ERROR_UNSUPPORTED,
-                   "%s: the CPU runner trains MLPs (layers of one weight and one bias); layer %s is not one",
+                   "%s: the CPU runner trains MLPs (layers of one weight and one bias) and GPT-2 "
+                   "transformer stacks; layer %s is neither",
                    m->name, layer->name);
       return NULL;
     }
   }
-  DpsMlp *n = g_new0 (DpsMlp, 1);
-  n->n_layers = L;
-  n->batch = batch;
+  Mlp *n = g_new0 (Mlp, 1);
+  DpsTrainNet *base = &n->base;
+  base->ops = &mlp_ops;
+  base->kind = "mlp";
+  base->n_layers = L;
+  base->batch = batch;
   n->in = g_new (int, L);
   n->out = g_new (int, L);
   n->w_off = g_new (gint64, L);
@@ -42,122 +80,92 @@ dps_mlp_new (const DpsModel *m, int batch, guint32 seed, GError **error)
     off += w->rows;
     widest = MAX (widest, MAX (n->in[l], n->out[l]));
   }
-  n->n_params = off;
-  n->params = g_new (float, off);
-  n->grads = g_new0 (float, off);
+  base->n_params = off;
+  base->params = g_new (float, off);
+  base->grads = g_new0 (float, off);
   GRand *r = g_rand_new_with_seed (seed);
   for (int l = 0; l < L; l++) {
-    double scale = sqrt (2.0 / n->in[l]);   /* He initialisation */
-    for (gint64 i = 0; i < (gint64) n->in[l] * n->out[l]; i++)
-      n->params[n->w_off[l] + i] = (float) (g_rand_double_range (r, -1, 1) * scale * sqrt (3.0));
-    memset (n->params + n->b_off[l], 0, sizeof (float) * n->out[l]);
+    /* He initialisation: uniform with variance 2 / fan-in */
+    dps_train_net_uniform (base->params + n->w_off[l], (gint64) n->in[l] * n->out[l], sqrt (6.0 / n->in[l]), r);
+    memset (base->params + n->b_off[l], 0, sizeof (float) * n->out[l]);
   }
   g_rand_free (r);
   n->acts = g_new (float *, L + 1);
   n->acts[0] = g_new0 (float, (gsize) batch * n->in[0]);
   for (int l = 0; l < L; l++)
     n->acts[l + 1] = g_new0 (float, (gsize) batch * n->out[l]);
+  n->target = g_new0 (float, (gsize) batch * n->out[L - 1]);
   n->dcur = g_new0 (float, (gsize) batch * widest);
   n->dnext = g_new0 (float, (gsize) batch * widest);
-  return n;
+  return base;
 }
 
-void
-dps_mlp_free (DpsMlp *n)
+/* Inputs (batch x in) are samples sample0.. of the data set; targets
+ * (batch x out) come from a fixed teacher: target_j = sum over a window of x. */
+static void
+mlp_batch (DpsTrainNet *base, guint32 seed, gint64 sample0)
 {
-  if (!n)
-    return;
-  for (int l = 0; l <= n->n_layers; l++)
-    g_free (n->acts[l]);
-  g_free (n->acts);
-  g_free (n->in);
-  g_free (n->out);
-  g_free (n->w_off);
-  g_free (n->b_off);
-  g_free (n->params);
-  g_free (n->grads);
-  g_free (n->dcur);
-  g_free (n->dnext);
-  g_free (n);
-}
-
-/* A deterministic hash in [-1, 1) of (seed, index): samples are the same
- * whichever rank draws them, so N shards of a batch are the batch. */
-static float
-noise (guint32 seed, guint64 i)
-{
-  guint64 x = (i + 1) * 0x9E3779B97F4A7C15ull ^ ((guint64) seed << 32);
-  x ^= x >> 31;
-  x *= 0xBF58476D1CE4E5B9ull;
-  x ^= x >> 27;
-  x *= 0x94D049BB133111EBull;
-  x ^= x >> 33;
-  return (float) ((double) (x >> 11) / (double) (1ull << 53) * 2 - 1);
-}
-
-/* Fills x (batch x in) with samples sample0.. of the data set and target
- * (batch x out) with a fixed teacher: target_j = sum over a window of x. */
-void
-dps_mlp_batch (const DpsMlp *n, guint32 seed, gint64 sample0, float *x, float *target)
-{
-  int in = n->in[0], out = n->out[n->n_layers - 1];
-  for (int s = 0; s < n->batch; s++) {
+  Mlp *n = (Mlp *) base;
+  int in = n->in[0], out = n->out[base->n_layers - 1];
+  float *x = n->acts[0];
+  for (int s = 0; s < base->batch; s++) {
     gint64 id = sample0 + s;
     for (int i = 0; i < in; i++)
-      x[s * in + i] = noise (seed, (guint64) id * in + i);
+      x[s * in + i] = dps_train_net_noise (seed, (guint64) id * in + i);
     for (int j = 0; j < out; j++) {
       float t = 0;
       for (int k = 0; k < 4; k++)
         t += x[s * in + (j * 7 + k * 13) % in];
-      target[s * out + j] = 0.5f * t;
+      n->target[s * out + j] = 0.5f * t;
     }
   }
 }
 
 /* acts[l+1] = relu?(acts[l] W^T + b); the last layer is linear. */
-void
-dps_mlp_forward_layer (DpsMlp *n, int l)
+static void
+mlp_forward_layer (DpsTrainNet *base, int l)
 {
-  int B = n->batch, in = n->in[l], out = n->out[l];
+  Mlp *n = (Mlp *) base;
+  int B = base->batch, in = n->in[l], out = n->out[l];
   float *y = n->acts[l + 1];
   for (int s = 0; s < B; s++)
-    memcpy (y + (gsize) s * out, n->params + n->b_off[l], sizeof (float) * out);
+    memcpy (y + (gsize) s * out, base->params + n->b_off[l], sizeof (float) * out);
   cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasTrans, B, out, in, 1.0f, n->acts[l], in,
-               n->params + n->w_off[l], in, 1.0f, y, out);
-  if (l < n->n_layers - 1)
+               base->params + n->w_off[l], in, 1.0f, y, out);
+  if (l < base->n_layers - 1)
     for (gsize i = 0; i < (gsize) B * out; i++)
       y[i] = y[i] > 0 ? y[i] : 0;
 }
 
-/* Mean squared error / 2 of the output against target, and its gradient
- * with respect to the output into dcur (divided by the batch, so that the
- * gradients of N shards averaged equal the whole batch's). */
-double
-dps_mlp_loss_grad (DpsMlp *n, const float *target)
+/* Mean squared error / 2 of the output against the target, and its
+ * gradient with respect to the output into dcur. */
+static double
+mlp_loss_grad (DpsTrainNet *base)
 {
-  int B = n->batch, out = n->out[n->n_layers - 1];
-  const float *y = n->acts[n->n_layers];
+  Mlp *n = (Mlp *) base;
+  int B = base->batch, out = n->out[base->n_layers - 1];
+  const float *y = n->acts[base->n_layers];
   double loss = 0;
   for (gsize i = 0; i < (gsize) B * out; i++) {
-    double d = y[i] - target[i];
+    double d = y[i] - n->target[i];
     loss += 0.5 * d * d;
     n->dcur[i] = (float) (d / B);
   }
   return loss / B;
 }
 
-/* Backward of layer l: weight and bias gradients into grads (overwritten,
- * or added to them when accumulating),
- * then the gradient of its input into dcur for layer l-1. */
-void
-dps_mlp_backward_layer (DpsMlp *n, int l)
+/* Backward of layer l: weight and bias gradients, then the gradient of its
+ * input into dcur for layer l-1. */
+static void
+mlp_backward_layer (DpsTrainNet *base, int l)
 {
-  int B = n->batch, in = n->in[l], out = n->out[l];
+  Mlp *n = (Mlp *) base;
+  int B = base->batch, in = n->in[l], out = n->out[l];
   /* dW = dY^T X (out x in), db = sum over the batch of dY */
   cblas_sgemm (CblasRowMajor, CblasTrans, CblasNoTrans, out, in, B, 1.0f, n->dcur, out, n->acts[l], in,
-               n->accumulate ? 1.0f : 0.0f, n->grads + n->w_off[l], in);
-  float *db = n->grads + n->b_off[l];
-  if (!n->accumulate)
+               base->accumulate ? 1.0f : 0.0f, base->grads + n->w_off[l], in);
+  float *db = base->grads + n->b_off[l];
+  if (!base->accumulate)
     memset (db, 0, sizeof (float) * out);
   for (int s = 0; s < B; s++)
     for (int j = 0; j < out; j++)
@@ -165,8 +173,8 @@ dps_mlp_backward_layer (DpsMlp *n, int l)
   if (l == 0)
     return;
   /* dX = dY W (B x in), through the ReLU of layer l-1's output */
-  cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasNoTrans, B, in, out, 1.0f, n->dcur, out, n->params + n->w_off[l],
-               in, 0.0f, n->dnext, in);
+  cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasNoTrans, B, in, out, 1.0f, n->dcur, out,
+               base->params + n->w_off[l], in, 0.0f, n->dnext, in);
   const float *x = n->acts[l];
   for (gsize i = 0; i < (gsize) B * in; i++)
     n->dnext[i] = x[i] > 0 ? n->dnext[i] : 0;
@@ -175,69 +183,6 @@ dps_mlp_backward_layer (DpsMlp *n, int l)
   n->dnext = t;
 }
 
-/* FNV-1a over the parameters' bytes: equal hashes, identical replicas. */
-guint64
-dps_mlp_hash (const DpsMlp *n)
-{
-  guint64 h = 1469598103934665603ull;
-  const unsigned char *p = (const unsigned char *) n->params;
-  for (gsize i = 0; i < (gsize) n->n_params * sizeof (float); i++) {
-    h ^= p[i];
-    h *= 1099511628211ull;
-  }
-  return h;
-}
-
-/* Times an MLP's layers as the runner computes them: the median of
- * repeated forward and backward passes, layer by layer, on one thread.
- * FALSE (nothing measured) when the model is not an MLP. */
-gboolean
-dps_mlp_layer_times (const DpsModel *m, int batch, double min_time_s, double *fwd_s, double *bwd_s)
-{
-  openblas_set_num_threads (1);
-  DpsMlp *net = dps_mlp_new (m, batch, 1, NULL);
-  if (!net)
-    return FALSE;
-  int L = net->n_layers, reps = 0;
-  float *target = g_new (float, (gsize) batch * net->out[L - 1]);
-  GArray *f = g_array_new (FALSE, FALSE, sizeof (double)), *b = g_array_new (FALSE, FALSE, sizeof (double));
-  double spent = 0;
-  while ((spent < min_time_s || reps < 5) && reps < 200) {
-    dps_mlp_batch (net, 1, (gint64) reps * batch, net->acts[0], target);
-    for (int l = 0; l < L; l++) {
-      gint64 t0 = g_get_monotonic_time ();
-      dps_mlp_forward_layer (net, l);
-      double dt = (g_get_monotonic_time () - t0) / 1e6;
-      g_array_append_val (f, dt);
-      spent += dt;
-    }
-    dps_mlp_loss_grad (net, target);
-    for (int l = L - 1; l >= 0; l--) {
-      gint64 t0 = g_get_monotonic_time ();
-      dps_mlp_backward_layer (net, l);
-      double dt = (g_get_monotonic_time () - t0) / 1e6;
-      g_array_insert_val (b, b->len, dt);
-      spent += dt;
-    }
-    reps++;
-  }
-  for (int l = 0; l < L; l++) {
-    GArray *fl = g_array_new (FALSE, FALSE, sizeof (double)), *bl = g_array_new (FALSE, FALSE, sizeof (double));
-    for (int r = 0; r < reps; r++) {
-      g_array_append_val (fl, g_array_index (f, double, r * L + l));
-      g_array_append_val (bl, g_array_index (b, double, r * L + (L - 1 - l)));
-    }
-    dps_sort_doubles ((double *) fl->data, fl->len);
-    dps_sort_doubles ((double *) bl->data, bl->len);
-    fwd_s[l] = g_array_index (fl, double, reps / 2);
-    bwd_s[l] = g_array_index (bl, double, reps / 2);
-    g_array_free (fl, TRUE);
-    g_array_free (bl, TRUE);
-  }
-  g_array_free (f, TRUE);
-  g_array_free (b, TRUE);
-  g_free (target);
-  dps_mlp_free (net);
-  return TRUE;
-}
-
+static const DpsTrainNetOps mlp_ops = {
+  mlp_batch, mlp_forward_layer, mlp_loss_grad, mlp_backward_layer, mlp_free,
+};

@@ -1,5 +1,6 @@
 /* run.c — see run.h. */
 #include "run.h"
+#include "train-net.h"
 #include "launch.h"
 #include "error.h"
 #include "stats.h"
@@ -127,6 +128,25 @@ dps_run_execute (const DpsRunSpec *spec, const DpsModel *model, DpsRunResult *ou
       g_set_error (error, DPS_ERROR, DPS_ERROR_LIMIT,
                    "--emulate: %d replicas of %s need about %.1f GB for their gradients, %.1f GB is free",
                    spec->ranks, model->name, need / 1e9, avail / 1e9);
+      return FALSE;
+    }
+  }
+  if (!spec->emulate) {
+    /* refused here rather than in every replica: a model the runner cannot
+     * train, or replicas that would not fit in memory */
+    DpsTrainNet *probe = dps_train_net_new (model, 1, 1, error);
+    if (!probe) {
+      g_ptr_array_unref (args);
+      return FALSE;
+    }
+    dps_train_net_free (probe);
+    double need = dps_train_net_bytes (model, spec->batch) * spec->ranks;
+    double avail = (double) sysconf (_SC_AVPHYS_PAGES) * sysconf (_SC_PAGESIZE);
+    if (need > 0.8 * avail) {
+      g_ptr_array_unref (args);
+      g_set_error (error, DPS_ERROR, DPS_ERROR_LIMIT,
+                   "%d replicas of %s at batch %d need about %.1f GB, %.1f GB is free (lower --batch or --ranks)",
+                   spec->ranks, model->name, spec->batch, need / 1e9, avail / 1e9);
       return FALSE;
     }
   }

@@ -1,7 +1,7 @@
 /* dpscale-train — one replica of real data-parallel training on CPUs,
  * started by `dpscale run` under mpirun (one process per replica).
  *
- * The model's layers run forward, then backward one by one (OpenBLAS); as
+ * The model's layers (an MLP or a GPT-2 stack, real/train-net.h) run forward, then backward one by one (OpenBLAS); as
  * each bucket of the simulator's assignment (sim/buckets.c) fills, it is
  * handed to a communication thread that all-reduces it (MPI, in place) and
  * averages it, while backward goes on: the overlap DDP does.  The optimizer
@@ -25,7 +25,7 @@
 
 #include "model.h"
 #include "buckets.h"
-#include "mlp.h"
+#include "train-net.h"
 
 typedef struct {
   GMutex   lock;
@@ -180,7 +180,7 @@ main (int argc, char **argv)
     lr = adam ? 1e-3 : 0.02;
 
   /* parameters and gradients: the MLP when computing, flat buffers when emulating */
-  DpsMlp *net = NULL;
+  DpsTrainNet *net = NULL;
   float *grads;
   gint64 n_params = m->n_params;
   GArray *fwd = NULL, *bwd = NULL;
@@ -193,7 +193,7 @@ main (int argc, char **argv)
     if (!grads)
       fail ("not enough memory for the gradients");
   } else {
-    net = dps_mlp_new (m, batch, (guint32) seed, &error);
+    net = dps_train_net_new (m, batch, (guint32) seed, &error);
     if (!net)
       fail (error->message);
     grads = net->grads;
@@ -231,31 +231,20 @@ main (int argc, char **argv)
     fflush (stdout);
   }
 
-  float *x = NULL, *target = NULL;
-  if (net) {
-    x = net->acts[0];
-    target = g_new (float, (gsize) batch * net->out[L - 1]);
-  }
-
   /* the gradient of N shards averaged is the gradient of the whole batch */
   if (check && net) {
-    dps_mlp_batch (net, (guint32) seed, (gint64) rank * batch, x, target);
-    for (int l = 0; l < L; l++)
-      dps_mlp_forward_layer (net, l);
-    dps_mlp_loss_grad (net, target);
-    for (int l = L - 1; l >= 0; l--)
-      dps_mlp_backward_layer (net, l);
+    dps_train_net_batch (net, (guint32) seed, (gint64) rank * batch);
+    dps_train_net_forward (net);
+    dps_train_net_loss_grad (net);
+    dps_train_net_backward (net);
     MPI_Allreduce (MPI_IN_PLACE, net->grads, (int) n_params, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
     cblas_sscal ((int) n_params, 1.0f / world, net->grads, 1);
     if (rank == 0) {
-      DpsMlp *whole = dps_mlp_new (m, batch * world, (guint32) seed, &error);
-      float *tw = g_new (float, (gsize) batch * world * whole->out[L - 1]);
-      dps_mlp_batch (whole, (guint32) seed, 0, whole->acts[0], tw);
-      for (int l = 0; l < L; l++)
-        dps_mlp_forward_layer (whole, l);
-      dps_mlp_loss_grad (whole, tw);
-      for (int l = L - 1; l >= 0; l--)
-        dps_mlp_backward_layer (whole, l);
+      DpsTrainNet *whole = dps_train_net_new (m, batch * world, (guint32) seed, &error);
+      dps_train_net_batch (whole, (guint32) seed, 0);
+      dps_train_net_forward (whole);
+      dps_train_net_loss_grad (whole);
+      dps_train_net_backward (whole);
       double maxdiff = 0, maxg = 0;
       for (gint64 i = 0; i < n_params; i++) {
         maxdiff = MAX (maxdiff, fabs (whole->grads[i] - net->grads[i]));
@@ -263,8 +252,7 @@ main (int argc, char **argv)
       }
       printf ("# gradcheck %.3g\n", maxg > 0 ? maxdiff / maxg : 0);
       fflush (stdout);
-      g_free (tw);
-      dps_mlp_free (whole);
+      dps_train_net_free (whole);
     }
   }
 
@@ -285,11 +273,10 @@ main (int argc, char **argv)
       double f0 = now_s ();
       if (net) {
         /* micro-step k of step s: its own samples; gradients accumulate (no_sync) */
-        dps_mlp_batch (net, (guint32) seed, (((gint64) s * accum + k) * world + rank) * batch, x, target);
+        dps_train_net_batch (net, (guint32) seed, (((gint64) s * accum + k) * world + rank) * batch);
         net->accumulate = k > 0;
-        for (int l = 0; l < L; l++)
-          dps_mlp_forward_layer (net, l);
-        loss = dps_mlp_loss_grad (net, target);
+        dps_train_net_forward (net);
+        loss = dps_train_net_loss_grad (net);
       } else {
         for (int l = 0; l < L; l++) {
           deadline += g_array_index (fwd, double, l);
@@ -300,7 +287,7 @@ main (int argc, char **argv)
       int next = 0;
       for (int l = L - 1; l >= 0; l--) {
         if (net)
-          dps_mlp_backward_layer (net, l);
+          dps_train_net_backward_layer (net, l);
         else {
           deadline += g_array_index (bwd, double, l);
           wait_until (deadline);
@@ -319,19 +306,17 @@ main (int argc, char **argv)
     }
     wait_all (&c, nb);
     double t3 = now_s ();
-    if (net) {
+    if (net && adam) {
+      /* Adam, bias corrections for step s+1 */
+      float c1 = (float) (lr / (1 - pow (0.9, s + 1))), c2 = (float) (1 / (1 - pow (0.999, s + 1)));
       for (gint64 i = 0; i < n_params; i++) {
-        float g = net->grads[i];
-        if (adam) {
-          g /= accum;
-          m1[i] = 0.9f * m1[i] + 0.1f * g;
-          m2[i] = 0.999f * m2[i] + 0.001f * g * g;
-          double mh = m1[i] / (1 - pow (0.9, s + 1)), vh = m2[i] / (1 - pow (0.999, s + 1));
-          net->params[i] -= (float) (lr * mh / (sqrt (vh) + 1e-8));
-        } else
-          net->params[i] -= (float) (lr / accum) * g;   /* the micro-steps' gradients were summed: average them */
+        float g = net->grads[i] / accum;
+        m1[i] = 0.9f * m1[i] + 0.1f * g;
+        m2[i] = 0.999f * m2[i] + 0.001f * g * g;
+        net->params[i] -= c1 * m1[i] / (sqrtf (m2[i] * c2) + 1e-8f);
       }
-    } else if (opt_ms > 0) {
+    } else if (net)
+      cblas_saxpy ((int) n_params, (float) (-lr / accum), net->grads, 1, net->params, 1);   /* the micro-steps' gradients were summed: average them */ else if (opt_ms > 0) {
       double o0 = mono_s ();
       wait_until (o0 + opt_ms * 1e-3);
       wait_req += opt_ms * 1e-3;
@@ -342,7 +327,7 @@ main (int argc, char **argv)
     memcpy (stats, mine, sizeof mine);
     MPI_Gather (stats, 6, MPI_DOUBLE, all, 6, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     /* every replica holds the same parameters (hashes compared) */
-    unsigned long long h = net ? dps_mlp_hash (net) : 0, *hs = g_new (unsigned long long, world);
+    unsigned long long h = net ? dps_train_net_hash (net) : 0, *hs = g_new (unsigned long long, world);
     MPI_Gather (&h, 1, MPI_UNSIGNED_LONG_LONG, hs, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
     if (rank == 0) {
       for (int r = 0; r < world; r++) {

@@ -25,7 +25,7 @@ dps_cmd_run (int argc, char **argv)
   GOptionEntry entries[] = {
     { "ranks", 'n', 0, G_OPTION_ARG_INT, &ranks, "Replicas, one MPI process each (default 2)", "N" },
     { "backend", 0, 0, G_OPTION_ARG_STRING, &backend, "cpu (default; MPI + OpenBLAS)", "B" },
-    { "model", 'M', 0, G_OPTION_ARG_STRING, &model_s, "Model (default mlp; --emulate takes any zoo or CSV model)", "NAME" },
+    { "model", 'M', 0, G_OPTION_ARG_STRING, &model_s, "Model: mlp (default) or a GPT-2 stack such as transformer-small; --emulate takes any zoo or CSV model", "NAME" },
     { "batch", 'b', 0, G_OPTION_ARG_INT, &batch, "Samples per replica per step (default 32)", "B" },
     { "steps", 's', 0, G_OPTION_ARG_INT, &steps, "Steps (default 20)", "S" },
     { "warmup", 'w', 0, G_OPTION_ARG_INT, &warmup, "Steps left out of the summary (default 3)", "W" },

@@ -89,7 +89,7 @@ dps_cmd_validate (int argc, char **argv)
     { "backend", 0, 0, G_OPTION_ARG_STRING, &backend, "cpu (default)", "B" },
     { "emulate", 'e', 0, G_OPTION_ARG_NONE, &emulate, "Emulated compute (waits), real all-reduces: many replicas on few cores", NULL },
     { "replicas", 'r', 0, G_OPTION_ARG_STRING, &replicas_s, "Replica counts (default 1,2; with --emulate 1,2,4,8,16)", "LIST" },
-    { "model", 'M', 0, G_OPTION_ARG_STRING, &model_s, "Model (default mlp)", "NAME" },
+    { "model", 'M', 0, G_OPTION_ARG_STRING, &model_s, "Model: mlp (default) or a GPT-2 stack such as transformer-small", "NAME" },
     { "batch", 'b', 0, G_OPTION_ARG_INT, &batch, "Samples per replica per step (default 32)", "B" },
     { "steps", 's', 0, G_OPTION_ARG_INT, &steps, "Steps per run (default 20)", "S" },
     { "warmup", 'w', 0, G_OPTION_ARG_INT, &warmup, "Steps left out (default 3)", "W" },

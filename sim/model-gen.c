@@ -16,6 +16,7 @@ dps_model_gen_transformer (const char *name, const DpsTransformerShape *s)
   DpsModel *m = dps_model_new (name);
   gint64 d = s->hidden, f = s->ffn, v = s->vocab, sq = s->seq;
   m->seq_len = s->seq;
+  m->heads = s->heads;
   double act_block = sq * d * 34.0 + 5.0 * s->heads * sq * sq;
   double io_block = sq * d * 16.0;
   char n[128];

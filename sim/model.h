@@ -38,6 +38,7 @@ typedef struct {
   GArray *tensors;       /* DpsTensor */
   gint64  n_params;
   int     seq_len;       /* tokens per sample, 0 for non-token models */
+  int     heads;         /* attention heads of a transformer, 0 otherwise */
   int     time_batch;    /* batch the measured times are for */
 } DpsModel;
 

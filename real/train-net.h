@@ -1,0 +1,65 @@
+/* train-net — a network that the real runner trains, layer by layer, as DDP
+ * sees it: forward one layer at a time, a loss, backward one layer at a
+ * time (so gradients become ready in the order DDP sees them).
+ *
+ * Parameters live in one flat array in definition order, as
+ * model.parameters() lists them (the zoo model's tensors); gradients in
+ * another of the same layout, so a bucket is a contiguous range of bytes
+ * that can be all-reduced in place.  Two kinds: the MLP (mlp.c) and the
+ * GPT-2 transformer-block stack (transformer.c); dps_train_net_new picks the one
+ * that matches the model's tensors.
+ *
+ * Gradients are divided by the batch (the mean loss), so that the
+ * gradients of N shards averaged equal the whole batch's. */
+#pragma once
+
+#include "model.h"
+
+typedef struct DpsTrainNet DpsTrainNet;
+
+typedef struct {
+  /* fills the inputs and targets with samples sample0 .. sample0+batch-1 of
+   * the synthetic data set: the same samples whichever rank draws them */
+  void   (*batch) (DpsTrainNet *n, guint32 seed, gint64 sample0);
+  void   (*forward_layer) (DpsTrainNet *n, int layer);
+  /* the loss of the last forward and its gradient, to start backward */
+  double (*loss_grad) (DpsTrainNet *n);
+  /* gradients of the layer's tensors into grads (overwritten, or added to
+   * them when accumulate is set), and the gradient of its input */
+  void   (*backward_layer) (DpsTrainNet *n, int layer);
+  void   (*free) (DpsTrainNet *n);
+} DpsTrainNetOps;
+
+struct DpsTrainNet {
+  const DpsTrainNetOps *ops;
+  const char *kind;          /* "mlp", "gpt2" */
+  int      n_layers;         /* the model's layers */
+  int      batch;
+  gint64   n_params;
+  float   *params, *grads;
+  gboolean accumulate;       /* gradient accumulation: backward adds to grads */
+};
+
+DpsTrainNet  *dps_train_net_new (const DpsModel *m, int batch, guint32 seed, GError **error);
+void     dps_train_net_free (DpsTrainNet *n);
+void     dps_train_net_batch (DpsTrainNet *n, guint32 seed, gint64 sample0);
+void     dps_train_net_forward (DpsTrainNet *n);                   /* every layer */
+double   dps_train_net_loss_grad (DpsTrainNet *n);
+void     dps_train_net_backward (DpsTrainNet *n);                  /* every layer, last first */
+void     dps_train_net_forward_layer (DpsTrainNet *n, int layer);
+void     dps_train_net_backward_layer (DpsTrainNet *n, int layer);
+guint64  dps_train_net_hash (const DpsTrainNet *n);
+/* bytes one replica holds while training m (parameters, gradients, Adam's
+ * moments, activations) */
+double   dps_train_net_bytes (const DpsModel *m, int batch);
+gboolean dps_train_net_layer_times (const DpsModel *m, int batch, double min_time_s, double *fwd_s, double *bwd_s);
+
+/* the kinds; each refuses (FALSE from the probe, an error from new) a
+ * model whose tensors are not its own */
+DpsTrainNet  *dps_mlp_new (const DpsModel *m, int batch, guint32 seed, GError **error);
+DpsTrainNet  *dps_gpt2_new (const DpsModel *m, int batch, guint32 seed, GError **error);
+
+/* a deterministic value in [-1, 1) of (seed, index) */
+float    dps_train_net_noise (guint32 seed, guint64 i);
+/* fills n floats uniformly in [-a, a) from seed */
+void     dps_train_net_uniform (float *p, gint64 n, double a, GRand *r);
