@@ -22,5 +22,8 @@ gboolean dps_cpu_contention (DpsProfile *p, const int *ranks, int n_ranks, doubl
 gboolean dps_cpu_layer_times_ranks (DpsProfile *p, const DpsModel *m, int batch, const int *ranks, int n_ranks,
                                     double min_time_s, double timeout_s, GError **error);
 void     dps_cpu_gemm_sweep (DpsProfile *p, const int *dims, int n_dims, double min_time_s);
-void     dps_cpu_layer_times (const DpsModel *m, int batch, double min_time_s, double *fwd_s, double *bwd_s);
+/* per-layer times (and *sgd_s, the runner's SGD step; 0 when priced by
+ * GEMMs) of one rank */
+void     dps_cpu_layer_times (const DpsModel *m, int batch, double min_time_s, double *fwd_s, double *bwd_s,
+                              double *sgd_s);
 double   dps_cpu_gemm_time (int m, int n, int k, double min_time_s);

@@ -48,7 +48,7 @@ dps_profile_free (DpsProfile *p)
 }
 
 /* Records measured per-layer times of model at batch (copies them). */
-void
+DpsLayerTimes *
 dps_profile_add_layers (DpsProfile *p, const char *model, int batch, int ranks, const double *fwd, const double *bwd,
                         int n)
 {
@@ -61,6 +61,7 @@ dps_profile_add_layers (DpsProfile *p, const char *model, int batch, int ranks, 
   g_array_append_vals (l->fwd_s, fwd, n);
   g_array_append_vals (l->bwd_s, bwd, n);
   g_ptr_array_add (p->layers, l);
+  return l;
 }
 
 static void
@@ -147,6 +148,8 @@ dps_profile_save (const DpsProfile *p, const char *path, GError **error)
     }
     g_key_file_set_double_list (k, group, "forward_ms", f, l->fwd_s->len);
     g_key_file_set_double_list (k, group, "backward_ms", b, l->bwd_s->len);
+    if (l->sgd_s > 0)
+      g_key_file_set_double (k, group, "sgd_ms", l->sgd_s * 1e3);
   }
   for (guint i = 0; i < p->contention->len; i++) {
     const DpsContention *ct = &g_array_index (p->contention, DpsContention, i);
@@ -485,15 +488,16 @@ profile_from_keyfile (const DpsKeyFile *kf, const char *path, GError **error)
       if (!load_measure (kf, g, d, error))
         return NULL;
     } else if (g_str_has_prefix (g, "layers.")) {
-      static const char *const lkeys[] = { "batch", "forward_ms", "backward_ms", NULL };
+      static const char *const lkeys[] = { "batch", "forward_ms", "backward_ms", "sgd_ms", NULL };
       gint64 batch;
+      double sgd_ms = 0;
       gsize nf, nb;
       if (!dps_key_file_check_keys (kf, g, lkeys, error)
           || !dps_key_file_get_int (kf, g, "batch", TRUE, 0, 1, 1 << 24, &batch, error))
         return NULL;
       g_autofree double *f = get_list (kf, g, "forward_ms", TRUE, &nf, error);
       g_autofree double *b = f ? get_list (kf, g, "backward_ms", TRUE, &nb, error) : NULL;
-      if (!f || !b)
+      if (!f || !b || !dps_key_file_get_double (kf, g, "sgd_ms", FALSE, 0, 0, 1e9, &sgd_ms, error))
         return NULL;
       if (nf != nb) {
         dps_key_file_error (kf, g, "backward_ms", error, "%zu entries, forward_ms has %zu", nb, nf);
@@ -515,7 +519,7 @@ profile_from_keyfile (const DpsKeyFile *kf, const char *path, GError **error)
         ranks = (int) MIN (g_ascii_strtoll (name, NULL, 10), DPS_TOPO_MAX_GPUS);
         name = dot + 1;
       }
-      dps_profile_add_layers (p, name, (int) batch, MAX (ranks, 1), f, b, (int) nf);
+      dps_profile_add_layers (p, name, (int) batch, MAX (ranks, 1), f, b, (int) nf)->sgd_s = sgd_ms * 1e-3;
     }
   }
   return g_steal_pointer (&p);
@@ -649,11 +653,10 @@ dps_profile_machine_spec (const DpsProfile *p, int ranks, int nodes)
   return s;
 }
 
-/* Gives model the measured per-layer times of the profile's entry for it
- * (matched by name, the entry measured with the rank count nearest to
- * ranks); FALSE when there is none or the layer count differs. */
-gboolean
-dps_profile_apply_model (const DpsProfile *p, DpsModel *m, int ranks)
+/* The profile's entry for m (matched by name and layer count) measured
+ * with the rank count nearest to ranks; NULL when there is none. */
+static const DpsLayerTimes *
+nearest_layers (const DpsProfile *p, const DpsModel *m, int ranks)
 {
   const DpsLayerTimes *best = NULL;
   double bd = G_MAXDOUBLE;
@@ -667,8 +670,24 @@ dps_profile_apply_model (const DpsProfile *p, DpsModel *m, int ranks)
       best = l;
     }
   }
+  return best;
+}
+
+/* Gives model the measured per-layer times of that entry; FALSE when
+ * there is none. */
+gboolean
+dps_profile_apply_model (const DpsProfile *p, DpsModel *m, int ranks)
+{
+  const DpsLayerTimes *best = nearest_layers (p, m, ranks);
   if (!best)
     return FALSE;
   dps_model_set_times (m, (const double *) best->fwd_s->data, (const double *) best->bwd_s->data, best->batch);
   return TRUE;
+}
+
+double
+dps_profile_sgd_s (const DpsProfile *p, const DpsModel *m, int ranks)
+{
+  const DpsLayerTimes *best = nearest_layers (p, m, ranks);
+  return best ? best->sgd_s : 0;
 }

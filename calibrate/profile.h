@@ -7,7 +7,8 @@
  *                      bw_GBps, rms_error
  * [compute]            gemm_fp32_gflops (best), copy_GBps, gemm = dtype,m,n,k,GFLOP/s; ...
  * [layers.R.MODEL]     R ranks computing at once: batch, forward_ms, backward_ms
- *                      (one entry per layer; [layers.MODEL] is one rank)
+ *                      (one entry per layer; [layers.MODEL] is one rank),
+ *                      sgd_ms (optional: the runner's SGD step)
  * [contention.R]       R ranks overlapping compute and all-reduce: compute, comm
  *                      (slowdowns), copy_GBps (one rank's memory bandwidth)
  * [measure.allreduce.R.N]  R ranks on N nodes: size_bytes, time_us, time_inplace_us,
@@ -33,6 +34,7 @@ typedef struct {
   int    batch;
   int    ranks;            /* measured with this many ranks computing at once */
   GArray *fwd_s, *bwd_s;   /* double per layer */
+  double  sgd_s;           /* the runner's SGD step over the model's parameters, 0 unknown */
 } DpsLayerTimes;
 
 typedef struct {
@@ -63,11 +65,14 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (DpsProfile, dps_profile_free)
 DpsProfile *dps_profile_load (const char *path, GError **error);
 DpsProfile *dps_profile_load_data (const char *name, const char *data, gssize len, GError **error);
 gboolean    dps_profile_save (const DpsProfile *p, const char *path, GError **error);
-void        dps_profile_add_layers (DpsProfile *p, const char *model, int batch, int ranks, const double *fwd,
-                                    const double *bwd, int n);
+DpsLayerTimes *dps_profile_add_layers (DpsProfile *p, const char *model, int batch, int ranks, const double *fwd,
+                                       const double *bwd, int n);
 void        dps_profile_apply_params (const DpsProfile *p, int ranks, int nodes, DpsCollParams *params,
                                       guint *algo_mask, guint *proto_mask);
 void        dps_profile_apply_topo (const DpsProfile *p, DpsTopoSpec *spec, int ranks, int nodes);
 DpsTopoSpec *dps_profile_machine_spec (const DpsProfile *p, int ranks, int nodes);
 const DpsContention *dps_profile_contention (const DpsProfile *p, int ranks);
 gboolean    dps_profile_apply_model (const DpsProfile *p, DpsModel *m, int ranks);
+/* the runner's measured SGD step for m with ranks computing at once (the
+ * entry apply_model would take); 0 when not measured */
+double      dps_profile_sgd_s (const DpsProfile *p, const DpsModel *m, int ranks);

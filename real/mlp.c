@@ -1,13 +1,12 @@
 /* mlp.c — a stack of Linear layers (ReLU between, none after the last)
- * trained on a synthetic regression task, forward and backward with
- * OpenBLAS; one kind of DpsTrainNet (train-net.h).
+ * trained on a synthetic regression task, forward and backward on a
+ * device (dev.h: OpenBLAS or CUDA); one kind of DpsTrainNet (train-net.h).
  *
  * Parameters in definition order (fc0.weight, fc0.bias, fc1.weight, ...);
  * weights are rows x cols (out x in), as nn.Linear stores them. */
 #include "train-net.h"
 #include "error.h"
 
-#include <cblas.h>
 #include <math.h>
 #include <string.h>
 
@@ -18,6 +17,8 @@ typedef struct {
   float **acts;              /* activations: acts[0] input, acts[i+1] output of layer i */
   float  *target;            /* batch x out of the last layer */
   float  *dcur, *dnext;      /* gradient of the current layer's output, scratch */
+  float  *loss;              /* per-element losses */
+  float  *host_x, *host_t, *host_loss;   /* the batch drawn on the host, the losses read back */
 } Mlp;
 
 static const DpsTrainNetOps mlp_ops;
@@ -26,18 +27,21 @@ static void
 mlp_free (DpsTrainNet *base)
 {
   Mlp *n = (Mlp *) base;
-  for (int l = 0; l <= base->n_layers; l++)
-    g_free (n->acts[l]);
+  DpsDev *dev = base->dev;
+  if (n->acts)
+    for (int l = 0; l <= base->n_layers; l++)
+      dev->free (dev, n->acts[l]);
   g_free (n->acts);
   g_free (n->in);
   g_free (n->out);
   g_free (n->w_off);
   g_free (n->b_off);
-  g_free (base->params);
-  g_free (base->grads);
-  g_free (n->target);
-  g_free (n->dcur);
-  g_free (n->dnext);
+  float *bufs[] = { base->params, base->grads, n->target, n->dcur, n->dnext, n->loss };
+  for (gsize i = 0; i < G_N_ELEMENTS (bufs); i++)
+    dev->free (dev, bufs[i]);
+  g_free (n->host_x);
+  g_free (n->host_t);
+  g_free (n->host_loss);
   g_free (n);
 }
 
@@ -45,7 +49,7 @@ mlp_free (DpsTrainNet *base)
  * bias each) with weights drawn from seed: the same seed, the same network
  * on every rank. */
 DpsTrainNet *
-dps_mlp_new (const DpsModel *m, int batch, guint32 seed, GError **error)
+dps_mlp_new (DpsDev *dev, const DpsModel *m, int batch, guint32 seed, GError **error)
 {
   int L = dps_model_n_layers (m);
   for (int l = 0; l < L; l++) {
@@ -61,6 +65,7 @@ dps_mlp_new (const DpsModel *m, int batch, guint32 seed, GError **error)
   Mlp *n = g_new0 (Mlp, 1);
   DpsTrainNet *base = &n->base;
   base->ops = &mlp_ops;
+  base->dev = dev;
   base->kind = "mlp";
   base->n_layers = L;
   base->batch = batch;
@@ -81,22 +86,34 @@ dps_mlp_new (const DpsModel *m, int batch, guint32 seed, GError **error)
     widest = MAX (widest, MAX (n->in[l], n->out[l]));
   }
   base->n_params = off;
-  base->params = g_new (float, off);
-  base->grads = g_new0 (float, off);
+  float *init = g_new0 (float, off);
   GRand *r = g_rand_new_with_seed (seed);
-  for (int l = 0; l < L; l++) {
-    /* He initialisation: uniform with variance 2 / fan-in */
-    dps_train_net_uniform (base->params + n->w_off[l], (gint64) n->in[l] * n->out[l], sqrt (6.0 / n->in[l]), r);
-    memset (base->params + n->b_off[l], 0, sizeof (float) * n->out[l]);
-  }
+  for (int l = 0; l < L; l++)   /* He initialisation: uniform with variance 2 / fan-in; zero biases */
+    dps_train_net_uniform (init + n->w_off[l], (gint64) n->in[l] * n->out[l], sqrt (6.0 / n->in[l]), r);
   g_rand_free (r);
-  n->acts = g_new (float *, L + 1);
-  n->acts[0] = g_new0 (float, (gsize) batch * n->in[0]);
+  gsize F = sizeof (float), last = (gsize) batch * n->out[L - 1];
+  base->params = dev->alloc (dev, F * off);
+  base->grads = dev->alloc (dev, F * off);
+  n->acts = g_new0 (float *, L + 1);
+  n->acts[0] = dev->alloc (dev, F * batch * n->in[0]);
+  gboolean ok = base->params && base->grads && n->acts[0];
   for (int l = 0; l < L; l++)
-    n->acts[l + 1] = g_new0 (float, (gsize) batch * n->out[l]);
-  n->target = g_new0 (float, (gsize) batch * n->out[L - 1]);
-  n->dcur = g_new0 (float, (gsize) batch * widest);
-  n->dnext = g_new0 (float, (gsize) batch * widest);
+    ok = (n->acts[l + 1] = dev->alloc (dev, F * batch * n->out[l])) && ok;
+  n->target = dev->alloc (dev, F * last);
+  n->loss = dev->alloc (dev, F * last);
+  n->dcur = dev->alloc (dev, F * batch * widest);
+  n->dnext = dev->alloc (dev, F * batch * widest);
+  n->host_x = g_new0 (float, (gsize) batch * n->in[0]);
+  n->host_t = g_new0 (float, last);
+  n->host_loss = g_new0 (float, last);
+  if (!ok || !n->target || !n->loss || !n->dcur || !n->dnext) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_LIMIT, "%s at batch %d: out of %s memory", m->name, batch, dev->name);
+    g_free (init);
+    mlp_free (base);
+    return NULL;
+  }
+  dev->upload (dev, base->params, init, F * off);
+  g_free (init);
   return base;
 }
 
@@ -107,18 +124,20 @@ mlp_batch (DpsTrainNet *base, guint32 seed, gint64 sample0)
 {
   Mlp *n = (Mlp *) base;
   int in = n->in[0], out = n->out[base->n_layers - 1];
-  float *x = n->acts[0];
   for (int s = 0; s < base->batch; s++) {
     gint64 id = sample0 + s;
+    float *x = n->host_x + (gsize) s * in;
     for (int i = 0; i < in; i++)
-      x[s * in + i] = dps_train_net_noise (seed, (guint64) id * in + i);
+      x[i] = dps_train_net_noise (seed, (guint64) id * in + i);
     for (int j = 0; j < out; j++) {
       float t = 0;
       for (int k = 0; k < 4; k++)
-        t += x[s * in + (j * 7 + k * 13) % in];
-      n->target[s * out + j] = 0.5f * t;
+        t += x[(j * 7 + k * 13) % in];
+      n->host_t[s * out + j] = 0.5f * t;
     }
   }
+  base->dev->upload (base->dev, n->acts[0], n->host_x, sizeof (float) * base->batch * in);
+  base->dev->upload (base->dev, n->target, n->host_t, sizeof (float) * base->batch * out);
 }
 
 /* acts[l+1] = relu?(acts[l] W^T + b); the last layer is linear. */
@@ -126,15 +145,13 @@ static void
 mlp_forward_layer (DpsTrainNet *base, int l)
 {
   Mlp *n = (Mlp *) base;
+  DpsDev *dev = base->dev;
   int B = base->batch, in = n->in[l], out = n->out[l];
   float *y = n->acts[l + 1];
-  for (int s = 0; s < B; s++)
-    memcpy (y + (gsize) s * out, base->params + n->b_off[l], sizeof (float) * out);
-  cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasTrans, B, out, in, 1.0f, n->acts[l], in,
-               base->params + n->w_off[l], in, 1.0f, y, out);
+  dev->fill_rows (dev, y, base->params + n->b_off[l], B, out);
+  dev->gemm (dev, FALSE, TRUE, B, out, in, 1.0f, n->acts[l], in, base->params + n->w_off[l], in, 1.0f, y, out);
   if (l < base->n_layers - 1)
-    for (gsize i = 0; i < (gsize) B * out; i++)
-      y[i] = y[i] > 0 ? y[i] : 0;
+    dev->relu (dev, y, (long) B * out);
 }
 
 /* Mean squared error / 2 of the output against the target, and its
@@ -144,13 +161,12 @@ mlp_loss_grad (DpsTrainNet *base)
 {
   Mlp *n = (Mlp *) base;
   int B = base->batch, out = n->out[base->n_layers - 1];
-  const float *y = n->acts[base->n_layers];
+  long count = (long) B * out;
+  base->dev->mse (base->dev, n->dcur, n->acts[base->n_layers], n->target, n->loss, count, B);
+  base->dev->download (base->dev, n->host_loss, n->loss, sizeof (float) * count);
   double loss = 0;
-  for (gsize i = 0; i < (gsize) B * out; i++) {
-    double d = y[i] - n->target[i];
-    loss += 0.5 * d * d;
-    n->dcur[i] = (float) (d / B);
-  }
+  for (long i = 0; i < count; i++)
+    loss += n->host_loss[i];
   return loss / B;
 }
 
@@ -160,24 +176,17 @@ static void
 mlp_backward_layer (DpsTrainNet *base, int l)
 {
   Mlp *n = (Mlp *) base;
+  DpsDev *dev = base->dev;
   int B = base->batch, in = n->in[l], out = n->out[l];
   /* dW = dY^T X (out x in), db = sum over the batch of dY */
-  cblas_sgemm (CblasRowMajor, CblasTrans, CblasNoTrans, out, in, B, 1.0f, n->dcur, out, n->acts[l], in,
-               base->accumulate ? 1.0f : 0.0f, base->grads + n->w_off[l], in);
-  float *db = base->grads + n->b_off[l];
-  if (!base->accumulate)
-    memset (db, 0, sizeof (float) * out);
-  for (int s = 0; s < B; s++)
-    for (int j = 0; j < out; j++)
-      db[j] += n->dcur[(gsize) s * out + j];
+  dev->gemm (dev, TRUE, FALSE, out, in, B, 1.0f, n->dcur, out, n->acts[l], in, base->accumulate ? 1.0f : 0.0f,
+             base->grads + n->w_off[l], in);
+  dev->col_sum (dev, base->grads + n->b_off[l], n->dcur, B, out, base->accumulate);
   if (l == 0)
     return;
   /* dX = dY W (B x in), through the ReLU of layer l-1's output */
-  cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasNoTrans, B, in, out, 1.0f, n->dcur, out,
-               base->params + n->w_off[l], in, 0.0f, n->dnext, in);
-  const float *x = n->acts[l];
-  for (gsize i = 0; i < (gsize) B * in; i++)
-    n->dnext[i] = x[i] > 0 ? n->dnext[i] : 0;
+  dev->gemm (dev, FALSE, FALSE, B, in, out, 1.0f, n->dcur, out, base->params + n->w_off[l], in, 0.0f, n->dnext, in);
+  dev->relu_back (dev, n->dnext, n->acts[l], (long) B * in);
   float *t = n->dcur;
   n->dcur = n->dnext;
   n->dnext = t;

@@ -4,6 +4,7 @@
 #include "stats.h"
 
 #include <cblas.h>
+#include <math.h>
 #include <time.h>
 
 /* The transformer when the model has GPT-2's embedding tensor, else the
@@ -11,20 +12,50 @@
 DpsTrainNet *
 dps_train_net_new (const DpsModel *m, int batch, guint32 seed, GError **error)
 {
+  return dps_train_net_new_on (dps_dev_cpu (), m, batch, seed, error);
+}
+
+DpsTrainNet *
+dps_train_net_new_on (DpsDev *dev, const DpsModel *m, int batch, guint32 seed, GError **error)
+{
   if (batch < 1) {
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "batch %d: must be at least 1", batch);
     return NULL;
   }
   if (dps_model_n_tensors (m) > 0 && g_str_equal (dps_model_tensor (m, 0)->name, "wte.weight"))
-    return dps_gpt2_new (m, batch, seed, error);
-  return dps_mlp_new (m, batch, seed, error);
+    return dps_gpt2_new (dev, m, batch, seed, error);
+  return dps_mlp_new (dev, m, batch, seed, error);
 }
 
 void
 dps_train_net_free (DpsTrainNet *n)
 {
-  if (n)
-    n->ops->free (n);
+  if (!n)
+    return;
+  n->dev->free (n->dev, n->m1);
+  n->dev->free (n->dev, n->m2);
+  n->ops->free (n);
+}
+
+gboolean
+dps_train_net_update (DpsTrainNet *n, gboolean adam, double lr, double grad_scale, int step, GError **error)
+{
+  DpsDev *dev = n->dev;
+  if (!adam) {
+    dev->axpy (dev, n->n_params, (float) (-lr * grad_scale), n->grads, n->params);
+    return TRUE;
+  }
+  if (!n->m1) {
+    n->m1 = dev->alloc (dev, sizeof (float) * n->n_params);
+    n->m2 = dev->alloc (dev, sizeof (float) * n->n_params);
+    if (!n->m1 || !n->m2) {
+      g_set_error (error, DPS_ERROR, DPS_ERROR_LIMIT, "Adam's moments: out of %s memory", dev->name);
+      return FALSE;
+    }
+  }
+  float c1 = (float) (lr / (1 - pow (0.9, step))), c2 = (float) (1 / (1 - pow (0.999, step)));
+  dev->adam (dev, n->params, n->m1, n->m2, n->grads, n->n_params, (float) grad_scale, c1, c2);
+  return TRUE;
 }
 
 void
@@ -88,7 +119,8 @@ dps_train_net_uniform (float *p, gint64 n, double a, GRand *r)
 /* Parameters, gradients and Adam's two moments (4 copies), plus each
  * kind's activations in float: the MLP's layer outputs, the GPT-2 stack's
  * per block (6 of hidden, 3 of hidden for QKV, 2 of the MLP's width per
- * token, the heads' T x T attention per sample) and the logits. */
+ * token, the heads' T x T attention per sample, once more for its
+ * gradient) and the logits. */
 double
 dps_train_net_bytes (const DpsModel *m, int batch)
 {
@@ -96,23 +128,39 @@ dps_train_net_bytes (const DpsModel *m, int batch)
   if (dps_model_n_tensors (m) > 0 && g_str_equal (dps_model_tensor (m, 0)->name, "wte.weight")) {
     const DpsTensor *wte = dps_model_tensor (m, 0);
     double d = (double) wte->cols, T = MAX (m->seq_len, 1), f = 4 * d, blocks = dps_model_n_layers (m) - 2;
-    acts = batch * (blocks * (T * (9 * d + 2 * f) + (double) m->heads * T * T) + T * (wte->rows + 8 * d));
+    acts = batch * ((blocks + 1) * (double) m->heads * T * T + blocks * T * (9 * d + 2 * f) + T * (wte->rows + 8 * d));
   } else
     for (int t = 0; t < dps_model_n_tensors (m); t++)
       acts += (double) batch * MAX (dps_model_tensor (m, t)->rows, 0) * 3;
   return 4.0 * (4.0 * m->n_params + acts);
 }
 
-/* FNV-1a over the parameters' bytes: equal hashes, identical replicas. */
+/* FNV-1a over the parameters' 64-bit words (a bitwise difference
+ * anywhere changes it): equal hashes, identical replicas.  On the CPU in
+ * place, so that checking every step disturbs the next one as little as
+ * possible (a copy per step made the next step's backward 17% slower;
+ * reading in place, 5-10%). */
 guint64
 dps_train_net_hash (const DpsTrainNet *n)
 {
+  gsize bytes = (gsize) n->n_params * sizeof (float);
+  const guint32 *p = (const guint32 *) n->params;
+  guint32 *copy = NULL;
+  if (n->dev != dps_dev_cpu ()) {
+    copy = g_malloc (bytes);
+    n->dev->download (n->dev, copy, n->params, bytes);
+    p = copy;
+  }
   guint64 h = 1469598103934665603ull;
-  const unsigned char *p = (const unsigned char *) n->params;
-  for (gsize i = 0; i < (gsize) n->n_params * sizeof (float); i++) {
-    h ^= p[i];
+  for (gint64 i = 0; i + 1 < n->n_params; i += 2) {
+    h ^= (guint64) p[i] | (guint64) p[i + 1] << 32;
     h *= 1099511628211ull;
   }
+  if (n->n_params % 2) {
+    h ^= p[n->n_params - 1];
+    h *= 1099511628211ull;
+  }
+  g_free (copy);
   return h;
 }
 
@@ -137,10 +185,13 @@ median_of (GArray *all, int reps, int stride, int index)
 }
 
 /* Times a network's layers as the runner computes them: the median of
- * repeated forward and backward passes, layer by layer, on one thread.
- * FALSE (nothing measured) when the runner cannot train the model. */
+ * repeated forward and backward passes, layer by layer, and of its SGD
+ * step, on one thread, each repetition on a fresh batch and after the
+ * parameters' hash, as in the runner's steps.  FALSE (nothing measured) when the runner cannot
+ * train the model. */
 gboolean
-dps_train_net_layer_times (const DpsModel *m, int batch, double min_time_s, double *fwd_s, double *bwd_s)
+dps_train_net_layer_times (const DpsModel *m, int batch, double min_time_s, double *fwd_s, double *bwd_s,
+                           double *opt_s)
 {
   openblas_set_num_threads (1);
   DpsTrainNet *net = dps_train_net_new (m, batch, 1, NULL);
@@ -148,6 +199,7 @@ dps_train_net_layer_times (const DpsModel *m, int batch, double min_time_s, doub
     return FALSE;
   int L = net->n_layers, reps = 0;
   GArray *f = g_array_new (FALSE, FALSE, sizeof (double)), *b = g_array_new (FALSE, FALSE, sizeof (double));
+  GArray *o = g_array_new (FALSE, FALSE, sizeof (double));
   double spent = 0;
   while ((spent < min_time_s || reps < 5) && reps < 200) {
     dps_train_net_batch (net, 1, (gint64) reps * batch);
@@ -170,8 +222,20 @@ dps_train_net_layer_times (const DpsModel *m, int batch, double min_time_s, doub
       g_array_append_val (b, dt);
       spent += dt;
     }
+    double opt0 = now_s ();
+    dps_train_net_update (net, FALSE, 1e-9, 1, reps + 1, NULL);
+    double opt_dt = now_s () - opt0;
+    g_array_append_val (o, opt_dt);
+    spent += opt_dt;
+    /* the runner hashes the parameters after every step (replicas are
+     * compared); that pass over memory slows the next step's layers by a
+     * few percent on this kind of machine, so they are timed after it too */
+    dps_train_net_hash (net);
     reps++;
   }
+  if (opt_s)
+    *opt_s = median_of (o, reps, 1, 0);
+  g_array_free (o, TRUE);
   for (int l = 0; l < L; l++) {
     fwd_s[l] = median_of (f, reps, L, l);
     bwd_s[l] = median_of (b, reps, L, L - 1 - l);

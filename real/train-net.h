@@ -14,6 +14,7 @@
 #pragma once
 
 #include "model.h"
+#include "dev.h"
 
 typedef struct DpsTrainNet DpsTrainNet;
 
@@ -32,15 +33,18 @@ typedef struct {
 
 struct DpsTrainNet {
   const DpsTrainNetOps *ops;
+  DpsDev  *dev;              /* where params, grads and every buffer live */
   const char *kind;          /* "mlp", "gpt2" */
   int      n_layers;         /* the model's layers */
   int      batch;
   gint64   n_params;
   float   *params, *grads;
   gboolean accumulate;       /* gradient accumulation: backward adds to grads */
+  float   *m1, *m2;          /* Adam's moments, made by the first Adam step */
 };
 
-DpsTrainNet  *dps_train_net_new (const DpsModel *m, int batch, guint32 seed, GError **error);
+DpsTrainNet  *dps_train_net_new (const DpsModel *m, int batch, guint32 seed, GError **error);   /* on the CPU */
+DpsTrainNet  *dps_train_net_new_on (DpsDev *dev, const DpsModel *m, int batch, guint32 seed, GError **error);
 void     dps_train_net_free (DpsTrainNet *n);
 void     dps_train_net_batch (DpsTrainNet *n, guint32 seed, gint64 sample0);
 void     dps_train_net_forward (DpsTrainNet *n);                   /* every layer */
@@ -48,16 +52,23 @@ double   dps_train_net_loss_grad (DpsTrainNet *n);
 void     dps_train_net_backward (DpsTrainNet *n);                  /* every layer, last first */
 void     dps_train_net_forward_layer (DpsTrainNet *n, int layer);
 void     dps_train_net_backward_layer (DpsTrainNet *n, int layer);
+/* one optimizer step (SGD, or Adam when adam), with the gradient
+ * grads x grad_scale (their mean over micro-steps and replicas); step
+ * counts from 1 (Adam's bias correction) */
+gboolean dps_train_net_update (DpsTrainNet *n, gboolean adam, double lr, double grad_scale, int step, GError **error);
 guint64  dps_train_net_hash (const DpsTrainNet *n);
 /* bytes one replica holds while training m (parameters, gradients, Adam's
  * moments, activations) */
 double   dps_train_net_bytes (const DpsModel *m, int batch);
-gboolean dps_train_net_layer_times (const DpsModel *m, int batch, double min_time_s, double *fwd_s, double *bwd_s);
+/* the runner's per-layer forward and backward times and its SGD step's,
+ * the medians of repeated runs on one thread */
+gboolean dps_train_net_layer_times (const DpsModel *m, int batch, double min_time_s, double *fwd_s, double *bwd_s,
+                                    double *opt_s);
 
 /* the kinds; each refuses (FALSE from the probe, an error from new) a
  * model whose tensors are not its own */
-DpsTrainNet  *dps_mlp_new (const DpsModel *m, int batch, guint32 seed, GError **error);
-DpsTrainNet  *dps_gpt2_new (const DpsModel *m, int batch, guint32 seed, GError **error);
+DpsTrainNet  *dps_mlp_new (DpsDev *dev, const DpsModel *m, int batch, guint32 seed, GError **error);
+DpsTrainNet  *dps_gpt2_new (DpsDev *dev, const DpsModel *m, int batch, guint32 seed, GError **error);
 
 /* a deterministic value in [-1, 1) of (seed, index) */
 float    dps_train_net_noise (guint32 seed, guint64 i);

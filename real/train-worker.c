@@ -1,11 +1,12 @@
 /* dpscale-train — one replica of real data-parallel training on CPUs,
  * started by `dpscale run` under mpirun (one process per replica).
  *
- * The model's layers (an MLP or a GPT-2 stack, real/train-net.h) run forward, then backward one by one (OpenBLAS); as
- * each bucket of the simulator's assignment (sim/buckets.c) fills, it is
- * handed to a communication thread that all-reduces it (MPI, in place) and
- * averages it, while backward goes on: the overlap DDP does.  The optimizer
- * waits for every bucket.  With --emulate each layer's compute is replaced
+ * The model's layers (an MLP or a GPT-2 stack, real/train-net.h) run
+ * forward, then backward one by one (OpenBLAS); as each bucket of the
+ * simulator's assignment (sim/buckets.c) fills, it is handed to a
+ * communication thread that all-reduces it (MPI, in place) while backward
+ * goes on: the overlap DDP does.  The optimizer waits for every bucket and
+ * updates with the mean gradient (the sum over replicas divided by them).  With --emulate each layer's compute is replaced
  * by a wait of the given duration while the real buckets' bytes are really
  * all-reduced, so many replicas share few cores.
  *
@@ -61,8 +62,10 @@ comm_thread (gpointer data)
     int b = c->queue[c->head++];
     g_mutex_unlock (&c->lock);
     double t0 = now_s ();
+    /* the sum; the optimizer divides by the replicas (no extra pass over
+     * the bucket here, which would add the runner's own time to the
+     * exposed communication) */
     MPI_Allreduce (MPI_IN_PLACE, c->grads + c->start[b], (int) c->count[b], MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
-    cblas_sscal ((int) c->count[b], 1.0f / c->world, c->grads + c->start[b], 1);
     c->t_start[b] = t0 - c->step_t0;
     c->t_dur[b] = now_s () - t0;
     g_mutex_lock (&c->lock);
@@ -98,16 +101,27 @@ mono_s (void)
   return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* Sleeps until the monotonic time `until` (at once if it has passed).
- * Emulated layers wait for absolute deadlines, each the previous one plus
- * the layer's duration, so a late wake-up on a busy machine is caught up by
- * the next layer instead of adding up. */
+/* Sleeps until about the monotonic time `until` (at once if it has
+ * passed).  Emulated layers wait for absolute deadlines, each the previous
+ * one plus the layer's duration, so a late wake-up on a busy machine is
+ * caught up by the next layer instead of adding up.  The kernel wakes a
+ * sleeper some tens of microseconds late (more when ranks outnumber
+ * cores); the sleep aims that much early, by a running estimate of this
+ * process's own lateness, so that waits are right on average rather than
+ * always long. */
+static double wake_lag_s;
+
 static void
 wait_until (double until)
 {
-  struct timespec ts = { (time_t) until, (long) ((until - floor (until)) * 1e9) };
+  double target = until - wake_lag_s;
+  if (target <= mono_s ())
+    return;
+  struct timespec ts = { (time_t) target, (long) ((target - floor (target)) * 1e9) };
   while (clock_nanosleep (CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) != 0)
     ;
+  double late = mono_s () - target;
+  wake_lag_s = CLAMP (0.9 * wake_lag_s + 0.1 * late, 0, 1e-3);
 }
 
 static GArray *
@@ -256,7 +270,6 @@ main (int argc, char **argv)
     }
   }
 
-  float *m1 = adam && net ? g_new0 (float, n_params) : NULL, *m2 = adam && net ? g_new0 (float, n_params) : NULL;
   GThread *thread = g_thread_new ("comm", comm_thread, &c);
   double *stats = g_new (double, 6), *all = g_new (double, 6 * world);
   double wait_req = 0, wait_got = 0;
@@ -306,17 +319,11 @@ main (int argc, char **argv)
     }
     wait_all (&c, nb);
     double t3 = now_s ();
-    if (net && adam) {
-      /* Adam, bias corrections for step s+1 */
-      float c1 = (float) (lr / (1 - pow (0.9, s + 1))), c2 = (float) (1 / (1 - pow (0.999, s + 1)));
-      for (gint64 i = 0; i < n_params; i++) {
-        float g = net->grads[i] / accum;
-        m1[i] = 0.9f * m1[i] + 0.1f * g;
-        m2[i] = 0.999f * m2[i] + 0.001f * g * g;
-        net->params[i] -= c1 * m1[i] / (sqrtf (m2[i] * c2) + 1e-8f);
-      }
-    } else if (net)
-      cblas_saxpy ((int) n_params, (float) (-lr / accum), net->grads, 1, net->params, 1);   /* the micro-steps' gradients were summed: average them */ else if (opt_ms > 0) {
+    if (net) {
+      /* summed over micro-steps and replicas: the update uses their mean */
+      if (!dps_train_net_update (net, adam, lr, 1.0 / ((double) accum * world), s + 1, &error))
+        fail (error->message);
+    } else if (opt_ms > 0) {
       double o0 = mono_s ();
       wait_until (o0 + opt_ms * 1e-3);
       wait_req += opt_ms * 1e-3;

@@ -264,6 +264,12 @@ dps_cmd_validate (int argc, char **argv)
         c.contention = 0;
         c.contention_comm = 0;
         c.optimizer_s = eopt;
+      } else if (ready) {
+        /* the runner's own SGD step, as calibrated with as many ranks
+         * computing at once on a node (not the generic bytes-moved model) */
+        double sgd = dps_profile_sgd_s (profile, model, N / MAX (nodes, 1));
+        if (sgd > 0)
+          c.optimizer_s = sgd;
       }
       if (ready && dps_ddp_simulate (&c, &r, &perr)) {
         p->v.pred_mean_s = r.step_mean_s;

@@ -235,7 +235,7 @@ test_profile_roundtrip (void)
   double f[2] = { 1e-3, 2e-3 }, b[2] = { 2e-3, 4e-3 };
   dps_profile_add_layers (p, "MLP", 16, 1, f, b, 2);
   double f4[2] = { 3e-3, 4e-3 };
-  dps_profile_add_layers (p, "MLP", 16, 4, f4, b, 2);
+  dps_profile_add_layers (p, "MLP", 16, 4, f4, b, 2)->sgd_s = 1.5e-3;
   DpsGemmPoint q = { DPS_DTYPE_FP32, 256, 256, 256, 5e10 };
   g_array_append_val (p->gemm, q);
   p->gemm_peak_flops = 5e10;
@@ -260,6 +260,9 @@ test_profile_roundtrip (void)
   g_assert_cmpfloat (dps_model_layer (mlp, 0)->fwd_time_s, ==, 3e-3);
   g_assert_true (dps_profile_apply_model (r, mlp, 1));
   g_assert_cmpfloat (dps_model_layer (mlp, 0)->fwd_time_s, ==, 1e-3);
+  /* the runner's SGD step comes back with its entry; none for one rank */
+  g_assert_cmpfloat (REL (dps_profile_sgd_s (r, mlp, 4), 1.5e-3), <, 1e-12);
+  g_assert_cmpfloat (dps_profile_sgd_s (r, mlp, 1), ==, 0);
   g_assert_cmpfloat (r->gemm_peak_flops, ==, 5e10);
   for (guint i = 0; i < r->data->points->len; i++)
     g_assert_cmpint (g_array_index (r->data->points, DpsCalPoint, i).held_out, ==,

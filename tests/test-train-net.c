@@ -190,14 +190,15 @@ test_refused (void)
   g_assert_nonnull (strstr (e->message, "bert-ish"));
 }
 
-/* The two kinds' layer times: one per model layer, all positive. */
+/* The layer times: one per model layer, all positive, and the SGD step's. */
 static void
 test_layer_times (void)
 {
   g_autoptr (DpsModel) m = tiny_gpt2 ();
   int L = dps_model_n_layers (m);
-  double *f = g_new (double, L), *b = g_new (double, L);
-  g_assert_true (dps_train_net_layer_times (m, 2, 0.01, f, b));
+  double *f = g_new (double, L), *b = g_new (double, L), sgd = 0;
+  g_assert_true (dps_train_net_layer_times (m, 2, 0.01, f, b, &sgd));
+  g_assert_cmpfloat (sgd, >, 0);
   for (int l = 0; l < L; l++) {
     g_assert_cmpfloat (f[l], >, 0);
     g_assert_cmpfloat (b[l], >, 0);
