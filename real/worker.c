@@ -1,0 +1,177 @@
+/* worker.c — see worker.h. */
+#include "worker.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+void
+dps_worker_fail (const char *msg)
+{
+  printf ("# error %s\n", msg);
+  fflush (stdout);
+  MPI_Abort (MPI_COMM_WORLD, 1);
+  exit (1);
+}
+
+static double *
+parse_times (const char *s, int want)
+{
+  g_auto (GStrv) p = g_strsplit (s ? s : "", ",", -1);
+  if ((int) g_strv_length (p) != want)
+    return NULL;
+  double *t = g_new (double, MAX (want, 1));
+  for (int i = 0; i < want; i++)
+    t[i] = g_ascii_strtod (p[i], NULL);
+  return t;
+}
+
+void
+dps_worker_parse (int *argc, char ***argv, DpsWorkerOpts *o)
+{
+  *o = (DpsWorkerOpts) { .batch = 32, .steps = 10, .seed = 1, .accum = 1, .cap_mb = 25, .first_mb = 1 };
+  GOptionEntry entries[] = {
+    { "model", 0, 0, G_OPTION_ARG_STRING, &o->model_name, "model", NULL },
+    { "batch", 0, 0, G_OPTION_ARG_INT, &o->batch, "per-replica batch", NULL },
+    { "steps", 0, 0, G_OPTION_ARG_INT, &o->steps, "steps", NULL },
+    { "grad-accum", 0, 0, G_OPTION_ARG_INT, &o->accum, "micro-steps per step, all but the last without all-reduce",
+      NULL },
+    { "seed", 0, 0, G_OPTION_ARG_INT, &o->seed, "seed", NULL },
+    { "bucket-cap-mb", 0, 0, G_OPTION_ARG_DOUBLE, &o->cap_mb, "bucket cap", NULL },
+    { "first-bucket-mb", 0, 0, G_OPTION_ARG_DOUBLE, &o->first_mb, "first bucket cap", NULL },
+    { "optimizer", 0, 0, G_OPTION_ARG_STRING, &o->optimizer, "sgd or adam", NULL },
+    { "lr", 0, 0, G_OPTION_ARG_DOUBLE, &o->lr, "learning rate", NULL },
+    { "emulate", 0, 0, G_OPTION_ARG_NONE, &o->emulate, "waits instead of compute", NULL },
+    { "fwd", 0, 0, G_OPTION_ARG_STRING, &o->fwd_s, "emulated forward seconds per layer", NULL },
+    { "bwd", 0, 0, G_OPTION_ARG_STRING, &o->bwd_s, "emulated backward seconds per layer", NULL },
+    { "opt-ms", 0, 0, G_OPTION_ARG_DOUBLE, &o->opt_ms, "emulated optimizer ms", NULL },
+    { "check-gradient", 0, 0, G_OPTION_ARG_NONE, &o->check, "compare averaged shard gradients with the whole batch's",
+      NULL },
+    G_OPTION_ENTRY_NULL
+  };
+  GOptionContext *ctx = g_option_context_new (NULL);
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  GError *error = NULL;
+  if (!g_option_context_parse (ctx, argc, argv, &error))
+    dps_worker_fail (error->message);
+  g_option_context_free (ctx);
+  if (o->batch < 1 || o->steps < 1 || o->accum < 1)
+    dps_worker_fail ("--batch, --steps and --grad-accum must be at least 1");
+  o->adam = o->optimizer && g_str_equal (o->optimizer, "adam");
+  if (o->lr <= 0)
+    o->lr = o->adam ? 1e-3 : 0.02;
+}
+
+/* The model, its buckets (fp32 gradients) as ranges: tensors are in
+ * definition order in the flat array and a bucket holds consecutive
+ * tensors in reverse order, so it starts at its last (lowest) tensor. */
+void
+dps_worker_plan (const DpsWorkerOpts *o, DpsWorkerPlan *p)
+{
+  GError *error = NULL;
+  memset (p, 0, sizeof *p);
+  p->model = dps_model_load (o->model_name ? o->model_name : "mlp", &error);
+  if (!p->model)
+    dps_worker_fail (error->message);
+  DpsModel *m = p->model;
+  int L = dps_model_n_layers (m);
+  p->buckets = dps_buckets_assign (m, o->cap_mb * 1048576, o->first_mb * 1048576, 4);
+  p->n_buckets = dps_buckets_count (p->buckets);
+  gint64 *toff = g_new (gint64, dps_model_n_tensors (m) + 1);
+  toff[0] = 0;
+  for (int t = 0; t < dps_model_n_tensors (m); t++)
+    toff[t + 1] = toff[t] + dps_model_tensor (m, t)->numel;
+  p->start = g_new (gint64, p->n_buckets);
+  p->count = g_new (gint64, p->n_buckets);
+  for (int b = 0; b < p->n_buckets; b++) {
+    const DpsBucket *bu = dps_buckets_get (p->buckets, b);
+    p->start[b] = toff[p->buckets->order[bu->first + bu->n_tensors - 1]];
+    p->count[b] = bu->numel;
+  }
+  g_free (toff);
+  if (o->emulate) {
+    p->fwd_s = parse_times (o->fwd_s, L);
+    p->bwd_s = parse_times (o->bwd_s, L);
+    if (!p->fwd_s || !p->bwd_s)
+      dps_worker_fail ("--emulate needs --fwd and --bwd with one time per layer");
+  }
+}
+
+void
+dps_worker_header (int rank, const char *library, const DpsWorkerPlan *p)
+{
+  if (rank != 0)
+    return;
+  printf ("# library %s\n# buckets %d", library, p->n_buckets);
+  for (int b = 0; b < p->n_buckets; b++)
+    printf (" %.0f", dps_buckets_get (p->buckets, b)->bytes);
+  printf ("\n");
+  fflush (stdout);
+}
+
+static float *
+host_grads (DpsTrainNet *n)
+{
+  float *g = g_new (float, n->n_params);
+  n->dev->download (n->dev, g, n->grads, sizeof (float) * n->n_params);
+  return g;
+}
+
+void
+dps_worker_gradcheck (DpsTrainNet *net, const DpsWorkerOpts *o, const DpsWorkerPlan *p, int rank, int world,
+                      DpsWorkerAllreduce allreduce, void *data)
+{
+  GError *error = NULL;
+  dps_train_net_batch (net, (guint32) o->seed, (gint64) rank * o->batch);
+  dps_train_net_forward (net);
+  dps_train_net_loss_grad (net);
+  dps_train_net_backward (net);
+  allreduce (net->grads, net->n_params, data);
+  if (rank != 0)
+    return;
+  float *shards = host_grads (net);
+  DpsTrainNet *whole = dps_train_net_new_on (net->dev, p->model, o->batch * world, (guint32) o->seed, &error);
+  if (!whole)
+    dps_worker_fail (error->message);
+  dps_train_net_batch (whole, (guint32) o->seed, 0);
+  dps_train_net_forward (whole);
+  dps_train_net_loss_grad (whole);
+  dps_train_net_backward (whole);
+  float *all = host_grads (whole);
+  double maxdiff = 0, maxg = 0;
+  for (gint64 i = 0; i < net->n_params; i++) {
+    maxdiff = MAX (maxdiff, fabs (all[i] - shards[i] / world));
+    maxg = MAX (maxg, fabs (all[i]));
+  }
+  printf ("# gradcheck %.3g\n", maxg > 0 ? maxdiff / maxg : 0);
+  fflush (stdout);
+  g_free (shards);
+  g_free (all);
+  dps_train_net_free (whole);
+}
+
+void
+dps_worker_report (int rank, int world, int s, const double mine[6], guint64 hash, const DpsWorkerPlan *p,
+                   const double *t_start, const double *t_dur)
+{
+  double *all = rank == 0 ? g_new (double, 6 * world) : NULL;
+  unsigned long long h = hash, *hs = rank == 0 ? g_new (unsigned long long, world) : NULL;
+  MPI_Gather (mine, 6, MPI_DOUBLE, all, 6, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  MPI_Gather (&h, 1, MPI_UNSIGNED_LONG_LONG, hs, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+  if (rank != 0)
+    return;
+  for (int r = 0; r < world; r++) {
+    printf ("step %d %d %.9g %.9g %.9g %.9g %.9g %.9g\n", s, r, all[6 * r], all[6 * r + 1], all[6 * r + 2],
+            all[6 * r + 3], all[6 * r + 4], all[6 * r + 5]);
+    if (hs[r] != hs[0]) {
+      char msg[128];
+      g_snprintf (msg, sizeof msg, "replica %d's parameters differ from replica 0's after step %d", r, s);
+      dps_worker_fail (msg);
+    }
+  }
+  for (int b = 0; b < p->n_buckets; b++)
+    printf ("bucket %d %d %.0f %.9g %.9g\n", s, b, dps_buckets_get (p->buckets, b)->bytes, t_start[b], t_dur[b]);
+  fflush (stdout);
+  g_free (all);
+  g_free (hs);
+}

@@ -1,0 +1,58 @@
+/* worker — what the two training replicas (dpscale-train on CPUs,
+ * dpscale-train-gpu on GPUs) share: their options, the plan of a run (the
+ * model, the simulator's buckets as ranges of the flat gradient array,
+ * emulated layer times), the gradient check, and the report rank 0 prints
+ * for dpscale to read:
+ *
+ *   # library NAME | # buckets N BYTES... | # gradcheck MAXREL
+ *   step S R FWD_S BWD_S EXPOSED_S OPT_S STEP_S LOSS   (one per replica)
+ *   bucket S B BYTES START_S DUR_S                     (rank 0's timings)
+ *   wait REQUESTED_S ACTUAL_S                          (emulated compute, summed)
+ *   # error MESSAGE                                    (then a non-zero exit)
+ */
+#pragma once
+
+#include <mpi.h>
+#include "model.h"
+#include "buckets.h"
+#include "train-net.h"
+
+typedef struct {
+  char    *model_name, *optimizer, *fwd_s, *bwd_s;
+  int      batch, steps, seed, accum;
+  double   cap_mb, first_mb, lr, opt_ms;
+  gboolean emulate, check;
+  gboolean adam;
+} DpsWorkerOpts;
+
+typedef struct {
+  DpsModel   *model;
+  DpsBuckets *buckets;
+  int         n_buckets;
+  gint64     *start, *count;     /* per bucket: first element in the flat gradients, elements */
+  double     *fwd_s, *bwd_s;     /* emulated times per layer (--emulate), else NULL */
+} DpsWorkerPlan;
+
+/* prints "# error MSG" and aborts every rank */
+G_NORETURN void dps_worker_fail (const char *msg);
+void     dps_worker_parse (int *argc, char ***argv, DpsWorkerOpts *o);
+void     dps_worker_plan (const DpsWorkerOpts *o, DpsWorkerPlan *p);
+/* rank 0: "# library" and "# buckets" */
+void     dps_worker_header (int rank, const char *library, const DpsWorkerPlan *p);
+
+/* sums n floats of every replica in place (MPI or NCCL) */
+typedef void (*DpsWorkerAllreduce) (float *grads, gint64 n, void *data);
+
+/* The gradient of N shards averaged is the whole batch's: each rank's
+ * shard gradient summed by allreduce, divided by the replicas, compared on
+ * rank 0 with one network (on the same device) computing the whole batch;
+ * prints "# gradcheck". */
+void     dps_worker_gradcheck (DpsTrainNet *net, const DpsWorkerOpts *o, const DpsWorkerPlan *p, int rank, int world,
+                               DpsWorkerAllreduce allreduce, void *data);
+
+/* Gathers every replica's times of step s (forward, backward, exposed,
+ * optimizer, step, loss) and parameter hash to rank 0, which prints them
+ * and rank 0's bucket timings; fails the run when a replica's parameters
+ * differ from rank 0's. */
+void     dps_worker_report (int rank, int world, int s, const double mine[6], guint64 hash, const DpsWorkerPlan *p,
+                            const double *t_start, const double *t_dur);
