@@ -189,6 +189,14 @@ cpu_adam (DpsDev *d, float *p, float *m1, float *m2, const float *g, long n, flo
     dps_k_adam (p + i, m1 + i, m2 + i, g[i] * gscale, c1, c2);
 }
 
+static gboolean
+cpu_sync (DpsDev *d, GError **error)
+{
+  (void) d;
+  (void) error;
+  return TRUE;
+}
+
 static DpsDev cpu_dev = {
   .name = "cpu",
   .alloc = cpu_alloc,
@@ -214,6 +222,7 @@ static DpsDev cpu_dev = {
   .xent = cpu_xent,
   .mse = cpu_mse,
   .adam = cpu_adam,
+  .sync = cpu_sync,
 };
 
 DpsDev *

@@ -49,6 +49,8 @@ struct DpsDev {
   void   (*mse) (DpsDev *d, float *dy, const float *y, const float *t, float *loss, long n, int batch);
   void   (*adam) (DpsDev *d, float *p, float *m1, float *m2, const float *g, long n, float gscale, float c1,
                   float c2);
+  /* waits for the device's work; FALSE and the first error it met */
+  gboolean (*sync) (DpsDev *d, GError **error);
 };
 
 DpsDev *dps_dev_cpu (void);

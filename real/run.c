@@ -1,6 +1,7 @@
 /* run.c — see run.h. */
 #include "run.h"
 #include "train-net.h"
+#include "gpu.h"
 #include "launch.h"
 #include "error.h"
 #include "stats.h"
@@ -90,10 +91,25 @@ dps_run_execute (const DpsRunSpec *spec, const DpsModel *model, DpsRunResult *ou
   out->buckets = g_array_new (FALSE, FALSE, sizeof (DpsRunBucket));
   out->bucket_sizes = g_array_new (FALSE, FALSE, sizeof (double));
   out->gradcheck = -1;
-  g_autofree char *worker = dps_helper_path ("dpscale-train");
+  if (spec->gpu) {
+    /* one GPU per replica: NCCL refuses two ranks on one device */
+    g_autofree char *why = NULL;
+    int gpus = dps_gpu_count (&why);
+    int per_node = spec->net ? spec->ranks / MAX (dps_netemu_nodes (spec->net), 1) : spec->ranks;
+    if (gpus < 1) {
+      g_set_error (error, DPS_ERROR, DPS_ERROR_UNSUPPORTED, "--backend gpu: %s", why ? why : "no GPU found");
+      return FALSE;
+    }
+    if (per_node > gpus) {
+      g_set_error (error, DPS_ERROR, DPS_ERROR_LIMIT, "--backend gpu: %d replicas per node need as many GPUs, this "
+                   "machine has %d", per_node, gpus);
+      return FALSE;
+    }
+  }
+  g_autofree char *worker = dps_helper_path (spec->gpu ? "dpscale-train-gpu" : "dpscale-train");
   GPtrArray *args = worker ? dps_launcher_argv (spec->net, spec->ranks, worker) : NULL;
   if (!worker || !args) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME, "%s", !worker ? "dpscale-train not found beside dpscale"
+    g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME, "%s", !worker ? "the replica program (dpscale-train) not found beside dpscale"
                  : "no MPI launcher: mpirun not found (Debian: apt-get install openmpi-bin)");
     return FALSE;
   }
@@ -131,7 +147,7 @@ dps_run_execute (const DpsRunSpec *spec, const DpsModel *model, DpsRunResult *ou
       return FALSE;
     }
   }
-  if (!spec->emulate) {
+  if (!spec->emulate && !spec->gpu) {
     /* refused here rather than in every replica: a model the runner cannot
      * train, or replicas that would not fit in memory */
     DpsTrainNet *probe = dps_train_net_new (model, 1, 1, error);

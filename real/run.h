@@ -14,6 +14,7 @@ typedef struct {
   double      bucket_cap_mb, first_bucket_mb, lr;
   const char *optimizer;          /* "sgd" or "adam" */
   gboolean    check_gradient;
+  gboolean    gpu;                /* the GPU replica (dpscale-train-gpu): CUDA compute, NCCL */
   gboolean    emulate;            /* waits of emu_fwd/emu_bwd seconds per layer instead of compute */
   const double *emu_fwd_s, *emu_bwd_s;
   double      emu_opt_s;

@@ -4,6 +4,7 @@
  * each layer's compute by a wait of its calibrated (or roofline) duration
  * while the real buckets are really all-reduced, so many replicas fit on
  * few cores. */
+#include "dps-config.h"
 #include "cli.h"
 #include "cli-ddp.h"
 #include "run.h"
@@ -24,7 +25,7 @@ dps_cmd_run (int argc, char **argv)
   gboolean emulate = FALSE, check = FALSE;
   GOptionEntry entries[] = {
     { "ranks", 'n', 0, G_OPTION_ARG_INT, &ranks, "Replicas, one MPI process each (default 2)", "N" },
-    { "backend", 0, 0, G_OPTION_ARG_STRING, &backend, "cpu (default; MPI + OpenBLAS)", "B" },
+    { "backend", 0, 0, G_OPTION_ARG_STRING, &backend, "cpu (default; MPI + OpenBLAS) or gpu (CUDA + cuBLAS + NCCL, one GPU per replica)", "B" },
     { "model", 'M', 0, G_OPTION_ARG_STRING, &model_s, "Model: mlp (default) or a GPT-2 stack such as transformer-small; --emulate takes any zoo or CSV model", "NAME" },
     { "batch", 'b', 0, G_OPTION_ARG_INT, &batch, "Samples per replica per step (default 32)", "B" },
     { "steps", 's', 0, G_OPTION_ARG_INT, &steps, "Steps (default 20)", "S" },
@@ -57,8 +58,11 @@ dps_cmd_run (int argc, char **argv)
   DpsFormat format;
   if (argc > 1)
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "unknown option: unexpected argument '%s'", argv[1]);
-  else if (backend && !g_str_equal (backend, "cpu"))
-    g_set_error (&error, DPS_ERROR, DPS_ERROR_UNSUPPORTED, "--backend: '%s' is not available (this build runs cpu)", backend);
+  else if (backend && !g_str_equal (backend, "cpu") && !g_str_equal (backend, "gpu"))
+    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--backend: '%s' is not cpu or gpu", backend);
+  else if (backend && g_str_equal (backend, "gpu") && !DPS_HAVE_GPU_TRAIN)
+    g_set_error (&error, DPS_ERROR, DPS_ERROR_UNSUPPORTED, "--backend gpu: this build has no GPU replica "
+                 "(CUDA toolkit with nvcc and NCCL were not found when it was configured)");
   else if (ranks < 1 || ranks > 256)
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--ranks: %d is not 1 to 256", ranks);
   else if (steps < 1 || steps > 100000 || warmup < 0 || warmup >= steps)
@@ -88,7 +92,8 @@ dps_cmd_run (int argc, char **argv)
     return dps_cli_fail ("run", error);
   DpsRunSpec spec = { .ranks = ranks, .steps = steps, .batch = batch, .seed = seed, .grad_accum = accum, .bucket_cap_mb = cap,
                       .first_bucket_mb = first, .lr = lr, .optimizer = optimizer, .check_gradient = check,
-                      .emulate = emulate, .timeout_s = timeout };
+                      .emulate = emulate, .timeout_s = timeout,
+                      .gpu = backend && g_str_equal (backend, "gpu") };
   g_autofree double *fwd = NULL, *bwd = NULL;
   double emu_compute = 0;
   if (emulate) {
@@ -160,7 +165,8 @@ dps_cmd_run (int argc, char **argv)
     } else if (!error) {
       g_string_append_printf (text, "dpscale run: %s, %d replica%s (%s), %s\n", model->name, ranks,
                               ranks > 1 ? "s" : "", out.library ? out.library : "MPI",
-                              emulate ? "emulated compute" : "OpenBLAS compute, one thread per replica");
+                              emulate ? "emulated compute" : spec.gpu ? "CUDA compute (cuBLAS, fp32), one GPU per replica"
+                              : "OpenBLAS compute, one thread per replica");
       if (net)
         g_string_append_printf (text, "  on %d emulated nodes of %d replicas, %.3g Gbit/s links (namespaces, tbf)\n", nodes,
                                 ranks / nodes, link_gbps);

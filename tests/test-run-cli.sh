@@ -62,7 +62,17 @@ if grep -q "emulated waits" "$tmp/e" && grep -q '"traceEvents"' "$tmp/e.json" &&
 
 # errors
 if "$bin" run --ranks 0 2>"$tmp/err"; then ko "0 ranks accepted"; else grep -q "\-\-ranks" "$tmp/err" && ok || ko "ranks message"; fi
-if "$bin" run --backend gpu 2>"$tmp/err"; then ko "gpu backend accepted"; else grep -q "backend" "$tmp/err" && ok || ko "backend message"; fi
+if "$bin" run --backend tpu 2>"$tmp/err"; then ko "tpu backend accepted"; else grep -q "is not cpu or gpu" "$tmp/err" && ok || ko "backend message"; fi
+# the GPU replica: where a GPU is present, one replica trains with the
+# same gradient identity and falling loss; elsewhere one clear line
+if "$bin" run --backend gpu --ranks 1 --steps 6 --warmup 1 --batch 16 --check-gradient --format json \
+     >"$tmp/g.json" 2>"$tmp/err"; then
+  g=$(num gradcheck_max_rel "$tmp/g.json"); a=$(num loss_first "$tmp/g.json"); b=$(num loss_last "$tmp/g.json")
+  if [ -n "$g" ] && awk "BEGIN { exit !($g < 1e-5 && $b < 0.67 * $a) }"; then ok; else ko "gpu run: gradcheck $g, loss $a -> $b"; fi
+else
+  if [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "backend gpu: " "$tmp/err"; then ok; echo "run-cli: no GPU: $(cat "$tmp/err")"
+  else ko "gpu without a GPU: $(cat "$tmp/err")"; fi
+fi
 if "$bin" run --model bert-base --steps 2 --warmup 1 2>"$tmp/err"; then ko "BERT trained on CPU"; else grep -q "trains MLPs" "$tmp/err" && ok || ko "bert: $(cat "$tmp/err")"; fi
 # GPT-2 small at batch 32 x 1024 tokens: ~100 GB of activations, refused up front
 if "$bin" run --model gpt2 --steps 2 --warmup 1 2>"$tmp/err"; then ko "gpt2 at batch 32 accepted"; else grep -q "GB is free" "$tmp/err" && ok || ko "gpt2 memory: $(cat "$tmp/err")"; fi
