@@ -1,7 +1,7 @@
 /* dpscale-mpi-worker — the MPI side of CPU calibration, started by
  * `dpscale calibrate` under mpirun.
  *
- *   dpscale-mpi-worker allreduce SIZES MIN_TIME_S REPS
+ *   dpscale-mpi-worker allreduce SIZES MIN_TIME_S REPS [GAP_S]
  *
  * For each size (bytes, comma-separated) it times MPI_Allreduce of floats
  * (sum) out of place and in place, as nccl-tests does: warm-up, then REPS
@@ -10,7 +10,14 @@
  * is checked: every element must equal 1 + 2 + ... + n.  Rank 0 prints
  *   # library NAME
  *   size_bytes time_s time_inplace_s wrong
- * one line per size, as soon as it is measured.
+ * one line per size, as soon as it is measured.  With GAP_S, time_s is an
+ * in-place all-reduce as DDP issues it, once after GAP_S without
+ * communication (the ranks busy, or asleep when they outnumber the cores,
+ * as the training runner's emulated layers are): the median of REPS x 3,
+ * each the slowest rank's.  On a machine shared with others, data left
+ * alone for milliseconds leaves the caches, so such an all-reduce is
+ * slower than back-to-back ones (measured here: 12.6 MB, 2 ranks, 1.7 ms
+ * back to back, 2.0 ms after 3 ms, 3.0 ms after 10 ms, 4.1 ms after 30 ms).
  *
  *   dpscale-mpi-worker contention SIZE GEMM_N SECONDS
  *
@@ -38,6 +45,8 @@
 #include <pthread.h>
 #include <cblas.h>
 #include <time.h>
+#include <sched.h>
+#include <unistd.h>
 #include "model.h"
 #include "train-net.h"
 #include "stats.h"
@@ -60,6 +69,39 @@ batch (float *send, float *recv, int count, int iters, int in_place)
   double dt = MPI_Wtime () - t0, worst;
   MPI_Allreduce (&dt, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   return worst;
+}
+
+/* GAP_S mode: see the header. */
+static double
+measure_gapped (float *buf, int count, double gap_s, int samples)
+{
+  MPI_Comm node;
+  int local;
+  MPI_Comm_split_type (MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  MPI_Comm_size (node, &local);
+  MPI_Comm_free (&node);
+  int spin = local <= sysconf (_SC_NPROCESSORS_ONLN);
+  double *t = malloc (sizeof (double) * samples);
+  MPI_Allreduce (MPI_IN_PLACE, buf, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);   /* warm-up */
+  for (int i = 0; i < samples; i++) {
+    MPI_Barrier (MPI_COMM_WORLD);
+    double until = MPI_Wtime () + gap_s;
+    if (spin)
+      while (MPI_Wtime () < until)
+        sched_yield ();
+    else {
+      struct timespec ts = { (time_t) gap_s, (long) ((gap_s - (time_t) gap_s) * 1e9) };
+      nanosleep (&ts, NULL);
+    }
+    double t0 = MPI_Wtime ();
+    MPI_Allreduce (MPI_IN_PLACE, buf, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    double dt = MPI_Wtime () - t0;
+    MPI_Allreduce (&dt, &t[i], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  }
+  dps_sort_doubles (t, (gsize) samples);
+  double m = t[samples / 2];
+  free (t);
+  return m;
 }
 
 static double
@@ -310,9 +352,10 @@ main (int argc, char **argv)
     return status;
   }
   int nccl = argc == 5 && strcmp (argv[1], "nccl-allreduce") == 0;
-  if (argc != 5 || (strcmp (argv[1], "allreduce") != 0 && !nccl)) {
+  double gap_s = argc == 6 && strcmp (argv[1], "allreduce") == 0 ? atof (argv[5]) : 0;
+  if ((argc != 5 && !(argc == 6 && gap_s > 0)) || (strcmp (argv[1], "allreduce") != 0 && !nccl)) {
     if (rank == 0)
-      fprintf (stderr, "usage: dpscale-mpi-worker allreduce|nccl-allreduce SIZES MIN_TIME_S REPS\n");
+      fprintf (stderr, "usage: dpscale-mpi-worker allreduce|nccl-allreduce SIZES MIN_TIME_S REPS [GAP_S]\n");
     MPI_Finalize ();
     return 2;
   }
@@ -361,8 +404,8 @@ main (int argc, char **argv)
       wrong += recv[i] != expect;
     long all_wrong;
     MPI_Reduce (&wrong, &all_wrong, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
-    double t = measure (send, recv, count, min_time, reps, 0);
     double ti = measure (send, recv, count, min_time, reps, 1);
+    double t = gap_s > 0 ? measure_gapped (recv, count, gap_s, 3 * reps) : measure (send, recv, count, min_time, reps, 0);
     if (rank == 0) {
       printf ("%.0f %.9g %.9g %ld\n", (double) count * 4, t, ti, all_wrong);
       fflush (stdout);

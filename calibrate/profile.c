@@ -109,6 +109,8 @@ dps_profile_save (const DpsProfile *p, const char *path, GError **error)
   set_str (k, "profile", "devices", d->devices);
   set_str (k, "profile", "env", d->env);
   set_str (k, "profile", "source", d->source);
+  if (d->gap_s > 0)
+    g_key_file_set_double (k, "profile", "gap_ms", d->gap_s * 1e3);
   g_key_file_set_comment (k, "profile", NULL,
                           " dpscale calibration profile: measurements, the fit, and their origin.\n"
                           " Use it with --calibration FILE (predict, sweep, collective).", NULL);
@@ -382,7 +384,7 @@ profile_from_keyfile (const DpsKeyFile *kf, const char *path, GError **error)
   static const char *const groups[] = { "profile", "machine", "compute", NULL };
   static const char *const prefixes[] = { "fit.", "layers.", "measure.allreduce.", "contention.", "run.", NULL };
   static const char *const pkeys[] = { "format", "backend", "created", "host", "library", "devices", "env",
-                                       "source", NULL };
+                                       "source", "gap_ms", NULL };
   gint64 format;
   if (!dps_key_file_check_groups (kf, groups, prefixes, error)
       || !dps_key_file_require_group (kf, "profile", error)
@@ -407,8 +409,10 @@ profile_from_keyfile (const DpsKeyFile *kf, const char *path, GError **error)
       || !dps_key_file_get_string (kf, "profile", "library", FALSE, NULL, &d->library, error)
       || !dps_key_file_get_string (kf, "profile", "devices", FALSE, NULL, &d->devices, error)
       || !dps_key_file_get_string (kf, "profile", "env", FALSE, NULL, &d->env, error)
-      || !dps_key_file_get_string (kf, "profile", "source", FALSE, NULL, &d->source, error))
+      || !dps_key_file_get_string (kf, "profile", "source", FALSE, NULL, &d->source, error)
+      || !dps_key_file_get_double (kf, "profile", "gap_ms", FALSE, 0, 0, 1e6, &d->gap_s, error))
     return NULL;
+  d->gap_s *= 1e-3;
   if (dps_key_file_has_group (kf, "machine")) {
     gint64 r, nn;
     static const char *const mkeys[] = { "ranks_per_node", "nodes", "name", NULL };

@@ -1,7 +1,8 @@
 /* profile — a calibration profile: measurements, the fit, and where they
  * came from, as a GLib key file that can be read and trusted elsewhere.
  *
- * [profile]            format, backend, created, host, library, devices, env, source
+ * [profile]            format, backend, created, host, library, devices, env, source,
+ *                      gap_ms (all-reduces timed each after this long without communication)
  * [machine]            (CPU backend) the calibrated machine: ranks_per_node, name
  * [fit.R.N]            the fit for R ranks on N nodes: regimes, max_bytes, latency_us,
  *                      bw_GBps, rms_error

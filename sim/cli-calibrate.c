@@ -87,10 +87,22 @@ simulated (const DpsProfile *p, const char *topology, const DpsCalPoint *pt, GEr
  * NULL).  Returns a new profile, or NULL with error. */
 DpsProfile *
 dps_calibrate_cpu (const int *ranks, int n_ranks, const double *sizes, int n_sizes, gboolean quick,
-                   const DpsModel *model, int batch, double timeout, int nodes, double link_gbps, GError **error)
+                   const DpsModel *model, int batch, double timeout, int nodes, double link_gbps, double gap_s,
+                   GError **error)
 {
   g_autoptr (DpsProfile) prof = dps_profile_new (dps_cal_data_new ("cpu-mpi"));
   DpsCalData *data = prof->data;
+  if (gap_s < 0 && model) {
+    /* one step of the runner's compute: forward, backward and SGD */
+    int L = dps_model_n_layers (model);
+    g_autofree double *f = g_new (double, L), *bw = g_new (double, L);
+    double sgd;
+    dps_cpu_layer_times (model, batch, 0.01, f, bw, &sgd);
+    gap_s = sgd;
+    for (int l = 0; l < L; l++)
+      gap_s += f[l] + bw[l];
+  }
+  data->gap_s = MAX (gap_s, 0);
   if (!dps_cpu_allreduce (data, ranks, n_ranks, sizes, n_sizes, quick ? 0.03 : 0.2, quick ? 3 : 5, timeout,
                           progress, NULL, error))
     return NULL;
@@ -156,7 +168,7 @@ dps_cmd_calibrate (int argc, char **argv)
   g_auto (GStrv) imports = NULL;
   gboolean quick = FALSE, use_mpi = FALSE;
   int nodes = 0;
-  double link_gbps = 1;
+  double link_gbps = 1, gap_ms = 0;
   int batch = 0;
   double timeout = 600;
   GOptionEntry entries[] = {
@@ -170,6 +182,7 @@ dps_cmd_calibrate (int argc, char **argv)
     { "topology", 't', 0, G_OPTION_ARG_STRING, &topology, "With --import: the cluster the logs come from (default dgx-h100)", "NAME|FILE" },
     { "nodes", 0, 0, G_OPTION_ARG_INT, &nodes, "CPUs: measure across this many emulated nodes too (root: namespaces, tc)", "K" },
     { "link-gbps", 0, 0, G_OPTION_ARG_DOUBLE, &link_gbps, "Emulated nodes: each node's link, Gbit/s each way (default 1)", "GBPS" },
+    { "gap-ms", 0, 0, G_OPTION_ARG_DOUBLE, &gap_ms, "CPUs: time each all-reduce in place after this long without communication, as DDP issues them once a step (-1: one step of --model's compute; default 0: back to back)", "MS" },
     { "mpi", 0, 0, G_OPTION_ARG_NONE, &use_mpi, "GPUs: one process per GPU under mpirun (default: one process drives them all)", NULL },
     { "timeout", 0, 0, G_OPTION_ARG_DOUBLE, &timeout, "Stop an mpirun that runs longer than this, seconds (default 600)", "S" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Profile to write (default dpscale.calib; also .csv and .png beside it)", "FILE" },
@@ -203,6 +216,8 @@ dps_cmd_calibrate (int argc, char **argv)
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--import: logs replace measuring; drop --backend/--sizes/--ranks");
   else if (nodes < 0 || nodes == 1 || nodes > 64 || (nodes > 1 && (imports || (backend && !g_str_equal (backend, "cpu")))))
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--nodes: 2 to 64 emulated nodes, for CPU calibration");
+  else if (!(gap_ms == -1 || (gap_ms >= 0 && gap_ms <= 10000)))
+    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--gap-ms: 0 to 10000 ms, or -1 (one step of --model's compute)");
   else if (use_mpi && backend && !g_str_equal (backend, "gpu"))
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--mpi: only with --backend gpu (CPUs always use mpirun)");
   else if (topology && !imports)
@@ -236,7 +251,8 @@ dps_cmd_calibrate (int argc, char **argv)
     g_autoptr (DpsModel) m = dps_model_load (model_s ? model_s : "mlp", &error);
     if (m)
       prof = dps_calibrate_cpu ((int *) r32->data, (int) r32->len, (double *) sizes->data, (int) sizes->len, quick, m,
-                                batch ? batch : quick ? 8 : 32, timeout, nodes, link_gbps, &error);
+                                batch ? batch : quick ? 8 : 32, timeout, nodes, link_gbps,
+                                gap_ms == -1 ? -1 : gap_ms * 1e-3, &error);
     if (prof)
       data = prof->data;
   } else if (!error) {

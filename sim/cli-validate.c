@@ -59,20 +59,24 @@ timeline_predicted (GString *t, const DpsDdpResult *r)
   }
 }
 
-/* RMS relative error of the fit on its held-out points: the uncertainty
- * of predicted collective times. */
+/* RMS relative error of the fit on its held-out points of min_bytes or
+ * more (all of them when fewer than 3 are that large): the uncertainty of
+ * predicted collective times. */
 static double
-held_out_rms (const DpsProfile *p)
+held_out_rms (const DpsProfile *p, double min_bytes)
 {
   double sum = 0;
   int n = 0;
-  for (guint i = 0; i < p->data->points->len; i++) {
-    const DpsCalPoint *pt = &g_array_index (p->data->points, DpsCalPoint, i);
-    if (!pt->held_out || pt->ranks < 2)
-      continue;
-    double t = dps_fit_predict (&p->fit, pt->ranks, pt->nodes, pt->bytes);
-    sum += pow ((t - pt->time_s) / pt->time_s, 2);
-    n++;
+  for (int pass = 0; pass < 2 && n < 3; pass++) {
+    sum = n = 0;
+    for (guint i = 0; i < p->data->points->len; i++) {
+      const DpsCalPoint *pt = &g_array_index (p->data->points, DpsCalPoint, i);
+      if (!pt->held_out || pt->ranks < 2 || (pass == 0 && pt->bytes < min_bytes))
+        continue;
+      double t = dps_fit_predict (&p->fit, pt->ranks, pt->nodes, pt->bytes);
+      sum += pow ((t - pt->time_s) / pt->time_s, 2);
+      n++;
+    }
   }
   return n ? sqrt (sum / n) : 0.1;
 }
@@ -177,7 +181,7 @@ dps_cmd_validate (int argc, char **argv)
       g_array_append_val (sizes, s);
     fprintf (stderr, "validate: 1/3 calibrating all-reduce and compute (no step times)\n");
     profile = dps_calibrate_cpu ((int *) r->data, (int) r->len, (double *) sizes->data, (int) sizes->len, quick,
-                                 model, batch, timeout, nodes, link_gbps, &error);
+                                 model, batch, timeout, nodes, link_gbps, -1, &error);
     g_array_free (r, TRUE);
     g_array_free (sizes, TRUE);
     if (profile) {
@@ -200,7 +204,14 @@ dps_cmd_validate (int argc, char **argv)
   }
   if (emulate)
     dps_model_set_times (model, efwd, ebwd, batch);
-  double comm_cv = held_out_rms (profile);
+  /* the uncertainty of the collectives this job runs: the calibration's
+   * held-out error at sizes from half its smallest bucket up (all held-out
+   * sizes when fewer than 3 are that large) */
+  g_autoptr (DpsBuckets) job_buckets = dps_buckets_assign (model, cap * 1048576, first * 1048576, 4);
+  double smallest = G_MAXDOUBLE;
+  for (int b = 0; b < dps_buckets_count (job_buckets); b++)
+    smallest = MIN (smallest, dps_buckets_get (job_buckets, b)->bytes);
+  double comm_cv = held_out_rms (profile, smallest / 2);
   int n = (int) reps->len;
   g_autoptr (DpsNetEmu) net = NULL;
   if (nodes > 1 && !(net = dps_netemu_new (nodes, max_r / nodes, link_gbps, &error))) {

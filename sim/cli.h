@@ -14,6 +14,9 @@ int dps_cmd_run (int argc, char **argv);
 int dps_cmd_validate (int argc, char **argv);
 int dps_cmd_plot (int argc, char **argv);
 
+/* gap_s: all-reduces timed each after this long without communication (as
+ * DDP issues them once a step); 0 back to back; < 0 one step of model's
+ * compute, measured first */
 DpsProfile *dps_calibrate_cpu (const int *ranks, int n_ranks, const double *sizes, int n_sizes, gboolean quick,
                                const DpsModel *model, int batch, double timeout, int nodes, double link_gbps,
-                               GError **error);
+                               double gap_s, GError **error);

@@ -28,6 +28,14 @@ if "$bin" predict --calibration "$tmp/p.calib" --model mlp --gpus 4 --batch 8 >"
 # more ranks than the machine was calibrated with
 if "$bin" collective --calibration "$tmp/p.calib" --gpus 16 2>"$tmp/err"; then ko "16 ranks accepted"; else grep -q "measured with up to 4" "$tmp/err" && ok || ko "message: $(cat "$tmp/err")"; fi
 
+# all-reduces timed as DDP issues them (each after 10 ms without
+# communication): the profile says how they were measured, and a gap that
+# is neither a time nor -1 is refused
+if "$bin" calibrate --quick --ranks 2 --sizes 1M,4M --gap-ms 10 -o "$tmp/gap.calib" >/dev/null 2>"$tmp/err" \
+   && grep -q '^gap_ms=10$' "$tmp/gap.calib" && grep -q '^time_us=' "$tmp/gap.calib"; then ok; else ko "gap: $(cat "$tmp/err")"; fi
+if "$bin" calibrate --quick --gap-ms -5 -o "$tmp/bad.calib" 2>"$tmp/err"; then ko "--gap-ms -5 accepted"; else
+  grep -q "\-\-gap-ms" "$tmp/err" && [ ! -e "$tmp/bad.calib" ] && ok || ko "gap message: $(cat "$tmp/err")"; fi
+
 # 2. no GPU: a clear error, no profile
 if "$bin" calibrate --backend gpu -o "$tmp/g.calib" 2>"$tmp/err"; then
   ok   # a machine with a GPU: fine too
