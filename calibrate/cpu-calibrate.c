@@ -212,14 +212,17 @@ dps_cpu_layer_times_ranks (DpsProfile *p, const DpsModel *m, int batch, const in
     gboolean ok = dps_launch_lines ((const char *const *) argv->pdata, dps_mpirun_env (), timeout_s, on_layers, &ll,
                                     error);
     g_ptr_array_unref (argv);
-    if (ok && (ll.layers != L || (int) ll.t->len != 2 * L + 1)) {
+    if (ok && (ll.layers != L || (int) ll.t->len != 2 * L + 2)) {
       g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME, "the layer timing at %d ranks reported %u values for %d layers",
                    ranks[r], ll.t->len, L);
       ok = FALSE;
     }
-    if (ok)
-      dps_profile_add_layers (p, m->name, batch, ranks[r], (double *) ll.t->data, (double *) ll.t->data + L, L)->sgd_s
-        = g_array_index (ll.t, double, 2 * L);
+    if (ok) {
+      DpsLayerTimes *lt = dps_profile_add_layers (p, m->name, batch, ranks[r], (double *) ll.t->data,
+                                                  (double *) ll.t->data + L, L);
+      lt->sgd_s = g_array_index (ll.t, double, 2 * L);
+      lt->compute_cv = g_array_index (ll.t, double, 2 * L + 1);
+    }
     g_array_free (ll.t, TRUE);
     if (!ok)
       return FALSE;
@@ -288,10 +291,11 @@ dps_cpu_gemm_sweep (DpsProfile *p, const int *dims, int n_dims, double min_time_
  * and weight gradients), tokens being batch x sequence length.  Layers
  * without FLOPs (embedding lookups) cost nothing. */
 void
-dps_cpu_layer_times (const DpsModel *m, int batch, double min_time_s, double *fwd_s, double *bwd_s, double *sgd_s)
+dps_cpu_layer_times (const DpsModel *m, int batch, double min_time_s, double *fwd_s, double *bwd_s, double *sgd_s,
+                     double *cv)
 {
-  *sgd_s = 0;
-  if (dps_train_net_layer_times (m, batch, min_time_s, fwd_s, bwd_s, sgd_s))
+  *sgd_s = *cv = 0;
+  if (dps_train_net_layer_times (m, batch, min_time_s, fwd_s, bwd_s, sgd_s, cv))
     return;
   int tokens = batch * MAX (m->seq_len, 1);
   GHashTable *cache = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);

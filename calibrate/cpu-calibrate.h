@@ -25,5 +25,5 @@ void     dps_cpu_gemm_sweep (DpsProfile *p, const int *dims, int n_dims, double 
 /* per-layer times (and *sgd_s, the runner's SGD step; 0 when priced by
  * GEMMs) of one rank */
 void     dps_cpu_layer_times (const DpsModel *m, int batch, double min_time_s, double *fwd_s, double *bwd_s,
-                              double *sgd_s);
+                              double *sgd_s, double *cv);
 double   dps_cpu_gemm_time (int m, int n, int k, double min_time_s);

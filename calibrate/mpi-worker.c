@@ -33,7 +33,8 @@
  *
  * times the runner's layers (real/train-net.h) in every rank at once, as co-located
  * replicas compute: caches and memory are shared.  Rank 0 prints
- *   layers L FWD_0 .. FWD_L-1 BWD_0 .. BWD_L-1 SGD   (seconds, the slowest rank's)
+ *   layers L FWD_0 .. FWD_L-1 BWD_0 .. BWD_L-1 SGD CV
+ * (seconds, the slowest rank's; CV the largest variation of a step's compute)
  *
  *   dpscale-mpi-worker nccl-allreduce SIZES MIN_TIME_S REPS
  *
@@ -312,17 +313,17 @@ layers_main (int rank, int n, const char *model_name, int batch, double seconds)
     return 1;
   }
   int L = dps_model_n_layers (m);
-  double *t = calloc (2 * L + 1, sizeof (double)), *worst = calloc (2 * L + 1, sizeof (double));
+  double *t = calloc (2 * L + 2, sizeof (double)), *worst = calloc (2 * L + 2, sizeof (double));
   MPI_Barrier (MPI_COMM_WORLD);
-  if (!dps_train_net_layer_times (m, batch, seconds, t, t + L, t + 2 * L)) {
+  if (!dps_train_net_layer_times (m, batch, seconds, t, t + L, t + 2 * L, t + 2 * L + 1)) {
     if (rank == 0)
       fprintf (stderr, "dpscale-mpi-worker: %s is neither an MLP nor a GPT-2 stack\n", m->name);
     return 1;
   }
-  MPI_Reduce (t, worst, 2 * L + 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  MPI_Reduce (t, worst, 2 * L + 2, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   if (rank == 0) {
     printf ("layers %d", L);
-    for (int i = 0; i < 2 * L + 1; i++)
+    for (int i = 0; i < 2 * L + 2; i++)
       printf (" %.9g", worst[i]);
     printf ("\n");
     fflush (stdout);

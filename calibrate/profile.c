@@ -152,6 +152,8 @@ dps_profile_save (const DpsProfile *p, const char *path, GError **error)
     g_key_file_set_double_list (k, group, "backward_ms", b, l->bwd_s->len);
     if (l->sgd_s > 0)
       g_key_file_set_double (k, group, "sgd_ms", l->sgd_s * 1e3);
+    if (l->compute_cv > 0)
+      g_key_file_set_double (k, group, "compute_cv", l->compute_cv);
   }
   for (guint i = 0; i < p->contention->len; i++) {
     const DpsContention *ct = &g_array_index (p->contention, DpsContention, i);
@@ -492,16 +494,17 @@ profile_from_keyfile (const DpsKeyFile *kf, const char *path, GError **error)
       if (!load_measure (kf, g, d, error))
         return NULL;
     } else if (g_str_has_prefix (g, "layers.")) {
-      static const char *const lkeys[] = { "batch", "forward_ms", "backward_ms", "sgd_ms", NULL };
+      static const char *const lkeys[] = { "batch", "forward_ms", "backward_ms", "sgd_ms", "compute_cv", NULL };
       gint64 batch;
-      double sgd_ms = 0;
+      double sgd_ms = 0, cv = 0;
       gsize nf, nb;
       if (!dps_key_file_check_keys (kf, g, lkeys, error)
           || !dps_key_file_get_int (kf, g, "batch", TRUE, 0, 1, 1 << 24, &batch, error))
         return NULL;
       g_autofree double *f = get_list (kf, g, "forward_ms", TRUE, &nf, error);
       g_autofree double *b = f ? get_list (kf, g, "backward_ms", TRUE, &nb, error) : NULL;
-      if (!f || !b || !dps_key_file_get_double (kf, g, "sgd_ms", FALSE, 0, 0, 1e9, &sgd_ms, error))
+      if (!f || !b || !dps_key_file_get_double (kf, g, "sgd_ms", FALSE, 0, 0, 1e9, &sgd_ms, error)
+          || !dps_key_file_get_double (kf, g, "compute_cv", FALSE, 0, 0, 10, &cv, error))
         return NULL;
       if (nf != nb) {
         dps_key_file_error (kf, g, "backward_ms", error, "%zu entries, forward_ms has %zu", nb, nf);
@@ -523,7 +526,9 @@ profile_from_keyfile (const DpsKeyFile *kf, const char *path, GError **error)
         ranks = (int) MIN (g_ascii_strtoll (name, NULL, 10), DPS_TOPO_MAX_GPUS);
         name = dot + 1;
       }
-      dps_profile_add_layers (p, name, (int) batch, MAX (ranks, 1), f, b, (int) nf)->sgd_s = sgd_ms * 1e-3;
+      DpsLayerTimes *lt = dps_profile_add_layers (p, name, (int) batch, MAX (ranks, 1), f, b, (int) nf);
+      lt->sgd_s = sgd_ms * 1e-3;
+      lt->compute_cv = cv;
     }
   }
   return g_steal_pointer (&p);
@@ -694,4 +699,11 @@ dps_profile_sgd_s (const DpsProfile *p, const DpsModel *m, int ranks)
 {
   const DpsLayerTimes *best = nearest_layers (p, m, ranks);
   return best ? best->sgd_s : 0;
+}
+
+double
+dps_profile_compute_cv (const DpsProfile *p, const DpsModel *m, int ranks)
+{
+  const DpsLayerTimes *best = nearest_layers (p, m, ranks);
+  return best ? best->compute_cv : 0;
 }

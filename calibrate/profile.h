@@ -9,7 +9,8 @@
  * [compute]            gemm_fp32_gflops (best), copy_GBps, gemm = dtype,m,n,k,GFLOP/s; ...
  * [layers.R.MODEL]     R ranks computing at once: batch, forward_ms, backward_ms
  *                      (one entry per layer; [layers.MODEL] is one rank),
- *                      sgd_ms (optional: the runner's SGD step)
+ *                      sgd_ms, compute_cv (optional: the runner's SGD step, and
+ *                      the variation of a step's compute from run to run)
  * [contention.R]       R ranks overlapping compute and all-reduce: compute, comm
  *                      (slowdowns), copy_GBps (one rank's memory bandwidth)
  * [measure.allreduce.R.N]  R ranks on N nodes: size_bytes, time_us, time_inplace_us,
@@ -36,6 +37,7 @@ typedef struct {
   int    ranks;            /* measured with this many ranks computing at once */
   GArray *fwd_s, *bwd_s;   /* double per layer */
   double  sgd_s;           /* the runner's SGD step over the model's parameters, 0 unknown */
+  double  compute_cv;      /* variation (sd / mean) of a step's compute from run to run, 0 unknown */
 } DpsLayerTimes;
 
 typedef struct {
@@ -77,3 +79,4 @@ gboolean    dps_profile_apply_model (const DpsProfile *p, DpsModel *m, int ranks
 /* the runner's measured SGD step for m with ranks computing at once (the
  * entry apply_model would take); 0 when not measured */
 double      dps_profile_sgd_s (const DpsProfile *p, const DpsModel *m, int ranks);
+double      dps_profile_compute_cv (const DpsProfile *p, const DpsModel *m, int ranks);

@@ -185,13 +185,13 @@ median_of (GArray *all, int reps, int stride, int index)
 }
 
 /* Times a network's layers as the runner computes them: the median of
- * repeated forward and backward passes, layer by layer, and of its SGD
+ * repeated (at least 11) forward and backward passes, layer by layer, and of its SGD
  * step, on one thread, each repetition on a fresh batch and after the
  * parameters' hash, as in the runner's steps.  FALSE (nothing measured) when the runner cannot
  * train the model. */
 gboolean
 dps_train_net_layer_times (const DpsModel *m, int batch, double min_time_s, double *fwd_s, double *bwd_s,
-                           double *opt_s)
+                           double *opt_s, double *cv)
 {
   openblas_set_num_threads (1);
   DpsTrainNet *net = dps_train_net_new (m, batch, 1, NULL);
@@ -201,7 +201,7 @@ dps_train_net_layer_times (const DpsModel *m, int batch, double min_time_s, doub
   GArray *f = g_array_new (FALSE, FALSE, sizeof (double)), *b = g_array_new (FALSE, FALSE, sizeof (double));
   GArray *o = g_array_new (FALSE, FALSE, sizeof (double));
   double spent = 0;
-  while ((spent < min_time_s || reps < 5) && reps < 200) {
+  while ((spent < min_time_s || reps < 11) && reps < 200) {
     dps_train_net_batch (net, 1, (gint64) reps * batch);
     for (int l = 0; l < L; l++) {
       double t0 = now_s ();
@@ -235,6 +235,22 @@ dps_train_net_layer_times (const DpsModel *m, int batch, double min_time_s, doub
   }
   if (opt_s)
     *opt_s = median_of (o, reps, 1, 0);
+  if (cv) {
+    /* robust: the 10-90% spread of a step's total over 2.563 standard
+     * deviations of a normal, relative to the median (a page fault or a
+     * neighbour's burst in one repetition does not make it) */
+    int n = reps - 1;   /* the first repetition warms up (pages, caches) */
+    double *tot = g_new (double, n);
+    for (int r = 0; r < n; r++) {
+      tot[r] = g_array_index (o, double, r + 1);
+      for (int l = 0; l < L; l++)
+        tot[r] += g_array_index (f, double, (r + 1) * L + l) + g_array_index (b, double, (r + 1) * L + l);
+    }
+    dps_sort_doubles (tot, n);
+    double med = dps_quantile_sorted (tot, n, 0.5);
+    *cv = med > 0 ? (dps_quantile_sorted (tot, n, 0.9) - dps_quantile_sorted (tot, n, 0.1)) / 2.563 / med : 0;
+    g_free (tot);
+  }
   g_array_free (o, TRUE);
   for (int l = 0; l < L; l++) {
     fwd_s[l] = median_of (f, reps, L, l);

@@ -61,9 +61,10 @@ guint64  dps_train_net_hash (const DpsTrainNet *n);
  * moments, activations) */
 double   dps_train_net_bytes (const DpsModel *m, int batch);
 /* the runner's per-layer forward and backward times and its SGD step's,
- * the medians of repeated runs on one thread */
+ * the medians of repeated runs on one thread, and (cv, when not NULL) the
+ * coefficient of variation of a whole step's compute across the runs */
 gboolean dps_train_net_layer_times (const DpsModel *m, int batch, double min_time_s, double *fwd_s, double *bwd_s,
-                                    double *opt_s);
+                                    double *opt_s, double *cv);
 
 /* the kinds; each refuses (FALSE from the probe, an error from new) a
  * model whose tensors are not its own */

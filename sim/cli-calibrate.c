@@ -96,8 +96,8 @@ dps_calibrate_cpu (const int *ranks, int n_ranks, const double *sizes, int n_siz
     /* one step of the runner's compute: forward, backward and SGD */
     int L = dps_model_n_layers (model);
     g_autofree double *f = g_new (double, L), *bw = g_new (double, L);
-    double sgd;
-    dps_cpu_layer_times (model, batch, 0.01, f, bw, &sgd);
+    double sgd, cv;
+    dps_cpu_layer_times (model, batch, 0.01, f, bw, &sgd, &cv);
     gap_s = sgd;
     for (int l = 0; l < L; l++)
       gap_s += f[l] + bw[l];
@@ -147,9 +147,11 @@ dps_calibrate_cpu (const int *ranks, int n_ranks, const double *sizes, int n_siz
     double *f = g_new (double, dps_model_n_layers (model)), *bw = g_new (double, dps_model_n_layers (model));
     g_autofree char *msg = g_strdup_printf ("per-layer times of %s at batch %d", model->name, batch);
     progress (msg, NULL);
-    double sgd;
-    dps_cpu_layer_times (model, batch, quick ? 0.01 : 0.05, f, bw, &sgd);
-    dps_profile_add_layers (prof, model->name, batch, 1, f, bw, dps_model_n_layers (model))->sgd_s = sgd;
+    double sgd, cv;
+    dps_cpu_layer_times (model, batch, quick ? 0.01 : 0.05, f, bw, &sgd, &cv);
+    DpsLayerTimes *lt = dps_profile_add_layers (prof, model->name, batch, 1, f, bw, dps_model_n_layers (model));
+    lt->sgd_s = sgd;
+    lt->compute_cv = cv;
     /* and with every rank count computing at once: co-located replicas
      * share caches and memory */
     if (!dps_cpu_layer_times_ranks (prof, model, batch, ranks, n_ranks, quick ? 0.02 : 0.05, timeout, error))

@@ -211,7 +211,7 @@ dps_cmd_validate (int argc, char **argv)
   double smallest = G_MAXDOUBLE;
   for (int b = 0; b < dps_buckets_count (job_buckets); b++)
     smallest = MIN (smallest, dps_buckets_get (job_buckets, b)->bytes);
-  double comm_cv = held_out_rms (profile, smallest / 2);
+  double comm_cv = held_out_rms (profile, smallest / 2), compute_cv = 0;
   int n = (int) reps->len;
   g_autoptr (DpsNetEmu) net = NULL;
   if (nodes > 1 && !(net = dps_netemu_new (nodes, max_r / nodes, link_gbps, &error))) {
@@ -281,6 +281,9 @@ dps_cmd_validate (int argc, char **argv)
         double sgd = dps_profile_sgd_s (profile, model, N / MAX (nodes, 1));
         if (sgd > 0)
           c.optimizer_s = sgd;
+        /* and how much a step's compute varies from run to run there */
+        c.compute_cv = dps_profile_compute_cv (profile, model, N / MAX (nodes, 1));
+        compute_cv = MAX (compute_cv, c.compute_cv);
       }
       if (ready && dps_ddp_simulate (&c, &r, &perr)) {
         p->v.pred_mean_s = r.step_mean_s;
@@ -347,7 +350,10 @@ dps_cmd_validate (int argc, char **argv)
   }
   g_string_append_printf (t, "\nmean absolute error %.1f%%, worst %.1f%%, %d of %d measured medians inside the predicted interval\n",
                           score.mape_pct, score.worst_pct, score.inside, score.scored);
-  g_string_append_printf (t, "(collective-time uncertainty from the calibration's held-out points: %.1f%%)\n", comm_cv * 100);
+  g_string_append_printf (t, "(collective-time uncertainty from the calibration's held-out points: %.1f%%", comm_cv * 100);
+  if (compute_cv > 0)
+    g_string_append_printf (t, "; compute variation from run to run, calibrated: up to %.1f%%", compute_cv * 100);
+  g_string_append (t, ")\n");
   int status = score.scored == n ? 0 : 1;
   g_autofree char *csv_path = g_strconcat (prefix, ".csv", NULL);
   if (score.scored > 0 && dps_cli_emit (csv_path, csv, &error)) {

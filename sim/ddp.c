@@ -158,7 +158,7 @@ trial (const DpsDdpConfig *c, DpsCollCost *cost, const DpsBuckets *bk, const dou
 {
   const DpsModel *m = c->model;
   int L = dps_model_n_layers (m), nb = dps_buckets_count (bk), K = c->grad_accum;
-  gboolean random = c->jitter_cv > 0 || c->os_noise_s > 0;
+  gboolean random = c->jitter_cv > 0 || c->os_noise_s > 0 || c->compute_cv > 0;
   /* replicas that can differ: all when random, else normal and slow */
   int distinct = random ? replicas : (c->slow_replicas > 0 && c->slow_replicas < replicas ? 2 : 1);
 
@@ -181,6 +181,8 @@ trial (const DpsDdpConfig *c, DpsCollCost *cost, const DpsBuckets *bk, const dou
     int r = random ? d : (d == 0 && n_slow < replicas ? n_slow : 0);
     double weight = random ? 1 : (r >= n_slow ? replicas - n_slow : n_slow);
     double f = r < n_slow ? c->slow_factor : 1;
+    if (c->compute_cv > 0)
+      f *= MAX (0.2, 1 + c->compute_cv * gauss (rand));
     double t = c->os_noise_s > 0 ? -c->os_noise_s * log (g_rand_double_range (rand, 1e-12, 1)) : 0;
     gboolean draw = trace && r < c->trace_replicas;
     for (int k = 0; k < K; k++) {

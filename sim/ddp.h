@@ -56,6 +56,8 @@ typedef struct {
   double          slow_factor;
   double          os_noise_s;          /* mean of an exponential delay per replica and step */
   double          comm_cv;             /* uncertainty of collective times: one factor N(1, cv) per trial */
+  double          compute_cv;          /* variation of a replica's step compute: one factor N(1, cv) per
+                                        * replica and trial (all its layers) */
   int             trials;
   guint64         seed;
   double          loader_samples_per_s;  /* per node; 0: unlimited */

@@ -264,6 +264,38 @@ test_seeds (void)
   g_assert_cmpfloat (a.straggler_s, >, 0);
 }
 
+/* Step-level compute variation (compute_cv): one replica's step spreads
+ * as its compute does, p5..p95 about +-1.645 cv of 24 ms (within 30% over
+ * 400 trials), centred on the compute; 16 replicas wait for the slowest of
+ * 16 draws, whose mean is about 1.77 sd above theirs (expected maximum of
+ * 16 normals), so the mean step grows by about 1.77 x cv x 24 ms. */
+static void
+test_compute_cv (void)
+{
+  g_autoptr (DpsModel) m = csv_model ();
+  g_autoptr (DpsTopo) one = make_topo (1, 1e9, 1e10);
+  g_autoptr (DpsTopo) many = make_topo (2, 1e9, 1e10);
+  DpsDdpConfig c;
+  config (&c, m, one);
+  c.n_gpus = 1;
+  c.compute_cv = 0.05;
+  c.trials = 400;
+  DpsDdpResult r;
+  run (&c, &r);
+  double half = (r.step_p95_s - r.step_p5_s) / 2;
+  g_assert_cmpfloat (REL (half, 1.645 * 0.05 * 24e-3), <, 0.3);
+  g_assert_cmpfloat (REL (r.step_mean_s, 24e-3 + r.optimizer_s), <, 0.01);
+  config (&c, m, many);
+  memset (c.coll.base_s, 0, sizeof c.coll.base_s);
+  memset (c.coll.step_s, 0, sizeof c.coll.step_s);
+  c.coll.net_overhead_s = 0;
+  c.compute_cv = 0.05;
+  c.trials = 200;
+  run (&c, &r);
+  double grow = r.step_mean_s - (24e-3 + r.optimizer_s);
+  g_assert_cmpfloat (REL (grow, 1.77 * 0.05 * 24e-3), <, 0.3);
+}
+
 /* Time to target: steps(B) = S_min (1 + B_noise / B); cost per step from
  * the price of a GPU-hour. */
 static void
@@ -332,6 +364,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ddp/compression", test_compression);
   g_test_add_func ("/ddp/memory", test_memory);
   g_test_add_func ("/ddp/seeds", test_seeds);
+  g_test_add_func ("/ddp/compute-cv", test_compute_cv);
   g_test_add_func ("/ddp/convergence-and-cost", test_convergence_and_cost);
   g_test_add_func ("/ddp/loader", test_loader);
   g_test_add_func ("/ddp/refused", test_refused);

@@ -197,8 +197,10 @@ test_layer_times (void)
   g_autoptr (DpsModel) m = tiny_gpt2 ();
   int L = dps_model_n_layers (m);
   double *f = g_new (double, L), *b = g_new (double, L), sgd = 0;
-  g_assert_true (dps_train_net_layer_times (m, 2, 0.01, f, b, &sgd));
+  double cv = -1;
+  g_assert_true (dps_train_net_layer_times (m, 2, 0.01, f, b, &sgd, &cv));
   g_assert_cmpfloat (sgd, >, 0);
+  g_assert_cmpfloat (cv, >=, 0);
   for (int l = 0; l < L; l++) {
     g_assert_cmpfloat (f[l], >, 0);
     g_assert_cmpfloat (b[l], >, 0);
