@@ -30,8 +30,9 @@ typedef struct {
   char   *devices;      /* GPU or CPU names */
   char   *env;          /* NCCL_ALGO=... and similar */
   char   *source;       /* files imported, command run */
-  double  gap_s;        /* > 0: each all-reduce (time_s, in place) timed after this long without
-                         * communication, as DDP issues them once a step; 0: back to back */
+  double  gap_s;        /* > 0: each all-reduce on one machine (time_s, in place) timed after this
+                         * long without communication, as DDP issues them once a step (emulated
+                         * nodes: back to back, out of place); 0: back to back */
 } DpsCalData;
 
 DpsCalData *dps_cal_data_new (const char *backend);

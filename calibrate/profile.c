@@ -537,10 +537,13 @@ profile_from_keyfile (const DpsKeyFile *kf, const char *path, GError **error)
 static double
 max_bw (const DpsFitLevel *l)
 {
+  /* a regime whose time did not grow with size (latency only) fits an
+   * unbounded bandwidth: it says nothing of the links' rate */
   double m = 0;
   for (int r = 0; l && r < l->n_regimes; r++)
-    m = MAX (m, l->bw_Bps[r]);
-  return m;
+    if (l->bw_Bps[r] < 1e18)
+      m = MAX (m, l->bw_Bps[r]);
+  return m > 0 || !l || l->n_regimes == 0 ? m : l->bw_Bps[l->n_regimes - 1];
 }
 
 /* Replaces NCCL's latency tables and protocol factors by the fit of the

@@ -218,6 +218,42 @@ test_profile_drives_simulator (void)
   }
 }
 
+/* Over emulated nodes, a size regime whose time does not grow with size
+ * (latency only, as small messages over TCP can be) fits an unbounded
+ * bandwidth; the link's rate comes from the other regimes, so the
+ * simulator still reproduces the fit (it gave 1e20 s for 1 MiB when the
+ * unbounded regime set the link rate). */
+static void
+test_latency_only_regime (void)
+{
+  g_autoptr (DpsCalData) d = dps_cal_data_new ("cpu-mpi");
+  for (double S = 1024; S <= 16e6; S *= 2) {
+    dps_cal_data_add (d, 2, 1, S, ring_time (2, 1e-6, 5e9, S), 0, 0);
+    double t = S <= 65536 ? 300e-6 : ring_time (4, 1e-4, 1.25e8, S);
+    dps_cal_data_add (d, 4, 2, S, t, 0, 0);
+  }
+  g_autoptr (DpsProfile) p = dps_profile_new (g_steal_pointer (&d));
+  g_assert_true (dps_fit_levels (p->data, &p->fit, NULL));
+  p->machine_ranks = 2;
+  p->machine_nodes = 2;
+  g_autoptr (DpsTopoSpec) spec = dps_profile_machine_spec (p, 4, 2);
+  dps_profile_apply_topo (p, spec, 4, 2);
+  g_assert_cmpfloat (spec->nic_bw_Bps, <, 1e12);
+  g_autoptr (DpsTopo) t = dps_topo_new (spec, 2, NULL);
+  DpsCollParams params;
+  guint am, pm;
+  dps_coll_params_nccl (&params);
+  dps_profile_apply_params (p, 4, 2, &params, &am, &pm);
+  for (double S = 1 << 20; S <= 16e6; S *= 4) {
+    DpsCollCtx ctx;
+    DpsCollChoice c;
+    dps_coll_ctx_init (&ctx, t, &params, 4, DPS_OP_ALLREDUCE, S, NULL);
+    g_assert_true (dps_coll_choose (&ctx, am, pm, &c, NULL));
+    g_assert_cmpfloat (REL (c.time_s, dps_fit_predict (&p->fit, 4, 2, S)), <, 0.01);
+    dps_plan_unref (c.plan);
+  }
+}
+
 /* A profile written and read back is the same; one from a newer format is
  * refused; one without a fit is not a finished calibration. */
 static void
@@ -299,6 +335,7 @@ main (int argc, char **argv)
   g_test_add_func ("/calibrate/import/ratio", test_import_ratio);
   g_test_add_func ("/calibrate/import/bad", test_import_bad);
   g_test_add_func ("/calibrate/profile/drives-simulator", test_profile_drives_simulator);
+  g_test_add_func ("/calibrate/profile/latency-only-regime", test_latency_only_regime);
   g_test_add_func ("/calibrate/profile/roundtrip", test_profile_roundtrip);
   return g_test_run ();
 }
