@@ -64,11 +64,7 @@ dps_mlp_new (DpsDev *dev, const DpsModel *m, int batch, guint32 seed, GError **e
   }
   Mlp *n = g_new0 (Mlp, 1);
   DpsTrainNet *base = &n->base;
-  base->ops = &mlp_ops;
-  base->dev = dev;
-  base->kind = "mlp";
-  base->n_layers = L;
-  base->batch = batch;
+  dps_train_net_init (base, &mlp_ops, dev, "mlp", L, batch);
   n->in = g_new (int, L);
   n->out = g_new (int, L);
   n->w_off = g_new (gint64, L);

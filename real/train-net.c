@@ -28,6 +28,16 @@ dps_train_net_new_on (DpsDev *dev, const DpsModel *m, int batch, guint32 seed, G
 }
 
 void
+dps_train_net_init (DpsTrainNet *n, const DpsTrainNetOps *ops, DpsDev *dev, const char *kind, int n_layers, int batch)
+{
+  n->ops = ops;
+  n->dev = dev;
+  n->kind = kind;
+  n->n_layers = n_layers;
+  n->batch = batch;
+}
+
+void
 dps_train_net_free (DpsTrainNet *n)
 {
   if (!n)
@@ -172,6 +182,20 @@ now_s (void)
   return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* runs layer l forward or backward; its seconds appended to times */
+static double
+timed (DpsTrainNet *net, int l, gboolean forward, GArray *times)
+{
+  double t0 = now_s ();
+  if (forward)
+    dps_train_net_forward_layer (net, l);
+  else
+    dps_train_net_backward_layer (net, l);
+  double dt = now_s () - t0;
+  g_array_append_val (times, dt);
+  return dt;
+}
+
 static double
 median_of (GArray *all, int reps, int stride, int index)
 {
@@ -203,25 +227,15 @@ dps_train_net_layer_times (const DpsModel *m, int batch, double min_time_s, doub
   double spent = 0;
   while ((spent < min_time_s || reps < 11) && reps < 200) {
     dps_train_net_batch (net, 1, (gint64) reps * batch);
-    for (int l = 0; l < L; l++) {
-      double t0 = now_s ();
-      dps_train_net_forward_layer (net, l);
-      double dt = now_s () - t0;
-      g_array_append_val (f, dt);
-      spent += dt;
-    }
+    for (int l = 0; l < L; l++)
+      spent += timed (net, l, TRUE, f);
     double loss0 = now_s ();
     dps_train_net_loss_grad (net);   /* the loss belongs to the last layer's forward, as the runner counts it */
     double loss_s = now_s () - loss0;
     g_array_index (f, double, f->len - 1) += loss_s;
     spent += loss_s;
-    for (int l = L - 1; l >= 0; l--) {
-      double t0 = now_s ();
-      dps_train_net_backward_layer (net, l);
-      double dt = now_s () - t0;
-      g_array_append_val (b, dt);
-      spent += dt;
-    }
+    for (int l = L - 1; l >= 0; l--)
+      spent += timed (net, l, FALSE, b);
     double opt0 = now_s ();
     dps_train_net_update (net, FALSE, 1e-9, 1, reps + 1, NULL);
     double opt_dt = now_s () - opt0;

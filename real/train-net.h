@@ -43,6 +43,9 @@ struct DpsTrainNet {
   float   *m1, *m2;          /* Adam's moments, made by the first Adam step */
 };
 
+/* fills the common part of a kind's network */
+void     dps_train_net_init (DpsTrainNet *n, const DpsTrainNetOps *ops, DpsDev *dev, const char *kind, int n_layers,
+                             int batch);
 DpsTrainNet  *dps_train_net_new (const DpsModel *m, int batch, guint32 seed, GError **error);   /* on the CPU */
 DpsTrainNet  *dps_train_net_new_on (DpsDev *dev, const DpsModel *m, int batch, guint32 seed, GError **error);
 void     dps_train_net_free (DpsTrainNet *n);

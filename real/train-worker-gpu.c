@@ -95,14 +95,10 @@ int
 main (int argc, char **argv)
 {
   int rank, world;
-  MPI_Init (&argc, &argv);
-  MPI_Comm_rank (MPI_COMM_WORLD, &rank);
-  MPI_Comm_size (MPI_COMM_WORLD, &world);
   DpsWorkerOpts o;
   DpsWorkerPlan plan;
   GError *error = NULL;
-  dps_worker_parse (&argc, &argv, &o);
-  dps_worker_plan (&o, &plan);
+  dps_worker_start (&argc, &argv, FALSE, &rank, &world, &o, &plan);
   int L = dps_model_n_layers (plan.model), nb = plan.n_buckets;
 
   /* one GPU per rank of a node */

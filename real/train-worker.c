@@ -141,17 +141,12 @@ mpi_allreduce (float *grads, gint64 n, void *data)
 int
 main (int argc, char **argv)
 {
-  int provided, rank, world;
-  MPI_Init_thread (&argc, &argv, MPI_THREAD_SERIALIZED, &provided);
-  MPI_Comm_rank (MPI_COMM_WORLD, &rank);
-  MPI_Comm_size (MPI_COMM_WORLD, &world);
-  openblas_set_num_threads (1);
-
+  int rank, world;
   DpsWorkerOpts o;
   DpsWorkerPlan plan;
   GError *error = NULL;
-  dps_worker_parse (&argc, &argv, &o);
-  dps_worker_plan (&o, &plan);
+  dps_worker_start (&argc, &argv, TRUE, &rank, &world, &o, &plan);
+  openblas_set_num_threads (1);
   int L = dps_model_n_layers (plan.model), nb = plan.n_buckets;
   /* replicas on this node against its cores: busy or sleeping waits */
   MPI_Comm node;

@@ -122,11 +122,7 @@ dps_gpt2_new (DpsDev *dev, const DpsModel *m, int batch, guint32 seed, GError **
   const DpsTensor *wte = dps_model_tensor (m, 0), *wpe = dps_model_tensor (m, 1);
   Gpt2 *n = g_new0 (Gpt2, 1);
   DpsTrainNet *base = &n->base;
-  base->ops = &gpt2_ops;
-  base->dev = dev;
-  base->kind = "gpt2";
-  base->n_layers = L;
-  base->batch = batch;
+  dps_train_net_init (base, &gpt2_ops, dev, "gpt2", L, batch);
   n->buffers = g_ptr_array_new ();
   n->nb = L - 2;
   n->T = m->seq_len;

@@ -26,8 +26,8 @@ parse_times (const char *s, int want)
   return t;
 }
 
-void
-dps_worker_parse (int *argc, char ***argv, DpsWorkerOpts *o)
+static void
+parse (int *argc, char ***argv, DpsWorkerOpts *o)
 {
   *o = (DpsWorkerOpts) { .batch = 32, .steps = 10, .seed = 1, .accum = 1, .cap_mb = 25, .first_mb = 1 };
   GOptionEntry entries[] = {
@@ -65,8 +65,8 @@ dps_worker_parse (int *argc, char ***argv, DpsWorkerOpts *o)
 /* The model, its buckets (fp32 gradients) as ranges: tensors are in
  * definition order in the flat array and a bucket holds consecutive
  * tensors in reverse order, so it starts at its last (lowest) tensor. */
-void
-dps_worker_plan (const DpsWorkerOpts *o, DpsWorkerPlan *p)
+static void
+plan (const DpsWorkerOpts *o, DpsWorkerPlan *p)
 {
   GError *error = NULL;
   memset (p, 0, sizeof *p);
@@ -95,6 +95,18 @@ dps_worker_plan (const DpsWorkerOpts *o, DpsWorkerPlan *p)
     if (!p->fwd_s || !p->bwd_s)
       dps_worker_fail ("--emulate needs --fwd and --bwd with one time per layer");
   }
+}
+
+void
+dps_worker_start (int *argc, char ***argv, gboolean threads, int *rank, int *world, DpsWorkerOpts *o,
+                  DpsWorkerPlan *p)
+{
+  int provided;
+  MPI_Init_thread (argc, argv, threads ? MPI_THREAD_SERIALIZED : MPI_THREAD_SINGLE, &provided);
+  MPI_Comm_rank (MPI_COMM_WORLD, rank);
+  MPI_Comm_size (MPI_COMM_WORLD, world);
+  parse (argc, argv, o);
+  plan (o, p);
 }
 
 void

@@ -35,8 +35,10 @@ typedef struct {
 
 /* prints "# error MSG" and aborts every rank */
 G_NORETURN void dps_worker_fail (const char *msg);
-void     dps_worker_parse (int *argc, char ***argv, DpsWorkerOpts *o);
-void     dps_worker_plan (const DpsWorkerOpts *o, DpsWorkerPlan *p);
+/* MPI (with a communication thread when threads), this rank and the
+ * world, the options and the plan */
+void     dps_worker_start (int *argc, char ***argv, gboolean threads, int *rank, int *world, DpsWorkerOpts *o,
+                           DpsWorkerPlan *p);
 /* rank 0: "# library" and "# buckets" */
 void     dps_worker_header (int rank, const char *library, const DpsWorkerPlan *p);
 
