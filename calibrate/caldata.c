@@ -29,7 +29,8 @@ dps_cal_data_free (DpsCalData *d)
 void
 dps_cal_data_add (DpsCalData *d, int ranks, int nodes, double bytes, double time_s, double time_ip_s, int wrong)
 {
-  DpsCalPoint p = { ranks, nodes, bytes, time_s, time_ip_s, wrong, 0, FALSE };
+  DpsCalPoint p = { .ranks = ranks, .nodes = nodes, .bytes = bytes, .time_s = time_s, .time_ip_s = time_ip_s,
+                    .wrong = wrong };
   g_array_append_val (d->points, p);
 }
 

@@ -13,6 +13,7 @@ typedef struct {
   double  time_ip_s;    /* in-place; 0 when not measured */
   int     wrong;        /* elements that failed the correctness check; -1 unknown */
   double  estimate_s;   /* the library's own estimate (ncclGroupSimulateEnd); 0 none */
+  double  cv;           /* spread of single timings (gap mode): robust sd / median; 0 unknown */
   gboolean held_out;    /* not used in the fit: it checks the fit */
 } DpsCalPoint;
 

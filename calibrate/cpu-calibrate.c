@@ -25,9 +25,9 @@ on_line (const char *line, void *data, GError **error)
       c->d->library = g_strdup (line + 10);
     return TRUE;
   }
-  double bytes, t, ti;
+  double bytes, t, ti, cv = 0;
   long wrong;
-  if (sscanf (line, "%lf %lf %lf %ld", &bytes, &t, &ti, &wrong) != 4)
+  if (sscanf (line, "%lf %lf %lf %ld %lf", &bytes, &t, &ti, &wrong, &cv) < 4)
     return FALSE;
   if (!(t > 0)) {
     g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME, "the MPI worker reported a time of %g s for %.0f bytes", t, bytes);
@@ -39,6 +39,7 @@ on_line (const char *line, void *data, GError **error)
     return TRUE;
   }
   dps_cal_data_add (c->d, c->ranks, c->nodes, bytes, t, ti, (int) wrong);
+  g_array_index (c->d->points, DpsCalPoint, c->d->points->len - 1).cv = MAX (cv, 0);
   if (c->progress) {
     g_autofree char *msg = g_strdup_printf ("%d ranks on %d node%s, %10.0f B: %10.2f us (%.2f GB/s busbw)", c->ranks,
                                             c->nodes, c->nodes > 1 ? "s" : "", bytes,

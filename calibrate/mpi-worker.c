@@ -9,11 +9,12 @@
  * the slowest rank's; the median batch is reported.  The out-of-place result
  * is checked: every element must equal 1 + 2 + ... + n.  Rank 0 prints
  *   # library NAME
- *   size_bytes time_s time_inplace_s wrong
- * one line per size, as soon as it is measured.  With GAP_S, time_s is an
+ *   size_bytes time_s time_inplace_s wrong cv
+ * one line per size, as soon as it is measured (cv: the spread of single
+ * timings in GAP_S mode, else 0).  With GAP_S, time_s is an
  * in-place all-reduce as DDP issues it, once after GAP_S without
- * communication (the ranks busy, or asleep when they outnumber the cores,
- * as the training runner's emulated layers are): the median of REPS x 3,
+ * communication (the ranks busy when each rank's two threads would have a
+ * core, else asleep: the training runner's emulated layers' rule): the median of REPS x 3,
  * each the slowest rank's.  On a machine shared with others, data left
  * alone for milliseconds leaves the caches, so such an all-reduce is
  * slower than back-to-back ones (measured here: 12.6 MB, 2 ranks, 1.7 ms
@@ -74,14 +75,14 @@ batch (float *send, float *recv, int count, int iters, int in_place)
 
 /* GAP_S mode: see the header. */
 static double
-measure_gapped (float *buf, int count, double gap_s, int samples)
+measure_gapped (float *buf, int count, double gap_s, int samples, double *cv)
 {
   MPI_Comm node;
   int local;
   MPI_Comm_split_type (MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
   MPI_Comm_size (node, &local);
   MPI_Comm_free (&node);
-  int spin = local <= sysconf (_SC_NPROCESSORS_ONLN);
+  int spin = 2 * local <= sysconf (_SC_NPROCESSORS_ONLN);
   double *t = malloc (sizeof (double) * samples);
   MPI_Allreduce (MPI_IN_PLACE, buf, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);   /* warm-up */
   for (int i = 0; i < samples; i++) {
@@ -101,6 +102,8 @@ measure_gapped (float *buf, int count, double gap_s, int samples)
   }
   dps_sort_doubles (t, (gsize) samples);
   double m = t[samples / 2];
+  /* the 10-90% spread over 2.563 sd of a normal, relative to the median */
+  *cv = m > 0 ? (dps_quantile_sorted (t, samples, 0.9) - dps_quantile_sorted (t, samples, 0.1)) / 2.563 / m : 0;
   free (t);
   return m;
 }
@@ -406,9 +409,10 @@ main (int argc, char **argv)
     long all_wrong;
     MPI_Reduce (&wrong, &all_wrong, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     double ti = measure (send, recv, count, min_time, reps, 1);
-    double t = gap_s > 0 ? measure_gapped (recv, count, gap_s, 3 * reps) : measure (send, recv, count, min_time, reps, 0);
+    double cv = 0;
+    double t = gap_s > 0 ? measure_gapped (recv, count, gap_s, 3 * reps, &cv) : measure (send, recv, count, min_time, reps, 0);
     if (rank == 0) {
-      printf ("%.0f %.9g %.9g %ld\n", (double) count * 4, t, ti, all_wrong);
+      printf ("%.0f %.9g %.9g %ld %.6g\n", (double) count * 4, t, ti, all_wrong, cv);
       fflush (stdout);
     }
     free (send);

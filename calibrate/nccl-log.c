@@ -119,7 +119,8 @@ dps_nccl_log_parse (const char *name, const char *text, gssize len, DpsCalData *
       continue;
     if (alg > 0 && bus > 0 && ratio == 0)
       ratio = bus / alg;
-    DpsCalPoint p = { 0, 1, (double) size, t_oop * 1e-6, t_ip * 1e-6, wrong1 < 0 || wrong2 < 0 ? -1 : wrong1 + wrong2, 0, FALSE };
+    DpsCalPoint p = { .nodes = 1, .bytes = (double) size, .time_s = t_oop * 1e-6, .time_ip_s = t_ip * 1e-6,
+                      .wrong = wrong1 < 0 || wrong2 < 0 ? -1 : wrong1 + wrong2 };
     g_array_append_val (rows, p);
   }
   int n_ranks = (int) g_hash_table_size (ranks), n_nodes = MAX (1, (int) g_hash_table_size (hosts));

@@ -180,8 +180,8 @@ dps_profile_save (const DpsProfile *p, const char *path, GError **error)
     GArray *sz = g_array_new (FALSE, FALSE, sizeof (double)), *t = g_array_new (FALSE, FALSE, sizeof (double));
     GArray *ti = g_array_new (FALSE, FALSE, sizeof (double));
     GArray *wr = g_array_new (FALSE, FALSE, sizeof (int)), *ho = g_array_new (FALSE, FALSE, sizeof (int));
-    GArray *es = g_array_new (FALSE, FALSE, sizeof (double));
-    gboolean any_estimate = FALSE;
+    GArray *es = g_array_new (FALSE, FALSE, sizeof (double)), *cvs = g_array_new (FALSE, FALSE, sizeof (double));
+    gboolean any_estimate = FALSE, any_cv = FALSE;
     int ranks = 0, nodes = 0;
     for (guint i = 0; i < d->points->len; i++) {
       const DpsCalPoint *pt = &g_array_index (d->points, DpsCalPoint, i);
@@ -200,6 +200,8 @@ dps_profile_save (const DpsProfile *p, const char *path, GError **error)
       double est = pt->estimate_s * 1e6;
       any_estimate |= est > 0;
       g_array_append_val (es, est);
+      any_cv |= pt->cv > 0;
+      g_array_append_val (cvs, pt->cv);
     }
     g_key_file_set_integer (k, g, "ranks", ranks);
     g_key_file_set_integer (k, g, "nodes", nodes);
@@ -210,7 +212,10 @@ dps_profile_save (const DpsProfile *p, const char *path, GError **error)
     g_key_file_set_integer_list (k, g, "held_out", (int *) ho->data, ho->len);
     if (any_estimate)
       g_key_file_set_double_list (k, g, "nccl_estimate_us", (double *) es->data, es->len);
+    if (any_cv)
+      g_key_file_set_double_list (k, g, "cv", (double *) cvs->data, cvs->len);
     g_array_free (es, TRUE);
+    g_array_free (cvs, TRUE);
     g_array_free (sz, TRUE);
     g_array_free (t, TRUE);
     g_array_free (ti, TRUE);
@@ -327,17 +332,17 @@ static gboolean
 load_measure (const DpsKeyFile *kf, const char *g, DpsCalData *d, GError **error)
 {
   static const char *const keys[] = { "ranks", "nodes", "size_bytes", "time_us", "time_inplace_us", "wrong",
-                                       "held_out", "nccl_estimate_us", NULL };
+                                       "held_out", "nccl_estimate_us", "cv", NULL };
   gint64 ranks, nodes;
   if (!dps_key_file_check_keys (kf, g, keys, error)
       || !dps_key_file_get_int (kf, g, "ranks", TRUE, 0, 1, DPS_TOPO_MAX_GPUS, &ranks, error)
       || !dps_key_file_get_int (kf, g, "nodes", TRUE, 0, 1, ranks, &nodes, error))
     return FALSE;
-  gsize n[6];
-  const char *names[] = { "size_bytes", "time_us", "time_inplace_us", "wrong", "held_out", "nccl_estimate_us" };
-  double *v[6] = { 0 };
+  gsize n[7];
+  const char *names[] = { "size_bytes", "time_us", "time_inplace_us", "wrong", "held_out", "nccl_estimate_us", "cv" };
+  double *v[7] = { 0 };
   gboolean ok = TRUE;
-  for (int i = 0; i < 6 && ok; i++) {
+  for (int i = 0; i < 7 && ok; i++) {
     v[i] = get_list (kf, g, names[i], i < 2, &n[i], error);
     ok = v[i] != NULL;
     if (ok && i > 0 && n[i] && n[i] != n[0]) {
@@ -356,8 +361,9 @@ load_measure (const DpsKeyFile *kf, const char *g, DpsCalData *d, GError **error
                       n[3] ? (int) v[3][j] : -1);
     g_array_index (d->points, DpsCalPoint, d->points->len - 1).held_out = n[4] && v[4][j] != 0;
     g_array_index (d->points, DpsCalPoint, d->points->len - 1).estimate_s = n[5] ? v[5][j] * 1e-6 : 0;
+    g_array_index (d->points, DpsCalPoint, d->points->len - 1).cv = n[6] ? CLAMP (v[6][j], 0, 10) : 0;
   }
-  for (int i = 0; i < 6; i++)
+  for (int i = 0; i < 7; i++)
     g_free (v[i]);
   return ok;
 }

@@ -14,7 +14,8 @@
  * [contention.R]       R ranks overlapping compute and all-reduce: compute, comm
  *                      (slowdowns), copy_GBps (one rank's memory bandwidth)
  * [measure.allreduce.R.N]  R ranks on N nodes: size_bytes, time_us, time_inplace_us,
- *                      wrong, held_out, nccl_estimate_us (lists, one entry per size)
+ *                      wrong, held_out, nccl_estimate_us, cv (lists, one entry per size;
+ *                      cv: the spread of single timings, gap mode)
  *
  * Using a profile: the fitted latencies and bandwidths replace the
  * topology's and NCCL's defaults (each regime takes one protocol slot, by

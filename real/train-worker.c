@@ -101,13 +101,15 @@ mono_s (void)
  * one plus the layer's duration, so a late wake-up on a busy machine is
  * caught up by the next layer instead of adding up.
  *
- * When the node's replicas do not outnumber its cores, the wait keeps the
- * core busy, yielding to any runnable thread (the communication thread
- * first), as real compute keeps it busy: a collective that starts on cores
+ * When every replica's two threads (compute and communication) have a core
+ * of their own, the wait keeps the core busy, yielding to any runnable
+ * thread, as real compute keeps it busy: a collective that starts on cores
  * that were idle runs up to 2x slower on this kind of machine (measured:
  * a 12.6 MB all-reduce of 2 ranks, 1.9 ms after busy cores, 4.1 ms after
- * 10 ms asleep), which real training never sees.  When they outnumber the
- * cores the wait sleeps; the kernel wakes a sleeper some tens of
+ * 10 ms asleep).  Otherwise a busy wait would take the core from the
+ * communication thread (waits 3.7% long at 2 replicas on 2 cores), so the
+ * wait sleeps (and calibration measures collectives after the same kind
+ * of wait, calibrate/mpi-worker.c); the kernel wakes a sleeper some tens of
  * microseconds late, so it aims that much early, by a running estimate of
  * this process's own lateness, and waits are right on average. */
 static double wake_lag_s;
@@ -148,13 +150,14 @@ main (int argc, char **argv)
   dps_worker_start (&argc, &argv, TRUE, &rank, &world, &o, &plan);
   openblas_set_num_threads (1);
   int L = dps_model_n_layers (plan.model), nb = plan.n_buckets;
-  /* replicas on this node against its cores: busy or sleeping waits */
+  /* replicas on this node against its cores: busy or sleeping waits (the
+   * same rule as calibration's gapped all-reduces) */
   MPI_Comm node;
   int local = 1;
   MPI_Comm_split_type (MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
   MPI_Comm_size (node, &local);
   MPI_Comm_free (&node);
-  spin_waits = local <= sysconf (_SC_NPROCESSORS_ONLN) && !g_getenv ("DPS_EMULATE_SLEEP");
+  spin_waits = 2 * local <= sysconf (_SC_NPROCESSORS_ONLN) && !g_getenv ("DPS_EMULATE_SLEEP");
 
   /* parameters and gradients: the network when computing, a flat buffer
    * of the gradients' size when emulating */

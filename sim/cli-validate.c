@@ -81,6 +81,23 @@ held_out_rms (const DpsProfile *p, double min_bytes)
   return n ? sqrt (sum / n) : 0.1;
 }
 
+/* Mean spread of single all-reduce timings (measured in gap mode) at
+ * min_bytes or more; 0 when not measured. */
+static double
+timing_spread (const DpsProfile *p, double min_bytes)
+{
+  double sum = 0;
+  int n = 0;
+  for (guint i = 0; i < p->data->points->len; i++) {
+    const DpsCalPoint *pt = &g_array_index (p->data->points, DpsCalPoint, i);
+    if (pt->ranks >= 2 && pt->cv > 0 && pt->bytes >= min_bytes) {
+      sum += pt->cv;
+      n++;
+    }
+  }
+  return n ? sum / n : 0;
+}
+
 int
 dps_cmd_validate (int argc, char **argv)
 {
@@ -206,12 +223,15 @@ dps_cmd_validate (int argc, char **argv)
     dps_model_set_times (model, efwd, ebwd, batch);
   /* the uncertainty of the collectives this job runs: the calibration's
    * held-out error at sizes from half its smallest bucket up (all held-out
-   * sizes when fewer than 3 are that large) */
+   * sizes when fewer than 3 are that large), and how much single
+   * all-reduces of those sizes varied while calibrating (independent, so
+   * in quadrature) */
   g_autoptr (DpsBuckets) job_buckets = dps_buckets_assign (model, cap * 1048576, first * 1048576, 4);
   double smallest = G_MAXDOUBLE;
   for (int b = 0; b < dps_buckets_count (job_buckets); b++)
     smallest = MIN (smallest, dps_buckets_get (job_buckets, b)->bytes);
-  double comm_cv = held_out_rms (profile, smallest / 2), compute_cv = 0;
+  double fit_err = held_out_rms (profile, smallest / 2), spread = timing_spread (profile, smallest / 2);
+  double comm_cv = sqrt (fit_err * fit_err + spread * spread), compute_cv = 0;
   int n = (int) reps->len;
   g_autoptr (DpsNetEmu) net = NULL;
   if (nodes > 1 && !(net = dps_netemu_new (nodes, max_r / nodes, link_gbps, &error))) {
@@ -350,7 +370,8 @@ dps_cmd_validate (int argc, char **argv)
   }
   g_string_append_printf (t, "\nmean absolute error %.1f%%, worst %.1f%%, %d of %d measured medians inside the predicted interval\n",
                           score.mape_pct, score.worst_pct, score.inside, score.scored);
-  g_string_append_printf (t, "(collective-time uncertainty from the calibration's held-out points: %.1f%%", comm_cv * 100);
+  g_string_append_printf (t, "(collective-time uncertainty from the calibration: %.1f%% (held-out points %.1f%%, single "
+                          "timings' spread %.1f%%)", comm_cv * 100, fit_err * 100, spread * 100);
   if (compute_cv > 0)
     g_string_append_printf (t, "; compute variation from run to run, calibrated: up to %.1f%%", compute_cv * 100);
   g_string_append (t, ")\n");
