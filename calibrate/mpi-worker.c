@@ -13,8 +13,8 @@
  * one line per size, as soon as it is measured (cv: the spread of single
  * timings in GAP_S mode, else 0).  With GAP_S, time_s is an
  * in-place all-reduce as DDP issues it, once after GAP_S without
- * communication (the ranks busy when each rank's two threads would have a
- * core, else asleep: the training runner's emulated layers' rule): the median of REPS x 3,
+ * communication (the ranks busy, as computing replicas keep their cores,
+ * or asleep when they outnumber the cores): the median of REPS x 3,
  * each the slowest rank's.  On a machine shared with others, data left
  * alone for milliseconds leaves the caches, so such an all-reduce is
  * slower than back-to-back ones (measured here: 12.6 MB, 2 ranks, 1.7 ms
@@ -82,7 +82,7 @@ measure_gapped (float *buf, int count, double gap_s, int samples, double *cv)
   MPI_Comm_split_type (MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
   MPI_Comm_size (node, &local);
   MPI_Comm_free (&node);
-  int spin = 2 * local <= sysconf (_SC_NPROCESSORS_ONLN);
+  int spin = local <= sysconf (_SC_NPROCESSORS_ONLN);
   double *t = malloc (sizeof (double) * samples);
   MPI_Allreduce (MPI_IN_PLACE, buf, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);   /* warm-up */
   for (int i = 0; i < samples; i++) {

@@ -108,8 +108,7 @@ mono_s (void)
  * a 12.6 MB all-reduce of 2 ranks, 1.9 ms after busy cores, 4.1 ms after
  * 10 ms asleep).  Otherwise a busy wait would take the core from the
  * communication thread (waits 3.7% long at 2 replicas on 2 cores), so the
- * wait sleeps (and calibration measures collectives after the same kind
- * of wait, calibrate/mpi-worker.c); the kernel wakes a sleeper some tens of
+ * wait sleeps; the kernel wakes a sleeper some tens of
  * microseconds late, so it aims that much early, by a running estimate of
  * this process's own lateness, and waits are right on average. */
 static double wake_lag_s;
@@ -150,8 +149,7 @@ main (int argc, char **argv)
   dps_worker_start (&argc, &argv, TRUE, &rank, &world, &o, &plan);
   openblas_set_num_threads (1);
   int L = dps_model_n_layers (plan.model), nb = plan.n_buckets;
-  /* replicas on this node against its cores: busy or sleeping waits (the
-   * same rule as calibration's gapped all-reduces) */
+  /* replicas on this node against its cores: busy or sleeping waits */
   MPI_Comm node;
   int local = 1;
   MPI_Comm_split_type (MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
