@@ -34,6 +34,8 @@ typedef struct {
   double  gap_s;        /* > 0: each all-reduce on one machine (time_s, in place) timed after this
                          * long without communication, as DDP issues them once a step (emulated
                          * nodes: back to back, out of place); 0: back to back */
+  gboolean gap_emulated; /* the gap waited as the emulator's layers wait (else busy while the
+                          * ranks fit the cores, as computing replicas are) */
 } DpsCalData;
 
 DpsCalData *dps_cal_data_new (const char *backend);

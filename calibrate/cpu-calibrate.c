@@ -95,7 +95,10 @@ dps_mpi_allreduce (const char *mode, const DpsNetEmu *net, DpsCalData *d, const 
      * links behave otherwise after idling (token buckets refill, TCP
      * restarts slowly), which this does not model; measured back to back */
     if (d->gap_s > 0 && g_str_equal (mode, "allreduce") && !net)
+    {
       g_ptr_array_add (argv, g_strdup_printf ("%.9g", d->gap_s));
+      g_ptr_array_add (argv, g_strdup (d->gap_emulated ? "emulated" : "busy"));
+    }
     g_ptr_array_add (argv, NULL);
     LineCtx c = { d, ranks[r], net ? dps_netemu_nodes (net) : 1, progress, pdata };
     ok = dps_launch_lines ((const char *const *) argv->pdata, dps_mpirun_env (), timeout_s, on_line, &c, error);

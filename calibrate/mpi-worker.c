@@ -1,7 +1,7 @@
 /* dpscale-mpi-worker — the MPI side of CPU calibration, started by
  * `dpscale calibrate` under mpirun.
  *
- *   dpscale-mpi-worker allreduce SIZES MIN_TIME_S REPS [GAP_S]
+ *   dpscale-mpi-worker allreduce SIZES MIN_TIME_S REPS [GAP_S busy|emulated]
  *
  * For each size (bytes, comma-separated) it times MPI_Allreduce of floats
  * (sum) out of place and in place, as nccl-tests does: warm-up, then REPS
@@ -14,7 +14,8 @@
  * timings in GAP_S mode, else 0).  With GAP_S, time_s is an
  * in-place all-reduce as DDP issues it, once after GAP_S without
  * communication (the ranks busy, as computing replicas keep their cores,
- * or asleep when they outnumber the cores): the median of REPS x 3,
+ * or asleep when they outnumber the cores; "emulated": waiting as the
+ * emulator's layers do): the median of REPS x 3,
  * each the slowest rank's.  On a machine shared with others, data left
  * alone for milliseconds leaves the caches, so such an all-reduce is
  * slower than back-to-back ones (measured here: 12.6 MB, 2 ranks, 1.7 ms
@@ -75,14 +76,17 @@ batch (float *send, float *recv, int count, int iters, int in_place)
 
 /* GAP_S mode: see the header. */
 static double
-measure_gapped (float *buf, int count, double gap_s, int samples, double *cv)
+measure_gapped (float *buf, int count, double gap_s, gboolean emulated, int samples, double *cv)
 {
   MPI_Comm node;
   int local;
   MPI_Comm_split_type (MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
   MPI_Comm_size (node, &local);
   MPI_Comm_free (&node);
-  int spin = local <= sysconf (_SC_NPROCESSORS_ONLN);
+  /* busy while the ranks fit the cores, as computing replicas hold them;
+   * as the emulator's layers (real/train-worker.c): busy only while each
+   * rank's two threads would have a core */
+  int spin = (emulated ? 2 * local : local) <= sysconf (_SC_NPROCESSORS_ONLN);
   double *t = malloc (sizeof (double) * samples);
   MPI_Allreduce (MPI_IN_PLACE, buf, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);   /* warm-up */
   for (int i = 0; i < samples; i++) {
@@ -356,10 +360,11 @@ main (int argc, char **argv)
     return status;
   }
   int nccl = argc == 5 && strcmp (argv[1], "nccl-allreduce") == 0;
-  double gap_s = argc == 6 && strcmp (argv[1], "allreduce") == 0 ? atof (argv[5]) : 0;
-  if ((argc != 5 && !(argc == 6 && gap_s > 0)) || (strcmp (argv[1], "allreduce") != 0 && !nccl)) {
+  double gap_s = argc == 7 && strcmp (argv[1], "allreduce") == 0 ? atof (argv[5]) : 0;
+  gboolean emulated = argc == 7 && strcmp (argv[6], "emulated") == 0;
+  if ((argc != 5 && !(argc == 7 && gap_s > 0)) || (strcmp (argv[1], "allreduce") != 0 && !nccl)) {
     if (rank == 0)
-      fprintf (stderr, "usage: dpscale-mpi-worker allreduce|nccl-allreduce SIZES MIN_TIME_S REPS [GAP_S]\n");
+      fprintf (stderr, "usage: dpscale-mpi-worker allreduce|nccl-allreduce SIZES MIN_TIME_S REPS [GAP_S busy|emulated]\n");
     MPI_Finalize ();
     return 2;
   }
@@ -410,7 +415,7 @@ main (int argc, char **argv)
     MPI_Reduce (&wrong, &all_wrong, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     double ti = measure (send, recv, count, min_time, reps, 1);
     double cv = 0;
-    double t = gap_s > 0 ? measure_gapped (recv, count, gap_s, 3 * reps, &cv) : measure (send, recv, count, min_time, reps, 0);
+    double t = gap_s > 0 ? measure_gapped (recv, count, gap_s, emulated, 3 * reps, &cv) : measure (send, recv, count, min_time, reps, 0);
     if (rank == 0) {
       printf ("%.0f %.9g %.9g %ld %.6g\n", (double) count * 4, t, ti, all_wrong, cv);
       fflush (stdout);

@@ -109,8 +109,10 @@ dps_profile_save (const DpsProfile *p, const char *path, GError **error)
   set_str (k, "profile", "devices", d->devices);
   set_str (k, "profile", "env", d->env);
   set_str (k, "profile", "source", d->source);
-  if (d->gap_s > 0)
+  if (d->gap_s > 0) {
     g_key_file_set_double (k, "profile", "gap_ms", d->gap_s * 1e3);
+    set_str (k, "profile", "gap_waits", d->gap_emulated ? "emulated" : "busy");
+  }
   g_key_file_set_comment (k, "profile", NULL,
                           " dpscale calibration profile: measurements, the fit, and their origin.\n"
                           " Use it with --calibration FILE (predict, sweep, collective).", NULL);
@@ -392,7 +394,7 @@ profile_from_keyfile (const DpsKeyFile *kf, const char *path, GError **error)
   static const char *const groups[] = { "profile", "machine", "compute", NULL };
   static const char *const prefixes[] = { "fit.", "layers.", "measure.allreduce.", "contention.", "run.", NULL };
   static const char *const pkeys[] = { "format", "backend", "created", "host", "library", "devices", "env",
-                                       "source", "gap_ms", NULL };
+                                       "source", "gap_ms", "gap_waits", NULL };
   gint64 format;
   if (!dps_key_file_check_groups (kf, groups, prefixes, error)
       || !dps_key_file_require_group (kf, "profile", error)
@@ -421,6 +423,14 @@ profile_from_keyfile (const DpsKeyFile *kf, const char *path, GError **error)
       || !dps_key_file_get_double (kf, "profile", "gap_ms", FALSE, 0, 0, 1e6, &d->gap_s, error))
     return NULL;
   d->gap_s *= 1e-3;
+  g_autofree char *waits = NULL;
+  if (!dps_key_file_get_string (kf, "profile", "gap_waits", FALSE, NULL, &waits, error))
+    return NULL;
+  if (waits && !g_str_equal (waits, "busy") && !g_str_equal (waits, "emulated")) {
+    dps_key_file_error (kf, "profile", "gap_waits", error, "'%s' is not busy or emulated", waits);
+    return NULL;
+  }
+  d->gap_emulated = waits && g_str_equal (waits, "emulated");
   if (dps_key_file_has_group (kf, "machine")) {
     gint64 r, nn;
     static const char *const mkeys[] = { "ranks_per_node", "nodes", "name", NULL };

@@ -2,7 +2,8 @@
  * came from, as a GLib key file that can be read and trusted elsewhere.
  *
  * [profile]            format, backend, created, host, library, devices, env, source,
- *                      gap_ms (all-reduces timed each after this long without communication)
+ *                      gap_ms, gap_waits (all-reduces timed each after this long without
+ *                      communication, waiting busy or as the emulator's layers)
  * [machine]            (CPU backend) the calibrated machine: ranks_per_node, name
  * [fit.R.N]            the fit for R ranks on N nodes: regimes, max_bytes, latency_us,
  *                      bw_GBps, rms_error

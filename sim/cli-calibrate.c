@@ -88,7 +88,7 @@ simulated (const DpsProfile *p, const char *topology, const DpsCalPoint *pt, GEr
 DpsProfile *
 dps_calibrate_cpu (const int *ranks, int n_ranks, const double *sizes, int n_sizes, gboolean quick,
                    const DpsModel *model, int batch, double timeout, int nodes, double link_gbps, double gap_s,
-                   GError **error)
+                   gboolean gap_emulated, GError **error)
 {
   g_autoptr (DpsProfile) prof = dps_profile_new (dps_cal_data_new ("cpu-mpi"));
   DpsCalData *data = prof->data;
@@ -103,6 +103,7 @@ dps_calibrate_cpu (const int *ranks, int n_ranks, const double *sizes, int n_siz
       gap_s += f[l] + bw[l];
   }
   data->gap_s = MAX (gap_s, 0);
+  data->gap_emulated = gap_emulated;
   if (!dps_cpu_allreduce (data, ranks, n_ranks, sizes, n_sizes, quick ? 0.03 : 0.2, quick ? 3 : 5, timeout,
                           progress, NULL, error))
     return NULL;
@@ -171,6 +172,7 @@ dps_cmd_calibrate (int argc, char **argv)
   gboolean quick = FALSE, use_mpi = FALSE;
   int nodes = 0;
   double link_gbps = 1, gap_ms = 0;
+  gboolean gap_emulated = FALSE;
   int batch = 0;
   double timeout = 600;
   GOptionEntry entries[] = {
@@ -184,6 +186,7 @@ dps_cmd_calibrate (int argc, char **argv)
     { "topology", 't', 0, G_OPTION_ARG_STRING, &topology, "With --import: the cluster the logs come from (default dgx-h100)", "NAME|FILE" },
     { "nodes", 0, 0, G_OPTION_ARG_INT, &nodes, "CPUs: measure across this many emulated nodes too (root: namespaces, tc)", "K" },
     { "link-gbps", 0, 0, G_OPTION_ARG_DOUBLE, &link_gbps, "Emulated nodes: each node's link, Gbit/s each way (default 1)", "GBPS" },
+    { "emulated-waits", 0, 0, G_OPTION_ARG_NONE, &gap_emulated, "With --gap-ms: wait as dpscale run --emulate's layers do (for emulated runs)", NULL },
     { "gap-ms", 0, 0, G_OPTION_ARG_DOUBLE, &gap_ms, "CPUs: time each all-reduce in place after this long without communication, as DDP issues them once a step (-1: one step of --model's compute; default 0: back to back)", "MS" },
     { "mpi", 0, 0, G_OPTION_ARG_NONE, &use_mpi, "GPUs: one process per GPU under mpirun (default: one process drives them all)", NULL },
     { "timeout", 0, 0, G_OPTION_ARG_DOUBLE, &timeout, "Stop an mpirun that runs longer than this, seconds (default 600)", "S" },
@@ -218,6 +221,8 @@ dps_cmd_calibrate (int argc, char **argv)
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--import: logs replace measuring; drop --backend/--sizes/--ranks");
   else if (nodes < 0 || nodes == 1 || nodes > 64 || (nodes > 1 && (imports || (backend && !g_str_equal (backend, "cpu")))))
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--nodes: 2 to 64 emulated nodes, for CPU calibration");
+  else if (gap_emulated && gap_ms == 0)
+    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--emulated-waits: only with --gap-ms");
   else if (!(gap_ms == -1 || (gap_ms >= 0 && gap_ms <= 10000)))
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--gap-ms: 0 to 10000 ms, or -1 (one step of --model's compute)");
   else if (use_mpi && backend && !g_str_equal (backend, "gpu"))
@@ -254,7 +259,7 @@ dps_cmd_calibrate (int argc, char **argv)
     if (m)
       prof = dps_calibrate_cpu ((int *) r32->data, (int) r32->len, (double *) sizes->data, (int) sizes->len, quick, m,
                                 batch ? batch : quick ? 8 : 32, timeout, nodes, link_gbps,
-                                gap_ms == -1 ? -1 : gap_ms * 1e-3, &error);
+                                gap_ms == -1 ? -1 : gap_ms * 1e-3, gap_emulated, &error);
     if (prof)
       data = prof->data;
   } else if (!error) {

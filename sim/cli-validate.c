@@ -198,7 +198,7 @@ dps_cmd_validate (int argc, char **argv)
       g_array_append_val (sizes, s);
     fprintf (stderr, "validate: 1/3 calibrating all-reduce and compute (no step times)\n");
     profile = dps_calibrate_cpu ((int *) r->data, (int) r->len, (double *) sizes->data, (int) sizes->len, quick,
-                                 model, batch, timeout, nodes, link_gbps, -1, &error);
+                                 model, batch, timeout, nodes, link_gbps, -1, emulate, &error);
     g_array_free (r, TRUE);
     g_array_free (sizes, TRUE);
     if (profile) {

@@ -19,4 +19,4 @@ int dps_cmd_plot (int argc, char **argv);
  * compute, measured first */
 DpsProfile *dps_calibrate_cpu (const int *ranks, int n_ranks, const double *sizes, int n_sizes, gboolean quick,
                                const DpsModel *model, int batch, double timeout, int nodes, double link_gbps,
-                               double gap_s, GError **error);
+                               double gap_s, gboolean gap_emulated, GError **error);

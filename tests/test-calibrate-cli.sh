@@ -32,7 +32,10 @@ if "$bin" collective --calibration "$tmp/p.calib" --gpus 16 2>"$tmp/err"; then k
 # communication): the profile says how they were measured, and a gap that
 # is neither a time nor -1 is refused
 if "$bin" calibrate --quick --ranks 2 --sizes 1M,4M --gap-ms 10 -o "$tmp/gap.calib" >/dev/null 2>"$tmp/err" \
-   && grep -q '^gap_ms=10$' "$tmp/gap.calib" && grep -q '^time_us=' "$tmp/gap.calib"; then ok; else ko "gap: $(cat "$tmp/err")"; fi
+   && grep -q '^gap_ms=10$' "$tmp/gap.calib" && grep -q '^gap_waits=busy$' "$tmp/gap.calib" \
+   && grep -q '^time_us=' "$tmp/gap.calib"; then ok; else ko "gap: $(cat "$tmp/err")"; fi
+if "$bin" calibrate --quick --emulated-waits -o "$tmp/bad.calib" 2>"$tmp/err"; then ko "--emulated-waits alone accepted"; else
+  grep -q "\-\-emulated-waits" "$tmp/err" && ok || ko "emulated-waits message: $(cat "$tmp/err")"; fi
 if "$bin" calibrate --quick --gap-ms -5 -o "$tmp/bad.calib" 2>"$tmp/err"; then ko "--gap-ms -5 accepted"; else
   grep -q "\-\-gap-ms" "$tmp/err" && [ ! -e "$tmp/bad.calib" ] && ok || ko "gap message: $(cat "$tmp/err")"; fi
 
