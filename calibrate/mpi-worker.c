@@ -12,7 +12,8 @@
  *   size_bytes time_s time_inplace_s wrong cv
  * one line per size, as soon as it is measured (cv: the spread of single
  * timings in GAP_S mode, else 0).  With GAP_S, time_s is an
- * in-place all-reduce as DDP issues it, once after GAP_S without
+ * in-place all-reduce as DDP issues it, handed to a communication thread
+ * (as the training runner does) once after GAP_S without
  * communication (the ranks busy, as computing replicas keep their cores,
  * or asleep when they outnumber the cores; "emulated": waiting as the
  * emulator's layers do): the median of REPS x 3,
@@ -74,6 +75,42 @@ batch (float *send, float *recv, int count, int iters, int in_place)
   return worst;
 }
 
+/* The communication thread of GAP_S mode: as the training runner's, it
+ * sleeps on a condition until handed an all-reduce, runs it, and says so. */
+typedef struct {
+  pthread_mutex_t lock;
+  pthread_cond_t  cond;
+  int             go, done, quit;
+  float          *buf;
+  int             count;
+  double          dt;
+} GapComm;
+
+static void *
+gap_comm_thread (void *data)
+{
+  GapComm *g = data;
+  for (;;) {
+    pthread_mutex_lock (&g->lock);
+    while (!g->go && !g->quit)
+      pthread_cond_wait (&g->cond, &g->lock);
+    if (g->quit) {
+      pthread_mutex_unlock (&g->lock);
+      return NULL;
+    }
+    g->go = 0;
+    pthread_mutex_unlock (&g->lock);
+    double t0 = MPI_Wtime ();
+    MPI_Allreduce (MPI_IN_PLACE, g->buf, g->count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    double dt = MPI_Wtime () - t0;
+    pthread_mutex_lock (&g->lock);
+    g->dt = dt;
+    g->done = 1;
+    pthread_cond_broadcast (&g->cond);
+    pthread_mutex_unlock (&g->lock);
+  }
+}
+
 /* GAP_S mode: see the header. */
 static double
 measure_gapped (float *buf, int count, double gap_s, gboolean emulated, int samples, double *cv)
@@ -89,6 +126,9 @@ measure_gapped (float *buf, int count, double gap_s, gboolean emulated, int samp
   int spin = (emulated ? 2 * local : local) <= sysconf (_SC_NPROCESSORS_ONLN);
   double *t = malloc (sizeof (double) * samples);
   MPI_Allreduce (MPI_IN_PLACE, buf, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);   /* warm-up */
+  GapComm g = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, buf, count, 0 };
+  pthread_t thread;
+  pthread_create (&thread, NULL, gap_comm_thread, &g);
   for (int i = 0; i < samples; i++) {
     MPI_Barrier (MPI_COMM_WORLD);
     double until = MPI_Wtime () + gap_s;
@@ -99,11 +139,22 @@ measure_gapped (float *buf, int count, double gap_s, gboolean emulated, int samp
       struct timespec ts = { (time_t) gap_s, (long) ((gap_s - (time_t) gap_s) * 1e9) };
       nanosleep (&ts, NULL);
     }
-    double t0 = MPI_Wtime ();
-    MPI_Allreduce (MPI_IN_PLACE, buf, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
-    double dt = MPI_Wtime () - t0;
+    /* handed to the communication thread, as a filled bucket is */
+    pthread_mutex_lock (&g.lock);
+    g.go = 1;
+    g.done = 0;
+    pthread_cond_broadcast (&g.cond);
+    while (!g.done)
+      pthread_cond_wait (&g.cond, &g.lock);
+    double dt = g.dt;
+    pthread_mutex_unlock (&g.lock);
     MPI_Allreduce (&dt, &t[i], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   }
+  pthread_mutex_lock (&g.lock);
+  g.quit = 1;
+  pthread_cond_broadcast (&g.cond);
+  pthread_mutex_unlock (&g.lock);
+  pthread_join (thread, NULL);
   dps_sort_doubles (t, (gsize) samples);
   double m = t[samples / 2];
   /* the 10-90% spread over 2.563 sd of a normal, relative to the median */
