@@ -6,10 +6,8 @@
 # Usage: test-bad-inputs.sh DPSCALE_BINARY
 set -u
 bin=$1
-t=$(mktemp -d)
-trap 'rm -rf "$t"' EXIT
-pass=0
-fail=0
+. "$(dirname "$0")/cli-lib.sh"
+t=$tmp
 
 # --- the bad files ---
 printf '' >"$t/empty"
@@ -43,10 +41,9 @@ expect () {
   got=$?
   lines=$(wc -l <"$t/err")
   if [ "$got" -eq "$want" ] && grep -q -- "$pattern" "$t/err" && [ "$lines" -eq 1 ]; then
-    pass=$((pass + 1))
+    ok
   else
-    fail=$((fail + 1))
-    echo "FAIL: dpscale $* -> exit $got (want $want), $lines lines: $(head -2 "$t/err")" >&2
+    ko "dpscale $* -> exit $got (want $want), $lines lines: $(head -2 "$t/err")"
   fi
 }
 
@@ -103,7 +100,6 @@ expect 2 "unknown command 'frobnicate'" frobnicate
 expect 1 "\-o $t/dir/none/out.csv" collective -o "$t/dir/none/out.csv"
 expect 1 "\-\-trace $t/dir/none/t.json" predict --gpus 8 --trace "$t/dir/none/t.json"
 expect 1 "\-o $t/dir/none/p" calibrate --import "$(dirname "$0")/data/nccl-tests-1x8.log" -o "$t/dir/none/p.calib"
-if [ -z "$(ls -A "$t/dir")" ] && [ ! -e "$t/never.calib" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: files left behind: $(ls -A "$t/dir")" >&2; fi
+if [ -z "$(ls -A "$t/dir")" ] && [ ! -e "$t/never.calib" ]; then ok; else ko "files left behind: $(ls -A "$t/dir")"; fi
 
-echo "bad-inputs: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish bad-inputs

@@ -4,10 +4,7 @@
 # absent.  Usage: test-cli.sh DPSCALE_BINARY
 set -u
 bin=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
+. "$(dirname "$0")/cli-lib.sh"
 
 # expect STATUS PATTERN -- ARGS...: the command exits with STATUS and its
 # stderr (or stdout when STATUS is 0) matches the grep pattern.
@@ -18,16 +15,14 @@ expect () {
   got=$?
   if [ "$got" -ne 0 ]; then text="$tmp/err"; else text="$tmp/out"; fi
   if [ "$got" -eq "$want" ] && { [ -z "$pattern" ] || grep -q -- "$pattern" "$text"; }; then
-    pass=$((pass + 1))
+    ok
   else
-    fail=$((fail + 1))
-    echo "FAIL: dpscale $* -> exit $got (want $want), output:" >&2
+    ko "dpscale $* -> exit $got (want $want), output:"
     head -5 "$text" >&2
   fi
   # errors are one line
   if [ "$got" -ne 0 ] && [ "$(wc -l <"$tmp/err")" -ne 1 ]; then
-    fail=$((fail + 1))
-    echo "FAIL: dpscale $*: error is not one line" >&2
+    ko "dpscale $*: error is not one line"
   fi
 }
 
@@ -70,14 +65,14 @@ expect 1 "missing section \[system\]" -- topo "$tmp/empty.topo"
 # CSV: a header with units and one row per size (8 B .. 1 KiB by 2: 8 rows)
 expect 0 "size_bytes" -- collective --format csv -b 8 -e 1K -f 2
 rows=$(grep -c '^allreduce,' "$tmp/out")
-if [ "$rows" -eq 8 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: csv rows $rows, want 8" >&2; fi
+if [ "$rows" -eq 8 ]; then ok; else ko "csv rows $rows, want 8"; fi
 expect 0 '"busbw_GBps"' -- collective --format json -b 1M -e 1M
 
 # -o writes the whole file; an unwritable path fails and leaves nothing
 expect 0 "" -- collective -o "$tmp/r.csv" --format csv -b 1K -e 4K
-if [ "$(wc -l <"$tmp/r.csv")" -eq 4 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: -o file" >&2; fi
+if [ "$(wc -l <"$tmp/r.csv")" -eq 4 ]; then ok; else ko "-o file"; fi
 expect 1 "\-o $tmp/none/r.csv" -- collective -o "$tmp/none/r.csv"
-if [ ! -e "$tmp/none/r.csv" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
+if [ ! -e "$tmp/none/r.csv" ]; then ok; else ko "-o into a missing folder left a file"; fi
 
 # predict and sweep
 expect 0 "step time" -- predict
@@ -97,20 +92,20 @@ expect 0 "step_s,step_p5_s" -- predict --format csv --gpus 16
 expect 0 '"efficiency"' -- predict --format json --gpus 16
 expect 0 "does not fit" -- predict --batch 64 --gpus 8
 expect 0 "" -- predict --gpus 16 --trace "$tmp/t.json"
-if grep -q '"traceEvents"' "$tmp/t.json" && grep -q '"allreduce"' "$tmp/t.json"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: trace" >&2; fi
+if grep -q '"traceEvents"' "$tmp/t.json" && grep -q '"allreduce"' "$tmp/t.json"; then ok; else ko "trace"; fi
 expect 0 "wrote" -- sweep --gpus 1,8,64 -o "$tmp/sw"
 for f in sw.csv sw.png sw.svg; do
-  if [ -s "$tmp/$f" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: sweep wrote no $f" >&2; fi
+  if [ -s "$tmp/$f" ]; then ok; else ko "sweep wrote no $f"; fi
 done
 # the pictures are what their names say
-if head -c 8 "$tmp/sw.png" | grep -q PNG && grep -q "<svg" "$tmp/sw.svg"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: sweep picture formats" >&2; fi
-if [ "$(grep -c '^GPT-2 XL,' "$tmp/sw.csv")" -eq 3 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: sweep rows" >&2; fi
+if head -c 8 "$tmp/sw.png" | grep -q PNG && grep -q "<svg" "$tmp/sw.svg"; then ok; else ko "sweep picture formats"; fi
+if [ "$(grep -c '^GPT-2 XL,' "$tmp/sw.csv")" -eq 3 ]; then ok; else ko "sweep rows"; fi
 expect 0 "dgx1\|DGX-1" -- sweep --gpus 8,16 --topology dgx-h100,dgx1-v100 --bucket-cap-mb 5,25 --format csv
 expect 2 "100000 points asked for, the limit is 10000" -- sweep --gpus 1,2,4,8,16,32,64,128,256,512 --bucket-cap-mb 1,2,3,4,5,6,7,8,9,10 --batch 1,2,3,4,5,6,7,8,9,10 --grad-accum 1,2,3,4,5,6,7,8,9,10 --topology dgx-h100,dgx-a100,aws-p5,aws-p4de,dgx1-v100,pcie-8gpu-2x100g,workstation-4gpu,gb200-nvl72,dgx-h100-oversub2,dgx-h100
 
 # dpscale plot: any CSV dpscale writes, by its header
 expect 0 "wrote" -- plot "$tmp/sw.csv" -o "$tmp/replot"
-if [ -s "$tmp/replot.png" ] && [ -s "$tmp/replot.svg" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: plot files" >&2; fi
+if [ -s "$tmp/replot.png" ] && [ -s "$tmp/replot.svg" ]; then ok; else ko "plot files"; fi
 "$bin" collective --format csv -b 1K -e 1M -o "$tmp/col.csv" >/dev/null 2>&1
 expect 0 "col.png" -- plot "$tmp/col.csv"
 printf 'a,b\n1,2\n' >"$tmp/other.csv"
@@ -118,8 +113,7 @@ expect 1 "other.csv:1: not a CSV dpscale writes" -- plot "$tmp/other.csv"
 expect 1 "is a directory" -- plot "$tmp"
 expect 2 "\-\-breakdown: only for a validation CSV" -- plot "$tmp/col.csv" --breakdown
 # without gnuplot: a clear error naming the package
-if PATH=/nonexistent "$bin" plot "$tmp/col.csv" 2>"$tmp/err"; then fail=$((fail + 1)); echo "FAIL: plot without gnuplot" >&2
-else grep -q "apt-get install gnuplot-nox" "$tmp/err" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: gnuplot message" >&2; }; fi
+if PATH=/nonexistent "$bin" plot "$tmp/col.csv" 2>"$tmp/err"; then ko "plot without gnuplot"
+else grep -q "apt-get install gnuplot-nox" "$tmp/err" && ok || ko "gnuplot message"; fi
 
-echo "cli: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish cli
