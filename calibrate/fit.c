@@ -185,6 +185,12 @@ dps_fit_intra_alpha (const DpsFit *f, double bytes)
   return l ? l->alpha_s[dps_fit_regime (l, bytes)] : 0;
 }
 
+double
+dps_fit_rank_distance (int measured, int ranks)
+{
+  return fabs (log ((double) measured / MAX (ranks, 1)));
+}
+
 /* The fitted group nearest to ranks (in log scale), among single-node
  * groups or multi-node ones; falls back to the other kind.  NULL only for
  * an empty fit. */
@@ -198,7 +204,7 @@ dps_fit_nearest (const DpsFit *f, int ranks, gboolean multi_node)
       const DpsFitLevel *l = &f->group[g];
       if (pass == 0 && (l->nodes > 1) != multi_node)
         continue;
-      double dist = fabs (log ((double) l->ranks / MAX (ranks, 1)));
+      double dist = dps_fit_rank_distance (l->ranks, ranks);
       if (dist < bd) {
         bd = dist;
         best = l;

@@ -626,7 +626,7 @@ dps_profile_contention (const DpsProfile *p, int ranks)
   double bd = G_MAXDOUBLE;
   for (guint i = 0; i < p->contention->len; i++) {
     const DpsContention *c = &g_array_index (p->contention, DpsContention, i);
-    double d = fabs (log ((double) c->ranks / MAX (ranks, 1)));
+    double d = dps_fit_rank_distance (c->ranks, ranks);
     if (d < bd) {
       bd = d;
       best = c;
@@ -692,7 +692,7 @@ nearest_layers (const DpsProfile *p, const DpsModel *m, int ranks)
     const DpsLayerTimes *l = p->layers->pdata[i];
     if (g_strcmp0 (l->model, m->name) != 0 || (int) l->fwd_s->len != dps_model_n_layers (m))
       continue;
-    double d = fabs (log ((double) l->ranks / MAX (ranks, 1)));
+    double d = dps_fit_rank_distance (l->ranks, ranks);
     if (d < bd) {
       bd = d;
       best = l;
