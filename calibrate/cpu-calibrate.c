@@ -197,10 +197,8 @@ dps_cpu_layer_times_ranks (DpsProfile *p, const DpsModel *m, int batch, const in
                            double min_time_s, double timeout_s, GError **error)
 {
   int L = dps_model_n_layers (m);
-  DpsTrainNet *probe = dps_train_net_new (m, 1, 1, NULL);
-  if (!probe)
+  if (!dps_train_net_check (m, NULL))
     return TRUE;
-  dps_train_net_free (probe);
   g_autofree char *worker = dps_helper_path ("dpscale-mpi-worker");
   for (int r = 0; r < n_ranks; r++) {
     if (ranks[r] < 2)

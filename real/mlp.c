@@ -45,23 +45,31 @@ mlp_free (DpsTrainNet *base)
   g_free (n);
 }
 
-/* Builds the network of an "mlp" zoo model (layers of one weight and one
- * bias each) with weights drawn from seed: the same seed, the same network
- * on every rank. */
-DpsTrainNet *
-dps_mlp_new (DpsDev *dev, const DpsModel *m, int batch, guint32 seed, GError **error)
+/* TRUE when every layer of m is one weight and one bias. */
+gboolean
+dps_mlp_check (const DpsModel *m, GError **error)
 {
-  int L = dps_model_n_layers (m);
-  for (int l = 0; l < L; l++) {
+  for (int l = 0; l < dps_model_n_layers (m); l++) {
     const DpsLayer *layer = dps_model_layer (m, l);
     if (layer->n_tensors != 2 || dps_model_tensor (m, layer->first_tensor)->rows <= 0) {
       g_set_error (error, DPS_ERROR, DPS_ERROR_UNSUPPORTED,
                    "%s: the CPU runner trains MLPs (layers of one weight and one bias) and GPT-2 "
                    "transformer stacks; layer %s is neither",
                    m->name, layer->name);
-      return NULL;
+      return FALSE;
     }
   }
+  return TRUE;
+}
+
+/* Builds the network of an "mlp" zoo model with weights drawn from seed:
+ * the same seed, the same network on every rank. */
+DpsTrainNet *
+dps_mlp_new (DpsDev *dev, const DpsModel *m, int batch, guint32 seed, GError **error)
+{
+  if (!dps_mlp_check (m, error))
+    return NULL;
+  int L = dps_model_n_layers (m);
   Mlp *n = g_new0 (Mlp, 1);
   DpsTrainNet *base = &n->base;
   dps_train_net_init (base, &mlp_ops, dev, "mlp", L, batch);

@@ -150,12 +150,10 @@ dps_run_execute (const DpsRunSpec *spec, const DpsModel *model, DpsRunResult *ou
   if (!spec->emulate && !spec->gpu) {
     /* refused here rather than in every replica: a model the runner cannot
      * train, or replicas that would not fit in memory */
-    DpsTrainNet *probe = dps_train_net_new (model, 1, 1, error);
-    if (!probe) {
+    if (!dps_train_net_check (model, error)) {
       g_ptr_array_unref (args);
       return FALSE;
     }
-    dps_train_net_free (probe);
     double need = dps_train_net_bytes (model, spec->batch) * spec->ranks;
     double avail = (double) sysconf (_SC_AVPHYS_PAGES) * sysconf (_SC_PAGESIZE);
     if (need > 0.8 * avail) {

@@ -9,6 +9,12 @@
 
 /* The transformer when the model has GPT-2's embedding tensor, else the
  * MLP (which names what it needs when the model is neither). */
+static gboolean
+is_gpt2 (const DpsModel *m)
+{
+  return dps_model_n_tensors (m) > 0 && g_str_equal (dps_model_tensor (m, 0)->name, "wte.weight");
+}
+
 DpsTrainNet *
 dps_train_net_new (const DpsModel *m, int batch, guint32 seed, GError **error)
 {
@@ -22,9 +28,15 @@ dps_train_net_new_on (DpsDev *dev, const DpsModel *m, int batch, guint32 seed, G
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "batch %d: must be at least 1", batch);
     return NULL;
   }
-  if (dps_model_n_tensors (m) > 0 && g_str_equal (dps_model_tensor (m, 0)->name, "wte.weight"))
+  if (is_gpt2 (m))
     return dps_gpt2_new (dev, m, batch, seed, error);
   return dps_mlp_new (dev, m, batch, seed, error);
+}
+
+gboolean
+dps_train_net_check (const DpsModel *m, GError **error)
+{
+  return is_gpt2 (m) ? dps_gpt2_check (m, error) : dps_mlp_check (m, error);
 }
 
 void
@@ -135,7 +147,7 @@ double
 dps_train_net_bytes (const DpsModel *m, int batch)
 {
   double acts = 0;
-  if (dps_model_n_tensors (m) > 0 && g_str_equal (dps_model_tensor (m, 0)->name, "wte.weight")) {
+  if (is_gpt2 (m)) {
     const DpsTensor *wte = dps_model_tensor (m, 0);
     double d = (double) wte->cols, T = MAX (m->seq_len, 1), f = 4 * d, blocks = dps_model_n_layers (m) - 2;
     acts = batch * ((blocks + 1) * (double) m->heads * T * T + blocks * T * (9 * d + 2 * f) + T * (wte->rows + 8 * d));

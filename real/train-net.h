@@ -73,6 +73,10 @@ gboolean dps_train_net_layer_times (const DpsModel *m, int batch, double min_tim
  * model whose tensors are not its own */
 DpsTrainNet  *dps_mlp_new (DpsDev *dev, const DpsModel *m, int batch, guint32 seed, GError **error);
 DpsTrainNet  *dps_gpt2_new (DpsDev *dev, const DpsModel *m, int batch, guint32 seed, GError **error);
+gboolean      dps_mlp_check (const DpsModel *m, GError **error);
+gboolean      dps_gpt2_check (const DpsModel *m, GError **error);
+/* whether the runner can train m (the reason when not), allocating nothing */
+gboolean      dps_train_net_check (const DpsModel *m, GError **error);
 
 /* a deterministic value in [-1, 1) of (seed, index) */
 float    dps_train_net_noise (guint32 seed, guint64 i);

@@ -59,6 +59,21 @@ typedef struct {
 
 static const DpsTrainNetOps gpt2_ops;
 
+/* a block tensor's rows (0: a vector) and elements, for hidden d and MLP f */
+static gint64
+block_rows (int k, gint64 d, gint64 f)
+{
+  const gint64 rows[N_BLOCK_TENSORS] = { 0, 0, d, 0, d, 0, 0, 0, d, 0, f, 0 };
+  return rows[k];
+}
+
+static gint64
+block_numel (int k, gint64 d, gint64 f)
+{
+  const gint64 numel[N_BLOCK_TENSORS] = { d, d, 3 * d * d, 3 * d, d * d, d, d, d, d * f, f, f * d, d };
+  return numel[k];
+}
+
 static gboolean
 find_tensor (const DpsModel *m, const gint64 *toff, const char *name, gint64 rows, gint64 numel, gint64 *off,
              GError **error)
@@ -108,22 +123,18 @@ buffer (Gpt2 *n, gsize count, gsize size)
 
 #define FLOATS(count) ((float *) buffer (n, (count), sizeof (float)))
 
-/* Builds the stack of a "gpt2" zoo model: its tensors found by name (their
- * offsets in definition order), GPT-2's initialisation (weights of
- * standard deviation 0.02, zero biases, LayerNorms at identity) from seed. */
-DpsTrainNet *
-dps_gpt2_new (DpsDev *dev, const DpsModel *m, int batch, guint32 seed, GError **error)
+/* The stack's shape and its tensors' offsets, found by name in m (in
+ * definition order); FALSE, with the reason, for a model that is not a
+ * GPT-2 stack.  Allocates only n->off. */
+static gboolean
+gpt2_layout (const DpsModel *m, Gpt2 *n, GError **error)
 {
   int L = dps_model_n_layers (m);
   if (L < 3 || m->heads < 1 || m->seq_len < 1 || dps_model_n_tensors (m) < 2) {
     g_set_error (error, DPS_ERROR, DPS_ERROR_UNSUPPORTED, "%s: not a GPT-2 stack the runner can train", m->name);
-    return NULL;
+    return FALSE;
   }
   const DpsTensor *wte = dps_model_tensor (m, 0), *wpe = dps_model_tensor (m, 1);
-  Gpt2 *n = g_new0 (Gpt2, 1);
-  DpsTrainNet *base = &n->base;
-  dps_train_net_init (base, &gpt2_ops, dev, "gpt2", L, batch);
-  n->buffers = g_ptr_array_new ();
   n->nb = L - 2;
   n->T = m->seq_len;
   n->V = (int) wte->rows;
@@ -134,7 +145,7 @@ dps_gpt2_new (DpsDev *dev, const DpsModel *m, int batch, guint32 seed, GError **
   toff[0] = 0;
   for (int t = 0; t < dps_model_n_tensors (m); t++)
     toff[t + 1] = toff[t] + dps_model_tensor (m, t)->numel;
-  base->n_params = toff[dps_model_n_tensors (m)];
+  n->base.n_params = toff[dps_model_n_tensors (m)];
   n->off = g_malloc0_n (MAX (n->nb, 1), sizeof *n->off);
   gint64 d = n->d;
   gboolean ok = g_str_equal (wpe->name, "wpe.weight") && wpe->cols == d && n->P >= n->T && d % n->H == 0
@@ -152,21 +163,42 @@ dps_gpt2_new (DpsDev *dev, const DpsModel *m, int batch, guint32 seed, GError **
     ok = FALSE;
   }
   gint64 f = n->f;
-  const gint64 rows[N_BLOCK_TENSORS] = { 0, 0, d, 0, d, 0, 0, 0, d, 0, f, 0 };
-  const gint64 numel[N_BLOCK_TENSORS] = { d, d, 3 * d * d, 3 * d, d * d, d, d, d, d * f, f, f * d, d };
   for (int i = 0; ok && i < n->nb; i++)
     for (int k = 0; ok && k < N_BLOCK_TENSORS; k++) {
       char name[64];
       g_snprintf (name, sizeof name, "h.%d.%s", i, block_tensor[k]);
-      ok = find_tensor (m, toff, name, rows[k], numel[k], &n->off[i][k], error);
+      ok = find_tensor (m, toff, name, block_rows (k, d, f), block_numel (k, d, f), &n->off[i][k], error);
     }
   ok = ok && find_tensor (m, toff, "ln_f.weight", 0, d, &n->lnf_w, error)
        && find_tensor (m, toff, "ln_f.bias", 0, d, &n->lnf_b, error);
   g_free (toff);
-  if (!ok) {
+  return ok;
+}
+
+gboolean
+dps_gpt2_check (const DpsModel *m, GError **error)
+{
+  Gpt2 n = { .off = NULL };
+  gboolean ok = gpt2_layout (m, &n, error);
+  g_free (n.off);
+  return ok;
+}
+
+/* Builds the stack of a "gpt2" zoo model (gpt2_layout) with GPT-2's
+ * initialisation (weights of standard deviation 0.02, zero biases,
+ * LayerNorms at identity) from seed. */
+DpsTrainNet *
+dps_gpt2_new (DpsDev *dev, const DpsModel *m, int batch, guint32 seed, GError **error)
+{
+  Gpt2 *n = g_new0 (Gpt2, 1);
+  DpsTrainNet *base = &n->base;
+  dps_train_net_init (base, &gpt2_ops, dev, "gpt2", dps_model_n_layers (m), batch);
+  n->buffers = g_ptr_array_new ();
+  if (!gpt2_layout (m, n, error)) {
     gpt2_free (base);
     return NULL;
   }
+  gint64 d = n->d, f = n->f;
 
   /* the initial parameters, drawn on the host */
   float *init = g_new0 (float, base->n_params);
@@ -176,8 +208,8 @@ dps_gpt2_new (DpsDev *dev, const DpsModel *m, int batch, guint32 seed, GError **
   dps_train_net_uniform (init + n->wpe, (gint64) n->P * d, a, r);
   for (int i = 0; i < n->nb; i++) {
     for (int k = 0; k < N_BLOCK_TENSORS; k++)
-      if (rows[k])
-        dps_train_net_uniform (init + n->off[i][k], numel[k], a, r);
+      if (block_rows (k, d, f))
+        dps_train_net_uniform (init + n->off[i][k], block_numel (k, d, f), a, r);
     for (int j = 0; j < d; j++)
       init[n->off[i][LN1_W] + j] = init[n->off[i][LN2_W] + j] = 1;
   }

@@ -81,10 +81,10 @@ simulated (const DpsProfile *p, const char *topology, const DpsCalPoint *pt, GEr
   return c.time_s;
 }
 
-/* CPU calibration as `dpscale calibrate` does it: MPI all-reduce for each
- * rank count and size, every other size held out, the fit, OpenBLAS GEMM
- * throughput and the per-layer times of model at batch (model may be
- * NULL).  Returns a new profile, or NULL with error. */
+/* CPU calibration as `dpscale calibrate` does it: the per-layer times of
+ * model at batch (model may be NULL), MPI all-reduce for each rank count
+ * and size, every other size held out, the fit, OpenBLAS GEMM throughput,
+ * contention, and the layers with every rank count at once.  Returns a new profile, or NULL with error. */
 DpsProfile *
 dps_calibrate_cpu (const int *ranks, int n_ranks, const double *sizes, int n_sizes, gboolean quick,
                    const DpsModel *model, int batch, double timeout, int nodes, double link_gbps, double gap_s,
@@ -92,15 +92,23 @@ dps_calibrate_cpu (const int *ranks, int n_ranks, const double *sizes, int n_siz
 {
   g_autoptr (DpsProfile) prof = dps_profile_new (dps_cal_data_new ("cpu-mpi"));
   DpsCalData *data = prof->data;
-  if (gap_s < 0 && model) {
-    /* one step of the runner's compute: forward, backward and SGD */
+  if (model) {
+    /* the runner's layers on one rank first: a step of their compute is
+     * the gap before each all-reduce when gap_s < 0 */
     int L = dps_model_n_layers (model);
     g_autofree double *f = g_new (double, L), *bw = g_new (double, L);
+    g_autofree char *msg = g_strdup_printf ("per-layer times of %s at batch %d", model->name, batch);
+    progress (msg, NULL);
     double sgd, cv;
-    dps_cpu_layer_times (model, batch, 0.01, f, bw, &sgd, &cv);
-    gap_s = sgd;
-    for (int l = 0; l < L; l++)
-      gap_s += f[l] + bw[l];
+    dps_cpu_layer_times (model, batch, quick ? 0.01 : 0.05, f, bw, &sgd, &cv);
+    DpsLayerTimes *lt = dps_profile_add_layers (prof, model->name, batch, 1, f, bw, L);
+    lt->sgd_s = sgd;
+    lt->compute_cv = cv;
+    if (gap_s < 0) {
+      gap_s = sgd;
+      for (int l = 0; l < L; l++)
+        gap_s += f[l] + bw[l];
+    }
   }
   data->gap_s = MAX (gap_s, 0);
   data->gap_emulated = gap_emulated;
@@ -144,22 +152,10 @@ dps_calibrate_cpu (const int *ranks, int n_ranks, const double *sizes, int n_siz
   progress ("contention: compute and all-reduce overlapping, memory bandwidth shared", NULL);
   if (!dps_cpu_contention (prof, ranks, n_ranks, 4 << 20, 256, quick ? 0.1 : 0.3, timeout, error))
     return NULL;
-  if (model) {
-    double *f = g_new (double, dps_model_n_layers (model)), *bw = g_new (double, dps_model_n_layers (model));
-    g_autofree char *msg = g_strdup_printf ("per-layer times of %s at batch %d", model->name, batch);
-    progress (msg, NULL);
-    double sgd, cv;
-    dps_cpu_layer_times (model, batch, quick ? 0.01 : 0.05, f, bw, &sgd, &cv);
-    DpsLayerTimes *lt = dps_profile_add_layers (prof, model->name, batch, 1, f, bw, dps_model_n_layers (model));
-    lt->sgd_s = sgd;
-    lt->compute_cv = cv;
-    /* and with every rank count computing at once: co-located replicas
-     * share caches and memory */
-    if (!dps_cpu_layer_times_ranks (prof, model, batch, ranks, n_ranks, quick ? 0.02 : 0.05, timeout, error))
-      return NULL;
-    g_free (f);
-    g_free (bw);
-  }
+  /* the layers with every rank count computing at once: co-located
+   * replicas share caches and memory */
+  if (model && !dps_cpu_layer_times_ranks (prof, model, batch, ranks, n_ranks, quick ? 0.02 : 0.05, timeout, error))
+    return NULL;
   return g_steal_pointer (&prof);
 }
 

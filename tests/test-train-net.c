@@ -177,7 +177,8 @@ test_gpt2_learns (void)
   dps_train_net_free (n);
 }
 
-/* Models that are neither kind are refused with their name. */
+/* Models that are neither kind are refused with their name, by the
+ * constructor and by the check that builds nothing. */
 static void
 test_refused (void)
 {
@@ -188,6 +189,14 @@ test_refused (void)
   g_assert_null (dps_train_net_new (bert, 2, 1, &e));
   g_assert_error (e, DPS_ERROR, DPS_ERROR_UNSUPPORTED);
   g_assert_nonnull (strstr (e->message, "bert-ish"));
+  /* the check without building says the same, and yes to both kinds */
+  g_clear_error (&e);
+  g_assert_false (dps_train_net_check (bert, &e));
+  g_assert_nonnull (strstr (e->message, "bert-ish"));
+  g_autoptr (DpsModel) gpt = tiny_gpt2 ();
+  g_autoptr (DpsModel) mlp = tiny_mlp ();
+  g_assert_true (dps_train_net_check (gpt, NULL));
+  g_assert_true (dps_train_net_check (mlp, NULL));
 }
 
 /* The layer times: one per model layer, all positive, and the SGD step's. */
