@@ -683,8 +683,8 @@ dps_profile_machine_spec (const DpsProfile *p, int ranks, int nodes)
 
 /* The profile's entry for m (matched by name and layer count) measured
  * with the rank count nearest to ranks; NULL when there is none. */
-static const DpsLayerTimes *
-nearest_layers (const DpsProfile *p, const DpsModel *m, int ranks)
+const DpsLayerTimes *
+dps_profile_layers_for (const DpsProfile *p, const DpsModel *m, int ranks)
 {
   const DpsLayerTimes *best = NULL;
   double bd = G_MAXDOUBLE;
@@ -706,23 +706,10 @@ nearest_layers (const DpsProfile *p, const DpsModel *m, int ranks)
 gboolean
 dps_profile_apply_model (const DpsProfile *p, DpsModel *m, int ranks)
 {
-  const DpsLayerTimes *best = nearest_layers (p, m, ranks);
+  const DpsLayerTimes *best = dps_profile_layers_for (p, m, ranks);
   if (!best)
     return FALSE;
   dps_model_set_times (m, (const double *) best->fwd_s->data, (const double *) best->bwd_s->data, best->batch);
   return TRUE;
 }
 
-double
-dps_profile_sgd_s (const DpsProfile *p, const DpsModel *m, int ranks)
-{
-  const DpsLayerTimes *best = nearest_layers (p, m, ranks);
-  return best ? best->sgd_s : 0;
-}
-
-double
-dps_profile_compute_cv (const DpsProfile *p, const DpsModel *m, int ranks)
-{
-  const DpsLayerTimes *best = nearest_layers (p, m, ranks);
-  return best ? best->compute_cv : 0;
-}

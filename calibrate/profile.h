@@ -78,7 +78,6 @@ void        dps_profile_apply_topo (const DpsProfile *p, DpsTopoSpec *spec, int 
 DpsTopoSpec *dps_profile_machine_spec (const DpsProfile *p, int ranks, int nodes);
 const DpsContention *dps_profile_contention (const DpsProfile *p, int ranks);
 gboolean    dps_profile_apply_model (const DpsProfile *p, DpsModel *m, int ranks);
-/* the runner's measured SGD step for m with ranks computing at once (the
- * entry apply_model would take); 0 when not measured */
-double      dps_profile_sgd_s (const DpsProfile *p, const DpsModel *m, int ranks);
-double      dps_profile_compute_cv (const DpsProfile *p, const DpsModel *m, int ranks);
+/* the entry for m (by name and layer count) measured with the rank count
+ * nearest to ranks, the one apply_model takes; NULL when there is none */
+const DpsLayerTimes *dps_profile_layers_for (const DpsProfile *p, const DpsModel *m, int ranks);

@@ -298,11 +298,11 @@ dps_cmd_validate (int argc, char **argv)
       } else if (ready) {
         /* the runner's own SGD step, as calibrated with as many ranks
          * computing at once on a node (not the generic bytes-moved model) */
-        double sgd = dps_profile_sgd_s (profile, model, N / MAX (nodes, 1));
-        if (sgd > 0)
-          c.optimizer_s = sgd;
+        const DpsLayerTimes *lt = dps_profile_layers_for (profile, model, N / MAX (nodes, 1));
+        if (lt && lt->sgd_s > 0)
+          c.optimizer_s = lt->sgd_s;
         /* and how much a step's compute varies from run to run there */
-        c.compute_cv = dps_profile_compute_cv (profile, model, N / MAX (nodes, 1));
+        c.compute_cv = lt ? lt->compute_cv : 0;
         compute_cv = MAX (compute_cv, c.compute_cv);
       }
       if (ready && dps_ddp_simulate (&c, &r, &perr)) {

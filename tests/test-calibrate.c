@@ -304,8 +304,8 @@ test_profile_roundtrip (void)
   g_assert_true (dps_profile_apply_model (r, mlp, 1));
   g_assert_cmpfloat (dps_model_layer (mlp, 0)->fwd_time_s, ==, 1e-3);
   /* the runner's SGD step comes back with its entry; none for one rank */
-  g_assert_cmpfloat (REL (dps_profile_sgd_s (r, mlp, 4), 1.5e-3), <, 1e-12);
-  g_assert_cmpfloat (dps_profile_sgd_s (r, mlp, 1), ==, 0);
+  g_assert_cmpfloat (REL (dps_profile_layers_for (r, mlp, 4)->sgd_s, 1.5e-3), <, 1e-12);
+  g_assert_cmpfloat (dps_profile_layers_for (r, mlp, 1)->sgd_s, ==, 0);
   g_assert_cmpfloat (r->gemm_peak_flops, ==, 5e10);
   for (guint i = 0; i < r->data->points->len; i++)
     g_assert_cmpint (g_array_index (r->data->points, DpsCalPoint, i).held_out, ==,
