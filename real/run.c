@@ -43,7 +43,7 @@ on_line (const char *line, void *data, GError **error)
     return TRUE;
   }
   DpsRunBucket b;
-  if (sscanf (line, "bucket %d %d %lf %lf %lf", &b.step, &b.bucket, &b.bytes, &b.start, &b.dur) == 5) {
+  if (sscanf (line, "bucket %d %d %lf %lf %lf %lf", &b.step, &b.bucket, &b.bytes, &b.start, &b.dur, &b.sync) == 6) {
     g_array_append_val (o->buckets, b);
     return TRUE;
   }
@@ -65,7 +65,7 @@ step_times (const DpsRunResult *o, int warmup, int field)
     double *w = g_hash_table_lookup (worst, GINT_TO_POINTER (s->step));
     if (!w) {
       w = g_new (double, 1);
-      *w = field == 0 ? 0 : 0;
+      *w = 0;
       g_hash_table_insert (worst, GINT_TO_POINTER (s->step), w);
     }
     *w = MAX (*w, v);
@@ -204,8 +204,9 @@ dps_run_quantile (const DpsRunResult *r, int warmup, DpsRunField field, double q
   return x;
 }
 
-/* Bytes all-reduced per second of all-reduce inside the run (rank 0's
- * bucket timings after warm-up): the algorithm bandwidth. */
+/* Bytes all-reduced per second of all-reduce inside the run (each
+ * bucket's time from the last replica's arrival, after warm-up): the
+ * algorithm bandwidth. */
 double
 dps_run_bucket_Bps (const DpsRunResult *r, int warmup)
 {
@@ -214,10 +215,25 @@ dps_run_bucket_Bps (const DpsRunResult *r, int warmup)
     const DpsRunBucket *b = &g_array_index (r->buckets, DpsRunBucket, i);
     if (b->step >= warmup) {
       bytes += b->bytes;
-      busy += b->dur;
+      busy += b->sync;
     }
   }
   return busy > 0 ? bytes / busy : 0;
+}
+
+double
+dps_run_bucket_median (const DpsRunResult *r, int warmup, int bucket)
+{
+  GArray *v = g_array_new (FALSE, FALSE, sizeof (double));
+  for (guint i = 0; i < r->buckets->len; i++) {
+    const DpsRunBucket *b = &g_array_index (r->buckets, DpsRunBucket, i);
+    if (b->step >= warmup && b->bucket == bucket)
+      g_array_append_val (v, b->sync);
+  }
+  dps_sort_doubles ((double *) v->data, v->len);
+  double x = v->len ? dps_quantile_sorted ((const double *) v->data, v->len, 0.5) : 0;
+  g_array_free (v, TRUE);
+  return x;
 }
 
 /* The per-step CSV: one row per step and replica, units in the header. */

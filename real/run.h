@@ -30,12 +30,13 @@ typedef struct {
 
 typedef struct {
   int    step, bucket;
-  double bytes, start, dur;
+  double bytes, start, dur;   /* rank 0's start (from its step start) and duration */
+  double sync;                /* from the last replica's arrival to the last finish */
 } DpsRunBucket;
 
 typedef struct {
   GArray *steps;          /* DpsRunStep */
-  GArray *buckets;        /* DpsRunBucket, rank 0's timings */
+  GArray *buckets;        /* DpsRunBucket, per step and bucket */
   GArray *bucket_sizes;   /* double, bytes */
   char   *library;
   double  gradcheck;      /* < 0: not checked */
@@ -48,5 +49,7 @@ gboolean dps_run_execute (const DpsRunSpec *spec, const DpsModel *model, DpsRunR
 void     dps_run_result_clear (DpsRunResult *r);
 double   dps_run_quantile (const DpsRunResult *r, int warmup, DpsRunField field, double q);
 double   dps_run_bucket_Bps (const DpsRunResult *r, int warmup);
+/* bucket b's median all-reduce time after warm-up (DpsRunBucket.sync), s */
+double   dps_run_bucket_median (const DpsRunResult *r, int warmup, int b);
 GString *dps_run_csv (const DpsRunResult *r, int batch);
 gboolean dps_run_write_trace (const DpsRunResult *r, int step, const char *path, GError **error);

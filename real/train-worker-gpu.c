@@ -153,7 +153,7 @@ main (int argc, char **argv)
                                                                           : "300", NULL);
   for (int s = 0; s < o.steps; s++) {
     MPI_Barrier (MPI_COMM_WORLD);
-    double loss = 0, asked = 0;
+    double loss = 0, asked = 0, t0 = dps_worker_now ();   /* the GPU is idle: ev[0] happens now */
     check_cuda (cudaEventRecord (ev[0], cstream), "step start");
     for (int k = 0; k < o.accum; k++) {
       gboolean last = k == o.accum - 1;
@@ -222,7 +222,7 @@ main (int argc, char **argv)
       wait_req += asked;
       wait_got += f + b + op;
     }
-    dps_worker_report (rank, world, s, mine, net ? dps_train_net_hash (net) : 0, &plan, t_start, t_dur);
+    dps_worker_report (rank, world, s, mine, net ? dps_train_net_hash (net) : 0, &plan, t0, t_start, t_dur);
   }
   double w[2] = { wait_req, wait_got }, wsum[2];
   MPI_Reduce (w, wsum, 2, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);

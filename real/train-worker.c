@@ -36,12 +36,6 @@ typedef struct {
   double   step_t0;
 } Comm;
 
-static double
-now_s (void)
-{
-  return MPI_Wtime ();
-}
-
 static gpointer
 comm_thread (gpointer data)
 {
@@ -56,13 +50,13 @@ comm_thread (gpointer data)
     }
     int b = c->queue[c->head++];
     g_mutex_unlock (&c->lock);
-    double t0 = now_s ();
+    double t0 = dps_worker_now ();
     /* the sum; the optimizer divides by the replicas (no extra pass over
      * the bucket here, which would add the runner's own time to the
      * exposed communication) */
     MPI_Allreduce (MPI_IN_PLACE, c->grads + c->start[b], (int) c->count[b], MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
     c->t_start[b] = t0 - c->step_t0;
-    c->t_dur[b] = now_s () - t0;
+    c->t_dur[b] = dps_worker_now () - t0;
     g_mutex_lock (&c->lock);
     c->done++;
     g_cond_broadcast (&c->cond);
@@ -88,14 +82,6 @@ wait_all (Comm *c, int nb)
   g_mutex_unlock (&c->lock);
 }
 
-static double
-mono_s (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /* Waits until about the monotonic time `until` (at once if it has
  * passed).  Emulated layers wait for absolute deadlines, each the previous
  * one plus the layer's duration, so a late wake-up on a busy machine is
@@ -118,17 +104,17 @@ static void
 wait_until (double until)
 {
   if (spin_waits) {
-    while (mono_s () < until)
+    while (dps_worker_now () < until)
       sched_yield ();
     return;
   }
   double target = until - wake_lag_s;
-  if (target <= mono_s ())
+  if (target <= dps_worker_now ())
     return;
   struct timespec ts = { (time_t) target, (long) ((target - floor (target)) * 1e9) };
   while (clock_nanosleep (CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) != 0)
     ;
-  double late = mono_s () - target;
+  double late = dps_worker_now () - target;
   wake_lag_s = CLAMP (0.9 * wake_lag_s + 0.1 * late, 0, 1e-3);
 }
 
@@ -150,12 +136,7 @@ main (int argc, char **argv)
   openblas_set_num_threads (1);
   int L = dps_model_n_layers (plan.model), nb = plan.n_buckets;
   /* replicas on this node against its cores: busy or sleeping waits */
-  MPI_Comm node;
-  int local = 1;
-  MPI_Comm_split_type (MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
-  MPI_Comm_size (node, &local);
-  MPI_Comm_free (&node);
-  spin_waits = 2 * local <= sysconf (_SC_NPROCESSORS_ONLN) && !g_getenv ("DPS_EMULATE_SLEEP");
+  spin_waits = 2 * dps_worker_local () <= sysconf (_SC_NPROCESSORS_ONLN) && !g_getenv ("DPS_EMULATE_SLEEP");
 
   /* parameters and gradients: the network when computing, a flat buffer
    * of the gradients' size when emulating */
@@ -192,12 +173,12 @@ main (int argc, char **argv)
     c.head = c.tail = c.done = 0;
     g_mutex_unlock (&c.lock);
     MPI_Barrier (MPI_COMM_WORLD);
-    double t0 = now_s ();
+    double t0 = dps_worker_now ();
     c.step_t0 = t0;
-    double loss = 0, emu0 = mono_s (), deadline = emu0, fwd_total = 0;
+    double loss = 0, emu0 = dps_worker_now (), deadline = emu0, fwd_total = 0;
     for (int k = 0; k < o.accum; k++) {
       gboolean last = k == o.accum - 1;
-      double f0 = now_s ();
+      double f0 = dps_worker_now ();
       if (net) {
         /* micro-step k of step s: its own samples; gradients accumulate (no_sync) */
         dps_train_net_batch (net, (guint32) o.seed, (((gint64) s * o.accum + k) * world + rank) * o.batch);
@@ -207,7 +188,7 @@ main (int argc, char **argv)
       } else
         for (int l = 0; l < L; l++)
           wait_until (deadline += plan.fwd_s[l]);
-      fwd_total += now_s () - f0;
+      fwd_total += dps_worker_now () - f0;
       int next = 0;
       for (int l = L - 1; l >= 0; l--) {
         if (net)
@@ -220,27 +201,27 @@ main (int argc, char **argv)
           launch (&c, next++);
       }
     }
-    double t1 = t0 + fwd_total, t2 = now_s ();
+    double t1 = t0 + fwd_total, t2 = dps_worker_now ();
     if (!net) {
       wait_req += deadline - emu0;
-      wait_got += mono_s () - emu0;
+      wait_got += dps_worker_now () - emu0;
     }
     wait_all (&c, nb);
-    double t3 = now_s ();
+    double t3 = dps_worker_now ();
     if (net) {
       /* summed over micro-steps and replicas: the update uses their mean */
       if (!dps_train_net_update (net, o.adam, o.lr, 1.0 / ((double) o.accum * world), s + 1, &error))
         dps_worker_fail (error->message);
     } else if (o.opt_ms > 0) {
-      double o0 = mono_s ();
+      double o0 = dps_worker_now ();
       wait_until (o0 + o.opt_ms * 1e-3);
       wait_req += o.opt_ms * 1e-3;
-      wait_got += mono_s () - o0;
+      wait_got += dps_worker_now () - o0;
     }
-    double t4 = now_s ();
+    double t4 = dps_worker_now ();
     double mine[6] = { t1 - t0, t2 - t1, t3 - t2, t4 - t3, t4 - t0, loss };
     /* every replica holds the same parameters (hashes compared) */
-    dps_worker_report (rank, world, s, mine, net ? dps_train_net_hash (net) : 0, &plan, c.t_start, c.t_dur);
+    dps_worker_report (rank, world, s, mine, net ? dps_train_net_hash (net) : 0, &plan, t0, c.t_start, c.t_dur);
   }
   g_mutex_lock (&c.lock);
   c.quit = TRUE;

@@ -4,6 +4,25 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
+
+/* replicas on this host; all on one host: their CLOCK_MONOTONIC is one clock */
+static int      local_ranks = 1;
+static gboolean one_host;
+
+int
+dps_worker_local (void)
+{
+  return local_ranks;
+}
+
+double
+dps_worker_now (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
 
 void
 dps_worker_fail (const char *msg)
@@ -105,6 +124,11 @@ dps_worker_start (int *argc, char ***argv, gboolean threads, int *rank, int *wor
   MPI_Init_thread (argc, argv, threads ? MPI_THREAD_SERIALIZED : MPI_THREAD_SINGLE, &provided);
   MPI_Comm_rank (MPI_COMM_WORLD, rank);
   MPI_Comm_size (MPI_COMM_WORLD, world);
+  MPI_Comm node;
+  MPI_Comm_split_type (MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, *rank, MPI_INFO_NULL, &node);
+  MPI_Comm_size (node, &local_ranks);
+  MPI_Comm_free (&node);
+  one_host = local_ranks == *world;
   parse (argc, argv, o);
   plan (o, p);
 }
@@ -164,12 +188,22 @@ dps_worker_gradcheck (DpsTrainNet *net, const DpsWorkerOpts *o, const DpsWorkerP
 
 void
 dps_worker_report (int rank, int world, int s, const double mine[6], guint64 hash, const DpsWorkerPlan *p,
-                   const double *t_start, const double *t_dur)
+                   double t0, const double *t_start, const double *t_dur)
 {
+  int nb = p->n_buckets;
   double *all = rank == 0 ? g_new (double, 6 * world) : NULL;
+  double *bt = g_new (double, 2 * nb), *bts = rank == 0 ? g_new (double, 2 * nb * world) : NULL;
   unsigned long long h = hash, *hs = rank == 0 ? g_new (unsigned long long, world) : NULL;
+  /* on one host, on its clock (the barrier before a step lets replicas go
+   * some tens of microseconds apart); else from each one's step start */
+  for (int b = 0; b < nb; b++) {
+    bt[2 * b] = t_start[b] + (one_host ? t0 : 0);
+    bt[2 * b + 1] = t_dur[b];
+  }
   MPI_Gather (mine, 6, MPI_DOUBLE, all, 6, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  MPI_Gather (bt, 2 * nb, MPI_DOUBLE, bts, 2 * nb, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   MPI_Gather (&h, 1, MPI_UNSIGNED_LONG_LONG, hs, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+  g_free (bt);
   if (rank != 0)
     return;
   for (int r = 0; r < world; r++) {
@@ -181,9 +215,20 @@ dps_worker_report (int rank, int world, int s, const double mine[6], guint64 has
       dps_worker_fail (msg);
     }
   }
-  for (int b = 0; b < p->n_buckets; b++)
-    printf ("bucket %d %d %.0f %.9g %.9g\n", s, b, dps_buckets_get (p->buckets, b)->bytes, t_start[b], t_dur[b]);
+  /* a collective cannot finish before its last replica joins: what the
+   * library took is from the last arrival to the last finish */
+  for (int b = 0; b < nb; b++) {
+    double arrive = -G_MAXDOUBLE, finish = -G_MAXDOUBLE;
+    for (int r = 0; r < world; r++) {
+      const double *x = bts + 2 * ((gsize) r * nb + b);
+      arrive = MAX (arrive, x[0]);
+      finish = MAX (finish, x[0] + x[1]);
+    }
+    printf ("bucket %d %d %.0f %.9g %.9g %.9g\n", s, b, dps_buckets_get (p->buckets, b)->bytes, t_start[b], t_dur[b],
+            finish - arrive);
+  }
   fflush (stdout);
   g_free (all);
+  g_free (bts);
   g_free (hs);
 }

@@ -6,7 +6,9 @@
  *
  *   # library NAME | # buckets N BYTES... | # gradcheck MAXREL
  *   step S R FWD_S BWD_S EXPOSED_S OPT_S STEP_S LOSS   (one per replica)
- *   bucket S B BYTES START_S DUR_S                     (rank 0's timings)
+ *   bucket S B BYTES START_S DUR_S SYNC_S              (rank 0's start and duration;
+ *                                                       SYNC_S from the last replica's
+ *                                                       arrival to the last finish)
  *   wait REQUESTED_S ACTUAL_S                          (emulated compute, summed)
  *   # error MESSAGE                                    (then a non-zero exit)
  */
@@ -53,8 +55,13 @@ void     dps_worker_gradcheck (DpsTrainNet *net, const DpsWorkerOpts *o, const D
                                DpsWorkerAllreduce allreduce, void *data);
 
 /* Gathers every replica's times of step s (forward, backward, exposed,
- * optimizer, step, loss) and parameter hash to rank 0, which prints them
- * and rank 0's bucket timings; fails the run when a replica's parameters
+ * optimizer, step, loss), parameter hash and bucket timings (start from
+ * the step's start t0, on dps_worker_now's clock, and duration) to rank 0,
+ * which prints them; fails the run when a replica's parameters
  * differ from rank 0's. */
 void     dps_worker_report (int rank, int world, int s, const double mine[6], guint64 hash, const DpsWorkerPlan *p,
-                            const double *t_start, const double *t_dur);
+                            double t0, const double *t_start, const double *t_dur);
+/* CLOCK_MONOTONIC, s: one clock for the replicas of one host */
+double   dps_worker_now (void);
+/* replicas on this host (after dps_worker_start) */
+int      dps_worker_local (void);

@@ -159,6 +159,11 @@ dps_cmd_run (int argc, char **argv)
       for (guint i = 0; i < out.bucket_sizes->len; i++)
         json_builder_add_double_value (jb, g_array_index (out.bucket_sizes, double, i));
       json_builder_end_array (jb);
+      json_builder_set_member_name (jb, "buckets_allreduce_median_s");
+      json_builder_begin_array (jb);
+      for (guint i = 0; i < out.bucket_sizes->len; i++)
+        json_builder_add_double_value (jb, dps_run_bucket_median (&out, warmup, (int) i));
+      json_builder_end_array (jb);
       json_builder_end_object (jb);
       g_autofree char *j = dps_json_builder_to_text (jb, TRUE);
       g_string_append_printf (text, "%s\n", j);
@@ -180,7 +185,7 @@ dps_cmd_run (int argc, char **argv)
       g_string_append_printf (text, "    exposed comm  %.3f ms (waiting for all-reduces after backward)\n", expo * 1e3);
       g_string_append_printf (text, "    optimizer     %.3f ms\n", optm * 1e3);
       g_string_append_printf (text, "  throughput      %.1f samples/s\n", med > 0 ? (double) batch * accum * ranks / med : 0);
-      g_string_append_printf (text, "  buckets         %u, all-reduced at %.2f GB/s (algbw, inside the run)\n",
+      g_string_append_printf (text, "  buckets         %u, all-reduced at %.2f GB/s (algbw inside the run, from the last replica's arrival)\n",
                               out.bucket_sizes->len, bw / 1e9);
       if (!emulate)
         g_string_append_printf (text, "  loss            %.4g -> %.4g; replicas identical after every step (hashes)\n",

@@ -54,6 +54,13 @@ for cap in 25 1; do
   run_sum=$(tr -d '\n ' <"$tmp/b.json" | sed -n 's/.*"buckets_bytes":\[\([^]]*\)\].*/\1/p' | tr ',' '\n' | awk '{ s += $1 } END { printf "%.0f", s }')
   sim_n=$(num buckets "$tmp/p.json"); sim_sum=$(num comm_bytes "$tmp/p.json" | awk '{ printf "%.0f", $1 }')
   if [ "$run_n" = "$sim_n" ] && [ "$run_sum" = "$sim_sum" ]; then ok; else ko "cap $cap: run $run_n/$run_sum, simulator $sim_n/$sim_sum"; fi
+  # each bucket's all-reduce, from the last replica's arrival to the last
+  # finish, lies inside its step: positive and at most the slowest
+  # replica's step time (one step after warm-up, so medians are that step's)
+  step=$(num step_median_s "$tmp/b.json")
+  ar=$(tr -d '\n ' <"$tmp/b.json" | sed -n 's/.*"buckets_allreduce_median_s":\[\([^]]*\)\].*/\1/p' | tr ',' '\n')
+  if [ "$(echo "$ar" | grep -c .)" = "$run_n" ] && echo "$ar" | awk -v s="$step" '$1 <= 0 || $1 > s { bad = 1 } END { exit bad }'
+  then ok; else ko "cap $cap: bucket all-reduce times '$ar' against step $step"; fi
 done
 
 # emulation: 8 replicas on this machine, real all-reduces, waits for compute
