@@ -1,6 +1,8 @@
 /* dev-cpu.c — the CPU device: OpenBLAS for matrix products, loops over the
  * rows, columns and elements of kernels.h for the rest. */
 #include "dev.h"
+
+#include <time.h>
 #include "kernels.h"
 
 #include <cblas.h>
@@ -197,6 +199,24 @@ cpu_sync (DpsDev *d, GError **error)
   return TRUE;
 }
 
+static double cpu_marks[DPS_DEV_MARKS];
+
+static void
+cpu_mark (DpsDev *d, int slot)
+{
+  (void) d;
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  cpu_marks[CLAMP (slot, 0, DPS_DEV_MARKS - 1)] = ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static double
+cpu_between (DpsDev *d, int a, int b)
+{
+  (void) d;
+  return cpu_marks[CLAMP (b, 0, DPS_DEV_MARKS - 1)] - cpu_marks[CLAMP (a, 0, DPS_DEV_MARKS - 1)];
+}
+
 static DpsDev cpu_dev = {
   .name = "cpu",
   .alloc = cpu_alloc,
@@ -223,6 +243,8 @@ static DpsDev cpu_dev = {
   .mse = cpu_mse,
   .adam = cpu_adam,
   .sync = cpu_sync,
+  .mark = cpu_mark,
+  .between = cpu_between,
 };
 
 DpsDev *

@@ -296,6 +296,32 @@ cu_sync (DpsDev *, GError **error)
   return TRUE;
 }
 
+static cudaEvent_t marks[DPS_DEV_MARKS];
+
+static cudaEvent_t
+mark_event (int slot)
+{
+  slot = slot < 0 ? 0 : slot >= DPS_DEV_MARKS ? DPS_DEV_MARKS - 1 : slot;
+  if (!marks[slot])
+    note (cudaEventCreate (&marks[slot]));
+  return marks[slot];
+}
+
+static void
+cu_mark (DpsDev *, int slot)
+{
+  note (cudaEventRecord (mark_event (slot), C.stream));
+}
+
+static double
+cu_between (DpsDev *, int a, int b)
+{
+  float ms = 0;
+  note (cudaEventSynchronize (mark_event (b)));
+  note (cudaEventElapsedTime (&ms, mark_event (a), mark_event (b)));
+  return ms * 1e-3;
+}
+
 extern "C" DpsDev *
 dps_dev_cuda (int device, GError **error)
 {
@@ -344,6 +370,8 @@ dps_dev_cuda (int device, GError **error)
   d->mse = cu_mse;
   d->adam = cu_adam;
   d->sync = cu_sync;
+  d->mark = cu_mark;
+  d->between = cu_between;
   d->name = "cuda";
   return d;
 }

@@ -51,7 +51,15 @@ struct DpsDev {
                   float c2);
   /* waits for the device's work; FALSE and the first error it met */
   gboolean (*sync) (DpsDev *d, GError **error);
+  /* timing on the device's own clock, in order with its work: mark
+   * records when the work queued so far is done in slot 0 <= slot <
+   * DPS_DEV_MARKS (a CUDA event on the compute stream); between waits for
+   * slot b and gives the seconds from slot a to it */
+  void   (*mark) (DpsDev *d, int slot);
+  double (*between) (DpsDev *d, int a, int b);
 };
+
+#define DPS_DEV_MARKS 1024
 
 DpsDev *dps_dev_cpu (void);
 /* the CUDA device of this process (NULL and an error without CUDA or a GPU) */

@@ -49,6 +49,22 @@ on_line (const char *line, void *data, GError **error)
   }
   if (sscanf (line, "wait %lf %lf", &o->wait_req_s, &o->wait_got_s) == 2)
     return TRUE;
+  if (g_str_has_prefix (line, "layers ")) {
+    g_auto (GStrv) t = g_strsplit (line + 7, " ", -1);
+    int L = (int) g_ascii_strtoll (t[0], NULL, 10);
+    if (L < 1 || (int) g_strv_length (t) != 2 * L + 3)
+      return FALSE;
+    o->n_layers = L;
+    o->layer_fwd_s = g_new (double, L);
+    o->layer_bwd_s = g_new (double, L);
+    for (int l = 0; l < L; l++) {
+      o->layer_fwd_s[l] = g_ascii_strtod (t[1 + l], NULL);
+      o->layer_bwd_s[l] = g_ascii_strtod (t[1 + L + l], NULL);
+    }
+    o->layer_sgd_s = g_ascii_strtod (t[1 + 2 * L], NULL);
+    o->layer_cv = g_ascii_strtod (t[2 + 2 * L], NULL);
+    return TRUE;
+  }
   return FALSE;
 }
 
@@ -125,6 +141,8 @@ dps_run_execute (const DpsRunSpec *spec, const DpsModel *model, DpsRunResult *ou
     g_ptr_array_add (args, g_strdup_printf ("--lr=%.17g", spec->lr));
   if (spec->check_gradient)
     g_ptr_array_add (args, g_strdup ("--check-gradient"));
+  if (spec->time_layers)
+    g_ptr_array_add (args, g_strdup ("--time-layers"));
   if (spec->emulate) {
     int L = dps_model_n_layers (model);
     GString *fs = g_string_new ("--fwd="), *bs = g_string_new ("--bwd=");
@@ -165,13 +183,19 @@ dps_run_execute (const DpsRunSpec *spec, const DpsModel *model, DpsRunResult *ou
     }
   }
   g_ptr_array_add (args, NULL);
-  if (!spec->quiet)
+  if (!spec->quiet && spec->time_layers)
+    fprintf (stderr, "run: timing the layers of %s at batch %d on one %s\n", model->name, spec->batch,
+             spec->gpu ? "GPU" : "core");
+  else if (!spec->quiet)
     fprintf (stderr, "run: %d replica%s of %s, %d steps%s\n", spec->ranks, spec->ranks > 1 ? "s" : "", model->name,
              spec->steps, spec->emulate ? " (emulated compute)" : "");
   gboolean ok = dps_launch_lines ((const char *const *) args->pdata, dps_mpirun_env (), spec->timeout_s, on_line,
                                   out, error);
   g_ptr_array_unref (args);
-  if (ok && (int) out->steps->len != spec->steps * spec->ranks) {
+  if (ok && spec->time_layers && out->n_layers != dps_model_n_layers (model)) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME, "the replica reported no layer times for %s", model->name);
+    ok = FALSE;
+  } else if (ok && !spec->time_layers && (int) out->steps->len != spec->steps * spec->ranks) {
     g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME, "training stopped early: %u of %d step records",
                  out->steps->len, spec->steps * spec->ranks);
     ok = FALSE;
@@ -188,6 +212,8 @@ dps_run_result_clear (DpsRunResult *r)
     g_array_free (r->buckets, TRUE);
   if (r->bucket_sizes)
     g_array_free (r->bucket_sizes, TRUE);
+  g_free (r->layer_fwd_s);
+  g_free (r->layer_bwd_s);
   g_free (r->library);
   memset (r, 0, sizeof *r);
 }

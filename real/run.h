@@ -14,6 +14,7 @@ typedef struct {
   double      bucket_cap_mb, first_bucket_mb, lr;
   const char *optimizer;          /* "sgd" or "adam" */
   gboolean    check_gradient;
+  gboolean    time_layers;        /* only time the model's layers on one replica's device (no training) */
   gboolean    gpu;                /* the GPU replica (dpscale-train-gpu): CUDA compute, NCCL */
   gboolean    emulate;            /* waits of emu_fwd/emu_bwd seconds per layer instead of compute */
   const double *emu_fwd_s, *emu_bwd_s;
@@ -41,6 +42,10 @@ typedef struct {
   char   *library;
   double  gradcheck;      /* < 0: not checked */
   double  wait_req_s, wait_got_s;
+  /* time_layers: per-layer forward and backward seconds, the SGD step's,
+   * and the run-to-run variation of a step's compute (n_layers 0: none) */
+  int     n_layers;
+  double *layer_fwd_s, *layer_bwd_s, layer_sgd_s, layer_cv;
 } DpsRunResult;
 
 typedef enum { DPS_RUN_STEP, DPS_RUN_COMPUTE, DPS_RUN_EXPOSED, DPS_RUN_OPTIMIZER } DpsRunField;

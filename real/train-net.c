@@ -5,7 +5,6 @@
 
 #include <cblas.h>
 #include <math.h>
-#include <time.h>
 
 /* The transformer when the model has GPT-2's embedding tensor, else the
  * MLP (which names what it needs when the model is neither). */
@@ -187,28 +186,6 @@ dps_train_net_hash (const DpsTrainNet *n)
 }
 
 static double
-now_s (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-/* runs layer l forward or backward; its seconds appended to times */
-static double
-timed (DpsTrainNet *net, int l, gboolean forward, GArray *times)
-{
-  double t0 = now_s ();
-  if (forward)
-    dps_train_net_forward_layer (net, l);
-  else
-    dps_train_net_backward_layer (net, l);
-  double dt = now_s () - t0;
-  g_array_append_val (times, dt);
-  return dt;
-}
-
-static double
 median_of (GArray *all, int reps, int stride, int index)
 {
   double *v = g_new (double, reps);
@@ -220,17 +197,17 @@ median_of (GArray *all, int reps, int stride, int index)
   return m;
 }
 
-/* Times a network's layers as the runner computes them: the median of
- * repeated (at least 11) forward and backward passes, layer by layer, and of its SGD
- * step, on one thread, each repetition on a fresh batch and after the
- * parameters' hash, as in the runner's steps.  FALSE (nothing measured) when the runner cannot
- * train the model. */
+/* Times a network's layers as the runner computes them, on its device
+ * (marks on the device's clock: CUDA events on a GPU): the median of
+ * repeated (at least 11) forward and backward passes, layer by layer, and
+ * of its SGD step, each repetition on a fresh batch and after the
+ * parameters' hash, as in the runner's steps.  FALSE (nothing measured)
+ * when the runner cannot train the model there. */
 gboolean
-dps_train_net_layer_times (const DpsModel *m, int batch, double min_time_s, double *fwd_s, double *bwd_s,
-                           double *opt_s, double *cv)
+dps_train_net_layer_times_on (DpsDev *dev, const DpsModel *m, int batch, double min_time_s, double *fwd_s,
+                              double *bwd_s, double *opt_s, double *cv)
 {
-  openblas_set_num_threads (1);
-  DpsTrainNet *net = dps_train_net_new (m, batch, 1, NULL);
+  DpsTrainNet *net = dps_train_net_new_on (dev, m, batch, 1, NULL);
   if (!net)
     return FALSE;
   int L = net->n_layers, reps = 0;
@@ -238,21 +215,35 @@ dps_train_net_layer_times (const DpsModel *m, int batch, double min_time_s, doub
   GArray *o = g_array_new (FALSE, FALSE, sizeof (double));
   double spent = 0;
   while ((spent < min_time_s || reps < 11) && reps < 200) {
+    /* marks: 0 before forward, 1 + l after forward layer l, L + 1 after
+     * the loss, L + 2 + k after the k-th backward layer (L - 1 - k), 2L + 2
+     * after the optimizer */
     dps_train_net_batch (net, 1, (gint64) reps * batch);
-    for (int l = 0; l < L; l++)
-      spent += timed (net, l, TRUE, f);
-    double loss0 = now_s ();
-    dps_train_net_loss_grad (net);   /* the loss belongs to the last layer's forward, as the runner counts it */
-    double loss_s = now_s () - loss0;
-    g_array_index (f, double, f->len - 1) += loss_s;
-    spent += loss_s;
-    for (int l = L - 1; l >= 0; l--)
-      spent += timed (net, l, FALSE, b);
-    double opt0 = now_s ();
+    dev->mark (dev, 0);
+    for (int l = 0; l < L; l++) {
+      dps_train_net_forward_layer (net, l);
+      dev->mark (dev, 1 + l);
+    }
+    dps_train_net_loss_grad (net);
+    dev->mark (dev, L + 1);
+    for (int l = L - 1; l >= 0; l--) {
+      dps_train_net_backward_layer (net, l);
+      dev->mark (dev, L + 2 + (L - 1 - l));
+    }
     dps_train_net_update (net, FALSE, 1e-9, 1, reps + 1, NULL);
-    double opt_dt = now_s () - opt0;
+    dev->mark (dev, 2 * L + 2);
+    for (int l = 0; l < L; l++) {
+      /* the loss belongs to the last layer's forward, as the runner counts it */
+      double t = dev->between (dev, l, l + 1 == L ? L + 1 : l + 1);
+      g_array_append_val (f, t);
+    }
+    for (int k = 0; k < L; k++) {
+      double t = dev->between (dev, L + 1 + k, L + 2 + k);
+      g_array_append_val (b, t);
+    }
+    double opt_dt = dev->between (dev, 2 * L + 1, 2 * L + 2);
     g_array_append_val (o, opt_dt);
-    spent += opt_dt;
+    spent += dev->between (dev, 0, 2 * L + 2);
     /* the runner hashes the parameters after every step (replicas are
      * compared); that pass over memory slows the next step's layers by a
      * few percent on this kind of machine, so they are timed after it too */
@@ -286,4 +277,12 @@ dps_train_net_layer_times (const DpsModel *m, int batch, double min_time_s, doub
   g_array_free (b, TRUE);
   dps_train_net_free (net);
   return TRUE;
+}
+
+gboolean
+dps_train_net_layer_times (const DpsModel *m, int batch, double min_time_s, double *fwd_s, double *bwd_s,
+                           double *opt_s, double *cv)
+{
+  openblas_set_num_threads (1);
+  return dps_train_net_layer_times_on (dps_dev_cpu (), m, batch, min_time_s, fwd_s, bwd_s, opt_s, cv);
 }

@@ -68,6 +68,9 @@ double   dps_train_net_bytes (const DpsModel *m, int batch);
  * coefficient of variation of a whole step's compute across the runs */
 gboolean dps_train_net_layer_times (const DpsModel *m, int batch, double min_time_s, double *fwd_s, double *bwd_s,
                                     double *opt_s, double *cv);
+/* the same on a device (the runner's GPU replica: CUDA events) */
+gboolean dps_train_net_layer_times_on (DpsDev *dev, const DpsModel *m, int batch, double min_time_s, double *fwd_s,
+                                       double *bwd_s, double *opt_s, double *cv);
 
 /* the kinds; each refuses (FALSE from the probe, an error from new) a
  * model whose tensors are not its own */

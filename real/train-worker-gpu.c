@@ -106,6 +106,11 @@ main (int argc, char **argv)
   DpsDev *dev = dps_dev_cuda (lr_env ? atoi (lr_env) : rank, &error);
   if (!dev)
     dps_worker_fail (error->message);
+  if (o.time_layers) {
+    dps_worker_time_layers (dev, &o, &plan, rank);
+    MPI_Finalize ();
+    return 0;
+  }
   cstream = dps_dev_cuda_stream ();
   check_cuda (cudaStreamCreateWithFlags (&nstream, cudaStreamNonBlocking), "communication stream");
   ncclUniqueId id;

@@ -138,6 +138,11 @@ main (int argc, char **argv)
   /* replicas on this node against its cores: busy or sleeping waits */
   spin_waits = 2 * dps_worker_local () <= sysconf (_SC_NPROCESSORS_ONLN) && !g_getenv ("DPS_EMULATE_SLEEP");
 
+  if (o.time_layers) {
+    dps_worker_time_layers (dps_dev_cpu (), &o, &plan, rank);
+    MPI_Finalize ();
+    return 0;
+  }
   /* parameters and gradients: the network when computing, a flat buffer
    * of the gradients' size when emulating */
   DpsTrainNet *net = NULL;

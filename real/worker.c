@@ -66,6 +66,7 @@ parse (int *argc, char ***argv, DpsWorkerOpts *o)
     { "opt-ms", 0, 0, G_OPTION_ARG_DOUBLE, &o->opt_ms, "emulated optimizer ms", NULL },
     { "check-gradient", 0, 0, G_OPTION_ARG_NONE, &o->check, "compare averaged shard gradients with the whole batch's",
       NULL },
+    { "time-layers", 0, 0, G_OPTION_ARG_NONE, &o->time_layers, "only time the model's layers on this device", NULL },
     G_OPTION_ENTRY_NULL
   };
   GOptionContext *ctx = g_option_context_new (NULL);
@@ -143,6 +144,27 @@ dps_worker_header (int rank, const char *library, const DpsWorkerPlan *p)
     printf (" %.0f", dps_buckets_get (p->buckets, b)->bytes);
   printf ("\n");
   fflush (stdout);
+}
+
+void
+dps_worker_time_layers (DpsDev *dev, const DpsWorkerOpts *o, const DpsWorkerPlan *p, int rank)
+{
+  if (rank != 0)
+    return;
+  int L = dps_model_n_layers (p->model);
+  double *f = g_new (double, L), *b = g_new (double, L), sgd = 0, cv = 0;
+  if (!dps_train_net_layer_times_on (dev, p->model, o->batch, 1.0, f, b, &sgd, &cv))
+    dps_worker_fail ("the runner cannot train this model (MLPs and GPT-2 stacks)");
+  GError *error = NULL;
+  if (!dev->sync (dev, &error))
+    dps_worker_fail (error->message);
+  printf ("layers %d", L);
+  for (int l = 0; l < 2 * L; l++)
+    printf (" %.9g", l < L ? f[l] : b[l - L]);
+  printf (" %.9g %.9g\n", sgd, cv);
+  fflush (stdout);
+  g_free (f);
+  g_free (b);
 }
 
 static float *

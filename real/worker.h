@@ -10,6 +10,7 @@
  *                                                       SYNC_S from the last replica's
  *                                                       arrival to the last finish)
  *   wait REQUESTED_S ACTUAL_S                          (emulated compute, summed)
+ *   layers L FWD_S... BWD_S... SGD_S CV                (--time-layers: nothing else runs)
  *   # error MESSAGE                                    (then a non-zero exit)
  */
 #pragma once
@@ -23,7 +24,7 @@ typedef struct {
   char    *model_name, *optimizer, *fwd_s, *bwd_s;
   int      batch, steps, seed, accum;
   double   cap_mb, first_mb, lr, opt_ms;
-  gboolean emulate, check;
+  gboolean emulate, check, time_layers;
   gboolean adam;
 } DpsWorkerOpts;
 
@@ -43,6 +44,11 @@ void     dps_worker_start (int *argc, char ***argv, gboolean threads, int *rank,
                            DpsWorkerPlan *p);
 /* rank 0: "# library" and "# buckets" */
 void     dps_worker_header (int rank, const char *library, const DpsWorkerPlan *p);
+
+/* --time-layers: rank 0 times the model's layers on dev
+ * (dps_train_net_layer_times_on, at least min_time_s) and prints the
+ * "layers" line; fails when the runner cannot train the model there */
+void     dps_worker_time_layers (DpsDev *dev, const DpsWorkerOpts *o, const DpsWorkerPlan *p, int rank);
 
 /* sums n floats of every replica in place (MPI or NCCL) */
 typedef void (*DpsWorkerAllreduce) (float *grads, gint64 n, void *data);

@@ -8,6 +8,7 @@
 #include "nccl-log.h"
 #include "cpu-calibrate.h"
 #include "gpu.h"
+#include "run.h"
 #include "plot.h"
 #include "nccl-tune.h"
 #include "topo-load.h"
@@ -156,6 +157,51 @@ dps_calibrate_cpu (const int *ranks, int n_ranks, const double *sizes, int n_siz
    * replicas share caches and memory */
   if (model && !dps_cpu_layer_times_ranks (prof, model, batch, ranks, n_ranks, quick ? 0.02 : 0.05, timeout, error))
     return NULL;
+  return g_steal_pointer (&prof);
+}
+
+/* GPU calibration as `dpscale validate --backend gpu` needs it: NCCL
+ * all-reduce for each rank count of 2 or more (one process per GPU under
+ * mpirun, as the GPU replicas run), every other size held out, the fit,
+ * cuBLAS GEMM throughput, and the GPU replica's own per-layer times of
+ * model on one GPU (fp32 cuBLAS and its kernels, timed with CUDA events by
+ * dpscale-train-gpu --time-layers): the compute the replicas will run, not
+ * the bf16 layers `dpscale calibrate` measures for predictions. */
+DpsProfile *
+dps_calibrate_gpu_runner (const int *ranks, int n_ranks, const double *sizes, int n_sizes, gboolean quick,
+                          const DpsModel *model, int batch, double timeout, GError **error)
+{
+  g_autoptr (DpsProfile) prof = dps_profile_new (dps_cal_data_new ("gpu-nccl"));
+  DpsCalData *data = prof->data;
+  prof->machine_ranks = 1;
+  for (int i = 0; i < n_ranks; i++)
+    prof->machine_ranks = MAX (prof->machine_ranks, ranks[i]);
+  if (n_ranks > 0
+      && !dps_mpi_allreduce ("nccl-allreduce", NULL, data, ranks, n_ranks, sizes, n_sizes, quick ? 0.03 : 0.2,
+                             quick ? 3 : 5, timeout, progress, NULL, error))
+    return NULL;
+  char host[256] = "";
+  gethostname (host, sizeof host - 1);
+  prof->machine_name = g_strdup (host[0] ? host : "this machine");
+  data->source = g_strdup_printf ("dpscale validate --backend gpu%s", quick ? " --quick" : "");
+  dps_fit_mark_held_out (data);
+  if (!dps_fit_levels (data, &prof->fit, error))
+    return NULL;
+  static const int dims[] = { 1024, 2048, 4096, 8192 };
+  progress ("GEMM throughput with cuBLAS (fp32, tf32, fp16, bf16)", NULL);
+  if (!dps_gpu_compute (prof, dims, quick ? 2 : 4, error))
+    return NULL;
+  DpsRunSpec spec = { .ranks = 1, .steps = 1, .batch = batch, .seed = 1, .bucket_cap_mb = 25, .first_bucket_mb = 1,
+                      .optimizer = "sgd", .gpu = TRUE, .time_layers = TRUE, .timeout_s = timeout };
+  DpsRunResult r;
+  if (!dps_run_execute (&spec, model, &r, error)) {
+    dps_run_result_clear (&r);
+    return NULL;
+  }
+  DpsLayerTimes *lt = dps_profile_add_layers (prof, model->name, batch, 1, r.layer_fwd_s, r.layer_bwd_s, r.n_layers);
+  lt->sgd_s = r.layer_sgd_s;
+  lt->compute_cv = r.layer_cv;
+  dps_run_result_clear (&r);
   return g_steal_pointer (&prof);
 }
 

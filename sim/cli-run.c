@@ -15,6 +15,70 @@
 #include <stdio.h>
 #include <unistd.h>
 
+/* --time-layers: one replica's per-layer times on its device, as
+ * `dpscale validate` calibrates them (the GPU replica's: CUDA events) */
+static int
+time_layers_only (DpsRunSpec *spec, const DpsModel *model, DpsFormat format)
+{
+  GError *error = NULL;
+  DpsRunResult r;
+  spec->ranks = 1;
+  spec->time_layers = TRUE;
+  if (!dps_run_execute (spec, model, &r, &error)) {
+    dps_run_result_clear (&r);
+    return dps_cli_fail ("run", error);
+  }
+  g_autoptr (GString) t = g_string_new (NULL);
+  double fsum = 0, bsum = 0;
+  if (format == DPS_FORMAT_JSON) {
+    g_autoptr (JsonBuilder) jb = json_builder_new ();
+    json_builder_begin_object (jb);
+    json_builder_set_member_name (jb, "model");
+    json_builder_add_string_value (jb, model->name);
+    json_builder_set_member_name (jb, "batch");
+    json_builder_add_int_value (jb, spec->batch);
+    json_builder_set_member_name (jb, "device");
+    json_builder_add_string_value (jb, spec->gpu ? "gpu" : "cpu");
+    for (int k = 0; k < 2; k++) {
+      json_builder_set_member_name (jb, k ? "backward_s" : "forward_s");
+      json_builder_begin_array (jb);
+      for (int l = 0; l < r.n_layers; l++)
+        json_builder_add_double_value (jb, k ? r.layer_bwd_s[l] : r.layer_fwd_s[l]);
+      json_builder_end_array (jb);
+    }
+    json_builder_set_member_name (jb, "sgd_s");
+    json_builder_add_double_value (jb, r.layer_sgd_s);
+    json_builder_set_member_name (jb, "compute_cv");
+    json_builder_add_double_value (jb, r.layer_cv);
+    json_builder_end_object (jb);
+    g_autofree char *j = dps_json_builder_to_text (jb, TRUE);
+    g_string_append_printf (t, "%s\n", j);
+  } else if (format == DPS_FORMAT_CSV) {
+    g_string_append (t, "layer,name,forward_s,backward_s\n");
+    for (int l = 0; l < r.n_layers; l++)
+      g_string_append_printf (t, "%d,%s,%.9g,%.9g\n", l, dps_model_layer (model, l)->name, r.layer_fwd_s[l],
+                              r.layer_bwd_s[l]);
+  } else {
+    g_string_append_printf (t, "dpscale run --time-layers: %s at batch %d, as one replica computes it (%s)\n\n",
+                            model->name, spec->batch,
+                            spec->gpu ? "one GPU: cuBLAS fp32 and the runner's kernels, CUDA events"
+                                      : "one core: OpenBLAS fp32");
+    g_string_append_printf (t, "%6s  %-24s %12s %12s\n", "layer", "name", "forward_ms", "backward_ms");
+    for (int l = 0; l < r.n_layers; l++) {
+      g_string_append_printf (t, "%6d  %-24s %12.4f %12.4f\n", l, dps_model_layer (model, l)->name,
+                              r.layer_fwd_s[l] * 1e3, r.layer_bwd_s[l] * 1e3);
+      fsum += r.layer_fwd_s[l];
+      bsum += r.layer_bwd_s[l];
+    }
+    g_string_append_printf (t, "%6s  %-24s %12.4f %12.4f\n", "", "total", fsum * 1e3, bsum * 1e3);
+    g_string_append_printf (t, "\n  SGD step %.4f ms; a step's compute varies by %.1f%% (sd/mean) from run to run "
+                            "(medians of 11 or more repetitions)\n", r.layer_sgd_s * 1e3, r.layer_cv * 100);
+  }
+  dps_run_result_clear (&r);
+  dps_cli_emit (NULL, t, NULL);
+  return 0;
+}
+
 int
 dps_cmd_run (int argc, char **argv)
 {
@@ -22,7 +86,7 @@ dps_cmd_run (int argc, char **argv)
   g_autofree char *calibration = NULL, *topology = NULL, *backend = NULL;
   int ranks = 2, steps = 20, warmup = 3, batch = 32, seed = 1, nodes = 0, accum = 1;
   double cap = 25, first = 1, lr = 0, timeout = 600, link_gbps = 1;
-  gboolean emulate = FALSE, check = FALSE;
+  gboolean emulate = FALSE, check = FALSE, time_layers = FALSE;
   GOptionEntry entries[] = {
     { "ranks", 'n', 0, G_OPTION_ARG_INT, &ranks, "Replicas, one MPI process each (default 2)", "N" },
     { "backend", 0, 0, G_OPTION_ARG_STRING, &backend, "cpu (default; MPI + OpenBLAS) or gpu (CUDA + cuBLAS + NCCL, one GPU per replica)", "B" },
@@ -40,6 +104,7 @@ dps_cmd_run (int argc, char **argv)
     { "calibration", 'C', 0, G_OPTION_ARG_FILENAME, &calibration, "Emulation: layer times from this profile", "FILE" },
     { "topology", 't', 0, G_OPTION_ARG_STRING, &topology, "Emulation without a profile: the device whose roofline times to wait (default dgx-h100)", "NAME" },
     { "check-gradient", 0, 0, G_OPTION_ARG_NONE, &check, "First check that N shards' averaged gradient equals the whole batch's", NULL },
+    { "time-layers", 0, 0, G_OPTION_ARG_NONE, &time_layers, "Only time the model's layers as one replica computes them (a core, or a GPU with --backend gpu), no training", NULL },
     { "nodes", 0, 0, G_OPTION_ARG_INT, &nodes, "Spread the replicas over this many emulated nodes (root: namespaces, tc)", "K" },
     { "link-gbps", 0, 0, G_OPTION_ARG_DOUBLE, &link_gbps, "Emulated nodes: each node's link, Gbit/s each way (default 1)", "GBPS" },
     { "timeout", 0, 0, G_OPTION_ARG_DOUBLE, &timeout, "Stop a run that takes longer, seconds (default 600)", "S" },
@@ -82,6 +147,9 @@ dps_cmd_run (int argc, char **argv)
                  nodes, ranks);
   else if (check && emulate)
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--check-gradient: needs real compute, not --emulate");
+  else if (time_layers && (emulate || nodes > 0 || check || trace || output))
+    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--time-layers: one replica's compute, not with --emulate, --nodes, "
+                 "--check-gradient, --trace or --output");
   else
     dps_cli_format (format_s, &format, &error);
   if (error)
@@ -94,6 +162,8 @@ dps_cmd_run (int argc, char **argv)
                       .first_bucket_mb = first, .lr = lr, .optimizer = optimizer, .check_gradient = check,
                       .emulate = emulate, .timeout_s = timeout,
                       .gpu = backend && g_str_equal (backend, "gpu") };
+  if (time_layers)
+    return time_layers_only (&spec, model, format);
   g_autofree double *fwd = NULL, *bwd = NULL;
   double emu_compute = 0;
   if (emulate) {

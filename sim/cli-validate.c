@@ -2,7 +2,9 @@
  * here, and show the error.  For each replica count: a real run (or an
  * emulated one), the simulator's prediction from the calibration profile
  * alone (never from step times of the run), a table, a CSV and plots. */
+#include "dps-config.h"
 #include "cli.h"
+#include "gpu.h"
 #include "cli-ddp.h"
 #include "run.h"
 #include "plot.h"
@@ -107,9 +109,9 @@ dps_cmd_validate (int argc, char **argv)
   double cap = 25, first = 1, timeout = 600, jitter = 0, link_gbps = 1;
   gboolean emulate = FALSE, quick = FALSE;
   GOptionEntry entries[] = {
-    { "backend", 0, 0, G_OPTION_ARG_STRING, &backend, "cpu (default)", "B" },
+    { "backend", 0, 0, G_OPTION_ARG_STRING, &backend, "cpu (default: MPI + OpenBLAS replicas) or gpu (one GPU per replica: NCCL + cuBLAS)", "B" },
     { "emulate", 'e', 0, G_OPTION_ARG_NONE, &emulate, "Emulated compute (waits), real all-reduces: many replicas on few cores", NULL },
-    { "replicas", 'r', 0, G_OPTION_ARG_STRING, &replicas_s, "Replica counts (default 1,2; with --emulate 1,2,4,8,16)", "LIST" },
+    { "replicas", 'r', 0, G_OPTION_ARG_STRING, &replicas_s, "Replica counts (default 1,2; with --emulate 1,2,4,8,16; GPUs: 1,2,4,... up to the GPUs)", "LIST" },
     { "model", 'M', 0, G_OPTION_ARG_STRING, &model_s, "Model: mlp (default) or a GPT-2 stack such as transformer-small", "NAME" },
     { "batch", 'b', 0, G_OPTION_ARG_INT, &batch, "Samples per replica per step (default 32)", "B" },
     { "steps", 's', 0, G_OPTION_ARG_INT, &steps, "Steps per run (default 20)", "S" },
@@ -138,10 +140,21 @@ dps_cmd_validate (int argc, char **argv)
                       entries, &argc, &argv, &error))
     return dps_cli_fail ("validate", error);
   GArray *reps = NULL;
+  gboolean gpu = backend && g_str_equal (backend, "gpu");
+  int n_gpu = 0;
+  g_autofree char *why = NULL;
+  g_autoptr (GString) gpu_reps = g_string_new ("1");
   if (argc > 1)
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "unknown option: unexpected argument '%s'", argv[1]);
-  else if (backend && !g_str_equal (backend, "cpu"))
-    g_set_error (&error, DPS_ERROR, DPS_ERROR_UNSUPPORTED, "--backend: '%s' is not available (this build validates cpu)", backend);
+  else if (backend && !gpu && !g_str_equal (backend, "cpu"))
+    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--backend: '%s' is not cpu or gpu", backend);
+  else if (gpu && !DPS_HAVE_GPU_TRAIN)
+    g_set_error (&error, DPS_ERROR, DPS_ERROR_UNSUPPORTED, "--backend gpu: this build has no GPU replica "
+                 "(CUDA toolkit with nvcc and NCCL were not found when it was configured)");
+  else if (gpu && nodes > 0)
+    g_set_error (&error, DPS_ERROR, DPS_ERROR_UNSUPPORTED, "--nodes: emulated nodes hold CPU replicas (--backend cpu)");
+  else if (gpu && (n_gpu = dps_gpu_count (&why)) < 1)
+    g_set_error (&error, DPS_ERROR, DPS_ERROR_UNSUPPORTED, "--backend gpu: %s", why ? why : "no GPU found");
   else if (steps < 2 || warmup < 0 || warmup >= steps || batch < 1 || trials < 1 || trials > 100000 || !(cap > 0))
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--steps/--warmup/--batch/--trials/--bucket-cap-mb: out of range");
   else if (grad_accum < 1 || grad_accum > 1024 || global_batch < 0)
@@ -150,9 +163,12 @@ dps_cmd_validate (int argc, char **argv)
     g_set_error (&error, DPS_ERROR, DPS_ERROR_UNSUPPORTED, "--global-batch: not with --emulate yet (the waits are for one batch)");
   else if (nodes < 0 || nodes == 1 || nodes > 64)
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--nodes: 2 to 64 emulated nodes");
-  else
-    dps_cli_parse_int_list ("--replicas", replicas_s ? replicas_s : nodes > 1 ? (emulate ? "2,4,8" : "2,4")
-                            : emulate ? "1,2,4,8,16" : "1,2", 1, 256, &reps, &error);
+  else {
+    for (int g = 2; g <= n_gpu; g *= 2)   /* GPUs: one replica each */
+      g_string_append_printf (gpu_reps, ",%d", g);
+    dps_cli_parse_int_list ("--replicas", replicas_s ? replicas_s : gpu ? gpu_reps->str : nodes > 1 ? (emulate ? "2,4,8" : "2,4")
+                            : emulate ? "1,2,4,8,16" : "1,2", 1, gpu ? n_gpu : 256, &reps, &error);
+  }
   for (guint i = 0; !error && nodes > 1 && i < reps->len; i++)
     if (g_array_index (reps, gint64, i) % nodes)
       g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--replicas: %d is not a multiple of --nodes %d",
@@ -185,7 +201,7 @@ dps_cmd_validate (int argc, char **argv)
       if (v >= 2)
         g_array_append_val (r, v);
     }
-    if (r->len == 0) {
+    if (r->len == 0 && !gpu) {   /* the fit needs a collective; one GPU has none */
       int two = 2;
       g_array_append_val (r, two);
     }
@@ -197,8 +213,12 @@ dps_cmd_validate (int argc, char **argv)
     for (double s = 1024; s < biggest * 2; s *= 2)
       g_array_append_val (sizes, s);
     fprintf (stderr, "validate: 1/3 calibrating all-reduce and compute (no step times)\n");
-    profile = dps_calibrate_cpu ((int *) r->data, (int) r->len, (double *) sizes->data, (int) sizes->len, quick,
-                                 model, batch, timeout, nodes, link_gbps, -1, emulate, &error);
+    if (gpu)
+      profile = dps_calibrate_gpu_runner ((int *) r->data, (int) r->len, (double *) sizes->data, (int) sizes->len,
+                                          quick, model, batch, timeout, &error);
+    else
+      profile = dps_calibrate_cpu ((int *) r->data, (int) r->len, (double *) sizes->data, (int) sizes->len, quick,
+                                   model, batch, timeout, nodes, link_gbps, -1, emulate, &error);
     g_array_free (r, TRUE);
     g_array_free (sizes, TRUE);
     if (profile) {
@@ -250,7 +270,8 @@ dps_cmd_validate (int argc, char **argv)
     int pb = global_batch > 0 ? MAX (1, global_batch / (N * grad_accum)) : batch;
     DpsRunSpec spec = { .ranks = N, .steps = steps, .batch = pb, .seed = 1, .grad_accum = grad_accum, .bucket_cap_mb = cap,
                         .first_bucket_mb = first, .optimizer = "sgd", .emulate = emulate, .emu_fwd_s = efwd,
-                        .emu_bwd_s = ebwd, .emu_opt_s = eopt, .timeout_s = timeout, .quiet = TRUE, .net = net };
+                        .emu_bwd_s = ebwd, .emu_opt_s = eopt, .timeout_s = timeout, .quiet = TRUE, .net = net,
+                        .gpu = gpu };
     DpsRunResult run;
     GError *perr = NULL;
     if (dps_run_execute (&spec, model, &run, &perr)) {
@@ -342,7 +363,8 @@ dps_cmd_validate (int argc, char **argv)
                                           "pred_straggler_s\n");
   g_autoptr (GString) t = g_string_new (NULL);
   g_string_append_printf (t, "dpscale validate: %s, %s, batch %d per replica, %d steps (%d warm-up), %d trials per prediction\n",
-                          model->name, emulate ? "emulated compute, real MPI all-reduces" : "real CPU training (MPI + OpenBLAS)",
+                          model->name, emulate ? (gpu ? "emulated compute, real NCCL all-reduces" : "emulated compute, real MPI all-reduces")
+                          : gpu ? "real GPU training (NCCL + cuBLAS fp32)" : "real CPU training (MPI + OpenBLAS)",
                           batch, steps, warmup, trials);
   if (net)
     g_string_append_printf (t, "over %d emulated nodes joined by %.3g Gbit/s links (namespaces, tbf)\n", nodes, link_gbps);
@@ -381,7 +403,8 @@ dps_cmd_validate (int argc, char **argv)
     g_string_append_printf (t, "wrote %s", csv_path);
     const char *names[][2] = { { "validation.gp", "" }, { "breakdown.gp", "-breakdown" } };
     g_autofree char *title = g_strdup_printf ("%s, %s: predicted and measured", model->name,
-                                              emulate ? "emulated compute, MPI all-reduce" : "CPU data-parallel training");
+                                              emulate ? (gpu ? "emulated compute, NCCL all-reduce" : "emulated compute, MPI all-reduce")
+                                              : gpu ? "GPU data-parallel training" : "CPU data-parallel training");
     for (int k = 0; k < 2; k++)
       for (int f = 0; f < 2; f++) {
         g_autofree char *out = g_strdup_printf ("%s%s.%s", prefix, names[k][1], f ? "svg" : "png");

@@ -20,3 +20,8 @@ int dps_cmd_plot (int argc, char **argv);
 DpsProfile *dps_calibrate_cpu (const int *ranks, int n_ranks, const double *sizes, int n_sizes, gboolean quick,
                                const DpsModel *model, int batch, double timeout, int nodes, double link_gbps,
                                double gap_s, gboolean gap_emulated, GError **error);
+/* the GPU replicas' calibration (`dpscale validate --backend gpu`): NCCL
+ * all-reduce at ranks (one process per GPU), GEMMs, and the GPU replica's
+ * own layer times of model on one GPU */
+DpsProfile *dps_calibrate_gpu_runner (const int *ranks, int n_ranks, const double *sizes, int n_sizes, gboolean quick,
+                                      const DpsModel *model, int batch, double timeout, GError **error);

@@ -75,5 +75,26 @@ main (void)
   const int widths[] = { 256, 512, 512, 64 };
   g_autoptr (DpsModel) mlp = dps_model_gen_mlp ("mlp-tiny", widths, 4);
   int bad = check (cuda, gpt, 4) | check (cuda, mlp, 16);
+  /* layer times from CUDA events: every layer takes time, and the step's
+   * compute (sum of layers) exceeds the SGD step that only reads and
+   * writes each parameter once */
+  int L = dps_model_n_layers (gpt);
+  double *f = g_new (double, L), *b = g_new (double, L), sgd = 0, cv = 0, sum = 0;
+  if (!dps_train_net_layer_times_on (cuda, gpt, 4, 0.05, f, b, &sgd, &cv)) {
+    printf ("FAIL: layer times on the GPU\n");
+    bad = 1;
+  }
+  for (int l = 0; l < L; l++) {
+    sum += f[l] + b[l];
+    if (!(f[l] > 0 && b[l] > 0)) {
+      printf ("FAIL: layer %d: forward %g s, backward %g s\n", l, f[l], b[l]);
+      bad = 1;
+    }
+  }
+  printf ("%s: GPU layer times: %d layers %.3f ms, SGD %.3f ms, cv %.3f\n", sum > sgd && sgd > 0 ? "ok" : "FAIL", L,
+          sum * 1e3, sgd * 1e3, cv);
+  bad |= !(sum > sgd && sgd > 0);
+  g_free (f);
+  g_free (b);
   return bad ? 1 : 0;
 }

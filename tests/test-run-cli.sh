@@ -67,6 +67,25 @@ done
 if "$bin" run --emulate --ranks 8 --steps 4 --warmup 1 --trace "$tmp/e.json" >"$tmp/e" 2>"$tmp/err"; then ok; else ko "emulate: $(tail -2 "$tmp/err")"; fi
 if grep -q "emulated waits" "$tmp/e" && grep -q '"traceEvents"' "$tmp/e.json" && grep -q '"allreduce"' "$tmp/e.json"; then ok; else ko "emulation output"; fi
 
+# one replica's layer times (what validate calibrates with): one forward
+# and one backward time per layer of the MLP, all positive; the first
+# layer's backward computes no input gradient (one GEMM of the same shape
+# instead of two), so it takes about half a later layer's (below 0.8 of
+# it); and the layers plus the SGD step are one replica's step compute
+# (a 1-replica run's compute + optimizer, within a factor of 2)
+if "$bin" run --time-layers --batch 32 --format json >"$tmp/tl.json" 2>"$tmp/err"; then ok; else ko "time-layers: $(cat "$tmp/err")"; fi
+arr () { tr -d '\n ' <"$2" | sed -n "s/.*\"$1\":\[\([^]]*\)\].*/\1/p" | tr ',' '\n'; }
+fw=$(arr forward_s "$tmp/tl.json"); bw=$(arr backward_s "$tmp/tl.json"); sgd=$(num sgd_s "$tmp/tl.json")
+if [ "$(echo "$fw" | grep -c .)" -eq 4 ] && [ "$(echo "$bw" | grep -c .)" -eq 4 ] \
+   && printf '%s\n%s\n%s\n' "$fw" "$bw" "$sgd" | awk '!($1 > 0) { bad = 1 } END { exit bad }'; then ok; else ko "time-layers: '$fw' '$bw' '$sgd'"; fi
+b0=$(echo "$bw" | sed -n 1p); b1=$(echo "$bw" | sed -n 2p)
+if awk "BEGIN { exit !($b0 < 0.8 * $b1) }"; then ok; else ko "first layer's backward $b0 s against the second's $b1 s"; fi
+"$bin" run --ranks 1 --steps 8 --warmup 2 --batch 32 --format json >"$tmp/one.json" 2>/dev/null
+sum=$(printf '%s\n%s\n%s\n' "$fw" "$bw" "$sgd" | awk '{ s += $1 } END { print s }')
+step=$(awk -v c="$(num compute_median_s "$tmp/one.json")" -v o="$(num optimizer_median_s "$tmp/one.json")" 'BEGIN { print c + o }')
+if awk "BEGIN { exit !($sum > 0.5 * $step && $sum < 2 * $step) }"; then ok; else ko "layers $sum s against a step's compute $step s"; fi
+if "$bin" run --time-layers --emulate 2>"$tmp/err"; then ko "--time-layers --emulate accepted"; else grep -q -- "--time-layers" "$tmp/err" && ok || ko "time-layers emulate"; fi
+
 # errors
 if "$bin" run --ranks 0 2>"$tmp/err"; then ko "0 ranks accepted"; else grep -q "\-\-ranks" "$tmp/err" && ok || ko "ranks message"; fi
 if "$bin" run --backend tpu 2>"$tmp/err"; then ko "tpu backend accepted"; else grep -q "is not cpu or gpu" "$tmp/err" && ok || ko "backend message"; fi

@@ -28,6 +28,21 @@ if "$bin" validate --calibration "$tmp/leak.calib" --replicas 1,2 2>"$tmp/err"; 
 if "$bin" validate --calibration "$tmp/v.calib" --replicas 1,8 2>"$tmp/err"; then ko "8 replicas on a 4-rank profile"; else
   grep -q "calibrated up to 4" "$tmp/err" && ok || ko "limit: $(cat "$tmp/err")"; fi
 
+# the GPU backend: where a GPU is present, one replica per GPU (here: 1)
+# calibrated by the GPU replica's own layer times, run and predicted; a
+# single replica has no collective, so the prediction is the sum of the
+# calibrated layers and the error small (within 25%); elsewhere one line
+if "$bin" validate --backend gpu --replicas 1 --quick --steps 8 --warmup 2 --batch 16 -o "$tmp/g" >"$tmp/gout" 2>"$tmp/err"; then
+  e=$(awk -F, 'NR == 2 { print ($10 < 0 ? -$10 : $10) }' "$tmp/g.csv")
+  if [ -n "$e" ] && awk "BEGIN { exit !($e < 25) }" && grep -q "real GPU training" "$tmp/gout"; then ok; else ko "gpu validate: error '$e'"; fi
+else
+  if [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "backend gpu: " "$tmp/err"; then ok; echo "validate-cli: no GPU: $(cat "$tmp/err")"
+  else ko "gpu validate without a GPU: $(cat "$tmp/err")"; fi
+fi
+if "$bin" validate --backend tpu 2>"$tmp/err"; then ko "tpu accepted"; else grep -q "is not cpu or gpu" "$tmp/err" && ok || ko "tpu: $(cat "$tmp/err")"; fi
+if "$bin" validate --backend gpu --nodes 2 2>"$tmp/err"; then ko "gpu over emulated nodes accepted"; else
+  grep -q -- "--nodes\|--backend gpu" "$tmp/err" && ok || ko "gpu nodes: $(cat "$tmp/err")"; fi
+
 # over emulated nodes (root: namespaces, tc): 2 and 4 replicas on 2 nodes
 if [ "$(id -u)" -eq 0 ] && ip netns add dpsprobe$$ 2>/dev/null; then
   ip netns del dpsprobe$$
