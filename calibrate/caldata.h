@@ -14,6 +14,8 @@ typedef struct {
   int     wrong;        /* elements that failed the correctness check; -1 unknown */
   double  estimate_s;   /* the library's own estimate (ncclGroupSimulateEnd); 0 none */
   double  cv;           /* spread of single timings (gap mode): robust sd / median; 0 unknown */
+  double  handoff_s;    /* gap mode: handing it to a communication thread and back, less the
+                         * all-reduce (median); 0 unknown */
   gboolean held_out;    /* not used in the fit: it checks the fit */
 } DpsCalPoint;
 
@@ -36,6 +38,8 @@ typedef struct {
                          * nodes: back to back, out of place); 0: back to back */
   gboolean gap_emulated; /* the gap waited as the emulator's layers wait (else busy while the
                           * ranks fit the cores, as computing replicas are) */
+  double  handoff_s;    /* gap mode: the median of the points' handoff_s, what a collective
+                         * launched on an idle communication thread waits; 0 unknown */
 } DpsCalData;
 
 DpsCalData *dps_cal_data_new (const char *backend);

@@ -3,6 +3,7 @@
 #include "launch.h"
 #include "train-net.h"
 #include "error.h"
+#include "stats.h"
 
 #include <cblas.h>
 #include <math.h>
@@ -25,9 +26,9 @@ on_line (const char *line, void *data, GError **error)
       c->d->library = g_strdup (line + 10);
     return TRUE;
   }
-  double bytes, t, ti, cv = 0;
+  double bytes, t, ti, cv = 0, handoff = 0;
   long wrong;
-  if (sscanf (line, "%lf %lf %lf %ld %lf", &bytes, &t, &ti, &wrong, &cv) < 4)
+  if (sscanf (line, "%lf %lf %lf %ld %lf %lf", &bytes, &t, &ti, &wrong, &cv, &handoff) < 4)
     return FALSE;
   if (!(t > 0)) {
     g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME, "the MPI worker reported a time of %g s for %.0f bytes", t, bytes);
@@ -39,7 +40,9 @@ on_line (const char *line, void *data, GError **error)
     return TRUE;
   }
   dps_cal_data_add (c->d, c->ranks, c->nodes, bytes, t, ti, (int) wrong);
-  g_array_index (c->d->points, DpsCalPoint, c->d->points->len - 1).cv = MAX (cv, 0);
+  DpsCalPoint *pt = &g_array_index (c->d->points, DpsCalPoint, c->d->points->len - 1);
+  pt->cv = MAX (cv, 0);
+  pt->handoff_s = MAX (handoff, 0);
   if (c->progress) {
     g_autofree char *msg = g_strdup_printf ("%d ranks on %d node%s, %10.0f B: %10.2f us (%.2f GB/s busbw)", c->ranks,
                                             c->nodes, c->nodes > 1 ? "s" : "", bytes,
@@ -106,6 +109,17 @@ dps_mpi_allreduce (const char *mode, const DpsNetEmu *net, DpsCalData *d, const 
   }
   g_string_free (list, TRUE);
   if (ok) {
+    /* what a collective launched on an idle communication thread waits:
+     * the median over every gapped point measured */
+    GArray *h = g_array_new (FALSE, FALSE, sizeof (double));
+    for (guint i = 0; i < d->points->len; i++)
+      if (g_array_index (d->points, DpsCalPoint, i).handoff_s > 0)
+        g_array_append_val (h, g_array_index (d->points, DpsCalPoint, i).handoff_s);
+    if (h->len) {
+      dps_sort_doubles ((double *) h->data, h->len);
+      d->handoff_s = dps_quantile_sorted ((const double *) h->data, h->len, 0.5);
+    }
+    g_array_free (h, TRUE);
     char host[256] = "";
     gethostname (host, sizeof host - 1);
     g_free (d->host);

@@ -9,9 +9,11 @@
  * the slowest rank's; the median batch is reported.  The out-of-place result
  * is checked: every element must equal 1 + 2 + ... + n.  Rank 0 prints
  *   # library NAME
- *   size_bytes time_s time_inplace_s wrong cv
+ *   size_bytes time_s time_inplace_s wrong cv handoff_s
  * one line per size, as soon as it is measured (cv: the spread of single
- * timings in GAP_S mode, else 0).  With GAP_S, time_s is an
+ * timings in GAP_S mode, else 0; handoff_s: in GAP_S mode the median round
+ * trip of handing the all-reduce to the thread and being told it is done,
+ * less the all-reduce, else 0).  With GAP_S, time_s is an
  * in-place all-reduce as DDP issues it, handed to a communication thread
  * (as the training runner does) once after GAP_S without
  * communication (the ranks busy, as computing replicas keep their cores,
@@ -113,7 +115,7 @@ gap_comm_thread (void *data)
 
 /* GAP_S mode: see the header. */
 static double
-measure_gapped (float *buf, int count, double gap_s, gboolean emulated, int samples, double *cv)
+measure_gapped (float *buf, int count, double gap_s, gboolean emulated, int samples, double *cv, double *handoff)
 {
   MPI_Comm node;
   int local;
@@ -124,7 +126,7 @@ measure_gapped (float *buf, int count, double gap_s, gboolean emulated, int samp
    * as the emulator's layers (real/train-worker.c): busy only while each
    * rank's two threads would have a core */
   int spin = (emulated ? 2 * local : local) <= sysconf (_SC_NPROCESSORS_ONLN);
-  double *t = malloc (sizeof (double) * samples);
+  double *t = malloc (sizeof (double) * samples), *h = malloc (sizeof (double) * samples);
   MPI_Allreduce (MPI_IN_PLACE, buf, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);   /* warm-up */
   GapComm g = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, buf, count, 0 };
   pthread_t thread;
@@ -140,6 +142,7 @@ measure_gapped (float *buf, int count, double gap_s, gboolean emulated, int samp
       nanosleep (&ts, NULL);
     }
     /* handed to the communication thread, as a filled bucket is */
+    double h0 = MPI_Wtime ();
     pthread_mutex_lock (&g.lock);
     g.go = 1;
     g.done = 0;
@@ -148,7 +151,10 @@ measure_gapped (float *buf, int count, double gap_s, gboolean emulated, int samp
       pthread_cond_wait (&g.cond, &g.lock);
     double dt = g.dt;
     pthread_mutex_unlock (&g.lock);
+    /* the hand-off's round trip: waking the thread and being woken by it */
+    double ho = MPI_Wtime () - h0 - dt;
     MPI_Allreduce (&dt, &t[i], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce (&ho, &h[i], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   }
   pthread_mutex_lock (&g.lock);
   g.quit = 1;
@@ -160,6 +166,9 @@ measure_gapped (float *buf, int count, double gap_s, gboolean emulated, int samp
   /* the 10-90% spread over 2.563 sd of a normal, relative to the median */
   *cv = m > 0 ? (dps_quantile_sorted (t, samples, 0.9) - dps_quantile_sorted (t, samples, 0.1)) / 2.563 / m : 0;
   free (t);
+  dps_sort_doubles (h, (gsize) samples);
+  *handoff = h[samples / 2] > 0 ? h[samples / 2] : 0;
+  free (h);
   return m;
 }
 
@@ -465,10 +474,11 @@ main (int argc, char **argv)
     long all_wrong;
     MPI_Reduce (&wrong, &all_wrong, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     double ti = measure (send, recv, count, min_time, reps, 1);
-    double cv = 0;
-    double t = gap_s > 0 ? measure_gapped (recv, count, gap_s, emulated, 3 * reps, &cv) : measure (send, recv, count, min_time, reps, 0);
+    double cv = 0, handoff = 0;
+    double t = gap_s > 0 ? measure_gapped (recv, count, gap_s, emulated, 3 * reps, &cv, &handoff)
+                         : measure (send, recv, count, min_time, reps, 0);
     if (rank == 0) {
-      printf ("%.0f %.9g %.9g %ld %.6g\n", (double) count * 4, t, ti, all_wrong, cv);
+      printf ("%.0f %.9g %.9g %ld %.6g %.6g\n", (double) count * 4, t, ti, all_wrong, cv, handoff);
       fflush (stdout);
     }
     free (send);

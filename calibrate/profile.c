@@ -112,6 +112,8 @@ dps_profile_save (const DpsProfile *p, const char *path, GError **error)
   if (d->gap_s > 0) {
     g_key_file_set_double (k, "profile", "gap_ms", d->gap_s * 1e3);
     set_str (k, "profile", "gap_waits", d->gap_emulated ? "emulated" : "busy");
+    if (d->handoff_s > 0)
+      g_key_file_set_double (k, "profile", "handoff_us", d->handoff_s * 1e6);
   }
   g_key_file_set_comment (k, "profile", NULL,
                           " dpscale calibration profile: measurements, the fit, and their origin.\n"
@@ -394,7 +396,7 @@ profile_from_keyfile (const DpsKeyFile *kf, const char *path, GError **error)
   static const char *const groups[] = { "profile", "machine", "compute", NULL };
   static const char *const prefixes[] = { "fit.", "layers.", "measure.allreduce.", "contention.", "run.", NULL };
   static const char *const pkeys[] = { "format", "backend", "created", "host", "library", "devices", "env",
-                                       "source", "gap_ms", "gap_waits", NULL };
+                                       "source", "gap_ms", "gap_waits", "handoff_us", NULL };
   gint64 format;
   if (!dps_key_file_check_groups (kf, groups, prefixes, error)
       || !dps_key_file_require_group (kf, "profile", error)
@@ -420,9 +422,11 @@ profile_from_keyfile (const DpsKeyFile *kf, const char *path, GError **error)
       || !dps_key_file_get_string (kf, "profile", "devices", FALSE, NULL, &d->devices, error)
       || !dps_key_file_get_string (kf, "profile", "env", FALSE, NULL, &d->env, error)
       || !dps_key_file_get_string (kf, "profile", "source", FALSE, NULL, &d->source, error)
-      || !dps_key_file_get_double (kf, "profile", "gap_ms", FALSE, 0, 0, 1e6, &d->gap_s, error))
+      || !dps_key_file_get_double (kf, "profile", "gap_ms", FALSE, 0, 0, 1e6, &d->gap_s, error)
+      || !dps_key_file_get_double (kf, "profile", "handoff_us", FALSE, 0, 0, 1e6, &d->handoff_s, error))
     return NULL;
   d->gap_s *= 1e-3;
+  d->handoff_s *= 1e-6;
   g_autofree char *waits = NULL;
   if (!dps_key_file_get_string (kf, "profile", "gap_waits", FALSE, NULL, &waits, error))
     return NULL;

@@ -203,6 +203,8 @@ dps_ddp_setup (const DpsDdpOpts *o, const DpsProfile *profile, DpsModel *model, 
     }
     if (ct)
       c->compute.mem_efficiency = 1;
+    /* measured with the collectives: a communication thread's hand-off */
+    c->launch_s = profile->data->handoff_s;
   }
   c->model = model;
   c->topo = *topo;

@@ -93,6 +93,8 @@ pump (Step *s)
   if (s->busy || s->next >= s->nb || !s->is_ready[s->next])
     return;
   double now = dps_engine_now (s->e);
+  /* the stream idle since before now: the hand-off to it first */
+  double launch = now > s->comm_end ? s->c->launch_s : 0;
   DpsAlgo a;
   DpsProto p;
   double d = dps_coll_cost_time (s->cost, s->bytes[s->next], &a, &p) * s->comm_factor;
@@ -110,8 +112,8 @@ pump (Step *s)
     g_snprintf (name, sizeof name, "unused-bitmap %s/%s", dps_algo_name (a), dps_proto_name (p));
   else
     g_snprintf (name, sizeof name, "bucket %d %s/%s", s->next, dps_algo_name (a), dps_proto_name (p));
-  trace_add (s->trace, name, -1, now, d, TRUE);
-  dps_engine_after (s->e, d, on_comm_done, s);
+  trace_add (s->trace, name, -1, now + launch, d, TRUE);
+  dps_engine_after (s->e, launch + d, on_comm_done, s);
 }
 
 static void

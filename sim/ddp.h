@@ -6,8 +6,10 @@
  * last tensor is (buckets.h).  A bucket's all-reduce is launched when it is
  * ready on every replica and every lower-numbered bucket has been launched;
  * the collectives of the group run one after another (one NCCL
- * communicator, one stream).  The optimizer runs after the last all-reduce
- * ends and the step lasts until the slowest replica is done.
+ * communicator, one stream); one launched while the stream is idle starts
+ * launch_s later (a communication thread woken, as CPU runners have).  The
+ * optimizer runs after the last all-reduce ends and the step lasts until
+ * the slowest replica is done.
  *
  * Options model what users change: the bucket caps, the gradient type and
  * compression (fp16 halves the bytes; PowerSGD of rank R reduces each
@@ -51,6 +53,8 @@ typedef struct {
   double          contention;          /* 0: none; 0.2: compute (and comm) 20% slower while overlapping */
   double          contention_comm;     /* the communication's own slowdown; < 0: the same as contention */
   double          optimizer_s;         /* > 0: the optimizer step's time, as given (an emulator's wait) */
+  double          launch_s;            /* a collective launched while none runs starts this much later
+                                        * (handing it to an idle communication thread and back) */
   double          jitter_cv;
   int             slow_replicas;
   double          slow_factor;

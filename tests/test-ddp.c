@@ -302,6 +302,36 @@ test_compute_cv (void)
   g_assert_cmpfloat (REL (grow, 1.77 * 0.05 * 24e-3), <, 0.3);
 }
 
+/* The hand-off to an idle communication thread (launch_s): with free
+ * collectives the 8 buckets' all-reduces take no time, so a collective
+ * is always idle when the next bucket is ready; each waits launch_s, the
+ * seven under backward are hidden and only the last one (ready when
+ * backward ends) lengthens the step, by exactly launch_s.  Without
+ * overlap all 8 are ready at once: the first waits on an idle thread, the
+ * other 7 queue behind it and wait for nothing more: again exactly
+ * launch_s. */
+static void
+test_launch (void)
+{
+  g_autoptr (DpsModel) m = csv_model ();
+  g_autoptr (DpsTopo) t = make_topo (2, 1e9, 1e10);
+  DpsDdpConfig c;
+  config (&c, m, t);
+  free_comm (&c);
+  DpsDdpResult base, r;
+  run (&c, &base);
+  c.launch_s = 0.5e-3;
+  run (&c, &r);
+  g_assert_cmpfloat (fabs (r.step_mean_s - base.step_mean_s - 0.5e-3), <, 1e-12);
+  g_assert_cmpfloat (fabs (r.exposed_comm_s - base.exposed_comm_s - 0.5e-3), <, 1e-12);
+  c.no_overlap = TRUE;
+  c.launch_s = 0;
+  run (&c, &base);
+  c.launch_s = 0.5e-3;
+  run (&c, &r);
+  g_assert_cmpfloat (fabs (r.step_mean_s - base.step_mean_s - 0.5e-3), <, 1e-12);
+}
+
 /* Time to target: steps(B) = S_min (1 + B_noise / B); cost per step from
  * the price of a GPU-hour. */
 static void
@@ -371,6 +401,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ddp/memory", test_memory);
   g_test_add_func ("/ddp/seeds", test_seeds);
   g_test_add_func ("/ddp/compute-cv", test_compute_cv);
+  g_test_add_func ("/ddp/launch", test_launch);
   g_test_add_func ("/ddp/convergence-and-cost", test_convergence_and_cost);
   g_test_add_func ("/ddp/loader", test_loader);
   g_test_add_func ("/ddp/refused", test_refused);
