@@ -16,6 +16,8 @@ typedef struct {
   double  cv;           /* spread of single timings (gap mode): robust sd / median; 0 unknown */
   double  handoff_s;    /* gap mode: handing it to a communication thread and back, less the
                          * all-reduce (median); 0 unknown */
+  double  busy_time_s;  /* gap mode, computing ranks: handed over while every rank computes on
+                         * until it is done, from the hand-over to its end (median); 0 unknown */
   gboolean held_out;    /* not used in the fit: it checks the fit */
 } DpsCalPoint;
 
@@ -48,3 +50,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (DpsCalData, dps_cal_data_free)
 void        dps_cal_data_add (DpsCalData *d, int ranks, int nodes, double bytes, double time_s,
                               double time_ip_s, int wrong);
 double      dps_cal_busbw_Bps (const DpsCalPoint *p);
+/* how long a collective handed over while the replicas go on computing
+ * waits to run (busy_time_s less time_s, median at the nearest rank count
+ * on one node); 0 unknown */
+double      dps_cal_data_busy_wait (const DpsCalData *d, int ranks);

@@ -26,9 +26,9 @@ on_line (const char *line, void *data, GError **error)
       c->d->library = g_strdup (line + 10);
     return TRUE;
   }
-  double bytes, t, ti, cv = 0, handoff = 0;
+  double bytes, t, ti, cv = 0, handoff = 0, busy = 0;
   long wrong;
-  if (sscanf (line, "%lf %lf %lf %ld %lf %lf", &bytes, &t, &ti, &wrong, &cv, &handoff) < 4)
+  if (sscanf (line, "%lf %lf %lf %ld %lf %lf %lf", &bytes, &t, &ti, &wrong, &cv, &handoff, &busy) < 4)
     return FALSE;
   if (!(t > 0)) {
     g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME, "the MPI worker reported a time of %g s for %.0f bytes", t, bytes);
@@ -43,6 +43,7 @@ on_line (const char *line, void *data, GError **error)
   DpsCalPoint *pt = &g_array_index (c->d->points, DpsCalPoint, c->d->points->len - 1);
   pt->cv = MAX (cv, 0);
   pt->handoff_s = MAX (handoff, 0);
+  pt->busy_time_s = MAX (busy, 0);
   if (c->progress) {
     g_autofree char *msg = g_strdup_printf ("%d ranks on %d node%s, %10.0f B: %10.2f us (%.2f GB/s busbw)", c->ranks,
                                             c->nodes, c->nodes > 1 ? "s" : "", bytes,
@@ -50,6 +51,23 @@ on_line (const char *line, void *data, GError **error)
     c->progress (msg, c->pdata);
   }
   return TRUE;
+}
+
+/* The median of the points' hand-off where it is known (> 0); 0 when
+ * none. */
+static double
+handoff_median (const DpsCalData *d)
+{
+  GArray *v = g_array_new (FALSE, FALSE, sizeof (double));
+  for (guint i = 0; i < d->points->len; i++) {
+    double x = g_array_index (d->points, DpsCalPoint, i).handoff_s;
+    if (x > 0)
+      g_array_append_val (v, x);
+  }
+  dps_sort_doubles ((double *) v->data, v->len);
+  double m = v->len ? dps_quantile_sorted ((const double *) v->data, v->len, 0.5) : 0;
+  g_array_free (v, TRUE);
+  return m;
 }
 
 /* Measures MPI all-reduce for each rank count (one mpirun each) and size.
@@ -111,15 +129,7 @@ dps_mpi_allreduce (const char *mode, const DpsNetEmu *net, DpsCalData *d, const 
   if (ok) {
     /* what a collective launched on an idle communication thread waits:
      * the median over every gapped point measured */
-    GArray *h = g_array_new (FALSE, FALSE, sizeof (double));
-    for (guint i = 0; i < d->points->len; i++)
-      if (g_array_index (d->points, DpsCalPoint, i).handoff_s > 0)
-        g_array_append_val (h, g_array_index (d->points, DpsCalPoint, i).handoff_s);
-    if (h->len) {
-      dps_sort_doubles ((double *) h->data, h->len);
-      d->handoff_s = dps_quantile_sorted ((const double *) h->data, h->len, 0.5);
-    }
-    g_array_free (h, TRUE);
+    d->handoff_s = handoff_median (d);
     char host[256] = "";
     gethostname (host, sizeof host - 1);
     g_free (d->host);

@@ -9,11 +9,15 @@
  * the slowest rank's; the median batch is reported.  The out-of-place result
  * is checked: every element must equal 1 + 2 + ... + n.  Rank 0 prints
  *   # library NAME
- *   size_bytes time_s time_inplace_s wrong cv handoff_s
+ *   size_bytes time_s time_inplace_s wrong cv handoff_s busy_time_s
  * one line per size, as soon as it is measured (cv: the spread of single
  * timings in GAP_S mode, else 0; handoff_s: in GAP_S mode the median round
  * trip of handing the all-reduce to the thread and being told it is done,
- * less the all-reduce, else 0).  With GAP_S, time_s is an
+ * less the all-reduce, else 0; busy_time_s: with computing ranks, every
+ * other time the all-reduce is handed over while every rank goes on
+ * computing (GEMMs, as backward goes on after a bucket fills) until it is
+ * done: from the hand-over to the end, the slowest rank's median, which
+ * holds the wait for a core and the slowdown of sharing it; else 0).  With GAP_S, time_s is an
  * in-place all-reduce as DDP issues it, handed to a communication thread
  * (as the training runner does) once after GAP_S without
  * communication (the ranks busy, as computing replicas keep their cores,
@@ -83,9 +87,10 @@ typedef struct {
   pthread_mutex_t lock;
   pthread_cond_t  cond;
   int             go, done, quit;
+  int             finished;     /* set (atomically) as the all-reduce ends */
   float          *buf;
   int             count;
-  double          dt;
+  double          t0, dt;
 } GapComm;
 
 static void *
@@ -103,8 +108,10 @@ gap_comm_thread (void *data)
     g->go = 0;
     pthread_mutex_unlock (&g->lock);
     double t0 = MPI_Wtime ();
+    g->t0 = t0;
     MPI_Allreduce (MPI_IN_PLACE, g->buf, g->count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
     double dt = MPI_Wtime () - t0;
+    __atomic_store_n (&g->finished, 1, __ATOMIC_RELEASE);
     pthread_mutex_lock (&g->lock);
     g->dt = dt;
     g->done = 1;
@@ -115,7 +122,8 @@ gap_comm_thread (void *data)
 
 /* GAP_S mode: see the header. */
 static double
-measure_gapped (float *buf, int count, double gap_s, gboolean emulated, int samples, double *cv, double *handoff)
+measure_gapped (float *buf, int count, double gap_s, gboolean emulated, int samples, double *cv, double *handoff,
+                double *busy_time)
 {
   MPI_Comm node;
   int local;
@@ -126,12 +134,19 @@ measure_gapped (float *buf, int count, double gap_s, gboolean emulated, int samp
    * as the emulator's layers (real/train-worker.c): busy only while each
    * rank's two threads would have a core */
   int spin = (emulated ? 2 * local : local) <= sysconf (_SC_NPROCESSORS_ONLN);
-  double *t = malloc (sizeof (double) * samples), *h = malloc (sizeof (double) * samples);
+  /* with computing ranks, as many samples again computing beside it */
+  int total = spin && !emulated ? 2 * samples : samples;
+  double *t = malloc (sizeof (double) * total), *h = malloc (sizeof (double) * total);
+  double *bs = malloc (sizeof (double) * total);
+  int nt = 0, nh = 0, nbs = 0;
+  enum { N = 256 };   /* the compute beside a busy hand-over: GEMMs of N x N, one thread */
+  float *ga = calloc (N * N, 4), *gb = calloc (N * N, 4), *gc = calloc (N * N, 4);
   MPI_Allreduce (MPI_IN_PLACE, buf, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);   /* warm-up */
-  GapComm g = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, buf, count, 0 };
+  GapComm g = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, buf, count, 0, 0 };
   pthread_t thread;
   pthread_create (&thread, NULL, gap_comm_thread, &g);
-  for (int i = 0; i < samples; i++) {
+  openblas_set_num_threads (1);
+  for (int i = 0; i < total; i++) {
     MPI_Barrier (MPI_COMM_WORLD);
     double until = MPI_Wtime () + gap_s;
     if (spin)
@@ -141,34 +156,53 @@ measure_gapped (float *buf, int count, double gap_s, gboolean emulated, int samp
       struct timespec ts = { (time_t) gap_s, (long) ((gap_s - (time_t) gap_s) * 1e9) };
       nanosleep (&ts, NULL);
     }
-    /* handed to the communication thread, as a filled bucket is */
+    /* handed to the communication thread, as a filled bucket is; every
+     * other time, with computing replicas, computing goes on until it is
+     * done (backward has more layers) */
+    gboolean busy = total > samples && i % 2 == 1;
     double h0 = MPI_Wtime ();
     pthread_mutex_lock (&g.lock);
     g.go = 1;
     g.done = 0;
+    __atomic_store_n (&g.finished, 0, __ATOMIC_RELEASE);
     pthread_cond_broadcast (&g.cond);
+    pthread_mutex_unlock (&g.lock);
+    if (busy)
+      while (!__atomic_load_n (&g.finished, __ATOMIC_ACQUIRE) && MPI_Wtime () - h0 < 1.0)
+        cblas_sgemm (CblasRowMajor, CblasNoTrans, CblasNoTrans, N, N, N, 1.0f, ga, N, gb, N, 0.0f, gc, N);
+    pthread_mutex_lock (&g.lock);
     while (!g.done)
       pthread_cond_wait (&g.cond, &g.lock);
-    double dt = g.dt;
+    double dt = g.dt, end = g.t0 + g.dt - h0;
     pthread_mutex_unlock (&g.lock);
     /* the hand-off's round trip: waking the thread and being woken by it */
     double ho = MPI_Wtime () - h0 - dt;
-    MPI_Allreduce (&dt, &t[i], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    MPI_Allreduce (&ho, &h[i], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    if (busy)
+      MPI_Allreduce (&end, &bs[nbs++], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    else {
+      MPI_Allreduce (&dt, &t[nt++], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+      MPI_Allreduce (&ho, &h[nh++], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    }
   }
+  free (ga);
+  free (gb);
+  free (gc);
   pthread_mutex_lock (&g.lock);
   g.quit = 1;
   pthread_cond_broadcast (&g.cond);
   pthread_mutex_unlock (&g.lock);
   pthread_join (thread, NULL);
-  dps_sort_doubles (t, (gsize) samples);
-  double m = t[samples / 2];
+  dps_sort_doubles (t, (gsize) nt);
+  double m = t[nt / 2];
   /* the 10-90% spread over 2.563 sd of a normal, relative to the median */
-  *cv = m > 0 ? (dps_quantile_sorted (t, samples, 0.9) - dps_quantile_sorted (t, samples, 0.1)) / 2.563 / m : 0;
+  *cv = m > 0 ? (dps_quantile_sorted (t, nt, 0.9) - dps_quantile_sorted (t, nt, 0.1)) / 2.563 / m : 0;
   free (t);
-  dps_sort_doubles (h, (gsize) samples);
-  *handoff = h[samples / 2] > 0 ? h[samples / 2] : 0;
+  dps_sort_doubles (h, (gsize) nh);
+  *handoff = nh && h[nh / 2] > 0 ? h[nh / 2] : 0;
+  dps_sort_doubles (bs, (gsize) nbs);
+  *busy_time = nbs && bs[nbs / 2] > 0 ? bs[nbs / 2] : 0;
   free (h);
+  free (bs);
   return m;
 }
 
@@ -474,11 +508,11 @@ main (int argc, char **argv)
     long all_wrong;
     MPI_Reduce (&wrong, &all_wrong, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     double ti = measure (send, recv, count, min_time, reps, 1);
-    double cv = 0, handoff = 0;
-    double t = gap_s > 0 ? measure_gapped (recv, count, gap_s, emulated, 3 * reps, &cv, &handoff)
+    double cv = 0, handoff = 0, busy_time = 0;
+    double t = gap_s > 0 ? measure_gapped (recv, count, gap_s, emulated, 3 * reps, &cv, &handoff, &busy_time)
                          : measure (send, recv, count, min_time, reps, 0);
     if (rank == 0) {
-      printf ("%.0f %.9g %.9g %ld %.6g %.6g\n", (double) count * 4, t, ti, all_wrong, cv, handoff);
+      printf ("%.0f %.9g %.9g %ld %.6g %.6g %.6g\n", (double) count * 4, t, ti, all_wrong, cv, handoff, busy_time);
       fflush (stdout);
     }
     free (send);

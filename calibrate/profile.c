@@ -185,7 +185,8 @@ dps_profile_save (const DpsProfile *p, const char *path, GError **error)
     GArray *ti = g_array_new (FALSE, FALSE, sizeof (double));
     GArray *wr = g_array_new (FALSE, FALSE, sizeof (int)), *ho = g_array_new (FALSE, FALSE, sizeof (int));
     GArray *es = g_array_new (FALSE, FALSE, sizeof (double)), *cvs = g_array_new (FALSE, FALSE, sizeof (double));
-    gboolean any_estimate = FALSE, any_cv = FALSE;
+    GArray *busy = g_array_new (FALSE, FALSE, sizeof (double));
+    gboolean any_estimate = FALSE, any_cv = FALSE, any_busy = FALSE;
     int ranks = 0, nodes = 0;
     for (guint i = 0; i < d->points->len; i++) {
       const DpsCalPoint *pt = &g_array_index (d->points, DpsCalPoint, i);
@@ -206,6 +207,9 @@ dps_profile_save (const DpsProfile *p, const char *path, GError **error)
       g_array_append_val (es, est);
       any_cv |= pt->cv > 0;
       g_array_append_val (cvs, pt->cv);
+      double bus = pt->busy_time_s * 1e6;
+      any_busy |= bus > 0;
+      g_array_append_val (busy, bus);
     }
     g_key_file_set_integer (k, g, "ranks", ranks);
     g_key_file_set_integer (k, g, "nodes", nodes);
@@ -218,6 +222,9 @@ dps_profile_save (const DpsProfile *p, const char *path, GError **error)
       g_key_file_set_double_list (k, g, "nccl_estimate_us", (double *) es->data, es->len);
     if (any_cv)
       g_key_file_set_double_list (k, g, "cv", (double *) cvs->data, cvs->len);
+    if (any_busy)
+      g_key_file_set_double_list (k, g, "busy_us", (double *) busy->data, busy->len);
+    g_array_free (busy, TRUE);
     g_array_free (es, TRUE);
     g_array_free (cvs, TRUE);
     g_array_free (sz, TRUE);
@@ -336,17 +343,18 @@ static gboolean
 load_measure (const DpsKeyFile *kf, const char *g, DpsCalData *d, GError **error)
 {
   static const char *const keys[] = { "ranks", "nodes", "size_bytes", "time_us", "time_inplace_us", "wrong",
-                                       "held_out", "nccl_estimate_us", "cv", NULL };
+                                       "held_out", "nccl_estimate_us", "cv", "busy_us", NULL };
   gint64 ranks, nodes;
   if (!dps_key_file_check_keys (kf, g, keys, error)
       || !dps_key_file_get_int (kf, g, "ranks", TRUE, 0, 1, DPS_TOPO_MAX_GPUS, &ranks, error)
       || !dps_key_file_get_int (kf, g, "nodes", TRUE, 0, 1, ranks, &nodes, error))
     return FALSE;
-  gsize n[7];
-  const char *names[] = { "size_bytes", "time_us", "time_inplace_us", "wrong", "held_out", "nccl_estimate_us", "cv" };
-  double *v[7] = { 0 };
+  gsize n[8];
+  const char *names[] = { "size_bytes", "time_us", "time_inplace_us", "wrong", "held_out", "nccl_estimate_us", "cv",
+                          "busy_us" };
+  double *v[8] = { 0 };
   gboolean ok = TRUE;
-  for (int i = 0; i < 7 && ok; i++) {
+  for (int i = 0; i < 8 && ok; i++) {
     v[i] = get_list (kf, g, names[i], i < 2, &n[i], error);
     ok = v[i] != NULL;
     if (ok && i > 0 && n[i] && n[i] != n[0]) {
@@ -366,8 +374,9 @@ load_measure (const DpsKeyFile *kf, const char *g, DpsCalData *d, GError **error
     g_array_index (d->points, DpsCalPoint, d->points->len - 1).held_out = n[4] && v[4][j] != 0;
     g_array_index (d->points, DpsCalPoint, d->points->len - 1).estimate_s = n[5] ? v[5][j] * 1e-6 : 0;
     g_array_index (d->points, DpsCalPoint, d->points->len - 1).cv = n[6] ? CLAMP (v[6][j], 0, 10) : 0;
+    g_array_index (d->points, DpsCalPoint, d->points->len - 1).busy_time_s = n[7] ? CLAMP (v[7][j], 0, 1e12) * 1e-6 : 0;
   }
-  for (int i = 0; i < 7; i++)
+  for (int i = 0; i < 8; i++)
     g_free (v[i]);
   return ok;
 }

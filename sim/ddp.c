@@ -93,15 +93,17 @@ pump (Step *s)
   if (s->busy || s->next >= s->nb || !s->is_ready[s->next])
     return;
   double now = dps_engine_now (s->e);
-  /* the stream idle since before now: the hand-off to it first */
-  double launch = now > s->comm_end ? s->c->launch_s : 0;
+  /* the stream idle since before now: the hand-off to it first; while
+   * backward holds the cores, until it lets the thread run */
+  double bend = s->bwd_end + s->extension;
+  double launch = now <= s->comm_end ? 0 : now < bend ? MIN (s->c->launch_busy_s, bend - now) : s->c->launch_s;
   DpsAlgo a;
   DpsProto p;
   double d = dps_coll_cost_time (s->cost, s->bytes[s->next], &a, &p) * s->comm_factor;
   s->algo_count[a]++;
   s->proto_count[p]++;
   /* while the all-reduce overlaps backward both slow down */
-  double overlap = CLAMP (s->bwd_end + s->extension - now, 0, d);
+  double overlap = CLAMP (bend - now - launch, 0, d);
   double cc = s->c->contention_comm >= 0 ? s->c->contention_comm : s->c->contention;
   d += cc * overlap;
   s->extension += s->c->contention * overlap;

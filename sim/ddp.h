@@ -7,7 +7,9 @@
  * ready on every replica and every lower-numbered bucket has been launched;
  * the collectives of the group run one after another (one NCCL
  * communicator, one stream); one launched while the stream is idle starts
- * launch_s later (a communication thread woken, as CPU runners have).  The
+ * launch_s later (a communication thread woken, as CPU runners have), or
+ * while backward computes launch_busy_s later (the thread waiting for a
+ * core), at the latest when backward ends.  The
  * optimizer runs after the last all-reduce ends and the step lasts until
  * the slowest replica is done.
  *
@@ -55,6 +57,9 @@ typedef struct {
   double          optimizer_s;         /* > 0: the optimizer step's time, as given (an emulator's wait) */
   double          launch_s;            /* a collective launched while none runs starts this much later
                                         * (handing it to an idle communication thread and back) */
+  double          launch_busy_s;       /* ... or, launched while backward computes, this much later
+                                        * (waiting for a core the compute holds), at the latest when
+                                        * backward ends */
   double          jitter_cv;
   int             slow_replicas;
   double          slow_factor;

@@ -267,6 +267,7 @@ test_profile_roundtrip (void)
   d->gap_emulated = TRUE;
   d->handoff_s = 83e-6;
   g_array_index (d->points, DpsCalPoint, 3).cv = 0.07;
+  g_array_index (d->points, DpsCalPoint, 3).busy_time_s = 2.5e-3;
   g_autoptr (DpsProfile) p = dps_profile_new (g_steal_pointer (&d));
   dps_fit_mark_held_out (p->data);
   g_assert_true (dps_fit_levels (p->data, &p->fit, NULL));
@@ -290,6 +291,7 @@ test_profile_roundtrip (void)
   g_assert_true (r->data->gap_emulated);
   g_assert_cmpfloat (REL (r->data->handoff_s, 83e-6), <, 1e-12);
   g_assert_cmpfloat (REL (g_array_index (r->data->points, DpsCalPoint, 3).cv, 0.07), <, 1e-9);
+  g_assert_cmpfloat (REL (g_array_index (r->data->points, DpsCalPoint, 3).busy_time_s, 2.5e-3), <, 1e-9);
   g_assert_cmpfloat (g_array_index (r->data->points, DpsCalPoint, 2).cv, ==, 0);
   g_assert_cmpint (r->data->points->len, ==, p->data->points->len);
   g_assert_cmpint (r->fit.n_groups, ==, 1);

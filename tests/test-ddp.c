@@ -332,6 +332,33 @@ test_launch (void)
   g_assert_cmpfloat (fabs (r.step_mean_s - base.step_mean_s - 0.5e-3), <, 1e-12);
 }
 
+/* A collective handed over while backward computes that cannot run
+ * before backward ends (launch_busy_s longer than any backward): no bucket
+ * overlaps, so the step is the one without overlap, compute then every
+ * all-reduce (a slow network makes them matter).  Waiting 6 ms instead,
+ * the step lies between the two. */
+static void
+test_launch_busy (void)
+{
+  g_autoptr (DpsModel) m = csv_model ();
+  g_autoptr (DpsTopo) t = make_topo (2, 100, 10);
+  DpsDdpConfig c;
+  config (&c, m, t);
+  DpsDdpResult serial, overlapped, r;
+  c.no_overlap = TRUE;
+  run (&c, &serial);
+  c.no_overlap = FALSE;
+  run (&c, &overlapped);
+  g_assert_cmpfloat (overlapped.step_mean_s, <, serial.step_mean_s);
+  c.launch_busy_s = 1.0;
+  run (&c, &r);
+  g_assert_cmpfloat (REL (r.step_mean_s, serial.step_mean_s), <, 1e-12);
+  c.launch_busy_s = 6e-3;
+  run (&c, &r);
+  g_assert_cmpfloat (r.step_mean_s, >, overlapped.step_mean_s);
+  g_assert_cmpfloat (r.step_mean_s, <, serial.step_mean_s);
+}
+
 /* Time to target: steps(B) = S_min (1 + B_noise / B); cost per step from
  * the price of a GPU-hour. */
 static void
@@ -402,6 +429,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ddp/seeds", test_seeds);
   g_test_add_func ("/ddp/compute-cv", test_compute_cv);
   g_test_add_func ("/ddp/launch", test_launch);
+  g_test_add_func ("/ddp/launch-busy", test_launch_busy);
   g_test_add_func ("/ddp/convergence-and-cost", test_convergence_and_cost);
   g_test_add_func ("/ddp/loader", test_loader);
   g_test_add_func ("/ddp/refused", test_refused);
