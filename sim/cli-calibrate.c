@@ -82,6 +82,19 @@ simulated (const DpsProfile *p, const char *topology, const DpsCalPoint *pt, GEr
   return c.time_s;
 }
 
+/* The machine measured here (its host name), where the measurements came
+ * from (source, taken), every other size held out and the fit. */
+static gboolean
+name_and_fit (DpsProfile *prof, char *source, GError **error)
+{
+  char host[256] = "";
+  gethostname (host, sizeof host - 1);
+  prof->machine_name = g_strdup (host[0] ? host : "this machine");
+  prof->data->source = source;
+  dps_fit_mark_held_out (prof->data);
+  return dps_fit_levels (prof->data, &prof->fit, error);
+}
+
 /* CPU calibration as `dpscale calibrate` does it: the per-layer times of
  * model at batch (model may be NULL), MPI all-reduce for each rank count
  * and size, every other size held out, the fit, OpenBLAS GEMM throughput,
@@ -140,12 +153,7 @@ dps_calibrate_cpu (const int *ranks, int n_ranks, const double *sizes, int n_siz
       return NULL;
     prof->machine_nodes = nodes;
   }
-  char host[256] = "";
-  gethostname (host, sizeof host - 1);
-  prof->machine_name = g_strdup (host[0] ? host : "this machine");
-  data->source = g_strdup_printf ("dpscale calibrate%s", quick ? " --quick" : "");
-  dps_fit_mark_held_out (data);
-  if (!dps_fit_levels (data, &prof->fit, error))
+  if (!name_and_fit (prof, g_strdup_printf ("dpscale calibrate%s", quick ? " --quick" : ""), error))
     return NULL;
   static const int dims[] = { 64, 128, 256, 512, 1024 };
   progress ("GEMM throughput with OpenBLAS (fp32, one thread)", NULL);
@@ -180,12 +188,7 @@ dps_calibrate_gpu_runner (const int *ranks, int n_ranks, const double *sizes, in
       && !dps_mpi_allreduce ("nccl-allreduce", NULL, data, ranks, n_ranks, sizes, n_sizes, quick ? 0.03 : 0.2,
                              quick ? 3 : 5, timeout, progress, NULL, error))
     return NULL;
-  char host[256] = "";
-  gethostname (host, sizeof host - 1);
-  prof->machine_name = g_strdup (host[0] ? host : "this machine");
-  data->source = g_strdup_printf ("dpscale validate --backend gpu%s", quick ? " --quick" : "");
-  dps_fit_mark_held_out (data);
-  if (!dps_fit_levels (data, &prof->fit, error))
+  if (!name_and_fit (prof, g_strdup_printf ("dpscale validate --backend gpu%s", quick ? " --quick" : ""), error))
     return NULL;
   static const int dims[] = { 1024, 2048, 4096, 8192 };
   progress ("GEMM throughput with cuBLAS (fp32, tf32, fp16, bf16)", NULL);
