@@ -22,7 +22,7 @@
  * (as the training runner does) once after GAP_S without
  * communication (the ranks busy, as computing replicas keep their cores,
  * or asleep when they outnumber the cores; "emulated": waiting as the
- * emulator's layers do): the median of REPS x 3,
+ * emulator's layers do): the median of REPS x 6,
  * each the slowest rank's.  On a machine shared with others, data left
  * alone for milliseconds leaves the caches, so such an all-reduce is
  * slower than back-to-back ones (measured here: 12.6 MB, 2 ranks, 1.7 ms
@@ -509,7 +509,7 @@ main (int argc, char **argv)
     MPI_Reduce (&wrong, &all_wrong, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     double ti = measure (send, recv, count, min_time, reps, 1);
     double cv = 0, handoff = 0, busy_time = 0;
-    double t = gap_s > 0 ? measure_gapped (recv, count, gap_s, emulated, 3 * reps, &cv, &handoff, &busy_time)
+    double t = gap_s > 0 ? measure_gapped (recv, count, gap_s, emulated, 6 * reps, &cv, &handoff, &busy_time)
                          : measure (send, recv, count, min_time, reps, 0);
     if (rank == 0) {
       printf ("%.0f %.9g %.9g %ld %.6g %.6g %.6g\n", (double) count * 4, t, ti, all_wrong, cv, handoff, busy_time);
