@@ -237,8 +237,9 @@ dps_model_load_csv_data (const char *name, const char *data, gssize len, GError 
 DpsModel *
 dps_model_load_csv (const char *path, GError **error)
 {
-  g_autofree char *data = dps_read_file (path, "file", NULL, error);
-  return data ? dps_model_load_csv_data (path, data, -1, error) : NULL;
+  gsize len = 0;
+  g_autofree char *data = dps_read_file (path, "file", &len, error);
+  return data ? dps_model_load_csv_data (path, data, (gssize) len, error) : NULL;
 }
 
 /* Loads --model: a shipped name (sim/models/NAME.model), a .model file or a
@@ -262,8 +263,10 @@ dps_model_load (const char *name_or_path, GError **error)
   }
   if (g_str_has_suffix (path, ".csv"))
     return dps_model_load_csv (path, error);
-  g_autofree char *data = dps_read_file (path, "file", NULL, error);
-  return data ? dps_model_load_keyfile_data (path, data, -1, error) : NULL;
+  /* the length read, not strlen: a NUL byte marks binary data */
+  gsize len = 0;
+  g_autofree char *data = dps_read_file (path, "file", &len, error);
+  return data ? dps_model_load_keyfile_data (path, data, (gssize) len, error) : NULL;
 }
 
 /* Names of the shipped models, sorted (g_strfreev the result). */

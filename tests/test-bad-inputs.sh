@@ -70,6 +70,12 @@ expect 1 "huge.csv:2: params" predict --model "$t/huge.csv" --gpus 8
 expect 1 "huge.model:4: \[model\] layers: 100000000 is out of range" predict --model "$t/huge.model"
 expect 1 "wide.model:4: \[model\] widths: '2000000' is not a whole number from 1 to 1048576" predict --model "$t/wide.model"
 expect 1 "garbage:1: not UTF-8 text\|garbage: binary data" predict --model "$t/garbage"
+# a NUL byte first (what random garbage sometimes starts with): the bytes
+# before it are a valid empty text, so only the length read tells binary
+printf '\000[model]\n' >"$t/nul.model"
+printf 'layer,params,forward_ms,backward_ms\n\000' >"$t/nul.csv"
+expect 1 "nul.model: binary data" predict --model "$t/nul.model"
+expect 1 "nul.csv: binary data" predict --model "$t/nul.csv"
 expect 1 "is a directory" predict --model "$t/dir/"
 # calibration profiles and logs
 expect 1 "newer.calib:2: \[profile\] format: format 7 was written by a newer dpscale" predict --calibration "$t/newer.calib"
