@@ -397,6 +397,15 @@ dps_cmd_validate (int argc, char **argv)
   if (compute_cv > 0)
     g_string_append_printf (t, "; compute variation from run to run, calibrated: up to %.1f%%", compute_cv * 100);
   g_string_append (t, ")\n");
+  /* what the communication thread costs, as calibrated and predicted */
+  double busy_wait = dps_cal_data_busy_wait (profile->data, max_r / MAX (nodes, 1));
+  if (profile->data->handoff_s > 0)
+    g_string_append_printf (t, "(handing a bucket to the idle communication thread: %.0f us", profile->data->handoff_s * 1e6);
+  if (profile->data->handoff_s > 0 && busy_wait > 0)
+    g_string_append_printf (t, "; its wait for a core while the replicas compute: %.2f ms, at most until backward ends",
+                            busy_wait * 1e3);
+  if (profile->data->handoff_s > 0)
+    g_string_append (t, ")\n");
   int status = score.scored == n ? 0 : 1;
   g_autofree char *csv_path = g_strconcat (prefix, ".csv", NULL);
   if (score.scored > 0 && dps_cli_emit (csv_path, csv, &error)) {
