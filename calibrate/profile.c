@@ -466,7 +466,8 @@ profile_from_keyfile (const DpsKeyFile *kf, const char *path, GError **error)
       if (!load_level (kf, gnames[i], &p->fit.group[p->fit.n_groups++], error))
         return NULL;
     }
-  if (!p->fit.n_groups) {
+  /* a machine of one device (one GPU) has no collective to fit */
+  if (!p->fit.n_groups && p->machine_ranks != 1) {
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: no [fit.RANKS.NODES] section: not a finished calibration", path);
     return NULL;
   }
@@ -584,6 +585,8 @@ dps_profile_apply_params (const DpsProfile *p, int ranks, int nodes, DpsCollPara
                           guint *algo_mask, guint *proto_mask)
 {
   const DpsFitLevel *lv = dps_fit_nearest (&p->fit, ranks, nodes > 1);
+  if (!lv)
+    return;   /* one device: nothing was fitted, nothing to replace */
   gboolean inter = lv->nodes > 1;
   double bmax = max_bw (lv);
   params->sized_regimes = TRUE;

@@ -83,7 +83,8 @@ simulated (const DpsProfile *p, const char *topology, const DpsCalPoint *pt, GEr
 }
 
 /* The machine measured here (its host name), where the measurements came
- * from (source, taken), every other size held out and the fit. */
+ * from (source, taken), every other size held out and the fit (none for
+ * a machine of one device: no collective). */
 static gboolean
 name_and_fit (DpsProfile *prof, char *source, GError **error)
 {
@@ -91,6 +92,8 @@ name_and_fit (DpsProfile *prof, char *source, GError **error)
   gethostname (host, sizeof host - 1);
   prof->machine_name = g_strdup (host[0] ? host : "this machine");
   prof->data->source = source;
+  if (prof->machine_ranks == 1 && prof->data->points->len == 0)
+    return TRUE;
   dps_fit_mark_held_out (prof->data);
   return dps_fit_levels (prof->data, &prof->fit, error);
 }

@@ -107,7 +107,7 @@ pump (Step *s)
   double cc = s->c->contention_comm >= 0 ? s->c->contention_comm : s->c->contention;
   d += cc * overlap;
   s->extension += s->c->contention * overlap;
-  s->comm_total += d;
+  s->comm_total += launch + d;   /* the stream is taken from the hand-off on */
   s->busy = TRUE;
   char name[64];
   if (s->c->find_unused && s->next == s->nb - 1)

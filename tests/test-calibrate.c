@@ -332,6 +332,44 @@ test_profile_roundtrip (void)
   g_rmdir (dir);
 }
 
+/* A machine of one GPU has no collective to fit: its profile (compute
+ * only) saves and loads, and applying it to collective parameters leaves
+ * them as they were; a machine of 2 without a fit is still refused. */
+static void
+test_one_device_profile (void)
+{
+  g_autoptr (DpsProfile) p = dps_profile_new (dps_cal_data_new ("gpu-nccl"));
+  p->machine_ranks = 1;
+  p->machine_name = g_strdup ("gpu box");
+  double f[2] = { 1e-4, 2e-4 }, b[2] = { 2e-4, 4e-4 };
+  dps_profile_add_layers (p, "MLP", 32, 1, f, b, 2);
+  g_autofree char *dir = g_dir_make_tmp ("dpscale-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "one.calib", NULL);
+  g_autoptr (GError) e = NULL;
+  g_assert_true (dps_profile_save (p, path, &e));
+  g_autoptr (DpsProfile) r = dps_profile_load (path, &e);
+  g_assert_no_error (e);
+  g_assert_cmpint (r->fit.n_groups, ==, 0);
+  g_assert_cmpint (r->layers->len, ==, 1);
+  DpsCollParams params, before;
+  dps_coll_params_nccl (&params);
+  before = params;
+  guint amask = 7, pmask = 7;
+  dps_profile_apply_params (r, 1, 1, &params, &amask, &pmask);
+  g_assert_true (memcmp (&params, &before, sizeof params) == 0);
+  g_assert_cmpuint (amask, ==, 7);
+  g_autofree char *text = NULL;
+  g_file_get_contents (path, &text, NULL, NULL);
+  GString *two = g_string_new (text);
+  g_string_replace (two, "ranks_per_node=1", "ranks_per_node=2", 1);
+  g_file_set_contents (path, two->str, -1, NULL);
+  g_string_free (two, TRUE);
+  g_assert_null (dps_profile_load (path, &e));
+  g_assert_nonnull (strstr (e->message, "not a finished calibration"));
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -346,5 +384,6 @@ main (int argc, char **argv)
   g_test_add_func ("/calibrate/profile/drives-simulator", test_profile_drives_simulator);
   g_test_add_func ("/calibrate/profile/latency-only-regime", test_latency_only_regime);
   g_test_add_func ("/calibrate/profile/roundtrip", test_profile_roundtrip);
+  g_test_add_func ("/calibrate/profile/one-device", test_one_device_profile);
   return g_test_run ();
 }
