@@ -37,6 +37,7 @@ step run-mlp "$dps" run --backend gpu --ranks 1 --steps 10 --warmup 2 --check-gr
 step run-gpt2 "$dps" run --backend gpu --ranks 1 --model transformer-small --batch 8 --steps 10 --warmup 2 --optimizer adam
 step time-layers "$dps" run --backend gpu --time-layers --model transformer-small --batch 8
 step validate "$dps" validate --backend gpu --steps 20 -o "$out/validate"
+step validate-gpt2 "$dps" validate --backend gpu --model transformer-small --batch 8 --steps 20 -o "$out/validate-gpt2"
 step calibrate "$dps" calibrate --backend gpu --quick -o "$out/gpu.calib"
 echo "gpu-check: $fails step(s) failed; outputs in $out/"
 [ "$fails" -eq 0 ]
