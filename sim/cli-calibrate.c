@@ -92,7 +92,7 @@ name_and_fit (DpsProfile *prof, char *source, GError **error)
   gethostname (host, sizeof host - 1);
   prof->machine_name = g_strdup (host[0] ? host : "this machine");
   prof->data->source = source;
-  if (prof->machine_ranks == 1 && prof->data->points->len == 0)
+  if (prof->machine_ranks == 1)
     return TRUE;
   dps_fit_mark_held_out (prof->data);
   return dps_fit_levels (prof->data, &prof->fit, error);
@@ -330,7 +330,7 @@ dps_cmd_calibrate (int argc, char **argv)
       prof->machine_name = g_strdup (host[0] ? host : "this machine");
       data->source = g_strdup_printf ("dpscale calibrate --backend gpu%s", quick ? " --quick" : "");
     }
-    if (!error) {
+    if (!error && prof->machine_ranks != 1) {   /* one GPU: no collective to fit */
       dps_fit_mark_held_out (data);
       dps_fit_levels (data, &prof->fit, &error);
     }
@@ -425,9 +425,14 @@ dps_cmd_calibrate (int argc, char **argv)
     for (int g = 0; g < prof->fit.n_groups; g++)
       g_string_append_printf (rl, "%s%d", g ? " " : "", prof->fit.group[g].ranks);
     g_string_append_c (rl, '"');
-    gboolean plotted = dps_plot_render ("calibration.gp", csv_path, png, title, rl->str, &perr);
+    /* one GPU: nothing between devices was measured, nothing to draw */
+    gboolean plotted = prof->fit.n_groups > 0 && dps_plot_render ("calibration.gp", csv_path, png, title, rl->str, &perr);
     g_string_free (rl, TRUE);
-    if (!plotted) {
+    if (prof->fit.n_groups == 0) {
+      g_string_append (table, "(one device: no all-reduce between devices to measure; the profile holds its compute)\n");
+      g_free (png);
+      png = NULL;
+    } else if (!plotted) {
       fprintf (stderr, "dpscale calibrate: warning: no plot: %s\n", perr->message);
       g_error_free (perr);
       g_free (png);
