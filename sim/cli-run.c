@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "cli-ddp.h"
 #include "run.h"
+#include "gpu.h"
 #include "json-util.h"
 #include "error.h"
 
@@ -84,11 +85,11 @@ dps_cmd_run (int argc, char **argv)
 {
   g_autofree char *model_s = NULL, *optimizer = NULL, *format_s = NULL, *output = NULL, *trace = NULL;
   g_autofree char *calibration = NULL, *topology = NULL, *backend = NULL;
-  int ranks = 2, steps = 20, warmup = 3, batch = 32, seed = 1, nodes = 0, accum = 1;
+  int ranks = -1, steps = 20, warmup = 3, batch = 32, seed = 1, nodes = 0, accum = 1;
   double cap = 25, first = 1, lr = 0, timeout = 600, link_gbps = 1;
   gboolean emulate = FALSE, check = FALSE, time_layers = FALSE;
   GOptionEntry entries[] = {
-    { "ranks", 'n', 0, G_OPTION_ARG_INT, &ranks, "Replicas, one MPI process each (default 2)", "N" },
+    { "ranks", 'n', 0, G_OPTION_ARG_INT, &ranks, "Replicas, one MPI process each (default 2; on GPUs one per GPU)", "N" },
     { "backend", 0, 0, G_OPTION_ARG_STRING, &backend, "cpu (default; MPI + OpenBLAS) or gpu (CUDA + cuBLAS + NCCL, one GPU per replica)", "B" },
     { "model", 'M', 0, G_OPTION_ARG_STRING, &model_s, "Model: mlp (default) or a GPT-2 stack such as transformer-small; --emulate takes any zoo or CSV model", "NAME" },
     { "batch", 'b', 0, G_OPTION_ARG_INT, &batch, "Samples per replica per step (default 32)", "B" },
@@ -121,6 +122,13 @@ dps_cmd_run (int argc, char **argv)
                       entries, &argc, &argv, &error))
     return dps_cli_fail ("run", error);
   DpsFormat format;
+  gboolean gpu = backend && g_str_equal (backend, "gpu");
+  if (ranks == -1 && gpu) {   /* not given */
+    /* one replica per GPU present (the check below says when there is none) */
+    int n = dps_gpu_count (NULL);
+    ranks = n > 0 ? n : 1;
+  } else if (ranks == -1)
+    ranks = 2;
   if (argc > 1)
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "unknown option: unexpected argument '%s'", argv[1]);
   else if (backend && !g_str_equal (backend, "cpu") && !g_str_equal (backend, "gpu"))
