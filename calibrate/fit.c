@@ -290,13 +290,16 @@ predict_line (double bytes, void *data)
 
 /* The fitted time of an all-reduce of bytes over ranks on nodes: the
  * nearest group's regime lines with its corrections, between measured
- * sizes interpolated in log-log (the simulator's own rule, nccl-tune.h). */
+ * sizes interpolated in log-log (the simulator's own rule, nccl-tune.h);
+ * 0 when nothing was fitted. */
 double
 dps_fit_predict (const DpsFit *f, int ranks, int nodes, double bytes)
 {
   if (ranks < 2)
     return 0;
   const DpsFitLevel *l = dps_fit_nearest (f, ranks, nodes > 1);
+  if (!l)
+    return 0;   /* nothing fitted (a machine of one device) */
   PredictCtx c = { f, l, ranks, nodes };
   DpsCollParams p = { .n_corr = l->n_corr };
   memcpy (p.corr_bytes, l->corr_bytes, sizeof (double) * l->n_corr);

@@ -466,11 +466,6 @@ profile_from_keyfile (const DpsKeyFile *kf, const char *path, GError **error)
       if (!load_level (kf, gnames[i], &p->fit.group[p->fit.n_groups++], error))
         return NULL;
     }
-  /* a machine of one device (one GPU) has no collective to fit */
-  if (!p->fit.n_groups && p->machine_ranks != 1) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: no [fit.RANKS.NODES] section: not a finished calibration", path);
-    return NULL;
-  }
   if (dps_key_file_has_group (kf, "compute")) {
     static const char *const ckeys[] = { "gemm_fp32_gflops", "copy_GBps", "gemm", NULL };
     double g, c;
@@ -560,6 +555,15 @@ profile_from_keyfile (const DpsKeyFile *kf, const char *path, GError **error)
       lt->sgd_s = sgd_ms * 1e-3;
       lt->compute_cv = cv;
     }
+  }
+  /* a machine of one device (one GPU) has no collective to fit; with
+   * all-reduces of 2 or more ranks measured, a fit must be there */
+  gboolean multi = FALSE;
+  for (guint i = 0; i < d->points->len; i++)
+    multi |= g_array_index (d->points, DpsCalPoint, i).ranks > 1;
+  if (!p->fit.n_groups && (p->machine_ranks != 1 || multi)) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: no [fit.RANKS.NODES] section: not a finished calibration", path);
+    return NULL;
   }
   return g_steal_pointer (&p);
 }

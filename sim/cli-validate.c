@@ -76,6 +76,8 @@ held_out_rms (const DpsProfile *p, double min_bytes)
       if (!pt->held_out || pt->ranks < 2 || (pass == 0 && pt->bytes < min_bytes))
         continue;
       double t = dps_fit_predict (&p->fit, pt->ranks, pt->nodes, pt->bytes);
+      if (!(t > 0))
+        continue;
       sum += pow ((t - pt->time_s) / pt->time_s, 2);
       n++;
     }

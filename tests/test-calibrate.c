@@ -366,6 +366,14 @@ test_one_device_profile (void)
   g_string_free (two, TRUE);
   g_assert_null (dps_profile_load (path, &e));
   g_assert_nonnull (strstr (e->message, "not a finished calibration"));
+  g_clear_error (&e);
+  /* one device but all-reduces of 2 ranks measured: a fit must be there */
+  dps_cal_data_add (p->data, 2, 1, 1024, 1e-5, 1e-5, 0);
+  g_assert_true (dps_profile_save (p, path, &e));
+  g_assert_null (dps_profile_load (path, &e));
+  g_assert_nonnull (strstr (e->message, "not a finished calibration"));
+  /* and asked for a prediction anyway, an empty fit gives none (0) */
+  g_assert_cmpfloat (dps_fit_predict (&p->fit, 2, 1, 1024), ==, 0);
   g_unlink (path);
   g_rmdir (dir);
 }
