@@ -1,8 +1,5 @@
 /* caldata.c — see caldata.h. */
 #include "caldata.h"
-
-#include <stdlib.h>
-#include "stats.h"
 #include "coll.h"
 
 DpsCalData *
@@ -42,31 +39,4 @@ double
 dps_cal_busbw_Bps (const DpsCalPoint *p)
 {
   return p->bytes / p->time_s * dps_coll_busbw_factor (DPS_OP_ALLREDUCE, p->ranks);
-}
-
-/* What a collective handed over while the replicas compute waits for the
- * compute to let it run: the median over the measured points of the rank
- * count nearest to ranks of busy_time_s less time_s; 0 when none was
- * measured. */
-double
-dps_cal_data_busy_wait (const DpsCalData *d, int ranks)
-{
-  int best = -1;
-  for (guint i = 0; i < d->points->len; i++) {
-    const DpsCalPoint *p = &g_array_index (d->points, DpsCalPoint, i);
-    if (p->busy_time_s > 0 && p->nodes == 1 && (best < 0 || abs (p->ranks - ranks) < abs (best - ranks)))
-      best = p->ranks;
-  }
-  GArray *v = g_array_new (FALSE, FALSE, sizeof (double));
-  for (guint i = 0; i < d->points->len; i++) {
-    const DpsCalPoint *p = &g_array_index (d->points, DpsCalPoint, i);
-    if (p->busy_time_s > 0 && p->nodes == 1 && p->ranks == best) {
-      double w = MAX (p->busy_time_s - p->time_s, 0);
-      g_array_append_val (v, w);
-    }
-  }
-  dps_sort_doubles ((double *) v->data, v->len);
-  double m = v->len ? dps_quantile_sorted ((const double *) v->data, v->len, 0.5) : 0;
-  g_array_free (v, TRUE);
-  return m;
 }

@@ -64,8 +64,7 @@ handoff_median (const DpsCalData *d)
     if (x > 0)
       g_array_append_val (v, x);
   }
-  dps_sort_doubles ((double *) v->data, v->len);
-  double m = v->len ? dps_quantile_sorted ((const double *) v->data, v->len, 0.5) : 0;
+  double m = dps_quantile ((double *) v->data, v->len, 0.5);
   g_array_free (v, TRUE);
   return m;
 }

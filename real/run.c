@@ -224,8 +224,7 @@ double
 dps_run_quantile (const DpsRunResult *r, int warmup, DpsRunField field, double q)
 {
   GArray *v = step_times (r, warmup, field);
-  dps_sort_doubles ((double *) v->data, v->len);
-  double x = dps_quantile_sorted ((const double *) v->data, v->len, q);
+  double x = dps_quantile ((double *) v->data, v->len, q);
   g_array_free (v, TRUE);
   return x;
 }
@@ -256,8 +255,7 @@ dps_run_bucket_median (const DpsRunResult *r, int warmup, int bucket)
     if (b->step >= warmup && b->bucket == bucket)
       g_array_append_val (v, b->sync);
   }
-  dps_sort_doubles ((double *) v->data, v->len);
-  double x = v->len ? dps_quantile_sorted ((const double *) v->data, v->len, 0.5) : 0;
+  double x = dps_quantile ((double *) v->data, v->len, 0.5);
   g_array_free (v, TRUE);
   return x;
 }

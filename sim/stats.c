@@ -19,6 +19,13 @@ dps_sort_doubles (double *v, gsize n)
 }
 
 double
+dps_quantile (double *v, gsize n, double q)
+{
+  dps_sort_doubles (v, n);
+  return dps_quantile_sorted (v, n, q);
+}
+
+double
 dps_quantile_sorted (const double *sorted, gsize n, double q)
 {
   if (n == 0)

@@ -25,6 +25,11 @@ test_quantile (void)
   g_assert_cmpfloat (dps_quantile_sorted (v, 4, 1), ==, 40);
   g_assert_cmpfloat (dps_quantile_sorted (v + 2, 1, 0.9), ==, 30);
   g_assert_cmpfloat (dps_quantile_sorted (v, 0, 0.5), ==, 0);
+  /* in any order: the same 25, once sorted in place */
+  double u[] = { 40, 10, 30, 20 };
+  g_assert_cmpfloat_with_epsilon (dps_quantile (u, 4, 0.5), 25, 1e-12);
+  g_assert_cmpfloat (u[0], ==, 10);
+  g_assert_cmpfloat (dps_quantile (u, 0, 0.5), ==, 0);
 }
 
 int
