@@ -50,7 +50,3 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (DpsCalData, dps_cal_data_free)
 void        dps_cal_data_add (DpsCalData *d, int ranks, int nodes, double bytes, double time_s,
                               double time_ip_s, int wrong);
 double      dps_cal_busbw_Bps (const DpsCalPoint *p);
-/* how long a collective handed over while the replicas go on computing
- * waits to run (busy_time_s less time_s, median at the nearest rank count
- * on one node); 0 unknown */
-double      dps_cal_data_busy_wait (const DpsCalData *d, int ranks);

@@ -3,6 +3,7 @@
 #include "keyfile.h"
 #include "nccl-tune.h"
 #include "error.h"
+#include "stats.h"
 
 #include <math.h>
 #include <string.h>
@@ -637,6 +638,32 @@ dps_profile_apply_topo (const DpsProfile *p, DpsTopoSpec *spec, int ranks, int n
  * best measured GEMM rate of each type as their peak, and the memory
  * bandwidth one rank had while as many copied at once.  NULL when the profile has no [machine]
  * section (imported logs describe no machine). */
+/* What a collective handed over while the replicas go on computing waits
+ * to run: the median over the points measured so on one node (busy_time_s
+ * less time_s) at the rank count nearest to ranks; 0 when none was. */
+double
+dps_profile_busy_wait (const DpsProfile *p, int ranks)
+{
+  int best = 0;
+  for (guint i = 0; i < p->data->points->len; i++) {
+    const DpsCalPoint *q = &g_array_index (p->data->points, DpsCalPoint, i);
+    if (q->busy_time_s > 0 && q->nodes == 1
+        && (!best || dps_fit_rank_distance (q->ranks, ranks) < dps_fit_rank_distance (best, ranks)))
+      best = q->ranks;
+  }
+  GArray *v = g_array_new (FALSE, FALSE, sizeof (double));
+  for (guint i = 0; i < p->data->points->len; i++) {
+    const DpsCalPoint *q = &g_array_index (p->data->points, DpsCalPoint, i);
+    if (q->busy_time_s > 0 && q->nodes == 1 && q->ranks == best) {
+      double w = MAX (q->busy_time_s - q->time_s, 0);
+      g_array_append_val (v, w);
+    }
+  }
+  double m = dps_quantile ((double *) v->data, v->len, 0.5);
+  g_array_free (v, TRUE);
+  return m;
+}
+
 /* The contention measured at the rank count nearest to ranks (log
  * scale), or NULL when none was measured. */
 const DpsContention *

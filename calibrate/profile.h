@@ -77,6 +77,9 @@ void        dps_profile_apply_params (const DpsProfile *p, int ranks, int nodes,
 void        dps_profile_apply_topo (const DpsProfile *p, DpsTopoSpec *spec, int ranks, int nodes);
 DpsTopoSpec *dps_profile_machine_spec (const DpsProfile *p, int ranks, int nodes);
 const DpsContention *dps_profile_contention (const DpsProfile *p, int ranks);
+/* how long a collective handed over while the replicas go on computing
+ * waits to run, measured at the rank count nearest to ranks (0: unknown) */
+double      dps_profile_busy_wait (const DpsProfile *p, int ranks);
 gboolean    dps_profile_apply_model (const DpsProfile *p, DpsModel *m, int ranks);
 /* the entry for m (by name and layer count) measured with the rank count
  * nearest to ranks, the one apply_model takes; NULL when there is none */

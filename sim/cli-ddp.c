@@ -207,7 +207,7 @@ dps_ddp_setup (const DpsDdpOpts *o, const DpsProfile *profile, DpsModel *model, 
      * and its wait for a core while co-located replicas compute (one
      * replica leaves it the other cores) */
     c->launch_s = profile->data->handoff_s;
-    c->launch_busy_s = per_node > 1 ? dps_cal_data_busy_wait (profile->data, per_node) : 0;
+    c->launch_busy_s = per_node > 1 ? dps_profile_busy_wait (profile, per_node) : 0;
   }
   c->model = model;
   c->topo = *topo;

@@ -401,7 +401,7 @@ dps_cmd_validate (int argc, char **argv)
   g_string_append (t, ")\n");
   /* what the communication thread costs, as calibrated and predicted */
   int per_node = max_r / MAX (nodes, 1);
-  double busy_wait = per_node > 1 ? dps_cal_data_busy_wait (profile->data, per_node) : 0;
+  double busy_wait = per_node > 1 ? dps_profile_busy_wait (profile, per_node) : 0;
   if (profile->data->handoff_s > 0)
     g_string_append_printf (t, "(handing a bucket to the idle communication thread: %.0f us", profile->data->handoff_s * 1e6);
   if (profile->data->handoff_s > 0 && busy_wait > 0)

@@ -378,6 +378,26 @@ test_one_device_profile (void)
   g_rmdir (dir);
 }
 
+/* The wait for a core comes from the rank count nearest in log scale,
+ * as every per-rank-count lookup: for 3 ranks, 4 (ln 4/3 = 0.29) rather
+ * than 2 (ln 3/2 = 0.41); the median of busy less alone there, 4 ms over
+ * {3, 4, 8} ms; nothing measured so, 0. */
+static void
+test_busy_wait (void)
+{
+  g_autoptr (DpsProfile) p = dps_profile_new (dps_cal_data_new ("cpu-mpi"));
+  g_assert_cmpfloat (dps_profile_busy_wait (p, 2), ==, 0);
+  const double busy2[] = { 11e-3, 12e-3, 13e-3 }, busy4[] = { 4e-3, 5e-3, 9e-3 };
+  for (int i = 0; i < 3; i++) {
+    dps_cal_data_add (p->data, 2, 1, 1024 << i, 1e-3, 1e-3, 0);
+    g_array_index (p->data->points, DpsCalPoint, p->data->points->len - 1).busy_time_s = busy2[i];
+    dps_cal_data_add (p->data, 4, 1, 1024 << i, 1e-3, 1e-3, 0);
+    g_array_index (p->data->points, DpsCalPoint, p->data->points->len - 1).busy_time_s = busy4[i];
+  }
+  g_assert_cmpfloat (REL (dps_profile_busy_wait (p, 3), 4e-3), <, 1e-12);
+  g_assert_cmpfloat (REL (dps_profile_busy_wait (p, 2), 11e-3), <, 1e-12);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -393,5 +413,6 @@ main (int argc, char **argv)
   g_test_add_func ("/calibrate/profile/latency-only-regime", test_latency_only_regime);
   g_test_add_func ("/calibrate/profile/roundtrip", test_profile_roundtrip);
   g_test_add_func ("/calibrate/profile/one-device", test_one_device_profile);
+  g_test_add_func ("/calibrate/profile/busy-wait", test_busy_wait);
   return g_test_run ();
 }
