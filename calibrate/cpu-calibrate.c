@@ -194,20 +194,17 @@ dps_cpu_contention (DpsProfile *p, const int *ranks, int n_ranks, double bytes, 
   return TRUE;
 }
 
-typedef struct { GArray *t; int layers; } LayerLine;
+typedef struct { double *t; int layers, n; } LayerLine;
 
 static gboolean
 on_layers (const char *line, void *data, GError **error)
 {
   LayerLine *ll = data;
-  if (!g_str_has_prefix (line, "layers "))
+  double *t = dps_train_net_parse_layers (line, &ll->layers, &ll->n);
+  if (!t)
     return FALSE;
-  g_auto (GStrv) tok = g_strsplit (line + 7, " ", -1);
-  ll->layers = atoi (tok[0]);
-  for (int i = 1; tok[i]; i++) {
-    double v = g_ascii_strtod (tok[i], NULL);
-    g_array_append_val (ll->t, v);
-  }
+  g_free (ll->t);
+  ll->t = t;
   return TRUE;
 }
 
@@ -236,22 +233,21 @@ dps_cpu_layer_times_ranks (DpsProfile *p, const DpsModel *m, int batch, const in
     g_ptr_array_add (argv, g_strdup_printf ("%d", batch));
     g_ptr_array_add (argv, g_strdup_printf ("%g", min_time_s));
     g_ptr_array_add (argv, NULL);
-    LayerLine ll = { g_array_new (FALSE, FALSE, sizeof (double)), 0 };
+    LayerLine ll = { NULL, 0, 0 };
     gboolean ok = dps_launch_lines ((const char *const *) argv->pdata, dps_mpirun_env (), timeout_s, on_layers, &ll,
                                     error);
     g_ptr_array_unref (argv);
-    if (ok && (ll.layers != L || (int) ll.t->len != 2 * L + 2)) {
-      g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME, "the layer timing at %d ranks reported %u values for %d layers",
-                   ranks[r], ll.t->len, L);
+    if (ok && (ll.layers != L || ll.n != 2 * L + 2)) {
+      g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME, "the layer timing at %d ranks reported %d values for %d layers",
+                   ranks[r], ll.n, L);
       ok = FALSE;
     }
     if (ok) {
-      DpsLayerTimes *lt = dps_profile_add_layers (p, m->name, batch, ranks[r], (double *) ll.t->data,
-                                                  (double *) ll.t->data + L, L);
-      lt->sgd_s = g_array_index (ll.t, double, 2 * L);
-      lt->compute_cv = g_array_index (ll.t, double, 2 * L + 1);
+      DpsLayerTimes *lt = dps_profile_add_layers (p, m->name, batch, ranks[r], ll.t, ll.t + L, L);
+      lt->sgd_s = ll.t[2 * L];
+      lt->compute_cv = ll.t[2 * L + 1];
     }
-    g_array_free (ll.t, TRUE);
+    g_free (ll.t);
     if (!ok)
       return FALSE;
   }

@@ -422,13 +422,8 @@ layers_main (int rank, int n, const char *model_name, int batch, double seconds)
     return 1;
   }
   MPI_Reduce (t, worst, 2 * L + 2, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-  if (rank == 0) {
-    printf ("layers %d", L);
-    for (int i = 0; i < 2 * L + 2; i++)
-      printf (" %.9g", worst[i]);
-    printf ("\n");
-    fflush (stdout);
-  }
+  if (rank == 0)
+    dps_train_net_print_layers (L, worst);
   free (t);
   free (worst);
   dps_model_free (m);

@@ -49,23 +49,14 @@ on_line (const char *line, void *data, GError **error)
   }
   if (sscanf (line, "wait %lf %lf", &o->wait_req_s, &o->wait_got_s) == 2)
     return TRUE;
-  if (g_str_has_prefix (line, "layers ")) {
-    g_auto (GStrv) t = g_strsplit (line + 7, " ", -1);
-    int L = (int) g_ascii_strtoll (t[0], NULL, 10);
-    if (L < 1 || (int) g_strv_length (t) != 2 * L + 3)
-      return FALSE;
-    o->n_layers = L;
-    o->layer_fwd_s = g_new (double, L);
-    o->layer_bwd_s = g_new (double, L);
-    for (int l = 0; l < L; l++) {
-      o->layer_fwd_s[l] = g_ascii_strtod (t[1 + l], NULL);
-      o->layer_bwd_s[l] = g_ascii_strtod (t[1 + L + l], NULL);
-    }
-    o->layer_sgd_s = g_ascii_strtod (t[1 + 2 * L], NULL);
-    o->layer_cv = g_ascii_strtod (t[2 + 2 * L], NULL);
-    return TRUE;
-  }
-  return FALSE;
+  int L, n;
+  g_autofree double *t = dps_train_net_parse_layers (line, &L, &n);
+  if (!t || L < 1 || n != 2 * L + 2)
+    return FALSE;
+  g_free (o->layer_s);
+  o->layer_s = g_steal_pointer (&t);
+  o->n_layers = L;
+  return TRUE;
 }
 
 /* The step time of a step is its slowest replica's. */
@@ -212,8 +203,7 @@ dps_run_result_clear (DpsRunResult *r)
     g_array_free (r->buckets, TRUE);
   if (r->bucket_sizes)
     g_array_free (r->bucket_sizes, TRUE);
-  g_free (r->layer_fwd_s);
-  g_free (r->layer_bwd_s);
+  g_free (r->layer_s);
   g_free (r->library);
   memset (r, 0, sizeof *r);
 }

@@ -42,10 +42,11 @@ typedef struct {
   char   *library;
   double  gradcheck;      /* < 0: not checked */
   double  wait_req_s, wait_got_s;
-  /* time_layers: per-layer forward and backward seconds, the SGD step's,
-   * and the run-to-run variation of a step's compute (n_layers 0: none) */
+  /* time_layers: the "layers" line (train-net.h): per-layer forward
+   * seconds [0, L), backward [L, 2L), the SGD step's at 2L and the
+   * run-to-run variation of a step's compute at 2L + 1 (n_layers 0: none) */
   int     n_layers;
-  double *layer_fwd_s, *layer_bwd_s, layer_sgd_s, layer_cv;
+  double *layer_s;
 } DpsRunResult;
 
 typedef enum { DPS_RUN_STEP, DPS_RUN_COMPUTE, DPS_RUN_EXPOSED, DPS_RUN_OPTIMIZER } DpsRunField;

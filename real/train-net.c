@@ -279,6 +279,30 @@ dps_train_net_layer_times_on (DpsDev *dev, const DpsModel *m, int batch, double 
   return TRUE;
 }
 
+void
+dps_train_net_print_layers (int L, const double *t)
+{
+  printf ("layers %d", L);
+  for (int i = 0; i < 2 * L + 2; i++)
+    printf (" %.9g", t[i]);
+  printf ("\n");
+  fflush (stdout);
+}
+
+double *
+dps_train_net_parse_layers (const char *line, int *layers, int *n)
+{
+  if (!g_str_has_prefix (line, "layers "))
+    return NULL;
+  g_auto (GStrv) tok = g_strsplit (line + 7, " ", -1);
+  *layers = (int) g_ascii_strtoll (tok[0], NULL, 10);
+  *n = (int) g_strv_length (tok) - 1;
+  double *t = g_new (double, MAX (*n, 1));
+  for (int i = 0; i < *n; i++)
+    t[i] = g_ascii_strtod (tok[1 + i], NULL);
+  return t;
+}
+
 gboolean
 dps_train_net_layer_times (const DpsModel *m, int batch, double min_time_s, double *fwd_s, double *bwd_s,
                            double *opt_s, double *cv)

@@ -71,6 +71,13 @@ gboolean dps_train_net_layer_times (const DpsModel *m, int batch, double min_tim
 /* the same on a device (the runner's GPU replica: CUDA events) */
 gboolean dps_train_net_layer_times_on (DpsDev *dev, const DpsModel *m, int batch, double min_time_s, double *fwd_s,
                                        double *bwd_s, double *opt_s, double *cv);
+/* The line that carries those times from a worker process to dpscale:
+ *   layers L FWD_0 .. FWD_L-1 BWD_0 .. BWD_L-1 SGD CV   (seconds)
+ * print writes it from t (those 2L + 2 values, in that order) on standard
+ * output; parse gives a line's values (g_free them: *n of them, L in
+ * *layers), NULL for any other line. */
+void     dps_train_net_print_layers (int L, const double *t);
+double  *dps_train_net_parse_layers (const char *line, int *layers, int *n);
 
 /* the kinds; each refuses (FALSE from the probe, an error from new) a
  * model whose tensors are not its own */

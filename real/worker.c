@@ -152,19 +152,14 @@ dps_worker_time_layers (DpsDev *dev, const DpsWorkerOpts *o, const DpsWorkerPlan
   if (rank != 0)
     return;
   int L = dps_model_n_layers (p->model);
-  double *f = g_new (double, L), *b = g_new (double, L), sgd = 0, cv = 0;
-  if (!dps_train_net_layer_times_on (dev, p->model, o->batch, 1.0, f, b, &sgd, &cv))
+  double *t = g_new (double, 2 * L + 2);
+  if (!dps_train_net_layer_times_on (dev, p->model, o->batch, 1.0, t, t + L, t + 2 * L, t + 2 * L + 1))
     dps_worker_fail ("the runner cannot train this model (MLPs and GPT-2 stacks)");
   GError *error = NULL;
   if (!dev->sync (dev, &error))
     dps_worker_fail (error->message);
-  printf ("layers %d", L);
-  for (int l = 0; l < 2 * L; l++)
-    printf (" %.9g", l < L ? f[l] : b[l - L]);
-  printf (" %.9g %.9g\n", sgd, cv);
-  fflush (stdout);
-  g_free (f);
-  g_free (b);
+  dps_train_net_print_layers (L, t);
+  g_free (t);
 }
 
 static float *

@@ -204,9 +204,10 @@ dps_calibrate_gpu_runner (const int *ranks, int n_ranks, const double *sizes, in
     dps_run_result_clear (&r);
     return NULL;
   }
-  DpsLayerTimes *lt = dps_profile_add_layers (prof, model->name, batch, 1, r.layer_fwd_s, r.layer_bwd_s, r.n_layers);
-  lt->sgd_s = r.layer_sgd_s;
-  lt->compute_cv = r.layer_cv;
+  int L = r.n_layers;
+  DpsLayerTimes *lt = dps_profile_add_layers (prof, model->name, batch, 1, r.layer_s, r.layer_s + L, L);
+  lt->sgd_s = r.layer_s[2 * L];
+  lt->compute_cv = r.layer_s[2 * L + 1];
   dps_run_result_clear (&r);
   return g_steal_pointer (&prof);
 }

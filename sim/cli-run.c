@@ -30,6 +30,8 @@ time_layers_only (DpsRunSpec *spec, const DpsModel *model, DpsFormat format)
     return dps_cli_fail ("run", error);
   }
   g_autoptr (GString) t = g_string_new (NULL);
+  int L = r.n_layers;
+  const double *fwd = r.layer_s, *bwd = fwd + L, sgd = fwd[2 * L], cv = fwd[2 * L + 1];
   double fsum = 0, bsum = 0;
   if (format == DPS_FORMAT_JSON) {
     g_autoptr (JsonBuilder) jb = json_builder_new ();
@@ -43,37 +45,37 @@ time_layers_only (DpsRunSpec *spec, const DpsModel *model, DpsFormat format)
     for (int k = 0; k < 2; k++) {
       json_builder_set_member_name (jb, k ? "backward_s" : "forward_s");
       json_builder_begin_array (jb);
-      for (int l = 0; l < r.n_layers; l++)
-        json_builder_add_double_value (jb, k ? r.layer_bwd_s[l] : r.layer_fwd_s[l]);
+      for (int l = 0; l < L; l++)
+        json_builder_add_double_value (jb, k ? bwd[l] : fwd[l]);
       json_builder_end_array (jb);
     }
     json_builder_set_member_name (jb, "sgd_s");
-    json_builder_add_double_value (jb, r.layer_sgd_s);
+    json_builder_add_double_value (jb, sgd);
     json_builder_set_member_name (jb, "compute_cv");
-    json_builder_add_double_value (jb, r.layer_cv);
+    json_builder_add_double_value (jb, cv);
     json_builder_end_object (jb);
     g_autofree char *j = dps_json_builder_to_text (jb, TRUE);
     g_string_append_printf (t, "%s\n", j);
   } else if (format == DPS_FORMAT_CSV) {
     g_string_append (t, "layer,name,forward_s,backward_s\n");
-    for (int l = 0; l < r.n_layers; l++)
-      g_string_append_printf (t, "%d,%s,%.9g,%.9g\n", l, dps_model_layer (model, l)->name, r.layer_fwd_s[l],
-                              r.layer_bwd_s[l]);
+    for (int l = 0; l < L; l++)
+      g_string_append_printf (t, "%d,%s,%.9g,%.9g\n", l, dps_model_layer (model, l)->name, fwd[l],
+                              bwd[l]);
   } else {
     g_string_append_printf (t, "dpscale run --time-layers: %s at batch %d, as one replica computes it (%s)\n\n",
                             model->name, spec->batch,
                             spec->gpu ? "one GPU: cuBLAS fp32 and the runner's kernels, CUDA events"
                                       : "one core: OpenBLAS fp32");
     g_string_append_printf (t, "%6s  %-24s %12s %12s\n", "layer", "name", "forward_ms", "backward_ms");
-    for (int l = 0; l < r.n_layers; l++) {
+    for (int l = 0; l < L; l++) {
       g_string_append_printf (t, "%6d  %-24s %12.4f %12.4f\n", l, dps_model_layer (model, l)->name,
-                              r.layer_fwd_s[l] * 1e3, r.layer_bwd_s[l] * 1e3);
-      fsum += r.layer_fwd_s[l];
-      bsum += r.layer_bwd_s[l];
+                              fwd[l] * 1e3, bwd[l] * 1e3);
+      fsum += fwd[l];
+      bsum += bwd[l];
     }
     g_string_append_printf (t, "%6s  %-24s %12.4f %12.4f\n", "", "total", fsum * 1e3, bsum * 1e3);
     g_string_append_printf (t, "\n  SGD step %.4f ms; a step's compute varies by %.1f%% (sd/mean) from run to run "
-                            "(medians of 11 or more repetitions)\n", r.layer_sgd_s * 1e3, r.layer_cv * 100);
+                            "(medians of 11 or more repetitions)\n", sgd * 1e3, cv * 100);
   }
   dps_run_result_clear (&r);
   dps_cli_emit (NULL, t, NULL);
