@@ -123,18 +123,8 @@ main (int argc, char **argv)
   char lib[64];
   g_snprintf (lib, sizeof lib, "NCCL %d.%d.%d", version / 10000, version / 100 % 100, version % 100);
 
-  DpsTrainNet *net = NULL;
-  float *grads;
-  if (o.emulate) {
-    grads = dev->alloc (dev, sizeof (float) * plan.model->n_params);
-    if (!grads)
-      dps_worker_fail ("not enough GPU memory for the gradients");
-  } else {
-    net = dps_train_net_new_on (dev, plan.model, o.batch, (guint32) o.seed, &error);
-    if (!net)
-      dps_worker_fail (error->message);
-    grads = net->grads;
-  }
+  DpsTrainNet *net;
+  float *grads = dps_worker_gradients (dev, &o, &plan, &net);
   dps_worker_header (rank, lib, &plan);
   if (o.check && net)
     dps_worker_gradcheck (net, &o, &plan, rank, world, nccl_allreduce, NULL);

@@ -145,18 +145,8 @@ main (int argc, char **argv)
   }
   /* parameters and gradients: the network when computing, a flat buffer
    * of the gradients' size when emulating */
-  DpsTrainNet *net = NULL;
-  float *grads;
-  if (o.emulate) {
-    grads = g_try_new0 (float, plan.model->n_params);
-    if (!grads)
-      dps_worker_fail ("not enough memory for the gradients");
-  } else {
-    net = dps_train_net_new (plan.model, o.batch, (guint32) o.seed, &error);
-    if (!net)
-      dps_worker_fail (error->message);
-    grads = net->grads;
-  }
+  DpsTrainNet *net;
+  float *grads = dps_worker_gradients (dps_dev_cpu (), &o, &plan, &net);
   Comm c = { .grads = grads, .start = plan.start, .count = plan.count };
   g_mutex_init (&c.lock);
   g_cond_init (&c.cond);

@@ -146,6 +146,24 @@ dps_worker_header (int rank, const char *library, const DpsWorkerPlan *p)
   fflush (stdout);
 }
 
+float *
+dps_worker_gradients (DpsDev *dev, const DpsWorkerOpts *o, const DpsWorkerPlan *p, DpsTrainNet **net)
+{
+  GError *error = NULL;
+  *net = NULL;
+  if (o->emulate) {
+    float *g = dev->alloc (dev, sizeof (float) * p->model->n_params);
+    if (!g)
+      dps_worker_fail (g_str_equal (dev->name, "cpu") ? "not enough memory for the gradients"
+                                                      : "not enough GPU memory for the gradients");
+    return g;
+  }
+  *net = dps_train_net_new_on (dev, p->model, o->batch, (guint32) o->seed, &error);
+  if (!*net)
+    dps_worker_fail (error->message);
+  return (*net)->grads;
+}
+
 void
 dps_worker_time_layers (DpsDev *dev, const DpsWorkerOpts *o, const DpsWorkerPlan *p, int rank)
 {

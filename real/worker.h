@@ -45,6 +45,11 @@ void     dps_worker_start (int *argc, char ***argv, gboolean threads, int *rank,
 /* rank 0: "# library" and "# buckets" */
 void     dps_worker_header (int rank, const char *library, const DpsWorkerPlan *p);
 
+/* What a replica all-reduces, on dev: the network's gradients (*net, the
+ * model at the options' batch and seed), or with --emulate a zeroed
+ * buffer of their size (*net NULL); fails the run when they do not fit */
+float   *dps_worker_gradients (DpsDev *dev, const DpsWorkerOpts *o, const DpsWorkerPlan *p, DpsTrainNet **net);
+
 /* --time-layers: rank 0 times the model's layers on dev
  * (dps_train_net_layer_times_on, at least min_time_s) and prints the
  * "layers" line; fails when the runner cannot train the model there */
