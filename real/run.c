@@ -1,4 +1,5 @@
 /* run.c — see run.h. */
+#include "dps-config.h"
 #include "run.h"
 #include "train-net.h"
 #include "gpu.h"
@@ -86,6 +87,21 @@ step_times (const DpsRunResult *o, int warmup, int field)
   return a;
 }
 
+int
+dps_run_gpus (GError **error)
+{
+  if (!DPS_HAVE_GPU_TRAIN) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_UNSUPPORTED, "--backend gpu: this build has no GPU replica "
+                 "(CUDA toolkit with nvcc and NCCL were not found when it was configured)");
+    return 0;
+  }
+  g_autofree char *why = NULL;
+  int n = dps_gpu_count (&why);
+  if (n < 1)
+    g_set_error (error, DPS_ERROR, DPS_ERROR_UNSUPPORTED, "--backend gpu: %s", why ? why : "no GPU found");
+  return MAX (n, 0);
+}
+
 /* Starts spec->ranks replicas of model under mpirun and collects their
  * reports.  Errors: no mpirun or dpscale-train, a replica that fails or
  * reports an error (parameters that differ, a model it cannot train), the
@@ -100,13 +116,10 @@ dps_run_execute (const DpsRunSpec *spec, const DpsModel *model, DpsRunResult *ou
   out->gradcheck = -1;
   if (spec->gpu) {
     /* one GPU per replica: NCCL refuses two ranks on one device */
-    g_autofree char *why = NULL;
-    int gpus = dps_gpu_count (&why);
+    int gpus = dps_run_gpus (error);
     int per_node = spec->net ? spec->ranks / MAX (dps_netemu_nodes (spec->net), 1) : spec->ranks;
-    if (gpus < 1) {
-      g_set_error (error, DPS_ERROR, DPS_ERROR_UNSUPPORTED, "--backend gpu: %s", why ? why : "no GPU found");
+    if (gpus < 1)
       return FALSE;
-    }
     if (per_node > gpus) {
       g_set_error (error, DPS_ERROR, DPS_ERROR_LIMIT, "--backend gpu: %d replicas per node need as many GPUs, this "
                    "machine has %d", per_node, gpus);

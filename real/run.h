@@ -52,6 +52,9 @@ typedef struct {
 typedef enum { DPS_RUN_STEP, DPS_RUN_COMPUTE, DPS_RUN_EXPOSED, DPS_RUN_OPTIMIZER } DpsRunField;
 
 gboolean dps_run_execute (const DpsRunSpec *spec, const DpsModel *model, DpsRunResult *out, GError **error);
+/* the GPUs the GPU replica can use here: their count, or 0 and why (this
+ * build has no GPU replica, or the machine no GPU) */
+int      dps_run_gpus (GError **error);
 void     dps_run_result_clear (DpsRunResult *r);
 double   dps_run_quantile (const DpsRunResult *r, int warmup, DpsRunField field, double q);
 double   dps_run_bucket_Bps (const DpsRunResult *r, int warmup);

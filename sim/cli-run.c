@@ -4,11 +4,9 @@
  * each layer's compute by a wait of its calibrated (or roofline) duration
  * while the real buckets are really all-reduced, so many replicas fit on
  * few cores. */
-#include "dps-config.h"
 #include "cli.h"
 #include "cli-ddp.h"
 #include "run.h"
-#include "gpu.h"
 #include "json-util.h"
 #include "error.h"
 
@@ -127,7 +125,7 @@ dps_cmd_run (int argc, char **argv)
   gboolean gpu = backend && g_str_equal (backend, "gpu");
   if (ranks == -1 && gpu) {   /* not given */
     /* one replica per GPU present (the check below says when there is none) */
-    int n = dps_gpu_count (NULL);
+    int n = dps_run_gpus (NULL);
     ranks = n > 0 ? n : 1;
   } else if (ranks == -1)
     ranks = 2;
@@ -135,9 +133,6 @@ dps_cmd_run (int argc, char **argv)
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "unknown option: unexpected argument '%s'", argv[1]);
   else if (backend && !g_str_equal (backend, "cpu") && !g_str_equal (backend, "gpu"))
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--backend: '%s' is not cpu or gpu", backend);
-  else if (backend && g_str_equal (backend, "gpu") && !DPS_HAVE_GPU_TRAIN)
-    g_set_error (&error, DPS_ERROR, DPS_ERROR_UNSUPPORTED, "--backend gpu: this build has no GPU replica "
-                 "(CUDA toolkit with nvcc and NCCL were not found when it was configured)");
   else if (ranks < 1 || ranks > 256)
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--ranks: %d is not 1 to 256", ranks);
   else if (steps < 1 || steps > 100000 || warmup < 0 || warmup >= steps)
