@@ -175,11 +175,11 @@ measure_gapped (float *buf, int count, double gap_s, gboolean emulated, int samp
       pthread_cond_wait (&g.cond, &g.lock);
     double dt = g.dt, end = g.t0 + g.dt - h0;
     pthread_mutex_unlock (&g.lock);
-    /* the hand-off's round trip: waking the thread and being woken by it */
-    double ho = MPI_Wtime () - h0 - dt;
     if (busy)
       MPI_Allreduce (&end, &bs[nbs++], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     else {
+      /* the hand-off's round trip: waking the thread and being woken by it */
+      double ho = MPI_Wtime () - h0 - dt;
       MPI_Allreduce (&dt, &t[nt++], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
       MPI_Allreduce (&ho, &h[nh++], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     }

@@ -170,7 +170,7 @@ main (int argc, char **argv)
     MPI_Barrier (MPI_COMM_WORLD);
     double t0 = dps_worker_now ();
     c.step_t0 = t0;
-    double loss = 0, emu0 = dps_worker_now (), deadline = emu0, fwd_total = 0;
+    double loss = 0, deadline = t0, fwd_total = 0;
     for (int k = 0; k < o.accum; k++) {
       gboolean last = k == o.accum - 1;
       double f0 = dps_worker_now ();
@@ -198,8 +198,8 @@ main (int argc, char **argv)
     }
     double t1 = t0 + fwd_total, t2 = dps_worker_now ();
     if (!net) {
-      wait_req += deadline - emu0;
-      wait_got += dps_worker_now () - emu0;
+      wait_req += deadline - t0;
+      wait_got += dps_worker_now () - t0;
     }
     wait_all (&c, nb);
     double t3 = dps_worker_now ();
