@@ -82,9 +82,19 @@ simulated (const DpsProfile *p, const char *topology, const DpsCalPoint *pt, GEr
   return c.time_s;
 }
 
+/* Every other size held out and the fit; none for a machine of one device
+ * (there is no collective between devices). */
+static gboolean
+fit (DpsProfile *prof, GError **error)
+{
+  if (prof->machine_ranks == 1)
+    return TRUE;
+  dps_fit_mark_held_out (prof->data);
+  return dps_fit_levels (prof->data, &prof->fit, error);
+}
+
 /* The machine measured here (its host name), where the measurements came
- * from (source, taken), every other size held out and the fit (none for
- * a machine of one device: no collective). */
+ * from (source, taken), and the fit. */
 static gboolean
 name_and_fit (DpsProfile *prof, char *source, GError **error)
 {
@@ -92,10 +102,16 @@ name_and_fit (DpsProfile *prof, char *source, GError **error)
   gethostname (host, sizeof host - 1);
   prof->machine_name = g_strdup (host[0] ? host : "this machine");
   prof->data->source = source;
-  if (prof->machine_ranks == 1)
-    return TRUE;
-  dps_fit_mark_held_out (prof->data);
-  return dps_fit_levels (prof->data, &prof->fit, error);
+  return fit (prof, error);
+}
+
+/* cuBLAS GEMM throughput of every type, on the first GPU. */
+static gboolean
+gpu_gemms (DpsProfile *prof, gboolean quick, GError **error)
+{
+  static const int dims[] = { 1024, 2048, 4096, 8192 };
+  progress ("GEMM throughput with cuBLAS (fp32, tf32, fp16, bf16)", NULL);
+  return dps_gpu_compute (prof, dims, quick ? 2 : 4, error);
 }
 
 /* CPU calibration as `dpscale calibrate` does it: the per-layer times of
@@ -193,9 +209,7 @@ dps_calibrate_gpu_runner (const int *ranks, int n_ranks, const double *sizes, in
     return NULL;
   if (!name_and_fit (prof, g_strdup_printf ("dpscale validate --backend gpu%s", quick ? " --quick" : ""), error))
     return NULL;
-  static const int dims[] = { 1024, 2048, 4096, 8192 };
-  progress ("GEMM throughput with cuBLAS (fp32, tf32, fp16, bf16)", NULL);
-  if (!dps_gpu_compute (prof, dims, quick ? 2 : 4, error))
+  if (!gpu_gemms (prof, quick, error))
     return NULL;
   DpsRunSpec spec = { .ranks = 1, .steps = 1, .batch = batch, .seed = 1, .bucket_cap_mb = 25, .first_bucket_mb = 1,
                       .optimizer = "sgd", .gpu = TRUE, .time_layers = TRUE, .timeout_s = timeout };
@@ -317,6 +331,8 @@ dps_cmd_calibrate (int argc, char **argv)
     if (imports) {
       for (int i = 0; imports[i] && !error; i++)
         dps_nccl_log_load (imports[i], data, &error);
+      if (!error)
+        fit (prof, &error);
     } else {
       if (use_mpi)
         dps_mpi_allreduce ("nccl-allreduce", NULL, data, (int *) r32->data, (int) r32->len, (double *) sizes->data,
@@ -326,20 +342,12 @@ dps_cmd_calibrate (int argc, char **argv)
                            quick ? 5 : 20, progress, NULL, &error);
       for (guint i = 0; i < r32->len; i++)
         prof->machine_ranks = MAX (prof->machine_ranks, g_array_index (r32, int, i));
-      char host[256] = "";
-      gethostname (host, sizeof host - 1);
-      prof->machine_name = g_strdup (host[0] ? host : "this machine");
-      data->source = g_strdup_printf ("dpscale calibrate --backend gpu%s", quick ? " --quick" : "");
-    }
-    if (!error && prof->machine_ranks != 1) {   /* one GPU: no collective to fit */
-      dps_fit_mark_held_out (data);
-      dps_fit_levels (data, &prof->fit, &error);
+      if (!error)
+        name_and_fit (prof, g_strdup_printf ("dpscale calibrate --backend gpu%s", quick ? " --quick" : ""), &error);
     }
     /* GPUs: GEMM throughput and per-layer times */
     if (!error && !imports) {
-      static const int dims[] = { 1024, 2048, 4096, 8192 };
-      progress ("GEMM throughput with cuBLAS (fp32, tf32, fp16, bf16)", NULL);
-      if (dps_gpu_compute (prof, dims, quick ? 2 : 4, &error)) {
+      if (gpu_gemms (prof, quick, &error)) {
         g_autoptr (DpsModel) m = dps_model_load (model_s ? model_s : "transformer-small", &error);
         if (m) {
           int b = batch ? batch : quick ? 8 : 32;
