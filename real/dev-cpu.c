@@ -1,12 +1,11 @@
 /* dev-cpu.c — the CPU device: OpenBLAS for matrix products, loops over the
  * rows, columns and elements of kernels.h for the rest. */
 #include "dev.h"
-
-#include <time.h>
 #include "kernels.h"
 
 #include <cblas.h>
 #include <string.h>
+#include <time.h>
 
 static void *
 cpu_alloc (DpsDev *d, gsize bytes)

@@ -124,7 +124,7 @@ dps_cmd_run (int argc, char **argv)
   DpsFormat format;
   gboolean gpu = backend && g_str_equal (backend, "gpu");
   if (ranks == -1 && gpu) {   /* not given */
-    /* one replica per GPU present (the check below says when there is none) */
+    /* one replica per GPU present (the run says why when there is none) */
     int n = dps_run_gpus (NULL);
     ranks = n > 0 ? n : 1;
   } else if (ranks == -1)
@@ -166,7 +166,7 @@ dps_cmd_run (int argc, char **argv)
   DpsRunSpec spec = { .ranks = ranks, .steps = steps, .batch = batch, .seed = seed, .grad_accum = accum, .bucket_cap_mb = cap,
                       .first_bucket_mb = first, .lr = lr, .optimizer = optimizer, .check_gradient = check,
                       .emulate = emulate, .timeout_s = timeout,
-                      .gpu = backend && g_str_equal (backend, "gpu") };
+                      .gpu = gpu };
   if (time_layers)
     return time_layers_only (&spec, model, format);
   g_autofree double *fwd = NULL, *bwd = NULL;
