@@ -255,10 +255,31 @@ dps_mpirun_argv (int ranks, const char *program)
   return a;
 }
 
-/* Environment for mpirun: Open MPI refuses root unless told it may. */
+/* Environment for mpirun ("NAME=value", NULL-terminated; static): Open MPI
+ * refuses root unless told it may, and its launcher refuses to start
+ * without ssh or rsh on the PATH even when every rank is on this machine
+ * and neither is used (seen on a bare Debian 12: "plm_rsh_component.c(335)
+ * Not found"); there it is given the path of `false`, which it never calls
+ * for local ranks.  An agent the user set, or that emulated nodes pass with --mca,
+ * takes precedence. */
 const char *const *
 dps_mpirun_env (void)
 {
-  static const char *const root_env[] = { "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", NULL };
-  return getuid () == 0 ? root_env : NULL;
+  static const char *env[4];
+  static gsize done;
+  if (g_once_init_enter (&done)) {
+    int n = 0;
+    if (getuid () == 0) {
+      env[n++] = "OMPI_ALLOW_RUN_AS_ROOT=1";
+      env[n++] = "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1";
+    }
+    g_autofree char *ssh = g_find_program_in_path ("ssh"), *rsh = g_find_program_in_path ("rsh");
+    if (!ssh && !rsh && !g_getenv ("OMPI_MCA_plm_rsh_agent")) {
+      g_autofree char *no = g_find_program_in_path ("false");
+      env[n++] = g_strconcat ("OMPI_MCA_plm_rsh_agent=", no ? no : "/bin/false", NULL);   /* kept for the process */
+    }
+    env[n] = NULL;
+    g_once_init_leave (&done, 1);
+  }
+  return env;
 }

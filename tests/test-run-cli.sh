@@ -86,6 +86,15 @@ step=$(awk -v c="$(num compute_median_s "$tmp/one.json")" -v o="$(num optimizer_
 if awk "BEGIN { exit !($sum > 0.5 * $step && $sum < 2 * $step) }"; then ok; else ko "layers $sum s against a step's compute $step s"; fi
 if "$bin" run --time-layers --emulate 2>"$tmp/err"; then ko "--time-layers --emulate accepted"; else grep -q -- "--time-layers" "$tmp/err" && ok || ko "time-layers emulate"; fi
 
+# a machine with neither ssh nor rsh (a bare container, a lent GPU
+# machine): Open MPI's launcher refuses to start without one even for ranks
+# on this machine ("plm_rsh_component.c Not found"), so dpscale names a
+# stand-in; here the PATH holds mpirun alone
+mkdir -p "$tmp/nossh"
+ln -s "$(command -v mpirun)" "$tmp/nossh/mpirun"
+if PATH="$tmp/nossh" "$bin" run --ranks 2 --steps 2 --warmup 1 >"$tmp/ns" 2>&1 && grep -q "replicas identical" "$tmp/ns"
+then ok; else ko "run without ssh or rsh on the PATH: $(tail -1 "$tmp/ns")"; fi
+
 # errors
 if "$bin" run --ranks 0 2>"$tmp/err"; then ko "0 ranks accepted"; else grep -q "\-\-ranks" "$tmp/err" && ok || ko "ranks message"; fi
 if "$bin" run --backend tpu 2>"$tmp/err"; then ko "tpu backend accepted"; else grep -q "is not cpu or gpu" "$tmp/err" && ok || ko "backend message"; fi
