@@ -1,6 +1,7 @@
 #!/bin/sh
 # The GPU checks in one go, for a machine with an NVIDIA GPU, the CUDA
-# toolkit and NCCL (and what tests/setup.sh installs): build, the GPU tests
+# toolkit and NCCL, and either what tests/setup.sh installs or the
+# .gpu-bundle that tests/gpu-bundle.sh packs: build, the GPU tests
 # (which must pass, not skip), a real single-GPU run of the MLP (gradient
 # identity) and of the GPT-2 stack, the GPU replica's layer times,
 # validation on the GPUs present, and a quick GPU calibration.  Each step's
@@ -8,6 +9,9 @@
 # FAILED.  Usage, from the repository root:
 #
 #   [OUT=dir] [BUILD=build-gpu] sh tests/gpu-check.sh
+#
+# On a lent device machine (at most 8 files come back), with .gpu-bundle
+# carried:  sh tests/gpu-check.sh; tar -czf $OUT/gpu-check.tar.gz gpu-check
 set -u
 out=${OUT:-gpu-check}
 build=${BUILD:-build-gpu}
@@ -17,22 +21,51 @@ step () {
   name=$1
   shift
   start=$(date +%s)
-  if "$@" >"$out/$name.txt" 2>&1; then
+  "$@" >"$out/$name.txt" 2>&1
+  rc=$?
+  if [ "$rc" -eq 0 ]; then
     echo "gpu-check: $name ok ($(($(date +%s) - start)) s)"
   else
-    echo "gpu-check: $name FAILED (exit $?), see $out/$name.txt:"
+    # 77: a GPU test that found no GPU, which here is a failure
+    [ "$rc" -eq 77 ] && why="skipped: no GPU seen" || why="exit $rc"
+    echo "gpu-check: $name FAILED ($why), see $out/$name.txt:"
     tail -5 "$out/$name.txt" | sed 's/^/    /'
     fails=$((fails + 1))
   fi
 }
-dps="$build/dpscale"
-step configure cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo
-step build cmake --build "$build" -j
-step gpu-tests ctest --test-dir "$build" -R gpu --output-on-failure
-if grep -q "Skipped\|Not Run" "$out/gpu-tests.txt" 2>/dev/null; then
-  echo "gpu-check: gpu-tests were skipped: no GPU seen (nvidia-smi, the driver)"
-  fails=$((fails + 1))
+# A GPU machine without this project's packages or a network to fetch them
+# (a lent one): what tests/gpu-bundle.sh packed here, unpacked where Debian
+# puts it, never over a file the machine has nor changing its folders, and
+# the build made here (its paths name the tree it was made in)
+prebuilt=0
+if [ -f .gpu-bundle/deps.tar.gz ] && [ -f .gpu-bundle/build.tar.gz ]; then
+  tar -C / --skip-old-files -xzf .gpu-bundle/deps.tar.gz && ldconfig
+  src=$(cat .gpu-bundle/source-dir)
+  if [ "$src" != "$(pwd -P)" ] && [ ! -e "$src" ]; then mkdir -p "$(dirname "$src")" && ln -s "$(pwd -P)" "$src"; fi
+  [ -x build-gpu/dpscale-train-gpu ] || tar -xzf .gpu-bundle/build.tar.gz
+  build=build-gpu
+  prebuilt=1
+  echo "gpu-check: using .gpu-bundle (Debian runtime files, the build from $src)"
 fi
+# cuBLAS and NCCL wherever the machine keeps them (the toolkit, a Python wheel)
+for lib in libcublas.so.13 libcublasLt.so.13 libnccl.so.2; do
+  ldconfig -p | grep -q "$lib " && continue
+  d=$(find /usr/local /usr/lib /opt -name "$lib" 2>/dev/null | head -n 1)
+  [ -n "$d" ] && LD_LIBRARY_PATH=$(dirname "$d")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+done
+export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}
+DPSCALE_DATADIR=$(pwd)
+export DPSCALE_DATADIR
+dps="$build/dpscale"
+if [ "$prebuilt" -eq 0 ]; then
+  step configure cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo
+  step build cmake --build "$build" -j
+fi
+# what the machine has: the GPU and driver, and where each library came from
+step machine sh -c "nvidia-smi; echo LD_LIBRARY_PATH=\$LD_LIBRARY_PATH; ldd $build/dpscale-train-gpu; ldd $build/dpscale"
+# the GPU test programs (ctest's gpu and gpu-train), which must pass, not skip
+step test-gpu "$build/tests/test-gpu"
+step test-gpu-train "$build/tests/test-gpu-train"
 step run-mlp "$dps" run --backend gpu --ranks 1 --steps 10 --warmup 2 --check-gradient --format json
 step run-gpt2 "$dps" run --backend gpu --ranks 1 --model transformer-small --batch 8 --steps 10 --warmup 2 --optimizer adam
 step time-layers "$dps" run --backend gpu --time-layers --model transformer-small --batch 8
