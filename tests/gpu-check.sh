@@ -35,8 +35,9 @@ step () {
 }
 # A GPU machine without this project's packages or a network to fetch them
 # (a lent one): what tests/gpu-bundle.sh packed here, unpacked where Debian
-# puts it, never over a file the machine has nor changing its folders, and
-# the build made here (its paths name the tree it was made in)
+# puts it, never over a file the machine has (its folders are 755, as the
+# machine's are), and the build made here (its paths name the tree it was
+# made in: where this tree is elsewhere, a link from there)
 prebuilt=0
 if [ -f .gpu-bundle/deps.tar.gz ] && [ -f .gpu-bundle/build.tar.gz ]; then
   tar -C / --skip-old-files -xzf .gpu-bundle/deps.tar.gz && ldconfig
