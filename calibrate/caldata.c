@@ -1,6 +1,6 @@
 /* caldata.c — see caldata.h. */
-#include "caldata.h"
-#include "coll.h"
+#include "calibrate/caldata.h"
+#include "sim/coll.h"
 
 DpsCalData *
 dps_cal_data_new (const char *backend)

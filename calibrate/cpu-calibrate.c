@@ -1,9 +1,9 @@
 /* cpu-calibrate.c — see cpu-calibrate.h. */
-#include "cpu-calibrate.h"
-#include "launch.h"
-#include "train-net.h"
-#include "error.h"
-#include "stats.h"
+#include "calibrate/cpu-calibrate.h"
+#include "real/launch.h"
+#include "real/train-net.h"
+#include "sim/base/error.h"
+#include "sim/base/stats.h"
 
 #include <cblas.h>
 #include <math.h>

@@ -4,10 +4,10 @@
  * computed with the same GEMMs the CPU runner uses. */
 #pragma once
 
-#include "caldata.h"
-#include "profile.h"
-#include "model.h"
-#include "netemu.h"
+#include "calibrate/caldata.h"
+#include "calibrate/profile.h"
+#include "sim/model.h"
+#include "real/netemu.h"
 
 typedef void (*DpsProgressFn) (const char *message, void *data);
 

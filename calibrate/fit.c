@@ -1,7 +1,7 @@
 /* fit.c — see fit.h. */
-#include "fit.h"
-#include "error.h"
-#include "nccl-tune.h"
+#include "calibrate/fit.h"
+#include "sim/base/error.h"
+#include "sim/nccl-tune.h"
 
 #include <math.h>
 #include <string.h>

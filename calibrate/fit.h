@@ -22,7 +22,7 @@
  */
 #pragma once
 
-#include "caldata.h"
+#include "calibrate/caldata.h"
 
 #define DPS_FIT_MAX_REGIMES 3
 #define DPS_FIT_MAX_GROUPS 64

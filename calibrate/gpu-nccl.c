@@ -3,8 +3,8 @@
  * nccl-tests' all_reduce_perf -g N does, with a correctness check and NCCL's
  * own estimate (ncclGroupSimulateEnd) beside each measurement; cuBLAS GEMM
  * throughput per data type and device-to-device copy bandwidth. */
-#include "gpu.h"
-#include "error.h"
+#include "calibrate/gpu.h"
+#include "sim/base/error.h"
 
 #include <cuda_runtime_api.h>
 #include <cublas_v2.h>
@@ -39,21 +39,6 @@
       goto fail;                                                                                  \
     }                                                                                             \
   } while (0)
-
-/* Number of usable GPUs; 0 (with the reason in *why) when there is no
- * driver or device. */
-int
-dps_gpu_count (char **why)
-{
-  int n = 0;
-  cudaError_t e = cudaGetDeviceCount (&n);
-  if (e != cudaSuccess || n == 0) {
-    if (why)
-      *why = g_strdup_printf ("no GPU: %s", e != cudaSuccess ? cudaGetErrorString (e) : "no CUDA device");
-    return 0;
-  }
-  return n;
-}
 
 static double
 now_s (void)

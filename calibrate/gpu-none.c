@@ -1,14 +1,6 @@
 /* gpu-none.c — the GPU interface of a build without CUDA and NCCL. */
-#include "gpu.h"
-#include "error.h"
-
-int
-dps_gpu_count (char **why)
-{
-  if (why)
-    *why = g_strdup ("this dpscale was built without CUDA and NCCL");
-  return 0;
-}
+#include "calibrate/gpu.h"
+#include "sim/base/error.h"
 
 gboolean
 dps_gpu_allreduce (DpsCalData *d, const int *gpus, int n_counts, const double *sizes, int n_sizes, int iters,

@@ -4,11 +4,11 @@
  * call reports that the build has no GPU support. */
 #pragma once
 
-#include "caldata.h"
-#include "profile.h"
-#include "cpu-calibrate.h"
+#include "calibrate/caldata.h"
+#include "calibrate/profile.h"
+#include "calibrate/cpu-calibrate.h"
+#include "real/gpu-count.h"
 
-int      dps_gpu_count (char **why);
 gboolean dps_gpu_allreduce (DpsCalData *d, const int *gpus, int n_counts, const double *sizes, int n_sizes,
                             int iters, DpsProgressFn progress, void *pdata, GError **error);
 gboolean dps_gpu_compute (DpsProfile *p, const int *dims, int n_dims, GError **error);

@@ -57,9 +57,9 @@
 #include <time.h>
 #include <sched.h>
 #include <unistd.h>
-#include "model.h"
-#include "train-net.h"
-#include "stats.h"
+#include "sim/model.h"
+#include "real/train-net.h"
+#include "sim/base/stats.h"
 #ifdef DPS_WORKER_NCCL
 #include <cuda_runtime_api.h>
 #include <nccl.h>

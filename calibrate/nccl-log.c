@@ -1,6 +1,6 @@
 /* nccl-log.c — see nccl-log.h. */
-#include "nccl-log.h"
-#include "error.h"
+#include "calibrate/nccl-log.h"
+#include "sim/base/error.h"
 
 #include <math.h>
 #include <string.h>

@@ -9,7 +9,7 @@
  */
 #pragma once
 
-#include "caldata.h"
+#include "calibrate/caldata.h"
 
 gboolean dps_nccl_log_parse (const char *name, const char *text, gssize len, DpsCalData *into, GError **error);
 gboolean dps_nccl_log_load (const char *path, DpsCalData *into, GError **error);

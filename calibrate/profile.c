@@ -1,9 +1,9 @@
 /* profile.c — see profile.h. */
-#include "profile.h"
-#include "keyfile.h"
-#include "nccl-tune.h"
-#include "error.h"
-#include "stats.h"
+#include "calibrate/profile.h"
+#include "sim/base/keyfile.h"
+#include "sim/nccl-tune.h"
+#include "sim/base/error.h"
+#include "sim/base/stats.h"
 
 #include <math.h>
 #include <string.h>

@@ -25,11 +25,11 @@
  */
 #pragma once
 
-#include "caldata.h"
-#include "fit.h"
-#include "coll.h"
-#include "topo.h"
-#include "model.h"
+#include "calibrate/caldata.h"
+#include "calibrate/fit.h"
+#include "sim/coll.h"
+#include "sim/topo.h"
+#include "sim/model.h"
 
 #define DPS_PROFILE_FORMAT 1
 

@@ -1,7 +1,7 @@
 /* dev-cpu.c — the CPU device: OpenBLAS for matrix products, loops over the
  * rows, columns and elements of kernels.h for the rest. */
-#include "dev.h"
-#include "kernels.h"
+#include "real/dev.h"
+#include "real/kernels.h"
 
 #include <cblas.h>
 #include <string.h>

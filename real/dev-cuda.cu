@@ -10,11 +10,11 @@
 #include <cublas_v2.h>
 
 extern "C" {
-#include "dev.h"
-#include "dev-cuda.h"
-#include "error.h"
+#include "real/dev.h"
+#include "real/dev-cuda.h"
+#include "sim/base/error.h"
 }
-#include "kernels.h"
+#include "real/kernels.h"
 
 static struct {
   DpsDev         dev;

@@ -4,8 +4,8 @@
  *
  * Parameters in definition order (fc0.weight, fc0.bias, fc1.weight, ...);
  * weights are rows x cols (out x in), as nn.Linear stores them. */
-#include "train-net.h"
-#include "error.h"
+#include "real/train-net.h"
+#include "sim/base/error.h"
 
 #include <math.h>
 #include <string.h>

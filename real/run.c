@@ -1,11 +1,11 @@
 /* run.c — see run.h. */
 #include "dps-config.h"
-#include "run.h"
-#include "train-net.h"
-#include "gpu.h"
-#include "launch.h"
-#include "error.h"
-#include "stats.h"
+#include "real/run.h"
+#include "real/train-net.h"
+#include "real/gpu-count.h"
+#include "real/launch.h"
+#include "sim/base/error.h"
+#include "sim/base/stats.h"
 
 #include <math.h>
 #include <stdio.h>

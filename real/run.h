@@ -4,9 +4,9 @@
 #pragma once
 
 #include <glib.h>
-#include "model.h"
-#include "ddp.h"
-#include "netemu.h"
+#include "sim/model.h"
+#include "sim/ddp.h"
+#include "real/netemu.h"
 
 typedef struct {
   int         ranks, steps, batch, seed;

@@ -1,7 +1,7 @@
 /* train-net.c — see train-net.h. */
-#include "train-net.h"
-#include "error.h"
-#include "stats.h"
+#include "real/train-net.h"
+#include "sim/base/error.h"
+#include "sim/base/stats.h"
 
 #include <cblas.h>
 #include <math.h>

@@ -13,8 +13,8 @@
  * gradients of N shards averaged equal the whole batch's. */
 #pragma once
 
-#include "model.h"
-#include "dev.h"
+#include "sim/model.h"
+#include "real/dev.h"
 
 typedef struct DpsTrainNet DpsTrainNet;
 

@@ -25,8 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "worker.h"
-#include "dev-cuda.h"
+#include "real/worker.h"
+#include "real/dev-cuda.h"
 
 static ncclComm_t comm;
 static cudaStream_t cstream, nstream;

@@ -22,7 +22,7 @@
 #include <sched.h>
 #include <unistd.h>
 
-#include "worker.h"
+#include "real/worker.h"
 
 typedef struct {
   GMutex   lock;

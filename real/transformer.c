@@ -14,9 +14,9 @@
  * Synthetic data: each sample is a sequence that follows a fixed rule,
  * token[t+1] = (5 token[t] + 3) mod vocab, from a random first token; the
  * target is the next token.  Learnable, so the loss falls from ln(vocab). */
-#include "train-net.h"
-#include "dev.h"
-#include "error.h"
+#include "real/train-net.h"
+#include "real/dev.h"
+#include "sim/base/error.h"
 
 #include <math.h>
 #include <string.h>

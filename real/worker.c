@@ -1,5 +1,5 @@
 /* worker.c — see worker.h. */
-#include "worker.h"
+#include "real/worker.h"
 
 #include <math.h>
 #include <stdio.h>

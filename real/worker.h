@@ -16,9 +16,9 @@
 #pragma once
 
 #include <mpi.h>
-#include "model.h"
-#include "buckets.h"
-#include "train-net.h"
+#include "sim/model.h"
+#include "sim/buckets.h"
+#include "real/train-net.h"
 
 typedef struct {
   char    *model_name, *optimizer, *fwd_s, *bwd_s;

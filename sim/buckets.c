@@ -1,5 +1,5 @@
 /* buckets.c — see buckets.h. */
-#include "buckets.h"
+#include "sim/buckets.h"
 
 /* Assigns the model's parameters to buckets; cap_bytes > 0. */
 DpsBuckets *

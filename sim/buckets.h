@@ -12,7 +12,7 @@
  */
 #pragma once
 
-#include "model.h"
+#include "sim/model.h"
 
 typedef struct {
   int    first;        /* index into order[] */

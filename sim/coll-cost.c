@@ -1,6 +1,6 @@
 /* coll-cost.c — see coll-cost.h. */
-#include "coll-cost.h"
-#include "error.h"
+#include "sim/coll-cost.h"
+#include "sim/base/error.h"
 
 #define REF_BYTES (1024.0 * 1024 * 1024)
 

@@ -17,8 +17,8 @@
  */
 #pragma once
 
-#include "coll.h"
-#include "nccl-tune.h"
+#include "sim/coll.h"
+#include "sim/nccl-tune.h"
 
 typedef struct DpsCollCost DpsCollCost;
 

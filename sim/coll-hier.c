@@ -11,9 +11,9 @@
  * those of a flat ring, but the network latency is 2(m-1) steps instead of
  * 2(mr-1).  Applies from two nodes up.
  */
-#include "coll.h"
-#include "nccl-tune.h"
-#include "error.h"
+#include "sim/coll.h"
+#include "sim/nccl-tune.h"
+#include "sim/base/error.h"
 
 static gboolean
 hier_supports (const DpsCollCtx *ctx, GError **error)

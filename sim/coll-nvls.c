@@ -11,9 +11,9 @@
  * with the Simple protocol only.  As in NCCL, the in-switch and between-node
  * parts are pipelined: one phase of concurrent flows.
  */
-#include "coll.h"
-#include "nccl-tune.h"
-#include "error.h"
+#include "sim/coll.h"
+#include "sim/nccl-tune.h"
+#include "sim/base/error.h"
 
 static gboolean
 nvls_supports (const DpsCollCtx *ctx, GError **error)

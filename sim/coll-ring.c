@@ -10,8 +10,8 @@
  * per-hop bandwidth B and per-step latency alpha, all-reduce thus takes
  * 2(n-1) alpha + 2(n-1)/n S / B: the textbook bound.
  */
-#include "coll.h"
-#include "nccl-tune.h"
+#include "sim/coll.h"
+#include "sim/nccl-tune.h"
 
 static gboolean
 ring_supports (const DpsCollCtx *ctx, GError **error)

@@ -8,9 +8,9 @@
  * every tree edge carries its bytes both ways at once.  NCCL's latency:
  * base + 2((ranks_per_node - 1) intra + log2(nodes) inter) steps.
  */
-#include "coll.h"
-#include "nccl-tune.h"
-#include "error.h"
+#include "sim/coll.h"
+#include "sim/nccl-tune.h"
+#include "sim/base/error.h"
 
 static gboolean
 tree_supports (const DpsCollCtx *ctx, GError **error)

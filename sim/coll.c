@@ -1,7 +1,7 @@
 /* coll.c — see coll.h for the model. */
-#include "coll.h"
-#include "nccl-tune.h"
-#include "error.h"
+#include "sim/coll.h"
+#include "sim/nccl-tune.h"
+#include "sim/base/error.h"
 
 #include <math.h>
 #include <string.h>

@@ -27,9 +27,9 @@
 #pragma once
 
 #include <glib.h>
-#include "topo.h"
-#include "engine.h"
-#include "net.h"
+#include "sim/topo.h"
+#include "sim/engine.h"
+#include "sim/net.h"
 
 typedef enum { DPS_OP_ALLREDUCE, DPS_OP_REDUCE_SCATTER, DPS_OP_ALLGATHER, DPS_OP_BROADCAST, DPS_OP_COUNT } DpsCollOp;
 typedef enum { DPS_ALGO_TREE, DPS_ALGO_RING, DPS_ALGO_HIER, DPS_ALGO_NVLS, DPS_ALGO_COUNT } DpsAlgo;

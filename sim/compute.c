@@ -1,5 +1,5 @@
 /* compute.c — see compute.h. */
-#include "compute.h"
+#include "sim/compute.h"
 
 void
 dps_compute_params_default (DpsComputeParams *p)

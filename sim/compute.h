@@ -8,8 +8,8 @@
  * scaled linearly from the batch they were measured at. */
 #pragma once
 
-#include "model.h"
-#include "device.h"
+#include "sim/model.h"
+#include "sim/device.h"
 
 typedef struct {
   DpsDtype dtype;          /* compute type: bf16 for mixed precision, fp32... */

@@ -1,12 +1,12 @@
 /* ddp.c — see ddp.h for the model. */
-#include "ddp.h"
-#include "buckets.h"
-#include "coll-cost.h"
-#include "engine.h"
-#include "error.h"
+#include "sim/ddp.h"
+#include "sim/buckets.h"
+#include "sim/coll-cost.h"
+#include "sim/engine.h"
+#include "sim/base/error.h"
 
-#include "json-util.h"
-#include "stats.h"
+#include "sim/base/json-util.h"
+#include "sim/base/stats.h"
 #include <math.h>
 #include <string.h>
 

@@ -27,11 +27,11 @@
  */
 #pragma once
 
-#include "model.h"
-#include "topo.h"
-#include "coll.h"
-#include "compute.h"
-#include "memory.h"
+#include "sim/model.h"
+#include "sim/topo.h"
+#include "sim/coll.h"
+#include "sim/compute.h"
+#include "sim/memory.h"
 
 typedef enum { DPS_COMPRESS_NONE, DPS_COMPRESS_FP16, DPS_COMPRESS_POWERSGD } DpsCompress;
 

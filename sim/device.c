@@ -1,5 +1,5 @@
 /* device.c — see device.h. */
-#include "device.h"
+#include "sim/device.h"
 
 static const char *const names[DPS_DTYPE_COUNT] = { "fp32", "tf32", "fp16", "bf16" };
 

@@ -1,5 +1,5 @@
 /* engine.c — see engine.h for the model. */
-#include "engine.h"
+#include "sim/engine.h"
 
 typedef struct {
   double     time_s;

@@ -1,5 +1,5 @@
 /* maxflow.c — see maxflow.h. */
-#include "maxflow.h"
+#include "sim/maxflow.h"
 
 typedef struct { int to; double cap; } Edge;
 

@@ -1,5 +1,5 @@
 /* memory.c — see memory.h. */
-#include "memory.h"
+#include "sim/memory.h"
 
 static const char *const opt_names[] = { "sgd", "momentum", "adam" };
 

@@ -9,8 +9,8 @@
  * per parameter, plus activations. */
 #pragma once
 
-#include "model.h"
-#include "device.h"
+#include "sim/model.h"
+#include "sim/device.h"
 
 typedef enum { DPS_OPT_SGD, DPS_OPT_MOMENTUM, DPS_OPT_ADAM } DpsOptimizer;
 

@@ -5,7 +5,7 @@
  * in large transformer models"): s b h (34 + 5 a s / h) bytes for a
  * sequence of s tokens, hidden size h and a heads, at 2 bytes an element.
  * Convolutions keep their output, the batch norm's and the ReLU's: 3 maps. */
-#include "model-gen.h"
+#include "sim/model-gen.h"
 
 /* Transformer blocks as GPT-2 (Conv1D with biases, learned positions, tied
  * head), BERT (HF BertModel with pooler) and Llama 2 (no biases, RMSNorm,

@@ -3,7 +3,7 @@
  * Hugging Face define them) and its per-layer costs. */
 #pragma once
 
-#include "model.h"
+#include "sim/model.h"
 
 typedef enum { DPS_TF_GPT2, DPS_TF_BERT, DPS_TF_LLAMA } DpsTransformerKind;
 

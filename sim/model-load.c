@@ -6,11 +6,11 @@
  * (forward_s/backward_s also accepted).  Times are for the batch given by a
  * comment line "# batch: N" (default 1) and scale linearly with the batch;
  * flops is per sample and optional.  Each row's parameters form one tensor. */
-#include "model.h"
-#include "model-gen.h"
-#include "keyfile.h"
-#include "topo-load.h"
-#include "error.h"
+#include "sim/model.h"
+#include "sim/model-gen.h"
+#include "sim/base/keyfile.h"
+#include "sim/topo-load.h"
+#include "sim/base/error.h"
 
 #include <string.h>
 

@@ -1,5 +1,5 @@
 /* model.c — see model.h. */
-#include "model.h"
+#include "sim/model.h"
 
 static void
 layer_clear (gpointer p)

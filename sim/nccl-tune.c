@@ -1,6 +1,6 @@
 /* nccl-tune.c — see nccl-tune.h. */
-#include "nccl-tune.h"
-#include "error.h"
+#include "sim/nccl-tune.h"
+#include "sim/base/error.h"
 
 #include <math.h>
 #include <string.h>

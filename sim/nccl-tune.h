@@ -11,7 +11,7 @@
  */
 #pragma once
 
-#include "coll.h"
+#include "sim/coll.h"
 
 typedef struct {
   DpsAlgo  algo;

@@ -1,5 +1,5 @@
 /* net.c — see net.h for the model. */
-#include "net.h"
+#include "sim/net.h"
 
 #include <math.h>
 #include <string.h>

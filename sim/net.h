@@ -23,8 +23,8 @@
  */
 #pragma once
 
-#include "engine.h"
-#include "topo.h"
+#include "sim/engine.h"
+#include "sim/topo.h"
 
 typedef struct DpsNet DpsNet;
 typedef void (*DpsFlowDoneFn) (DpsNet *net, int flow, void *data);

@@ -10,11 +10,10 @@
  */
 #pragma once
 
-#include "topo.h"
+#include "sim/topo.h"
+#include "sim/base/datadir.h"
 
 DpsTopoSpec *dps_topo_spec_load (const char *path, GError **error);
 DpsTopoSpec *dps_topo_spec_load_data (const char *name, const char *data, gssize len, GError **error);
 char        *dps_topo_find (const char *name_or_path, GError **error);
 char       **dps_topo_list_shipped (void);
-char        *dps_data_path (const char *subdir, const char *file);
-char       **dps_data_list (const char *subdir, const char *suffix);

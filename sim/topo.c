@@ -1,7 +1,7 @@
 /* topo.c — see topo.h for the model. */
-#include "topo.h"
-#include "error.h"
-#include "maxflow.h"
+#include "sim/topo.h"
+#include "sim/base/error.h"
+#include "sim/maxflow.h"
 
 #include <string.h>
 

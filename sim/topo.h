@@ -24,7 +24,7 @@
 #pragma once
 
 #include <glib.h>
-#include "device.h"
+#include "sim/device.h"
 
 typedef enum { DPS_INTRA_NVSWITCH, DPS_INTRA_NVLINK_MESH, DPS_INTRA_PCIE } DpsIntraKind;
 typedef enum { DPS_FABRIC_SWITCH, DPS_FABRIC_FAT_TREE, DPS_FABRIC_RAIL } DpsFabricKind;

@@ -1,5 +1,5 @@
 /* validation.c — see validation.h. */
-#include "validation.h"
+#include "sim/validation.h"
 
 #include <math.h>
 

@@ -1,5 +1,5 @@
 /* Unit tests of DDP's bucket assignment (sim/buckets.c). */
-#include "buckets.h"
+#include "sim/buckets.h"
 
 static DpsModel *
 five_layers (void)

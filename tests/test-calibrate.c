@@ -1,11 +1,11 @@
 /* Unit tests of calibration: the fit (calibrate/fit.c), nccl-tests import
  * (calibrate/nccl-log.c), profiles (calibrate/profile.c), and the claim
  * that the simulator, given a profile, reproduces the fit. */
-#include "fit.h"
-#include "nccl-log.h"
-#include "profile.h"
-#include "nccl-tune.h"
-#include "error.h"
+#include "calibrate/fit.h"
+#include "calibrate/nccl-log.h"
+#include "calibrate/profile.h"
+#include "sim/nccl-tune.h"
+#include "sim/base/error.h"
 
 #include <glib/gstdio.h>
 #include <math.h>

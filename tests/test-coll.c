@@ -1,8 +1,8 @@
 /* Unit tests of the collective models (sim/coll*.c, sim/nccl-tune.c). */
-#include "coll.h"
-#include "nccl-tune.h"
-#include "topo-load.h"
-#include "error.h"
+#include "sim/coll.h"
+#include "sim/nccl-tune.h"
+#include "sim/topo-load.h"
+#include "sim/base/error.h"
 #include "test-util.h"
 
 #include <math.h>

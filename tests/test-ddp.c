@@ -1,9 +1,9 @@
 /* Unit tests of the DDP step simulator (sim/ddp.c). */
-#include "ddp.h"
-#include "buckets.h"
-#include "coll-cost.h"
-#include "topo-load.h"
-#include "error.h"
+#include "sim/ddp.h"
+#include "sim/buckets.h"
+#include "sim/coll-cost.h"
+#include "sim/topo-load.h"
+#include "sim/base/error.h"
 
 #include <math.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* Unit tests of the event engine (sim/engine.c). */
-#include "engine.h"
+#include "sim/engine.h"
 
 typedef struct { GArray *log; int tag; } Ev;
 

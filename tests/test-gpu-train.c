@@ -4,8 +4,8 @@
  * The CPU side's gradients are checked against numerical differences in
  * test-train-net.c, so agreeing with it checks the GPU's.  Exits 77 (skip)
  * where no GPU is present. */
-#include "train-net.h"
-#include "model-gen.h"
+#include "real/train-net.h"
+#include "sim/model-gen.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
  * gives correct sums and positive times; cuBLAS GEMM and copy figures are
  * positive, bf16 GEMM at least as fast as fp32 (tensor cores).  Exits 77
  * (skipped) where there is no GPU or no CUDA/NCCL in the build. */
-#include "gpu.h"
+#include "calibrate/gpu.h"
 
 #include <stdio.h>
 

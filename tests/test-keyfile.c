@@ -1,7 +1,7 @@
-/* Unit tests of key files with line-precise errors (sim/keyfile.c) and of
- * the strict number parsers (sim/error.c). */
-#include "keyfile.h"
-#include "error.h"
+/* Unit tests of key files with line-precise errors (sim/base/keyfile.c) and of
+ * the strict number parsers (sim/base/error.c). */
+#include "sim/base/keyfile.h"
+#include "sim/base/error.h"
 
 #include <string.h>
 

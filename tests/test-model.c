@@ -1,8 +1,8 @@
 /* Unit tests of the model zoo (sim/model*.c): exact parameter counts of
  * published architectures, and the per-layer CSV loader. */
-#include "model.h"
-#include "model-gen.h"
-#include "error.h"
+#include "sim/model.h"
+#include "sim/model-gen.h"
+#include "sim/base/error.h"
 
 #include <math.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* Unit tests of the max-min flow-level network (sim/net.c). */
-#include "net.h"
+#include "sim/net.h"
 
 typedef struct { double end_s; int done; } Done;
 

@@ -1,5 +1,5 @@
-/* Unit tests of sorting and quantiles (sim/stats.c). */
-#include "stats.h"
+/* Unit tests of sorting and quantiles (sim/base/stats.c). */
+#include "sim/base/stats.h"
 
 /* Sorting puts {3, -1, 2, 2, 0.5} in order -1, 0.5, 2, 2, 3. */
 static void

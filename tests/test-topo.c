@@ -1,8 +1,8 @@
 /* Unit tests of topologies: loading (sim/topo-load.c), the graph, routes
  * and bisection (sim/topo.c). */
-#include "topo.h"
-#include "topo-load.h"
-#include "error.h"
+#include "sim/topo.h"
+#include "sim/topo-load.h"
+#include "sim/base/error.h"
 #include "test-util.h"
 
 #include <string.h>

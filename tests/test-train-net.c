@@ -1,8 +1,8 @@
 /* Unit tests of the networks the real runner trains (real/train-net.h):
  * the MLP and the GPT-2 stack. */
-#include "train-net.h"
-#include "model-gen.h"
-#include "error.h"
+#include "real/train-net.h"
+#include "sim/model-gen.h"
+#include "sim/base/error.h"
 
 #include <cblas.h>
 #include <math.h>

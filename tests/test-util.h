@@ -1,7 +1,7 @@
 /* Helpers shared by the unit tests. */
 #pragma once
 
-#include "topo-load.h"
+#include "sim/topo-load.h"
 
 /* A shipped topology (topologies/NAME.topo) for `nodes` nodes; aborts the
  * test when it does not load. */

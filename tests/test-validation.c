@@ -1,6 +1,6 @@
 /* Unit test of the validation arithmetic (sim/validation.c) on a table
  * computed by hand. */
-#include "validation.h"
+#include "sim/validation.h"
 
 /* Three points, by hand:
  *   N=1: measured 10 ms, predicted 11 ms (interval 10.5..11.5): error +10%,

@@ -1,9 +1,9 @@
 /* Benchmark: one 1 GiB all-reduce over 4096 GPUs (512 DGX H100 nodes),
  * flow-level and analytical, with the algorithm fixed and with NCCL's
  * choice among ring, tree and NVLS.  Wall time includes building the plan. */
-#include "coll.h"
-#include "nccl-tune.h"
-#include "topo-load.h"
+#include "sim/coll.h"
+#include "sim/nccl-tune.h"
+#include "sim/topo-load.h"
 
 #include <stdio.h>
 

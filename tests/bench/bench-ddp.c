@@ -3,8 +3,8 @@
  *   a sweep of 1..65536 GPUs, 17 points, analytical (<= 100 ms);
  *   100 Monte Carlo trials of the 1024-GPU step with stragglers (<= 10 s).
  * Peak memory is the process's VmHWM from /proc/self/status. */
-#include "ddp.h"
-#include "topo-load.h"
+#include "sim/ddp.h"
+#include "sim/topo-load.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -3,7 +3,7 @@
  * A steady state of P pending events (a discrete-event simulation's usual
  * shape): each event fired schedules one new event at a random later time.
  * Reports events/s for P = 1e3, 1e5 and 1e6. */
-#include "engine.h"
+#include "sim/engine.h"
 
 #include <stdio.h>
 

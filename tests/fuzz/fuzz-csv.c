@@ -1,5 +1,5 @@
 /* libFuzzer target: per-layer CSV models (sim/model-load.c). */
-#include "model.h"
+#include "sim/model.h"
 
 int LLVMFuzzerTestOneInput (const unsigned char *data, size_t size);
 

@@ -1,8 +1,8 @@
 /* libFuzzer target: what command-line values go through: sizes (-b 8G),
  * numbers, whole-number lists (--gpus 1,2,4), element types. */
-#include "error.h"
-#include "coll.h"
-#include "device.h"
+#include "sim/base/error.h"
+#include "sim/coll.h"
+#include "sim/device.h"
 
 #include <string.h>
 

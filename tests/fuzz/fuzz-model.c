@@ -1,7 +1,7 @@
 /* libFuzzer target: model zoo key files (sim/model-load.c, generators in
  * sim/model-gen.c).  Sizes are capped by the loader, so generation is
  * bounded. */
-#include "model.h"
+#include "sim/model.h"
 
 int LLVMFuzzerTestOneInput (const unsigned char *data, size_t size);
 

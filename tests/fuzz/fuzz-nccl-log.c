@@ -1,7 +1,7 @@
 /* libFuzzer target: nccl-tests logs (calibrate/nccl-log.c), and the fit
  * of what they hold (calibrate/fit.c). */
-#include "nccl-log.h"
-#include "fit.h"
+#include "calibrate/nccl-log.h"
+#include "calibrate/fit.h"
 
 int LLVMFuzzerTestOneInput (const unsigned char *data, size_t size);
 

@@ -1,7 +1,7 @@
 /* libFuzzer target: calibration profiles (calibrate/profile.c), and what
  * the simulator does with one that loads. */
-#include "profile.h"
-#include "nccl-tune.h"
+#include "calibrate/profile.h"
+#include "sim/nccl-tune.h"
 
 int LLVMFuzzerTestOneInput (const unsigned char *data, size_t size);
 

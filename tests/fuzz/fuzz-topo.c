@@ -1,7 +1,7 @@
 /* libFuzzer target: topology files (sim/topo-load.c), and the graph they
  * build for 1 and 3 nodes (sim/topo.c): any input is refused with an error
  * or builds a topology; nothing crashes, leaks or hangs. */
-#include "topo-load.h"
+#include "sim/topo-load.h"
 
 int LLVMFuzzerTestOneInput (const unsigned char *data, size_t size);
 

@@ -1,10 +1,10 @@
 /* cli-predict.c — `dpscale predict`: one DDP configuration, its step time
  * and breakdown, efficiency, throughput, memory and cost. */
-#include "cli.h"
-#include "cli-ddp.h"
-#include "error.h"
+#include "sim/app/cli.h"
+#include "sim/app/cli-ddp.h"
+#include "sim/base/error.h"
 
-#include "json-util.h"
+#include "sim/base/json-util.h"
 #include <math.h>
 #include <stdio.h>
 

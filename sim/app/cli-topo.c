@@ -1,9 +1,9 @@
 /* cli-topo.c — `dpscale topo`: check a topology file and describe the
  * cluster it makes for a node count. */
-#include "cli.h"
-#include "cli-util.h"
-#include "topo-load.h"
-#include "error.h"
+#include "sim/app/cli.h"
+#include "sim/app/cli-util.h"
+#include "sim/topo-load.h"
+#include "sim/base/error.h"
 
 #include <stdio.h>
 

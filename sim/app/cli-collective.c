@@ -1,13 +1,13 @@
 /* cli-collective.c — `dpscale collective`: one collective over a range of
  * sizes, printed in nccl-tests' column layout (plus the algorithm and
  * protocol chosen), or as CSV or JSON. */
-#include "cli.h"
-#include "cli-util.h"
-#include "coll.h"
-#include "nccl-tune.h"
-#include "error.h"
+#include "sim/app/cli.h"
+#include "sim/app/cli-util.h"
+#include "sim/coll.h"
+#include "sim/nccl-tune.h"
+#include "sim/base/error.h"
 
-#include "json-util.h"
+#include "sim/base/json-util.h"
 #include <math.h>
 #include <stdio.h>
 

@@ -3,8 +3,8 @@
 #pragma once
 
 #include <glib.h>
-#include "topo.h"
-#include "profile.h"
+#include "sim/topo.h"
+#include "calibrate/profile.h"
 
 #define DPS_EXIT_USAGE 2
 #define DPS_DEFAULT_TOPOLOGY "dgx-h100"

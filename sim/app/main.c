@@ -4,8 +4,8 @@
 #include <string.h>
 #include <locale.h>
 
-#include "cli.h"
-#include "cli-util.h"
+#include "sim/app/cli.h"
+#include "sim/app/cli-util.h"
 #include "dps-config.h"
 
 typedef struct {

@@ -1,5 +1,5 @@
 /* error.c — see error.h. */
-#include "error.h"
+#include "sim/base/error.h"
 
 #include <math.h>
 #include <errno.h>

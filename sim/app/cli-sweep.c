@@ -1,10 +1,10 @@
 /* cli-sweep.c — `dpscale sweep`: many DDP configurations (GPU counts, bucket
  * caps, topologies, batches, gradient accumulation): a table, a CSV and a
  * plot of throughput and efficiency against GPUs. */
-#include "cli.h"
-#include "cli-ddp.h"
-#include "plot.h"
-#include "error.h"
+#include "sim/app/cli.h"
+#include "sim/app/cli-ddp.h"
+#include "sim/base/plot.h"
+#include "sim/base/error.h"
 
 #include <math.h>
 #include <stdio.h>

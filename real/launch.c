@@ -1,6 +1,6 @@
 /* launch.c — see launch.h. */
-#include "launch.h"
-#include "error.h"
+#include "real/launch.h"
+#include "sim/base/error.h"
 
 #include <gio/gio.h>
 #include <signal.h>

@@ -1,8 +1,8 @@
 /* cli-util.c — see cli-util.h. */
-#include "cli-util.h"
-#include "topo-load.h"
-#include "error.h"
-#include "nccl-tune.h"
+#include "sim/app/cli-util.h"
+#include "sim/topo-load.h"
+#include "sim/base/error.h"
+#include "sim/nccl-tune.h"
 
 #include <stdio.h>
 

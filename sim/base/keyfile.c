@@ -1,6 +1,6 @@
 /* keyfile.c — see keyfile.h. */
-#include "keyfile.h"
-#include "error.h"
+#include "sim/base/keyfile.h"
+#include "sim/base/error.h"
 
 #include <string.h>
 

@@ -1,7 +1,7 @@
 /* cli-ddp.c — see cli-ddp.h. */
-#include "cli-ddp.h"
-#include "nccl-tune.h"
-#include "error.h"
+#include "sim/app/cli-ddp.h"
+#include "sim/nccl-tune.h"
+#include "sim/base/error.h"
 
 #include <math.h>
 #include <string.h>

@@ -3,8 +3,8 @@
 #pragma once
 
 #include <glib.h>
-#include "ddp.h"
-#include "cli-util.h"
+#include "sim/ddp.h"
+#include "sim/app/cli-util.h"
 
 typedef struct {
   char   *model, *topology, *gpus, *batch, *bucket_cap, *grad_accum;

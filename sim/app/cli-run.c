@@ -4,11 +4,11 @@
  * each layer's compute by a wait of its calibrated (or roofline) duration
  * while the real buckets are really all-reduced, so many replicas fit on
  * few cores. */
-#include "cli.h"
-#include "cli-ddp.h"
-#include "run.h"
-#include "json-util.h"
-#include "error.h"
+#include "sim/app/cli.h"
+#include "sim/app/cli-ddp.h"
+#include "real/run.h"
+#include "sim/base/json-util.h"
+#include "sim/base/error.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -2,17 +2,17 @@
  * present, else CPUs through MPI and OpenBLAS) or import nccl-tests logs,
  * fit the simulator's parameters, write a profile, a CSV of the points and
  * a plot of measured against fitted bus bandwidth. */
-#include "cli.h"
-#include "cli-util.h"
-#include "profile.h"
-#include "nccl-log.h"
-#include "cpu-calibrate.h"
-#include "gpu.h"
-#include "run.h"
-#include "plot.h"
-#include "nccl-tune.h"
-#include "topo-load.h"
-#include "error.h"
+#include "sim/app/cli.h"
+#include "sim/app/cli-util.h"
+#include "calibrate/profile.h"
+#include "calibrate/nccl-log.h"
+#include "calibrate/cpu-calibrate.h"
+#include "calibrate/gpu.h"
+#include "real/run.h"
+#include "sim/base/plot.h"
+#include "sim/nccl-tune.h"
+#include "sim/topo-load.h"
+#include "sim/base/error.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* json-util.c — see json-util.h. */
-#include "json-util.h"
+#include "sim/base/json-util.h"
 
 /* Returns the builder's document as text (a new string), pretty-printed or
  * on one line. */

@@ -2,14 +2,14 @@
  * here, and show the error.  For each replica count: a real run (or an
  * emulated one), the simulator's prediction from the calibration profile
  * alone (never from step times of the run), a table, a CSV and plots. */
-#include "cli.h"
-#include "cli-ddp.h"
-#include "run.h"
-#include "plot.h"
-#include "validation.h"
-#include "netemu.h"
-#include "error.h"
-#include "buckets.h"
+#include "sim/app/cli.h"
+#include "sim/app/cli-ddp.h"
+#include "real/run.h"
+#include "sim/base/plot.h"
+#include "sim/validation.h"
+#include "real/netemu.h"
+#include "sim/base/error.h"
+#include "sim/buckets.h"
 
 #include <math.h>
 #include <stdio.h>

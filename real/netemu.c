@@ -1,7 +1,7 @@
 /* netemu.c — see netemu.h. */
-#include "netemu.h"
-#include "launch.h"
-#include "error.h"
+#include "real/netemu.h"
+#include "real/launch.h"
+#include "sim/base/error.h"
 
 #include <glib/gstdio.h>
 #include <stdio.h>

@@ -1,9 +1,9 @@
 /* cli-plot.c — `dpscale plot FILE`: render any CSV dpscale writes with the
  * gnuplot script for its kind (told by its header), to PNG and SVG. */
-#include "cli.h"
-#include "cli-util.h"
-#include "plot.h"
-#include "error.h"
+#include "sim/app/cli.h"
+#include "sim/app/cli-util.h"
+#include "sim/base/plot.h"
+#include "sim/base/error.h"
 
 #include <stdio.h>
 #include <string.h>

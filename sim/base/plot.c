@@ -1,7 +1,7 @@
 /* plot.c — see plot.h. */
-#include "plot.h"
-#include "topo-load.h"
-#include "error.h"
+#include "sim/base/plot.h"
+#include "sim/base/datadir.h"
+#include "sim/base/error.h"
 
 #include <glib/gstdio.h>
 #include <string.h>

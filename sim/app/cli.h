@@ -3,7 +3,7 @@
  * status. */
 #pragma once
 
-#include "profile.h"
+#include "calibrate/profile.h"
 
 int dps_cmd_topo (int argc, char **argv);
 int dps_cmd_collective (int argc, char **argv);

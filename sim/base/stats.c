@@ -1,5 +1,5 @@
 /* stats.c — see stats.h. */
-#include "stats.h"
+#include "sim/base/stats.h"
 
 #include <math.h>
 #include <stdlib.h>
