@@ -191,3 +191,33 @@ dps_coll_choose (const DpsCollCtx *ctx, guint algo_mask, guint proto_mask,
   }
   return TRUE;
 }
+
+/* The time of one collective as NCCL would run it: the choice of
+ * dps_coll_choose, timed in mode (flow-level: its plan on an empty network,
+ * scaled as a calibration's correction scales the estimate).  out->plan is
+ * released; out->time_s is the time in that mode. */
+gboolean
+dps_coll_predict (const DpsCollCtx *ctx, guint algo_mask, guint proto_mask, DpsNetMode mode,
+                  DpsCollChoice *out, GError **error)
+{
+  if (!dps_coll_choose (ctx, algo_mask, proto_mask, out, error))
+    return FALSE;
+  if (mode == DPS_MODE_FLOW) {
+    double scale = 1;
+    if (ctx->params->n_corr) {
+      DpsCollParams bare = *ctx->params;
+      bare.n_corr = 0;
+      DpsCollCtx raw = *ctx;
+      raw.params = &bare;
+      DpsCollChoice rc;
+      if (dps_coll_choose (&raw, algo_mask, proto_mask, &rc, NULL)) {
+        scale = out->time_s / rc.time_s;
+        dps_plan_unref (rc.plan);
+      }
+    }
+    out->time_s = dps_plan_time_flow (ctx->topo, out->plan, out->proto) * scale;
+  }
+  dps_plan_unref (out->plan);
+  out->plan = NULL;
+  return TRUE;
+}

@@ -211,25 +211,9 @@ dps_cmd_collective (int argc, char **argv)
       ctx.channels = channels;
     Row r = { .bytes = bytes };
     r.count = bytes / tsize / ((op == DPS_OP_REDUCE_SCATTER || op == DPS_OP_ALLGATHER) ? n_gpus : 1);
-    if (!dps_coll_choose (&ctx, amask, pmask, &r.choice, &error))
+    if (!dps_coll_predict (&ctx, amask, pmask, mode, &r.choice, &error))
       break;
-    if (mode == DPS_MODE_FLOW) {
-      /* the flow-level run, scaled as the calibration scales the estimate */
-      DpsCollParams bare = params;
-      bare.n_corr = 0;
-      DpsCollCtx raw = ctx;
-      raw.params = &bare;
-      DpsCollChoice rc;
-      double scale = 1;
-      if (params.n_corr && dps_coll_choose (&raw, amask, pmask, &rc, NULL)) {
-        scale = r.choice.time_s / rc.time_s;
-        dps_plan_unref (rc.plan);
-      }
-      r.time_s = dps_plan_time_flow (topo, r.choice.plan, r.choice.proto) * scale;
-    } else
-      r.time_s = r.choice.time_s;
-    dps_plan_unref (r.choice.plan);
-    r.choice.plan = NULL;
+    r.time_s = r.choice.time_s;
     r.algbw_GBps = r.time_s > 0 ? bytes / r.time_s / 1e9 : 0;
     r.busbw_GBps = r.algbw_GBps * dps_coll_busbw_factor (op, n_gpus);
     g_array_append_val (rows, r);
