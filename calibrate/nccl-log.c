@@ -84,6 +84,17 @@ dps_nccl_log_parse_hinted (const char *name, const char *text, gssize len, DpsNc
           }
       continue;
     }
+    /* tables pasted without their '#': the same header, units and footer lines */
+    if (strstr (l, "Avg bus bandwidth")) {
+      footer = TRUE;
+      continue;
+    }
+    if (!g_ascii_isdigit (l[0]) && ((strstr (l, "algbw") && strstr (l, "busbw")) || g_str_has_prefix (l, "(B)")
+                                    || g_str_has_prefix (l, "Out of bounds") || g_str_has_prefix (l, "nThread")
+                                    || strstr (l, "out-of-place"))) {
+      header = header || (strstr (l, "algbw") && strstr (l, "busbw"));
+      continue;
+    }
     if (!header)
       continue;   /* banners before the table (NCCL INFO lines and the like) */
     if (footer)
