@@ -43,7 +43,8 @@ dps_coll_params_nccl (DpsCollParams *p)
   memcpy (p->bw_factor, bw, sizeof bw);
   for (int a = 0; a < DPS_ALGO_COUNT; a++)
     p->algo_bw_factor[a] = 1.0;
-  p->algo_bw_factor[DPS_ALGO_NVLS] = 0.85;   /* NCCL's Hopper NVLS efficiency */
+  /* NVLS's own efficiency is the topology's (nvls_efficiency: NCCL's
+   * per-generation figure); a calibration may scale it */
 }
 
 /* NVLS runs only the Simple protocol; the others run all three. */
@@ -97,6 +98,8 @@ double
 dps_tune_step_s (const DpsCollCtx *ctx, DpsAlgo algo, DpsLinkKind kind, DpsProto proto)
 {
   double s = ctx->params->step_s[algo][kind][proto];
+  if (kind == DPS_LINK_NET)
+    s += dps_topo_spec (ctx->topo)->net_extra_s;
   if (kind != DPS_LINK_NET && ctx->n_nodes > 1 && algo != DPS_ALGO_NVLS) {
     double o = ctx->params->net_overhead_s * (proto == DPS_PROTO_SIMPLE ? 3 : 1);
     s = MAX (s, o);

@@ -11,8 +11,11 @@ static const char *const system_keys[] = { "name", "description", "gpus_per_node
 static const char *const gpu_keys[] = { "model", "fp32_tflops", "tf32_tflops", "fp16_tflops",
                                         "bf16_tflops", "memory_GB", "memory_bw_GBps", NULL };
 static const char *const intra_keys[] = { "fabric", "bw_GBps", "efficiency", "latency_us", "nvls",
-                                          "links", "switches", "uplink_GBps", "pcie_GBps", "ring", NULL };
-static const char *const nic_keys[] = { "count", "bw_Gbps", "efficiency", "gpus", NULL };
+                                          "links", "switches", "uplink_GBps", "pcie_GBps", "ring",
+                                          "nvls_efficiency", NULL };
+static const char *const nic_keys[] = { "count", "bw_Gbps", "efficiency", "gpus", "transport", "latency_us", NULL };
+/* in DpsNetTransport's order */
+static const char *const transport_choices[] = { "ib", "roce", "efa", "socket", "tcpx", NULL };
 static const char *const fabric_keys[] = { "kind", "latency_us", "nodes_per_leaf", "oversubscription", NULL };
 static const char *const nccl_keys[] = { "channels", NULL };
 static const char *const intra_choices[] = { "nvswitch", "nvlink-mesh", "pcie", NULL };
@@ -132,6 +135,8 @@ load_intra (const DpsKeyFile *kf, DpsTopoSpec *s, GError **error)
       || !dps_key_file_get_double (kf, "intra", "efficiency", FALSE, 1, 0.01, 1, &eff, error)
       || !dps_key_file_get_double (kf, "intra", "latency_us", FALSE, 0, 0, 1e6, &lat, error)
       || !dps_key_file_get_bool (kf, "intra", "nvls", FALSE, FALSE, &s->nvls, error)
+      || !dps_key_file_get_double (kf, "intra", "nvls_efficiency", FALSE, DPS_NVLS_EFFICIENCY_DEFAULT, 0.05, 1,
+                                   &s->nvls_efficiency, error)
       || !dps_key_file_get_double (kf, "intra", "pcie_GBps", FALSE, 24, 1e-6, BIG, &v, error))
     return FALSE;
   s->intra = (DpsIntraKind) kind;
@@ -204,10 +209,18 @@ load_nics (const DpsKeyFile *kf, DpsTopoSpec *s, GError **error)
   s->n_nics = (int) count;
   if (count == 0)
     return TRUE;
+  int transport = DPS_NET_IB;
+  double extra_us;
   if (!dps_key_file_get_double (kf, "nic", "bw_Gbps", TRUE, 0, 1e-6, BIG, &gbps, error)
-      || !dps_key_file_get_double (kf, "nic", "efficiency", FALSE, 1, 0.01, 1, &eff, error))
+      || !dps_key_file_get_double (kf, "nic", "efficiency", FALSE, 1, 0.01, 1, &eff, error)
+      || !dps_key_file_get_choice (kf, "nic", "transport", transport_choices, FALSE, DPS_NET_IB, &transport, error))
+    return FALSE;
+  if (!dps_key_file_get_double (kf, "nic", "latency_us", FALSE, dps_net_transport_extra_us ((DpsNetTransport) transport),
+                                0, 1e6, &extra_us, error))
     return FALSE;
   s->nic_bw_Bps = gbps * 1e9 / 8 * eff;
+  s->net_transport = (DpsNetTransport) transport;
+  s->net_extra_s = extra_us * 1e-6;
   s->nic_gpu = g_new (int, count);
   g_autofree char *raw = NULL;
   if (!dps_key_file_get_string (kf, "nic", "gpus", TRUE, NULL, &raw, error))
