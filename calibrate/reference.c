@@ -178,8 +178,8 @@ dps_reference_parse (const char *name, const char *text, gssize len, GError **er
                  name, ranks, r->ranks);
     return NULL;
   }
-  if (!dps_nccl_env_masks (dps_reference_get (r, "env"), &r->algo_mask, &r->proto_mask, error)) {
-    g_prefix_error (error, "%s: env: ", name);
+  if (!dps_nccl_env_masks (dps_reference_get (r, "nccl_env"), &r->algo_mask, &r->proto_mask, error)) {
+    g_prefix_error (error, "%s: nccl_env: ", name);
     return NULL;
   }
   return g_steal_pointer (&r);

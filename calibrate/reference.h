@@ -11,7 +11,8 @@
  * test starting" line or its redop column), the rank and host counts where
  * the log has no "#  Rank" lines, the dpscale topology that describes the
  * hardware (topology), and what NCCL was told (env: NCCL_ALGO, NCCL_PROTO
- * in NCCL's syntax, "^" excluding; NCCL_NVLS_ENABLE=0).
+ * in NCCL's syntax, "^" excluding; NCCL_NVLS_ENABLE=0: the machine-read
+ * "nccl_env" key, beside the source's own words in "env").
  */
 #pragma once
 
