@@ -60,6 +60,10 @@ model_time (const DpsNetFit *f, const DpsTopoSpec *spec, int ranks, int nodes, d
 {
   g_autoptr (DpsTopoSpec) s = dps_topo_spec_copy (spec);
   dps_netfit_apply_spec (f, s);
+  /* a group of fewer ranks per node than the nodes hold (emulated nodes of
+   * one rank each) uses that many of each node's devices */
+  if (nodes > 1 && ranks / nodes < s->gpus_per_node && ranks % nodes == 0 && !s->ring)
+    s->gpus_per_node = ranks / nodes;
   int k = s->gpus_per_node;
   int n_nodes = MAX (nodes, ranks > k ? (ranks + k - 1) / k : 1);
   g_autoptr (DpsTopo) topo = dps_topo_new (s, n_nodes, error);

@@ -7,7 +7,7 @@
 #include <string.h>
 
 static const char *const groups[] = { "system", "gpu", "intra", "nic", "fabric", "nccl", NULL };
-static const char *const system_keys[] = { "name", "description", "gpus_per_node", "max_nodes", NULL };
+static const char *const system_keys[] = { "name", "description", "gpus_per_node", "gpus_per_host", "max_nodes", NULL };
 static const char *const gpu_keys[] = { "model", "fp32_tflops", "tf32_tflops", "fp16_tflops",
                                         "bf16_tflops", "memory_GB", "memory_bw_GBps", NULL };
 static const char *const intra_keys[] = { "fabric", "bw_GBps", "efficiency", "latency_us", "nvls",
@@ -289,7 +289,7 @@ static DpsTopoSpec *
 load (const DpsKeyFile *kf, GError **error)
 {
   g_autoptr (DpsTopoSpec) s = g_new0 (DpsTopoSpec, 1);
-  gint64 k, maxn, ch;
+  gint64 k, maxn, hosts_k, ch;
   s->path = g_strdup (dps_key_file_name (kf));
   if (!dps_key_file_check_groups (kf, groups, NULL, error)
       || !dps_key_file_require_group (kf, "system", error)
@@ -298,9 +298,16 @@ load (const DpsKeyFile *kf, GError **error)
       || !dps_key_file_get_string (kf, "system", "description", FALSE, "", &s->description, error)
       || !dps_key_file_get_int (kf, "system", "gpus_per_node", TRUE, 0, 1, DPS_TOPO_MAX_GPUS_PER_NODE,
                                 &k, error)
-      || !dps_key_file_get_int (kf, "system", "max_nodes", FALSE, 0, 0, DPS_TOPO_MAX_GPUS, &maxn, error))
+      || !dps_key_file_get_int (kf, "system", "max_nodes", FALSE, 0, 0, DPS_TOPO_MAX_GPUS, &maxn, error)
+      || !dps_key_file_get_int (kf, "system", "gpus_per_host", FALSE, k, 1, k, &hosts_k, error))
     return NULL;
+  if (k % hosts_k != 0) {
+    dps_key_file_error (kf, "system", "gpus_per_host", error, "%d does not divide gpus_per_node = %d",
+                        (int) hosts_k, (int) k);
+    return NULL;
+  }
   s->gpus_per_node = (int) k;
+  s->gpus_per_host = (int) hosts_k;
   s->max_nodes = (int) maxn;
   if (!load_gpu (kf, s, error) || !load_intra (kf, s, error) || !load_nics (kf, s, error)
       || !load_fabric (kf, s, error))

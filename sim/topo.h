@@ -51,7 +51,8 @@ typedef struct {
   char          *name;
   char          *description;
   char          *path;              /* where it was loaded from, or NULL */
-  int            gpus_per_node;
+  int            gpus_per_node;     /* a node is one NVLink domain */
+  int            gpus_per_host;     /* of one host (tray) of a node: an NVL72 rack is 18 hosts of 4 */
   DpsDeviceSpec  gpu;
   /* inside a node */
   DpsIntraKind   intra;

@@ -165,7 +165,7 @@ dps_cmd_collective_compare (char **files, const char *topology, const DpsProfile
     if (format == DPS_FORMAT_CSV)
       csv_rows (o, &res[done]);
     else
-      table_file (o, &res[done], dps_reference_get (ref, "env"));
+      table_file (o, &res[done], dps_reference_get (ref, "nccl_env"));
   }
   if (!error && format != DPS_FORMAT_CSV && n > 1)
     table_suite (o, res, n);

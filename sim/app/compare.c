@@ -38,10 +38,12 @@ dps_compare_reference (const DpsReference *ref, const char *topology, const DpsP
     g_prefix_error (error, "%s: ", ref->path);
     return FALSE;
   }
-  int k = dps_topo_gpus_per_node (topo), per_host = ref->ranks / MAX (ref->hosts, 1);
-  if (ref->hosts > 1 && (per_host > k || k % per_host != 0)) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: hosts of %d GPUs do not fill the %d-GPU nodes of %s",
-                 ref->path, per_host, k, tname ? tname : "the calibrated machine");
+  const DpsTopoSpec *ts = dps_topo_spec (topo);
+  int k = ts->gpus_per_node, hk = ts->gpus_per_host > 0 ? ts->gpus_per_host : k;
+  int per_host = ref->ranks / MAX (ref->hosts, 1);
+  if (ref->hosts > 1 && per_host != k && per_host != hk) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: hosts of %d GPUs are neither nodes (%d GPUs) nor hosts "
+                 "(%d GPUs) of %s", ref->path, per_host, k, hk, tname ? tname : "the calibrated machine");
     return FALSE;
   }
   DpsCollParams params;
