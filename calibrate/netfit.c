@@ -112,6 +112,20 @@ cost (const double *x, void *data)
     double r = log (t / p->time_s);
     s += r * r;
   }
+  /* A weak pull towards the datasheet (scale 1), as a prior: a figure the
+   * points do not determine (the node's figures from multi-node logs
+   * alone, where NVLink and NIC bandwidth trade against each other in an
+   * NVLS tree) stays near the topology's instead of running off (a 2- and
+   * 4-node H100 fit took NVLS to 1e6 times NCCL's figure); one the points
+   * determine moves little (weight 0.002 on the squared log of the scale:
+   * what 20 points 1% off weigh against a factor 2).  Beyond a quarter or
+   * four times the datasheet, a wall. */
+  for (int i = 0, j = 0; i < DPS_NETFIT_N; i++)
+    if (pb->free[i]) {
+      double out = fabs (x[j]) - log (4.0);
+      s += 0.002 * x[j] * x[j] + (out > 0 ? out * out : 0);
+      j++;
+    }
   return s;
 }
 
@@ -128,7 +142,7 @@ dps_netfit_fit (const DpsCalData *d, const DpsTopoSpec *spec, gboolean ring_only
   gboolean multi = FALSE, single = FALSE;
   for (guint i = 0; i < d->points->len; i++) {
     const DpsCalPoint *p = &g_array_index (d->points, DpsCalPoint, i);
-    if (p->held_out || p->ranks < 2 || !(p->time_s > 0))
+    if (p->held_out || p->ranks < 2 || !(p->time_s > 0) || (!ring_only && p->bytes < DPS_NETFIT_MIN_BYTES))
       continue;
     g_array_append_val (pts, *p);
     multi = multi || p->nodes > 1;

@@ -62,9 +62,11 @@ dps_profile_network_load (DpsProfile *p, const DpsKeyFile *kf, GError **error)
   return TRUE;
 }
 
-/* Whether predictions for ranks on nodes go through the network fit: it
- * exists and that group was not measured (a measured group keeps its own
- * ring fit and per-size correction, which must not leak to others). */
+/* Whether predictions for ranks on nodes go through the network fit alone:
+ * it exists and that group was not measured (a measured group keeps its
+ * own per-size correction, which must not leak to others: on the network
+ * fit for NCCL's logs, dps_profile_network_correction; on its own ring fit
+ * for a ring library's). */
 gboolean
 dps_profile_uses_network (const DpsProfile *p, int ranks, int nodes)
 {
@@ -113,4 +115,61 @@ dps_profile_fit_network (DpsProfile *p, const char *topology, GError **error)
     return FALSE;
   gboolean ring_only = g_strcmp0 (p->data->backend, "cpu-mpi") == 0;
   return dps_netfit_fit (p->data, s, ring_only, &p->net, error);
+}
+
+typedef struct {
+  double bytes, log_factor;
+  int    n;
+} CorrPoint;
+
+static gint
+by_bytes (gconstpointer a, gconstpointer b)
+{
+  double x = ((const CorrPoint *) a)->bytes, y = ((const CorrPoint *) b)->bytes;
+  return (x > y) - (x < y);
+}
+
+/* A measured group's own shape on top of the network fit: at each size it
+ * measured (held-out sizes left out, so that they still test the fit), the
+ * measured time over the fitted model's, for dps_tune_calibrated to
+ * interpolate; several logs of one size give the geometric mean.  Writes
+ * at most max sizes in increasing order and returns their count; 0 for a
+ * group that was not measured, for a ring library's profile (its groups
+ * keep their ring fits) or when the model cannot time the group. */
+int
+dps_profile_network_correction (const DpsProfile *p, int ranks, int nodes, double *bytes, double *factor, int max)
+{
+  if (!p->net.fitted || p->net.ring_only || dps_profile_uses_network (p, ranks, nodes))
+    return 0;
+  g_autoptr (DpsTopoSpec) spec = dps_profile_network_spec (p, ranks, nodes, NULL);
+  if (!spec)
+    return 0;
+  g_autoptr (GArray) c = g_array_new (FALSE, FALSE, sizeof (CorrPoint));
+  for (guint i = 0; i < p->data->points->len; i++) {
+    const DpsCalPoint *q = &g_array_index (p->data->points, DpsCalPoint, i);
+    if (q->held_out || q->ranks != ranks || MAX (q->nodes, 1) != MAX (nodes, 1) || !(q->time_s > 0))
+      continue;
+    guint j = 0;
+    while (j < c->len && g_array_index (c, CorrPoint, j).bytes != q->bytes)
+      j++;
+    if (j == c->len) {
+      double t = dps_netfit_time (&p->net, spec, ranks, nodes, q->bytes, NULL);
+      if (!(t > 0))
+        return 0;
+      CorrPoint cp = { q->bytes, 0, 0 };
+      g_array_append_val (c, cp);
+    }
+    CorrPoint *cp = &g_array_index (c, CorrPoint, j);
+    double t = dps_netfit_time (&p->net, spec, ranks, nodes, q->bytes, NULL);
+    cp->log_factor += log (q->time_s / t);
+    cp->n++;
+  }
+  g_array_sort (c, by_bytes);
+  int n = MIN ((int) c->len, max);
+  for (int i = 0; i < n; i++) {
+    const CorrPoint *cp = &g_array_index (c, CorrPoint, (guint) i);
+    bytes[i] = cp->bytes;
+    factor[i] = exp (cp->log_factor / cp->n);
+  }
+  return n;
 }

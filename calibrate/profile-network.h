@@ -1,6 +1,7 @@
 /* profile-network — the [network] section of a profile: the joint network
  * fit (netfit.h) as keys with units, and when it speaks for a rank and node
- * count (one that was not measured; a measured group keeps its own fit). */
+ * count (one that was not measured; a measured group keeps its own
+ * per-size correction on top of it). */
 #pragma once
 
 #include "calibrate/profile.h"
@@ -9,3 +10,5 @@
 void     dps_profile_network_save (const DpsProfile *p, GKeyFile *k);
 gboolean dps_profile_network_load (DpsProfile *p, const DpsKeyFile *kf, GError **error);
 DpsTopoSpec *dps_profile_network_spec (const DpsProfile *p, int ranks, int nodes, GError **error);
+int      dps_profile_network_correction (const DpsProfile *p, int ranks, int nodes, double *bytes, double *factor,
+                                         int max);

@@ -56,7 +56,9 @@ test_recover (void)
   g_assert_cmpfloat (fabs (f.scale[DPS_NETFIT_INTRA_BW] / 0.8 - 1), <, 0.03);
   g_assert_cmpfloat (fabs (f.scale[DPS_NETFIT_NIC_BW] / 0.4 - 1), <, 0.03);
   g_assert_cmpfloat (fabs (f.scale[DPS_NETFIT_NET_LAT] / 2.0 - 1), <, 0.05);
-  g_assert_cmpfloat (f.rms_log, <, 0.01);
+  /* the fit's weak pull towards the datasheet (netfit.c) leaves a residual
+   * of about 1.4% on exact data */
+  g_assert_cmpfloat (f.rms_log, <, 0.02);
   /* and 8 nodes, never measured, within 3% at every size of 1 MiB and more */
   for (double b = 1 << 20; b <= 1 << 30; b *= 4) {
     double want = dps_netfit_time (&truth, s, 64, 8, b, NULL), got = dps_netfit_time (&f, s, 64, 8, b, NULL);

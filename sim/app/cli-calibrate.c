@@ -70,7 +70,7 @@ simulated (const DpsProfile *p, const char *topology, const DpsCalPoint *pt, GEr
   if (!topo)
     return -1;
   DpsCollParams params;
-  guint amask, pmask;
+  guint amask = DPS_NCCL_ALGOS, pmask = DPS_ALL_PROTOS;
   dps_coll_params_nccl (&params);
   dps_profile_apply_params (p, pt->ranks, dps_topo_n_nodes (topo), &params, &amask, &pmask);
   DpsCollCtx ctx;

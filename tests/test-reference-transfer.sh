@@ -1,0 +1,67 @@
+#!/bin/sh
+# Calibration that transfers, on the published record: for every system of
+# tests/reference/nccl/ published at more than one scale, `dpscale
+# calibrate --import` the smaller scale(s) only, then `dpscale collective
+# --compare` the largest with that profile.  Figures: median |error| of
+# busbw over the largest scale's rows of 1 MiB and more, calibrated and,
+# for comparison, uncalibrated.
+#
+# Bars, agreed for this suite (figures when they were set, 2026-12-03:
+# voltagepark 1->4 nodes 6.2%, dell 2->4 7.3%, gcp-a4-b200 1->2 11.9%,
+# gjaion 2+4->8 26.7%, a100-fair 1->2 45.1%; the issue's target is 10% for
+# every system, met by 2 of 5; README "Calibration that transfers"):
+#   - the median over the systems at most 15%
+#   - at least 2 systems within 10%
+# And an exact check: a measured group keeps its own shape (its fitted
+# sizes come back within 0.01%: the per-size correction on the network fit)
+set -u
+dpscale=$1
+top=$(cd "$(dirname "$0")/.." && pwd)
+R=$top/tests/reference/nccl
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+ok () { pass=$((pass + 1)); }
+ko () { fail=$((fail + 1)); echo "FAIL: $*"; }
+median () { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+err_1m () { awk -F, 'NR > 1 && $7 >= 1048576 { e = $14 < 0 ? -$14 : $14; print e }' "$1" | median; }
+
+: > "$tmp/figures"
+transfer () {   # name topology largest smaller...
+  name=$1 topo=$2 big=$3
+  shift 3
+  args=""
+  for s in "$@"; do args="$args --import $R/$s.ref"; done
+  # shellcheck disable=SC2086
+  if ! "$dpscale" calibrate $args --topology "$topo" -o "$tmp/$name.calib" > "$tmp/$name.out" 2>&1; then
+    ko "$name: calibrate --import failed: $(tail -1 "$tmp/$name.out")"
+    return
+  fi
+  "$dpscale" collective --compare "$R/$big.ref" -C "$tmp/$name.calib" --format csv > "$tmp/$name-c.csv" || { ko "$name: compare -C failed"; return; }
+  "$dpscale" collective --compare "$R/$big.ref" --format csv > "$tmp/$name-u.csv" || { ko "$name: compare failed"; return; }
+  c=$(err_1m "$tmp/$name-c.csv") u=$(err_1m "$tmp/$name-u.csv")
+  printf '  %-14s %-44s -> %-34s calibrated %5.1f%%  uncalibrated %5.1f%%\n' "$name" "$*" "$big" "$c" "$u"
+  echo "$c" >> "$tmp/figures"
+  ok
+}
+echo "fit on the smaller scales, predict the largest (rows >= 1 MiB, |busbw error|):"
+transfer voltagepark dgx-h100 voltagepark-h100-ib-4n-allreduce voltagepark-h100-ib-1n-allreduce
+transfer dell dgx-h100 dell-xe9680-h100-ib-4n-allreduce dell-xe9680-h100-ib-2n-allreduce
+transfer gcp-a4-b200 hgx-b200 gcp-a4-b200-2n-allreduce gcp-a4-b200-1n-allreduce
+transfer gjaion dgx-h100 h100-ib400-gjaion-8n-allreduce h100-ib400-gjaion-2n-allreduce h100-ib400-gjaion-4n-allreduce
+transfer a100-fair dgx-a100 a100-fair-gcm-2n-allreduce a100-fair-gcm-1n-allreduce
+m=$(median < "$tmp/figures")
+within=$(awk '$1 <= 10' "$tmp/figures" | wc -l)
+echo "median over systems $m%, $within within 10%"
+if awk "BEGIN { exit !($m <= 15) }"; then ok; else ko "median over systems $m% > 15%"; fi
+if [ "$within" -ge 2 ]; then ok; else ko "only $within systems within 10%"; fi
+
+# the measured group itself: every other size was fitted (the rest held
+# out), and those come back exactly
+"$dpscale" collective --compare "$R/dell-xe9680-h100-ib-2n-allreduce.ref" -C "$tmp/dell.calib" --format csv > "$tmp/self.csv"
+exact=$(awk -F, 'NR > 1 { e = $14 < 0 ? -$14 : $14; if (e < 0.01) n++ } END { print n + 0 }' "$tmp/self.csv")
+rows=$(($(wc -l < "$tmp/self.csv") - 1))
+if [ "$exact" -ge $((rows / 2)) ]; then ok; else ko "$exact of $rows measured rows reproduced within 0.01%"; fi
+
+echo "reference-transfer: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
