@@ -3,6 +3,7 @@
 #include "sim/base/keyfile.h"
 #include "sim/nccl-tune.h"
 #include "sim/base/error.h"
+#include "sim/base/file.h"
 #include "sim/base/stats.h"
 
 #include <math.h>
@@ -96,7 +97,8 @@ save_level (GKeyFile *k, const char *group, const DpsFitLevel *l)
   g_key_file_set_integer (k, group, "points", l->n_points);
 }
 
-/* Writes the profile whole (a temporary file renamed into place). */
+/* Writes the profile as dps_write_file does: a regular file whole or not at
+ * all, a device in place; errors read "-o PATH: reason". */
 gboolean
 dps_profile_save (const DpsProfile *p, const char *path, GError **error)
 {
@@ -236,12 +238,9 @@ dps_profile_save (const DpsProfile *p, const char *path, GError **error)
   }
   g_ptr_array_unref (order);
   g_hash_table_unref (groups);
-  g_autoptr (GError) local = NULL;
-  if (!g_key_file_save_to_file (k, path, &local)) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_IO, "-o %s: %s", path, local->message);
-    return FALSE;
-  }
-  return TRUE;
+  gsize len = 0;
+  g_autofree char *text = g_key_file_to_data (k, &len, NULL);
+  return dps_write_file (path, "-o", text, len, error);
 }
 
 /* A list of numbers; NULL with an error naming the key when malformed. */

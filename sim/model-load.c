@@ -11,6 +11,7 @@
 #include "sim/base/keyfile.h"
 #include "sim/topo-load.h"
 #include "sim/base/error.h"
+#include "sim/base/file.h"
 
 #include <string.h>
 

@@ -6,6 +6,7 @@
 # Usage: test-bad-inputs.sh DPSCALE_BINARY
 set -u
 bin=$1
+case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
 . "$(dirname "$0")/cli-lib.sh"
 t=$tmp
 
@@ -37,7 +38,7 @@ mkdir -p "$t/dir"
 expect () {
   want=$1 pattern=$2
   shift 2
-  "$bin" "$@" >"$t/out" 2>"$t/err"
+  timeout 60 "$bin" "$@" >"$t/out" 2>"$t/err"
   got=$?
   lines=$(wc -l <"$t/err")
   if [ "$got" -eq "$want" ] && grep -q -- "$pattern" "$t/err" && [ "$lines" -eq 1 ]; then
@@ -107,5 +108,129 @@ expect 1 "\-o $t/dir/none/out.csv" collective -o "$t/dir/none/out.csv"
 expect 1 "\-\-trace $t/dir/none/t.json" predict --gpus 8 --trace "$t/dir/none/t.json"
 expect 1 "\-o $t/dir/none/p" calibrate --import "$(dirname "$0")/data/nccl-tests-1x8.log" -o "$t/dir/none/p.calib"
 if [ -z "$(ls -A "$t/dir")" ] && [ ! -e "$t/never.calib" ]; then ok; else ko "files left behind: $(ls -A "$t/dir")"; fi
+
+# absent PATH...: none of them exists (nothing written, nothing left)
+absent () {
+  for p in "$@"; do
+    if [ -e "$p" ] || [ -L "$p" ]; then ko "left behind: $p"; return; fi
+  done
+  ok
+}
+# chardev PATH: still the character device it was (never replaced by a file)
+chardev () { if [ -c "$1" ]; then ok; else ko "$1 is no longer a character device: $(ls -l "$1")"; fi; }
+root=no
+[ "$(id -u)" = 0 ] && root=yes
+have_gnuplot=no
+command -v gnuplot >/dev/null && have_gnuplot=yes
+
+# --- inputs that exhaust or hang: only regular files of at most 64 MiB are read,
+# checked before reading (a FIFO would block forever, /dev/zero never ends) ---
+mkfifo "$t/fifo" "$t/fifo.csv"
+truncate -s 65M "$t/big.topo" "$t/big.csv"
+expect 1 "fifo: is a FIFO, not a file" topo "$t/fifo"
+expect 1 "/dev/zero: is a character device, not a file" topo /dev/zero
+expect 1 "big.topo: 68157440 bytes, larger than the 64 MiB" topo "$t/big.topo"
+expect 1 "/dev/zero: is a character device" predict --model /dev/zero
+expect 1 "fifo: is a FIFO" predict --model "$t/fifo"
+expect 1 "fifo.csv: is a FIFO" predict --model "$t/fifo.csv"
+expect 1 "big.csv: 68157440 bytes, larger than the 64 MiB" predict --model "$t/big.csv"
+expect 1 "/dev/zero: is a character device" predict --calibration /dev/zero
+expect 1 "fifo: is a FIFO" collective --calibration "$t/fifo"
+expect 1 "big.topo: 68157440 bytes" sweep --calibration "$t/big.topo"
+expect 1 "/dev/zero: is a character device, not a log" calibrate --import /dev/zero -o "$t/never.calib"
+expect 1 "fifo: is a FIFO, not a log" calibrate --import "$t/fifo" -o "$t/never.calib"
+expect 1 "big.topo: 68157440 bytes" calibrate --import "$t/big.topo" -o "$t/never.calib"
+expect 1 "/dev/zero: is a character device, not a CSV file" plot /dev/zero
+expect 1 "fifo.csv: is a FIFO, not a CSV file" plot "$t/fifo.csv"
+expect 1 "big.csv: 68157440 bytes" plot "$t/big.csv"
+expect 1 "/dev/null: is a character device" topo --topology /dev/null
+absent "$t/never.calib" "$t/never.csv"
+
+# --- writes that destroy: a regular file is replaced whole, a device or FIFO is
+# written in place and never replaced, nothing is created beside a device ---
+if [ $root = yes ]; then
+  # private copies of /dev/null and /dev/full: a regression replaces these, not the system's
+  mknod "$t/null" c 1 3 && mknod "$t/full" c 1 7
+  null=$t/null full=$t/full
+else
+  null=/dev/null full=/dev/full
+fi
+log=$(dirname "$0")/data/nccl-tests-1x8.log
+expect 1 "\-o $full: No space left on device" predict --gpus 8 -o "$full"
+chardev "$full"
+expect 1 "\-\-trace $full: No space left on device" predict --gpus 8 --trace "$full"
+chardev "$full"
+expect 1 "\-o $full: No space left on device" collective --gpus 8 -o "$full"
+chardev "$full"
+expect 1 "\-o $full: No space left on device" calibrate --import "$log" -o "$full"
+chardev "$full"
+absent "$full.csv" "$full.png"
+if "$bin" calibrate --import "$log" -o "$null" >"$t/out" 2>&1 && grep -q "no .csv or .png beside it" "$t/out"; then ok
+else ko "calibrate -o $null: $(tail -1 "$t/out")"; fi
+chardev "$null"
+absent "$null.csv" "$null.png"
+if "$bin" predict --gpus 8 -o "$null" >"$t/out" 2>&1; then ok; else ko "predict -o $null: $(cat "$t/out")"; fi
+chardev "$null"
+expect 1 "\-o $null: is a character device, not a prefix of files" sweep --gpus 8,16 -o "$null"
+absent "$null.csv" "$null.png" "$null.svg"
+expect 1 "\-o $null: is a character device, not a prefix of files" plot "$(dirname "$0")/data/nccl-tests-1x8.log" -o "$null"
+expect 1 "\-o $t/dir: is a directory, not a file to write" predict --gpus 8 -o "$t/dir"
+expect 1 "\-o $t/dir: is a directory, not a file to write" calibrate --import "$log" -o "$t/dir"
+mkfifo "$t/out.fifo"
+cat "$t/out.fifo" >"$t/from-fifo" &
+if "$bin" predict --gpus 8 --format csv -o "$t/out.fifo" 2>"$t/err"; then ok; else ko "predict -o FIFO: $(cat "$t/err")"; fi
+wait
+if [ -p "$t/out.fifo" ] && grep -q "^model," "$t/from-fifo"; then ok; else ko "a FIFO as -o was replaced or not written"; fi
+"$bin" predict --gpus 8 --format csv -o - >/dev/full 2>"$t/err"
+if [ $? = 1 ] && grep -q "standard output: No space left on device" "$t/err"; then ok; else ko "predict >/dev/full: $(cat "$t/err")"; fi
+# a regular file is replaced whole and keeps its mode; no temporary file is left
+printf 'old\n' >"$t/keep.csv"; chmod 640 "$t/keep.csv"
+"$bin" predict --gpus 8 --format csv -o "$t/keep.csv" >/dev/null 2>&1
+if grep -q "^model," "$t/keep.csv" && [ "$(stat -c %a "$t/keep.csv")" = 640 ] && [ -z "$(ls -A "$t" | grep '^\.keep')" ]; then ok
+else ko "-o over a regular file: $(ls -la "$t" | grep keep)"; fi
+if [ $root = yes ]; then
+  # a full small file system: every write fails whole, nothing is left, no "wrote"
+  mkdir "$t/small"
+  if mount -t tmpfs -o size=64k tmpfs "$t/small" 2>/dev/null; then
+    trap 'umount "$t/small" 2>/dev/null; rm -rf "$tmp"' EXIT
+    head -c 70000 /dev/zero >"$t/small/filler" 2>/dev/null
+    expect 1 "\-o $t/small/p.json: No space left on device" predict --gpus 8 --format json -o "$t/small/p.json"
+    expect 1 "\-o $t/small/sw.csv: No space left on device" sweep --gpus 8,16 -o "$t/small/sw"
+    expect 1 "\-o $t/small/p.calib\|\-o $t/small/p.csv" calibrate --import "$log" -o "$t/small/p.calib"
+    expect 1 "\-\-trace $t/small/t.json: No space left on device" predict --gpus 8 --trace "$t/small/t.json"
+    if ! grep -q wrote "$t/out"; then ok; else ko "'wrote' printed on a full disk"; fi
+    rm -f "$t/small/filler"
+    # room for the CSV, not for the pictures: no cut picture, no "wrote" for one, exit 1
+    head -c 36000 /dev/zero >"$t/small/filler"
+    if [ $have_gnuplot = yes ]; then
+      "$bin" sweep --gpus 8,16 -o "$t/small/sw" >"$t/out" 2>"$t/err"
+      got=$?
+      if [ $got = 1 ] && grep -q "wrote $t/small/sw.csv$" "$t/out" && grep -q "cut short\|No space" "$t/err"; then ok
+      else ko "sweep on a nearly full disk -> $got: $(tail -1 "$t/out") / $(cat "$t/err")"; fi
+    fi
+    rm -f "$t/small/filler" "$t/small/sw.csv"
+    absent "$t/small/p.json" "$t/small/sw.png" "$t/small/sw.svg" "$t/small/p.calib" "$t/small/t.json"
+    if [ -z "$(ls -A "$t/small")" ]; then ok; else ko "left on the full disk: $(ls -A "$t/small")"; fi
+    umount "$t/small"
+  fi
+fi
+
+# --- a shell behind gnuplot: no user text reaches gnuplot as code ---
+if [ $have_gnuplot = yes ]; then
+  "$bin" sweep --gpus 8,16 -o "$t/sw" >/dev/null 2>&1
+  (cd "$t" && "$bin" plot sw.csv --title 'x`touch P1`'"'; system('touch P2'); '" >/dev/null 2>"$t/err")
+  if [ -f "$t/sw.png" ] && [ -f "$t/sw.svg" ]; then ok; else ko "plot with a quoted title wrote nothing: $(cat "$t/err")"; fi
+  cp "$t/sw.csv" "$t/a\`touch P3\`'b.csv"
+  (cd "$t" && "$bin" plot "a\`touch P3\`'b.csv" -o '|touch P5' >/dev/null 2>"$t/err")
+  if [ -f "$t/|touch P5.png" ]; then ok; else ko "plot -o '|touch P5' did not write the file named so: $(cat "$t/err")"; fi
+  cp "$t/sw.csv" "$t/<touch P6"
+  (cd "$t" && "$bin" plot "<touch P6" -o pic >/dev/null 2>"$t/err")
+  (cd "$t" && "$bin" sweep --gpus 8,16 -o 'sw`touch P7`' >/dev/null 2>"$t/err")
+  absent "$t/P1" "$t/P2" "$t/P3" "$t/P4" "$t/P5" "$t/P6" "$t/P7" P1 P2 P3 P4 P5 P6 P7
+  expect 1 "a file name with a control character cannot be given to gnuplot" plot "$t/sw.csv" -o "$t/bad
+name"
+  absent "$t/bad
+name.png"
+fi
 
 finish bad-inputs

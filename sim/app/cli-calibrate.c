@@ -13,6 +13,7 @@
 #include "sim/nccl-tune.h"
 #include "sim/topo-load.h"
 #include "sim/base/error.h"
+#include "sim/base/file.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -266,6 +267,7 @@ dps_cmd_calibrate (int argc, char **argv)
                       entries, &argc, &argv, &error))
     return dps_cli_fail ("calibrate", error);
   const char *out_path = output ? output : "dpscale.calib";
+  DpsOutputKind out_kind = DPS_OUTPUT_NEW;
   GArray *sizes = g_array_new (FALSE, FALSE, sizeof (double));
   GArray *ranks = NULL;
   g_autoptr (DpsProfile) prof = NULL;
@@ -292,6 +294,8 @@ dps_cmd_calibrate (int argc, char **argv)
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--mpi: only with --backend gpu (CPUs always use mpirun)");
   else if (topology && !imports)
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--topology: only with --import (a measured machine describes itself)");
+  else
+    dps_output_kind (out_path, "-o", &out_kind, &error);
   if (!error && !imports) {
     int n_gpu = dps_gpu_count (&why);
     gpu = backend ? g_str_equal (backend, "gpu") : n_gpu > 0;
@@ -426,7 +430,11 @@ dps_cmd_calibrate (int argc, char **argv)
   g_autofree char *stem = g_str_has_suffix (out_path, ".calib") ? g_strndup (out_path, strlen (out_path) - 6)
                                                                 : g_strdup (out_path);
   g_autofree char *csv_path = g_strconcat (stem, ".csv", NULL), *png = g_strconcat (stem, ".png", NULL);
-  if (dps_cli_emit (csv_path, csv, &error)) {
+  if (out_kind == DPS_OUTPUT_STREAM) {
+    /* a device or FIFO takes the profile in place; nothing is created beside it */
+    if (dps_profile_save (prof, out_path, &error))
+      g_string_append_printf (table, "wrote %s (not a regular file: no .csv or .png beside it)\n", out_path);
+  } else if (dps_cli_emit (csv_path, csv, &error)) {
     GError *perr = NULL;
     g_autofree char *title = g_strdup_printf ("all-reduce, %s on %s: measured and fitted", data->backend,
                                               data->host ? data->host : "imported logs");

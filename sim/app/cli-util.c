@@ -2,6 +2,7 @@
 #include "sim/app/cli-util.h"
 #include "sim/topo-load.h"
 #include "sim/base/error.h"
+#include "sim/base/file.h"
 #include "sim/nccl-tune.h"
 
 #include <stdio.h>
@@ -119,8 +120,9 @@ dps_cli_topology_calibrated (const char *name, const DpsProfile *profile, int no
   return size_topology (spec, nodes, gpus, n_gpus, error);
 }
 
-/* Writes text to path whole (a temporary file renamed into place), or to
- * standard output when path is NULL or "-". */
+/* Writes text to path as dps_write_file does (a regular file whole or not
+ * at all, a device or FIFO in place), or to standard output when path is
+ * NULL or "-"; errors read "-o PATH: reason". */
 gboolean
 dps_cli_emit (const char *path, const GString *text, GError **error)
 {
@@ -129,9 +131,22 @@ dps_cli_emit (const char *path, const GString *text, GError **error)
     fflush (stdout);
     return TRUE;
   }
-  g_autoptr (GError) local = NULL;
-  if (!g_file_set_contents (path, text->str, (gssize) text->len, &local)) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_IO, "-o %s: %s", path, local->message);
+  return dps_write_file (path, "-o", text->str, text->len, error);
+}
+
+/* For an output prefix (or stem) whose files get suffixes: FALSE, with
+ * "FLAG PATH: is a character device, not a prefix of files", when the path
+ * itself is a device, FIFO, directory or socket, so that no x.csv or x.png
+ * is created beside a device file. */
+gboolean
+dps_cli_check_prefix (const char *flag, const char *prefix, GError **error)
+{
+  DpsOutputKind kind;
+  if (!dps_output_kind (prefix, flag, &kind, error))
+    return FALSE;
+  if (kind == DPS_OUTPUT_STREAM) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_IO, "%s %s: is %s, not a prefix of files", flag, prefix,
+                 dps_path_kind (prefix));
     return FALSE;
   }
   return TRUE;

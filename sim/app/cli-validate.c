@@ -167,6 +167,8 @@ dps_cmd_validate (int argc, char **argv)
     if (g_array_index (reps, gint64, i) % nodes)
       g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--replicas: %d is not a multiple of --nodes %d",
                    (int) g_array_index (reps, gint64, i), nodes);
+  if (!error && output)
+    dps_cli_check_prefix ("-o", output, &error);
   if (error) {
     if (reps)
       g_array_free (reps, TRUE);
@@ -417,6 +419,7 @@ dps_cmd_validate (int argc, char **argv)
           g_string_append_printf (t, ", %s", out);
         else {
           fprintf (stderr, "dpscale validate: warning: %s\n", perr->message);
+          status |= perr->code == DPS_ERROR_IO;
           g_error_free (perr);
         }
       }
@@ -432,6 +435,7 @@ dps_cmd_validate (int argc, char **argv)
       g_string_append_printf (t, ", %s, %s", tl_png, tl_svg);
     else if (perr) {
       fprintf (stderr, "dpscale validate: warning: no timeline: %s\n", perr->message);
+      status |= perr->code == DPS_ERROR_IO;
       g_error_free (perr);
     }
     g_string_append (t, "\n");

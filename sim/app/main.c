@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <locale.h>
+#include <errno.h>
 
 #include "sim/app/cli.h"
 #include "sim/app/cli-util.h"
@@ -52,8 +53,16 @@ main (int argc, char **argv)
     return 0;
   }
   for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
-    if (!strcmp (argv[1], commands[i].name))
-      return commands[i].fn (argc - 1, argv + 1);
+    if (!strcmp (argv[1], commands[i].name)) {
+      int status = commands[i].fn (argc - 1, argv + 1);
+      /* a result that did not reach standard output (a full disk, a closed
+       * pipe) is a failure, not a success that printed nothing */
+      if (fflush (stdout) != 0 || ferror (stdout)) {
+        fprintf (stderr, "dpscale %s: standard output: %s\n", argv[1], g_strerror (errno));
+        return status ? status : 1;
+      }
+      return status;
+    }
   fprintf (stderr, "dpscale: unknown command '%s' (try 'dpscale --help')\n", argv[1]);
   return DPS_EXIT_USAGE;
 }

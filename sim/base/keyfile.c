@@ -1,6 +1,7 @@
 /* keyfile.c — see keyfile.h. */
 #include "sim/base/keyfile.h"
 #include "sim/base/error.h"
+#include "sim/base/file.h"
 
 #include <string.h>
 
@@ -117,10 +118,6 @@ dps_key_file_load (const char *path, GError **error)
   g_autofree char *data = dps_read_file (path, "file", &len, error);
   if (!data)
     return NULL;
-  if (len > 64u << 20) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_LIMIT, "%s: larger than 64 MiB", path);
-    return NULL;
-  }
   return dps_key_file_load_data (path, data, (gssize) len, error);
 }
 
