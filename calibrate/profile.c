@@ -300,8 +300,11 @@ load_level (const DpsKeyFile *kf, const char *g, DpsFitLevel *l, GError **error)
       return FALSE;
     }
     for (int r = 0; r < n; r++) {
-      if (v[r] < 0 || (i == 2 && v[r] <= 0)) {
-        dps_key_file_error (kf, g, lists[i], error, "%g is out of range (must be %s)", v[r], i == 2 ? "> 0" : ">= 0");
+      /* at most 2^60 bytes, 1000 s of latency, 1 PB/s */
+      static const double most[] = { 1152921504606846976.0, 1e9, 1e6 };
+      if (v[r] < 0 || (i == 2 && v[r] <= 0) || v[r] > most[i]) {
+        dps_key_file_error (kf, g, lists[i], error, "%g is out of range (must be %s and at most %g)", v[r],
+                            i == 2 ? "> 0" : ">= 0", most[i]);
         return FALSE;
       }
       if (i == 0)
@@ -325,6 +328,11 @@ load_level (const DpsKeyFile *kf, const char *g, DpsFitLevel *l, GError **error)
   for (gsize i = 0; i < nb; i++) {
     if (!(cb[i] > 0) || !(cf[i] > 0) || (i > 0 && cb[i] <= cb[i - 1])) {
       dps_key_file_error (kf, g, "correction", error, "entry %zu: sizes must increase and factors be positive", i + 1);
+      return FALSE;
+    }
+    /* a measured time over the fitted line: a factor of 1000 is already no fit */
+    if (cf[i] < 1e-3 || cf[i] > 1e3) {
+      dps_key_file_error (kf, g, "correction", error, "entry %zu: %g is out of range (0.001 to 1000)", i + 1, cf[i]);
       return FALSE;
     }
     l->corr_bytes[i] = cb[i];

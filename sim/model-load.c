@@ -232,6 +232,11 @@ dps_model_load_csv_data (const char *name, const char *data, gssize len, GError 
                  name, header ? "layer rows" : "header");
     return NULL;
   }
+  if (m->n_params == 0) {
+    /* nothing to all-reduce: every rate and efficiency would divide by zero */
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: params: every layer has 0 parameters (nothing to train)", name);
+    return NULL;
+  }
   return g_steal_pointer (&m);
 }
 

@@ -233,4 +233,59 @@ name"
 name.png"
 fi
 
+# --- bad values taken as good: a flag's zero is not its absence; every value
+# out of range is refused up front, naming the flag (exit 2) ---
+expect 2 "\-\-nodes: 0 is out of range (at least 1)" predict --nodes 0
+expect 2 "\-\-nodes: -2 is out of range" predict --nodes -2
+expect 2 "\-\-nodes: sweep takes GPU counts" sweep --nodes 0
+expect 2 "\-\-gpus: '0' is not a whole number from 1 to 1048576" sweep --gpus 0
+expect 2 "\-\-gpus: 0 is out of range (at least 1)" collective --gpus 0
+expect 2 "\-\-nodes: 0 is out of range (at least 1)" collective --nodes 0
+expect 2 "\-\-channels: 0 is out of range (1 to 64)" collective --channels 0
+expect 2 "\-\-channels: 65 is out of range (1 to 64)" collective --channels 65
+expect 2 "\-\-gpus: 0 is out of range (at least 1)" topo --gpus 0
+expect 2 "\-\-nodes: -3 is out of range (at least 1)" topo --nodes -3
+expect 2 "\-\-global-batch: 0 is out of range (more than 0" predict --global-batch 0
+expect 2 "\-\-global-batch: nan is out of range" sweep --global-batch nan
+expect 2 "\-\-efficiency: 0 is out of range (more than 0, at most 1)" predict --efficiency 0
+expect 2 "\-\-efficiency: nan is out of range" predict --efficiency nan
+expect 2 "\-\-efficiency: 1.5 is out of range" sweep --efficiency 1.5
+expect 2 "\-\-slow-factor: 0 is out of range" predict --slow-replicas 1 --slow-factor 0
+expect 2 "\-\-slow-factor: -1 is out of range" predict --slow-factor -1
+expect 2 "\-\-loader-rate: 0 is out of range" predict --loader-rate 0
+expect 2 "\-\-loader-rate: inf is out of range" predict --loader-rate inf
+expect 2 "\-\-batch: 0 is out of range (1 to 1048576)" calibrate --batch 0
+expect 2 "\-\-batch: -5 is out of range" calibrate --batch -5
+expect 2 "\-\-link-gbps: 0 is out of range" calibrate --link-gbps 0
+expect 2 "\-\-ranks: -1 is not 1 to 256" run --ranks -1
+expect 2 "\-\-lr: nan is out of range" run --lr nan
+expect 2 "\-\-lr: -1 is out of range" run --lr -1
+expect 2 "\-\-lr: 0 is out of range" run --lr 0
+expect 2 "\-\-timeout: 0 is out of range" run --timeout 0
+expect 2 "\-\-timeout: nan is out of range" run --timeout nan
+expect 2 "\-\-timeout: -inf is out of range" run --timeout -inf
+expect 2 "\-\-link-gbps: nan is out of range" run --link-gbps nan
+expect 2 "\-\-first-bucket-mb: must be 0 or more" run --first-bucket-mb -1
+expect 2 "\-\-first-bucket-mb: '-1' is not a number of at least 0" predict --first-bucket-mb -1
+expect 2 "\-\-timeout: 0 is out of range" validate --timeout 0
+expect 2 "\-\-global-batch: 0 is out of range" validate --global-batch 0
+expect 2 "\-\-first-bucket-mb: -1 is out of range" validate --first-bucket-mb -1
+expect 2 "\-\-jitter: nan is out of range" validate --jitter nan
+expect 2 "\-\-timeout: must be more than 0" calibrate --timeout nan
+# outputs checked before any work: a missing folder is named at once
+expect 1 "\-o $t/none/x.csv: its directory does not exist" predict --gpus 8 -o "$t/none/x.csv"
+expect 1 "\-\-trace $t/none/t.json: its directory does not exist" predict --gpus 8 --trace "$t/none/t.json"
+expect 1 "\-o $t/none/steps.csv: its directory does not exist" run -o "$t/none/steps.csv"
+expect 1 "\-\-trace $t/none/t.json: its directory does not exist" run --trace "$t/none/t.json"
+absent "$t/none"
+# no output holds NaN or infinity: a model of no parameters is refused
+printf 'layer,params,forward_ms,backward_ms\nfc,0,1,2\n' >"$t/zero.csv"
+expect 1 "zero.csv: params: every layer has 0 parameters" predict --model "$t/zero.csv" --gpus 8 --format json
+# a profile's numbers in range: a correction of 1e300 is no fit
+"$bin" calibrate --import "$log" -o "$t/p.calib" >/dev/null 2>&1
+sed 's/^correction=[0-9.e+-]*;/correction=1e300;/' "$t/p.calib" >"$t/corr.calib"
+expect 1 "corr.calib:18: \[fit.8.1\] correction: entry 1: 1e+300 is out of range (0.001 to 1000)" predict --calibration "$t/corr.calib"
+sed 's/^bw_GBps=.*/bw_GBps=1e300;/' "$t/p.calib" >"$t/bw.calib"
+expect 1 "bw.calib:15: \[fit.8.1\] bw_GBps: 1e+300 is out of range" collective --calibration "$t/bw.calib"
+
 finish bad-inputs

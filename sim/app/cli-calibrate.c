@@ -237,7 +237,7 @@ dps_cmd_calibrate (int argc, char **argv)
   int nodes = 0;
   double link_gbps = 1, gap_ms = 0;
   gboolean gap_emulated = FALSE;
-  int batch = 0;
+  int batch = DPS_UNSET_INT;
   double timeout = 600;
   GOptionEntry entries[] = {
     { "backend", 0, 0, G_OPTION_ARG_STRING, &backend, "auto (default: GPUs if present, else CPUs), gpu or cpu", "B" },
@@ -280,8 +280,9 @@ dps_cmd_calibrate (int argc, char **argv)
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--backend: '%s' is not auto, cpu or gpu", backend);
   else if (timeout <= 0 || !isfinite (timeout))
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--timeout: must be more than 0");
-  else if (batch < 0)
-    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--batch: must be at least 1");
+  else if (!dps_cli_int_given ("--batch", &batch, 1, 1 << 20, 0, &error)
+           || !dps_cli_double_given ("--link-gbps", &link_gbps, 0, FALSE, 1e6, 1, &error))
+    ;
   else if (imports && (backend || sizes_s || ranks_s))
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--import: logs replace measuring; drop --backend/--sizes/--ranks");
   else if (nodes < 0 || nodes == 1 || nodes > 64 || (nodes > 1 && (imports || (backend && !g_str_equal (backend, "cpu")))))

@@ -60,7 +60,7 @@ dps_cmd_sweep (int argc, char **argv)
   g_autoptr (DpsProfile) profile = NULL;
   if (argc > 1)
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "unknown option: unexpected argument '%s'", argv[1]);
-  else if (o.nodes)
+  else if (o.nodes != DPS_UNSET_INT)
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--nodes: sweep takes GPU counts (--gpus LIST)");
   else if (o.trace)
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--trace: only for dpscale predict");

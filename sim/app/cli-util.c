@@ -5,7 +5,9 @@
 #include "sim/base/file.h"
 #include "sim/nccl-tune.h"
 
+#include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 /* Parses a subcommand's options; on failure error holds GOption's one-line
  * message (unknown flag, missing or malformed value). */
@@ -27,6 +29,68 @@ dps_cli_parse (const char *cmd, const char *summary, const char *description,
     return FALSE;
   }
   return ok;
+}
+
+/* A flag's absence is not its zero: numeric flags start at a sentinel a
+ * user cannot give.  For an int that is DPS_UNSET_INT (G_MININT, which the
+ * bounds below refuse anyway); for a double a NaN with a payload of its own
+ * (a typed "nan" is a plain NaN, and is refused). */
+#define UNSET_BITS G_GUINT64_CONSTANT (0x7ff80000d95e75e7)
+
+double
+dps_cli_unset (void)
+{
+  guint64 bits = UNSET_BITS;
+  double v;
+  memcpy (&v, &bits, sizeof v);
+  return v;
+}
+
+gboolean
+dps_cli_is_unset (double v)
+{
+  guint64 bits;
+  memcpy (&bits, &v, sizeof v);
+  return bits == UNSET_BITS;
+}
+
+/* An int flag: not given (DPS_UNSET_INT) becomes fallback; given, it must
+ * be at least lo and at most hi, else "FLAG: V is out of range (LO to HI)"
+ * ("(at least LO)" where hi is G_MAXINT). */
+gboolean
+dps_cli_int_given (const char *flag, int *v, int lo, int hi, int fallback, GError **error)
+{
+  if (*v == DPS_UNSET_INT) {
+    *v = fallback;
+    return TRUE;
+  }
+  if (*v < lo || *v > hi) {
+    if (hi == G_MAXINT)
+      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: %d is out of range (at least %d)", flag, *v, lo);
+    else
+      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: %d is out of range (%d to %d)", flag, *v, lo, hi);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* A double flag: not given (dps_cli_unset ()) becomes fallback; given, it
+ * must be finite, above lo (or at least lo when lo_closed) and at most hi,
+ * else "FLAG: V is out of range (more than LO, at most HI)". */
+gboolean
+dps_cli_double_given (const char *flag, double *v, double lo, gboolean lo_closed, double hi, double fallback,
+                      GError **error)
+{
+  if (dps_cli_is_unset (*v)) {
+    *v = fallback;
+    return TRUE;
+  }
+  if (!isfinite (*v) || *v < lo || (!lo_closed && *v == lo) || *v > hi) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: %g is out of range (%s %.15g, at most %.15g)", flag, *v,
+                 lo_closed ? "at least" : "more than", lo, hi);
+    return FALSE;
+  }
+  return TRUE;
 }
 
 gboolean

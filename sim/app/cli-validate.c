@@ -103,7 +103,7 @@ dps_cmd_validate (int argc, char **argv)
 {
   g_autofree char *backend = NULL, *replicas_s = NULL, *model_s = NULL, *calibration = NULL, *output = NULL;
   g_autofree char *topology = NULL;
-  int batch = 32, steps = 20, warmup = 3, trials = 20, grad_accum = 1, nodes = 0, global_batch = 0;
+  int batch = 32, steps = 20, warmup = 3, trials = 20, grad_accum = 1, nodes = 0, global_batch = DPS_UNSET_INT;
   double cap = 25, first = 1, timeout = 600, jitter = 0, link_gbps = 1;
   gboolean emulate = FALSE, quick = FALSE;
   GOptionEntry entries[] = {
@@ -145,6 +145,12 @@ dps_cmd_validate (int argc, char **argv)
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "unknown option: unexpected argument '%s'", argv[1]);
   else if (backend && !gpu && !g_str_equal (backend, "cpu"))
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--backend: '%s' is not cpu or gpu", backend);
+  else if (!dps_cli_int_given ("--global-batch", &global_batch, 1, G_MAXINT, 0, &error)
+           || !dps_cli_double_given ("--timeout", &timeout, 0, FALSE, 1e7, 600, &error)
+           || !dps_cli_double_given ("--link-gbps", &link_gbps, 0, FALSE, 1e6, 1, &error)
+           || !dps_cli_double_given ("--first-bucket-mb", &first, 0, TRUE, 1e6, 1, &error)
+           || !dps_cli_double_given ("--jitter", &jitter, 0, TRUE, 10, 0, &error))
+    ;
   else if (gpu && nodes > 0)
     g_set_error (&error, DPS_ERROR, DPS_ERROR_UNSUPPORTED, "--nodes: emulated nodes hold CPU replicas (--backend cpu)");
   else if (gpu && (n_gpu = dps_run_gpus (&error)) < 1)

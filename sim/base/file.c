@@ -112,12 +112,21 @@ dps_read_file (const char *path, const char *what, gsize *len, GError **error)
 
 /* Tells what writing path would meet: nothing yet, a regular file, or a
  * character device or FIFO (written in place).  A directory, block device or
- * socket is refused: "FLAG PATH: is a directory, not a file to write". */
+ * socket is refused ("FLAG PATH: is a directory, not a file to write"), and
+ * so is a new path in a missing directory, so that callers can check their
+ * outputs before any long work. */
 gboolean
 dps_output_kind (const char *path, const char *flag, DpsOutputKind *kind, GError **error)
 {
   struct stat st;
   if (g_stat (path, &st) != 0) {
+    int e = errno;
+    g_autofree char *dir = g_path_get_dirname (path);
+    if (e != ENOENT || !g_file_test (dir, G_FILE_TEST_IS_DIR)) {
+      g_set_error (error, DPS_ERROR, DPS_ERROR_IO, "%s%s%s: %s", flag ? flag : "", flag ? " " : "", path,
+                   e != ENOENT ? g_strerror (e) : "its directory does not exist");
+      return FALSE;
+    }
     *kind = DPS_OUTPUT_NEW;
     return TRUE;
   }
