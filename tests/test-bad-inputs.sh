@@ -288,4 +288,14 @@ expect 1 "corr.calib:18: \[fit.8.1\] correction: entry 1: 1e+300 is out of range
 sed 's/^bw_GBps=.*/bw_GBps=1e300;/' "$t/p.calib" >"$t/bw.calib"
 expect 1 "bw.calib:15: \[fit.8.1\] bw_GBps: 1e+300 is out of range" collective --calibration "$t/bw.calib"
 
+# --- messages: a failing mpirun shows its cause, not only its last line ---
+mkdir -p "$t/bin"
+printf '#!/bin/sh\necho ------------------\necho "There are not enough slots available in the system"\necho "to satisfy the 2 slots requested"\necho ------------------\necho "the last line"\nexit 1\n' >"$t/bin/mpirun"
+chmod +x "$t/bin/mpirun"
+PATH=$t/bin:$PATH "$bin" run --steps 2 --warmup 1 >/dev/null 2>"$t/err"
+got=$?
+# (the first line is run's own progress line)
+if [ $got = 1 ] && tail -1 "$t/err" | grep -q "mpirun failed (exit status 1): There are not enough slots available.* / the last line"; then ok
+else ko "failing mpirun -> $got: $(cat "$t/err")"; fi
+
 finish bad-inputs

@@ -82,7 +82,7 @@ static gboolean
 check_range (const char *flag, double v, double lo, double hi, GError **error)
 {
   if (!isfinite (v) || v < lo || v > hi) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: %g is out of range (%g to %g)", flag, v, lo, hi);
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: %g is out of range (%.15g to %.15g)", flag, v, lo, hi);
     return FALSE;
   }
   return TRUE;

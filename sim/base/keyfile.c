@@ -266,7 +266,7 @@ dps_key_file_get_double (const DpsKeyFile *kf, const char *group, const char *ke
     return FALSE;
   }
   if (d < min || d > max) {
-    dps_key_file_error (kf, group, key, error, "%g is out of range (expected %g to %g)", d, min, max);
+    dps_key_file_error (kf, group, key, error, "%g is out of range (expected %.15g to %.15g)", d, min, max);
     return FALSE;
   }
   *out = d;
