@@ -28,10 +28,17 @@ typedef struct {
 static volatile sig_atomic_t stop_signal;
 static int stop_pipe[2] = { -1, -1 };
 
+static volatile sig_atomic_t held;   /* launches running and emulated clusters standing */
+
 static void
 on_stop_signal (int sig)
 {
   int saved = errno;
+  if (!held && !stop_signal) {
+    /* nothing of ours outside this process: end as the signal would */
+    signal (sig, SIG_DFL);
+    raise (sig);
+  }
   if (!stop_signal)
     stop_signal = sig;
   if (stop_pipe[1] >= 0) {
@@ -41,12 +48,14 @@ on_stop_signal (int sig)
   errno = saved;
 }
 
-/* From now on SIGINT, SIGTERM and SIGHUP do not kill this process at once:
- * the running mpirun and every process it started are stopped (as after a
+/* From now on SIGINT, SIGTERM and SIGHUP do not kill this process at once
+ * while a launch runs or an emulated cluster stands (dps_launch_hold): the
+ * running mpirun and every process it started are stopped (as after a
  * timeout), later launches are refused, and the caller unwinds, removing
  * what it made (emulated nodes, temporary folders); the command then exits
- * with 128 + the signal (dps_launch_stop_signal).  For the commands that
- * start processes or namespaces; call once, early. */
+ * with 128 + the signal (dps_launch_stop_signal).  With nothing of that
+ * kind, the signal ends the process as usual.  For the commands that start
+ * processes or namespaces; call once, early. */
 void
 dps_launch_trap_signals (void)
 {
@@ -59,6 +68,16 @@ dps_launch_trap_signals (void)
   const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
   for (gsize i = 0; i < G_N_ELEMENTS (sigs); i++)
     sigaction (sigs[i], &sa, NULL);
+}
+
+/* Counts something that a signal must not leave behind (an emulated
+ * cluster; launches count themselves): while any stands, a trapped signal
+ * asks for an orderly stop instead of ending the process at once.
+ * Pair every dps_launch_hold (TRUE) with a dps_launch_hold (FALSE). */
+void
+dps_launch_hold (gboolean hold)
+{
+  held += hold ? 1 : -1;
 }
 
 /* The signal that asked this process to stop, or 0. */
@@ -275,8 +294,10 @@ dps_launch_lines (const char *const *argv, const char *const *extra_env, double 
   if (stop_signal)
     return stop_error (error);
   g_autoptr (GError) e = NULL;
+  held++;
   g_autoptr (GSubprocess) p = g_subprocess_launcher_spawnv (l, argv, &e);
   if (!p) {
+    held--;
     g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME, "cannot start %s: %s", argv[0], e->message);
     return FALSE;
   }
@@ -326,6 +347,7 @@ dps_launch_lines (const char *const *argv, const char *const *extra_env, double 
   }
   g_clear_error (&r.error);
   g_ptr_array_unref (r.said);
+  held--;
   g_object_unref (r.in);
   g_main_loop_unref (r.loop);
   g_main_context_pop_thread_default (ctx);

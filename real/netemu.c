@@ -23,6 +23,7 @@
 
 struct DpsNetEmu {
   int    id, nodes, ranks_per_node, created, lock_fd;
+  gboolean held;
   char   net[32];          /* "10.213.X" */
   char   bridge[16];
   char  *dir, *agent, *hostfile;
@@ -73,6 +74,8 @@ dps_netemu_free (DpsNetEmu *e)
     g_rmdir (e->dir);
   if (e->lock_fd >= 0)
     close (e->lock_fd);   /* releases the id, now that nothing of it is left */
+  if (e->held)
+    dps_launch_hold (FALSE);
   g_free (e->agent);
   g_free (e->hostfile);
   g_free (e->dir);
@@ -195,9 +198,11 @@ dps_netemu_new (int nodes, int ranks_per_node, double link_gbps, GError **error)
     g_set_error (error, DPS_ERROR, DPS_ERROR_UNSUPPORTED, "--nodes: needs ip, tc and unshare (Debian: iproute2, util-linux)");
     return NULL;
   }
-  clear_stale ();
   g_autoptr (DpsNetEmu) e = g_new0 (DpsNetEmu, 1);
   e->lock_fd = -1;
+  dps_launch_hold (TRUE);   /* from here a signal lets the caller remove what is made */
+  e->held = TRUE;
+  clear_stale ();
   for (int id = 1; id <= NETEMU_IDS && e->lock_fd < 0; id++)
     if ((e->lock_fd = lock_id (id)) >= 0)
       e->id = id;

@@ -298,4 +298,25 @@ got=$?
 if [ $got = 1 ] && tail -1 "$t/err" | grep -q "mpirun failed (exit status 1): There are not enough slots available.* / the last line"; then ok
 else ko "failing mpirun -> $got: $(cat "$t/err")"; fi
 
+# --- messages: a UTF-8 byte order mark is not text (editors on Windows write one) ---
+bom=$(printf '\357\273\277')
+printf "$bom$good_topo" >"$t/bom.topo"
+printf '%slayer,params,forward_ms,backward_ms\nfc,10,1,2\n' "$bom" >"$t/bom.csv"
+printf '%s[model]\nname = x\narchitecture = mlp\nwidths = 10,20,10\n' "$bom" >"$t/bom.model"
+{ printf '%s' "$bom"; cat "$t/p.calib"; } >"$t/bom.calib"
+for args in "topo $t/bom.topo" "predict --model $t/bom.csv --gpus 8" "predict --model $t/bom.model --gpus 8" \
+            "predict --calibration $t/bom.calib"; do
+  if "$bin" $args >/dev/null 2>"$t/err"; then ok; else ko "with a byte order mark: dpscale $args: $(cat "$t/err")"; fi
+done
+if [ $have_gnuplot = yes ]; then
+  { printf '%s' "$bom"; cat "$t/sw.csv"; } >"$t/bom-sweep.csv"
+  if "$bin" plot "$t/bom-sweep.csv" >/dev/null 2>"$t/err"; then ok; else ko "plot of a CSV with a byte order mark: $(cat "$t/err")"; fi
+fi
+# refused before any work: a model CPU replicas cannot hold or step in time (GPT-2 XL at batch 8 is
+# hundreds of GB and of TFLOP), within seconds, not after minutes of all-reduce timing
+expect 2 "\-\-model: .*GPT-2 XL at batch 8" calibrate --model gpt2-xl --quick -o "$t/never.calib"
+expect 2 "\-\-model: .*BERT-Large" calibrate --model bert-large --quick -o "$t/never.calib"
+expect 2 "\-\-model: .*GPT-2 XL at batch 32" validate --model gpt2-xl --quick -o "$t/never"
+absent "$t/never.calib" "$t/never.csv"
+
 finish bad-inputs

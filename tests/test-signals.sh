@@ -84,6 +84,19 @@ case1 calibrate-int INT 2 calibrate --quick -o "$t/never.calib"
 case1 calibrate-term TERM 15 calibrate --quick -o "$t/never.calib"
 case1 validate-int INT 2 validate --quick -o "$t/never"
 case1 validate-term TERM 15 validate --quick -o "$t/never"
+# a signal while nothing of the command runs outside it (the layer times are
+# measured in-process first) ends it at once, not at the next launch
+mkdir -p "$t/tmp-early"
+TMPDIR=$t/tmp-early "$bin" calibrate --quick --model transformer-small -o "$t/never.calib" >/dev/null 2>&1 &
+pid=$!
+sleep 0.5
+kill -TERM $pid
+i=0
+while [ $i -lt 30 ] && kill -0 $pid 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
+if kill -0 $pid 2>/dev/null; then ko "SIGTERM during in-process work: still running after 3 s"; kill -KILL $pid; fi
+wait $pid
+got=$?
+if [ $got -eq 143 ]; then ok; else ko "SIGTERM during in-process work: exit $got, want 143"; fi
 if [ -e "$t/never.calib" ] || [ -e "$t/never.csv" ]; then ko "an interrupted calibration or validation wrote its results"; else ok; fi
 
 if [ $root = yes ]; then

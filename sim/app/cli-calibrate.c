@@ -324,7 +324,10 @@ dps_cmd_calibrate (int argc, char **argv)
   }
   if (!error && !imports && !gpu) {
     g_autoptr (DpsModel) m = dps_model_load (model_s ? model_s : "mlp", &error);
-    if (m)
+    int most = 1;
+    for (guint i = 0; i < r32->len; i++)
+      most = MAX (most, g_array_index (r32, int, i));
+    if (m && dps_cli_check_cpu_model (m, batch ? batch : quick ? 8 : 32, most, &error))
       prof = dps_calibrate_cpu ((int *) r32->data, (int) r32->len, (double *) sizes->data, (int) sizes->len, quick, m,
                                 batch ? batch : quick ? 8 : 32, timeout, nodes, link_gbps,
                                 gap_ms == -1 ? -1 : gap_ms * 1e-3, gap_emulated, &error);

@@ -4,6 +4,9 @@
 #include "sim/base/error.h"
 #include "sim/base/file.h"
 #include "sim/nccl-tune.h"
+#include "real/train-net.h"
+
+#include <unistd.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -196,6 +199,39 @@ dps_cli_emit (const char *path, const GString *text, GError **error)
     return TRUE;
   }
   return dps_write_file (path, "-o", text->str, text->len, error);
+}
+
+/* Before any work: whether ranks CPU replicas of m at batch can train at
+ * all here (the runner knows the model; their bytes fit in 80% of the free
+ * memory) and in time (one step's compute, 3 x forward FLOPs, under a
+ * minute even at 100 GFLOP/s, more than one core of this kind reaches), so
+ * that a calibration or validation doomed by its flags is refused at once,
+ * not after minutes.  Errors name --model. */
+gboolean
+dps_cli_check_cpu_model (const DpsModel *m, int batch, int ranks, GError **error)
+{
+  g_autoptr (GError) why = NULL;
+  if (!dps_train_net_check (m, &why)) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--model: %s", why->message);
+    return FALSE;
+  }
+  double need = dps_train_net_bytes (m, batch) * ranks;
+  double avail = (double) sysconf (_SC_AVPHYS_PAGES) * sysconf (_SC_PAGESIZE);
+  if (need > 0.8 * avail) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_LIMIT,
+                 "--model: %d replica%s of %s at batch %d need about %.1f GB, %.1f GB is free (a smaller model or --batch)",
+                 ranks, ranks > 1 ? "s" : "", m->name, batch, need / 1e9, avail / 1e9);
+    return FALSE;
+  }
+  double step_s = 3 * dps_model_fwd_flops (m) * batch / 100e9;
+  if (step_s > 60) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_LIMIT,
+                 "--model: one step of %s at batch %d is %.3g TFLOP, %.0f s of a core even at 100 GFLOP/s: "
+                 "too long for CPU replicas (a smaller model or --batch)", m->name, batch,
+                 3 * dps_model_fwd_flops (m) * batch / 1e12, step_s);
+    return FALSE;
+  }
+  return TRUE;
 }
 
 /* For an output prefix (or stem) whose files get suffixes: FALSE, with

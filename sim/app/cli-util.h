@@ -25,6 +25,7 @@ DpsTopo  *dps_cli_topology (const char *name, int nodes, int gpus, int *n_gpus, 
 DpsTopo  *dps_cli_topology_calibrated (const char *name, const DpsProfile *profile, int nodes, int gpus,
                                        int *n_gpus, GError **error);
 gboolean  dps_cli_emit (const char *path, const GString *text, GError **error);
+gboolean  dps_cli_check_cpu_model (const DpsModel *m, int batch, int ranks, GError **error);
 gboolean  dps_cli_check_prefix (const char *flag, const char *prefix, GError **error);
 int       dps_cli_fail (const char *cmd, GError *error);
 gboolean  dps_cli_parse_masks (const char *algo_list, const char *proto_list, guint *algo_mask,

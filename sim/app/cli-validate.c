@@ -186,7 +186,9 @@ dps_cmd_validate (int argc, char **argv)
   int max_r = 0;
   for (guint i = 0; i < reps->len; i++)
     max_r = MAX (max_r, (int) g_array_index (reps, gint64, i));
-  if (model && calibration) {
+  if (model && !gpu && !emulate && !dps_cli_check_cpu_model (model, batch, max_r, &error))
+    g_clear_pointer (&model, dps_model_free);   /* the error says why */
+  else if (model && calibration) {
     profile = dps_profile_load (calibration, &error);
     if (profile && profile->run_section)
       g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT,
