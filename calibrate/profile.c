@@ -303,7 +303,7 @@ load_level (const DpsKeyFile *kf, const char *g, DpsFitLevel *l, GError **error)
       /* at most 2^60 bytes, 1000 s of latency, 1 PB/s */
       static const double most[] = { 1152921504606846976.0, 1e9, 1e6 };
       if (v[r] < 0 || (i == 2 && v[r] <= 0) || v[r] > most[i]) {
-        dps_key_file_error (kf, g, lists[i], error, "%g is out of range (must be %s and at most %g)", v[r],
+        dps_key_file_error (kf, g, lists[i], error, "%g is out of range (must be %s and at most %.15g)", v[r],
                             i == 2 ? "> 0" : ">= 0", most[i]);
         return FALSE;
       }
