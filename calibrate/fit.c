@@ -41,7 +41,7 @@ solve (const Obs *o, int n, double *alpha, double *beta)
       b = b1;
     } else {
       a = MAX (a1, 0);
-      b = 1e-30;   /* bandwidth too large to matter */
+      b = 1 / DPS_FIT_UNBOUNDED_BPS;   /* bandwidth too large to matter */
     }
   }
   double err = 0;

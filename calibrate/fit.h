@@ -27,6 +27,9 @@
 #define DPS_FIT_MAX_REGIMES 3
 #define DPS_FIT_MAX_GROUPS 64
 #define DPS_FIT_MAX_CORR 64
+/* the bandwidth of a regime whose time does not grow with size (latency
+ * only): 100 TB/s, too large to matter, within what a profile may hold */
+#define DPS_FIT_UNBOUNDED_BPS 1e14
 
 typedef struct {
   int    ranks, nodes;                     /* the group measured */

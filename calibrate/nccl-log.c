@@ -1,6 +1,7 @@
 /* nccl-log.c — see nccl-log.h. */
 #include "calibrate/nccl-log.h"
 #include "sim/base/error.h"
+#include "sim/base/file.h"
 
 #include <math.h>
 #include <string.h>

@@ -4,6 +4,7 @@
 #include "sim/base/keyfile.h"
 #include "sim/nccl-tune.h"
 #include "sim/base/error.h"
+#include "sim/base/file.h"
 #include "sim/base/stats.h"
 
 #include <math.h>
@@ -98,7 +99,8 @@ save_level (GKeyFile *k, const char *group, const DpsFitLevel *l)
   g_key_file_set_integer (k, group, "points", l->n_points);
 }
 
-/* Writes the profile whole (a temporary file renamed into place). */
+/* Writes the profile as dps_write_file does: a regular file whole or not at
+ * all, a device in place; errors read "-o PATH: reason". */
 gboolean
 dps_profile_save (const DpsProfile *p, const char *path, GError **error)
 {
@@ -239,12 +241,9 @@ dps_profile_save (const DpsProfile *p, const char *path, GError **error)
   }
   g_ptr_array_unref (order);
   g_hash_table_unref (groups);
-  g_autoptr (GError) local = NULL;
-  if (!g_key_file_save_to_file (k, path, &local)) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_IO, "-o %s: %s", path, local->message);
-    return FALSE;
-  }
-  return TRUE;
+  gsize len = 0;
+  g_autofree char *text = g_key_file_to_data (k, &len, NULL);
+  return dps_write_file (path, "-o", text, len, error);
 }
 
 /* A list of numbers; NULL with an error naming the key when malformed. */
@@ -304,8 +303,15 @@ load_level (const DpsKeyFile *kf, const char *g, DpsFitLevel *l, GError **error)
       return FALSE;
     }
     for (int r = 0; r < n; r++) {
-      if (v[r] < 0 || (i == 2 && v[r] <= 0)) {
-        dps_key_file_error (kf, g, lists[i], error, "%g is out of range (must be %s)", v[r], i == 2 ? "> 0" : ">= 0");
+      /* at most 2^60 bytes, 1000 s of latency, 1 PB/s; profiles written
+       * before 2026-12-03 gave a latency-only regime 1e21 GB/s (1 / 1e-30
+       * s/B): read as unbounded (DPS_FIT_UNBOUNDED_BPS) */
+      static const double most[] = { 1152921504606846976.0, 1e9, 1e6 };
+      if (i == 2 && fabs (v[r] / 1e21 - 1) < 1e-6)
+        v[r] = DPS_FIT_UNBOUNDED_BPS / 1e9;
+      if (v[r] < 0 || (i == 2 && v[r] <= 0) || v[r] > most[i]) {
+        dps_key_file_error (kf, g, lists[i], error, "%g is out of range (must be %s and at most %.15g)", v[r],
+                            i == 2 ? "> 0" : ">= 0", most[i]);
         return FALSE;
       }
       if (i == 0)
@@ -329,6 +335,11 @@ load_level (const DpsKeyFile *kf, const char *g, DpsFitLevel *l, GError **error)
   for (gsize i = 0; i < nb; i++) {
     if (!(cb[i] > 0) || !(cf[i] > 0) || (i > 0 && cb[i] <= cb[i - 1])) {
       dps_key_file_error (kf, g, "correction", error, "entry %zu: sizes must increase and factors be positive", i + 1);
+      return FALSE;
+    }
+    /* a measured time over the fitted line: a factor of 1000 is already no fit */
+    if (cf[i] < 1e-3 || cf[i] > 1e3) {
+      dps_key_file_error (kf, g, "correction", error, "entry %zu: %g is out of range (0.001 to 1000)", i + 1, cf[i]);
       return FALSE;
     }
     l->corr_bytes[i] = cb[i];
@@ -581,7 +592,7 @@ max_bw (const DpsFitLevel *l)
    * unbounded bandwidth: it says nothing of the links' rate */
   double m = 0;
   for (int r = 0; l && r < l->n_regimes; r++)
-    if (l->bw_Bps[r] < 1e18)
+    if (l->bw_Bps[r] < DPS_FIT_UNBOUNDED_BPS)
       m = MAX (m, l->bw_Bps[r]);
   return m > 0 || !l || l->n_regimes == 0 ? m : l->bw_Bps[l->n_regimes - 1];
 }

@@ -4,6 +4,7 @@
 #include "sim/coll.h"
 #include "sim/nccl-tune.h"
 #include "sim/base/error.h"
+#include "sim/base/file.h"
 
 #include <string.h>
 

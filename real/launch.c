@@ -3,6 +3,9 @@
 #include "sim/base/error.h"
 
 #include <gio/gio.h>
+#include <glib-unix.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,9 +18,83 @@ typedef struct {
   DpsLineFn         fn;
   void             *data;
   GError           *error;
-  gboolean          eof, exited, timed_out;
-  char             *last;        /* the last line that was not data, for messages */
+  gboolean          eof, exited, timed_out, stopped;
+  GPtrArray        *said;        /* the lines that were not data and say something, for messages */
 } Run;
+
+/* A stop asked by a signal: the first SIGINT, SIGTERM or SIGHUP caught, and
+ * a pipe that wakes the launch waiting on mpirun (a signal handler may only
+ * write). */
+static volatile sig_atomic_t stop_signal;
+static int stop_pipe[2] = { -1, -1 };
+
+static volatile sig_atomic_t held;   /* launches running and emulated clusters standing */
+
+static void
+on_stop_signal (int sig)
+{
+  int saved = errno;
+  if (!held && !stop_signal) {
+    /* nothing of ours outside this process: end as the signal would */
+    signal (sig, SIG_DFL);
+    raise (sig);
+  }
+  if (!stop_signal)
+    stop_signal = sig;
+  if (stop_pipe[1] >= 0) {
+    ssize_t put = write (stop_pipe[1], "!", 1);   /* fails only when a wake-up is already pending */
+    (void) put;
+  }
+  errno = saved;
+}
+
+/* From now on SIGINT, SIGTERM and SIGHUP do not kill this process at once
+ * while a launch runs or an emulated cluster stands (dps_launch_hold): the
+ * running mpirun and every process it started are stopped (as after a
+ * timeout), later launches are refused, and the caller unwinds, removing
+ * what it made (emulated nodes, temporary folders); the command then exits
+ * with 128 + the signal (dps_launch_stop_signal).  With nothing of that
+ * kind, the signal ends the process as usual.  For the commands that start
+ * processes or namespaces; call once, early. */
+void
+dps_launch_trap_signals (void)
+{
+  if (stop_pipe[0] < 0 && g_unix_open_pipe (stop_pipe, FD_CLOEXEC, NULL)) {
+    g_unix_set_fd_nonblocking (stop_pipe[0], TRUE, NULL);
+    g_unix_set_fd_nonblocking (stop_pipe[1], TRUE, NULL);
+  }
+  struct sigaction sa = { .sa_handler = on_stop_signal, .sa_flags = SA_RESTART };
+  sigemptyset (&sa.sa_mask);
+  const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+  for (gsize i = 0; i < G_N_ELEMENTS (sigs); i++)
+    sigaction (sigs[i], &sa, NULL);
+}
+
+/* Counts something that a signal must not leave behind (an emulated
+ * cluster; launches count themselves): while any stands, a trapped signal
+ * asks for an orderly stop instead of ending the process at once.
+ * Pair every dps_launch_hold (TRUE) with a dps_launch_hold (FALSE). */
+void
+dps_launch_hold (gboolean hold)
+{
+  held += hold ? 1 : -1;
+}
+
+/* The signal that asked this process to stop, or 0. */
+int
+dps_launch_stop_signal (void)
+{
+  return stop_signal;
+}
+
+static gboolean
+stop_error (GError **error)
+{
+  g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME, "stopped by %s: mpirun and its ranks were ended",
+               stop_signal == SIGINT ? "SIGINT" : stop_signal == SIGTERM ? "SIGTERM" : stop_signal == SIGHUP ? "SIGHUP"
+                                                                                                              : "a signal");
+  return FALSE;
+}
 
 static void read_next (Run *r);
 
@@ -102,14 +179,12 @@ on_line (GObject *src, GAsyncResult *res, gpointer user)
     return;
   }
   if (!r->error && !r->fn (line, r->data, &r->error)) {
-    /* keep the last line that says something (Open MPI frames messages in dashes) */
+    /* keep the lines that say something (Open MPI frames messages in dashes) */
     gboolean words = FALSE;
     for (const char *c = line; *c && !words; c++)
       words = g_ascii_isalnum (*c);
-    if (words) {
-      g_free (r->last);
-      r->last = g_strdup (line);
-    }
+    if (words && r->said->len < 200)
+      g_ptr_array_add (r->said, g_strstrip (g_strdup (line)));
   }
   g_free (line);
   read_next (r);
@@ -132,6 +207,62 @@ on_child_exit (GObject *src, GAsyncResult *res, gpointer user)
 }
 
 static gboolean
+on_stop_pipe (gint fd, GIOCondition cond, gpointer user)
+{
+  Run *r = user;
+  char buf[64];
+  while (read (fd, buf, sizeof buf) > 0)
+    ;
+  if (stop_signal) {
+    r->stopped = TRUE;
+    g_main_loop_quit (r->loop);
+  }
+  return G_SOURCE_CONTINUE;
+}
+
+/* The cause of a failure as one line: the first lines that say something
+ * (where Open MPI names the cause) and the last, joined by " / ", at most
+ * about 600 characters. */
+static char *
+cause_lines (GPtrArray *said)
+{
+  GString *s = g_string_new (NULL);
+  for (guint i = 0; i < said->len && s->len < 600; i++) {
+    if (i >= 4 && i + 1 < said->len)
+      continue;
+    g_string_append_printf (s, "%s%s%s", s->len ? " / " : "", i > 4 ? "... / " : "", (const char *) said->pdata[i]);
+  }
+  return g_string_free (s, FALSE);
+}
+
+/* Stops p (mpirun) and everything it started: SIGTERM lets mpirun stop its
+ * ranks; SIGKILL whatever of it and its ranks is left after 3 s; returns
+ * only once none of them runs. */
+static void
+stop_all (GSubprocess *p, Run *r, GMainContext *ctx)
+{
+  const char *id = g_subprocess_get_identifier (p);
+  pid_t pid = id ? (pid_t) atoi (id) : 0;
+  GArray *kids = pid > 0 ? descendants (pid) : g_array_new (FALSE, FALSE, sizeof (pid_t));
+  g_subprocess_send_signal (p, SIGTERM);
+  for (int i = 0; i < 300 && (!r->exited || any_alive (kids) || (pid > 0 && group_alive (pid))); i++) {
+    while (g_main_context_iteration (ctx, FALSE))
+      ;
+    g_usleep (10000);
+  }
+  signal_all (kids, SIGKILL);
+  if (pid > 0 && group_alive (pid))
+    kill (-pid, SIGKILL);
+  if (!r->exited) {
+    g_subprocess_force_exit (p);
+    g_subprocess_wait (p, NULL, NULL);
+  }
+  for (int i = 0; i < 200 && any_alive (kids); i++)
+    g_usleep (10000);
+  g_array_free (kids, TRUE);
+}
+
+static gboolean
 on_timeout (gpointer user)
 {
   Run *r = user;
@@ -144,8 +275,10 @@ on_timeout (gpointer user)
  * line of its standard output and error to fn.  fn returns FALSE for a line
  * that is not data (kept for the error message); setting its error stops
  * the reading.  Fails when the program cannot start, exits non-zero (the
- * message quotes its last non-data line) or outlives timeout_s (it is
- * killed, with its process group). */
+ * message quotes its first non-data lines, where the cause is, and its
+ * last), outlives timeout_s or a signal asks to stop (see
+ * dps_launch_trap_signals; it is killed, with its process group and every
+ * process it started); refused at once after such a signal. */
 gboolean
 dps_launch_lines (const char *const *argv, const char *const *extra_env, double timeout_s,
                   DpsLineFn fn, void *data, GError **error)
@@ -158,47 +291,47 @@ dps_launch_lines (const char *const *argv, const char *const *extra_env, double 
     g_subprocess_launcher_setenv (l, kv[0], kv[1] ? kv[1] : "", TRUE);
   }
   g_subprocess_launcher_set_child_setup (l, own_group, NULL, NULL);
+  if (stop_signal)
+    return stop_error (error);
   g_autoptr (GError) e = NULL;
+  held++;
   g_autoptr (GSubprocess) p = g_subprocess_launcher_spawnv (l, argv, &e);
   if (!p) {
+    held--;
     g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME, "cannot start %s: %s", argv[0], e->message);
     return FALSE;
   }
   g_autoptr (GMainContext) ctx = g_main_context_new ();
   g_main_context_push_thread_default (ctx);
-  Run r = { .loop = g_main_loop_new (ctx, FALSE), .fn = fn, .data = data };
+  Run r = { .loop = g_main_loop_new (ctx, FALSE), .fn = fn, .data = data,
+            .said = g_ptr_array_new_with_free_func (g_free) };
   r.in = g_data_input_stream_new (g_subprocess_get_stdout_pipe (p));
   read_next (&r);
   g_subprocess_wait_async (p, NULL, on_child_exit, &r);
   GSource *t = g_timeout_source_new ((guint) (timeout_s * 1000));
   g_source_set_callback (t, on_timeout, &r, NULL);
   g_source_attach (t, ctx);
-  g_main_loop_run (r.loop);
+  GSource *sig = stop_pipe[0] >= 0 ? g_unix_fd_source_new (stop_pipe[0], G_IO_IN) : NULL;
+  if (sig) {
+    g_source_set_callback (sig, (GSourceFunc) (void (*) (void)) on_stop_pipe, &r, NULL);
+    g_source_attach (sig, ctx);
+  }
+  if (!stop_signal)   /* a signal just before the source existed */
+    g_main_loop_run (r.loop);
+  else
+    r.stopped = TRUE;
   g_source_destroy (t);
   g_source_unref (t);
+  if (sig) {
+    g_source_destroy (sig);
+    g_source_unref (sig);
+  }
   gboolean ok = TRUE;
-  if (r.timed_out) {
-    /* SIGTERM lets mpirun stop its ranks; SIGKILL whatever of it and its
-     * ranks is left after 3 s; return only once none of them runs */
-    const char *id = g_subprocess_get_identifier (p);
-    pid_t pid = id ? (pid_t) atoi (id) : 0;
-    GArray *kids = pid > 0 ? descendants (pid) : g_array_new (FALSE, FALSE, sizeof (pid_t));
-    g_subprocess_send_signal (p, SIGTERM);
-    for (int i = 0; i < 300 && (!r.exited || any_alive (kids) || (pid > 0 && group_alive (pid))); i++) {
-      while (g_main_context_iteration (ctx, FALSE))
-        ;
-      g_usleep (10000);
-    }
-    signal_all (kids, SIGKILL);
-    if (pid > 0 && group_alive (pid))
-      kill (-pid, SIGKILL);
-    if (!r.exited) {
-      g_subprocess_force_exit (p);
-      g_subprocess_wait (p, NULL, NULL);
-    }
-    for (int i = 0; i < 200 && any_alive (kids); i++)
-      g_usleep (10000);
-    g_array_free (kids, TRUE);
+  if (r.stopped) {
+    stop_all (p, &r, ctx);
+    ok = stop_error (error);
+  } else if (r.timed_out) {
+    stop_all (p, &r, ctx);
     g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME, "%s did not finish within %.0f s and was stopped "
                  "(a hung collective or a rank that died)", argv[0], timeout_s);
     ok = FALSE;
@@ -207,12 +340,14 @@ dps_launch_lines (const char *const *argv, const char *const *extra_env, double 
     ok = FALSE;
   } else if (!g_subprocess_get_successful (p)) {
     int status = g_subprocess_get_if_exited (p) ? g_subprocess_get_exit_status (p) : -1;
+    g_autofree char *cause = cause_lines (r.said);
     g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME, "%s failed (exit status %d)%s%s", argv[0], status,
-                 r.last ? ": " : "", r.last ? g_strstrip (r.last) : "");
+                 *cause ? ": " : "", cause);
     ok = FALSE;
   }
   g_clear_error (&r.error);
-  g_free (r.last);
+  g_ptr_array_unref (r.said);
+  held--;
   g_object_unref (r.in);
   g_main_loop_unref (r.loop);
   g_main_context_pop_thread_default (ctx);

@@ -9,6 +9,9 @@ typedef gboolean (*DpsLineFn) (const char *line, void *data, GError **error);
 
 gboolean dps_launch_lines (const char *const *argv, const char *const *extra_env, double timeout_s,
                            DpsLineFn fn, void *data, GError **error);
+void     dps_launch_trap_signals (void);
+int      dps_launch_stop_signal (void);
+void     dps_launch_hold (gboolean hold);
 char    *dps_helper_path (const char *name);
 GPtrArray *dps_mpirun_argv (int ranks, const char *program);
 const char *const *dps_mpirun_env (void);

@@ -4,12 +4,26 @@
 #include "sim/base/error.h"
 
 #include <glib/gstdio.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <unistd.h>
 
+/* Emulated clusters are numbered 1 to NETEMU_IDS (subnet 10.213.ID, bridge
+ * dpsbID, namespaces dpsIDnK): an id is a run's while it holds the lock of
+ * LOCK_DIR/dpscale-netemu-ID.lock (flock, released by the kernel when the
+ * process ends however it ends), so two runs never share an id and the
+ * namespaces of an id whose lock nobody holds are a dead run's leftovers.
+ * The lock file names the run's remote-shell folder, for the same reason.
+ * Lock files stay (removing one could hand its id to two runs at once). */
+#define NETEMU_IDS 250
+#define LOCK_DIR (g_file_test ("/run", G_FILE_TEST_IS_DIR) ? "/run" : "/tmp")
+
 struct DpsNetEmu {
-  int    id, nodes, ranks_per_node, created;
+  int    id, nodes, ranks_per_node, created, lock_fd;
+  gboolean held;
   char   net[32];          /* "10.213.X" */
   char   bridge[16];
   char  *dir, *agent, *hostfile;
@@ -58,10 +72,109 @@ dps_netemu_free (DpsNetEmu *e)
     g_unlink (e->hostfile);
   if (e->dir)
     g_rmdir (e->dir);
+  if (e->lock_fd >= 0)
+    close (e->lock_fd);   /* releases the id, now that nothing of it is left */
+  if (e->held)
+    dps_launch_hold (FALSE);
   g_free (e->agent);
   g_free (e->hostfile);
   g_free (e->dir);
   g_free (e);
+}
+
+/* The lock of id, held (an open descriptor) or -1 when another run holds it
+ * or it cannot be opened. */
+static int
+lock_id (int id)
+{
+  g_autofree char *path = g_strdup_printf ("%s/dpscale-netemu-%d.lock", LOCK_DIR, id);
+  int fd = g_open (path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd >= 0 && flock (fd, LOCK_EX | LOCK_NB) != 0) {
+    close (fd);
+    fd = -1;
+  }
+  return fd;
+}
+
+/* With id's lock held: removes what a dead run of that id left (its
+ * namespaces, veths, bridge, and the remote-shell folder its lock file
+ * names), then records dir (may be NULL) as this run's. */
+static void
+clear_id (int id, int fd, const char *dir)
+{
+  sh (NULL, "for n in $(ip netns list | awk '{print $1}' | grep -x 'dps%dn[0-9]*'); do ip netns del $n; done;"
+            " for l in $(ip -o link show | awk -F': ' '{print $2}' | sed 's/@.*//' | grep -x 'dps%dr[0-9]*\\|dpsb%d');"
+            " do ip link del $l; done; true", id, id, id);
+  char old[4096] = { 0 };
+  ssize_t n = pread (fd, old, sizeof old - 1, 0);
+  if (n > 0) {
+    g_strchomp (old);
+    g_autofree char *base = g_path_get_basename (old);
+    if (g_str_has_prefix (base, "dpscale-net-") && g_file_test (old, G_FILE_TEST_IS_DIR)) {
+      const char *files[] = { "agent.sh", "hosts" };
+      for (gsize i = 0; i < G_N_ELEMENTS (files); i++) {
+        g_autofree char *f = g_build_filename (old, files[i], NULL);
+        g_unlink (f);
+      }
+      g_rmdir (old);
+    }
+  }
+  if (ftruncate (fd, 0) == 0 && dir) {
+    ssize_t put = pwrite (fd, dir, strlen (dir), 0);
+    (void) put;
+  }
+}
+
+/* Whether a dpscale that numbered its cluster as before the locks (its pid
+ * % 9000 + 100, no lock file) still runs: such a cluster is left alone. */
+static gboolean
+old_scheme_alive (int id)
+{
+  GDir *d = g_dir_open ("/proc", 0, NULL);
+  const char *name;
+  gboolean alive = FALSE;
+  while (d && !alive && (name = g_dir_read_name (d))) {
+    if (!g_ascii_isdigit (name[0]) || atoi (name) % 9000 + 100 != id)
+      continue;
+    g_autofree char *path = g_strdup_printf ("/proc/%s/comm", name), *comm = NULL;
+    alive = g_file_get_contents (path, &comm, NULL, NULL) && g_str_has_prefix (comm, "dpscale\n");
+  }
+  if (d)
+    g_dir_close (d);
+  return alive;
+}
+
+/* Removes the namespaces, links and folders of emulated clusters whose run
+ * is gone (any id, also of older numbering schemes: every dps namespace or
+ * link whose id's lock is free). */
+static void
+clear_stale (void)
+{
+  g_autofree char *out = NULL;
+  const char *argv[] = { "/bin/sh", "-c", "ip netns list; ip -o link show | awk -F': ' '{print $2}'", NULL };
+  if (!g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, &out, NULL, NULL, NULL))
+    return;
+  g_autoptr (GHashTable) seen = g_hash_table_new (NULL, NULL);
+  g_auto (GStrv) lines = g_strsplit (out, "\n", -1);
+  for (int i = 0; lines[i]; i++) {
+    const char *l = lines[i];
+    if (!g_str_has_prefix (l, "dps"))
+      continue;
+    const char *digits = l + 3 + (l[3] == 'b');
+    char *end = NULL;
+    long id = g_ascii_isdigit (*digits) ? strtol (digits, &end, 10) : 0;
+    if (id < 1 || id > 1000000 || g_hash_table_contains (seen, GINT_TO_POINTER (id)))
+      continue;
+    g_hash_table_add (seen, GINT_TO_POINTER (id));
+    g_autofree char *lock = g_strdup_printf ("%s/dpscale-netemu-%ld.lock", LOCK_DIR, id);
+    if (!g_file_test (lock, G_FILE_TEST_EXISTS) && old_scheme_alive ((int) id))
+      continue;
+    int fd = lock_id ((int) id);
+    if (fd >= 0) {
+      clear_id ((int) id, fd, NULL);
+      close (fd);
+    }
+  }
 }
 
 /* Builds nodes namespaces of ranks_per_node slots joined at link_gbps
@@ -86,10 +199,27 @@ dps_netemu_new (int nodes, int ranks_per_node, double link_gbps, GError **error)
     return NULL;
   }
   g_autoptr (DpsNetEmu) e = g_new0 (DpsNetEmu, 1);
-  e->id = (int) (getpid () % 9000) + 100;
+  e->lock_fd = -1;
+  dps_launch_hold (TRUE);   /* from here a signal lets the caller remove what is made */
+  e->held = TRUE;
+  clear_stale ();
+  for (int id = 1; id <= NETEMU_IDS && e->lock_fd < 0; id++)
+    if ((e->lock_fd = lock_id (id)) >= 0)
+      e->id = id;
+  if (e->lock_fd < 0) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME, "--nodes: all %d emulated-cluster ids are in use (%s/dpscale-netemu-*.lock)",
+                 NETEMU_IDS, LOCK_DIR);
+    return NULL;
+  }
+  e->dir = g_dir_make_tmp ("dpscale-net-XXXXXX", NULL);
+  if (!e->dir) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_IO, "emulated network: cannot make a temporary folder");
+    return NULL;
+  }
+  clear_id (e->id, e->lock_fd, e->dir);
   e->nodes = nodes;
   e->ranks_per_node = ranks_per_node;
-  g_snprintf (e->net, sizeof e->net, "10.213.%d", e->id % 250);
+  g_snprintf (e->net, sizeof e->net, "10.213.%d", e->id);
   g_snprintf (e->bridge, sizeof e->bridge, "dpsb%d", e->id);
   /* a tbf burst of 1 ms at the rate (at least 64 KiB) keeps TCP flowing */
   double rate_Bps = link_gbps * 1e9 / 8;
@@ -109,11 +239,6 @@ dps_netemu_new (int nodes, int ranks_per_node, double link_gbps, GError **error)
              e->id, k, e->id, k, e->id, k, e->id, k, e->id, k, e->id, k, e->bridge, e->id, k, e->net, k + 1, e->id, k,
              e->id, k, e->id, k, e->id, k, e->id, k, link_gbps * 1e9, burst, e->id, k, e->id, k, link_gbps * 1e9, burst))
       return NULL;
-  }
-  e->dir = g_dir_make_tmp ("dpscale-net-XXXXXX", NULL);
-  if (!e->dir) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_IO, "emulated network: cannot make a temporary folder");
-    return NULL;
   }
   /* the remote shell of mpirun: host 10.213.X.(k+1) is namespace k */
   e->agent = g_build_filename (e->dir, "agent.sh", NULL);

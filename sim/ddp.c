@@ -4,6 +4,7 @@
 #include "sim/coll-cost.h"
 #include "sim/engine.h"
 #include "sim/base/error.h"
+#include "sim/base/file.h"
 
 #include "sim/base/json-util.h"
 #include "sim/base/stats.h"
@@ -422,10 +423,5 @@ dps_ddp_write_trace (const DpsDdpResult *r, const char *path, GError **error)
   json_builder_end_array (b);
   json_builder_end_object (b);
   g_autofree char *text = dps_json_builder_to_text (b, FALSE);
-  g_autoptr (GError) local = NULL;
-  if (!g_file_set_contents (path, text, -1, &local)) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_IO, "--trace %s: %s", path, local->message);
-    return FALSE;
-  }
-  return TRUE;
+  return dps_write_file (path, "--trace", text, strlen (text), error);
 }

@@ -11,6 +11,7 @@
 #include "sim/base/keyfile.h"
 #include "sim/topo-load.h"
 #include "sim/base/error.h"
+#include "sim/base/file.h"
 
 #include <string.h>
 
@@ -229,6 +230,11 @@ dps_model_load_csv_data (const char *name, const char *data, gssize len, GError 
   if (!header || m->layers->len == 0) {
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: no %s (expected a header line and one row per layer)",
                  name, header ? "layer rows" : "header");
+    return NULL;
+  }
+  if (m->n_params == 0) {
+    /* nothing to all-reduce: every rate and efficiency would divide by zero */
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: params: every layer has 0 parameters (nothing to train)", name);
     return NULL;
   }
   return g_steal_pointer (&m);

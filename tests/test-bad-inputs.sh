@@ -6,6 +6,7 @@
 # Usage: test-bad-inputs.sh DPSCALE_BINARY
 set -u
 bin=$1
+case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
 . "$(dirname "$0")/cli-lib.sh"
 t=$tmp
 
@@ -37,7 +38,7 @@ mkdir -p "$t/dir"
 expect () {
   want=$1 pattern=$2
   shift 2
-  "$bin" "$@" >"$t/out" 2>"$t/err"
+  timeout 60 "$bin" "$@" >"$t/out" 2>"$t/err"
   got=$?
   lines=$(wc -l <"$t/err")
   if [ "$got" -eq "$want" ] && grep -q -- "$pattern" "$t/err" && [ "$lines" -eq 1 ]; then
@@ -107,5 +108,215 @@ expect 1 "\-o $t/dir/none/out.csv" collective -o "$t/dir/none/out.csv"
 expect 1 "\-\-trace $t/dir/none/t.json" predict --gpus 8 --trace "$t/dir/none/t.json"
 expect 1 "\-o $t/dir/none/p" calibrate --import "$(dirname "$0")/data/nccl-tests-1x8.log" -o "$t/dir/none/p.calib"
 if [ -z "$(ls -A "$t/dir")" ] && [ ! -e "$t/never.calib" ]; then ok; else ko "files left behind: $(ls -A "$t/dir")"; fi
+
+# absent PATH...: none of them exists (nothing written, nothing left)
+absent () {
+  for p in "$@"; do
+    if [ -e "$p" ] || [ -L "$p" ]; then ko "left behind: $p"; return; fi
+  done
+  ok
+}
+# chardev PATH: still the character device it was (never replaced by a file)
+chardev () { if [ -c "$1" ]; then ok; else ko "$1 is no longer a character device: $(ls -l "$1")"; fi; }
+root=no
+[ "$(id -u)" = 0 ] && root=yes
+have_gnuplot=no
+command -v gnuplot >/dev/null && have_gnuplot=yes
+
+# --- inputs that exhaust or hang: only regular files of at most 64 MiB are read,
+# checked before reading (a FIFO would block forever, /dev/zero never ends) ---
+mkfifo "$t/fifo" "$t/fifo.csv"
+truncate -s 65M "$t/big.topo" "$t/big.csv"
+expect 1 "fifo: is a FIFO, not a file" topo "$t/fifo"
+expect 1 "/dev/zero: is a character device, not a file" topo /dev/zero
+expect 1 "big.topo: 68157440 bytes, larger than the 64 MiB" topo "$t/big.topo"
+expect 1 "/dev/zero: is a character device" predict --model /dev/zero
+expect 1 "fifo: is a FIFO" predict --model "$t/fifo"
+expect 1 "fifo.csv: is a FIFO" predict --model "$t/fifo.csv"
+expect 1 "big.csv: 68157440 bytes, larger than the 64 MiB" predict --model "$t/big.csv"
+expect 1 "/dev/zero: is a character device" predict --calibration /dev/zero
+expect 1 "fifo: is a FIFO" collective --calibration "$t/fifo"
+expect 1 "big.topo: 68157440 bytes" sweep --calibration "$t/big.topo"
+expect 1 "/dev/zero: is a character device, not a log" calibrate --import /dev/zero -o "$t/never.calib"
+expect 1 "fifo: is a FIFO, not a log" calibrate --import "$t/fifo" -o "$t/never.calib"
+expect 1 "big.topo: 68157440 bytes" calibrate --import "$t/big.topo" -o "$t/never.calib"
+expect 1 "/dev/zero: is a character device, not a CSV file" plot /dev/zero
+expect 1 "fifo.csv: is a FIFO, not a CSV file" plot "$t/fifo.csv"
+expect 1 "big.csv: 68157440 bytes" plot "$t/big.csv"
+expect 1 "/dev/null: is a character device" topo --topology /dev/null
+absent "$t/never.calib" "$t/never.csv"
+
+# --- writes that destroy: a regular file is replaced whole, a device or FIFO is
+# written in place and never replaced, nothing is created beside a device ---
+if [ $root = yes ]; then
+  # private copies of /dev/null and /dev/full: a regression replaces these, not the system's
+  mknod "$t/null" c 1 3 && mknod "$t/full" c 1 7
+  null=$t/null full=$t/full
+else
+  null=/dev/null full=/dev/full
+fi
+log=$(dirname "$0")/data/nccl-tests-1x8.log
+expect 1 "\-o $full: No space left on device" predict --gpus 8 -o "$full"
+chardev "$full"
+expect 1 "\-\-trace $full: No space left on device" predict --gpus 8 --trace "$full"
+chardev "$full"
+expect 1 "\-o $full: No space left on device" collective --gpus 8 -o "$full"
+chardev "$full"
+expect 1 "\-o $full: No space left on device" calibrate --import "$log" -o "$full"
+chardev "$full"
+absent "$full.csv" "$full.png"
+if "$bin" calibrate --import "$log" -o "$null" >"$t/out" 2>&1 && grep -q "no .csv or .png beside it" "$t/out"; then ok
+else ko "calibrate -o $null: $(tail -1 "$t/out")"; fi
+chardev "$null"
+absent "$null.csv" "$null.png"
+if "$bin" predict --gpus 8 -o "$null" >"$t/out" 2>&1; then ok; else ko "predict -o $null: $(cat "$t/out")"; fi
+chardev "$null"
+expect 1 "\-o $null: is a character device, not a prefix of files" sweep --gpus 8,16 -o "$null"
+absent "$null.csv" "$null.png" "$null.svg"
+expect 1 "\-o $null: is a character device, not a prefix of files" plot "$(dirname "$0")/data/nccl-tests-1x8.log" -o "$null"
+expect 1 "\-o $t/dir: is a directory, not a file to write" predict --gpus 8 -o "$t/dir"
+expect 1 "\-o $t/dir: is a directory, not a file to write" calibrate --import "$log" -o "$t/dir"
+mkfifo "$t/out.fifo"
+cat "$t/out.fifo" >"$t/from-fifo" &
+if "$bin" predict --gpus 8 --format csv -o "$t/out.fifo" 2>"$t/err"; then ok; else ko "predict -o FIFO: $(cat "$t/err")"; fi
+wait
+if [ -p "$t/out.fifo" ] && grep -q "^model," "$t/from-fifo"; then ok; else ko "a FIFO as -o was replaced or not written"; fi
+"$bin" predict --gpus 8 --format csv -o - >/dev/full 2>"$t/err"
+if [ $? = 1 ] && grep -q "standard output: No space left on device" "$t/err"; then ok; else ko "predict >/dev/full: $(cat "$t/err")"; fi
+# a regular file is replaced whole and keeps its mode; no temporary file is left
+printf 'old\n' >"$t/keep.csv"; chmod 640 "$t/keep.csv"
+"$bin" predict --gpus 8 --format csv -o "$t/keep.csv" >/dev/null 2>&1
+if grep -q "^model," "$t/keep.csv" && [ "$(stat -c %a "$t/keep.csv")" = 640 ] && [ -z "$(ls -A "$t" | grep '^\.keep')" ]; then ok
+else ko "-o over a regular file: $(ls -la "$t" | grep keep)"; fi
+if [ $root = yes ]; then
+  # a full small file system: every write fails whole, nothing is left, no "wrote"
+  mkdir "$t/small"
+  if mount -t tmpfs -o size=64k tmpfs "$t/small" 2>/dev/null; then
+    trap 'umount "$t/small" 2>/dev/null; rm -rf "$tmp"' EXIT
+    head -c 70000 /dev/zero >"$t/small/filler" 2>/dev/null
+    expect 1 "\-o $t/small/p.json: No space left on device" predict --gpus 8 --format json -o "$t/small/p.json"
+    expect 1 "\-o $t/small/sw.csv: No space left on device" sweep --gpus 8,16 -o "$t/small/sw"
+    expect 1 "\-o $t/small/p.calib\|\-o $t/small/p.csv" calibrate --import "$log" -o "$t/small/p.calib"
+    expect 1 "\-\-trace $t/small/t.json: No space left on device" predict --gpus 8 --trace "$t/small/t.json"
+    if ! grep -q wrote "$t/out"; then ok; else ko "'wrote' printed on a full disk"; fi
+    rm -f "$t/small/filler"
+    # room for the CSV, not for the pictures: no cut picture, no "wrote" for one, exit 1
+    head -c 36000 /dev/zero >"$t/small/filler"
+    if [ $have_gnuplot = yes ]; then
+      "$bin" sweep --gpus 8,16 -o "$t/small/sw" >"$t/out" 2>"$t/err"
+      got=$?
+      if [ $got = 1 ] && grep -q "wrote $t/small/sw.csv$" "$t/out" && grep -q "cut short\|No space" "$t/err"; then ok
+      else ko "sweep on a nearly full disk -> $got: $(tail -1 "$t/out") / $(cat "$t/err")"; fi
+    fi
+    rm -f "$t/small/filler" "$t/small/sw.csv"
+    absent "$t/small/p.json" "$t/small/sw.png" "$t/small/sw.svg" "$t/small/p.calib" "$t/small/t.json"
+    if [ -z "$(ls -A "$t/small")" ]; then ok; else ko "left on the full disk: $(ls -A "$t/small")"; fi
+    umount "$t/small"
+  fi
+fi
+
+# --- a shell behind gnuplot: no user text reaches gnuplot as code ---
+if [ $have_gnuplot = yes ]; then
+  "$bin" sweep --gpus 8,16 -o "$t/sw" >/dev/null 2>&1
+  (cd "$t" && "$bin" plot sw.csv --title 'x`touch P1`'"'; system('touch P2'); '" >/dev/null 2>"$t/err")
+  if [ -f "$t/sw.png" ] && [ -f "$t/sw.svg" ]; then ok; else ko "plot with a quoted title wrote nothing: $(cat "$t/err")"; fi
+  cp "$t/sw.csv" "$t/a\`touch P3\`'b.csv"
+  (cd "$t" && "$bin" plot "a\`touch P3\`'b.csv" -o '|touch P5' >/dev/null 2>"$t/err")
+  if [ -f "$t/|touch P5.png" ]; then ok; else ko "plot -o '|touch P5' did not write the file named so: $(cat "$t/err")"; fi
+  cp "$t/sw.csv" "$t/<touch P6"
+  (cd "$t" && "$bin" plot "<touch P6" -o pic >/dev/null 2>"$t/err")
+  (cd "$t" && "$bin" sweep --gpus 8,16 -o 'sw`touch P7`' >/dev/null 2>"$t/err")
+  absent "$t/P1" "$t/P2" "$t/P3" "$t/P4" "$t/P5" "$t/P6" "$t/P7" P1 P2 P3 P4 P5 P6 P7
+  expect 1 "a file name with a control character cannot be given to gnuplot" plot "$t/sw.csv" -o "$t/bad
+name"
+  absent "$t/bad
+name.png"
+fi
+
+# --- bad values taken as good: a flag's zero is not its absence; every value
+# out of range is refused up front, naming the flag (exit 2) ---
+expect 2 "\-\-nodes: 0 is out of range (at least 1)" predict --nodes 0
+expect 2 "\-\-nodes: -2 is out of range" predict --nodes -2
+expect 2 "\-\-nodes: sweep takes GPU counts" sweep --nodes 0
+expect 2 "\-\-gpus: '0' is not a whole number from 1 to 1048576" sweep --gpus 0
+expect 2 "\-\-gpus: 0 is out of range (at least 1)" collective --gpus 0
+expect 2 "\-\-nodes: 0 is out of range (at least 1)" collective --nodes 0
+expect 2 "\-\-channels: 0 is out of range (1 to 64)" collective --channels 0
+expect 2 "\-\-channels: 65 is out of range (1 to 64)" collective --channels 65
+expect 2 "\-\-gpus: 0 is out of range (at least 1)" topo --gpus 0
+expect 2 "\-\-nodes: -3 is out of range (at least 1)" topo --nodes -3
+expect 2 "\-\-global-batch: 0 is out of range (more than 0" predict --global-batch 0
+expect 2 "\-\-global-batch: nan is out of range" sweep --global-batch nan
+expect 2 "\-\-efficiency: 0 is out of range (more than 0, at most 1)" predict --efficiency 0
+expect 2 "\-\-efficiency: nan is out of range" predict --efficiency nan
+expect 2 "\-\-efficiency: 1.5 is out of range" sweep --efficiency 1.5
+expect 2 "\-\-slow-factor: 0 is out of range" predict --slow-replicas 1 --slow-factor 0
+expect 2 "\-\-slow-factor: -1 is out of range" predict --slow-factor -1
+expect 2 "\-\-loader-rate: 0 is out of range" predict --loader-rate 0
+expect 2 "\-\-loader-rate: inf is out of range" predict --loader-rate inf
+expect 2 "\-\-batch: 0 is out of range (1 to 1048576)" calibrate --batch 0
+expect 2 "\-\-batch: -5 is out of range" calibrate --batch -5
+expect 2 "\-\-link-gbps: 0 is out of range" calibrate --link-gbps 0
+expect 2 "\-\-ranks: -1 is not 1 to 256" run --ranks -1
+expect 2 "\-\-lr: nan is out of range" run --lr nan
+expect 2 "\-\-lr: -1 is out of range" run --lr -1
+expect 2 "\-\-lr: 0 is out of range" run --lr 0
+expect 2 "\-\-timeout: 0 is out of range" run --timeout 0
+expect 2 "\-\-timeout: nan is out of range" run --timeout nan
+expect 2 "\-\-timeout: -inf is out of range" run --timeout -inf
+expect 2 "\-\-link-gbps: nan is out of range" run --link-gbps nan
+expect 2 "\-\-first-bucket-mb: must be 0 or more" run --first-bucket-mb -1
+expect 2 "\-\-first-bucket-mb: '-1' is not a number of at least 0" predict --first-bucket-mb -1
+expect 2 "\-\-timeout: 0 is out of range" validate --timeout 0
+expect 2 "\-\-global-batch: 0 is out of range" validate --global-batch 0
+expect 2 "\-\-first-bucket-mb: -1 is out of range" validate --first-bucket-mb -1
+expect 2 "\-\-jitter: nan is out of range" validate --jitter nan
+expect 2 "\-\-timeout: must be more than 0" calibrate --timeout nan
+# outputs checked before any work: a missing folder is named at once
+expect 1 "\-o $t/none/x.csv: its directory does not exist" predict --gpus 8 -o "$t/none/x.csv"
+expect 1 "\-\-trace $t/none/t.json: its directory does not exist" predict --gpus 8 --trace "$t/none/t.json"
+expect 1 "\-o $t/none/steps.csv: its directory does not exist" run -o "$t/none/steps.csv"
+expect 1 "\-\-trace $t/none/t.json: its directory does not exist" run --trace "$t/none/t.json"
+absent "$t/none"
+# no output holds NaN or infinity: a model of no parameters is refused
+printf 'layer,params,forward_ms,backward_ms\nfc,0,1,2\n' >"$t/zero.csv"
+expect 1 "zero.csv: params: every layer has 0 parameters" predict --model "$t/zero.csv" --gpus 8 --format json
+# a profile's numbers in range: a correction of 1e300 is no fit
+"$bin" calibrate --import "$log" -o "$t/p.calib" >/dev/null 2>&1
+sed 's/^correction=[0-9.e+-]*;/correction=1e300;/' "$t/p.calib" >"$t/corr.calib"
+expect 1 "corr.calib:18: \[fit.8.1\] correction: entry 1: 1e+300 is out of range (0.001 to 1000)" predict --calibration "$t/corr.calib"
+sed 's/^bw_GBps=.*/bw_GBps=1e300;/' "$t/p.calib" >"$t/bw.calib"
+expect 1 "bw.calib:15: \[fit.8.1\] bw_GBps: 1e+300 is out of range" collective --calibration "$t/bw.calib"
+
+# --- messages: a failing mpirun shows its cause, not only its last line ---
+mkdir -p "$t/bin"
+printf '#!/bin/sh\necho ------------------\necho "There are not enough slots available in the system"\necho "to satisfy the 2 slots requested"\necho ------------------\necho "the last line"\nexit 1\n' >"$t/bin/mpirun"
+chmod +x "$t/bin/mpirun"
+PATH=$t/bin:$PATH "$bin" run --steps 2 --warmup 1 >/dev/null 2>"$t/err"
+got=$?
+# (the first line is run's own progress line)
+if [ $got = 1 ] && tail -1 "$t/err" | grep -q "mpirun failed (exit status 1): There are not enough slots available.* / the last line"; then ok
+else ko "failing mpirun -> $got: $(cat "$t/err")"; fi
+
+# --- messages: a UTF-8 byte order mark is not text (editors on Windows write one) ---
+bom=$(printf '\357\273\277')
+printf "$bom$good_topo" >"$t/bom.topo"
+printf '%slayer,params,forward_ms,backward_ms\nfc,10,1,2\n' "$bom" >"$t/bom.csv"
+printf '%s[model]\nname = x\narchitecture = mlp\nwidths = 10,20,10\n' "$bom" >"$t/bom.model"
+{ printf '%s' "$bom"; cat "$t/p.calib"; } >"$t/bom.calib"
+for args in "topo $t/bom.topo" "predict --model $t/bom.csv --gpus 8" "predict --model $t/bom.model --gpus 8" \
+            "predict --calibration $t/bom.calib"; do
+  if "$bin" $args >/dev/null 2>"$t/err"; then ok; else ko "with a byte order mark: dpscale $args: $(cat "$t/err")"; fi
+done
+if [ $have_gnuplot = yes ]; then
+  { printf '%s' "$bom"; cat "$t/sw.csv"; } >"$t/bom-sweep.csv"
+  if "$bin" plot "$t/bom-sweep.csv" >/dev/null 2>"$t/err"; then ok; else ko "plot of a CSV with a byte order mark: $(cat "$t/err")"; fi
+fi
+# refused before any work: a model CPU replicas cannot hold or step in time (GPT-2 XL at batch 8 is
+# hundreds of GB and of TFLOP), within seconds, not after minutes of all-reduce timing
+expect 2 "\-\-model: .*GPT-2 XL at batch 8" calibrate --model gpt2-xl --quick -o "$t/never.calib"
+expect 2 "\-\-model: .*BERT-Large" calibrate --model bert-large --quick -o "$t/never.calib"
+expect 2 "\-\-model: .*GPT-2 XL at batch 32" validate --model gpt2-xl --quick -o "$t/never"
+absent "$t/never.calib" "$t/never.csv"
 
 finish bad-inputs

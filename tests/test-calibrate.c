@@ -293,6 +293,23 @@ test_latency_only_regime (void)
   g_autoptr (DpsTopoSpec) spec = dps_profile_machine_spec (p, 4, 2);
   dps_profile_apply_topo (p, spec, 4, 2);
   g_assert_cmpfloat (spec->nic_bw_Bps, <, 1e12);
+  /* and a profile of it saves and loads: the unbounded bandwidth is within
+   * what the loader takes (1e5 GB/s), and the 1e21 GB/s that earlier
+   * versions wrote reads as unbounded */
+  g_autofree char *dir = NULL, *path = NULL;
+  {
+    g_autoptr (DpsProfile) back = save_and_load (p, "u.calib", &dir, &path);
+    g_assert_cmpfloat (back->fit.group[1].bw_Bps[0], ==, DPS_FIT_UNBOUNDED_BPS);
+  }
+  replace_in_file (path, "100000", "1e+21");
+  {
+    g_autoptr (GError) e = NULL;
+    g_autoptr (DpsProfile) old = dps_profile_load (path, &e);
+    g_assert_no_error (e);
+    g_assert_cmpfloat (old->fit.group[1].bw_Bps[0], ==, DPS_FIT_UNBOUNDED_BPS);
+  }
+  g_unlink (path);
+  g_rmdir (dir);
   g_autoptr (DpsTopo) t = dps_topo_new (spec, 2, NULL);
   DpsCollParams params;
   guint am, pm;

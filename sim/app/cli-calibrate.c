@@ -14,6 +14,7 @@
 #include "sim/nccl-tune.h"
 #include "sim/topo-load.h"
 #include "sim/base/error.h"
+#include "sim/base/file.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -277,7 +278,7 @@ dps_cmd_calibrate (int argc, char **argv)
   int nodes = 0;
   double link_gbps = 1, gap_ms = 0;
   gboolean gap_emulated = FALSE;
-  int batch = 0;
+  int batch = DPS_UNSET_INT;
   double timeout = 600;
   GOptionEntry entries[] = {
     { "backend", 0, 0, G_OPTION_ARG_STRING, &backend, "auto (default: GPUs if present, else CPUs), gpu or cpu", "B" },
@@ -307,6 +308,7 @@ dps_cmd_calibrate (int argc, char **argv)
                       entries, &argc, &argv, &error))
     return dps_cli_fail ("calibrate", error);
   const char *out_path = output ? output : "dpscale.calib";
+  DpsOutputKind out_kind = DPS_OUTPUT_NEW;
   GArray *sizes = g_array_new (FALSE, FALSE, sizeof (double));
   GArray *ranks = NULL;
   g_autoptr (DpsProfile) prof = NULL;
@@ -319,8 +321,9 @@ dps_cmd_calibrate (int argc, char **argv)
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--backend: '%s' is not auto, cpu or gpu", backend);
   else if (timeout <= 0 || !isfinite (timeout))
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--timeout: must be more than 0");
-  else if (batch < 0)
-    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--batch: must be at least 1");
+  else if (!dps_cli_int_given ("--batch", &batch, 1, 1 << 20, 0, &error)
+           || !dps_cli_double_given ("--link-gbps", &link_gbps, 0, FALSE, 1e6, 1, &error))
+    ;
   else if (imports && (backend || sizes_s || ranks_s))
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--import: logs replace measuring; drop --backend/--sizes/--ranks");
   else if (nodes < 0 || nodes == 1 || nodes > 64 || (nodes > 1 && (imports || (backend && !g_str_equal (backend, "cpu")))))
@@ -333,6 +336,8 @@ dps_cmd_calibrate (int argc, char **argv)
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--mpi: only with --backend gpu (CPUs always use mpirun)");
   else if (topology && !imports)
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--topology: only with --import (a measured machine describes itself)");
+  else
+    dps_output_kind (out_path, "-o", &out_kind, &error);
   if (!error && !imports) {
     int n_gpu = dps_gpu_count (&why);
     gpu = backend ? g_str_equal (backend, "gpu") : n_gpu > 0;
@@ -360,7 +365,10 @@ dps_cmd_calibrate (int argc, char **argv)
   }
   if (!error && !imports && !gpu) {
     g_autoptr (DpsModel) m = dps_model_load (model_s ? model_s : "mlp", &error);
-    if (m)
+    int most = 1;
+    for (guint i = 0; i < r32->len; i++)
+      most = MAX (most, g_array_index (r32, int, i));
+    if (m && dps_cli_check_cpu_model (m, batch ? batch : quick ? 8 : 32, most, &error))
       prof = dps_calibrate_cpu ((int *) r32->data, (int) r32->len, (double *) sizes->data, (int) sizes->len, quick, m,
                                 batch ? batch : quick ? 8 : 32, timeout, nodes, link_gbps,
                                 gap_ms == -1 ? -1 : gap_ms * 1e-3, gap_emulated, &error);
@@ -476,7 +484,11 @@ dps_cmd_calibrate (int argc, char **argv)
   g_autofree char *stem = g_str_has_suffix (out_path, ".calib") ? g_strndup (out_path, strlen (out_path) - 6)
                                                                 : g_strdup (out_path);
   g_autofree char *csv_path = g_strconcat (stem, ".csv", NULL), *png = g_strconcat (stem, ".png", NULL);
-  if (dps_cli_emit (csv_path, csv, &error)) {
+  if (out_kind == DPS_OUTPUT_STREAM) {
+    /* a device or FIFO takes the profile in place; nothing is created beside it */
+    if (dps_profile_save (prof, out_path, &error))
+      g_string_append_printf (table, "wrote %s (not a regular file: no .csv or .png beside it)\n", out_path);
+  } else if (dps_cli_emit (csv_path, csv, &error)) {
     GError *perr = NULL;
     g_autofree char *title = g_strdup_printf ("all-reduce, %s on %s: measured and fitted", data->backend,
                                               data->host ? data->host : "imported logs");

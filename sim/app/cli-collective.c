@@ -122,7 +122,7 @@ dps_cmd_collective (int argc, char **argv)
   g_autofree char *proto_s = NULL, *mode_s = NULL, *format_s = NULL, *output = NULL, *type = NULL;
   g_autofree char *calibration = NULL, *plot_path = NULL;
   g_auto (GStrv) compare = NULL;
-  int nodes = 0, gpus = 0, channels = 0;
+  int nodes = DPS_UNSET_INT, gpus = DPS_UNSET_INT, channels = DPS_UNSET_INT;
   double factor = 2;
   GOptionEntry entries[] = {
     { "topology", 't', 0, G_OPTION_ARG_STRING, &topology, "Topology file or shipped name (default dgx-h100)", "NAME|FILE" },
@@ -162,7 +162,8 @@ dps_cmd_collective (int argc, char **argv)
     g_auto (GStrv) files = g_strv_builder_end (fb);
     DpsFormat cf;
     g_autoptr (DpsProfile) cprof = NULL;
-    if (nodes || gpus || minb || maxb || op_s || algo_s || proto_s || channels)
+    if (nodes != DPS_UNSET_INT || gpus != DPS_UNSET_INT || channels != DPS_UNSET_INT || minb || maxb || op_s
+        || algo_s || proto_s)
       g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--compare: the log sets the GPUs, sizes, operation and "
                    "NCCL settings; drop --nodes/--gpus/-b/-e/--op/--algo/--proto/--channels");
     else if (mode_s && !g_str_equal (mode_s, "flow") && !g_str_equal (mode_s, "analytical"))
@@ -193,7 +194,11 @@ dps_cmd_collective (int argc, char **argv)
   int tsize = type_size (type ? type : "float", &error);
   if (!tsize)
     return dps_cli_fail ("collective", error);
-  if (op_s && !dps_coll_op_parse (op_s, &op))
+  if (!dps_cli_int_given ("--nodes", &nodes, 1, G_MAXINT, 0, &error)
+      || !dps_cli_int_given ("--gpus", &gpus, 1, G_MAXINT, 0, &error)
+      || !dps_cli_int_given ("--channels", &channels, 1, 64, 0, &error))
+    ;
+  else if (op_s && !dps_coll_op_parse (op_s, &op))
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT,
                  "--op: unknown operation '%s' (allreduce, reducescatter, allgather, broadcast)", op_s);
   else if (minb && !dps_parse_size (minb, &lo))
@@ -206,8 +211,6 @@ dps_cmd_collective (int argc, char **argv)
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--stepfactor: must be more than 1");
   else if (log ((double) hi / lo) / log (factor) > 10000)
     g_set_error (&error, DPS_ERROR, DPS_ERROR_LIMIT, "--stepfactor: more than 10000 sizes asked for");
-  else if (channels < 0 || channels > 64)
-    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--channels: must be 1 to 64");
   else if (mode_s && !g_str_equal (mode_s, "flow") && !g_str_equal (mode_s, "analytical"))
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--mode: '%s' is not flow or analytical", mode_s);
   if (error)

@@ -10,6 +10,9 @@
 GOptionEntry *
 dps_ddp_options (DpsDdpOpts *o, gboolean sweep)
 {
+  /* flags whose zero is not their absence: dps_ddp_opts_apply tells them apart */
+  o->nodes = DPS_UNSET_INT;
+  o->global_batch = o->slow_factor = o->loader_rate = o->efficiency = dps_cli_unset ();
   GOptionEntry e[] = {
     { "model", 'M', 0, G_OPTION_ARG_STRING, &o->model, "Model: a shipped name, a .model or a per-layer .csv file (default gpt2-xl)", "NAME|FILE" },
     { "topology", 't', 0, G_OPTION_ARG_STRING, &o->topology, sweep ? "Topologies, comma-separated (default dgx-h100)" : "Topology file or shipped name (default dgx-h100)", sweep ? "LIST" : "NAME|FILE" },
@@ -79,18 +82,26 @@ static gboolean
 check_range (const char *flag, double v, double lo, double hi, GError **error)
 {
   if (!isfinite (v) || v < lo || v > hi) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: %g is out of range (%g to %g)", flag, v, lo, hi);
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: %g is out of range (%.15g to %.15g)", flag, v, lo, hi);
     return FALSE;
   }
   return TRUE;
 }
 
 /* Applies every single-valued option to c (model, topology and the
- * list-valued sweep axes are set by the caller). */
+ * list-valued sweep axes are set by the caller); the flags that were not
+ * given read 0 in o afterwards. */
 gboolean
-dps_ddp_opts_apply (const DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
+dps_ddp_opts_apply (DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
 {
   DpsDtype dt;
+  /* given, these must be in range; not given, 0 (the default) from here on */
+  if (!dps_cli_int_given ("--nodes", &o->nodes, 1, G_MAXINT, 0, error)
+      || !dps_cli_double_given ("--global-batch", &o->global_batch, 0, FALSE, 1e9, 0, error)
+      || !dps_cli_double_given ("--efficiency", &o->efficiency, 0, FALSE, 1, 0, error)
+      || !dps_cli_double_given ("--slow-factor", &o->slow_factor, 0, FALSE, 1000, 0, error)
+      || !dps_cli_double_given ("--loader-rate", &o->loader_rate, 0, FALSE, 1e12, 0, error))
+    return FALSE;
   if (o->grad_dtype) {
     if (!dps_dtype_parse (o->grad_dtype, &dt) || dt == DPS_DTYPE_TF32) {
       g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--grad-dtype: '%s' is not fp32, bf16 or fp16", o->grad_dtype);

@@ -18,7 +18,7 @@ typedef struct {
 
 GOptionEntry *dps_ddp_options (DpsDdpOpts *o, gboolean sweep);
 void          dps_ddp_opts_clear (DpsDdpOpts *o);
-gboolean      dps_ddp_opts_apply (const DpsDdpOpts *o, DpsDdpConfig *c, GError **error);
+gboolean      dps_ddp_opts_apply (DpsDdpOpts *o, DpsDdpConfig *c, GError **error);
 gboolean      dps_cli_emulation_times (DpsModel *model, const DpsProfile *profile, const char *topology, int batch,
                                        gboolean adam, double **fwd_s, double **bwd_s, double *opt_s, GError **error);
 gboolean      dps_ddp_setup (const DpsDdpOpts *o, const DpsProfile *profile, DpsModel *model, int nodes, int gpus,

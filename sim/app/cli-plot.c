@@ -4,6 +4,7 @@
 #include "sim/app/cli-util.h"
 #include "sim/base/plot.h"
 #include "sim/base/error.h"
+#include "sim/base/file.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -38,6 +39,8 @@ dps_cmd_plot (int argc, char **argv)
     return dps_cli_fail ("plot", error);
   }
   const char *path = argv[1];
+  if (output && !dps_cli_check_prefix ("-o", output, &error))
+    return dps_cli_fail ("plot", error);
   g_autofree char *text = dps_read_file (path, "CSV file", NULL, &error);
   if (!text)
     return dps_cli_fail ("plot", error);

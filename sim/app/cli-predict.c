@@ -3,6 +3,7 @@
 #include "sim/app/cli.h"
 #include "sim/app/cli-ddp.h"
 #include "sim/base/error.h"
+#include "sim/base/file.h"
 
 #include "sim/base/json-util.h"
 #include <math.h>
@@ -221,7 +222,9 @@ dps_cmd_predict (int argc, char **argv)
            && single ("--bucket-cap-mb", o.bucket_cap, 1e-6, 1e6, &cap, &error)
            && single ("--grad-accum", o.grad_accum, 1, 1e6, &accum, &error)
            && dps_cli_format (o.format, &format, &error)
-           && dps_ddp_opts_apply (&o, &c, &error)) {
+           && dps_ddp_opts_apply (&o, &c, &error)
+           && (!o.output || g_str_equal (o.output, "-") || dps_output_kind (o.output, "-o", &(DpsOutputKind){ 0 }, &error))
+           && (!o.trace || dps_output_kind (o.trace, "--trace", &(DpsOutputKind){ 0 }, &error))) {
     if (gpus != floor (gpus) || accum != floor (accum))
       g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--gpus and --grad-accum take whole numbers");
     else if ((!o.calibration || (profile = dps_profile_load (o.calibration, &error)))

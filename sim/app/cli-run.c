@@ -9,6 +9,7 @@
 #include "real/run.h"
 #include "sim/base/json-util.h"
 #include "sim/base/error.h"
+#include "sim/base/file.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -85,8 +86,8 @@ dps_cmd_run (int argc, char **argv)
 {
   g_autofree char *model_s = NULL, *optimizer = NULL, *format_s = NULL, *output = NULL, *trace = NULL;
   g_autofree char *calibration = NULL, *topology = NULL, *backend = NULL;
-  int ranks = -1, steps = 20, warmup = 3, batch = 32, seed = 1, nodes = 0, accum = 1;
-  double cap = 25, first = 1, lr = 0, timeout = 600, link_gbps = 1;
+  int ranks = DPS_UNSET_INT, steps = 20, warmup = 3, batch = 32, seed = 1, nodes = 0, accum = 1;
+  double cap = 25, first = 1, lr = dps_cli_unset (), timeout = 600, link_gbps = 1;
   gboolean emulate = FALSE, check = FALSE, time_layers = FALSE;
   GOptionEntry entries[] = {
     { "ranks", 'n', 0, G_OPTION_ARG_INT, &ranks, "Replicas, one MPI process each (default 2; on GPUs one per GPU)", "N" },
@@ -123,11 +124,11 @@ dps_cmd_run (int argc, char **argv)
     return dps_cli_fail ("run", error);
   DpsFormat format;
   gboolean gpu = backend && g_str_equal (backend, "gpu");
-  if (ranks == -1 && gpu) {   /* not given */
+  if (ranks == DPS_UNSET_INT && gpu) {   /* not given */
     /* one replica per GPU present (the run says why when there is none) */
     int n = dps_run_gpus (NULL);
     ranks = n > 0 ? n : 1;
-  } else if (ranks == -1)
+  } else if (ranks == DPS_UNSET_INT)
     ranks = 2;
   if (argc > 1)
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "unknown option: unexpected argument '%s'", argv[1]);
@@ -141,8 +142,14 @@ dps_cmd_run (int argc, char **argv)
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--grad-accum: %d is not 1 to 1024", accum);
   else if (batch < 1 || batch > 1 << 20)
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--batch: %d is not 1 to 1048576", batch);
-  else if (!(cap > 0) || !(first >= 0) || !isfinite (cap) || !isfinite (first))
+  else if (!(cap > 0) || !isfinite (cap))
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--bucket-cap-mb: must be more than 0");
+  else if (!(first >= 0) || !isfinite (first))
+    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--first-bucket-mb: must be 0 or more");
+  else if (!dps_cli_double_given ("--lr", &lr, 0, FALSE, 1e6, 0, &error)
+           || !dps_cli_double_given ("--timeout", &timeout, 0, FALSE, 1e7, 600, &error)
+           || !dps_cli_double_given ("--link-gbps", &link_gbps, 0, FALSE, 1e6, 1, &error))
+    ;
   else if (optimizer && !g_str_equal (optimizer, "sgd") && !g_str_equal (optimizer, "adam"))
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--optimizer: '%s' is not sgd or adam", optimizer);
   else if ((calibration || topology) && !emulate)
@@ -155,6 +162,10 @@ dps_cmd_run (int argc, char **argv)
   else if (time_layers && (emulate || nodes > 0 || check || trace || output))
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--time-layers: one replica's compute, not with --emulate, --nodes, "
                  "--check-gradient, --trace or --output");
+  else if (output && !dps_output_kind (output, "-o", &(DpsOutputKind){ 0 }, &error))
+    ;
+  else if (trace && !dps_output_kind (trace, "--trace", &(DpsOutputKind){ 0 }, &error))
+    ;
   else
     dps_cli_format (format_s, &format, &error);
   if (error)

@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <unistd.h>
+#include <glib/gstdio.h>
 
 #define MAX_POINTS 10000
 
@@ -24,7 +25,7 @@ num_list (const char *flag, const char *text, const char *def, double lo, double
   for (int i = 0; parts[i]; i++) {
     double v;
     if (!dps_parse_double (parts[i], &v) || v < lo || v > hi || (whole && v != floor (v))) {
-      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: '%s' is not a %s from %g to %g", flag,
+      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: '%s' is not a %s from %.15g to %.15g", flag,
                    g_strstrip (parts[i]), whole ? "whole number" : "number", lo, hi);
       g_array_free (a, TRUE);
       return FALSE;
@@ -59,7 +60,7 @@ dps_cmd_sweep (int argc, char **argv)
   g_autoptr (DpsProfile) profile = NULL;
   if (argc > 1)
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "unknown option: unexpected argument '%s'", argv[1]);
-  else if (o.nodes)
+  else if (o.nodes != DPS_UNSET_INT)
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--nodes: sweep takes GPU counts (--gpus LIST)");
   else if (o.trace)
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--trace: only for dpscale predict");
@@ -68,6 +69,7 @@ dps_cmd_sweep (int argc, char **argv)
            && num_list ("--batch", o.batch, "4", 1, 1e7, FALSE, &batches, &error)
            && num_list ("--grad-accum", o.grad_accum, "1", 1, 1e6, TRUE, &accums, &error)
            && dps_cli_format (o.format, &format, &error)
+           && (!o.output || dps_cli_check_prefix ("-o", o.output, &error))
            && dps_ddp_opts_apply (&o, &base, &error)) {
     double points = (double) g_strv_length (topos) * gpus->len * caps->len * batches->len * accums->len;
     if (points > MAX_POINTS)
@@ -152,7 +154,11 @@ dps_cmd_sweep (int argc, char **argv)
             && dps_plot_render ("sweep.gp", csv_path, svg, title, NULL, &perr))
           g_string_append_printf (table, ", %s, %s", png, svg);
         else {
-          fprintf (stderr, "dpscale sweep: warning: no plot: %s\n", perr->message);
+          /* the pictures go together: no PNG without its SVG; a failed write is a failure */
+          g_unlink (png);
+          fprintf (stderr, "dpscale sweep: %s: no plot: %s\n", perr->code == DPS_ERROR_IO ? "error" : "warning",
+                   perr->message);
+          failed |= perr->code == DPS_ERROR_IO;
           g_error_free (perr);
         }
       }

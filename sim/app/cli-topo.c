@@ -108,7 +108,7 @@ dps_cmd_topo (int argc, char **argv)
 {
   char *topology = NULL;
   g_autofree char *calibration = NULL;
-  int nodes = 0, gpus = 0;
+  int nodes = DPS_UNSET_INT, gpus = DPS_UNSET_INT;
   gboolean list = FALSE, all_links = FALSE;
   GOptionEntry entries[] = {
     { "topology", 't', 0, G_OPTION_ARG_STRING, &topology, "Topology file or shipped name (default dgx-h100)", "NAME|FILE" },
@@ -130,6 +130,9 @@ dps_cmd_topo (int argc, char **argv)
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "unknown option: give one topology (FILE or --topology)");
     return dps_cli_fail ("topo", error);
   }
+  if (!dps_cli_int_given ("--nodes", &nodes, 1, G_MAXINT, 0, &error)
+      || !dps_cli_int_given ("--gpus", &gpus, 1, G_MAXINT, 0, &error))
+    return dps_cli_fail ("topo", error);
   if (list) {
     g_auto (GStrv) names = dps_topo_list_shipped ();
     for (int i = 0; names[i]; i++) {

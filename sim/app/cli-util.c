@@ -2,9 +2,15 @@
 #include "sim/app/cli-util.h"
 #include "sim/topo-load.h"
 #include "sim/base/error.h"
+#include "sim/base/file.h"
 #include "sim/nccl-tune.h"
+#include "real/train-net.h"
 
+#include <unistd.h>
+
+#include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 /* Parses a subcommand's options; on failure error holds GOption's one-line
  * message (unknown flag, missing or malformed value). */
@@ -26,6 +32,68 @@ dps_cli_parse (const char *cmd, const char *summary, const char *description,
     return FALSE;
   }
   return ok;
+}
+
+/* A flag's absence is not its zero: numeric flags start at a sentinel a
+ * user cannot give.  For an int that is DPS_UNSET_INT (G_MININT, which the
+ * bounds below refuse anyway); for a double a NaN with a payload of its own
+ * (a typed "nan" is a plain NaN, and is refused). */
+#define UNSET_BITS G_GUINT64_CONSTANT (0x7ff80000d95e75e7)
+
+double
+dps_cli_unset (void)
+{
+  guint64 bits = UNSET_BITS;
+  double v;
+  memcpy (&v, &bits, sizeof v);
+  return v;
+}
+
+gboolean
+dps_cli_is_unset (double v)
+{
+  guint64 bits;
+  memcpy (&bits, &v, sizeof v);
+  return bits == UNSET_BITS;
+}
+
+/* An int flag: not given (DPS_UNSET_INT) becomes fallback; given, it must
+ * be at least lo and at most hi, else "FLAG: V is out of range (LO to HI)"
+ * ("(at least LO)" where hi is G_MAXINT). */
+gboolean
+dps_cli_int_given (const char *flag, int *v, int lo, int hi, int fallback, GError **error)
+{
+  if (*v == DPS_UNSET_INT) {
+    *v = fallback;
+    return TRUE;
+  }
+  if (*v < lo || *v > hi) {
+    if (hi == G_MAXINT)
+      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: %d is out of range (at least %d)", flag, *v, lo);
+    else
+      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: %d is out of range (%d to %d)", flag, *v, lo, hi);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* A double flag: not given (dps_cli_unset ()) becomes fallback; given, it
+ * must be finite, above lo (or at least lo when lo_closed) and at most hi,
+ * else "FLAG: V is out of range (more than LO, at most HI)". */
+gboolean
+dps_cli_double_given (const char *flag, double *v, double lo, gboolean lo_closed, double hi, double fallback,
+                      GError **error)
+{
+  if (dps_cli_is_unset (*v)) {
+    *v = fallback;
+    return TRUE;
+  }
+  if (!isfinite (*v) || *v < lo || (!lo_closed && *v == lo) || *v > hi) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: %g is out of range (%s %.15g, at most %.15g)", flag, *v,
+                 lo_closed ? "at least" : "more than", lo, hi);
+    return FALSE;
+  }
+  return TRUE;
 }
 
 gboolean
@@ -122,8 +190,9 @@ dps_cli_topology_calibrated (const char *name, const DpsProfile *profile, int no
   return size_topology (spec, nodes, gpus, n_gpus, error);
 }
 
-/* Writes text to path whole (a temporary file renamed into place), or to
- * standard output when path is NULL or "-". */
+/* Writes text to path as dps_write_file does (a regular file whole or not
+ * at all, a device or FIFO in place), or to standard output when path is
+ * NULL or "-"; errors read "-o PATH: reason". */
 gboolean
 dps_cli_emit (const char *path, const GString *text, GError **error)
 {
@@ -132,9 +201,55 @@ dps_cli_emit (const char *path, const GString *text, GError **error)
     fflush (stdout);
     return TRUE;
   }
-  g_autoptr (GError) local = NULL;
-  if (!g_file_set_contents (path, text->str, (gssize) text->len, &local)) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_IO, "-o %s: %s", path, local->message);
+  return dps_write_file (path, "-o", text->str, text->len, error);
+}
+
+/* Before any work: whether ranks CPU replicas of m at batch can train at
+ * all here (the runner knows the model; their bytes fit in 80% of the free
+ * memory) and in time (one step's compute, 3 x forward FLOPs, under a
+ * minute even at 100 GFLOP/s, more than one core of this kind reaches), so
+ * that a calibration or validation doomed by its flags is refused at once,
+ * not after minutes.  Errors name --model. */
+gboolean
+dps_cli_check_cpu_model (const DpsModel *m, int batch, int ranks, GError **error)
+{
+  g_autoptr (GError) why = NULL;
+  if (!dps_train_net_check (m, &why)) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--model: %s", why->message);
+    return FALSE;
+  }
+  double need = dps_train_net_bytes (m, batch) * ranks;
+  double avail = (double) sysconf (_SC_AVPHYS_PAGES) * sysconf (_SC_PAGESIZE);
+  if (need > 0.8 * avail) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_LIMIT,
+                 "--model: %d replica%s of %s at batch %d need about %.1f GB, %.1f GB is free (a smaller model or --batch)",
+                 ranks, ranks > 1 ? "s" : "", m->name, batch, need / 1e9, avail / 1e9);
+    return FALSE;
+  }
+  double step_s = 3 * dps_model_fwd_flops (m) * batch / 100e9;
+  if (step_s > 60) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_LIMIT,
+                 "--model: one step of %s at batch %d is %.3g TFLOP, %.0f s of a core even at 100 GFLOP/s: "
+                 "too long for CPU replicas (a smaller model or --batch)", m->name, batch,
+                 3 * dps_model_fwd_flops (m) * batch / 1e12, step_s);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* For an output prefix (or stem) whose files get suffixes: FALSE, with
+ * "FLAG PATH: is a character device, not a prefix of files", when the path
+ * itself is a device, FIFO, directory or socket, so that no x.csv or x.png
+ * is created beside a device file. */
+gboolean
+dps_cli_check_prefix (const char *flag, const char *prefix, GError **error)
+{
+  DpsOutputKind kind;
+  if (!dps_output_kind (prefix, flag, &kind, error))
+    return FALSE;
+  if (kind == DPS_OUTPUT_STREAM) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_IO, "%s %s: is %s, not a prefix of files", flag, prefix,
+                 dps_path_kind (prefix));
     return FALSE;
   }
   return TRUE;

@@ -9,15 +9,24 @@
 #define DPS_EXIT_USAGE 2
 #define DPS_DEFAULT_TOPOLOGY "dgx-h100"
 
+#define DPS_UNSET_INT G_MININT
+
 typedef enum { DPS_FORMAT_TABLE, DPS_FORMAT_CSV, DPS_FORMAT_JSON } DpsFormat;
 
 gboolean  dps_cli_parse (const char *cmd, const char *summary, const char *description,
                          GOptionEntry *entries, int *argc, char ***argv, GError **error);
+double    dps_cli_unset (void);
+gboolean  dps_cli_is_unset (double v);
+gboolean  dps_cli_int_given (const char *flag, int *v, int lo, int hi, int fallback, GError **error);
+gboolean  dps_cli_double_given (const char *flag, double *v, double lo, gboolean lo_closed, double hi,
+                                double fallback, GError **error);
 gboolean  dps_cli_format (const char *text, DpsFormat *out, GError **error);
 DpsTopo  *dps_cli_topology (const char *name, int nodes, int gpus, int *n_gpus, GError **error);
 DpsTopo  *dps_cli_topology_calibrated (const char *name, const DpsProfile *profile, int nodes, int gpus,
                                        int *n_gpus, GError **error);
 gboolean  dps_cli_emit (const char *path, const GString *text, GError **error);
+gboolean  dps_cli_check_cpu_model (const DpsModel *m, int batch, int ranks, GError **error);
+gboolean  dps_cli_check_prefix (const char *flag, const char *prefix, GError **error);
 int       dps_cli_fail (const char *cmd, GError *error);
 gboolean  dps_cli_parse_masks (const char *algo_list, const char *proto_list, guint *algo_mask,
                                guint *proto_mask, GError **error);

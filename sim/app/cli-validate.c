@@ -103,7 +103,7 @@ dps_cmd_validate (int argc, char **argv)
 {
   g_autofree char *backend = NULL, *replicas_s = NULL, *model_s = NULL, *calibration = NULL, *output = NULL;
   g_autofree char *topology = NULL;
-  int batch = 32, steps = 20, warmup = 3, trials = 20, grad_accum = 1, nodes = 0, global_batch = 0;
+  int batch = 32, steps = 20, warmup = 3, trials = 20, grad_accum = 1, nodes = 0, global_batch = DPS_UNSET_INT;
   double cap = 25, first = 1, timeout = 600, jitter = 0, link_gbps = 1;
   gboolean emulate = FALSE, quick = FALSE;
   GOptionEntry entries[] = {
@@ -145,6 +145,12 @@ dps_cmd_validate (int argc, char **argv)
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "unknown option: unexpected argument '%s'", argv[1]);
   else if (backend && !gpu && !g_str_equal (backend, "cpu"))
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--backend: '%s' is not cpu or gpu", backend);
+  else if (!dps_cli_int_given ("--global-batch", &global_batch, 1, G_MAXINT, 0, &error)
+           || !dps_cli_double_given ("--timeout", &timeout, 0, FALSE, 1e7, 600, &error)
+           || !dps_cli_double_given ("--link-gbps", &link_gbps, 0, FALSE, 1e6, 1, &error)
+           || !dps_cli_double_given ("--first-bucket-mb", &first, 0, TRUE, 1e6, 1, &error)
+           || !dps_cli_double_given ("--jitter", &jitter, 0, TRUE, 10, 0, &error))
+    ;
   else if (gpu && nodes > 0)
     g_set_error (&error, DPS_ERROR, DPS_ERROR_UNSUPPORTED, "--nodes: emulated nodes hold CPU replicas (--backend cpu)");
   else if (gpu && (n_gpu = dps_run_gpus (&error)) < 1)
@@ -167,6 +173,8 @@ dps_cmd_validate (int argc, char **argv)
     if (g_array_index (reps, gint64, i) % nodes)
       g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--replicas: %d is not a multiple of --nodes %d",
                    (int) g_array_index (reps, gint64, i), nodes);
+  if (!error && output)
+    dps_cli_check_prefix ("-o", output, &error);
   if (error) {
     if (reps)
       g_array_free (reps, TRUE);
@@ -178,7 +186,9 @@ dps_cmd_validate (int argc, char **argv)
   int max_r = 0;
   for (guint i = 0; i < reps->len; i++)
     max_r = MAX (max_r, (int) g_array_index (reps, gint64, i));
-  if (model && calibration) {
+  if (model && !gpu && !emulate && !dps_cli_check_cpu_model (model, batch, max_r, &error))
+    g_clear_pointer (&model, dps_model_free);   /* the error says why */
+  else if (model && calibration) {
     profile = dps_profile_load (calibration, &error);
     if (profile && profile->run_section)
       g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT,
@@ -417,6 +427,7 @@ dps_cmd_validate (int argc, char **argv)
           g_string_append_printf (t, ", %s", out);
         else {
           fprintf (stderr, "dpscale validate: warning: %s\n", perr->message);
+          status |= perr->code == DPS_ERROR_IO;
           g_error_free (perr);
         }
       }
@@ -432,6 +443,7 @@ dps_cmd_validate (int argc, char **argv)
       g_string_append_printf (t, ", %s, %s", tl_png, tl_svg);
     else if (perr) {
       fprintf (stderr, "dpscale validate: warning: no timeline: %s\n", perr->message);
+      status |= perr->code == DPS_ERROR_IO;
       g_error_free (perr);
     }
     g_string_append (t, "\n");

@@ -3,26 +3,29 @@
 #include <stdio.h>
 #include <string.h>
 #include <locale.h>
+#include <errno.h>
 
 #include "sim/app/cli.h"
 #include "sim/app/cli-util.h"
+#include "real/launch.h"
 #include "dps-config.h"
 
 typedef struct {
   const char *name;
   int       (*fn) (int argc, char **argv);
   const char *summary;
+  gboolean    starts_processes;
 } Command;
 
 static const Command commands[] = {
-  { "predict",    dps_cmd_predict,    "one DDP configuration: step time, efficiency, throughput, memory, cost" },
-  { "sweep",      dps_cmd_sweep,      "many DDP configurations (GPUs, buckets, topologies, batches): table, CSV, plot" },
-  { "calibrate",  dps_cmd_calibrate,  "measure this machine (or import nccl-tests logs) and write a calibration profile" },
-  { "run",        dps_cmd_run,        "real data-parallel training on this machine (MPI replicas), per-step times" },
-  { "validate",   dps_cmd_validate,   "calibrate, run and predict over replica counts: the error, in numbers and a plot" },
-  { "collective", dps_cmd_collective, "time one collective on a cluster, in nccl-tests' layout" },
-  { "plot",       dps_cmd_plot,       "render a dpscale CSV with its gnuplot script (PNG and SVG)" },
-  { "topo",       dps_cmd_topo,       "check and describe a topology file" },
+  { "predict",    dps_cmd_predict,    "one DDP configuration: step time, efficiency, throughput, memory, cost", FALSE },
+  { "sweep",      dps_cmd_sweep,      "many DDP configurations (GPUs, buckets, topologies, batches): table, CSV, plot", FALSE },
+  { "calibrate",  dps_cmd_calibrate,  "measure this machine (or import nccl-tests logs) and write a calibration profile", TRUE },
+  { "run",        dps_cmd_run,        "real data-parallel training on this machine (MPI replicas), per-step times", TRUE },
+  { "validate",   dps_cmd_validate,   "calibrate, run and predict over replica counts: the error, in numbers and a plot", TRUE },
+  { "collective", dps_cmd_collective, "time one collective on a cluster, in nccl-tests' layout", FALSE },
+  { "plot",       dps_cmd_plot,       "render a dpscale CSV with its gnuplot script (PNG and SVG)", FALSE },
+  { "topo",       dps_cmd_topo,       "check and describe a topology file", FALSE },
 };
 
 static void
@@ -52,8 +55,22 @@ main (int argc, char **argv)
     return 0;
   }
   for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
-    if (!strcmp (argv[1], commands[i].name))
-      return commands[i].fn (argc - 1, argv + 1);
+    if (!strcmp (argv[1], commands[i].name)) {
+      /* the commands that start mpirun or emulated nodes clean up after a
+       * signal, then exit as the signal would have: 128 + its number */
+      if (commands[i].starts_processes)
+        dps_launch_trap_signals ();
+      int status = commands[i].fn (argc - 1, argv + 1);
+      if (dps_launch_stop_signal ())
+        return 128 + dps_launch_stop_signal ();
+      /* a result that did not reach standard output (a full disk, a closed
+       * pipe) is a failure, not a success that printed nothing */
+      if (fflush (stdout) != 0 || ferror (stdout)) {
+        fprintf (stderr, "dpscale %s: standard output: %s\n", argv[1], g_strerror (errno));
+        return status ? status : 1;
+      }
+      return status;
+    }
   fprintf (stderr, "dpscale: unknown command '%s' (try 'dpscale --help')\n", argv[1]);
   return DPS_EXIT_USAGE;
 }

@@ -117,19 +117,3 @@ dps_set_error_at (GError **error, const char *name, int line, const char *fmt, .
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: %s", name, msg);
   return FALSE;
 }
-
-char *
-dps_read_file (const char *path, const char *what, gsize *len, GError **error)
-{
-  char *data = NULL;
-  g_autoptr (GError) local = NULL;
-  if (g_file_test (path, G_FILE_TEST_IS_DIR)) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_IO, "%s: is a directory, not a %s", path, what);
-    return NULL;
-  }
-  if (!g_file_get_contents (path, &data, len, &local)) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_IO, "%s", local->message);
-    return NULL;
-  }
-  return data;
-}

@@ -24,7 +24,3 @@ char    *dps_format_size (guint64 bytes);
 /* Sets a DPS_ERROR_INPUT error "NAME:LINE: message" ("NAME: message" where
  * line < 1) and returns FALSE, for parsers that point at the faulty line. */
 gboolean dps_set_error_at (GError **error, const char *name, int line, const char *fmt, ...) G_GNUC_PRINTF (4, 5);
-
-/* Reads a whole file; a directory fails with "PATH: is a directory, not a
- * WHAT".  Failures are DPS_ERROR_IO.  len may be NULL. */
-char    *dps_read_file (const char *path, const char *what, gsize *len, GError **error);

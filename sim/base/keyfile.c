@@ -1,6 +1,7 @@
 /* keyfile.c — see keyfile.h. */
 #include "sim/base/keyfile.h"
 #include "sim/base/error.h"
+#include "sim/base/file.h"
 
 #include <string.h>
 
@@ -117,10 +118,6 @@ dps_key_file_load (const char *path, GError **error)
   g_autofree char *data = dps_read_file (path, "file", &len, error);
   if (!data)
     return NULL;
-  if (len > 64u << 20) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_LIMIT, "%s: larger than 64 MiB", path);
-    return NULL;
-  }
   return dps_key_file_load_data (path, data, (gssize) len, error);
 }
 
@@ -269,7 +266,7 @@ dps_key_file_get_double (const DpsKeyFile *kf, const char *group, const char *ke
     return FALSE;
   }
   if (d < min || d > max) {
-    dps_key_file_error (kf, group, key, error, "%g is out of range (expected %g to %g)", d, min, max);
+    dps_key_file_error (kf, group, key, error, "%g is out of range (expected %.15g to %.15g)", d, min, max);
     return FALSE;
   }
   *out = d;

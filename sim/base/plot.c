@@ -2,27 +2,77 @@
 #include "sim/base/plot.h"
 #include "sim/base/datadir.h"
 #include "sim/base/error.h"
+#include "sim/base/file.h"
 
 #include <glib/gstdio.h>
 #include <string.h>
 
+/* A gnuplot string literal in single quotes, inside which gnuplot expands
+ * nothing (no backquotes, no macros, no escapes); a single quote is
+ * doubled.  A control character cannot be carried (a newline would end the
+ * command): in a title it becomes a blank, in a path it is refused (NULL). */
 static char *
-quote (const char *s)
+gp_literal (const char *s, gboolean path)
 {
-  GString *q = g_string_new ("\"");
+  GString *q = g_string_new ("'");
   for (; *s; s++) {
-    if (*s == '"' || *s == '\\')
-      g_string_append_c (q, '\\');
-    g_string_append_c (q, *s);
+    if ((guchar) *s < 0x20 || *s == 0x7f) {
+      if (path) {
+        g_string_free (q, TRUE);
+        return NULL;
+      }
+      g_string_append_c (q, ' ');
+    } else if (*s == '\'')
+      g_string_append (q, "''");
+    else
+      g_string_append_c (q, *s);
   }
-  g_string_append_c (q, '"');
+  g_string_append_c (q, '\'');
   return g_string_free (q, FALSE);
 }
 
+/* A path gnuplot reads as a plain file name: a relative one gets "./", so a
+ * name such as "<cmd", "|cmd", "-", "+" or "$block" is never a pipe, standard
+ * input, a pseudo-file or a data block. */
+static char *
+gp_path (const char *path, GError **error)
+{
+  g_autofree char *p = g_path_is_absolute (path) ? g_strdup (path) : g_strconcat ("./", path, NULL);
+  char *q = gp_literal (p, TRUE);
+  if (!q) {
+    g_autofree char *shown = g_strescape (path, NULL);
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: a file name with a control character cannot be given to gnuplot",
+                 shown);
+  }
+  return q;
+}
+
+/* TRUE when the picture at path is whole: a PNG ends with its IEND chunk, an
+ * SVG with its closing tag (gnuplot exits 0 even when the disk filled up). */
+static gboolean
+picture_complete (const char *path, gboolean svg)
+{
+  g_autofree char *data = NULL;
+  gsize n = 0;
+  if (!g_file_get_contents (path, &data, &n, NULL) || n == 0)
+    return FALSE;
+  if (svg) {
+    while (n > 0 && g_ascii_isspace (data[n - 1]))
+      n--;
+    return n >= 6 && memcmp (data + n - 6, "</svg>", 6) == 0;
+  }
+  static const char iend[] = "\0\0\0\0IEND\xae\x42\x60\x82";
+  return n >= 20 && memcmp (data, "\x89PNG", 4) == 0 && memcmp (data + n - 12, iend, 12) == 0;
+}
+
 /* Runs gnuplot on plots/SCRIPT with datafile, outfile (.png or .svg) and
- * title (and extra_vars, gnuplot assignments, may be NULL); the picture is written to a temporary name and renamed, so it is
- * whole or absent.  Errors: gnuplot missing (naming the Debian package), the
- * script missing, gnuplot failing. */
+ * title (and extra_vars, gnuplot assignments made by dpscale itself, never
+ * from a user; may be NULL).  Every user's text reaches gnuplot as a
+ * single-quoted string, never as code.  The picture is written to a
+ * temporary file beside outfile, checked whole, and renamed, so it is whole
+ * or absent; outfile must be a regular file or a new path.  Errors: gnuplot
+ * missing (naming the Debian package), the script missing, a path that
+ * cannot be carried, gnuplot failing, a cut picture (a full disk). */
 gboolean
 dps_plot_render (const char *script, const char *datafile, const char *outfile, const char *title,
                  const char *extra_vars, GError **error)
@@ -38,9 +88,26 @@ dps_plot_render (const char *script, const char *datafile, const char *outfile, 
     g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME, "plot script plots/%s not found", script);
     return FALSE;
   }
+  DpsOutputKind kind;
+  if (!dps_output_kind (outfile, NULL, &kind, error))
+    return FALSE;
+  if (kind == DPS_OUTPUT_STREAM) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_IO, "%s: not a regular file; pictures are written only to files",
+                 outfile);
+    return FALSE;
+  }
   const char *ext = strrchr (outfile, '.');
-  g_autofree char *tmp = g_strdup_printf ("%s.tmp%s", outfile, ext ? ext : "");
-  g_autofree char *qd = quote (datafile), *qo = quote (tmp), *qt = quote (title);
+  gboolean svg = ext && g_str_equal (ext, ".svg");
+  g_autofree char *qd = gp_path (datafile, error);
+  if (!qd)
+    return FALSE;
+  g_autofree char *out_checked = gp_path (outfile, error);
+  if (!out_checked)
+    return FALSE;
+  g_autofree char *tmp = dps_temp_beside (outfile, svg ? ".svg" : ".png", error);
+  if (!tmp)
+    return FALSE;
+  g_autofree char *qo = gp_path (tmp, NULL), *qt = gp_literal (title ? title : "", FALSE);
   g_autofree char *vars = g_strdup_printf ("datafile=%s; outfile=%s; title=%s%s%s", qd, qo, qt,
                                            extra_vars ? "; " : "", extra_vars ? extra_vars : "");
   const char *argv[] = { gnuplot, "-e", vars, path, NULL };
@@ -57,10 +124,11 @@ dps_plot_render (const char *script, const char *datafile, const char *outfile, 
                  local ? local->message : first && *first ? first : "unknown error");
     return FALSE;
   }
-  if (g_rename (tmp, outfile) != 0) {
+  if (!picture_complete (tmp, svg)) {
     g_unlink (tmp);
-    g_set_error (error, DPS_ERROR, DPS_ERROR_IO, "%s: cannot write the plot", outfile);
+    g_set_error (error, DPS_ERROR, DPS_ERROR_IO, "%s: the picture gnuplot wrote is cut short (a full disk?)",
+                 outfile);
     return FALSE;
   }
-  return TRUE;
+  return dps_replace_with (tmp, outfile, error);
 }

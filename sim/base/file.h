@@ -1,0 +1,31 @@
+/* file — reading inputs and writing outputs safely.
+ *
+ * Inputs: only regular files are read (a FIFO would block forever, /dev/zero
+ * never ends, a directory has no text), at most DPS_FILE_MAX_BYTES of them,
+ * checked before reading and bounded while reading; a UTF-8 byte order mark
+ * at the start is dropped, so every loader sees the text alone.
+ *
+ * Outputs: a regular file (or a new path) is replaced whole: written to a
+ * temporary file beside it, flushed to disk, then renamed over it, so it is
+ * either the old file or the whole new one.  A character device or a FIFO
+ * (/dev/null, /dev/stdout, a pipe) is written in place and never replaced;
+ * a directory, block device or socket is refused.  Every failed write (a
+ * full disk included) is an error and leaves no temporary file. */
+#pragma once
+
+#include <glib.h>
+
+#define DPS_FILE_MAX_BYTES (64u << 20)
+
+typedef enum {
+  DPS_OUTPUT_NEW,      /* nothing there yet */
+  DPS_OUTPUT_REGULAR,  /* a regular file, replaced whole */
+  DPS_OUTPUT_STREAM,   /* a character device or FIFO, written in place */
+} DpsOutputKind;
+
+const char   *dps_path_kind (const char *path);
+char         *dps_read_file (const char *path, const char *what, gsize *len, GError **error);
+gboolean      dps_output_kind (const char *path, const char *flag, DpsOutputKind *kind, GError **error);
+gboolean      dps_write_file (const char *path, const char *flag, const char *data, gsize len, GError **error);
+char         *dps_temp_beside (const char *path, const char *suffix, GError **error);
+gboolean      dps_replace_with (const char *tmp, const char *path, GError **error);

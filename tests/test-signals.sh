@@ -1,0 +1,130 @@
+#!/bin/sh
+# Signals to the commands that start processes (run, calibrate, validate):
+# after SIGINT, SIGTERM or SIGHUP no process of the command is left (mpirun,
+# orted, ranks), no temporary folder, and as root (emulated nodes) no network
+# namespace, bridge or veth; the exit status is 128 + the signal, as a shell
+# reports a process the signal ended.  As root also: a dead run's namespaces
+# are removed by the next run, and two runs at once get different clusters.
+# Usage: test-signals.sh DPSCALE_BINARY
+set -u
+bin=$1
+case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
+. "$(dirname "$0")/cli-lib.sh"
+t=$tmp
+if ! command -v mpirun >/dev/null; then echo "signals: mpirun missing, skipped"; exit 0; fi
+root=no
+if [ "$(id -u)" = 0 ] && command -v ip >/dev/null && command -v tc >/dev/null && command -v flock >/dev/null \
+   && ip netns list >/dev/null 2>&1; then root=yes; fi
+
+# pids TOKEN: the processes whose environment carries DPS_SIGNAL_TOKEN=TOKEN
+# (dpscale passes its environment to mpirun, which passes it on)
+pids () {
+  grep -la "DPS_SIGNAL_TOKEN=$1" /proc/[0-9]*/environ 2>/dev/null | sed 's,/proc/\([0-9]*\)/environ,\1,'
+}
+# leftovers: dps namespaces and links whose cluster id nobody holds (a dead run's)
+leftovers () {
+  { ip netns list 2>/dev/null | awk '{print $1}'; ip -o link show 2>/dev/null | awk -F': ' '{print $2}' | sed 's/@.*//'; } \
+    | sed -n 's/^dpsb\{0,1\}\([0-9][0-9]*\)[nrp][0-9]*$/\1/p; s/^dpsb\([0-9][0-9]*\)$/\1/p' | sort -u | while read -r id; do
+      lock=/run/dpscale-netemu-$id.lock
+      [ -d /run ] || lock=/tmp/dpscale-netemu-$id.lock
+      if [ ! -e "$lock" ]; then
+        # numbered as before the locks (pid % 9000 + 100): another checkout's run, if such a dpscale lives
+        for c in /proc/[0-9]*/comm; do
+          p=${c#/proc/}; p=${p%/comm}
+          [ $((p % 9000 + 100)) = "$id" ] && [ "$(cat "$c" 2>/dev/null)" = dpscale ] && continue 2
+        done
+        echo "cluster $id"
+      elif flock -n "$lock" true; then echo "cluster $id"; fi
+    done
+}
+# start NAME ARGS...: runs dpscale ARGS in the background with its own TMPDIR
+# and token; waits until it has started a child (mpirun) and a moment more
+start () {
+  name=$1
+  shift
+  mkdir -p "$t/tmp-$name"
+  TMPDIR=$t/tmp-$name DPS_SIGNAL_TOKEN=$name-$$ "$bin" "$@" >"$t/out-$name" 2>"$t/err-$name" &
+  pid=$!
+  i=0
+  while [ $i -lt 600 ] && [ "$(pids "$name-$$" | grep -vx "$pid" | wc -l)" -lt 2 ] && kill -0 $pid 2>/dev/null; do
+    sleep 0.1
+    i=$((i + 1))
+  done
+  sleep 1
+}
+# check NAME SIGNAL NUMBER: the status is 128+NUMBER and nothing is left
+check () {
+  name=$1 sig=$2 num=$3
+  wait $pid
+  got=$?
+  if [ $got -eq $((128 + num)) ]; then ok; else ko "$name: SIG$sig gave exit $got, want $((128 + num)): $(tail -2 "$t/err-$name")"; fi
+  i=0
+  while [ $i -lt 50 ] && [ -n "$(pids "$name-$$")" ]; do sleep 0.1; i=$((i + 1)); done
+  left=$(pids "$name-$$")
+  if [ -z "$left" ]; then ok; else ko "$name: SIG$sig left processes: $(for p in $left; do tr '\0' ' ' </proc/$p/cmdline; echo; done)"; fi
+  if [ -z "$(ls -A "$t/tmp-$name")" ]; then ok; else ko "$name: SIG$sig left in TMPDIR: $(ls -A "$t/tmp-$name")"; fi
+  if [ $root = yes ]; then
+    l=$(leftovers)
+    if [ -z "$l" ]; then ok; else ko "$name: SIG$sig left namespaces or links of $l"; fi
+  fi
+}
+# one case: NAME SIGNAL NUMBER ARGS...
+case1 () {
+  name=$1 sig=$2 num=$3
+  shift 3
+  start "$name" "$@"
+  kill -"$sig" $pid
+  check "$name" "$sig" "$num"
+}
+
+case1 run-int INT 2 run --steps 100000 --warmup 1
+case1 run-term TERM 15 run --steps 100000 --warmup 1
+case1 run-hup HUP 1 run --steps 100000 --warmup 1
+case1 calibrate-int INT 2 calibrate --quick -o "$t/never.calib"
+case1 calibrate-term TERM 15 calibrate --quick -o "$t/never.calib"
+case1 validate-int INT 2 validate --quick -o "$t/never"
+case1 validate-term TERM 15 validate --quick -o "$t/never"
+# a signal while nothing of the command runs outside it (the layer times are
+# measured in-process first) ends it at once, not at the next launch
+mkdir -p "$t/tmp-early"
+TMPDIR=$t/tmp-early "$bin" calibrate --quick --model transformer-small -o "$t/never.calib" >/dev/null 2>&1 &
+pid=$!
+sleep 0.5
+kill -TERM $pid
+i=0
+while [ $i -lt 30 ] && kill -0 $pid 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
+if kill -0 $pid 2>/dev/null; then ko "SIGTERM during in-process work: still running after 3 s"; kill -KILL $pid; fi
+wait $pid
+got=$?
+if [ $got -eq 143 ]; then ok; else ko "SIGTERM during in-process work: exit $got, want 143"; fi
+if [ -e "$t/never.calib" ] || [ -e "$t/never.csv" ]; then ko "an interrupted calibration or validation wrote its results"; else ok; fi
+
+if [ $root = yes ]; then
+  # a dead run's cluster (id 999, nobody holds its lock) is removed by the next run
+  ip netns add dps999n0 && ip link add dpsb999 type bridge
+  case1 nodes-run-int INT 2 run --nodes 2 --ranks 2 --steps 100000 --warmup 1
+  if ! ip netns list | grep -q '^dps999n0' && ! ip link show dpsb999 >/dev/null 2>&1; then ok
+  else ko "the stale namespace dps999n0 or bridge dpsb999 is still there"; ip netns del dps999n0; ip link del dpsb999; fi
+  case1 nodes-run-term TERM 15 run --nodes 2 --ranks 2 --steps 100000 --warmup 1
+  case1 nodes-calibrate-int INT 2 calibrate --quick --nodes 2 --link-gbps 1 -o "$t/never.calib"
+  case1 nodes-calibrate-term TERM 15 calibrate --quick --nodes 2 --link-gbps 1 -o "$t/never.calib"
+  case1 nodes-validate-int INT 2 validate --quick --nodes 2 --link-gbps 1 -o "$t/never"
+  case1 nodes-validate-term TERM 15 validate --quick --nodes 2 --link-gbps 1 -o "$t/never"
+  # two runs at once: two clusters with different ids, both removed after
+  start two-a run --nodes 2 --ranks 2 --steps 100000 --warmup 1
+  pid_a=$pid
+  start two-b run --nodes 2 --ranks 2 --steps 100000 --warmup 1
+  ids=$(ip netns list | sed -n 's/^dps\([0-9]*\)n[0-9]* .*/\1/p' | sort -u | wc -l)
+  if [ "$ids" -ge 2 ]; then ok; else ko "two runs share one emulated cluster: $(ip netns list | tr '\n' ' ')"; fi
+  kill -TERM $pid_a
+  pid_keep=$pid
+  pid=$pid_a
+  check two-a TERM 15
+  pid=$pid_keep
+  kill -TERM $pid
+  check two-b TERM 15
+else
+  echo "signals: not root, the emulated-node cases skipped"
+fi
+
+finish signals
