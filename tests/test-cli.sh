@@ -87,6 +87,11 @@ printf 'layer,params,forward_ms,backward_ms\nfc,10,x,1\n' >"$tmp/bad.csv"
 expect 1 "bad.csv:2: forward_ms: 'x'" -- predict --model "$tmp/bad.csv"
 printf '# batch: 4\nlayer,params,forward_ms,backward_ms\nfc1,1000000,2,4\nfc2,1000000,2,4\n' >"$tmp/mine.csv"
 expect 0 "2 layers" -- predict --model "$tmp/mine.csv" --gpus 8
+# a Hugging Face config.json, told by its content: the published 8,030,261,248
+# parameters of Meta-Llama-3-8B; an unknown model_type names the key and file
+expect 0 "8.030 B parameters in 291 tensors" -- predict --model "$(dirname "$0")/data/hf/Meta-Llama-3-8B.json" --gpus 8
+printf '{"model_type": "mixtral"}\n' >"$tmp/config.json"
+expect 1 "config.json: model_type: 'mixtral' is not one dpscale builds" -- predict --model "$tmp/config.json"
 expect 0 "90% interval" -- predict --jitter 0.05 --trials 5 --gpus 16
 expect 0 "step_s,step_p5_s" -- predict --format csv --gpus 16
 expect 0 '"efficiency"' -- predict --format json --gpus 16
