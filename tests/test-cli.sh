@@ -106,6 +106,24 @@ done
 if head -c 8 "$tmp/sw.png" | grep -q PNG && grep -q "<svg" "$tmp/sw.svg"; then ok; else ko "sweep picture formats"; fi
 if [ "$(grep -c '^GPT-2 XL,' "$tmp/sw.csv")" -eq 3 ]; then ok; else ko "sweep rows"; fi
 expect 0 "dgx1\|DGX-1" -- sweep --gpus 8,16 --topology dgx-h100,dgx1-v100 --bucket-cap-mb 5,25 --format csv
+# two topologies: one series each in the plot's data (PREFIX.dat, gnuplot
+# blocks two blank lines apart), not one line zig-zagging from the 64-GPU
+# DGX H100 point back to 1 GPU of DGX-1: 2 blocks of 3 rows, each block one
+# topology with GPUs rising 1, 8, 64; the legend names both, the title what
+# was swept; PNG and SVG written
+expect 0 "two.dat, $tmp/two.png, $tmp/two.svg" -- sweep --gpus 1,8,64 --topology dgx-h100,dgx1-v100 -o "$tmp/two"
+blocks=$(awk -F, '/^# series/ { n++; name[n] = $0; next }
+  /^[^#]/ && NF > 3 { rows[n]++; g[n] = g[n] " " $3 }
+  END { for (i = 1; i <= n; i++) printf "%s|%d|%s;", name[i], rows[i], g[i]; print "" }' "$tmp/two.dat")
+if [ "$blocks" = "# series 1: DGX H100|3| 1 8 64;# series 2: DGX-1 (V100)|3| 1 8 64;" ]; then ok
+else ko "two-topology sweep series: $blocks"; fi
+# each block holds one topology: no row of one in the other's block
+if awk -F, '/^# series/ { want = ($0 ~ /H100/) ? "DGX H100" : "DGX-1 (V100)"; next }
+  /^[^#]/ && NF > 3 && $2 != want { bad = 1 } END { exit bad }' "$tmp/two.dat"; then ok; else ko "mixed series block"; fi
+if [ "$(grep -c '^$' "$tmp/two.dat")" -eq 2 ]; then ok; else ko "blocks not two blank lines apart"; fi
+if head -c 8 "$tmp/two.png" | grep -q PNG && grep -q "<title>DGX H100</title>" "$tmp/two.svg" \
+   && grep -q "<title>DGX-1 (V100)</title>" "$tmp/two.svg" && grep -q "topology dgx-h100, dgx1-v100" "$tmp/two.svg"
+then ok; else ko "two-topology plot pictures, legend or title"; fi
 expect 2 "100000 points asked for, the limit is 10000" -- sweep --gpus 1,2,4,8,16,32,64,128,256,512 --bucket-cap-mb 1,2,3,4,5,6,7,8,9,10 --batch 1,2,3,4,5,6,7,8,9,10 --grad-accum 1,2,3,4,5,6,7,8,9,10 --topology dgx-h100,dgx-a100,aws-p5,aws-p4de,dgx1-v100,pcie-8gpu-2x100g,workstation-4gpu,gb200-nvl72,dgx-h100-oversub2,dgx-h100
 
 # dpscale plot: any CSV dpscale writes, by its header

@@ -3,7 +3,7 @@
  * plot of throughput and efficiency against GPUs. */
 #include "sim/app/cli.h"
 #include "sim/app/cli-ddp.h"
-#include "sim/base/plot.h"
+#include "sim/app/sweep-plot.h"
 #include "sim/base/error.h"
 
 #include <math.h>
@@ -33,6 +33,47 @@ num_list (const char *flag, const char *text, const char *def, double lo, double
   }
   *out = a;
   return TRUE;
+}
+
+/* "the values" of a swept list: all of them, or the ends and a count. */
+static void
+append_values (GString *t, const GArray *a)
+{
+  if (a->len > 4) {
+    g_string_append_printf (t, "%g to %g (%u values)", g_array_index (a, double, 0),
+                            g_array_index (a, double, a->len - 1), a->len);
+    return;
+  }
+  for (guint i = 0; i < a->len; i++)
+    g_string_append_printf (t, "%s%g", i ? ", " : "", g_array_index (a, double, i));
+}
+
+/* The plot's title: the model, the topology where there is one, and each
+ * variable the sweep varied with its values. */
+static char *
+sweep_title (const char *model, const DpsDdpOpts *o, GStrv topos, const GArray *gpus, const GArray *caps,
+             const GArray *batches, const GArray *accums)
+{
+  GString *t = g_string_new (NULL);
+  guint n_topos = g_strv_length (topos);
+  g_string_append_printf (t, "%s with DDP", model);
+  if (n_topos == 1)
+    g_string_append_printf (t, " on %s", o->topology ? g_strstrip (topos[0]) : DPS_DEFAULT_TOPOLOGY);
+  g_string_append (t, ", swept: GPUs ");
+  append_values (t, gpus);
+  if (n_topos > 1) {
+    g_string_append (t, "; topology ");
+    for (guint i = 0; i < n_topos; i++)
+      g_string_append_printf (t, "%s%s", i ? ", " : "", g_strstrip (topos[i]));
+  }
+  const struct { const char *name; const GArray *a; } more[] = {
+    { "bucket cap (MiB)", caps }, { "batch", batches }, { "accumulation", accums } };
+  for (gsize i = 0; i < G_N_ELEMENTS (more); i++)
+    if (more[i].a->len > 1) {
+      g_string_append_printf (t, "; %s ", more[i].name);
+      append_values (t, more[i].a);
+    }
+  return g_string_free (t, FALSE);
 }
 
 int
@@ -141,17 +182,12 @@ dps_cmd_sweep (int argc, char **argv)
   } else {
     const char *prefix = o.output ? o.output : "dpscale-sweep";
     g_autofree char *csv_path = g_strconcat (prefix, ".csv", NULL);
-    g_autofree char *png = g_strconcat (prefix, ".png", NULL);
-    g_autofree char *svg = g_strconcat (prefix, ".svg", NULL);
     if (dps_cli_emit (csv_path, csv, &error)) {
       g_string_append_printf (table, "\nwrote %s", csv_path);
       if (gpus->len > 1) {
-        g_autofree char *title = g_strdup_printf ("%s with DDP on %s: predicted scaling", model->name, topos[0]);
+        g_autofree char *title = sweep_title (model->name, &o, topos, gpus, caps, batches, accums);
         GError *perr = NULL;
-        if (dps_plot_render ("sweep.gp", csv_path, png, title, NULL, &perr)
-            && dps_plot_render ("sweep.gp", csv_path, svg, title, NULL, &perr))
-          g_string_append_printf (table, ", %s, %s", png, svg);
-        else {
+        if (!dps_sweep_plot (csv_path, prefix, title, table, &perr)) {
           fprintf (stderr, "dpscale sweep: warning: no plot: %s\n", perr->message);
           g_error_free (perr);
         }
