@@ -44,6 +44,43 @@ expect 2 "\-\-algo: unknown algorithm 'magic'" -- collective --algo magic
 expect 2 "\-\-format: 'xml'" -- collective --format xml
 expect 1 "algorithm nvls needs NVSwitch" -- collective --topology dgx-a100 --algo nvls
 
+# NCCL_ALGO / NCCL_PROTO from the environment, in NCCL's syntax (names in any
+# case, commas, '^' excluding), the flags winning.  16 GPUs of DGX H100 all-
+# reduce every bucket with NVLS by default; ^NVLS leaves ring and tree.
+expect 0 "collectives    nvls x 145" -- predict --gpus 16
+export NCCL_ALGO='^NVLS'
+expect 0 "collectives    \(tree\|ring\)" -- predict --gpus 16
+if grep -q nvls "$tmp/out"; then ko "NCCL_ALGO=^NVLS still picks NVLS"; else ok; fi
+if grep -q "NCCL_ALGO=^NVLS from the environment" "$tmp/err"; then ok; else ko "no note on NCCL_ALGO"; fi
+export NCCL_ALGO='Tree,Ring' NCCL_PROTO=simple
+expect 0 "(Simple x 145)" -- predict --gpus 16
+# collective, lower case: no size runs NVLS (by default 1 GiB does)
+export NCCL_ALGO='^nvls'
+unset NCCL_PROTO
+expect 0 "" -- collective --format csv -b 1K -e 1G -f 8
+if [ "$(grep -c ',nvls,' "$tmp/out")" -eq 0 ] && [ "$(grep -c '^allreduce,' "$tmp/out")" -eq 7 ]; then ok
+else ko "collective with NCCL_ALGO=^nvls"; fi
+# the flag wins: NCCL_ALGO=tree, --algo ring: every size a ring
+export NCCL_ALGO=tree
+expect 0 "" -- collective --format csv -b 1K -e 1G -f 8 --algo ring
+if [ "$(grep -c ',ring,' "$tmp/out")" -eq 7 ]; then ok; else ko "--algo did not win over NCCL_ALGO"; fi
+# sweep: NCCL_ALGO=ring gives what --algo ring gives, not the default
+export NCCL_ALGO=ring
+"$bin" sweep --gpus 8,16 --format csv >"$tmp/env.csv" 2>/dev/null
+unset NCCL_ALGO
+"$bin" sweep --gpus 8,16 --format csv --algo ring >"$tmp/flag.csv"
+"$bin" sweep --gpus 8,16 --format csv >"$tmp/default.csv"
+if cmp -s "$tmp/env.csv" "$tmp/flag.csv" && ! cmp -s "$tmp/env.csv" "$tmp/default.csv"; then ok
+else ko "sweep with NCCL_ALGO=ring differs from --algo ring or equals the default"; fi
+export NCCL_ALGO=magic
+expect 1 "NCCL_ALGO: unknown algorithm 'magic'" -- predict
+unset NCCL_ALGO
+export NCCL_PROTO='^LL,LL128,Simple'
+expect 1 "NCCL_PROTO=^LL,LL128,Simple leaves nothing" -- collective
+unset NCCL_PROTO
+# the flags take NCCL's syntax too
+expect 0 "collectives    \(tree\|ring\)" -- predict --gpus 16 --algo '^NVLS'
+
 # a malformed topology: the message names the file and the line
 cat >"$tmp/bad.topo" <<'T'
 [system]
