@@ -131,6 +131,27 @@ printf '{"model_type": "mixtral"}\n' >"$tmp/config.json"
 expect 1 "config.json: model_type: 'mixtral' is not one dpscale builds" -- predict --model "$tmp/config.json"
 expect 0 "90% interval" -- predict --jitter 0.05 --trials 5 --gpus 16
 expect 0 "step_s,step_p5_s" -- predict --format csv --gpus 16
+# CSV numbers as a spreadsheet reads them back: GPT-2 XL's 70,553,558,144
+# bytes per replica on 16 H100s (JSON's memory_bytes.total; 22 bytes per
+# parameter for bf16 weights, fp32 gradients and buckets and Adam's 12, plus
+# activations) in full, not 7.05536e+10 (41,856 bytes off); no field in
+# exponent notation; cost empty without a price, steps and time to target
+# empty without a target
+col () { awk -F, -v name="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; next } { print $c }' "$2"; }
+"$bin" predict --format json --gpus 16 >"$tmp/p.json"
+total=$(sed -n 's/.*"total" : \([0-9]*\).*/\1/p' "$tmp/p.json")
+if [ "$(col memory_bytes "$tmp/out")" = "70553558144" ] && [ "$total" = "70553558144" ]; then ok
+else ko "memory_bytes $(col memory_bytes "$tmp/out"), JSON $total, want 70553558144"; fi
+if grep -v '^model,' "$tmp/out" | grep -q '[0-9][eE][-+]'; then ko "exponent notation in CSV: $(cat "$tmp/out")"; else ok; fi
+if [ -z "$(col cost_per_step_usd "$tmp/out")$(col steps_to_target "$tmp/out")$(col time_to_target_s "$tmp/out")" ]
+then ok; else ko "values not computed are not empty"; fi
+# with a price the cost is there: 16 GPUs x $3.6/h x step_s / 3600 = 0.016 x step_s
+expect 0 "" -- predict --format csv --gpus 16 --price-per-gpu-hour 3.6
+if awk -F, 'NR == 2 { d = $25 - 0.016 * $10; exit !(d < 1e-9 && d > -1e-9 && $25 != "") }' "$tmp/out"; then ok
+else ko "cost_per_step_usd with a price"; fi
+# ResNet-50 has no tokens: tokens_per_s empty, not 0
+expect 0 "" -- predict --format csv --gpus 16 --model resnet50
+if [ -z "$(col tokens_per_s "$tmp/out")" ] && [ -n "$(col samples_per_s "$tmp/out")" ]; then ok; else ko "tokens_per_s for resnet50"; fi
 expect 0 '"efficiency"' -- predict --format json --gpus 16
 expect 0 "does not fit" -- predict --batch 64 --gpus 8
 expect 0 "" -- predict --gpus 16 --trace "$tmp/t.json"

@@ -4,7 +4,9 @@
 #include "sim/base/error.h"
 #include "sim/nccl-tune.h"
 
+#include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 /* Parses a subcommand's options; on failure error holds GOption's one-line
  * message (unknown flag, missing or malformed value). */
@@ -218,4 +220,29 @@ dps_cli_parse_masks (const char *algo_list, const char *proto_list, guint *algo_
   if (!algo_list && g_strcmp0 (g_getenv ("NCCL_NVLS_ENABLE"), "0") == 0 && *algo_mask != 1u << DPS_ALGO_NVLS)
     *algo_mask &= ~(1u << DPS_ALGO_NVLS);
   return TRUE;
+}
+
+/* Appends v as a CSV field that a spreadsheet reads back as written: a
+ * whole number in full ("70553600000", never "7.05536e+10"), any other in
+ * fixed notation with 9 significant digits and no trailing zeros
+ * ("0.102745936", "0.0000153"); nothing, an empty field, for a value not
+ * computed (have FALSE) or not finite. */
+void
+dps_csv_num (GString *o, double v, gboolean have)
+{
+  if (!have || !isfinite (v))
+    return;
+  if (v == floor (v) && fabs (v) < 9e15) {
+    g_string_append_printf (o, "%.0f", v == 0 ? 0.0 : v);   /* no "-0" */
+    return;
+  }
+  int decimals = CLAMP (8 - (int) floor (log10 (fabs (v))), 0, 24);
+  gsize start = o->len;
+  g_string_append_printf (o, "%.*f", decimals, v);
+  if (strchr (o->str + start, '.')) {
+    while (o->str[o->len - 1] == '0')
+      g_string_truncate (o, o->len - 1);
+    if (o->str[o->len - 1] == '.')
+      g_string_truncate (o, o->len - 1);
+  }
 }
