@@ -182,6 +182,24 @@ if [ "$(grep -c '^$' "$tmp/two.dat")" -eq 2 ]; then ok; else ko "blocks not two 
 if head -c 8 "$tmp/two.png" | grep -q PNG && grep -q "<title>DGX H100</title>" "$tmp/two.svg" \
    && grep -q "<title>DGX-1 (V100)</title>" "$tmp/two.svg" && grep -q "topology dgx-h100, dgx1-v100" "$tmp/two.svg"
 then ok; else ko "two-topology plot pictures, legend or title"; fi
+# a price per topology: the file's price_per_gpu_hour_usd prices its own
+# rows (8 GPUs x $3/h x step_s / 3600 per step, per million samples that
+# over 32 samples x 1e6), a topology without one has empty cost fields and
+# "-" in the table; --price-per-gpu-hour overrides every topology's
+sed 's/^gpus_per_node = 8$/gpus_per_node = 8\nprice_per_gpu_hour_usd = 3/' "$(dirname "$0")/../topologies/dgx-h100.topo" >"$tmp/priced.topo"
+expect 0 "usd/Msample" -- sweep --gpus 8 --topology "$tmp/priced.topo,dgx1-v100" -o "$tmp/priced"
+if grep -q "^DGX H100 .* 21\.[0-9][0-9]$" "$tmp/out" && grep -q "^DGX-1 (V100) .* -$" "$tmp/out"; then ok
+else ko "sweep table cost column: $(cat "$tmp/out")"; fi
+if awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+  $2 == "DGX H100" { want = 8 * 3 * $10 / 3600; d = $h["cost_per_step_usd"] - want
+                     m = $h["cost_per_msample_usd"] - want / 32 * 1e6
+                     if ($h["price_per_gpu_hour_usd"] != 3 || d > 1e-9 || d < -1e-9 || m > 1e-5 || m < -1e-5) bad = 1 }
+  $2 == "DGX-1 (V100)" && ($h["cost_per_step_usd"] != "" || $h["price_per_gpu_hour_usd"] != "") { bad = 1 }
+  END { exit bad }' "$tmp/priced.csv"; then ok; else ko "sweep cost per topology: $(cat "$tmp/priced.csv")"; fi
+expect 0 "" -- sweep --gpus 8 --topology "$tmp/priced.topo,dgx1-v100" --price-per-gpu-hour 2 --format csv
+if [ "$(col price_per_gpu_hour_usd "$tmp/out" | tr '\n' ' ')" = "2 2 " ]; then ok; else ko "--price-per-gpu-hour did not override"; fi
+sed 's/^gpus_per_node = 8$/gpus_per_node = 8\nprice_per_gpu_hour_usd = -1/' "$(dirname "$0")/../topologies/dgx-h100.topo" >"$tmp/negprice.topo"
+expect 1 "negprice.topo:9: \[system\] price_per_gpu_hour_usd: -1 is out of range" -- predict --topology "$tmp/negprice.topo"
 expect 2 "100000 points asked for, the limit is 10000" -- sweep --gpus 1,2,4,8,16,32,64,128,256,512 --bucket-cap-mb 1,2,3,4,5,6,7,8,9,10 --batch 1,2,3,4,5,6,7,8,9,10 --grad-accum 1,2,3,4,5,6,7,8,9,10 --topology dgx-h100,dgx-a100,aws-p5,aws-p4de,dgx1-v100,pcie-8gpu-2x100g,workstation-4gpu,gb200-nvl72,dgx-h100-oversub2,dgx-h100
 
 # dpscale plot: any CSV dpscale writes, by its header

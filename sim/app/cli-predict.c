@@ -100,7 +100,7 @@ static const char *const csv_header =
   "model,topology,gpus,nodes,batch_per_replica,global_batch,grad_accum,bucket_cap_MiB,buckets,"
   "step_s,step_p5_s,step_p95_s,compute_s,straggler_s,exposed_comm_s,comm_total_s,optimizer_s,"
   "overlap,efficiency,single_step_s,samples_per_s,tokens_per_s,memory_bytes,fits,cost_per_step_usd,"
-  "steps_to_target,time_to_target_s\n";
+  "steps_to_target,time_to_target_s,price_per_gpu_hour_usd,cost_per_msample_usd,cost_to_target_usd\n";
 
 void dps_predict_csv_row (GString *o, const DpsDdpConfig *c, const DpsDdpResult *r);
 
@@ -130,7 +130,8 @@ dps_predict_csv_row (GString *o, const DpsDdpConfig *c, const DpsDdpResult *r)
     { r->efficiency, TRUE }, { r->single_step_s, TRUE }, { r->samples_per_s, TRUE },
     { r->tokens_per_s, c->model->seq_len > 0 }, { round (r->memory.total), TRUE }, { r->fits, TRUE },
     { r->cost_per_step, c->price_per_gpu_hour > 0 }, { r->steps_to_target, target },
-    { r->time_to_target_s, target },
+    { r->time_to_target_s, target }, { c->price_per_gpu_hour, c->price_per_gpu_hour > 0 },
+    { r->cost_per_msample, c->price_per_gpu_hour > 0 }, { r->cost_to_target, target && c->price_per_gpu_hour > 0 },
   };
   for (gsize i = 0; i < G_N_ELEMENTS (f); i++) {
     g_string_append_c (o, ',');

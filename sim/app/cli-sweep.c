@@ -127,8 +127,9 @@ dps_cmd_sweep (int argc, char **argv)
   g_autoptr (GString) table = g_string_new (NULL);
   g_string_append_printf (table, "dpscale sweep: %s, %s network model\n\n", model->name,
                           base.mode == DPS_MODE_FLOW ? "flow-level" : "analytical");
-  g_string_append_printf (table, "%-22s %7s %6s %7s %6s %11s %12s %13s %10s %9s %9s\n", "topology", "gpus", "nodes",
-                          "cap_MiB", "batch", "step_ms", "exposed_ms", "samples/s", "eff_%", "mem_GB", "fits");
+  g_string_append_printf (table, "%-22s %7s %6s %7s %6s %11s %12s %13s %10s %9s %9s %11s\n", "topology", "gpus", "nodes",
+                          "cap_MiB", "batch", "step_ms", "exposed_ms", "samples/s", "eff_%", "mem_GB", "fits",
+                          "usd/Msample");
   int done = 0, ok = 0, failed = 0;
   gint64 t0 = g_get_monotonic_time ();
   for (int ti = 0; topos[ti]; ti++)
@@ -159,11 +160,14 @@ dps_cmd_sweep (int argc, char **argv)
             }
             ok++;
             dps_predict_csv_row (csv, &c, &r);
-            g_string_append_printf (table, "%-22.22s %7d %6d %7g %6g %11.2f %12.2f %13.1f %10.1f %9.1f %9s\n",
+            char cost[32] = "-";   /* per million samples; "-" without a price */
+            if (c.price_per_gpu_hour > 0)
+              g_snprintf (cost, sizeof cost, "%.2f", r.cost_per_msample);
+            g_string_append_printf (table, "%-22.22s %7d %6d %7g %6g %11.2f %12.2f %13.1f %10.1f %9.1f %9s %11s\n",
                                     dps_topo_spec (topo)->name, c.n_gpus, dps_topo_n_nodes (topo),
                                     c.bucket_cap_bytes / 1048576, r.batch_per_replica, r.step_mean_s * 1e3,
                                     r.exposed_comm_s * 1e3, r.samples_per_s, r.efficiency * 100,
-                                    r.memory.total / 1e9, r.fits ? "yes" : "NO");
+                                    r.memory.total / 1e9, r.fits ? "yes" : "NO", cost);
             dps_ddp_result_clear (&r);
             if (total > 1 && (g_get_monotonic_time () - t0) > 1000000) {
               fprintf (stderr, tty ? "\rsweep: %d/%d points" : "sweep: %d/%d points\n", done, total);
