@@ -45,15 +45,15 @@ expect 2 "\-\-format: 'xml'" -- collective --format xml
 expect 1 "algorithm nvls needs NVSwitch" -- collective --topology dgx-a100 --algo nvls
 
 # NCCL_ALGO / NCCL_PROTO from the environment, in NCCL's syntax (names in any
-# case, commas, '^' excluding), the flags winning.  16 GPUs of DGX H100 all-
-# reduce every bucket with NVLS by default; ^NVLS leaves ring and tree.
-expect 0 "collectives    nvls x 145" -- predict --gpus 16
+# case, commas, '^' excluding), the flags winning.  One DGX H100 (8 GPUs)
+# all-reduces every bucket with NVLS by default; ^NVLS leaves ring and tree.
+expect 0 "collectives    nvls x 145" -- predict --gpus 8
 export NCCL_ALGO='^NVLS'
-expect 0 "collectives    \(tree\|ring\)" -- predict --gpus 16
+expect 0 "collectives    \(tree\|ring\)" -- predict --gpus 8
 if grep -q nvls "$tmp/out"; then ko "NCCL_ALGO=^NVLS still picks NVLS"; else ok; fi
 if grep -q "NCCL_ALGO=^NVLS from the environment" "$tmp/err"; then ok; else ko "no note on NCCL_ALGO"; fi
 export NCCL_ALGO='Tree,Ring' NCCL_PROTO=simple
-expect 0 "(Simple x 145)" -- predict --gpus 16
+expect 0 "(Simple x 145)" -- predict --gpus 8
 # collective, lower case: no size runs NVLS (by default 1 GiB does)
 export NCCL_ALGO='^nvls'
 unset NCCL_PROTO
@@ -79,7 +79,7 @@ export NCCL_PROTO='^LL,LL128,Simple'
 expect 1 "NCCL_PROTO=^LL,LL128,Simple leaves nothing" -- collective
 unset NCCL_PROTO
 # the flags take NCCL's syntax too
-expect 0 "collectives    \(tree\|ring\)" -- predict --gpus 16 --algo '^NVLS'
+expect 0 "collectives    \(tree\|ring\)" -- predict --gpus 8 --algo '^NVLS'
 
 # a malformed topology: the message names the file and the line
 cat >"$tmp/bad.topo" <<'T'
