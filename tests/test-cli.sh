@@ -167,9 +167,9 @@ expect 0 "dgx1\|DGX-1" -- sweep --gpus 8,16 --topology dgx-h100,dgx1-v100 --buck
 # two topologies: one series each in the plot's data (PREFIX.dat, gnuplot
 # blocks two blank lines apart), not one line zig-zagging from the 64-GPU
 # DGX H100 point back to 1 GPU of DGX-1: 2 blocks of 3 rows, each block one
-# topology with GPUs rising 1, 8, 64; the legend names both, the title what
-# was swept; PNG and SVG written
-expect 0 "two.dat, $tmp/two.png, $tmp/two.svg" -- sweep --gpus 1,8,64 --topology dgx-h100,dgx1-v100 -o "$tmp/two"
+# topology with GPUs rising 1, 8, 64 (given as 64,1,8); the legend names
+# both, the title what was swept; PNG and SVG written
+expect 0 "two.dat, $tmp/two.png, $tmp/two.svg" -- sweep --gpus 64,1,8 --topology dgx-h100,dgx1-v100 -o "$tmp/two"
 blocks=$(awk -F, '/^# series/ { n++; name[n] = $0; next }
   /^[^#]/ && NF > 3 { rows[n]++; g[n] = g[n] " " $3 }
   END { for (i = 1; i <= n; i++) printf "%s|%d|%s;", name[i], rows[i], g[i]; print "" }' "$tmp/two.dat")
@@ -180,7 +180,7 @@ if awk -F, '/^# series/ { want = ($0 ~ /H100/) ? "DGX H100" : "DGX-1 (V100)"; ne
   /^[^#]/ && NF > 3 && $2 != want { bad = 1 } END { exit bad }' "$tmp/two.dat"; then ok; else ko "mixed series block"; fi
 if [ "$(grep -c '^$' "$tmp/two.dat")" -eq 2 ]; then ok; else ko "blocks not two blank lines apart"; fi
 if head -c 8 "$tmp/two.png" | grep -q PNG && grep -q "<title>DGX H100</title>" "$tmp/two.svg" \
-   && grep -q "<title>DGX-1 (V100)</title>" "$tmp/two.svg" && grep -q "topology dgx-h100, dgx1-v100" "$tmp/two.svg"
+   && grep -q "<title>DGX-1 (V100)</title>" "$tmp/two.svg" && grep -q "GPUs 64, 1, 8; topology dgx-h100, dgx1-v100" "$tmp/two.svg"
 then ok; else ko "two-topology plot pictures, legend or title"; fi
 # a price per topology: the file's price_per_gpu_hour_usd prices its own
 # rows (8 GPUs x $3/h x step_s / 3600 per step, per million samples that

@@ -1,10 +1,10 @@
 /* sweep-plot.c — see sweep-plot.h.
  *
  * PREFIX.dat holds the CSV's rows (columns unchanged, header dropped) in
- * blocks, one per series in the order each first appears, two blank lines
- * apart: gnuplot's "index i" is series i + 1.  Each block opens with a
- * comment "# series N: NAME".  The plot is drawn from it, so what the
- * picture groups can be checked in the file. */
+ * blocks, one per series in the order each first appears, its rows by GPU
+ * count, two blank lines apart: gnuplot's "index i" is series i + 1.  Each
+ * block opens with a comment "# series N: NAME".  The plot is drawn from
+ * it, so what the picture groups can be checked in the file. */
 #include "sim/app/sweep-plot.h"
 #include "sim/app/cli-util.h"
 #include "sim/base/plot.h"
@@ -22,6 +22,16 @@ static void
 gstring_free (gpointer s)
 {
   g_string_free (s, TRUE);
+}
+
+/* Orders rows by their GPU count (column *data). */
+static gint
+by_gpus (gconstpointer a, gconstpointer b, gpointer data)
+{
+  int c = *(const int *) data;
+  double x = g_ascii_strtod ((*(char *const *const *) a)[c], NULL);
+  double y = g_ascii_strtod ((*(char *const *const *) b)[c], NULL);
+  return (x > y) - (x < y);
 }
 
 /* A gnuplot string literal. */
@@ -80,6 +90,11 @@ dps_sweep_plot (const char *csv_path, const char *prefix, const char *title, GSt
   g_autoptr (GPtrArray) rows = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
   if (!split_rows (csv_path, text, &header, rows, error))
     return FALSE;
+  /* each series' line runs left to right whatever order --gpus gave (a
+   * stable sort: series keep the order they first appear in) */
+  for (int j = 0; header[j]; j++)
+    if (g_str_equal (header[j], "gpus"))
+      g_ptr_array_sort_with_data (rows, by_gpus, &j);
   /* the series columns present and varying across the rows */
   int cols[G_N_ELEMENTS (series_columns)], labels[G_N_ELEMENTS (series_columns)], n_cols = 0;
   for (gsize k = 0; k < G_N_ELEMENTS (series_columns); k++)
