@@ -15,8 +15,11 @@
  *           num_attention_heads), tie_word_embeddings (default false);
  *           llama's attention_bias and mlp_bias; qwen2's q, k and v
  *           projections always have biases
- * Other keys (dropout, rope, token ids, dtype) do not change the parameter
- * list and are ignored.  A sample is a sequence of max_position_embeddings
+ * Tensors are named as the zoo names them: Llama-style models exactly as
+ * their *ForCausalLM does; GPT-2 and BERT as GPT2Model and BertModel do
+ * (without GPT2LMHeadModel's "transformer." or BertFor*'s "bert." prefix),
+ * in the same order and shapes.  Other keys (dropout, rope, token ids,
+ * dtype) do not change the parameter list and are ignored.  A sample is a sequence of max_position_embeddings
  * tokens (n_positions for gpt2), at most 8192: the context these models
  * are trained at, not the longest they extrapolate to; a .model file sets
  * any other.  Each key's value must be a JSON whole number or boolean. */
