@@ -28,47 +28,6 @@ dps_reference_get (const DpsReference *r, const char *key)
   return v && v[0] && g_ascii_strcasecmp (v, "unknown") != 0 ? v : NULL;
 }
 
-/* NCCL's list syntax, as NCCL_ALGO and NCCL_PROTO take it: names separated
- * by commas, the whole list excluding them when it starts with '^'. */
-static gboolean
-nccl_list (const char *key, const char *list, gboolean algo, guint *mask, GError **error)
-{
-  gboolean exclude = list[0] == '^';
-  guint m = 0;
-  g_auto (GStrv) names = g_strsplit (list + (exclude ? 1 : 0), ",", -1);
-  for (int i = 0; names[i]; i++) {
-    char *n = g_strstrip (names[i]);
-    if (!n[0])
-      continue;
-    if (algo) {
-      DpsAlgo a;
-      /* NVLSTree is NVLS across nodes here; CollNet and PAT are not modelled */
-      if (g_ascii_strcasecmp (n, "nvlstree") == 0)
-        a = DPS_ALGO_NVLS;
-      else if (g_ascii_strncasecmp (n, "collnet", 7) == 0 || g_ascii_strcasecmp (n, "pat") == 0)
-        continue;
-      else if (!dps_algo_parse (n, &a)) {
-        g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: unknown algorithm '%s' (Ring, Tree, NVLS, NVLSTree)", key, n);
-        return FALSE;
-      }
-      m |= 1u << a;
-    } else {
-      DpsProto p;
-      if (!dps_proto_parse (n, &p)) {
-        g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: unknown protocol '%s' (LL, LL128, Simple)", key, n);
-        return FALSE;
-      }
-      m |= 1u << p;
-    }
-  }
-  *mask = exclude ? *mask & ~m : *mask & m;
-  if (!*mask) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s=%s leaves nothing NCCL could run", key, list);
-    return FALSE;
-  }
-  return TRUE;
-}
-
 /* Narrows the masks (start them at what NCCL may choose) by settings such
  * as "NCCL_ALGO=Ring NCCL_PROTO=^LL NCCL_NVLS_ENABLE=0", separated by
  * spaces, commas between settings allowed after a value ("none stated"
@@ -85,9 +44,9 @@ dps_nccl_env_masks (const char *env, guint *algo_mask, guint *proto_mask, GError
       continue;
     *eq = 0;
     const char *k = words[i], *v = eq + 1;
-    if (g_str_equal (k, "NCCL_ALGO") && !nccl_list (k, v, TRUE, algo_mask, error))
+    if (g_str_equal (k, "NCCL_ALGO") && !dps_nccl_list_mask (k, v, TRUE, algo_mask, error))
       return FALSE;
-    if (g_str_equal (k, "NCCL_PROTO") && !nccl_list (k, v, FALSE, proto_mask, error))
+    if (g_str_equal (k, "NCCL_PROTO") && !dps_nccl_list_mask (k, v, FALSE, proto_mask, error))
       return FALSE;
     if (g_str_equal (k, "NCCL_NVLS_ENABLE") && g_str_equal (v, "0"))
       *algo_mask &= ~(1u << DPS_ALGO_NVLS);

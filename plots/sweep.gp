@@ -1,8 +1,14 @@
-# dpscale sweep: throughput and scaling efficiency against GPU count.
-# Variables (gnuplot -e): datafile (dpscale sweep CSV), outfile (.png or .svg), title.
-if (!exists("datafile")) datafile = "dpscale-sweep.csv"
+# dpscale sweep: throughput and scaling efficiency against GPU count, one
+# series per topology (and per bucket cap, batch or accumulation where the
+# sweep varies them).
+# Variables (gnuplot -e): datafile (the sweep's PREFIX.dat: the CSV's rows
+# without its header, one block per series, blocks apart by two blank lines,
+# so that series i is "index i-1"), outfile (.png or .svg), title, nseries
+# and series (an array of the series' names, the legend).
+if (!exists("datafile")) datafile = "dpscale-sweep.dat"
 if (!exists("outfile")) outfile = "dpscale-sweep.png"
 if (!exists("title")) title = "dpscale sweep"
+if (!exists("nseries")) { nseries = 1; array series[1] = ["predicted"] }
 
 if (outfile[strlen(outfile)-2:] eq "svg") {
   set terminal svg size 900,540 dynamic enhanced font "Helvetica,13" background rgb "white"
@@ -11,9 +17,8 @@ if (outfile[strlen(outfile)-2:] eq "svg") {
 }
 set output outfile
 set datafile separator ","
-set datafile columnheaders
-set key bottom right box opaque
-set title title
+set key bottom right box opaque noenhanced
+set title title noenhanced
 set logscale x 2
 set logscale y 2
 set xlabel "GPUs (one replica each)"
@@ -25,10 +30,16 @@ set y2tics 0,20,100
 set grid xtics ytics lc rgb "#dddddd"
 set format x "%g"
 
-# ideal: the first point's throughput per GPU, times the GPU count
-stats datafile using 3:21 every ::0::0 nooutput
-ideal_per_gpu = STATS_max_y / STATS_max_x
+# ideal, per series: its first point's throughput per GPU times the GPU count
+array ideal[nseries]
+do for [i=1:nseries] {
+  stats datafile index (i-1) using 3:21 every ::0::0 nooutput
+  ideal[i] = STATS_max_y / STATS_max_x
+}
 
-plot datafile using 3:21 with linespoints lw 2 pt 7 lc rgb "#1f77b4" title "predicted throughput", \
-     datafile using 3:($3 * ideal_per_gpu) with lines dt 2 lw 1.5 lc rgb "#555555" title "ideal (linear)", \
-     datafile using 3:($19 * 100) axes x1y2 with linespoints lw 2 pt 5 lc rgb "#d62728" title "scaling efficiency (right axis)"
+# columns as in the CSV: 3 gpus, 19 efficiency, 21 samples_per_s
+plot for [i=1:nseries] datafile index (i-1) using 3:21 with linespoints lw 2 pt 7 lc i title series[i], \
+     for [i=1:nseries] datafile index (i-1) using 3:($3 * ideal[i]) with lines dt 2 lw 1 lc i notitle, \
+     for [i=1:nseries] datafile index (i-1) using 3:($19 * 100) axes x1y2 with linespoints dt 3 lw 1.5 pt 5 ps 0.7 lc i notitle, \
+     keyentry with lines dt 2 lc rgb "#555555" title "ideal (linear), dashed", \
+     keyentry with linespoints dt 3 pt 5 lc rgb "#555555" title "scaling efficiency (right axis), dotted"

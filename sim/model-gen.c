@@ -8,13 +8,19 @@
 #include "sim/model-gen.h"
 
 /* Transformer blocks as GPT-2 (Conv1D with biases, learned positions, tied
- * head), BERT (HF BertModel with pooler) and Llama 2 (no biases, RMSNorm,
- * SwiGLU, untied head) define them. */
+ * head), BERT (HF BertModel with pooler) and Llama (RMSNorm, SwiGLU, untied
+ * head; Mistral and Qwen2 are the same blocks, Qwen2 with q/k/v biases)
+ * define them.  Grouped-query attention: k and v project to kv_heads x
+ * head_dim.  A tied head adds FLOPs but no tensor (parameters() lists a
+ * shared weight once); an untied one adds lm_head.weight last. */
 DpsModel *
 dps_model_gen_transformer (const char *name, const DpsTransformerShape *s)
 {
   DpsModel *m = dps_model_new (name);
   gint64 d = s->hidden, f = s->ffn, v = s->vocab, sq = s->seq;
+  gint64 hd = s->head_dim ? s->head_dim : s->hidden / s->heads;
+  gint64 q = s->heads * hd, kv = (s->kv_heads ? s->kv_heads : s->heads) * hd;
+  gboolean tied = s->tie == DPS_TIE_YES || (s->tie == DPS_TIE_DEFAULT && s->kind == DPS_TF_GPT2);
   m->seq_len = s->seq;
   m->heads = s->heads;
   double act_block = sq * d * 34.0 + 5.0 * s->heads * sq * sq;
@@ -38,16 +44,17 @@ dps_model_gen_transformer (const char *name, const DpsTransformerShape *s)
       T ("mlp.c_fc.weight", d, f); V ("mlp.c_fc.bias", f);
       T ("mlp.c_proj.weight", f, d); V ("mlp.c_proj.bias", d);
     }
-    /* the LM head shares wte's weight: FLOPs but no parameters of its own */
     dps_model_add_layer (m, "ln_f+lm_head", sq * 2.0 * d * v, sq * v * 2.0, sq * v * 4.0);
     dps_model_add_vector (m, "ln_f.weight", d);
     dps_model_add_vector (m, "ln_f.bias", d);
+    if (!tied)
+      dps_model_add_tensor (m, "lm_head.weight", v, d);
     break;
   case DPS_TF_BERT:
     dps_model_add_layer (m, "embeddings", 0, sq * d * 4.0, sq * d * 8.0);
     dps_model_add_tensor (m, "embeddings.word_embeddings.weight", v, d);
     dps_model_add_tensor (m, "embeddings.position_embeddings.weight", s->max_positions, d);
-    dps_model_add_tensor (m, "embeddings.token_type_embeddings.weight", 2, d);
+    dps_model_add_tensor (m, "embeddings.token_type_embeddings.weight", s->type_vocab ? s->type_vocab : 2, d);
     dps_model_add_vector (m, "embeddings.LayerNorm.weight", d);
     dps_model_add_vector (m, "embeddings.LayerNorm.bias", d);
     for (int i = 0; i < s->layers; i++) {
@@ -76,22 +83,30 @@ dps_model_gen_transformer (const char *name, const DpsTransformerShape *s)
     dps_model_add_tensor (m, "model.embed_tokens.weight", v, d);
     for (int i = 0; i < s->layers; i++) {
       g_snprintf (n, sizeof n, "model.layers.%d", i);
-      double mm = 4 * d * d + 3 * d * f;
-      dps_model_add_layer (m, n, sq * (2 * mm + 4.0 * sq * d), act_block, io_block);
+      double mm = 2 * d * q + 2 * d * kv + 3 * d * f;
+      dps_model_add_layer (m, n, sq * (2 * mm + 4.0 * sq * q), act_block, io_block);
 #undef T
 #undef V
 #define T(suffix, r, c) g_snprintf (n, sizeof n, "model.layers.%d." suffix, i), dps_model_add_tensor (m, n, r, c)
 #define V(suffix, k) g_snprintf (n, sizeof n, "model.layers.%d." suffix, i), dps_model_add_vector (m, n, k)
-      T ("self_attn.q_proj.weight", d, d); T ("self_attn.k_proj.weight", d, d);
-      T ("self_attn.v_proj.weight", d, d); T ("self_attn.o_proj.weight", d, d);
-      T ("mlp.gate_proj.weight", f, d); T ("mlp.up_proj.weight", f, d); T ("mlp.down_proj.weight", d, f);
+#define B(suffix, k, on) do { if (on) V (suffix, k); } while (0)
+      gboolean qkv_b = s->qkv_bias || s->attn_bias, mlp_b = s->mlp_bias;
+      T ("self_attn.q_proj.weight", q, d); B ("self_attn.q_proj.bias", q, qkv_b);
+      T ("self_attn.k_proj.weight", kv, d); B ("self_attn.k_proj.bias", kv, qkv_b);
+      T ("self_attn.v_proj.weight", kv, d); B ("self_attn.v_proj.bias", kv, qkv_b);
+      T ("self_attn.o_proj.weight", d, q); B ("self_attn.o_proj.bias", d, s->attn_bias);
+      T ("mlp.gate_proj.weight", f, d); B ("mlp.gate_proj.bias", f, mlp_b);
+      T ("mlp.up_proj.weight", f, d); B ("mlp.up_proj.bias", f, mlp_b);
+      T ("mlp.down_proj.weight", d, f); B ("mlp.down_proj.bias", d, mlp_b);
       V ("input_layernorm.weight", d); V ("post_attention_layernorm.weight", d);
+#undef B
 #undef T
 #undef V
     }
     dps_model_add_layer (m, "norm+lm_head", sq * 2.0 * d * v, sq * v * 2.0, sq * v * 4.0);
     dps_model_add_vector (m, "model.norm.weight", d);
-    dps_model_add_tensor (m, "lm_head.weight", v, d);
+    if (!tied)
+      dps_model_add_tensor (m, "lm_head.weight", v, d);
     break;
   }
   return m;

@@ -1,5 +1,6 @@
 /* model-load.c — models from files: the zoo's key files (sim/models/NAME.model:
- * a generator and its numbers) and per-layer CSV exported from a profiler.
+ * a generator and its numbers) and per-layer CSV exported from a profiler;
+ * a Hugging Face config.json goes to model-hf.c.
  *
  * CSV: a header naming the columns, then one row per layer in forward order:
  *   layer,params,forward_ms,backward_ms[,flops]
@@ -17,8 +18,11 @@
 
 static const char *const model_keys[] = { "name", "architecture", "layers", "hidden", "heads", "ffn",
                                           "vocab", "seq", "max_positions", "blocks", "image", "classes",
-                                          "config", "widths", "source", NULL };
-static const char *const archs[] = { "gpt2", "bert", "llama", "resnet", "vgg", "mlp", NULL };
+                                          "config", "widths", "source", "kv_heads", "head_dim",
+                                          "tie_embeddings", NULL };
+/* mistral and qwen2 are Llama's blocks (qwen2 with q/k/v biases): 6 and 7
+ * become DPS_TF_LLAMA */
+static const char *const archs[] = { "gpt2", "bert", "llama", "resnet", "vgg", "mlp", "mistral", "qwen2", NULL };
 
 static gboolean
 get_ints (const DpsKeyFile *kf, const char *key, gboolean allow_m, GArray **out, GError **error)
@@ -68,6 +72,7 @@ dim_max (const char *key)
   static const struct { const char *key; gint64 max; } limits[] = {
     { "layers", 4096 }, { "hidden", 1 << 17 }, { "heads", 4096 }, { "ffn", 1 << 20 }, { "vocab", 1 << 24 },
     { "seq", 1 << 21 }, { "max_positions", 1 << 21 }, { "image", 8192 }, { "classes", 1 << 20 },
+    { "kv_heads", 4096 }, { "head_dim", 1 << 14 },
   };
   for (gsize i = 0; i < G_N_ELEMENTS (limits); i++)
     if (g_str_equal (key, limits[i].key))
@@ -85,6 +90,19 @@ get_dim (const DpsKeyFile *kf, const char *key, gboolean required, gint64 def, i
   return TRUE;
 }
 
+/* tie_embeddings = true/false; absent: the architecture's default. */
+static gboolean
+tie_key (const DpsKeyFile *kf, DpsTie *out, GError **error)
+{
+  gboolean tie;
+  if (!dps_key_file_has_key (kf, "model", "tie_embeddings"))
+    return TRUE;
+  if (!dps_key_file_get_bool (kf, "model", "tie_embeddings", TRUE, FALSE, &tie, error))
+    return FALSE;
+  *out = tie ? DPS_TIE_YES : DPS_TIE_NO;
+  return TRUE;
+}
+
 static DpsModel *
 from_keyfile (const DpsKeyFile *kf, GError **error)
 {
@@ -97,15 +115,30 @@ from_keyfile (const DpsKeyFile *kf, GError **error)
       || !dps_key_file_get_choice (kf, "model", "architecture", archs, TRUE, 0, &arch, error))
     return NULL;
   DpsModel *m = NULL;
+  gboolean qwen2 = arch == 7;
+  if (arch >= 6)
+    arch = DPS_TF_LLAMA;
   if (arch <= 2) {
-    DpsTransformerShape s = { .kind = (DpsTransformerKind) arch };
+    DpsTransformerShape s = { .kind = (DpsTransformerKind) arch, .qkv_bias = qwen2 };
     if (!get_dim (kf, "layers", TRUE, 0, &s.layers, error) || !get_dim (kf, "hidden", TRUE, 0, &s.hidden, error)
         || !get_dim (kf, "heads", TRUE, 0, &s.heads, error)
         || !get_dim (kf, "ffn", FALSE, 4 * (gint64) s.hidden, &s.ffn, error)
         || !get_dim (kf, "vocab", TRUE, 0, &s.vocab, error) || !get_dim (kf, "seq", TRUE, 0, &s.seq, error)
-        || !get_dim (kf, "max_positions", FALSE, s.seq, &s.max_positions, error))
+        || !get_dim (kf, "max_positions", FALSE, s.seq, &s.max_positions, error)
+        || !get_dim (kf, "kv_heads", FALSE, s.heads, &s.kv_heads, error)
+        || !get_dim (kf, "head_dim", FALSE, s.hidden / MAX (s.heads, 1), &s.head_dim, error)
+        || !tie_key (kf, &s.tie, error))
       return NULL;
-    if (s.hidden % s.heads) {
+    for (const char *const *k = (const char *const[]) { "kv_heads", "head_dim", NULL }; *k; k++)
+      if (arch != DPS_TF_LLAMA && dps_key_file_has_key (kf, "model", *k)) {
+        dps_key_file_error (kf, "model", *k, error, "only for llama, mistral and qwen2");
+        return NULL;
+      }
+    if (s.heads % s.kv_heads) {
+      dps_key_file_error (kf, "model", "kv_heads", error, "heads (%d) is not a multiple of kv_heads (%d)", s.heads, s.kv_heads);
+      return NULL;
+    }
+    if (s.hidden % s.heads && !dps_key_file_has_key (kf, "model", "head_dim")) {
       dps_key_file_error (kf, "model", "heads", error, "hidden (%d) is not a multiple of heads (%d)", s.hidden, s.heads);
       return NULL;
     }
@@ -248,8 +281,20 @@ dps_model_load_csv (const char *path, GError **error)
   return data ? dps_model_load_csv_data (path, data, (gssize) len, error) : NULL;
 }
 
-/* Loads --model: a shipped name (sim/models/NAME.model), a .model file or a
- * per-layer .csv file. */
+/* TRUE when the text is JSON: its first byte after white space (and a
+ * UTF-8 byte order mark) is '{'.  A key file starts with '[', '#' or a key. */
+static gboolean
+looks_like_json (const char *data, gsize len)
+{
+  gsize i = len >= 3 && memcmp (data, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+  while (i < len && g_ascii_isspace (data[i]))
+    i++;
+  return i < len && data[i] == '{';
+}
+
+/* Loads --model: a shipped name (sim/models/NAME.model), a .model file, a
+ * per-layer .csv file or a Hugging Face config.json (told by its content,
+ * whatever its name). */
 DpsModel *
 dps_model_load (const char *name_or_path, GError **error)
 {
@@ -272,7 +317,11 @@ dps_model_load (const char *name_or_path, GError **error)
   /* the length read, not strlen: a NUL byte marks binary data */
   gsize len = 0;
   g_autofree char *data = dps_read_file (path, "file", &len, error);
-  return data ? dps_model_load_keyfile_data (path, data, (gssize) len, error) : NULL;
+  if (!data)
+    return NULL;
+  if (looks_like_json (data, len))
+    return dps_model_load_hf_config_data (path, data, (gssize) len, error);
+  return dps_model_load_keyfile_data (path, data, (gssize) len, error);
 }
 
 /* Names of the shipped models, sorted (g_strfreev the result). */

@@ -57,9 +57,11 @@ double    dps_model_act_bytes (const DpsModel *m);
 gboolean  dps_model_has_times (const DpsModel *m);
 void      dps_model_set_times (DpsModel *m, const double *fwd_s, const double *bwd_s, int batch);
 
-/* loading: zoo files (sim/models/NAME.model), per-layer CSV */
+/* loading: zoo files (sim/models/NAME.model), per-layer CSV, a Hugging
+ * Face config.json (model_type gpt2, bert, llama, mistral, qwen2; model-hf.c) */
 DpsModel *dps_model_load (const char *name_or_path, GError **error);
 DpsModel *dps_model_load_csv (const char *path, GError **error);
 DpsModel *dps_model_load_csv_data (const char *name, const char *data, gssize len, GError **error);
 DpsModel *dps_model_load_keyfile_data (const char *name, const char *data, gssize len, GError **error);
+DpsModel *dps_model_load_hf_config_data (const char *name, const char *data, gssize len, GError **error);
 char    **dps_model_list_shipped (void);

@@ -27,6 +27,7 @@ typedef struct {
 #define DPS_ALL_PROTOS ((1u << DPS_PROTO_COUNT) - 1)
 
 void     dps_coll_params_nccl (DpsCollParams *p);
+gboolean dps_nccl_list_mask (const char *key, const char *list, gboolean algo, guint *mask, GError **error);
 double   dps_tune_step_s (const DpsCollCtx *ctx, DpsAlgo algo, DpsLinkKind kind, DpsProto proto);
 void     dps_tune_ring_latency (const DpsCollCtx *ctx, DpsAlgo algo, int nsteps, int ninter,
                                 gboolean with_base, double *latency_s);

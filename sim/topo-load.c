@@ -7,7 +7,8 @@
 #include <string.h>
 
 static const char *const groups[] = { "system", "gpu", "intra", "nic", "fabric", "nccl", NULL };
-static const char *const system_keys[] = { "name", "description", "gpus_per_node", "gpus_per_host", "max_nodes", NULL };
+static const char *const system_keys[] = { "name", "description", "gpus_per_node", "gpus_per_host", "max_nodes",
+                                           "price_per_gpu_hour_usd", NULL };
 static const char *const gpu_keys[] = { "model", "fp32_tflops", "tf32_tflops", "fp16_tflops",
                                         "bf16_tflops", "memory_GB", "memory_bw_GBps", NULL };
 static const char *const intra_keys[] = { "fabric", "bw_GBps", "efficiency", "latency_us", "nvls",
@@ -299,7 +300,9 @@ load (const DpsKeyFile *kf, GError **error)
       || !dps_key_file_get_int (kf, "system", "gpus_per_node", TRUE, 0, 1, DPS_TOPO_MAX_GPUS_PER_NODE,
                                 &k, error)
       || !dps_key_file_get_int (kf, "system", "max_nodes", FALSE, 0, 0, DPS_TOPO_MAX_GPUS, &maxn, error)
-      || !dps_key_file_get_int (kf, "system", "gpus_per_host", FALSE, k, 1, k, &hosts_k, error))
+      || !dps_key_file_get_int (kf, "system", "gpus_per_host", FALSE, k, 1, k, &hosts_k, error)
+      || !dps_key_file_get_double (kf, "system", "price_per_gpu_hour_usd", FALSE, 0, 0, 1e6,
+                                   &s->price_per_gpu_hour_usd, error))
     return NULL;
   if (k % hosts_k != 0) {
     dps_key_file_error (kf, "system", "gpus_per_host", error, "%d does not divide gpus_per_node = %d",

@@ -54,6 +54,7 @@ typedef struct {
   char          *path;              /* where it was loaded from, or NULL */
   int            gpus_per_node;     /* a node is one NVLink domain */
   int            gpus_per_host;     /* of one host (tray) of a node: an NVL72 rack is 18 hosts of 4 */
+  double         price_per_gpu_hour_usd;  /* what one GPU-hour costs here; 0: not stated */
   DpsDeviceSpec  gpu;
   /* inside a node */
   DpsIntraKind   intra;

@@ -205,10 +205,11 @@ if [ $root = yes ]; then
     if [ $have_gnuplot = yes ]; then
       "$bin" sweep --gpus 8,16 -o "$t/small/sw" >"$t/out" 2>"$t/err"
       got=$?
-      if [ $got = 1 ] && grep -q "wrote $t/small/sw.csv$" "$t/out" && grep -q "cut short\|No space" "$t/err"; then ok
+      # (the CSV and, when it fits, the plot's data blocks, sw.dat: whole files)
+      if [ $got = 1 ] && grep -q "wrote $t/small/sw.csv\(, $t/small/sw.dat\)\{0,1\}$" "$t/out" && grep -q "cut short\|No space" "$t/err"; then ok
       else ko "sweep on a nearly full disk -> $got: $(tail -1 "$t/out") / $(cat "$t/err")"; fi
     fi
-    rm -f "$t/small/filler" "$t/small/sw.csv"
+    rm -f "$t/small/filler" "$t/small/sw.csv" "$t/small/sw.dat"
     absent "$t/small/p.json" "$t/small/sw.png" "$t/small/sw.svg" "$t/small/p.calib" "$t/small/t.json"
     if [ -z "$(ls -A "$t/small")" ]; then ok; else ko "left on the full disk: $(ls -A "$t/small")"; fi
     umount "$t/small"

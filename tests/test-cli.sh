@@ -44,6 +44,43 @@ expect 2 "\-\-algo: unknown algorithm 'magic'" -- collective --algo magic
 expect 2 "\-\-format: 'xml'" -- collective --format xml
 expect 1 "algorithm nvls needs NVSwitch" -- collective --topology dgx-a100 --algo nvls
 
+# NCCL_ALGO / NCCL_PROTO from the environment, in NCCL's syntax (names in any
+# case, commas, '^' excluding), the flags winning.  One DGX H100 (8 GPUs)
+# all-reduces every bucket with NVLS by default; ^NVLS leaves ring and tree.
+expect 0 "collectives    nvls x 145" -- predict --gpus 8
+export NCCL_ALGO='^NVLS'
+expect 0 "collectives    \(tree\|ring\)" -- predict --gpus 8
+if grep -q nvls "$tmp/out"; then ko "NCCL_ALGO=^NVLS still picks NVLS"; else ok; fi
+if grep -q "NCCL_ALGO=^NVLS from the environment" "$tmp/err"; then ok; else ko "no note on NCCL_ALGO"; fi
+export NCCL_ALGO='Tree,Ring' NCCL_PROTO=simple
+expect 0 "(Simple x 145)" -- predict --gpus 8
+# collective, lower case: no size runs NVLS (by default 1 GiB does)
+export NCCL_ALGO='^nvls'
+unset NCCL_PROTO
+expect 0 "" -- collective --format csv -b 1K -e 1G -f 8
+if [ "$(grep -c ',nvls,' "$tmp/out")" -eq 0 ] && [ "$(grep -c '^allreduce,' "$tmp/out")" -eq 7 ]; then ok
+else ko "collective with NCCL_ALGO=^nvls"; fi
+# the flag wins: NCCL_ALGO=tree, --algo ring: every size a ring
+export NCCL_ALGO=tree
+expect 0 "" -- collective --format csv -b 1K -e 1G -f 8 --algo ring
+if [ "$(grep -c ',ring,' "$tmp/out")" -eq 7 ]; then ok; else ko "--algo did not win over NCCL_ALGO"; fi
+# sweep: NCCL_ALGO=ring gives what --algo ring gives, not the default
+export NCCL_ALGO=ring
+"$bin" sweep --gpus 8,16 --format csv >"$tmp/env.csv" 2>/dev/null
+unset NCCL_ALGO
+"$bin" sweep --gpus 8,16 --format csv --algo ring >"$tmp/flag.csv"
+"$bin" sweep --gpus 8,16 --format csv >"$tmp/default.csv"
+if cmp -s "$tmp/env.csv" "$tmp/flag.csv" && ! cmp -s "$tmp/env.csv" "$tmp/default.csv"; then ok
+else ko "sweep with NCCL_ALGO=ring differs from --algo ring or equals the default"; fi
+export NCCL_ALGO=magic
+expect 1 "NCCL_ALGO: unknown algorithm 'magic'" -- predict
+unset NCCL_ALGO
+export NCCL_PROTO='^LL,LL128,Simple'
+expect 1 "NCCL_PROTO=^LL,LL128,Simple leaves nothing" -- collective
+unset NCCL_PROTO
+# the flags take NCCL's syntax too
+expect 0 "collectives    \(tree\|ring\)" -- predict --gpus 8 --algo '^NVLS'
+
 # a malformed topology: the message names the file and the line
 cat >"$tmp/bad.topo" <<'T'
 [system]
@@ -87,8 +124,34 @@ printf 'layer,params,forward_ms,backward_ms\nfc,10,x,1\n' >"$tmp/bad.csv"
 expect 1 "bad.csv:2: forward_ms: 'x'" -- predict --model "$tmp/bad.csv"
 printf '# batch: 4\nlayer,params,forward_ms,backward_ms\nfc1,1000000,2,4\nfc2,1000000,2,4\n' >"$tmp/mine.csv"
 expect 0 "2 layers" -- predict --model "$tmp/mine.csv" --gpus 8
+# a Hugging Face config.json, told by its content: the published 8,030,261,248
+# parameters of Meta-Llama-3-8B; an unknown model_type names the key and file
+expect 0 "8.030 B parameters in 291 tensors" -- predict --model "$(dirname "$0")/data/hf/Meta-Llama-3-8B.json" --gpus 8
+printf '{"model_type": "mixtral"}\n' >"$tmp/config.json"
+expect 1 "config.json: model_type: 'mixtral' is not one dpscale builds" -- predict --model "$tmp/config.json"
 expect 0 "90% interval" -- predict --jitter 0.05 --trials 5 --gpus 16
 expect 0 "step_s,step_p5_s" -- predict --format csv --gpus 16
+# CSV numbers as a spreadsheet reads them back: GPT-2 XL's 70,553,558,144
+# bytes per replica on 16 H100s (JSON's memory_bytes.total; 22 bytes per
+# parameter for bf16 weights, fp32 gradients and buckets and Adam's 12, plus
+# activations) in full, not 7.05536e+10 (41,856 bytes off); no field in
+# exponent notation; cost empty without a price, steps and time to target
+# empty without a target
+col () { awk -F, -v name="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; next } { print $c }' "$2"; }
+"$bin" predict --format json --gpus 16 >"$tmp/p.json"
+total=$(sed -n 's/.*"total" : \([0-9]*\).*/\1/p' "$tmp/p.json")
+if [ "$(col memory_bytes "$tmp/out")" = "70553558144" ] && [ "$total" = "70553558144" ]; then ok
+else ko "memory_bytes $(col memory_bytes "$tmp/out"), JSON $total, want 70553558144"; fi
+if grep -v '^model,' "$tmp/out" | grep -q '[0-9][eE][-+]'; then ko "exponent notation in CSV: $(cat "$tmp/out")"; else ok; fi
+if [ -z "$(col cost_per_step_usd "$tmp/out")$(col steps_to_target "$tmp/out")$(col time_to_target_s "$tmp/out")" ]
+then ok; else ko "values not computed are not empty"; fi
+# with a price the cost is there: 16 GPUs x $3.6/h x step_s / 3600 = 0.016 x step_s
+expect 0 "" -- predict --format csv --gpus 16 --price-per-gpu-hour 3.6
+if awk -F, 'NR == 2 { d = $25 - 0.016 * $10; exit !(d < 1e-9 && d > -1e-9 && $25 != "") }' "$tmp/out"; then ok
+else ko "cost_per_step_usd with a price"; fi
+# ResNet-50 has no tokens: tokens_per_s empty, not 0
+expect 0 "" -- predict --format csv --gpus 16 --model resnet50
+if [ -z "$(col tokens_per_s "$tmp/out")" ] && [ -n "$(col samples_per_s "$tmp/out")" ]; then ok; else ko "tokens_per_s for resnet50"; fi
 expect 0 '"efficiency"' -- predict --format json --gpus 16
 expect 0 "does not fit" -- predict --batch 64 --gpus 8
 expect 0 "" -- predict --gpus 16 --trace "$tmp/t.json"
@@ -101,6 +164,42 @@ done
 if head -c 8 "$tmp/sw.png" | grep -q PNG && grep -q "<svg" "$tmp/sw.svg"; then ok; else ko "sweep picture formats"; fi
 if [ "$(grep -c '^GPT-2 XL,' "$tmp/sw.csv")" -eq 3 ]; then ok; else ko "sweep rows"; fi
 expect 0 "dgx1\|DGX-1" -- sweep --gpus 8,16 --topology dgx-h100,dgx1-v100 --bucket-cap-mb 5,25 --format csv
+# two topologies: one series each in the plot's data (PREFIX.dat, gnuplot
+# blocks two blank lines apart), not one line zig-zagging from the 64-GPU
+# DGX H100 point back to 1 GPU of DGX-1: 2 blocks of 3 rows, each block one
+# topology with GPUs rising 1, 8, 64 (given as 64,1,8); the legend names
+# both, the title what was swept; PNG and SVG written
+expect 0 "two.dat, $tmp/two.png, $tmp/two.svg" -- sweep --gpus 64,1,8 --topology dgx-h100,dgx1-v100 -o "$tmp/two"
+blocks=$(awk -F, '/^# series/ { n++; name[n] = $0; next }
+  /^[^#]/ && NF > 3 { rows[n]++; g[n] = g[n] " " $3 }
+  END { for (i = 1; i <= n; i++) printf "%s|%d|%s;", name[i], rows[i], g[i]; print "" }' "$tmp/two.dat")
+if [ "$blocks" = "# series 1: DGX H100|3| 1 8 64;# series 2: DGX-1 (V100)|3| 1 8 64;" ]; then ok
+else ko "two-topology sweep series: $blocks"; fi
+# each block holds one topology: no row of one in the other's block
+if awk -F, '/^# series/ { want = ($0 ~ /H100/) ? "DGX H100" : "DGX-1 (V100)"; next }
+  /^[^#]/ && NF > 3 && $2 != want { bad = 1 } END { exit bad }' "$tmp/two.dat"; then ok; else ko "mixed series block"; fi
+if [ "$(grep -c '^$' "$tmp/two.dat")" -eq 2 ]; then ok; else ko "blocks not two blank lines apart"; fi
+if head -c 8 "$tmp/two.png" | grep -q PNG && grep -q "<title>DGX H100</title>" "$tmp/two.svg" \
+   && grep -q "<title>DGX-1 (V100)</title>" "$tmp/two.svg" && grep -q "GPUs 64, 1, 8; topology dgx-h100, dgx1-v100" "$tmp/two.svg"
+then ok; else ko "two-topology plot pictures, legend or title"; fi
+# a price per topology: the file's price_per_gpu_hour_usd prices its own
+# rows (8 GPUs x $3/h x step_s / 3600 per step, per million samples that
+# over 32 samples x 1e6), a topology without one has empty cost fields and
+# "-" in the table; --price-per-gpu-hour overrides every topology's
+sed 's/^gpus_per_node = 8$/gpus_per_node = 8\nprice_per_gpu_hour_usd = 3/' "$(dirname "$0")/../topologies/dgx-h100.topo" >"$tmp/priced.topo"
+expect 0 "usd/Msample" -- sweep --gpus 8 --topology "$tmp/priced.topo,dgx1-v100" -o "$tmp/priced"
+if grep -q "^DGX H100 .* 21\.[0-9][0-9]$" "$tmp/out" && grep -q "^DGX-1 (V100) .* -$" "$tmp/out"; then ok
+else ko "sweep table cost column: $(cat "$tmp/out")"; fi
+if awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+  $2 == "DGX H100" { want = 8 * 3 * $10 / 3600; d = $h["cost_per_step_usd"] - want
+                     m = $h["cost_per_msample_usd"] - want / 32 * 1e6
+                     if ($h["price_per_gpu_hour_usd"] != 3 || d > 1e-9 || d < -1e-9 || m > 1e-5 || m < -1e-5) bad = 1 }
+  $2 == "DGX-1 (V100)" && ($h["cost_per_step_usd"] != "" || $h["price_per_gpu_hour_usd"] != "") { bad = 1 }
+  END { exit bad }' "$tmp/priced.csv"; then ok; else ko "sweep cost per topology: $(cat "$tmp/priced.csv")"; fi
+expect 0 "" -- sweep --gpus 8 --topology "$tmp/priced.topo,dgx1-v100" --price-per-gpu-hour 2 --format csv
+if [ "$(col price_per_gpu_hour_usd "$tmp/out" | tr '\n' ' ')" = "2 2 " ]; then ok; else ko "--price-per-gpu-hour did not override"; fi
+sed 's/^gpus_per_node = 8$/gpus_per_node = 8\nprice_per_gpu_hour_usd = -1/' "$(dirname "$0")/../topologies/dgx-h100.topo" >"$tmp/negprice.topo"
+expect 1 "negprice.topo:9: \[system\] price_per_gpu_hour_usd: -1 is out of range" -- predict --topology "$tmp/negprice.topo"
 expect 2 "100000 points asked for, the limit is 10000" -- sweep --gpus 1,2,4,8,16,32,64,128,256,512 --bucket-cap-mb 1,2,3,4,5,6,7,8,9,10 --batch 1,2,3,4,5,6,7,8,9,10 --grad-accum 1,2,3,4,5,6,7,8,9,10 --topology dgx-h100,dgx-a100,aws-p5,aws-p4de,dgx1-v100,pcie-8gpu-2x100g,workstation-4gpu,gb200-nvl72,dgx-h100-oversub2,dgx-h100
 
 # dpscale plot: any CSV dpscale writes, by its header

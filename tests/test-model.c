@@ -1,9 +1,11 @@
 /* Unit tests of the model zoo (sim/model*.c): exact parameter counts of
- * published architectures, and the per-layer CSV loader. */
+ * published architectures, the per-layer CSV loader and Hugging Face
+ * config.json files. */
 #include "sim/model.h"
 #include "sim/model-gen.h"
 #include "sim/base/error.h"
 
+#include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
 
@@ -29,6 +31,16 @@ test_totals (void)
     { "gpt2", 124439808, 148 },         /* gpt2: 2 embeddings + 12 x 12 + ln_f (2) */
     { "gpt2-xl", 1557611200, 580 },     /* gpt2-xl: 2 + 48 x 12 + 2 */
     { "llama2-7b", 6738415616, 291 },   /* Llama-2-7b-hf: 1 + 32 x 9 + 2 */
+    /* Meta-Llama-3-8B: a block is q 4096^2 + k, v 4096 x 1024 (8 kv heads of
+     * 128) + o 4096^2 + 3 x 4096 x 14336 + 2 norms = 218,112,000; x 32, plus
+     * embed and lm_head 2 x 128256 x 4096 and the norm 4096 */
+    { "llama3-8b", 8030261248, 291 },
+    /* Mistral-7B-v0.1: the same blocks; vocabulary 32000 */
+    { "mistral-7b", 7241732096, 291 },
+    /* Qwen2.5-7B: a block is q 3584^2 + 3584 + k, v 3584 x 512 + 512 each
+     * (4 kv heads of 128) + o 3584^2 + 3 x 3584 x 18944 + 2 x 3584 =
+     * 233,057,792; x 28, plus 2 x 152064 x 3584 and 3584; 1 + 28 x 12 + 2 */
+    { "qwen2.5-7b", 7615616512, 339 },
   };
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++) {
     g_autoptr (DpsModel) m = zoo (cases[i].name);
@@ -155,6 +167,138 @@ test_keyfile_malformed (void)
   g_assert_nonnull (strstr (e->message, "gpt2-xl"));   /* lists what is shipped */
 }
 
+static DpsModel *
+hf (const char *file)
+{
+  g_autoptr (GError) e = NULL;
+  g_autofree char *path = g_build_filename (DPS_TEST_DATA, "hf", file, NULL);
+  DpsModel *m = dps_model_load (path, &e);
+  g_assert_no_error (e);
+  return m;
+}
+
+static const DpsTensor *
+find_tensor (const DpsModel *m, const char *name)
+{
+  for (int i = 0; i < dps_model_n_tensors (m); i++)
+    if (g_str_equal (dps_model_tensor (m, i)->name, name))
+      return dps_model_tensor (m, i);
+  return NULL;
+}
+
+/* Hugging Face config.json files (tests/data/hf, as the Hub publishes them)
+ * load, told by their content, to the published totals: the same numbers
+ * and tensor counts as the zoo's key files for the same models, whose
+ * formulas test_totals spells out.  Llama-3.2-1B adds a tied head and an
+ * explicit head_dim: a block is q 2048 x 2048 + k, v 512 x 2048 (8 kv heads
+ * of 64) + o + 3 x 2048 x 8192 + 2 x 2048 = 60,821,504; x 16, plus one
+ * 128256 x 2048 embedding (the head shares it) and the norm: 1,235,814,400
+ * in 1 + 16 x 9 + 1 tensors. */
+static void
+test_hf_totals (void)
+{
+  static const struct { const char *file, *zoo; gint64 params; int tensors; } cases[] = {
+    { "gpt2.json", "gpt2", 124439808, 148 },
+    { "bert-base-uncased.json", "bert-base", 109482240, 5 + 12 * 16 + 2 },
+    { "Meta-Llama-3-8B.json", "llama3-8b", 8030261248, 291 },
+    { "Mistral-7B-v0.1.json", "mistral-7b", 7241732096, 291 },
+    { "Qwen2.5-7B.json", "qwen2.5-7b", 7615616512, 339 },
+    { "Llama-3.2-1B.json", NULL, 1235814400, 146 },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++) {
+    g_autoptr (DpsModel) m = hf (cases[i].file);
+    if (m->n_params != cases[i].params)
+      g_error ("%s: %" G_GINT64_FORMAT " parameters, want %" G_GINT64_FORMAT, cases[i].file, m->n_params, cases[i].params);
+    g_assert_cmpint (dps_model_n_tensors (m), ==, cases[i].tensors);
+    if (!cases[i].zoo)
+      continue;
+    /* tensor for tensor (name, shape, order) the zoo's model */
+    g_autoptr (DpsModel) z = zoo (cases[i].zoo);
+    g_assert_cmpint (dps_model_n_tensors (z), ==, dps_model_n_tensors (m));
+    for (int t = 0; t < dps_model_n_tensors (m); t++) {
+      const DpsTensor *a = dps_model_tensor (m, t), *b = dps_model_tensor (z, t);
+      g_assert_cmpstr (a->name, ==, b->name);
+      g_assert_cmpint (a->numel, ==, b->numel);
+      g_assert_cmpint (a->rows, ==, b->rows);
+    }
+  }
+}
+
+/* The per-tensor list where the architectures differ: GQA's k/v shapes
+ * (out x in, as nn.Linear stores them), Qwen2's biases on q, k and v but not
+ * o, heads tied or not, sequence length from the config capped at 8192. */
+static void
+test_hf_tensors (void)
+{
+  g_autoptr (DpsModel) l3 = hf ("Meta-Llama-3-8B.json");
+  const DpsTensor *k = find_tensor (l3, "model.layers.0.self_attn.k_proj.weight");
+  g_assert_nonnull (k);
+  g_assert_cmpint (k->rows, ==, 8 * 128);
+  g_assert_cmpint (k->cols, ==, 4096);
+  g_assert_null (find_tensor (l3, "model.layers.0.self_attn.q_proj.bias"));
+  g_assert_cmpstr (dps_model_tensor (l3, dps_model_n_tensors (l3) - 1)->name, ==, "lm_head.weight");
+  g_assert_cmpint (l3->seq_len, ==, 8192);
+  g_assert_cmpstr (l3->name, ==, "Meta-Llama-3-8B (LlamaForCausalLM)");   /* the file's name, the class */
+
+  g_autoptr (DpsModel) q = hf ("Qwen2.5-7B.json");
+  g_assert_cmpint (find_tensor (q, "model.layers.27.self_attn.q_proj.bias")->numel, ==, 3584);
+  g_assert_cmpint (find_tensor (q, "model.layers.27.self_attn.k_proj.bias")->numel, ==, 512);
+  g_assert_cmpint (find_tensor (q, "model.layers.27.self_attn.v_proj.bias")->numel, ==, 512);
+  g_assert_null (find_tensor (q, "model.layers.27.self_attn.o_proj.bias"));
+  g_assert_cmpint (q->seq_len, ==, 8192);   /* 131072 in the file: capped */
+
+  g_autoptr (DpsModel) l32 = hf ("Llama-3.2-1B.json");
+  g_assert_cmpint (find_tensor (l32, "model.layers.0.self_attn.q_proj.weight")->rows, ==, 32 * 64);
+  g_assert_null (find_tensor (l32, "lm_head.weight"));
+
+  /* GPT-2 untied: its head becomes a tensor of its own, 50257 x 768 more */
+  const char *untied = "{\"model_type\": \"gpt2\", \"n_layer\": 12, \"n_embd\": 768, \"n_head\": 12, "
+                       "\"n_inner\": null, \"vocab_size\": 50257, \"n_positions\": 1024, "
+                       "\"tie_word_embeddings\": false}";
+  g_autoptr (GError) e = NULL;
+  g_autoptr (DpsModel) g = dps_model_load_hf_config_data ("c.json", untied, -1, &e);
+  g_assert_no_error (e);
+  g_assert_cmpint (g->n_params, ==, 124439808 + 50257 * 768);
+}
+
+/* Configs dpscale cannot build are refused naming the file and the key;
+ * malformed JSON with the file, line and column. */
+static void
+test_hf_malformed (void)
+{
+  static const struct { const char *text, *expect; } cases[] = {
+    { "{\"model_type\": \"mixtral\"}", "c.json: model_type: 'mixtral' is not one dpscale builds" },
+    { "{\"hidden_size\": 8}", "c.json: no string key 'model_type'" },
+    { "{\"model_type\": \"llama\", \"num_hidden_layers\": 2}", "c.json: no key 'hidden_size' (a llama config" },
+    { "{\"model_type\": \"bert\", \"num_hidden_layers\": 2.5}", "c.json: num_hidden_layers: expected a whole number" },
+    { "{\"model_type\": \"qwen2\", \"num_hidden_layers\": 2, \"hidden_size\": 64, \"num_attention_heads\": 8, "
+      "\"num_key_value_heads\": 3, \"intermediate_size\": 128, \"vocab_size\": 10, \"max_position_embeddings\": 16}",
+      "num_attention_heads (8) is not a multiple of num_key_value_heads (3)" },
+    { "{\"model_type\": \"gpt2\", \"n_layer\": 1, \"n_embd\": 8, \"n_head\": 2, \"vocab_size\": 10, "
+      "\"n_positions\": 16, \"tie_word_embeddings\": \"yes\"}", "c.json: tie_word_embeddings: expected true or false" },
+    { "{\"model_type\": \"gpt2\",\n \"n_layer\": }", "c.json:2:" },
+    { "[1, 2]", "c.json: expected a JSON object" },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++) {
+    g_autoptr (GError) e = NULL;
+    g_autoptr (DpsModel) m = dps_model_load_hf_config_data ("c.json", cases[i].text, -1, &e);
+    if (m)
+      g_error ("case %zu accepted", i);
+    if (!strstr (e->message, cases[i].expect))
+      g_error ("case %zu: '%s' lacks '%s'", i, e->message, cases[i].expect);
+  }
+  /* told by content: a config.json saved as x.model still loads as JSON */
+  g_autofree char *dir = g_dir_make_tmp ("dps-hf-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "x.model", NULL);
+  g_assert_true (g_file_set_contents (path, "\n  {\"model_type\": \"t5\"}", -1, NULL));
+  g_autoptr (GError) e = NULL;
+  g_assert_null (dps_model_load (path, &e));
+  g_assert_nonnull (strstr (e->message, "model_type: 't5'"));
+  g_assert_nonnull (strstr (e->message, "x.model"));
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -166,5 +310,8 @@ main (int argc, char **argv)
   g_test_add_func ("/model/csv/malformed", test_csv_malformed);
   g_test_add_func ("/model/set-times", test_set_times);
   g_test_add_func ("/model/keyfile/malformed", test_keyfile_malformed);
+  g_test_add_func ("/model/hf/totals", test_hf_totals);
+  g_test_add_func ("/model/hf/tensors", test_hf_tensors);
+  g_test_add_func ("/model/hf/malformed", test_hf_malformed);
   return g_test_run ();
 }

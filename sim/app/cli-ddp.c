@@ -40,7 +40,7 @@ dps_ddp_options (DpsDdpOpts *o, gboolean sweep)
     { "loader-rate", 0, 0, G_OPTION_ARG_DOUBLE, &o->loader_rate, "Input pipeline: samples/s one node's loader delivers", "R" },
     { "critical-batch", 0, 0, G_OPTION_ARG_DOUBLE, &o->critical_batch, "Gradient noise scale B_noise, samples (with --steps-to-target)", "B" },
     { "steps-to-target", 0, 0, G_OPTION_ARG_DOUBLE, &o->steps_to_target, "Steps to the target at a small batch, S_min: steps(B) = S_min (1 + B_noise/B)", "S" },
-    { "price-per-gpu-hour", 0, 0, G_OPTION_ARG_DOUBLE, &o->price, "Price of one GPU-hour, for costs", "USD" },
+    { "price-per-gpu-hour", 0, 0, G_OPTION_ARG_DOUBLE, &o->price, "Price of one GPU-hour, for costs (default: the topology's price_per_gpu_hour_usd)", "USD" },
     { "efficiency", 0, 0, G_OPTION_ARG_DOUBLE, &o->efficiency, "Fraction of peak FLOP/s the layers reach (default 0.5)", "E" },
     { "mode", 'm', 0, G_OPTION_ARG_STRING, &o->mode, sweep ? "analytical (default) or flow" : "flow (default) or analytical network model", "MODE" },
     { "algo", 'a', 0, G_OPTION_ARG_STRING, &o->algo, "Collective algorithms allowed, as NCCL_ALGO (ring,tree,nvls; hier)", "LIST" },
@@ -200,6 +200,9 @@ dps_ddp_setup (const DpsDdpOpts *o, const DpsProfile *profile, DpsModel *model, 
   *topo = dps_cli_topology_calibrated (name, profile, nodes, gpus, &n_gpus, error);
   if (!*topo)
     return FALSE;
+  /* the flag's price, else the topology's own (each of a sweep's its own) */
+  if (o->price <= 0)
+    c->price_per_gpu_hour = dps_topo_spec (*topo)->price_per_gpu_hour_usd;
   if (profile) {
     /* co-located ranks (per node) share cores, caches and memory */
     int per_node = n_gpus / dps_topo_n_nodes (*topo);

@@ -2,6 +2,7 @@
  * gnuplot script for its kind (told by its header), to PNG and SVG. */
 #include "sim/app/cli.h"
 #include "sim/app/cli-util.h"
+#include "sim/app/sweep-plot.h"
 #include "sim/base/plot.h"
 #include "sim/base/error.h"
 #include "sim/base/file.h"
@@ -72,6 +73,14 @@ dps_cmd_plot (int argc, char **argv)
   g_autofree char *png = g_strconcat (stem, breakdown && !output ? "-breakdown" : "", ".png", NULL);
   g_autofree char *svg = g_strconcat (stem, breakdown && !output ? "-breakdown" : "", ".svg", NULL);
   g_autofree char *t = title ? g_strdup (title) : g_strdup_printf ("%s (%s)", what, path);
+  if (g_str_equal (script, "sweep.gp")) {
+    /* one series per topology (and swept variable): through PREFIX.dat */
+    g_autoptr (GString) wrote = g_string_new (NULL);
+    if (!dps_sweep_plot (path, stem, t, wrote, &error))
+      return dps_cli_fail ("plot", error);
+    printf ("wrote %s\n", wrote->str + 2);
+    return 0;
+  }
   if (!dps_plot_render (script, path, png, t, NULL, &error) || !dps_plot_render (script, path, svg, t, NULL, &error))
     return dps_cli_fail ("plot", error);
   printf ("wrote %s, %s\n", png, svg);

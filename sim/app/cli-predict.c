@@ -101,7 +101,7 @@ static const char *const csv_header =
   "model,topology,gpus,nodes,batch_per_replica,global_batch,grad_accum,bucket_cap_MiB,buckets,"
   "step_s,step_p5_s,step_p95_s,compute_s,straggler_s,exposed_comm_s,comm_total_s,optimizer_s,"
   "overlap,efficiency,single_step_s,samples_per_s,tokens_per_s,memory_bytes,fits,cost_per_step_usd,"
-  "steps_to_target,time_to_target_s\n";
+  "steps_to_target,time_to_target_s,price_per_gpu_hour_usd,cost_per_msample_usd,cost_to_target_usd\n";
 
 void dps_predict_csv_row (GString *o, const DpsDdpConfig *c, const DpsDdpResult *r);
 
@@ -113,19 +113,32 @@ csv_safe (const char *s)
   return t;
 }
 
-/* One CSV row (the columns of csv_header); names lose their commas. */
+/* One CSV row (the columns of csv_header); names lose their commas.
+ * Numbers as dps_csv_num writes them (bytes and counts whole); the cost
+ * is empty without a price, the steps and time to target without a target,
+ * tokens per second for a model without tokens. */
 void
 dps_predict_csv_row (GString *o, const DpsDdpConfig *c, const DpsDdpResult *r)
 {
   g_autofree char *mn = csv_safe (c->model->name), *tn = csv_safe (dps_topo_spec (c->topo)->name);
-  g_string_append_printf (o, "%s,%s,%d,%d,%g,%g,%d,%g,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.6f,%.6f,%.9g,"
-                          "%.6g,%.6g,%.6g,%d,%.6g,%.6g,%.6g\n",
-                          mn, tn, c->n_gpus, dps_topo_n_nodes (c->topo),
-                          r->batch_per_replica, r->global_batch, c->grad_accum, c->bucket_cap_bytes / 1048576,
-                          r->n_buckets, r->step_mean_s, r->step_p5_s, r->step_p95_s, r->compute_s, r->straggler_s,
-                          r->exposed_comm_s, r->comm_total_s, r->optimizer_s, r->overlap, r->efficiency,
-                          r->single_step_s, r->samples_per_s, r->tokens_per_s, r->memory.total, r->fits,
-                          r->cost_per_step, r->steps_to_target, r->time_to_target_s);
+  g_string_append_printf (o, "%s,%s,%d,%d", mn, tn, c->n_gpus, dps_topo_n_nodes (c->topo));
+  gboolean target = r->steps_to_target > 0;
+  const struct { double v; gboolean have; } f[] = {
+    { r->batch_per_replica, TRUE }, { r->global_batch, TRUE }, { c->grad_accum, TRUE },
+    { c->bucket_cap_bytes / 1048576, TRUE }, { r->n_buckets, TRUE }, { r->step_mean_s, TRUE },
+    { r->step_p5_s, TRUE }, { r->step_p95_s, TRUE }, { r->compute_s, TRUE }, { r->straggler_s, TRUE },
+    { r->exposed_comm_s, TRUE }, { r->comm_total_s, TRUE }, { r->optimizer_s, TRUE }, { r->overlap, TRUE },
+    { r->efficiency, TRUE }, { r->single_step_s, TRUE }, { r->samples_per_s, TRUE },
+    { r->tokens_per_s, c->model->seq_len > 0 }, { round (r->memory.total), TRUE }, { r->fits, TRUE },
+    { r->cost_per_step, c->price_per_gpu_hour > 0 }, { r->steps_to_target, target },
+    { r->time_to_target_s, target }, { c->price_per_gpu_hour, c->price_per_gpu_hour > 0 },
+    { r->cost_per_msample, c->price_per_gpu_hour > 0 }, { r->cost_to_target, target && c->price_per_gpu_hour > 0 },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (f); i++) {
+    g_string_append_c (o, ',');
+    dps_csv_num (o, f[i].v, f[i].have);
+  }
+  g_string_append_c (o, '\n');
 }
 
 const char *dps_predict_csv_header (void);

@@ -3,7 +3,7 @@
  * plot of throughput and efficiency against GPUs. */
 #include "sim/app/cli.h"
 #include "sim/app/cli-ddp.h"
-#include "sim/base/plot.h"
+#include "sim/app/sweep-plot.h"
 #include "sim/base/error.h"
 
 #include <math.h>
@@ -34,6 +34,47 @@ num_list (const char *flag, const char *text, const char *def, double lo, double
   }
   *out = a;
   return TRUE;
+}
+
+/* "the values" of a swept list: all of them, or the ends and a count. */
+static void
+append_values (GString *t, const GArray *a)
+{
+  if (a->len > 4) {
+    g_string_append_printf (t, "%g to %g (%u values)", g_array_index (a, double, 0),
+                            g_array_index (a, double, a->len - 1), a->len);
+    return;
+  }
+  for (guint i = 0; i < a->len; i++)
+    g_string_append_printf (t, "%s%g", i ? ", " : "", g_array_index (a, double, i));
+}
+
+/* The plot's title: the model, the topology where there is one, and each
+ * variable the sweep varied with its values. */
+static char *
+sweep_title (const char *model, const DpsDdpOpts *o, GStrv topos, const GArray *gpus, const GArray *caps,
+             const GArray *batches, const GArray *accums)
+{
+  GString *t = g_string_new (NULL);
+  guint n_topos = g_strv_length (topos);
+  g_string_append_printf (t, "%s with DDP", model);
+  if (n_topos == 1)
+    g_string_append_printf (t, " on %s", o->topology ? g_strstrip (topos[0]) : DPS_DEFAULT_TOPOLOGY);
+  g_string_append (t, ", swept: GPUs ");
+  append_values (t, gpus);
+  if (n_topos > 1) {
+    g_string_append (t, "; topology ");
+    for (guint i = 0; i < n_topos; i++)
+      g_string_append_printf (t, "%s%s", i ? ", " : "", g_strstrip (topos[i]));
+  }
+  const struct { const char *name; const GArray *a; } more[] = {
+    { "bucket cap (MiB)", caps }, { "batch", batches }, { "accumulation", accums } };
+  for (gsize i = 0; i < G_N_ELEMENTS (more); i++)
+    if (more[i].a->len > 1) {
+      g_string_append_printf (t, "; %s ", more[i].name);
+      append_values (t, more[i].a);
+    }
+  return g_string_free (t, FALSE);
 }
 
 int
@@ -88,8 +129,9 @@ dps_cmd_sweep (int argc, char **argv)
   g_autoptr (GString) table = g_string_new (NULL);
   g_string_append_printf (table, "dpscale sweep: %s, %s network model\n\n", model->name,
                           base.mode == DPS_MODE_FLOW ? "flow-level" : "analytical");
-  g_string_append_printf (table, "%-22s %7s %6s %7s %6s %11s %12s %13s %10s %9s %9s\n", "topology", "gpus", "nodes",
-                          "cap_MiB", "batch", "step_ms", "exposed_ms", "samples/s", "eff_%", "mem_GB", "fits");
+  g_string_append_printf (table, "%-22s %7s %6s %7s %6s %11s %12s %13s %10s %9s %9s %11s\n", "topology", "gpus", "nodes",
+                          "cap_MiB", "batch", "step_ms", "exposed_ms", "samples/s", "eff_%", "mem_GB", "fits",
+                          "usd/Msample");
   int done = 0, ok = 0, failed = 0;
   gint64 t0 = g_get_monotonic_time ();
   for (int ti = 0; topos[ti]; ti++)
@@ -120,11 +162,14 @@ dps_cmd_sweep (int argc, char **argv)
             }
             ok++;
             dps_predict_csv_row (csv, &c, &r);
-            g_string_append_printf (table, "%-22.22s %7d %6d %7g %6g %11.2f %12.2f %13.1f %10.1f %9.1f %9s\n",
+            char cost[32] = "-";   /* per million samples; "-" without a price */
+            if (c.price_per_gpu_hour > 0)
+              g_snprintf (cost, sizeof cost, "%.2f", r.cost_per_msample);
+            g_string_append_printf (table, "%-22.22s %7d %6d %7g %6g %11.2f %12.2f %13.1f %10.1f %9.1f %9s %11s\n",
                                     dps_topo_spec (topo)->name, c.n_gpus, dps_topo_n_nodes (topo),
                                     c.bucket_cap_bytes / 1048576, r.batch_per_replica, r.step_mean_s * 1e3,
                                     r.exposed_comm_s * 1e3, r.samples_per_s, r.efficiency * 100,
-                                    r.memory.total / 1e9, r.fits ? "yes" : "NO");
+                                    r.memory.total / 1e9, r.fits ? "yes" : "NO", cost);
             dps_ddp_result_clear (&r);
             if (total > 1 && (g_get_monotonic_time () - t0) > 1000000) {
               fprintf (stderr, tty ? "\rsweep: %d/%d points" : "sweep: %d/%d points\n", done, total);
@@ -143,18 +188,14 @@ dps_cmd_sweep (int argc, char **argv)
   } else {
     const char *prefix = o.output ? o.output : "dpscale-sweep";
     g_autofree char *csv_path = g_strconcat (prefix, ".csv", NULL);
-    g_autofree char *png = g_strconcat (prefix, ".png", NULL);
-    g_autofree char *svg = g_strconcat (prefix, ".svg", NULL);
     if (dps_cli_emit (csv_path, csv, &error)) {
       g_string_append_printf (table, "\nwrote %s", csv_path);
       if (gpus->len > 1) {
-        g_autofree char *title = g_strdup_printf ("%s with DDP on %s: predicted scaling", model->name, topos[0]);
+        g_autofree char *title = sweep_title (model->name, &o, topos, gpus, caps, batches, accums);
         GError *perr = NULL;
-        if (dps_plot_render ("sweep.gp", csv_path, png, title, NULL, &perr)
-            && dps_plot_render ("sweep.gp", csv_path, svg, title, NULL, &perr))
-          g_string_append_printf (table, ", %s, %s", png, svg);
-        else {
+        if (!dps_sweep_plot (csv_path, prefix, title, table, &perr)) {
           /* the pictures go together: no PNG without its SVG; a failed write is a failure */
+          g_autofree char *png = g_strconcat (prefix, ".png", NULL);
           g_unlink (png);
           fprintf (stderr, "dpscale sweep: %s: no plot: %s\n", perr->code == DPS_ERROR_IO ? "error" : "warning",
                    perr->message);

@@ -7,7 +7,6 @@
 #include "real/train-net.h"
 
 #include <unistd.h>
-
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -296,36 +295,66 @@ dps_cli_parse_int_list (const char *flag, const char *text, gint64 min, gint64 m
   return TRUE;
 }
 
+/* The allowed algorithms or protocols: the flag where given, else the
+ * environment variable NCCL would read, in NCCL's syntax either way
+ * (dps_nccl_list_mask), with a note on stderr where that was read and
+ * accepted.
+ * An empty variable counts as unset. */
 static gboolean
-parse_mask (const char *flag, const char *text, gboolean algo, guint *out, GError **error)
+mask_from (const char *flag, const char *flag_list, const char *var, gboolean algo, guint *mask, GError **error)
 {
-  *out = 0;
-  g_auto (GStrv) parts = g_strsplit (text, ",", -1);
-  for (int i = 0; parts[i]; i++) {
-    DpsAlgo a;
-    DpsProto p;
-    g_strstrip (parts[i]);
-    if (algo && dps_algo_parse (parts[i], &a))
-      *out |= 1u << a;
-    else if (!algo && dps_proto_parse (parts[i], &p))
-      *out |= 1u << p;
-    else {
-      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: unknown %s '%s' (expected %s)", flag,
-                   algo ? "algorithm" : "protocol", parts[i], algo ? "ring, tree, nvls, hier" : "LL, LL128, Simple");
-      return FALSE;
-    }
-  }
+  const char *env = g_getenv (var);
+  if (flag_list)
+    return dps_nccl_list_mask (flag, flag_list, algo, mask, error);
+  if (!env || !env[0])
+    return TRUE;
+  if (!dps_nccl_list_mask (var, env, algo, mask, error))
+    return FALSE;
+  /* as NCCL says "NCCL_ALGO set by environment to ^NVLS" */
+  fprintf (stderr, "dpscale: %s=%s from the environment (%s overrides it)\n", var, env, flag);
   return TRUE;
 }
 
-/* --algo and --proto (NULL: not given) as bit masks: NCCL's own algorithms
- * (ring, tree, NVLS) and every protocol by default. */
+/* --algo and --proto (NULL: not given) as bit masks, each flag winning over
+ * the NCCL_ALGO or NCCL_PROTO of the environment, and NCCL_NVLS_ENABLE=0
+ * dropping NVLS unless --algo is given: NCCL's own algorithms (ring, tree,
+ * NVLS) and every protocol where neither says.  FALSE with error naming
+ * the flag or variable on a name it does not know. */
 gboolean
 dps_cli_parse_masks (const char *algo_list, const char *proto_list, guint *algo_mask, guint *proto_mask,
                      GError **error)
 {
   *algo_mask = DPS_NCCL_ALGOS;
   *proto_mask = DPS_ALL_PROTOS;
-  return (!algo_list || parse_mask ("--algo", algo_list, TRUE, algo_mask, error))
-         && (!proto_list || parse_mask ("--proto", proto_list, FALSE, proto_mask, error));
+  if (!mask_from ("--algo", algo_list, "NCCL_ALGO", TRUE, algo_mask, error)
+      || !mask_from ("--proto", proto_list, "NCCL_PROTO", FALSE, proto_mask, error))
+    return FALSE;
+  if (!algo_list && g_strcmp0 (g_getenv ("NCCL_NVLS_ENABLE"), "0") == 0 && *algo_mask != 1u << DPS_ALGO_NVLS)
+    *algo_mask &= ~(1u << DPS_ALGO_NVLS);
+  return TRUE;
+}
+
+/* Appends v as a CSV field that a spreadsheet reads back as written: a
+ * whole number in full ("70553600000", never "7.05536e+10"), any other in
+ * fixed notation with 9 significant digits and no trailing zeros
+ * ("0.102745936", "0.0000153"); nothing, an empty field, for a value not
+ * computed (have FALSE) or not finite. */
+void
+dps_csv_num (GString *o, double v, gboolean have)
+{
+  if (!have || !isfinite (v))
+    return;
+  if (v == floor (v) && fabs (v) < 9e15) {
+    g_string_append_printf (o, "%.0f", v == 0 ? 0.0 : v);   /* no "-0" */
+    return;
+  }
+  int decimals = CLAMP (8 - (int) floor (log10 (fabs (v))), 0, 24);
+  gsize start = o->len;
+  g_string_append_printf (o, "%.*f", decimals, v);
+  if (strchr (o->str + start, '.')) {
+    while (o->str[o->len - 1] == '0')
+      g_string_truncate (o, o->len - 1);
+    if (o->str[o->len - 1] == '.')
+      g_string_truncate (o, o->len - 1);
+  }
 }
