@@ -38,7 +38,7 @@ dps_ddp_options (DpsDdpOpts *o, gboolean sweep)
     { "critical-batch", 0, 0, G_OPTION_ARG_DOUBLE, &o->critical_batch, "Gradient noise scale B_noise, samples (with --steps-to-target)", "B" },
     { "steps-to-target", 0, 0, G_OPTION_ARG_DOUBLE, &o->steps_to_target, "Steps to the target at a small batch, S_min: steps(B) = S_min (1 + B_noise/B)", "S" },
     { "price-per-gpu-hour", 0, 0, G_OPTION_ARG_DOUBLE, &o->price, "Price of one GPU-hour, for costs", "USD" },
-    { "efficiency", 0, 0, G_OPTION_ARG_DOUBLE, &o->efficiency, "Fraction of peak FLOP/s the layers reach (default 0.5)", "E" },
+    { "efficiency", 0, 0, G_OPTION_ARG_DOUBLE, &o->efficiency, "Fraction of peak FLOP/s every kernel reaches (default: by kind and type, sim/compute.c)", "E" },
     { "mode", 'm', 0, G_OPTION_ARG_STRING, &o->mode, sweep ? "analytical (default) or flow" : "flow (default) or analytical network model", "MODE" },
     { "algo", 'a', 0, G_OPTION_ARG_STRING, &o->algo, "Collective algorithms allowed, as NCCL_ALGO (ring,tree,nvls; hier)", "LIST" },
     { "proto", 'p', 0, G_OPTION_ARG_STRING, &o->proto, "Protocols allowed, as NCCL_PROTO (LL,LL128,Simple)", "LIST" },
