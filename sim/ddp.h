@@ -73,6 +73,7 @@ typedef struct {
   double          critical_batch, steps_to_target;
   double          price_per_gpu_hour;
   int             trace_replicas;      /* replicas drawn in the trace */
+  char            compute_note[512];   /* where the layer times came from, for the report ("" none) */
 } DpsDdpConfig;
 
 typedef struct { char *name; int lane; double start_s, dur_s; gboolean comm; } DpsTraceEvent;

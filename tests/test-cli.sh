@@ -103,6 +103,21 @@ if [ "$(grep -c '^GPT-2 XL,' "$tmp/sw.csv")" -eq 3 ]; then ok; else ko "sweep ro
 expect 0 "dgx1\|DGX-1" -- sweep --gpus 8,16 --topology dgx-h100,dgx1-v100 --bucket-cap-mb 5,25 --format csv
 expect 2 "100000 points asked for, the limit is 10000" -- sweep --gpus 1,2,4,8,16,32,64,128,256,512 --bucket-cap-mb 1,2,3,4,5,6,7,8,9,10 --batch 1,2,3,4,5,6,7,8,9,10 --grad-accum 1,2,3,4,5,6,7,8,9,10 --topology dgx-h100,dgx-a100,aws-p5,aws-p4de,dgx1-v100,pcie-8gpu-2x100g,workstation-4gpu,gb200-nvl72,dgx-h100-oversub2,dgx-h100
 
+# a profile's layer times on another device: an A100's transferred to the
+# H100 (faster: x0.3 to x0.6, between the bandwidth and the peak ratios),
+# used as measured on an A100; CPU cores' refused for a GPU, and said
+f=$(printf '2.5,%.0s' $(seq 17))2.5 b=$(printf '5,%.0s' $(seq 17))5
+printf '[profile]\nformat = 1\nbackend = gpu-nccl\ndevices = 0:NVIDIA A100-SXM4-80GB\n[machine]\nranks_per_node = 1\n[layers.ResNet-50]\nbatch = 256\nforward_ms = %s\nbackward_ms = %s\n' "$f" "$b" >"$tmp/a100.calib"
+sed 's/gpu-nccl/cpu-mpi/; s/0:NVIDIA A100-SXM4-80GB/16 CPU cores/' "$tmp/a100.calib" >"$tmp/cpu.calib"
+rn="--model resnet50 --batch 256 --gpus 8"
+expect 0 "transferred from A100 (NVIDIA A100-SXM4-80GB in .*a100.calib) to H100 SXM5: compute x 0\.[3-6]" -- predict $rn --calibration "$tmp/a100.calib" --topology dgx-h100
+expect 0 "compute *135.00 ms" -- predict $rn --calibration "$tmp/a100.calib" --topology dgx-a100
+expect 0 "used as measured" -- predict $rn --calibration "$tmp/a100.calib" --topology dgx-a100
+expect 0 "measured on CPU cores (16 CPU cores): not used for the H100 SXM5" -- predict $rn --calibration "$tmp/cpu.calib" --topology dgx-h100
+"$bin" predict $rn --topology dgx-h100 | grep "compute  " >"$tmp/plain"
+"$bin" predict $rn --calibration "$tmp/cpu.calib" --topology dgx-h100 | grep "compute  " >"$tmp/refused"
+if cmp -s "$tmp/plain" "$tmp/refused"; then ok; else ko "refused CPU layers still changed the H100's compute"; fi
+
 # dpscale plot: any CSV dpscale writes, by its header
 expect 0 "wrote" -- plot "$tmp/sw.csv" -o "$tmp/replot"
 if [ -s "$tmp/replot.png" ] && [ -s "$tmp/replot.svg" ]; then ok; else ko "plot files"; fi

@@ -1,5 +1,6 @@
 /* cli-ddp.c — see cli-ddp.h. */
 #include "sim/app/cli-ddp.h"
+#include "calibrate/profile-device.h"
 #include "sim/nccl-tune.h"
 #include "sim/base/error.h"
 
@@ -193,7 +194,12 @@ dps_ddp_setup (const DpsDdpOpts *o, const DpsProfile *profile, DpsModel *model, 
     /* co-located ranks (per node) share cores, caches and memory */
     int per_node = n_gpus / dps_topo_n_nodes (*topo);
     dps_profile_apply_params (profile, n_gpus, dps_topo_n_nodes (*topo), &c->coll, &c->algo_mask, &c->proto_mask);
-    dps_profile_apply_model (profile, model, per_node);
+    /* the layer times: on the profile's own machine as measured, on a
+     * named topology's GPU transferred there (or refused, said) */
+    g_autofree char *note = NULL;
+    dps_profile_use_layers (profile, model, per_node, name ? &dps_topo_spec (*topo)->gpu : NULL, &c->compute, &note);
+    if (note)
+      g_strlcpy (c->compute_note, note, sizeof c->compute_note);
     const DpsContention *ct = name ? NULL : dps_profile_contention (profile, per_node);
     if (ct && per_node > 1) {
       /* measured on this machine: overlap slowdowns, and a rank's memory

@@ -45,6 +45,10 @@ emit_table (GString *o, const DpsDdpConfig *c, const DpsDdpResult *r)
                           c->grad_accum > 1 ? "s" : "", r->global_batch, c->global_batch > 0 ? "strong" : "weak");
   g_string_append_printf (o, "  buckets        %d (cap %.3g MiB, first %.3g MiB), %.2f GB all-reduced per step\n\n",
                           r->n_buckets, c->bucket_cap_bytes / 1048576, c->first_bucket_bytes / 1048576, r->comm_bytes / 1e9);
+  if (c->compute_note[0]) {
+    g_string_truncate (o, o->len - 1);
+    g_string_append_printf (o, "  layers         %s\n\n", c->compute_note);
+  }
   if (c->trials > 1)
     g_string_append_printf (o, "  step time      %9.2f ms   90%% interval %.2f to %.2f ms over %d trials\n",
                             r->step_mean_s * 1e3, r->step_p5_s * 1e3, r->step_p95_s * 1e3, c->trials);
