@@ -32,7 +32,35 @@ dps_ddp_config_default (DpsDdpConfig *c)
   c->trials = 1;
   c->seed = 1;
   c->trace_replicas = 8;
+  c->contention = -1;
   c->contention_comm = -1;
+}
+
+/* What NCCL's all-reduce kernels take from backward while they overlap
+ * it, on the topology's GPU: the SMs they hold (nccl_sms of sm_count,
+ * sim/device.c) from its compute-bound kernels, and the HBM traffic they
+ * make from its memory-bound ones.  A ring all-reduce at bus bandwidth B
+ * reads its chunk, writes the incoming one and reads it back to reduce:
+ * about 3 B of HBM traffic, B the GPU's share of its slowest level (its
+ * NVLink inside a node, its NICs across nodes).  Weighted by the share of
+ * backward each kind of kernel takes (the compute model's split):
+ *   contention = sms_share x (1 - mem_share) + 3 B / HBM x mem_share.
+ * 0 for a device dpscale has no figures for (CPU ranks: their contention
+ * is measured by dpscale calibrate and given by the profile). */
+double
+dps_ddp_default_contention (const DpsDdpConfig *c, double batch)
+{
+  const DpsTopoSpec *s = dps_topo_spec (c->topo);
+  const DpsKnownDevice *k = dps_device_lookup (s->gpu.model);
+  if (!k || c->n_gpus < 2)
+    return 0;
+  double sms = (double) k->nccl_sms / k->sm_count;
+  double bus = dps_topo_gpu_intra_bw_Bps (c->topo);
+  if (c->n_gpus > s->gpus_per_node && s->n_nics > 0)
+    bus = MIN (bus, s->nic_bw_Bps * s->n_nics / s->gpus_per_node);
+  double hbm = MIN (1, 3 * bus / s->gpu.memory_bw_Bps);
+  double mem = dps_compute_memory_bound_share (c->model, &s->gpu, &c->compute, batch);
+  return sms * (1 - mem) + hbm * mem;
 }
 
 /* Per-layer forward and backward seconds of one replica at batch (the
@@ -152,7 +180,7 @@ bucket_bytes (const DpsDdpConfig *c, const DpsBuckets *bk, const DpsBucket *b)
 }
 
 typedef struct {
-  double step, compute, straggler, exposed, comm_total;
+  double step, compute, straggler, exposed, comm_total, contention;
 } TrialOut;
 
 static void
@@ -228,6 +256,7 @@ trial (const DpsDdpConfig *c, DpsCollCost *cost, const DpsBuckets *bk, const dou
   out->straggler = max_end - sum_end / weight_sum;
   out->exposed = MAX (0, s.comm_end - bwd_done);
   out->comm_total = s.comm_total;
+  out->contention = s.extension;
   out->step = MAX (bwd_done, s.comm_end) + opt_s;
   trace_add (trace, "optimizer", -2, MAX (bwd_done, s.comm_end), opt_s, FALSE);
   for (int a = 0; a < DPS_ALGO_COUNT; a++)
@@ -278,6 +307,11 @@ dps_ddp_simulate (const DpsDdpConfig *c, DpsDdpResult *out, GError **error)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--batch: must be at least 1");
     return FALSE;
   }
+  /* the device's contention unless one is given */
+  DpsDdpConfig resolved = *c;
+  if (resolved.contention < 0)
+    resolved.contention = dps_ddp_default_contention (c, batch);
+  c = &resolved;
   const DpsModel *m = c->model;
   int L = dps_model_n_layers (m);
   DpsBuckets *bk = dps_buckets_assign (m, c->bucket_cap_bytes, c->first_bucket_bytes, dps_dtype_bytes (c->grad_dtype));
@@ -319,6 +353,7 @@ dps_ddp_simulate (const DpsDdpConfig *c, DpsDdpResult *out, GError **error)
     sum.straggler += o.straggler;
     sum.exposed += o.exposed;
     sum.comm_total += o.comm_total;
+    sum.contention += o.contention;
   }
   int T = c->trials;
   dps_sort_doubles (steps, (gsize) T);
@@ -333,6 +368,8 @@ dps_ddp_simulate (const DpsDdpConfig *c, DpsDdpResult *out, GError **error)
   out->straggler_s = sum.straggler / T;
   out->exposed_comm_s = sum.exposed / T;
   out->comm_total_s = sum.comm_total / T;
+  out->contention = c->contention;
+  out->contention_s = sum.contention / T;
   out->optimizer_s = opt_s;
   out->overlap = out->comm_total_s > 0 ? 1 - out->exposed_comm_s / out->comm_total_s : 1;
   /* the input pipeline: each node's loader must supply its GPUs' samples */

@@ -52,7 +52,8 @@ typedef struct {
   int             grad_accum;
   gboolean        no_overlap, find_unused, grad_as_bucket_view, mixed;
   DpsOptimizer    optimizer;
-  double          contention;          /* 0: none; 0.2: compute (and comm) 20% slower while overlapping */
+  double          contention;          /* 0: none; 0.2: compute (and comm) 20% slower while overlapping;
+                                        * < 0 (the default): the device's (dps_ddp_default_contention) */
   double          contention_comm;     /* the communication's own slowdown; < 0: the same as contention */
   double          optimizer_s;         /* > 0: the optimizer step's time, as given (an emulator's wait) */
   double          launch_s;            /* a collective launched while none runs starts this much later
@@ -83,6 +84,8 @@ typedef struct {
   double  batch_per_replica, global_batch;
   double  step_mean_s, step_p5_s, step_p95_s;
   double  compute_s, straggler_s, exposed_comm_s, optimizer_s, comm_total_s, loader_bound_s;
+  double  contention;                  /* the slowdown of compute while all-reduces overlap it */
+  double  contention_s;                /* what it added to backward (part of compute_s) */
   double  overlap;                     /* share of communication hidden behind backward */
   double  single_step_s;               /* one replica, same per-replica batch */
   double  efficiency;
@@ -97,6 +100,7 @@ typedef struct {
 } DpsDdpResult;
 
 void     dps_ddp_config_default (DpsDdpConfig *c);
+double   dps_ddp_default_contention (const DpsDdpConfig *c, double batch);
 void     dps_ddp_compute_times (const DpsDdpConfig *c, double batch, double *fwd_s, double *bwd_s, double *opt_s);
 gboolean dps_ddp_simulate (const DpsDdpConfig *c, DpsDdpResult *out, GError **error);
 void     dps_ddp_result_clear (DpsDdpResult *r);

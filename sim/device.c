@@ -33,23 +33,30 @@ dps_dtype_bytes (DpsDtype dtype)
 }
 
 /* NVIDIA datasheets, dense tensor figures (no sparsity), SXM parts unless
- * named: fp32, tf32, fp16, bf16 TFLOP/s, memory GB, GB/s, SMs.  The V100
+ * named: fp32, tf32, fp16, bf16 TFLOP/s, memory GB, GB/s, SMs, and the
+ * SMs NCCL's kernels occupy (one block per channel): 24 of the H100's 132
+ * measured with Nsight Systems for an all-gather beside a GEMM (NVIDIA
+ * developer forum, "Compute-Communication Overlap Causes Severe GEMM
+ * Performance Degradation because of Tail Effect", 2025); NCCL opens
+ * 16 to 32 channels on NVSwitch systems of that generation.  Assumed for
+ * the others in proportion to their NVLink generation's channels: V100 8,
+ * A100 16, B200 32; L40S (PCIe, no NVLink) 8.  The V100
  * has no tf32 or bf16 units (fp32 and fp16 stand in).  Looked up by the
  * tokens in the name, the more specific rows first. */
 static const struct {
   const char *token, *also;
   double fp32, tf32, fp16, bf16, mem_GB, bw_GBps;
-  int sms;
+  int sms, nccl_sms;
 } known[] = {
-  { "H200", NULL, 67, 494, 989, 989, 141, 4800, 132 },
-  { "H100", "PCIE", 51, 378, 756, 756, 80, 2000, 114 },
-  { "H100", NULL, 67, 494, 989, 989, 80, 3350, 132 },
-  { "A100", "40GB", 19.5, 156, 312, 312, 40, 1555, 108 },
-  { "A100", "PCIE", 19.5, 156, 312, 312, 80, 1935, 108 },
-  { "A100", NULL, 19.5, 156, 312, 312, 80, 2039, 108 },
-  { "V100", NULL, 15.7, 15.7, 125, 125, 32, 900, 80 },
-  { "B200", NULL, 80, 1100, 2250, 2250, 192, 8000, 148 },
-  { "L40S", NULL, 91.6, 183, 362, 362, 48, 864, 142 },
+  { "H200", NULL, 67, 494, 989, 989, 141, 4800, 132, 24 },
+  { "H100", "PCIE", 51, 378, 756, 756, 80, 2000, 114, 16 },
+  { "H100", NULL, 67, 494, 989, 989, 80, 3350, 132, 24 },
+  { "A100", "40GB", 19.5, 156, 312, 312, 40, 1555, 108, 16 },
+  { "A100", "PCIE", 19.5, 156, 312, 312, 80, 1935, 108, 8 },
+  { "A100", NULL, 19.5, 156, 312, 312, 80, 2039, 108, 16 },
+  { "V100", NULL, 15.7, 15.7, 125, 125, 32, 900, 80, 8 },
+  { "B200", NULL, 80, 1100, 2250, 2250, 192, 8000, 148, 32 },
+  { "L40S", NULL, 91.6, 183, 362, 362, 48, 864, 142, 8 },
 };
 
 /* The known device whose tokens name contains (case and '-', '_' aside),
@@ -70,6 +77,7 @@ dps_device_lookup (const char *name)
       d->memory_bytes = known[i].mem_GB * 1e9;
       d->memory_bw_Bps = known[i].bw_GBps * 1e9;
       table[i].sm_count = known[i].sms;
+      table[i].nccl_sms = known[i].nccl_sms;
     }
     g_once_init_leave (&done, 1);
   }

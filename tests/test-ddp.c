@@ -4,6 +4,8 @@
 #include "sim/coll-cost.h"
 #include "sim/topo-load.h"
 #include "sim/base/error.h"
+#include "sim/compute.h"
+#include "test-util.h"
 
 #include <math.h>
 #include <string.h>
@@ -415,6 +417,53 @@ test_refused (void)
   g_assert_nonnull (strstr (e->message, "--global-batch"));
 }
 
+/* The default contention (dps_ddp_default_contention): NCCL's 24 SMs of
+ * the H100's 132 taken from backward's compute-bound kernels, and the
+ * all-reduce's HBM traffic (3 x its bus bandwidth, NVLink's inside a
+ * node, a GPU's NIC share across nodes) of 3350 GB/s from its
+ * memory-bound ones; none at one GPU or on a device without figures. */
+static void
+test_default_contention (void)
+{
+  g_autoptr (GError) e = NULL;
+  g_autoptr (DpsModel) m = dps_model_load ("resnet50", &e);
+  g_assert_no_error (e);
+  g_autoptr (DpsTopo) one = test_shipped_topo ("dgx-h100", 1), two = test_shipped_topo ("dgx-h100", 2);
+  DpsDdpConfig c;
+  config (&c, m, one);
+  c.compute.dtype = DPS_DTYPE_FP16;
+  c.mixed = TRUE;
+  const DpsTopoSpec *s = dps_topo_spec (one);
+  double mem = dps_compute_memory_bound_share (m, &s->gpu, &c.compute, 256);
+  g_assert_cmpfloat (mem, >, 0.05);
+  g_assert_cmpfloat (mem, <, 0.95);
+  double intra = 24.0 / 132 * (1 - mem) + MIN (1, 3 * dps_topo_gpu_intra_bw_Bps (one) / 3350e9) * mem;
+  g_assert_cmpfloat (REL (dps_ddp_default_contention (&c, 256), intra), <, 1e-9);
+  g_assert_cmpfloat (intra, >, 0.1);
+  g_assert_cmpfloat (intra, <, 0.4);
+  /* across nodes a GPU's bus is its share of the NICs: less HBM traffic */
+  config (&c, m, two);
+  c.compute.dtype = DPS_DTYPE_FP16;
+  double nic = s->nic_bw_Bps * s->n_nics / s->gpus_per_node;
+  double inter = 24.0 / 132 * (1 - mem) + 3 * nic / 3350e9 * mem;
+  g_assert_cmpfloat (REL (dps_ddp_default_contention (&c, 256), inter), <, 1e-9);
+  g_assert_cmpfloat (inter, <, intra);
+  /* the simulator uses it unless one is given, and says what it cost */
+  DpsDdpResult r;
+  c.batch = 256;
+  run (&c, &r);
+  g_assert_cmpfloat (REL (r.contention, inter), <, 1e-9);
+  g_assert_cmpfloat (r.contention_s, >, 0);
+  dps_ddp_result_clear (&r);
+  /* one GPU: nothing overlaps; an unknown device ("g"): no figures */
+  config (&c, m, one);
+  c.n_gpus = 1;
+  g_assert_cmpfloat (dps_ddp_default_contention (&c, 256), ==, 0);
+  g_autoptr (DpsTopo) t = make_topo (1, 100, 100);
+  config (&c, m, t);
+  g_assert_cmpfloat (dps_ddp_default_contention (&c, 256), ==, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -433,5 +482,6 @@ main (int argc, char **argv)
   g_test_add_func ("/ddp/convergence-and-cost", test_convergence_and_cost);
   g_test_add_func ("/ddp/loader", test_loader);
   g_test_add_func ("/ddp/refused", test_refused);
+  g_test_add_func ("/ddp/default-contention", test_default_contention);
   return g_test_run ();
 }

@@ -28,7 +28,7 @@ dps_ddp_options (DpsDdpOpts *o, gboolean sweep)
     { "no-overlap", 0, 0, G_OPTION_ARG_NONE, &o->no_overlap, "All-reduce only after backward (shows what overlap buys)", NULL },
     { "find-unused", 0, 0, G_OPTION_ARG_NONE, &o->find_unused, "find_unused_parameters=True: one more small all-reduce", NULL },
     { "grad-as-bucket-view", 0, 0, G_OPTION_ARG_NONE, &o->gabv, "gradient_as_bucket_view=True: no bucket copy in memory", NULL },
-    { "contention", 0, 0, G_OPTION_ARG_DOUBLE, &o->contention, "Slowdown of compute and communication while they overlap (0.1 = 10%)", "F" },
+    { "contention", 0, 0, G_OPTION_ARG_DOUBLE, &o->contention, "Slowdown of compute and communication while they overlap (0.1 = 10%; default: the GPU's, NCCL's SMs and HBM traffic)", "F" },
     { "jitter", 0, 0, G_OPTION_ARG_DOUBLE, &o->jitter, "Per-layer compute jitter, coefficient of variation (0.05 = 5%)", "CV" },
     { "slow-replicas", 0, 0, G_OPTION_ARG_INT, &o->slow_replicas, "Number of slow replicas", "K" },
     { "slow-factor", 0, 0, G_OPTION_ARG_DOUBLE, &o->slow_factor, "How much slower the slow replicas compute (default 1.5)", "F" },
@@ -138,7 +138,7 @@ dps_ddp_opts_apply (const DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
   if (!dps_cli_parse_masks (o->algo, o->proto, &c->algo_mask, &c->proto_mask, error))
     return FALSE;
   if (!check_range ("--global-batch", o->global_batch, 0, 1e9, error)
-      || !check_range ("--contention", o->contention, 0, 10, error)
+      || (o->contention != -1 && !check_range ("--contention", o->contention, 0, 10, error))
       || !check_range ("--jitter", o->jitter, 0, 10, error)
       || !check_range ("--slow-factor", o->slow_factor, 0, 1000, error)
       || !check_range ("--os-noise-ms", o->os_noise_ms, 0, 1e6, error)
@@ -161,7 +161,8 @@ dps_ddp_opts_apply (const DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
   c->no_overlap = o->no_overlap;
   c->find_unused = o->find_unused;
   c->grad_as_bucket_view = o->gabv;
-  c->contention = o->contention;
+  if (o->contention != -1)   /* -1: not given, the device's own (dps_ddp_default_contention) */
+    c->contention = o->contention;
   c->jitter_cv = o->jitter;
   c->slow_replicas = o->slow_replicas;
   c->slow_factor = o->slow_factor > 0 ? o->slow_factor : 1.5;

@@ -56,6 +56,9 @@ emit_table (GString *o, const DpsDdpConfig *c, const DpsDdpResult *r)
     g_string_append_printf (o, "  step time      %9.2f ms\n", r->step_mean_s * 1e3);
   g_string_append_printf (o, "    compute      %9.2f ms   forward + backward%s\n", r->compute_s * 1e3,
                           c->grad_accum > 1 ? " of every micro-step" : "");
+  if (r->contention_s > 0)
+    g_string_append_printf (o, "    contention   %9.2f ms   of compute: backward %.0f%% slower while all-reduces overlap it\n",
+                            r->contention_s * 1e3, 100 * r->contention);
   g_string_append_printf (o, "    stragglers   %9.2f ms   waiting for the slowest replica\n", r->straggler_s * 1e3);
   g_string_append_printf (o, "    exposed comm %9.2f ms   of %.2f ms of all-reduce (%.0f%% hidden behind backward)\n",
                           r->exposed_comm_s * 1e3, r->comm_total_s * 1e3, r->overlap * 100);
@@ -198,7 +201,7 @@ emit_json (GString *o, const DpsDdpConfig *c, const DpsDdpResult *r)
 int
 dps_cmd_predict (int argc, char **argv)
 {
-  DpsDdpOpts o = { .seed = 1 };
+  DpsDdpOpts o = { .seed = 1, .contention = -1 };
   g_autofree GOptionEntry *entries = dps_ddp_options (&o, FALSE);
   GError *error = NULL;
   int status = 0;

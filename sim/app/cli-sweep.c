@@ -38,7 +38,7 @@ num_list (const char *flag, const char *text, const char *def, double lo, double
 int
 dps_cmd_sweep (int argc, char **argv)
 {
-  DpsDdpOpts o = { .seed = 1 };
+  DpsDdpOpts o = { .seed = 1, .contention = -1 };
   g_autofree GOptionEntry *entries = dps_ddp_options (&o, TRUE);
   GError *error = NULL;
   if (!dps_cli_parse ("sweep", "many DDP configurations: a table, a CSV and a plot",
