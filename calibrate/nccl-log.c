@@ -36,9 +36,12 @@ is_wrong_field (const char *s, int *wrong)
   return TRUE;
 }
 
-/* Parses one log's text, appending its points to into. */
+/* Parses one log's text, appending its points to into; hints (may be NULL)
+ * give the rank and host counts where the log has no "#  Rank" lines, allow
+ * a table without its footer, and receive the test's operation. */
 gboolean
-dps_nccl_log_parse (const char *name, const char *text, gssize len, DpsCalData *into, GError **error)
+dps_nccl_log_parse_hinted (const char *name, const char *text, gssize len, DpsNcclLogHints *hints,
+                           DpsCalData *into, GError **error)
 {
   if (len < 0)
     len = (gssize) strlen (text);
@@ -62,6 +65,9 @@ dps_nccl_log_parse (const char *name, const char *text, gssize len, DpsCalData *
         footer = TRUE;
       if (strstr (l, "algbw") && strstr (l, "busbw"))
         header = TRUE;
+      const char *cts = strstr (l, "Collective test starting:");
+      if (cts && hints && !hints->test)
+        hints->test = g_strstrip (g_strdup (cts + strlen ("Collective test starting:")));
       g_auto (GStrv) t = g_strsplit_set (l + 1, " \t", -1);
       /* "#  Rank  0 Group  0 Pid  123 on HOST device  0 [0x07] NAME" (older: no Group) */
       int n = 0;
@@ -76,6 +82,17 @@ dps_nccl_log_parse (const char *name, const char *text, gssize len, DpsCalData *
             g_hash_table_add (hosts, g_strdup (tok[j + 1]));
             break;
           }
+      continue;
+    }
+    /* tables pasted without their '#': the same header, units and footer lines */
+    if (strstr (l, "Avg bus bandwidth")) {
+      footer = TRUE;
+      continue;
+    }
+    if (!g_ascii_isdigit (l[0]) && ((strstr (l, "algbw") && strstr (l, "busbw")) || g_str_has_prefix (l, "(B)")
+                                    || g_str_has_prefix (l, "Out of bounds") || g_str_has_prefix (l, "nThread")
+                                    || strstr (l, "out-of-place"))) {
+      header = header || (strstr (l, "algbw") && strstr (l, "busbw"));
       continue;
     }
     if (!header)
@@ -115,6 +132,8 @@ dps_nccl_log_parse (const char *name, const char *text, gssize len, DpsCalData *
       return dps_set_error_at (error, name, ln, "not an nccl-tests result row: '%s'", l);
     }
     last_line = ln;
+    if (hints && hints->redop[0] == 0)
+      g_strlcpy (hints->redop, tok[3], sizeof hints->redop);
     if (size == 0 || t_oop <= 0)
       continue;
     if (alg > 0 && bus > 0 && ratio == 0)
@@ -124,13 +143,17 @@ dps_nccl_log_parse (const char *name, const char *text, gssize len, DpsCalData *
     g_array_append_val (rows, p);
   }
   int n_ranks = (int) g_hash_table_size (ranks), n_nodes = MAX (1, (int) g_hash_table_size (hosts));
+  if (hints && hints->ranks > 0 && n_ranks == 0) {
+    n_ranks = hints->ranks;
+    n_nodes = MAX (hints->hosts, 1);
+  }
   g_hash_table_unref (ranks);
   g_hash_table_unref (hosts);
   if (!header)
     dps_set_error_at (error, name, 0, "no nccl-tests table (no header line with algbw and busbw)");
   else if (rows->len == 0)
     dps_set_error_at (error, name, 0, "no result rows");
-  else if (!footer)
+  else if (!footer && !(hints && hints->footer_optional))
     dps_set_error_at (error, name, last_line, "the log is cut short: no '# Avg bus bandwidth' footer after the last row");
   else {
     if (n_ranks == 0 && ratio > 0 && ratio < 2)
@@ -149,6 +172,12 @@ dps_nccl_log_parse (const char *name, const char *text, gssize len, DpsCalData *
   }
   g_array_free (rows, TRUE);
   return ok;
+}
+
+gboolean
+dps_nccl_log_parse (const char *name, const char *text, gssize len, DpsCalData *into, GError **error)
+{
+  return dps_nccl_log_parse_hinted (name, text, len, NULL, into, error);
 }
 
 gboolean

@@ -11,5 +11,14 @@
 
 #include "calibrate/caldata.h"
 
+typedef struct {
+  int      ranks, hosts;       /* in: where the log has no "#  Rank" lines (0: unknown) */
+  gboolean footer_optional;    /* in: a table without its footer is whole (a pasted table) */
+  char    *test;               /* out: "Collective test starting:" name, a new string; NULL none */
+  char     redop[16];          /* out: the first row's redop column ("sum", "none") */
+} DpsNcclLogHints;
+
+gboolean dps_nccl_log_parse_hinted (const char *name, const char *text, gssize len, DpsNcclLogHints *hints,
+                                    DpsCalData *into, GError **error);
 gboolean dps_nccl_log_parse (const char *name, const char *text, gssize len, DpsCalData *into, GError **error);
 gboolean dps_nccl_log_load (const char *path, DpsCalData *into, GError **error);

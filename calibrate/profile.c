@@ -1,5 +1,6 @@
 /* profile.c — see profile.h. */
 #include "calibrate/profile.h"
+#include "calibrate/profile-network.h"
 #include "sim/base/keyfile.h"
 #include "sim/nccl-tune.h"
 #include "sim/base/error.h"
@@ -41,6 +42,7 @@ dps_profile_free (DpsProfile *p)
   g_free (p->created);
   g_free (p->machine_name);
   g_free (p->run_section);
+  g_free (p->net_topology);
   g_array_free (p->contention, TRUE);
   dps_cal_data_free (p->data);
   g_array_free (p->gemm, TRUE);
@@ -129,6 +131,7 @@ dps_profile_save (const DpsProfile *p, const char *path, GError **error)
     g_autofree char *group = g_strdup_printf ("fit.%d.%d", p->fit.group[g].ranks, p->fit.group[g].nodes);
     save_level (k, group, &p->fit.group[g]);
   }
+  dps_profile_network_save (p, k);
   if (p->gemm_peak_flops > 0)
     g_key_file_set_double (k, "compute", "gemm_fp32_gflops", p->gemm_peak_flops / 1e9);
   if (p->copy_bw_Bps > 0)
@@ -403,7 +406,7 @@ dps_profile_load_data (const char *name, const char *data, gssize len, GError **
 static DpsProfile *
 profile_from_keyfile (const DpsKeyFile *kf, const char *path, GError **error)
 {
-  static const char *const groups[] = { "profile", "machine", "compute", NULL };
+  static const char *const groups[] = { "profile", "machine", "compute", "network", NULL };
   static const char *const prefixes[] = { "fit.", "layers.", "measure.allreduce.", "contention.", "run.", NULL };
   static const char *const pkeys[] = { "format", "backend", "created", "host", "library", "devices", "env",
                                        "source", "gap_ms", "gap_waits", "handoff_us", NULL };
@@ -467,6 +470,8 @@ profile_from_keyfile (const DpsKeyFile *kf, const char *path, GError **error)
       if (!load_level (kf, gnames[i], &p->fit.group[p->fit.n_groups++], error))
         return NULL;
     }
+  if (!dps_profile_network_load (p, kf, error))
+    return NULL;
   if (dps_key_file_has_group (kf, "compute")) {
     static const char *const ckeys[] = { "gemm_fp32_gflops", "copy_GBps", "gemm", NULL };
     double g, c;
@@ -589,6 +594,10 @@ void
 dps_profile_apply_params (const DpsProfile *p, int ranks, int nodes, DpsCollParams *params,
                           guint *algo_mask, guint *proto_mask)
 {
+  if (dps_profile_uses_network (p, ranks, nodes)) {
+    dps_netfit_apply_params (&p->net, params, algo_mask);
+    return;
+  }
   const DpsFitLevel *lv = dps_fit_nearest (&p->fit, ranks, nodes > 1);
   if (!lv)
     return;   /* one device: nothing was fitted, nothing to replace */
@@ -624,6 +633,10 @@ dps_profile_apply_params (const DpsProfile *p, int ranks, int nodes, DpsCollPara
 void
 dps_profile_apply_topo (const DpsProfile *p, DpsTopoSpec *spec, int ranks, int nodes)
 {
+  if (dps_profile_uses_network (p, ranks, nodes)) {
+    dps_netfit_apply_spec (&p->net, spec);
+    return;
+  }
   const DpsFitLevel *intra = dps_fit_nearest (&p->fit, MIN (ranks, spec->gpus_per_node), FALSE);
   const DpsFitLevel *inter = dps_fit_nearest (&p->fit, ranks, TRUE);
   if (intra && intra->nodes == 1 && spec->intra != DPS_INTRA_NVLINK_MESH)

@@ -7,6 +7,9 @@
  * [machine]            (CPU backend) the calibrated machine: ranks_per_node, name
  * [fit.R.N]            the fit for R ranks on N nodes: regimes, max_bytes, latency_us,
  *                      bw_GBps, rms_error
+ * [network]            the joint fit of the simulator's own figures (netfit.h): topology
+ *                      (what they scale), intra_bw, nic_bw, intra_lat, net_lat, nvls (each a
+ *                      multiplier, with NAME_sd), rms_log, points, ring_only
  * [compute]            gemm_fp32_gflops (best), copy_GBps, gemm = dtype,m,n,k,GFLOP/s; ...
  * [layers.R.MODEL]     R ranks computing at once: batch, forward_ms, backward_ms
  *                      (one entry per layer; [layers.MODEL] is one rank),
@@ -27,6 +30,7 @@
 
 #include "calibrate/caldata.h"
 #include "calibrate/fit.h"
+#include "calibrate/netfit.h"
 #include "sim/coll.h"
 #include "sim/topo.h"
 #include "sim/model.h"
@@ -62,6 +66,8 @@ typedef struct {
   GPtrArray *layers;               /* DpsLayerTimes */
   GArray    *contention;           /* DpsContention, per rank count */
   char      *run_section;          /* a [run.*] section: step times of a training run (refused by validate) */
+  DpsNetFit  net;                  /* the joint network fit; net.fitted FALSE in older profiles */
+  char      *net_topology;         /* the topology it scales (a shipped name or a path); NULL: the machine */
 } DpsProfile;
 
 DpsProfile *dps_profile_new (DpsCalData *data);
@@ -76,6 +82,8 @@ void        dps_profile_apply_params (const DpsProfile *p, int ranks, int nodes,
                                       guint *algo_mask, guint *proto_mask);
 void        dps_profile_apply_topo (const DpsProfile *p, DpsTopoSpec *spec, int ranks, int nodes);
 DpsTopoSpec *dps_profile_machine_spec (const DpsProfile *p, int ranks, int nodes);
+gboolean    dps_profile_fit_network (DpsProfile *p, const char *topology, GError **error);
+gboolean    dps_profile_uses_network (const DpsProfile *p, int ranks, int nodes);
 const DpsContention *dps_profile_contention (const DpsProfile *p, int ranks);
 /* how long a collective handed over while the replicas go on computing
  * waits to run, measured at the rank count nearest to ranks (0: unknown) */

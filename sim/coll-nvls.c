@@ -51,7 +51,7 @@ nvls_plan (const DpsCollCtx *ctx, DpsPlan *plan)
   for (int p = 0; p < DPS_PROTO_COUNT; p++)
     ph->latency_s[p] = ctx->params->base_s[DPS_ALGO_NVLS][p]
                        + ctx->params->step_s[DPS_ALGO_NVLS][DPS_LINK_NVLINK][p]
-                       + 2 * dps_ceil_log2 (m) * ctx->params->step_s[DPS_ALGO_NVLS][DPS_LINK_NET][p];
+                       + 2 * dps_ceil_log2 (m) * dps_tune_step_s (ctx, DPS_ALGO_NVLS, DPS_LINK_NET, p);
   if (m == 1) {
     switch_flows (ctx, ph, S, S);
     return;

@@ -240,6 +240,15 @@ dps_plan_add_phase (DpsPlan *plan)
   return dps_plan_add_phase_sized (plan, 0);
 }
 
+/* The topology's NVLS efficiency; a spec built in code (0) has NCCL's
+ * Hopper figure. */
+static double
+nvls_efficiency (const DpsTopo *topo)
+{
+  double e = dps_topo_spec (topo)->nvls_efficiency;
+  return e > 0 ? e : DPS_NVLS_EFFICIENCY_DEFAULT;
+}
+
 /* Builds the plan of ctx->algo; FALSE with a reason when the algorithm
  * does not apply (operation, topology). */
 gboolean
@@ -252,7 +261,8 @@ dps_coll_build_plan (const DpsCollCtx *ctx, DpsPlan **out, GError **error)
   plan->latency_only = ctx->latency_only;
   for (int p = 0; p < DPS_PROTO_COUNT; p++)
     plan->payload[p] = dps_tune_proto_ok (ctx->algo, p)
-                       ? ctx->params->bw_factor[ctx->algo][p] * ctx->params->algo_bw_factor[ctx->algo] : 0;
+                       ? ctx->params->bw_factor[ctx->algo][p] * ctx->params->algo_bw_factor[ctx->algo]
+                         * (ctx->algo == DPS_ALGO_NVLS ? nvls_efficiency (ctx->topo) : 1) : 0;
   if (dps_ctx_n_ranks (ctx) > 1 && ctx->bytes > 0)
     a->plan (ctx, plan);
   *out = plan;

@@ -43,7 +43,8 @@ dps_coll_params_nccl (DpsCollParams *p)
   memcpy (p->bw_factor, bw, sizeof bw);
   for (int a = 0; a < DPS_ALGO_COUNT; a++)
     p->algo_bw_factor[a] = 1.0;
-  p->algo_bw_factor[DPS_ALGO_NVLS] = 0.85;   /* NCCL's Hopper NVLS efficiency */
+  /* NVLS's own efficiency is the topology's (nvls_efficiency: NCCL's
+   * per-generation figure); a calibration may scale it */
 }
 
 /* NVLS runs only the Simple protocol; the others run all three. */
@@ -97,6 +98,8 @@ double
 dps_tune_step_s (const DpsCollCtx *ctx, DpsAlgo algo, DpsLinkKind kind, DpsProto proto)
 {
   double s = ctx->params->step_s[algo][kind][proto];
+  if (kind == DPS_LINK_NET)
+    s += dps_topo_spec (ctx->topo)->net_extra_s;
   if (kind != DPS_LINK_NET && ctx->n_nodes > 1 && algo != DPS_ALGO_NVLS) {
     double o = ctx->params->net_overhead_s * (proto == DPS_PROTO_SIMPLE ? 3 : 1);
     s = MAX (s, o);
@@ -189,5 +192,35 @@ dps_coll_choose (const DpsCollCtx *ctx, guint algo_mask, guint proto_mask,
     if (raw > 0)
       out->time_s *= dps_tune_calibrated (ctx->params, ctx->bytes, choose_time, &a) / raw;
   }
+  return TRUE;
+}
+
+/* The time of one collective as NCCL would run it: the choice of
+ * dps_coll_choose, timed in mode (flow-level: its plan on an empty network,
+ * scaled as a calibration's correction scales the estimate).  out->plan is
+ * released; out->time_s is the time in that mode. */
+gboolean
+dps_coll_predict (const DpsCollCtx *ctx, guint algo_mask, guint proto_mask, DpsNetMode mode,
+                  DpsCollChoice *out, GError **error)
+{
+  if (!dps_coll_choose (ctx, algo_mask, proto_mask, out, error))
+    return FALSE;
+  if (mode == DPS_MODE_FLOW) {
+    double scale = 1;
+    if (ctx->params->n_corr) {
+      DpsCollParams bare = *ctx->params;
+      bare.n_corr = 0;
+      DpsCollCtx raw = *ctx;
+      raw.params = &bare;
+      DpsCollChoice rc;
+      if (dps_coll_choose (&raw, algo_mask, proto_mask, &rc, NULL)) {
+        scale = out->time_s / rc.time_s;
+        dps_plan_unref (rc.plan);
+      }
+    }
+    out->time_s = dps_plan_time_flow (ctx->topo, out->plan, out->proto) * scale;
+  }
+  dps_plan_unref (out->plan);
+  out->plan = NULL;
   return TRUE;
 }

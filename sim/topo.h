@@ -28,6 +28,12 @@
 
 typedef enum { DPS_INTRA_NVSWITCH, DPS_INTRA_NVLINK_MESH, DPS_INTRA_PCIE } DpsIntraKind;
 typedef enum { DPS_FABRIC_SWITCH, DPS_FABRIC_FAT_TREE, DPS_FABRIC_RAIL } DpsFabricKind;
+/* How NCCL's network steps travel between nodes: InfiniBand verbs (NCCL's
+ * own latency tables are for it), RoCE, AWS EFA (libfabric through
+ * aws-ofi-nccl), host sockets (NCCL_NET=Socket), GPUDirect-TCPX/TCPXO. */
+typedef enum { DPS_NET_IB, DPS_NET_ROCE, DPS_NET_EFA, DPS_NET_SOCKET, DPS_NET_TCPX, DPS_NET_TRANSPORTS } DpsNetTransport;
+/* NCCL's NVLS efficiency on Hopper (src/graph/tuning.cc nvlsEfficiency) */
+#define DPS_NVLS_EFFICIENCY_DEFAULT 0.85
 /* Link kinds, in NCCL's order (its latency tables are indexed by them). */
 typedef enum { DPS_LINK_NVLINK, DPS_LINK_PCI, DPS_LINK_NET, DPS_LINK_KINDS } DpsLinkKind;
 typedef enum {
@@ -45,7 +51,8 @@ typedef struct {
   char          *name;
   char          *description;
   char          *path;              /* where it was loaded from, or NULL */
-  int            gpus_per_node;
+  int            gpus_per_node;     /* a node is one NVLink domain */
+  int            gpus_per_host;     /* of one host (tray) of a node: an NVL72 rack is 18 hosts of 4 */
   DpsDeviceSpec  gpu;
   /* inside a node */
   DpsIntraKind   intra;
@@ -53,6 +60,7 @@ typedef struct {
                                        mesh: one NVLink per direction */
   double         intra_latency_s;   /* per hop */
   gboolean       nvls;              /* NVSwitch multicast/reduction (SHARP in the switch) */
+  double         nvls_efficiency;   /* fraction of the NVLink bandwidth NVLS reaches */
   int            pcie_switches;     /* pcie: GPUs spread evenly over this many switches */
   double         pcie_uplink_Bps;   /* pcie: switch to host bridge */
   DpsMeshLink   *mesh;              /* nvlink-mesh: GPU pairs and link counts */
@@ -64,6 +72,8 @@ typedef struct {
   double         nic_bw_Bps;        /* per NIC per direction, reachable (line rate x efficiency) */
   int           *gpu_nic;           /* per GPU: the NIC it uses (-1: none) */
   int           *nic_gpu;           /* per NIC: the first GPU attached to it */
+  DpsNetTransport net_transport;
+  double         net_extra_s;       /* latency of a network step beyond NCCL's InfiniBand tables */
   /* between nodes */
   DpsFabricKind  fabric;
   double         fabric_latency_s;  /* per switch hop */
@@ -89,6 +99,8 @@ typedef struct {
 typedef struct DpsTopo DpsTopo;
 
 DpsTopoSpec   *dps_topo_spec_copy (const DpsTopoSpec *spec);
+double         dps_net_transport_extra_us (DpsNetTransport t);
+const char    *dps_net_transport_name (DpsNetTransport t);
 void           dps_topo_spec_free (DpsTopoSpec *spec);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (DpsTopoSpec, dps_topo_spec_free)
 

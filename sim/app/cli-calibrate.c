@@ -5,6 +5,7 @@
 #include "sim/app/cli.h"
 #include "sim/app/cli-util.h"
 #include "calibrate/profile.h"
+#include "calibrate/profile-network.h"
 #include "calibrate/nccl-log.h"
 #include "calibrate/cpu-calibrate.h"
 #include "calibrate/gpu.h"
@@ -93,6 +94,46 @@ fit (DpsProfile *prof, GError **error)
   return dps_fit_levels (prof->data, &prof->fit, error);
 }
 
+/* The joint fit of the network figures (netfit.h) on topology (NULL: the
+ * machine measured) where 2+ ranks were measured; a fit the measurements
+ * cannot carry is a warning, the per-group fits still serve. */
+static gboolean
+fit_network (DpsProfile *prof, const char *topology, GError **error)
+{
+  if (prof->fit.n_groups == 0)
+    return TRUE;
+  g_autoptr (GError) why = NULL;
+  if (!dps_profile_fit_network (prof, topology, &why))
+    fprintf (stderr, "dpscale calibrate: warning: no joint network fit: %s\n", why->message);
+  return TRUE;
+}
+
+/* Logs whose hosts hold fewer GPUs than a node of the topology (the 4-GPU
+ * trays of an NVL72 rack, whose node is the NVLink domain): the hosts fill
+ * whole domains.  Hosts of more GPUs than a node are refused. */
+static gboolean
+trays_to_domains (DpsCalData *d, const char *topology, GError **error)
+{
+  g_autofree char *path = dps_topo_find (topology ? topology : DPS_DEFAULT_TOPOLOGY, error);
+  g_autoptr (DpsTopoSpec) s = path ? dps_topo_spec_load (path, error) : NULL;
+  if (!s)
+    return FALSE;
+  int k = s->gpus_per_node, hk = s->gpus_per_host > 0 ? s->gpus_per_host : k;
+  for (guint i = 0; i < d->points->len; i++) {
+    DpsCalPoint *p = &g_array_index (d->points, DpsCalPoint, i);
+    int per_host = p->ranks / MAX (p->nodes, 1);
+    if (p->nodes <= 1 || per_host == k || hk == k)
+      continue;
+    if (per_host != hk || (p->ranks > k && p->ranks % k != 0)) {
+      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--import: %d ranks on hosts of %d GPUs do not fill nodes of "
+                   "%d hosts of %d GPUs (%s)", p->ranks, per_host, k / hk, hk, s->name);
+      return FALSE;
+    }
+    p->nodes = MAX (1, p->ranks / k);
+  }
+  return TRUE;
+}
+
 /* The machine measured here (its host name), where the measurements came
  * from (source, taken), and the fit. */
 static gboolean
@@ -102,7 +143,7 @@ name_and_fit (DpsProfile *prof, char *source, GError **error)
   gethostname (host, sizeof host - 1);
   prof->machine_name = g_strdup (host[0] ? host : "this machine");
   prof->data->source = source;
-  return fit (prof, error);
+  return fit (prof, error) && fit_network (prof, NULL, error);
 }
 
 /* cuBLAS GEMM throughput of every type, on the first GPU. */
@@ -332,7 +373,9 @@ dps_cmd_calibrate (int argc, char **argv)
       for (int i = 0; imports[i] && !error; i++)
         dps_nccl_log_load (imports[i], data, &error);
       if (!error)
-        fit (prof, &error);
+        trays_to_domains (data, topology, &error);
+      if (!error && fit (prof, &error))
+        fit_network (prof, topology ? topology : DPS_DEFAULT_TOPOLOGY, &error);
     } else {
       if (use_mpi)
         dps_mpi_allreduce ("nccl-allreduce", NULL, data, (int *) r32->data, (int) r32->len, (double *) sizes->data,
@@ -420,6 +463,13 @@ dps_cmd_calibrate (int argc, char **argv)
   }
   g_string_append_printf (table, "\nmean |error|: %.1f%% on %d fitted points; %.1f%% on %d held-out points (worst %.1f%%)\n",
                           fit_n ? fit_sum / fit_n : 0, fit_n, held_n ? held_sum / held_n : 0, held_n, held_max);
+  if (prof->net.fitted) {
+    g_autoptr (DpsTopoSpec) base = dps_profile_network_spec (prof, prof->machine_ranks > 0 ? prof->machine_ranks : 1, 1, NULL);
+    if (base) {
+      g_string_append_c (table, '\n');
+      dps_cli_network_table (table, prof, base);
+    }
+  }
   if (prof->gemm_peak_flops > 0)
     g_string_append_printf (table, "GEMM: best %.1f GFLOP/s fp32\n", prof->gemm_peak_flops / 1e9);
   /* write: the profile last, so a profile on disk is always a finished one */

@@ -120,7 +120,8 @@ dps_cmd_collective (int argc, char **argv)
 {
   g_autofree char *topology = NULL, *op_s = NULL, *minb = NULL, *maxb = NULL, *algo_s = NULL;
   g_autofree char *proto_s = NULL, *mode_s = NULL, *format_s = NULL, *output = NULL, *type = NULL;
-  g_autofree char *calibration = NULL;
+  g_autofree char *calibration = NULL, *plot_path = NULL;
+  g_auto (GStrv) compare = NULL;
   int nodes = 0, gpus = 0, channels = 0;
   double factor = 2;
   GOptionEntry entries[] = {
@@ -137,6 +138,8 @@ dps_cmd_collective (int argc, char **argv)
     { "channels", 'c', 0, G_OPTION_ARG_INT, &channels, "NCCL channels (default: the topology's)", "N" },
     { "mode", 'm', 0, G_OPTION_ARG_STRING, &mode_s, "flow (max-min flow-level network, default) or analytical", "MODE" },
     { "calibration", 'C', 0, G_OPTION_ARG_FILENAME, &calibration, "Use a calibration profile's fitted latencies and bandwidths (and its machine, without --topology)", "FILE" },
+    { "compare", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &compare, "Predict each row of nccl-tests logs or published references (tests/reference/nccl/*.ref; more files may follow) and print the error", "FILE" },
+    { "plot", 0, 0, G_OPTION_ARG_FILENAME, &plot_path, "With --compare: draw predicted against measured bus bandwidth (.png or .svg)", "FILE" },
     { "format", 0, 0, G_OPTION_ARG_STRING, &format_s, "table (default), csv or json", "FMT" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE (whole or not at all) instead of stdout", "FILE" },
     G_OPTION_ENTRY_NULL
@@ -145,9 +148,39 @@ dps_cmd_collective (int argc, char **argv)
   if (!dps_cli_parse ("collective", "time one collective on a cluster",
                       "Prints time, algbw and busbw per size as nccl-tests' all_reduce_perf does,\n"
                       "with the algorithm and protocol that NCCL's cost model picks.\n\n"
-                      "Example: dpscale collective --topology dgx-a100 --nodes 4 -b 8 -e 8G -f 2",
+                      "Example: dpscale collective --topology dgx-a100 --nodes 4 -b 8 -e 8G -f 2\n\n"
+                      "With --compare LOG, the model beside each row of a measured nccl-tests log (or a\n"
+                      "published reference: tests/reference/nccl/), the error per row and its median:\n"
+                      "  dpscale collective --compare my-cluster.log --topology dgx-h100 --plot cmp.png",
                       entries, &argc, &argv, &error))
     return dps_cli_fail ("collective", error);
+  if (compare) {
+    g_autoptr (GStrvBuilder) fb = g_strv_builder_new ();
+    g_strv_builder_addv (fb, (const char **) compare);
+    for (int i = 1; i < argc; i++)
+      g_strv_builder_add (fb, argv[i]);
+    g_auto (GStrv) files = g_strv_builder_end (fb);
+    DpsFormat cf;
+    g_autoptr (DpsProfile) cprof = NULL;
+    if (nodes || gpus || minb || maxb || op_s || algo_s || proto_s || channels)
+      g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--compare: the log sets the GPUs, sizes, operation and "
+                   "NCCL settings; drop --nodes/--gpus/-b/-e/--op/--algo/--proto/--channels");
+    else if (mode_s && !g_str_equal (mode_s, "flow") && !g_str_equal (mode_s, "analytical"))
+      g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--mode: '%s' is not flow or analytical", mode_s);
+    else if (dps_cli_format (format_s, &cf, &error) && cf == DPS_FORMAT_JSON)
+      g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--format: --compare writes table or csv");
+    if (!error && calibration)
+      cprof = dps_profile_load (calibration, &error);
+    if (error)
+      return dps_cli_fail ("collective", error);
+    return dps_cmd_collective_compare (files, topology, cprof,
+                                       mode_s && g_str_equal (mode_s, "analytical") ? DPS_MODE_ANALYTICAL : DPS_MODE_FLOW,
+                                       cf, output, plot_path);
+  }
+  if (plot_path) {
+    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--plot: only with --compare (dpscale plot draws a --format csv result)");
+    return dps_cli_fail ("collective", error);
+  }
   if (argc > 1) {
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "unknown option: unexpected argument '%s'", argv[1]);
     return dps_cli_fail ("collective", error);
@@ -211,25 +244,9 @@ dps_cmd_collective (int argc, char **argv)
       ctx.channels = channels;
     Row r = { .bytes = bytes };
     r.count = bytes / tsize / ((op == DPS_OP_REDUCE_SCATTER || op == DPS_OP_ALLGATHER) ? n_gpus : 1);
-    if (!dps_coll_choose (&ctx, amask, pmask, &r.choice, &error))
+    if (!dps_coll_predict (&ctx, amask, pmask, mode, &r.choice, &error))
       break;
-    if (mode == DPS_MODE_FLOW) {
-      /* the flow-level run, scaled as the calibration scales the estimate */
-      DpsCollParams bare = params;
-      bare.n_corr = 0;
-      DpsCollCtx raw = ctx;
-      raw.params = &bare;
-      DpsCollChoice rc;
-      double scale = 1;
-      if (params.n_corr && dps_coll_choose (&raw, amask, pmask, &rc, NULL)) {
-        scale = r.choice.time_s / rc.time_s;
-        dps_plan_unref (rc.plan);
-      }
-      r.time_s = dps_plan_time_flow (topo, r.choice.plan, r.choice.proto) * scale;
-    } else
-      r.time_s = r.choice.time_s;
-    dps_plan_unref (r.choice.plan);
-    r.choice.plan = NULL;
+    r.time_s = r.choice.time_s;
     r.algbw_GBps = r.time_s > 0 ? bytes / r.time_s / 1e9 : 0;
     r.busbw_GBps = r.algbw_GBps * dps_coll_busbw_factor (op, n_gpus);
     g_array_append_val (rows, r);

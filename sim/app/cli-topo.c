@@ -107,6 +107,7 @@ int
 dps_cmd_topo (int argc, char **argv)
 {
   char *topology = NULL;
+  g_autofree char *calibration = NULL;
   int nodes = 0, gpus = 0;
   gboolean list = FALSE, all_links = FALSE;
   GOptionEntry entries[] = {
@@ -115,6 +116,7 @@ dps_cmd_topo (int argc, char **argv)
     { "gpus", 'g', 0, G_OPTION_ARG_INT, &gpus, "Number of GPUs (instead of --nodes)", "G" },
     { "links", 0, 0, G_OPTION_ARG_NONE, &all_links, "List every directed link", NULL },
     { "list", 'l', 0, G_OPTION_ARG_NONE, &list, "List the shipped topologies", NULL },
+    { "calibration", 'C', 0, G_OPTION_ARG_FILENAME, &calibration, "Show a profile's fitted network figures beside the topology's", "FILE" },
     G_OPTION_ENTRY_NULL
   };
   GError *error = NULL;
@@ -139,12 +141,22 @@ dps_cmd_topo (int argc, char **argv)
     return 0;
   }
   int n_gpus;
-  g_autoptr (DpsTopo) t = dps_cli_topology (positional ? positional : topology, nodes, gpus, &n_gpus, &error);
+  g_autoptr (DpsProfile) prof = calibration ? dps_profile_load (calibration, &error) : NULL;
+  if (calibration && !prof)
+    return dps_cli_fail ("topo", error);
+  const char *name = positional ? positional : topology;
+  if (!name && prof && prof->net_topology)
+    name = prof->net_topology;   /* the topology its figures scale */
+  g_autoptr (DpsTopo) t = dps_cli_topology (name, nodes, gpus, &n_gpus, &error);
   g_free (topology);
   if (!t)
     return dps_cli_fail ("topo", error);
   g_autoptr (GString) out = g_string_new (NULL);
   describe (out, t, all_links);
+  if (prof) {
+    g_string_append_c (out, '\n');
+    dps_cli_network_table (out, prof, dps_topo_spec (t));
+  }
   dps_cli_emit (NULL, out, NULL);
   return 0;
 }

@@ -92,6 +92,8 @@ dps_cli_topology_calibrated (const char *name, const DpsProfile *profile, int no
                              GError **error)
 {
   g_autoptr (DpsTopoSpec) spec = NULL;
+  if (profile && !name && profile->net.fitted && profile->net_topology)
+    name = profile->net_topology;   /* the cluster its logs came from */
   if (profile && !name) {
     int mr = MAX (profile->machine_ranks, 1);
     int n_nodes = nodes > 0 ? nodes : gpus > mr ? (gpus + mr - 1) / mr : 1;
@@ -110,7 +112,8 @@ dps_cli_topology_calibrated (const char *name, const DpsProfile *profile, int no
     dps_profile_apply_topo (profile, spec, gpus > 0 ? gpus : n_nodes * k, n_nodes);
   }
   int most = spec->gpus_per_node * MAX (profile ? profile->machine_nodes : 1, 1);
-  if (profile && profile->machine_ranks > 0 && !name && gpus > most) {
+  gboolean grows = profile && profile->net.fitted && profile->net.used[DPS_NETFIT_NIC_BW];   /* nodes were fitted */
+  if (profile && profile->machine_ranks > 0 && !name && gpus > most && !grows) {
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT,
                  "--gpus: %d ranks asked for, but the calibrated machine (%s) was measured with up to %d",
                  gpus, profile->path ? profile->path : "the profile", most);

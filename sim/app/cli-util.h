@@ -23,3 +23,4 @@ gboolean  dps_cli_parse_masks (const char *algo_list, const char *proto_list, gu
                                guint *proto_mask, GError **error);
 gboolean  dps_cli_parse_int_list (const char *flag, const char *text, gint64 min, gint64 max,
                                   GArray **out, GError **error);
+void      dps_cli_network_table (GString *out, const DpsProfile *p, const DpsTopoSpec *spec);

@@ -25,3 +25,8 @@ DpsProfile *dps_calibrate_cpu (const int *ranks, int n_ranks, const double *size
  * own layer times of model on one GPU */
 DpsProfile *dps_calibrate_gpu_runner (const int *ranks, int n_ranks, const double *sizes, int n_sizes, gboolean quick,
                                       const DpsModel *model, int batch, double timeout, GError **error);
+
+#include "sim/app/cli-util.h"
+#include "sim/coll.h"
+int dps_cmd_collective_compare (char **files, const char *topology, const DpsProfile *profile, DpsNetMode mode,
+                                DpsFormat format, const char *output, const char *plot_path);

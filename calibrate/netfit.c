@@ -1,0 +1,224 @@
+/* netfit.c — see netfit.h. */
+#include "calibrate/netfit.h"
+#include "sim/nccl-tune.h"
+#include "sim/base/error.h"
+#include "sim/base/minimize.h"
+
+#include <math.h>
+#include <string.h>
+
+const char *
+dps_netfit_name (int i)
+{
+  static const char *const names[DPS_NETFIT_N] = { "intra_bw", "nic_bw", "intra_lat", "net_lat", "nvls" };
+  g_return_val_if_fail (i >= 0 && i < DPS_NETFIT_N, "?");
+  return names[i];
+}
+
+/* The topology figures scaled by the fit (NVLS efficiency at most 1). */
+void
+dps_netfit_apply_spec (const DpsNetFit *f, DpsTopoSpec *spec)
+{
+  spec->intra_bw_Bps *= f->scale[DPS_NETFIT_INTRA_BW];
+  if (spec->intra == DPS_INTRA_PCIE)
+    spec->pcie_uplink_Bps *= f->scale[DPS_NETFIT_INTRA_BW];
+  spec->nic_bw_Bps *= f->scale[DPS_NETFIT_NIC_BW];
+  double e = spec->nvls_efficiency > 0 ? spec->nvls_efficiency : DPS_NVLS_EFFICIENCY_DEFAULT;
+  spec->nvls_efficiency = MIN (1.0, e * f->scale[DPS_NETFIT_NVLS]);
+  spec->max_nodes = 0;   /* the point of the fit: any node count */
+}
+
+/* NCCL's latencies scaled by the fit; a ring library's fit keeps to ring. */
+void
+dps_netfit_apply_params (const DpsNetFit *f, DpsCollParams *params, guint *algo_mask)
+{
+  for (int a = 0; a < DPS_ALGO_COUNT; a++)
+    for (int p = 0; p < DPS_PROTO_COUNT; p++) {
+      for (int k = 0; k < DPS_LINK_NET; k++)
+        params->step_s[a][k][p] *= f->scale[DPS_NETFIT_INTRA_LAT];
+      params->step_s[a][DPS_LINK_NET][p] *= f->scale[DPS_NETFIT_NET_LAT];
+      params->base_s[a][p] *= f->scale[DPS_NETFIT_INTRA_LAT];
+    }
+  params->net_overhead_s *= f->scale[DPS_NETFIT_NET_LAT];
+  if (algo_mask && f->ring_only)
+    *algo_mask = 1u << DPS_ALGO_RING;
+}
+
+typedef struct {
+  const DpsTopoSpec *spec;
+  const DpsCalPoint *pts;
+  int               n;
+  gboolean          ring_only;
+  gboolean          free[DPS_NETFIT_N];   /* varied in this stage */
+  double            fixed[DPS_NETFIT_N];  /* the others' scales */
+  int               nodes_lo, nodes_hi;   /* points of these node counts */
+} Problem;
+
+/* One point's modelled time with figures f; < 0 on error. */
+static double
+model_time (const DpsNetFit *f, const DpsTopoSpec *spec, int ranks, int nodes, double bytes, GError **error)
+{
+  g_autoptr (DpsTopoSpec) s = dps_topo_spec_copy (spec);
+  dps_netfit_apply_spec (f, s);
+  /* a group of fewer ranks per node than the nodes hold (emulated nodes of
+   * one rank each) uses that many of each node's devices */
+  if (nodes > 1 && ranks / nodes < s->gpus_per_node && ranks % nodes == 0 && !s->ring)
+    s->gpus_per_node = ranks / nodes;
+  int k = s->gpus_per_node;
+  int n_nodes = MAX (nodes, ranks > k ? (ranks + k - 1) / k : 1);
+  g_autoptr (DpsTopo) topo = dps_topo_new (s, n_nodes, error);
+  if (!topo)
+    return -1;
+  DpsCollParams params;
+  dps_coll_params_nccl (&params);
+  guint amask = DPS_NCCL_ALGOS;
+  dps_netfit_apply_params (f, &params, &amask);
+  DpsCollCtx ctx;
+  DpsCollChoice ch;
+  if (!dps_coll_ctx_init (&ctx, topo, &params, ranks, DPS_OP_ALLREDUCE, bytes, error)
+      || !dps_coll_choose (&ctx, amask, DPS_ALL_PROTOS, &ch, error))
+    return -1;
+  dps_plan_unref (ch.plan);
+  return ch.time_s;
+}
+
+static void
+unpack (const Problem *pb, const double *x, DpsNetFit *f)
+{
+  int j = 0;
+  for (int i = 0; i < DPS_NETFIT_N; i++)
+    f->scale[i] = pb->free[i] ? exp (x[j++]) : pb->fixed[i];
+  f->ring_only = pb->ring_only;
+}
+
+static double
+cost (const double *x, void *data)
+{
+  const Problem *pb = data;
+  DpsNetFit f = { 0 };
+  unpack (pb, x, &f);
+  double s = 0;
+  for (int i = 0; i < pb->n; i++) {
+    const DpsCalPoint *p = &pb->pts[i];
+    if (MAX (p->nodes, 1) < pb->nodes_lo || MAX (p->nodes, 1) > pb->nodes_hi)
+      continue;
+    double t = model_time (&f, pb->spec, p->ranks, p->nodes, p->bytes, NULL);
+    if (!(t > 0))
+      return HUGE_VAL;
+    double r = log (t / p->time_s);
+    s += r * r;
+  }
+  return s;
+}
+
+/* Fits the figures that d determines on spec (the machine or the cluster the
+ * logs came from).  Points held out, of one rank, or of zero time are left
+ * out.  Errors: no point to fit, a group the topology cannot hold. */
+gboolean
+dps_netfit_fit (const DpsCalData *d, const DpsTopoSpec *spec, gboolean ring_only, DpsNetFit *out, GError **error)
+{
+  memset (out, 0, sizeof *out);
+  for (int i = 0; i < DPS_NETFIT_N; i++)
+    out->scale[i] = 1;
+  g_autoptr (GArray) pts = g_array_new (FALSE, FALSE, sizeof (DpsCalPoint));
+  gboolean multi = FALSE, single = FALSE;
+  for (guint i = 0; i < d->points->len; i++) {
+    const DpsCalPoint *p = &g_array_index (d->points, DpsCalPoint, i);
+    if (p->held_out || p->ranks < 2 || !(p->time_s > 0))
+      continue;
+    g_array_append_val (pts, *p);
+    multi = multi || p->nodes > 1;
+    single = single || p->nodes <= 1;
+  }
+  if (pts->len == 0) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "no all-reduce of 2 or more ranks to fit the network to");
+    return FALSE;
+  }
+  out->used[DPS_NETFIT_INTRA_BW] = out->used[DPS_NETFIT_INTRA_LAT] = single || spec->gpus_per_node > 1;
+  out->used[DPS_NETFIT_NIC_BW] = out->used[DPS_NETFIT_NET_LAT] = multi && spec->n_nics > 0;
+  out->used[DPS_NETFIT_NVLS] = spec->nvls && !ring_only;
+  Problem pb = { .spec = spec, .pts = (const DpsCalPoint *) pts->data, .n = (int) pts->len, .ring_only = ring_only };
+  for (int i = 0; i < DPS_NETFIT_N; i++)
+    pb.fixed[i] = 1;
+  /* a first look: the topology must hold every group */
+  double t0 = model_time (out, spec, pb.pts[0].ranks, pb.pts[0].nodes, pb.pts[0].bytes, error);
+  if (t0 < 0)
+    return FALSE;
+  /* in stages, as the measurements separate them: the node's figures from
+   * one-node groups, then the network's from the others with the node's
+   * fixed, then everything together from there */
+  static const int stage_vars[3][DPS_NETFIT_N] = {
+    { DPS_NETFIT_INTRA_BW, DPS_NETFIT_INTRA_LAT, DPS_NETFIT_NVLS, -1 },
+    { DPS_NETFIT_NIC_BW, DPS_NETFIT_NET_LAT, -1 },
+    { DPS_NETFIT_INTRA_BW, DPS_NETFIT_NIC_BW, DPS_NETFIT_INTRA_LAT, DPS_NETFIT_NET_LAT, DPS_NETFIT_NVLS },
+  };
+  double c = 0;
+  int n = 0;
+  double x[DPS_NETFIT_N] = { 0 };
+  for (int st = 0; st < 3; st++) {
+    pb.nodes_lo = st == 1 ? 2 : 1;
+    pb.nodes_hi = st == 0 && single ? 1 : G_MAXINT;
+    memset (pb.free, 0, sizeof pb.free);
+    n = 0;
+    for (int k = 0; k < DPS_NETFIT_N && stage_vars[st][k] >= 0; k++) {
+      int v = stage_vars[st][k];
+      if (out->used[v]) {
+        pb.free[v] = TRUE;
+        x[n++] = log (pb.fixed[v]);
+      }
+    }
+    if (n == 0 || (st == 1 && !multi))
+      continue;
+    /* a coarse grid over the first two figures, then the simplex from the
+     * best of it, restarted from its best (the choice of algorithm makes
+     * kinks where a simplex can stall) */
+    double best = HUGE_VAL, bx[DPS_NETFIT_N];
+    memcpy (bx, x, sizeof bx);
+    int g0 = 0, g1 = n > 1 ? 1 : -1;
+    for (double a = -1.4; a <= 1.41; a += 0.35)
+      for (double b = g1 >= 0 ? -1.4 : 0; b <= (g1 >= 0 ? 1.41 : 0); b += 0.35) {
+        double y[DPS_NETFIT_N];
+        memcpy (y, x, sizeof y);
+        y[g0] = a;
+        if (g1 >= 0)
+          y[g1] = b;
+        double v = cost (y, &pb);
+        if (v < best) {
+          best = v;
+          memcpy (bx, y, sizeof bx);
+        }
+      }
+    memcpy (x, bx, sizeof bx);
+    double step[DPS_NETFIT_N];
+    for (int i = 0; i < n; i++)
+      step[i] = 0.2;
+    for (int round = 0; round < 3; round++)
+      c = dps_minimize (cost, &pb, x, n, step, 80 * n, 1e-10);
+    DpsNetFit tmp;
+    unpack (&pb, x, &tmp);
+    memcpy (pb.fixed, tmp.scale, sizeof pb.fixed);
+  }
+  /* the last stage's points are all of them */
+  double sd[DPS_NETFIT_N];
+  dps_curvature_sd (cost, &pb, x, n, pb.n, sd);
+  unpack (&pb, x, out);
+  for (int i = 0, j = 0; i < DPS_NETFIT_N; i++)
+    if (pb.free[i]) {
+      /* the sd of a scale from that of its log; unknown (0) where the
+       * curvature is not positive, as at a kink of NCCL's choice */
+      out->sd[i] = isfinite (sd[j]) ? out->scale[i] * sd[j] : 0;
+      j++;
+    }
+  out->rms_log = sqrt (c / pb.n);
+  out->n_points = pb.n;
+  out->fitted = TRUE;
+  return TRUE;
+}
+
+/* The fitted model's time for one all-reduce: what a profile predicts for
+ * a rank or node count it did not measure.  < 0 with error. */
+double
+dps_netfit_time (const DpsNetFit *f, const DpsTopoSpec *spec, int ranks, int nodes, double bytes, GError **error)
+{
+  return model_time (f, spec, ranks, nodes, bytes, error);
+}

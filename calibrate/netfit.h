@@ -1,0 +1,49 @@
+/* netfit — the simulator's own network figures, fitted jointly to every
+ * measured group (rank and node counts, all sizes together).
+ *
+ * A profile that carries only one ring formula per measured group cannot
+ * say what a rank or node count it did not measure will do: NCCL changes
+ * algorithm (tree, NVLS) as ranks and nodes grow, and its latency grows
+ * with log(nodes), not with the ring's 2(n-1) steps.  Instead, five figures
+ * of the topology and of NCCL's model are fitted to all the measurements at
+ * once, through the same algorithms and the same NCCL-like choice the
+ * simulator predicts with:
+ *
+ *   intra_bw   x the topology's reachable bandwidth inside a node (NVLink, PCIe)
+ *   nic_bw     x its NICs' reachable bandwidth           (only with 2+ nodes measured)
+ *   intra_lat  x NCCL's per-step latencies inside a node
+ *   net_lat    x NCCL's per-step latencies across nodes  (only with 2+ nodes measured)
+ *   nvls       x the NVLS efficiency                     (only where NVLS runs)
+ *
+ * by least squares on log time (small and large messages count alike), each
+ * with its standard deviation from the curvature at the minimum.  A figure
+ * the measurements cannot determine stays at 1 (the datasheet's).  The
+ * fitted figures then serve any rank or node count; the per-group ring fits
+ * (fit.h) still reproduce the groups that were measured, exactly.
+ */
+#pragma once
+
+#include "calibrate/caldata.h"
+#include "sim/coll.h"
+#include "sim/topo.h"
+
+enum { DPS_NETFIT_INTRA_BW, DPS_NETFIT_NIC_BW, DPS_NETFIT_INTRA_LAT, DPS_NETFIT_NET_LAT, DPS_NETFIT_NVLS,
+       DPS_NETFIT_N };
+
+typedef struct {
+  gboolean fitted;
+  double   scale[DPS_NETFIT_N];     /* multipliers of the topology's and NCCL's figures (1: as shipped) */
+  double   sd[DPS_NETFIT_N];        /* standard deviation of each; 0: unknown */
+  gboolean used[DPS_NETFIT_N];      /* determined by the measurements */
+  double   rms_log;                 /* rms of log(model / measured) over the fitted points */
+  int      n_points;
+  gboolean ring_only;               /* the measurements are of a ring library (MPI): fitted and used with ring alone */
+} DpsNetFit;
+
+const char *dps_netfit_name (int i);
+gboolean dps_netfit_fit (const DpsCalData *d, const DpsTopoSpec *spec, gboolean ring_only, DpsNetFit *out,
+                         GError **error);
+void     dps_netfit_apply_spec (const DpsNetFit *f, DpsTopoSpec *spec);
+void     dps_netfit_apply_params (const DpsNetFit *f, DpsCollParams *params, guint *algo_mask);
+double   dps_netfit_time (const DpsNetFit *f, const DpsTopoSpec *spec, int ranks, int nodes, double bytes,
+                          GError **error);

@@ -1,0 +1,116 @@
+/* profile-network.c — see profile-network.h. */
+#include "calibrate/profile-network.h"
+#include "sim/topo-load.h"
+#include "sim/base/error.h"
+#include "sim/base/keyfile.h"
+
+#include <math.h>
+#include <string.h>
+
+void
+dps_profile_network_save (const DpsProfile *p, GKeyFile *k)
+{
+  const DpsNetFit *f = &p->net;
+  if (!f->fitted)
+    return;
+  g_key_file_set_string (k, "network", "topology", p->net_topology ? p->net_topology : "machine");
+  for (int i = 0; i < DPS_NETFIT_N; i++) {
+    if (!f->used[i])
+      continue;
+    g_autofree char *sd = g_strconcat (dps_netfit_name (i), "_sd", NULL);
+    g_key_file_set_double (k, "network", dps_netfit_name (i), f->scale[i]);
+    g_key_file_set_double (k, "network", sd, f->sd[i]);
+  }
+  g_key_file_set_double (k, "network", "rms_log", f->rms_log);
+  g_key_file_set_integer (k, "network", "points", f->n_points);
+  g_key_file_set_boolean (k, "network", "ring_only", f->ring_only);
+  g_key_file_set_comment (k, "network", NULL,
+                          " the simulator's own figures fitted to every group at once: multipliers of the\n"
+                          " topology's bandwidths (intra_bw, nic_bw), of NCCL's per-step latencies inside\n"
+                          " and across nodes (intra_lat, net_lat) and of the NVLS efficiency (nvls)", NULL);
+}
+
+/* Reads [network] when present.  Errors name the key: a figure outside
+ * 0.001-1000, a negative sd. */
+gboolean
+dps_profile_network_load (DpsProfile *p, const DpsKeyFile *kf, GError **error)
+{
+  if (!dps_key_file_has_group (kf, "network"))
+    return TRUE;
+  static const char *const keys[] = { "topology", "intra_bw", "intra_bw_sd", "nic_bw", "nic_bw_sd", "intra_lat",
+                                      "intra_lat_sd", "net_lat", "net_lat_sd", "nvls", "nvls_sd", "rms_log",
+                                      "points", "ring_only", NULL };
+  DpsNetFit *f = &p->net;
+  gint64 n;
+  g_autofree char *topo = NULL;
+  if (!dps_key_file_check_keys (kf, "network", keys, error)
+      || !dps_key_file_get_string (kf, "network", "topology", TRUE, NULL, &topo, error)
+      || !dps_key_file_get_double (kf, "network", "rms_log", FALSE, 0, 0, 100, &f->rms_log, error)
+      || !dps_key_file_get_int (kf, "network", "points", FALSE, 0, 0, G_MAXINT, &n, error)
+      || !dps_key_file_get_bool (kf, "network", "ring_only", FALSE, FALSE, &f->ring_only, error))
+    return FALSE;
+  f->n_points = (int) n;
+  for (int i = 0; i < DPS_NETFIT_N; i++) {
+    g_autofree char *sd = g_strconcat (dps_netfit_name (i), "_sd", NULL);
+    f->used[i] = dps_key_file_has_key (kf, "network", dps_netfit_name (i));
+    if (!dps_key_file_get_double (kf, "network", dps_netfit_name (i), FALSE, 1, 1e-3, 1e3, &f->scale[i], error)
+        || !dps_key_file_get_double (kf, "network", sd, FALSE, 0, 0, 1e3, &f->sd[i], error))
+      return FALSE;
+  }
+  p->net_topology = g_str_equal (topo, "machine") ? NULL : g_steal_pointer (&topo);
+  f->fitted = TRUE;
+  return TRUE;
+}
+
+/* Whether predictions for ranks on nodes go through the network fit: it
+ * exists and that group was not measured (a measured group keeps its own
+ * ring fit and per-size correction, which must not leak to others). */
+gboolean
+dps_profile_uses_network (const DpsProfile *p, int ranks, int nodes)
+{
+  if (!p->net.fitted)
+    return FALSE;
+  for (int g = 0; g < p->fit.n_groups; g++)
+    if (p->fit.group[g].ranks == ranks && MAX (p->fit.group[g].nodes, 1) == MAX (nodes, 1))
+      return FALSE;
+  return TRUE;
+}
+
+/* The base the fit scales, as a new spec: the topology it names, or the
+ * calibrated machine. */
+DpsTopoSpec *
+dps_profile_network_spec (const DpsProfile *p, int ranks, int nodes, GError **error)
+{
+  if (!p->net_topology) {
+    DpsTopoSpec *s = dps_profile_machine_spec (p, ranks, nodes);
+    if (!s)
+      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: the network fit names no topology and no machine",
+                   p->path ? p->path : "profile");
+    return s;
+  }
+  g_autofree char *path = dps_topo_find (p->net_topology, error);
+  return path ? dps_topo_spec_load (path, error) : NULL;
+}
+
+/* Fits p's measurements jointly (netfit.h) on topology (a name or path;
+ * NULL: the calibrated machine).  A ring library's measurements (MPI) are
+ * fitted with ring alone. */
+gboolean
+dps_profile_fit_network (DpsProfile *p, const char *topology, GError **error)
+{
+  int ranks = 1, nodes = 1;
+  for (guint i = 0; i < p->data->points->len; i++) {
+    const DpsCalPoint *q = &g_array_index (p->data->points, DpsCalPoint, i);
+    ranks = MAX (ranks, q->ranks);
+    nodes = MAX (nodes, q->nodes);
+  }
+  g_free (p->net_topology);
+  p->net_topology = g_strdup (topology);
+  p->net.fitted = FALSE;   /* the base, not a fit of itself */
+  g_autoptr (DpsTopoSpec) s = dps_profile_network_spec (p, p->machine_ranks > 0 ? p->machine_ranks : ranks,
+                                                        1, error);
+  if (!s)
+    return FALSE;
+  gboolean ring_only = g_strcmp0 (p->data->backend, "cpu-mpi") == 0;
+  return dps_netfit_fit (p->data, s, ring_only, &p->net, error);
+}

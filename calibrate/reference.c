@@ -1,0 +1,194 @@
+/* reference.c — see reference.h. */
+#include "calibrate/reference.h"
+#include "calibrate/nccl-log.h"
+#include "sim/coll.h"
+#include "sim/nccl-tune.h"
+#include "sim/base/error.h"
+
+#include <string.h>
+
+void
+dps_reference_free (DpsReference *r)
+{
+  if (!r)
+    return;
+  g_free (r->path);
+  if (r->meta)
+    g_hash_table_unref (r->meta);
+  dps_cal_data_free (r->data);
+  g_free (r);
+}
+
+/* The value of a header key, lent; NULL when absent or "unknown". */
+const char *
+dps_reference_get (const DpsReference *r, const char *key)
+{
+  const char *v = g_hash_table_lookup (r->meta, key);
+  return v && v[0] && g_ascii_strcasecmp (v, "unknown") != 0 ? v : NULL;
+}
+
+/* NCCL's list syntax, as NCCL_ALGO and NCCL_PROTO take it: names separated
+ * by commas, the whole list excluding them when it starts with '^'. */
+static gboolean
+nccl_list (const char *key, const char *list, gboolean algo, guint *mask, GError **error)
+{
+  gboolean exclude = list[0] == '^';
+  guint m = 0;
+  g_auto (GStrv) names = g_strsplit (list + (exclude ? 1 : 0), ",", -1);
+  for (int i = 0; names[i]; i++) {
+    char *n = g_strstrip (names[i]);
+    if (!n[0])
+      continue;
+    if (algo) {
+      DpsAlgo a;
+      /* NVLSTree is NVLS across nodes here; CollNet and PAT are not modelled */
+      if (g_ascii_strcasecmp (n, "nvlstree") == 0)
+        a = DPS_ALGO_NVLS;
+      else if (g_ascii_strncasecmp (n, "collnet", 7) == 0 || g_ascii_strcasecmp (n, "pat") == 0)
+        continue;
+      else if (!dps_algo_parse (n, &a)) {
+        g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: unknown algorithm '%s' (Ring, Tree, NVLS, NVLSTree)", key, n);
+        return FALSE;
+      }
+      m |= 1u << a;
+    } else {
+      DpsProto p;
+      if (!dps_proto_parse (n, &p)) {
+        g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: unknown protocol '%s' (LL, LL128, Simple)", key, n);
+        return FALSE;
+      }
+      m |= 1u << p;
+    }
+  }
+  *mask = exclude ? *mask & ~m : *mask & m;
+  if (!*mask) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s=%s leaves nothing NCCL could run", key, list);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* Narrows the masks (start them at what NCCL may choose) by settings such
+ * as "NCCL_ALGO=Ring NCCL_PROTO=^LL NCCL_NVLS_ENABLE=0", separated by
+ * spaces, commas between settings allowed after a value ("none stated"
+ * and other words without '=' are ignored). */
+gboolean
+dps_nccl_env_masks (const char *env, guint *algo_mask, guint *proto_mask, GError **error)
+{
+  if (!env)
+    return TRUE;
+  g_auto (GStrv) words = g_strsplit_set (env, " \t;", -1);
+  for (int i = 0; words[i]; i++) {
+    char *eq = strchr (words[i], '=');
+    if (!eq)
+      continue;
+    *eq = 0;
+    const char *k = words[i], *v = eq + 1;
+    if (g_str_equal (k, "NCCL_ALGO") && !nccl_list (k, v, TRUE, algo_mask, error))
+      return FALSE;
+    if (g_str_equal (k, "NCCL_PROTO") && !nccl_list (k, v, FALSE, proto_mask, error))
+      return FALSE;
+    if (g_str_equal (k, "NCCL_NVLS_ENABLE") && g_str_equal (v, "0"))
+      *algo_mask &= ~(1u << DPS_ALGO_NVLS);
+  }
+  return TRUE;
+}
+
+static gboolean
+header_int (DpsReference *r, const char *key, int *out, GError **error)
+{
+  const char *v = dps_reference_get (r, key);
+  gint64 n;
+  if (!v)
+    return TRUE;
+  if (!dps_parse_int (v, &n) || n < 1 || n > 1 << 20) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: '#%% %s: %s' is not a count", r->path, key, v);
+    return FALSE;
+  }
+  *out = (int) n;
+  return TRUE;
+}
+
+static int
+op_of_test (const char *t)
+{
+  if (!t)
+    return -1;
+  if (strstr (t, "all_reduce"))
+    return DPS_OP_ALLREDUCE;
+  if (strstr (t, "all_gather"))
+    return DPS_OP_ALLGATHER;
+  if (strstr (t, "reduce_scatter"))
+    return DPS_OP_REDUCE_SCATTER;
+  if (strstr (t, "broadcast"))
+    return DPS_OP_BROADCAST;
+  return -1;
+}
+
+/* Reads a reference (or a plain nccl-tests log) from text; name is used in
+ * messages.  Errors: a malformed header value, a table the log reader
+ * refuses, an operation or rank count it cannot tell. */
+DpsReference *
+dps_reference_parse (const char *name, const char *text, gssize len, GError **error)
+{
+  if (len < 0)
+    len = (gssize) strlen (text);
+  g_autoptr (DpsReference) r = g_new0 (DpsReference, 1);
+  r->path = g_strdup (name);
+  r->meta = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  r->data = dps_cal_data_new ("nccl-tests");
+  r->algo_mask = DPS_NCCL_ALGOS;
+  r->proto_mask = DPS_ALL_PROTOS;
+  const char *p = text, *end = text + len;
+  while (p < end) {
+    const char *nl = memchr (p, '\n', (gsize) (end - p));
+    const char *e = nl ? nl : end;
+    if (e - p > 2 && p[0] == '#' && p[1] == '%') {
+      g_autofree char *line = g_strndup (p + 2, (gsize) (e - p - 2));
+      char *colon = strchr (line, ':');
+      if (colon) {
+        *colon = 0;
+        g_hash_table_replace (r->meta, g_strdup (g_strstrip (line)), g_strdup (g_strstrip (colon + 1)));
+      }
+    }
+    p = e + 1;
+  }
+  int ranks = 0, nodes = 0, per_node = 0;
+  if (!header_int (r, "ranks", &ranks, error) || !header_int (r, "nodes", &nodes, error)
+      || !header_int (r, "gpus_per_node", &per_node, error))
+    return NULL;
+  if (!ranks && nodes && per_node)
+    ranks = nodes * per_node;
+  DpsNcclLogHints hints = { .ranks = ranks, .hosts = nodes, .footer_optional = g_hash_table_size (r->meta) > 0 };
+  gboolean ok = dps_nccl_log_parse_hinted (name, text, len, &hints, r->data, error);
+  int op = op_of_test (dps_reference_get (r, "test"));
+  if (op < 0)
+    op = op_of_test (hints.test);
+  if (op < 0)
+    op = g_str_equal (hints.redop, "none") ? DPS_OP_ALLGATHER : DPS_OP_ALLREDUCE;
+  g_free (hints.test);
+  if (!ok)
+    return NULL;
+  r->op = op;
+  DpsCalPoint *p0 = &g_array_index (r->data->points, DpsCalPoint, 0);
+  r->ranks = p0->ranks;
+  r->hosts = p0->nodes;
+  if (ranks && r->ranks != ranks) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: the header says %d ranks, the log's Rank lines %d",
+                 name, ranks, r->ranks);
+    return NULL;
+  }
+  if (!dps_nccl_env_masks (dps_reference_get (r, "nccl_env"), &r->algo_mask, &r->proto_mask, error)) {
+    g_prefix_error (error, "%s: nccl_env: ", name);
+    return NULL;
+  }
+  return g_steal_pointer (&r);
+}
+
+DpsReference *
+dps_reference_load (const char *path, GError **error)
+{
+  gsize len;
+  g_autofree char *data = dps_read_file (path, "reference", &len, error);
+  return data ? dps_reference_parse (path, data, (gssize) len, error) : NULL;
+}

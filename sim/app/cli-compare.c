@@ -1,0 +1,180 @@
+/* cli-compare.c — `dpscale collective --compare FILE...`: the model beside
+ * each measured row of nccl-tests logs or published references, the error
+ * per row, per file and over all files (see compare.h), as a table or CSV,
+ * and a picture of predicted against measured bus bandwidth. */
+#include "sim/app/cli.h"
+#include "sim/app/cli-util.h"
+#include "sim/app/compare.h"
+#include "sim/base/error.h"
+#include "sim/base/plot.h"
+#include "sim/base/stats.h"
+
+#include <glib/gstdio.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static char *
+size_text (double b)
+{
+  static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+  int u = 0;
+  while (b >= 1024 && u < 4 && fmod (b, 1024) == 0) {
+    b /= 1024;
+    u++;
+  }
+  return g_strdup_printf ("%.0f %s", b, units[u]);
+}
+
+static void
+table_file (GString *o, const DpsCompareResult *r, const char *env)
+{
+  g_string_append_printf (o, "# %s: %s, %s on %d ranks (%d host%s) -> %d node%s of topology %s%s%s%s\n",
+                          r->path, r->system, dps_coll_op_name (r->op), r->ranks, r->hosts, r->hosts > 1 ? "s" : "",
+                          r->nodes, r->nodes > 1 ? "s" : "", r->topology, env ? ", " : "", env ? env : "",
+                          r->degraded ? " (source: degraded system)" : "");
+  g_string_append_printf (o, "# %12s %11s %11s %9s %9s  %-5s %-6s %8s\n", "size", "measured", "model", "measured",
+                          "model", "algo", "proto", "error");
+  g_string_append_printf (o, "# %12s %11s %11s %9s %9s  %-5s %-6s %8s\n", "(B)", "(us)", "(us)", "busbw", "busbw", "",
+                          "", "(busbw)");
+  for (guint i = 0; i < r->rows->len; i++) {
+    const DpsCompareRow *w = &g_array_index (r->rows, DpsCompareRow, i);
+    g_string_append_printf (o, "  %12.0f %11.2f %11.2f %9.2f %9.2f  %-5s %-6s %+7.1f%%\n", w->bytes, w->measured_s * 1e6,
+                            w->predicted_s * 1e6, w->measured_busbw_GBps, w->predicted_busbw_GBps,
+                            dps_algo_name (w->algo), dps_proto_name (w->proto), 100 * w->error);
+  }
+  double worst, wb;
+  double med = dps_compare_median_abs (r, DPS_COMPARE_MIN_BYTES, &worst, &wb);
+  double all = dps_compare_median_abs (r, 0, NULL, NULL);
+  if (med >= 0) {
+    g_autofree char *ws = size_text (wb);
+    g_string_append_printf (o, "# median |error| %.1f%% over rows of 64 KiB and more (all rows %.1f%%); worst %+.1f%% at %s\n\n",
+                            100 * med, 100 * all, 100 * worst, ws);
+  } else
+    g_string_append_printf (o, "# median |error| %.1f%% (no row of 64 KiB or more)\n\n", 100 * all);
+}
+
+static void
+csv_rows (GString *o, const DpsCompareResult *r)
+{
+  g_autofree char *file = g_path_get_basename (r->path);
+  for (guint i = 0; i < r->rows->len; i++) {
+    const DpsCompareRow *w = &g_array_index (r->rows, DpsCompareRow, i);
+    g_string_append_printf (o, "%s,%s,%s,%d,%d,%d,%.0f,%.4f,%.4f,%.4f,%.4f,%s,%s,%.4f\n", file, r->system,
+                            dps_coll_op_name (r->op), r->ranks, r->hosts, r->nodes, w->bytes, w->measured_s * 1e6,
+                            w->predicted_s * 1e6, w->measured_busbw_GBps, w->predicted_busbw_GBps,
+                            dps_algo_name (w->algo), dps_proto_name (w->proto), 100 * w->error);
+  }
+}
+
+/* Over several files: all rows of 64 KiB and more, and each system's
+ * median (a system is its "#% system" id: several scales count as one). */
+static void
+table_suite (GString *o, const DpsCompareResult *res, guint n)
+{
+  g_autoptr (GArray) all = g_array_new (FALSE, FALSE, sizeof (double));
+  g_autoptr (GHashTable) sys = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) g_array_unref);
+  g_autoptr (GHashTable) big = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_free);
+  GPtrArray *order = g_ptr_array_new ();
+  for (guint f = 0; f < n; f++)
+    for (guint i = 0; i < res[f].rows->len; i++) {
+      const DpsCompareRow *w = &g_array_index (res[f].rows, DpsCompareRow, i);
+      if (w->bytes < DPS_COMPARE_MIN_BYTES)
+        continue;
+      double a = fabs (w->error);
+      g_array_append_val (all, a);
+      GArray *s = g_hash_table_lookup (sys, res[f].system);
+      if (!s) {
+        s = g_array_new (FALSE, FALSE, sizeof (double));
+        g_hash_table_insert (sys, res[f].system, s);
+        g_ptr_array_add (order, res[f].system);
+      }
+      g_array_append_val (s, a);
+      if (w->bytes >= 256.0 * 1024 * 1024) {
+        double *b = g_hash_table_lookup (big, res[f].system);
+        if (!b)
+          g_hash_table_insert (big, res[f].system, b = g_new0 (double, 1));
+        *b = MAX (*b, a);
+      }
+    }
+  if (!all->len) {
+    g_ptr_array_free (order, TRUE);
+    return;
+  }
+  g_string_append_printf (o, "# suite: %u file%s, %u system%s, %u rows of 64 KiB and more: median |error| %.1f%%, "
+                          "90th percentile %.1f%%\n", n, n > 1 ? "s" : "", order->len, order->len > 1 ? "s" : "",
+                          all->len, 100 * dps_quantile ((double *) all->data, all->len, 0.5),
+                          100 * dps_quantile ((double *) all->data, all->len, 0.9));
+  g_string_append_printf (o, "# %-28s %10s %12s\n", "system", "median", "worst>=256M");
+  for (guint i = 0; i < order->len; i++) {
+    const char *name = order->pdata[i];
+    GArray *s = g_hash_table_lookup (sys, name);
+    double *b = g_hash_table_lookup (big, name);
+    g_autofree char *bt = b ? g_strdup_printf ("%.1f%%", 100 * *b) : g_strdup ("-");
+    g_string_append_printf (o, "  %-28s %9.1f%% %12s\n", name, 100 * dps_quantile ((double *) s->data, s->len, 0.5), bt);
+  }
+  g_ptr_array_free (order, TRUE);
+}
+
+static const char csv_header[] = "file,system,op,ranks,hosts,nodes,size_bytes,measured_us,predicted_us,"
+                                 "measured_busbw_GBps,predicted_busbw_GBps,algo,proto,error_pct\n";
+
+/* Writes the picture: busbw by size for one file, predicted against
+ * measured over all rows for several. */
+static gboolean
+plot (const char *out, const DpsCompareResult *res, guint n, GError **error)
+{
+  g_autoptr (GString) csv = g_string_new (csv_header);
+  for (guint f = 0; f < n; f++)
+    csv_rows (csv, &res[f]);
+  g_autofree char *tmpl = g_build_filename (g_get_tmp_dir (), "dpscale-compare-XXXXXX.csv", NULL);
+  int fd = g_mkstemp (tmpl);
+  if (fd < 0 || write (fd, csv->str, csv->len) != (gssize) csv->len) {
+    if (fd >= 0) {
+      close (fd);
+      g_unlink (tmpl);
+    }
+    g_set_error (error, DPS_ERROR, DPS_ERROR_IO, "--plot: cannot write a temporary data file in %s", g_get_tmp_dir ());
+    return FALSE;
+  }
+  close (fd);
+  g_autofree char *title = n == 1 ? g_strdup_printf ("%s: model against measured (%s, %d GPUs)", res[0].system,
+                                                     dps_coll_op_name (res[0].op), res[0].ranks)
+                                  : g_strdup_printf ("collective model against %u published nccl-tests tables", n);
+  gboolean ok = dps_plot_render (n == 1 ? "compare-sizes.gp" : "compare-suite.gp", tmpl, out, title, NULL, error);
+  g_unlink (tmpl);
+  return ok;
+}
+
+/* The --compare mode of `dpscale collective`: files are the logs or
+ * references; topology, profile and mode as the command's flags. */
+int
+dps_cmd_collective_compare (char **files, const char *topology, const DpsProfile *profile, DpsNetMode mode,
+                            DpsFormat format, const char *output, const char *plot_path)
+{
+  GError *error = NULL;
+  guint n = g_strv_length (files);
+  DpsCompareResult *res = g_new0 (DpsCompareResult, n);
+  g_autoptr (GString) o = g_string_new (format == DPS_FORMAT_CSV ? csv_header : NULL);
+  guint done = 0;
+  for (; done < n && !error; done++) {
+    g_autoptr (DpsReference) ref = dps_reference_load (files[done], &error);
+    if (!ref || !dps_compare_reference (ref, topology, profile, mode, &res[done], &error))
+      break;
+    if (format == DPS_FORMAT_CSV)
+      csv_rows (o, &res[done]);
+    else
+      table_file (o, &res[done], dps_reference_get (ref, "nccl_env"));
+  }
+  if (!error && format != DPS_FORMAT_CSV && n > 1)
+    table_suite (o, res, n);
+  if (!error && plot_path)
+    plot (plot_path, res, n, &error);
+  if (!error)
+    dps_cli_emit (output, o, &error);
+  for (guint i = 0; i < done; i++)
+    dps_compare_result_clear (&res[i]);
+  g_free (res);
+  return error ? dps_cli_fail ("collective", error) : 0;
+}
