@@ -86,6 +86,13 @@ typedef struct {
   double  compute_s, straggler_s, exposed_comm_s, optimizer_s, comm_total_s, loader_bound_s;
   double  contention;                  /* the slowdown of compute while all-reduces overlap it */
   double  contention_s;                /* what it added to backward (part of compute_s) */
+  /* DDP's own costs per step (dps_ddp_fixed_costs), 0 at one replica:
+   * its bucket copies' HBM traffic (in backward: part of compute_s; out
+   * after the all-reduce: part of step_mean_s), the dispatch floor of the
+   * per-tensor kernels its hooks launch beyond that, and the optimizer's
+   * launches beyond its bytes (part of optimizer_s, at any replica count) */
+  double  bucket_copy_s, hooks_s, opt_launch_s;
+  double  copy_out_s;                  /* of bucket_copy_s + hooks_s: after the all-reduce */
   double  overlap;                     /* share of communication hidden behind backward */
   double  single_step_s;               /* one replica, same per-replica batch */
   double  efficiency;
@@ -101,6 +108,7 @@ typedef struct {
 
 void     dps_ddp_config_default (DpsDdpConfig *c);
 double   dps_ddp_default_contention (const DpsDdpConfig *c, double batch);
+void     dps_ddp_fixed_costs (const DpsDdpConfig *c, double *bwd_extra_s, DpsDdpResult *out);
 void     dps_ddp_compute_times (const DpsDdpConfig *c, double batch, double *fwd_s, double *bwd_s, double *opt_s);
 gboolean dps_ddp_simulate (const DpsDdpConfig *c, DpsDdpResult *out, GError **error);
 void     dps_ddp_result_clear (DpsDdpResult *r);
