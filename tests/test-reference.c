@@ -12,10 +12,25 @@
  *     (dps_compute_transfer), against that generation's published figure
  *     in the same framework, model, sequence and precision.
  *
- * Each prints its entries and their errors (ctest -V shows them), and its
- * median and worst |error| against the bars agreed below, which are the
- * figures reached with a small margin, so that a change that makes them
- * worse fails; the issue's targets are printed beside them. */
+ * Each prints its entries and their errors (ctest -V shows them), each
+ * table's median and worst |error|, and the median and worst of all
+ * entries and of PyTorch DDP's alone (torch's or apex's
+ * DistributedDataParallel; the TensorFlow and MXNet tables all-reduce with
+ * Horovod, the Paddle ones with Paddle's own data parallelism: kept, and
+ * said).  The bars below are the figures reached, with a small margin, so
+ * that a change making them worse fails; nothing in the model is fitted to
+ * these tables.  Against the issue's targets (tests/reference/ddp/README.md
+ * says why the misses are what they are):
+ *   scaling median 3%, worst 8%: PyTorch DDP's median 2.1% meets it, all
+ *     entries' 3.7% does not; worst 26% (DDP) and 38% (all, Horovod at 16
+ *     to 32 DGX-2H nodes) miss it: losses no part of the model accounts
+ *     for (most likely the data pipeline of PyTorch's ResNet-50 in mixed
+ *     precision; TF32 BERT at 32 A100 nodes; Horovod at scale);
+ *   uncalibrated median 15%: all entries' 9.3% meets it, PyTorch's 17.7%
+ *     does not (its BERT phase-2 tables publish twice what full 512-token
+ *     sequences take);
+ *   transfer median 12%: all entries' 11.5% meets it, PyTorch's 12.9%
+ *     just misses it. */
 #include "sim/ddp.h"
 #include "sim/base/datadir.h"
 #include "sim/base/stats.h"
@@ -26,13 +41,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* the bars (fractions): see the summaries the test prints */
-#define SCALING_MEDIAN_BAR   0.05
-#define SCALING_WORST_BAR    0.40
-#define UNCAL_MEDIAN_BAR     0.10
-#define UNCAL_WORST_BAR      0.55
-#define TRANSFER_MEDIAN_BAR  0.12
-#define TRANSFER_WORST_BAR   0.33
+/* the bars (fractions: median and worst |error| of all entries, then of
+ * PyTorch DDP's): see the summaries the test prints */
+static const double scaling_bars[4] = { 0.04, 0.40, 0.03, 0.27 };
+static const double uncal_bars[4] = { 0.10, 0.53, 0.19, 0.53 };
+static const double transfer_bars[4] = { 0.12, 0.33, 0.14, 0.20 };
 
 typedef struct {
   int    gpus, nodes, accum;
@@ -286,21 +299,76 @@ load_all (void)
   return refs;
 }
 
-/* Prints the median and worst of errs (fractions) and checks them against
- * the bars. */
-static void
-summarise (const char *what, GArray *errs, double median_bar, double worst_bar, double target)
+/* One prediction's error, its table, and whether that table ran PyTorch's
+ * DistributedDataParallel (torch's or apex's); the others all-reduce with
+ * Horovod (TensorFlow, MXNet) or Paddle's own data parallelism. */
+typedef struct {
+  const char *file;
+  gboolean    ddp;
+  double      err;
+} Entry;
+
+static gboolean
+is_ddp (const Ref *r)
 {
-  g_assert_cmpint (errs->len, >, 0);
-  double *a = (double *) errs->data;
-  for (guint i = 0; i < errs->len; i++)
-    a[i] = fabs (a[i]);
-  dps_sort_doubles (a, errs->len);
-  double med = dps_quantile_sorted (a, errs->len, 0.5), worst = a[errs->len - 1];
-  printf ("%s: %u entries, median |error| %.1f%%, worst %.1f%% (bars %.0f%% / %.0f%%; the issue's target median %.0f%%)\n",
-          what, errs->len, 100 * med, 100 * worst, 100 * median_bar, 100 * worst_bar, 100 * target);
-  g_assert_cmpfloat (med, <=, median_bar);
-  g_assert_cmpfloat (worst, <=, worst_bar);
+  return g_str_has_prefix (meta (r, "framework"), "PyTorch");
+}
+
+static void
+add_entry (GArray *entries, const Ref *r, gboolean ddp, double err)
+{
+  Entry e = { r->file, ddp, err };
+  g_array_append_val (entries, e);
+}
+
+/* The median and worst |error| of the entries (only PyTorch DDP's when
+ * ddp_only); FALSE when there are none. */
+static gboolean
+med_worst (GArray *entries, gboolean ddp_only, const char *file, double *med, double *worst, guint *n)
+{
+  g_autoptr (GArray) a = g_array_new (FALSE, FALSE, sizeof (double));
+  for (guint i = 0; i < entries->len; i++) {
+    const Entry *e = &g_array_index (entries, Entry, i);
+    if ((!ddp_only || e->ddp) && (!file || g_str_equal (file, e->file))) {
+      double v = fabs (e->err);
+      g_array_append_val (a, v);
+    }
+  }
+  *n = a->len;
+  if (!a->len)
+    return FALSE;
+  dps_sort_doubles ((double *) a->data, a->len);
+  *med = dps_quantile_sorted ((double *) a->data, a->len, 0.5);
+  *worst = g_array_index (a, double, a->len - 1);
+  return TRUE;
+}
+
+/* Prints each table's median and worst, then all entries' and PyTorch
+ * DDP's, and checks both against their bars (fractions: median, worst for
+ * all, then for DDP's). */
+static void
+summarise (const char *what, GArray *entries, const double bars[4], double target)
+{
+  double med, worst, dmed, dworst;
+  guint n, dn;
+  g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+  for (guint i = 0; i < entries->len; i++) {
+    const char *f = g_array_index (entries, Entry, i).file;
+    if (!g_hash_table_add (seen, (gpointer) f))
+      continue;
+    med_worst (entries, FALSE, f, &med, &worst, &n);
+    printf ("  %-58s %3u entries: median |error| %5.1f%%, worst %5.1f%%\n", f, n, 100 * med, 100 * worst);
+  }
+  g_assert_true (med_worst (entries, FALSE, NULL, &med, &worst, &n));
+  g_assert_true (med_worst (entries, TRUE, NULL, &dmed, &dworst, &dn));
+  printf ("%s: all %u entries median |error| %.1f%%, worst %.1f%% (bars %.0f%% / %.0f%%); "
+          "PyTorch DDP's %u: median %.1f%%, worst %.1f%% (bars %.0f%% / %.0f%%); the issue's target median %.0f%%\n",
+          what, n, 100 * med, 100 * worst, 100 * bars[0], 100 * bars[1], dn, 100 * dmed, 100 * dworst,
+          100 * bars[2], 100 * bars[3], 100 * target);
+  g_assert_cmpfloat (med, <=, bars[0]);
+  g_assert_cmpfloat (worst, <=, bars[1]);
+  g_assert_cmpfloat (dmed, <=, bars[2]);
+  g_assert_cmpfloat (dworst, <=, bars[3]);
 }
 
 /* The row of r with the fewest GPUs in precision prec (NULL if none). */
@@ -316,13 +384,31 @@ base_row (const Ref *r, const char *prec)
   return best;
 }
 
+/* Scales m's layer times until row's predicted per-GPU throughput is
+ * pub: secant steps on the logarithms (the throughput follows the layer
+ * times less than in proportion where the optimizer, DDP's costs or
+ * exposed communication do not scale with them); checks it got there. */
+static void
+fit_to (const Ref *r, const Row *row, DpsModel *m, double pub)
+{
+  double x0 = 0, y0 = log (predict (r, row, m, 1) / pub);
+  double x1 = y0, y1 = log (predict (r, row, m, exp (y0)) / pub);
+  for (int it = 0; it < 20 && fabs (y1) > 1e-6 && y1 != y0; it++) {
+    double x2 = x1 - y1 * (x1 - x0) / (y1 - y0);
+    x0 = x1, y0 = y1;
+    y1 = log (predict (r, row, m, exp (x2 - x1)) / pub);
+    x1 = x2;
+  }
+  g_assert_cmpfloat (fabs (y1), <, 1e-3);
+}
+
 /* (a): every row at more GPUs than its table's base row, from the base
  * row's published figure. */
 static void
 test_scaling (void)
 {
   g_autoptr (GPtrArray) refs = load_all ();
-  g_autoptr (GArray) errs = g_array_new (FALSE, FALSE, sizeof (double));
+  g_autoptr (GArray) errs = g_array_new (FALSE, FALSE, sizeof (Entry));
   for (guint i = 0; i < refs->len; i++) {
     const Ref *r = refs->pdata[i];
     g_autoptr (DpsModel) probe = ref_model (r);
@@ -333,18 +419,17 @@ test_scaling (void)
       if (row == base || row->gpus == base->gpus)
         continue;
       g_autoptr (DpsModel) m = ref_model (r);
-      double pub_base = base->throughput / base->gpus;
-      double scale = predict (r, base, m, 1) / pub_base;
       /* the base reproduced, then the row from the same layer times */
-      double pred = predict (r, row, m, scale);
+      fit_to (r, base, m, base->throughput / base->gpus);
+      double pred = predict (r, row, m, 1);
       double pub = row->throughput / row->gpus;
       double err = pred / pub - 1;
-      g_array_append_val (errs, err);
+      add_entry (errs, r, is_ddp (r), err);
       printf ("  %-55s %-4s %4d GPUs (%2d nodes) x%-3d from %4d: %8.1f per GPU, published %8.1f  %+6.1f%%\n",
               r->file, row->prec, row->gpus, row->nodes, row->accum, base->gpus, pred, pub, 100 * err);
     }
   }
-  summarise ("scaling (a)", errs, SCALING_MEDIAN_BAR, SCALING_WORST_BAR, 0.03);
+  summarise ("scaling (a)", errs, scaling_bars, 0.03);
 }
 
 /* (b): one GPU, nothing measured. */
@@ -352,7 +437,7 @@ static void
 test_uncalibrated (void)
 {
   g_autoptr (GPtrArray) refs = load_all ();
-  g_autoptr (GArray) errs = g_array_new (FALSE, FALSE, sizeof (double));
+  g_autoptr (GArray) errs = g_array_new (FALSE, FALSE, sizeof (Entry));
   for (guint i = 0; i < refs->len; i++) {
     const Ref *r = refs->pdata[i];
     for (guint k = 0; k < r->rows->len; k++) {
@@ -362,12 +447,12 @@ test_uncalibrated (void)
         continue;
       double pred = predict (r, row, m, 1);
       double err = pred / row->throughput - 1;
-      g_array_append_val (errs, err);
+      add_entry (errs, r, is_ddp (r), err);
       printf ("  %-55s %-4s batch %4g x%-3d: %8.1f predicted, published %8.1f  %+6.1f%%\n", r->file, row->prec,
               row->batch, row->accum, pred, row->throughput, 100 * err);
     }
   }
-  summarise ("uncalibrated one GPU (b)", errs, UNCAL_MEDIAN_BAR, UNCAL_WORST_BAR, 0.15);
+  summarise ("uncalibrated one GPU (b)", errs, uncal_bars, 0.15);
 }
 
 /* The framework's first word and the file's model, sequence and
@@ -386,7 +471,7 @@ static void
 test_transfer (void)
 {
   g_autoptr (GPtrArray) refs = load_all ();
-  g_autoptr (GArray) errs = g_array_new (FALSE, FALSE, sizeof (double));
+  g_autoptr (GArray) errs = g_array_new (FALSE, FALSE, sizeof (Entry));
   for (guint i = 0; i < refs->len; i++)
     for (guint j = 0; j < refs->len; j++) {
       const Ref *a = refs->pdata[i], *b = refs->pdata[j];
@@ -398,8 +483,7 @@ test_transfer (void)
       if (!m || !ra || !rb || ra->gpus != 1 || rb->gpus != 1)
         continue;
       /* a's layer times, scaled to its published figure */
-      double scale = predict (a, ra, m, 1) / ra->throughput;
-      predict (a, ra, m, scale);
+      fit_to (a, ra, m, ra->throughput);
       g_autoptr (DpsTopo) topo_a = test_shipped_topo (ta, 1), topo_b = test_shipped_topo (tb, 1);
       DpsComputeParams p;
       dps_compute_params_default (&p);
@@ -407,11 +491,11 @@ test_transfer (void)
       dps_compute_transfer (m, &dps_topo_spec (topo_a)->gpu, &dps_topo_spec (topo_b)->gpu, &p);
       double pred = predict (b, rb, m, 1);
       double err = pred / rb->throughput - 1;
-      g_array_append_val (errs, err);
+      add_entry (errs, b, is_ddp (a) && is_ddp (b), err);
       printf ("  %-45s -> %-45s amp: %8.1f predicted, published %8.1f  %+6.1f%%\n", a->file, b->file, pred,
               rb->throughput, 100 * err);
     }
-  summarise ("transfer between generations (c)", errs, TRANSFER_MEDIAN_BAR, TRANSFER_WORST_BAR, 0.12);
+  summarise ("transfer between generations (c)", errs, transfer_bars, 0.12);
 }
 
 int
