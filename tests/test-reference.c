@@ -498,10 +498,60 @@ test_transfer (void)
   summarise ("transfer between generations (c)", errs, transfer_bars, 0.12);
 }
 
+/* The row of r at gpus GPUs in precision prec (fails if none). */
+static const Row *
+find_row (const Ref *r, int gpus, const char *prec)
+{
+  for (guint k = 0; k < r->rows->len; k++) {
+    const Row *row = &g_array_index (r->rows, Row, k);
+    if (row->gpus == gpus && g_str_equal (row->prec, prec))
+      return row;
+  }
+  g_assert_not_reached ();
+}
+
+static Ref *
+load_one (const char *name)
+{
+  g_autofree char *p = g_build_filename (DPS_REFERENCE_DIR, name, NULL);
+  return ref_load (p);
+}
+
+/* What the loader reads from the printed tables: accumulation steps from
+ * "32 and 16" (TF32 first: 2 A100 nodes of PyTorch BERT phase 1), from
+ * "4 , 8" under a header naming mixed precision first with nodes in
+ * "Num Nodes" (16 DGX-2H nodes of TF2: 4 amp, 8 fp32), and a printed
+ * accumulated batch 4096 divided by its steps (V100 PyTorch phase 1:
+ * 64 amp micro-batches of 64 sequences, 128 fp32 of 32); none where no
+ * column says (ResNet-50). */
+static void
+test_parse (void)
+{
+  g_autoptr (GPtrArray) keep = g_ptr_array_new_with_free_func (ref_free);
+  Ref *a = load_one ("bert-large-a100-80g-pytorch-multinode-seq128.ref");
+  Ref *b = load_one ("bert-large-v100-32g-dgx2h-tensorflow2-multinode-seq128.ref");
+  Ref *c = load_one ("bert-large-v100-32g-pytorch-pretrain-seq128.ref");
+  Ref *d = load_one ("resnet50-a100-80g-pytorch.ref");
+  g_ptr_array_add (keep, a), g_ptr_array_add (keep, b), g_ptr_array_add (keep, c), g_ptr_array_add (keep, d);
+  g_assert_cmpint (find_row (a, 16, "tf32")->accum, ==, 32);
+  g_assert_cmpint (find_row (a, 16, "amp")->accum, ==, 16);
+  g_assert_cmpfloat (find_row (a, 16, "amp")->throughput, ==, 9191);
+  g_assert_cmpint (find_row (b, 256, "amp")->accum, ==, 4);
+  g_assert_cmpint (find_row (b, 256, "fp32")->accum, ==, 8);
+  g_assert_cmpint (find_row (c, 1, "amp")->accum, ==, 64);
+  g_assert_cmpfloat (find_row (c, 1, "amp")->batch, ==, 64);
+  g_assert_cmpint (find_row (c, 8, "fp32")->accum, ==, 128);
+  g_assert_cmpfloat (find_row (c, 8, "fp32")->batch, ==, 32);
+  g_assert_cmpint (find_row (d, 8, "amp")->accum, ==, 1);
+  g_assert_true (is_ddp (a) && !is_ddp (b));
+  g_assert_cmpstr (ref_topology (b), ==, "dgx2-v100");
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/reference/ddp/parse", test_parse);
   g_test_add_func ("/reference/ddp/scaling", test_scaling);
   g_test_add_func ("/reference/ddp/uncalibrated", test_uncalibrated);
   g_test_add_func ("/reference/ddp/transfer", test_transfer);
