@@ -108,9 +108,11 @@ dps_ddp_compute_times (const DpsDdpConfig *c, double batch, double *fwd_s, doubl
  *  - the optimizer's launches beyond its bytes (dps_ddp_compute_times).
  * Each kernel takes its bytes at memory bandwidth or the dispatch,
  * whichever is longer: out's bucket_copy_s is the bandwidth part, hooks_s
- * what the dispatch floor adds, copy_out_s the share after the all-reduce. */
+ * what the dispatch floor adds, copy_out_s the share after the all-reduce;
+ * opt_launch_s what the optimizer's opt_s (dps_ddp_compute_times) takes
+ * beyond its bytes. */
 void
-dps_ddp_fixed_costs (const DpsDdpConfig *c, double *bwd_extra_s, DpsDdpResult *out)
+dps_ddp_fixed_costs (const DpsDdpConfig *c, double opt_s, double *bwd_extra_s, DpsDdpResult *out)
 {
   const DpsModel *m = c->model;
   const DpsDeviceSpec *dev = &dps_topo_spec (c->topo)->gpu;
@@ -118,7 +120,7 @@ dps_ddp_fixed_costs (const DpsDdpConfig *c, double *bwd_extra_s, DpsDdpResult *o
   double per_param = dps_optimizer_bytes_moved (c->optimizer, c->mixed), bw = 0;
   for (int i = 0; i < dps_model_n_tensors (m); i++)
     bw += dps_model_tensor (m, i)->numel * per_param / (dev->memory_bw_Bps * c->compute.mem_efficiency);
-  out->opt_launch_s = c->optimizer_s > 0 ? 0 : MAX (0, out->optimizer_s - bw);
+  out->opt_launch_s = c->optimizer_s > 0 ? 0 : MAX (0, opt_s - bw);
   out->bucket_copy_s = out->hooks_s = out->copy_out_s = 0;
   if (c->n_gpus < 2 || !dps_device_lookup (dev->model))
     return;
@@ -399,8 +401,7 @@ dps_ddp_simulate (const DpsDdpConfig *c, DpsDdpResult *out, GError **error)
   for (int l = 0; l < L; l++)
     single += c->grad_accum * (fwd[l] + bwd[l]);
   double *bwd_extra = g_new (double, L);
-  out->optimizer_s = opt_s;
-  dps_ddp_fixed_costs (c, bwd_extra, out);
+  dps_ddp_fixed_costs (c, opt_s, bwd_extra, out);
 
   GRand *rand = g_rand_new_with_seed ((guint32) (c->seed ^ (c->seed >> 32)));
   double *steps = g_new (double, c->trials);

@@ -108,7 +108,7 @@ typedef struct {
 
 void     dps_ddp_config_default (DpsDdpConfig *c);
 double   dps_ddp_default_contention (const DpsDdpConfig *c, double batch);
-void     dps_ddp_fixed_costs (const DpsDdpConfig *c, double *bwd_extra_s, DpsDdpResult *out);
+void     dps_ddp_fixed_costs (const DpsDdpConfig *c, double opt_s, double *bwd_extra_s, DpsDdpResult *out);
 void     dps_ddp_compute_times (const DpsDdpConfig *c, double batch, double *fwd_s, double *bwd_s, double *opt_s);
 gboolean dps_ddp_simulate (const DpsDdpConfig *c, DpsDdpResult *out, GError **error);
 void     dps_ddp_result_clear (DpsDdpResult *r);
