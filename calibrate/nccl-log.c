@@ -60,6 +60,8 @@ dps_nccl_log_parse_hinted (const char *name, const char *text, gssize len, DpsNc
     char *l = g_strstrip (strip_prefix (lines[i]));
     if (!l[0])
       continue;
+    if (l[0] == '#' && l[1] == '%')
+      continue;   /* a reference file's facts (calibrate/reference.h), never the table's */
     if (l[0] == '#') {
       if (strstr (l, "Avg bus bandwidth"))
         footer = TRUE;
@@ -95,7 +97,7 @@ dps_nccl_log_parse_hinted (const char *name, const char *text, gssize len, DpsNc
       header = header || (strstr (l, "algbw") && strstr (l, "busbw"));
       continue;
     }
-    if (!header)
+    if (!header || g_str_has_prefix (l, "NCCL version"))
       continue;   /* banners before the table (NCCL INFO lines and the like) */
     if (footer)
       continue;
@@ -110,21 +112,29 @@ dps_nccl_log_parse_hinted (const char *name, const char *text, gssize len, DpsNc
         }
         tok[n++] = t[j];
       }
-    if (n != 13 && n != 12) {
+    /* 13 or 12 columns (with and without root); a table without its in-place
+     * half (as some authors paste it) has 9, 8 or 7 */
+    gboolean oop_only = n >= 7 && n <= 9;
+    if (n != 13 && n != 12 && !oop_only) {
       g_hash_table_unref (ranks);
       g_hash_table_unref (hosts);
       g_array_free (rows, TRUE);
       return dps_set_error_at (error, name, ln, "expected 12 or 13 columns (size count type redop [root] time algbw busbw "
-                   "#wrong time algbw busbw #wrong), got %d%s", n, lines[i + 1] ? "" : " (the log is cut short)");
+                   "#wrong time algbw busbw #wrong), or 7 to 9 without the in-place half, got %d%s", n,
+                   lines[i + 1] ? "" : " (the log is cut short)");
     }
-    int o = n == 13 ? 5 : 4;
+    /* with a root column the time is column 5, else 4; in an out-of-place
+     * table of 8 columns the last is busbw (printed with decimals) when the
+     * root is there, #wrong when it is not */
+    int o = n == 13 || n == 9 || (n == 8 && strchr (tok[7], '.')) ? 5 : 4;
     gint64 size, count;
-    double t_oop, alg, bus, t_ip;
-    int wrong1, wrong2;
+    double t_oop, alg, bus, t_ip = 0;
+    int wrong1 = -1, wrong2 = 0;
     if (!dps_parse_int (tok[0], &size) || size < 0 || !dps_parse_int (tok[1], &count) || count < 0
         || !dps_parse_double (tok[o], &t_oop) || !dps_parse_double (tok[o + 1], &alg)
-        || !dps_parse_double (tok[o + 2], &bus) || !is_wrong_field (tok[o + 3], &wrong1)
-        || !dps_parse_double (tok[o + 4], &t_ip) || !is_wrong_field (tok[o + 7], &wrong2)
+        || !dps_parse_double (tok[o + 2], &bus)
+        || (o + 3 < n && !is_wrong_field (tok[o + 3], &wrong1))
+        || (!oop_only && (!dps_parse_double (tok[o + 4], &t_ip) || !is_wrong_field (tok[o + 7], &wrong2)))
         || t_oop < 0 || t_ip < 0) {
       g_hash_table_unref (ranks);
       g_hash_table_unref (hosts);
@@ -143,7 +153,9 @@ dps_nccl_log_parse_hinted (const char *name, const char *text, gssize len, DpsNc
     g_array_append_val (rows, p);
   }
   int n_ranks = (int) g_hash_table_size (ranks), n_nodes = MAX (1, (int) g_hash_table_size (hosts));
-  if (hints && hints->ranks > 0 && n_ranks == 0) {
+  /* a header's counts stand for Rank lines that were not pasted, or only
+   * some of them (a paste of the first 100 of 1024 ranks) */
+  if (hints && hints->ranks > 0 && n_ranks < hints->ranks) {
     n_ranks = hints->ranks;
     n_nodes = MAX (hints->hosts, 1);
   }

@@ -40,8 +40,12 @@ dps_netfit_apply_params (const DpsNetFit *f, DpsCollParams *params, guint *algo_
       params->base_s[a][p] *= f->scale[DPS_NETFIT_INTRA_LAT];
     }
   params->net_overhead_s *= f->scale[DPS_NETFIT_NET_LAT];
-  if (algo_mask && f->ring_only)
-    *algo_mask = 1u << DPS_ALGO_RING;
+  if (f->ring_only) {
+    /* a ring library's own protocols: its fit holds the shape */
+    memset (params->fill_bytes, 0, sizeof params->fill_bytes);
+    if (algo_mask)
+      *algo_mask = 1u << DPS_ALGO_RING;
+  }
 }
 
 typedef struct {

@@ -617,6 +617,7 @@ dps_profile_apply_params (const DpsProfile *p, int ranks, int nodes, DpsCollPara
     params->step_s[DPS_ALGO_RING][DPS_LINK_NET][q] = used && inter ? lv->alpha_s[q] : a_intra;
   }
   params->algo_bw_factor[DPS_ALGO_RING] = 1;
+  memset (params->fill_bytes, 0, sizeof params->fill_bytes);   /* the fit holds it */
   params->n_corr = MIN (lv->n_corr, (int) G_N_ELEMENTS (params->corr_bytes));
   for (int i = 0; i < params->n_corr; i++) {
     params->corr_bytes[i] = lv->corr_bytes[i];

@@ -27,7 +27,8 @@ best_estimate (const DpsCollCost *c, double bytes)
   for (int a = 0; a < DPS_ALGO_COUNT; a++)
     for (int p = 0; c->algo[a].ok && p < DPS_PROTO_COUNT; p++)
       if (c->algo[a].payload[p] > 0)
-        best = MIN (best, c->algo[a].lat_s[p] + bytes * c->algo[a].load_per_byte_s / c->algo[a].payload[p]);
+        best = MIN (best, c->algo[a].lat_s[p] + bytes * dps_tune_fill_factor (&c->params, a, p, bytes)
+                                                * c->algo[a].load_per_byte_s / c->algo[a].payload[p]);
   return best;
 }
 
@@ -86,7 +87,9 @@ dps_coll_cost_new (const DpsTopo *topo, const DpsCollParams *params, int n_gpus,
     AlgoCost *ac = &c->algo[a];
     int ref_proto = -1;
     for (int p = 0; p < DPS_PROTO_COUNT; p++) {
-      ac->payload[p] = (proto_mask & (1u << p)) ? plan->payload[p] : 0;
+      /* the payload without the fill at the reference size: the fill is
+       * applied at each size asked about */
+      ac->payload[p] = (proto_mask & (1u << p)) ? plan->payload[p] * dps_tune_fill_factor (params, a, p, REF_BYTES) : 0;
       if (ac->payload[p] > 0)
         ref_proto = p;
     }
@@ -104,7 +107,8 @@ dps_coll_cost_new (const DpsTopo *topo, const DpsCollParams *params, int n_gpus,
     (void) t_ana;
     if (mode == DPS_MODE_FLOW) {
       double t = dps_plan_time_flow (topo, plan, ref_proto);
-      ac->flow_per_byte_s = MAX (0, t - ac->lat_s[ref_proto]) * ac->payload[ref_proto] / REF_BYTES;
+      ac->flow_per_byte_s = MAX (0, t - ac->lat_s[ref_proto]) * ac->payload[ref_proto]
+                            / dps_tune_fill_factor (params, a, ref_proto, REF_BYTES) / REF_BYTES;
     }
     ac->ok = TRUE;
     any = TRUE;
@@ -159,13 +163,14 @@ uncorrected_time (const DpsCollCost *c, double bytes, DpsAlgo *algo, DpsProto *p
     for (int p = 0; p < DPS_PROTO_COUNT; p++) {
       if (ac->payload[p] <= 0 || !dps_tune_size_ok (&c->params, p, bytes))
         continue;
-      double est = ac->lat_s[p] + bytes * ac->load_per_byte_s / ac->payload[p];
+      double fill = dps_tune_fill_factor (&c->params, a, p, bytes);
+      double est = ac->lat_s[p] + bytes * fill * ac->load_per_byte_s / ac->payload[p];
       if (est < best) {
         best = est;
         ba = a;
         bp = p;
         double per_byte = c->mode == DPS_MODE_FLOW ? ac->flow_per_byte_s : ac->load_per_byte_s;
-        chosen = ac->lat_s[p] + bytes * per_byte / ac->payload[p];
+        chosen = ac->lat_s[p] + bytes * fill * per_byte / ac->payload[p];
       }
     }
   }

@@ -35,7 +35,8 @@ tree_plan (const DpsCollCtx *ctx, DpsPlan *plan)
                               + dps_ceil_log2 (m) * dps_tune_step_s (ctx, DPS_ALGO_TREE, DPS_LINK_NET, p));
   /* LL128 keeps 120 of 128 bytes across nodes; NCCL uses 7/9 inside one */
   if (m == 1)
-    plan->payload[DPS_PROTO_LL128] = 7.0 / 9.0 * ctx->params->algo_bw_factor[DPS_ALGO_TREE];
+    plan->payload[DPS_PROTO_LL128] = 7.0 / 9.0 * ctx->params->algo_bw_factor[DPS_ALGO_TREE]
+                                     / dps_tune_fill_factor (ctx->params, DPS_ALGO_TREE, DPS_PROTO_LL128, ctx->bytes);
   double b = ctx->bytes / nch;
   int order[DPS_TOPO_MAX_GPUS_PER_NODE];
   int *heads = g_new (int, m);

@@ -130,12 +130,13 @@ dps_ctx_n_ranks (const DpsCollCtx *ctx)
 
 
 /* The order of the used local GPUs in channel's ring: the topology's ring
- * (restricted to the GPUs in use), rotated so that channels start on
- * different GPUs and so leave the node through different NICs. */
+ * for the channel (channels take a mesh's rings in turn), restricted to
+ * the GPUs in use, rotated so that channels start on different GPUs and
+ * so leave the node through different NICs. */
 void
 dps_ctx_ring (const DpsCollCtx *ctx, int channel, int *order)
 {
-  const int *ring = dps_topo_ring_order (ctx->topo);
+  const int *ring = dps_topo_ring (ctx->topo, channel);
   int k = dps_topo_gpus_per_node (ctx->topo), r = ctx->ranks_per_node, n = 0;
   int tmp[DPS_TOPO_MAX_GPUS_PER_NODE];
   for (int i = 0; i < k; i++)
@@ -262,7 +263,8 @@ dps_coll_build_plan (const DpsCollCtx *ctx, DpsPlan **out, GError **error)
   for (int p = 0; p < DPS_PROTO_COUNT; p++)
     plan->payload[p] = dps_tune_proto_ok (ctx->algo, p)
                        ? ctx->params->bw_factor[ctx->algo][p] * ctx->params->algo_bw_factor[ctx->algo]
-                         * (ctx->algo == DPS_ALGO_NVLS ? nvls_efficiency (ctx->topo) : 1) : 0;
+                         * (ctx->algo == DPS_ALGO_NVLS ? nvls_efficiency (ctx->topo) : 1)
+                         / dps_tune_fill_factor (ctx->params, ctx->algo, p, ctx->bytes) : 0;
   if (dps_ctx_n_ranks (ctx) > 1 && ctx->bytes > 0)
     a->plan (ctx, plan);
   *out = plan;

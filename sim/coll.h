@@ -44,6 +44,10 @@ typedef struct {
   double net_overhead_s;   /* per intra-node step when a ring spans nodes (NCCL: 1 us Intel, 2 AMD) */
   double bw_factor[DPS_ALGO_COUNT][DPS_PROTO_COUNT];  /* payload efficiency */
   double algo_bw_factor[DPS_ALGO_COUNT];              /* e.g. NVLS 0.85 on Hopper */
+  /* pipeline fill: the bytes an algorithm has in flight before it runs at
+   * its full bandwidth (chunks on every channel); a collective of S bytes
+   * moves as if it were S + min(S, fill) (see nccl-tune.c) */
+  double fill_bytes[DPS_ALGO_COUNT][DPS_PROTO_COUNT];
   /* calibrated profiles: each protocol slot is a measured size regime, used
    * only for sizes up to its bound (0: unbounded) above the previous one's */
   gboolean sized_regimes;
@@ -68,7 +72,8 @@ typedef struct {
 
 typedef struct {
   DpsAlgo algo;
-  double  payload[DPS_PROTO_COUNT];    /* payload efficiency per protocol; 0: not supported */
+  double  payload[DPS_PROTO_COUNT];    /* payload efficiency per protocol, with the pipeline fill at the
+                                        * plan's size; 0: not supported */
   GArray *phases;                      /* DpsPhase */
   gboolean latency_only;
 } DpsPlan;

@@ -31,6 +31,7 @@ double   dps_tune_step_s (const DpsCollCtx *ctx, DpsAlgo algo, DpsLinkKind kind,
 void     dps_tune_ring_latency (const DpsCollCtx *ctx, DpsAlgo algo, int nsteps, int ninter,
                                 gboolean with_base, double *latency_s);
 gboolean dps_tune_proto_ok (DpsAlgo algo, DpsProto proto);
+double   dps_tune_fill_factor (const DpsCollParams *p, DpsAlgo algo, DpsProto proto, double bytes);
 gboolean dps_tune_size_ok (const DpsCollParams *p, DpsProto proto, double bytes);
 typedef double (*DpsTimeFn) (double bytes, void *data);
 double   dps_tune_calibrated (const DpsCollParams *p, double bytes, DpsTimeFn model, void *data);

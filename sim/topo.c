@@ -20,7 +20,8 @@ struct DpsTopo {
   int         *gg_off, *gg_len;   /* k*k */
   int         *gn_off, *gn_len;   /* k*nics: GPU -> NIC */
   int         *ng_off, *ng_len;   /* nics*k: NIC -> GPU */
-  int         *ring;
+  int         *ring;               /* n_rings rings of k GPUs each */
+  int          n_rings;
   /* fabric */
   int          n_leaves;
   int         *nic_leaf;          /* per node*nics */
@@ -40,15 +41,19 @@ const char *dps_fabric_kind_name (DpsFabricKind k) { return fabric_names[k]; }
 const char *dps_link_kind_name (DpsLinkKind k) { return link_names[k]; }
 const char *dps_vertex_kind_name (DpsVertexKind k) { return vertex_names[k]; }
 
-/* Returns a deep copy of spec (free with dps_topo_spec_free). */
 /* The latency a network step pays over NCCL's InfiniBand figures, by
- * transport, microseconds: fitted to the published nccl-tests tables in
- * tests/reference/nccl/ (see the README there for the figures). */
+ * transport, microseconds (a topology's [nic] latency_us overrides it).
+ * Fitted once over the whole published suite in tests/reference/nccl/
+ * (its README): InfiniBand and RoCE tables of 2 to 8 H100/H200 nodes take
+ * 8 us more a step than NCCL's tables say (the best of a grid of 0 to
+ * 24 us, the other constants of the fit held); EFA
+ * (p4de) and TCPX (A3) tables are met with 0, their bandwidth being what
+ * limits them at the sizes published. */
 double
 dps_net_transport_extra_us (DpsNetTransport t)
 {
   static const double extra[DPS_NET_TRANSPORTS] = {
-    [DPS_NET_IB] = 0, [DPS_NET_ROCE] = 0, [DPS_NET_EFA] = 0, [DPS_NET_SOCKET] = 0, [DPS_NET_TCPX] = 0,
+    [DPS_NET_IB] = 8, [DPS_NET_ROCE] = 8, [DPS_NET_EFA] = 0, [DPS_NET_SOCKET] = 0, [DPS_NET_TCPX] = 0,
   };
   g_return_val_if_fail (t < DPS_NET_TRANSPORTS, 0);
   return extra[t];
@@ -62,6 +67,7 @@ dps_net_transport_name (DpsNetTransport t)
   return names[t];
 }
 
+/* Returns a deep copy of spec (free with dps_topo_spec_free). */
 DpsTopoSpec *
 dps_topo_spec_copy (const DpsTopoSpec *s)
 {
@@ -189,18 +195,119 @@ find_ring (DpsTopo *t, int *order, gboolean *used, int depth, const gboolean *ad
   return FALSE;
 }
 
-/* The intra-node ring: the file's order, else a cycle over direct NVLinks
- * in a mesh (DGX-1's hybrid cube mesh has one), else 0..k-1. */
+/* Every Hamiltonian cycle over the links of cap (cycles through GPU 0,
+ * one direction each), at most max of them. */
+static void
+all_cycles (int k, const int *cap, int *order, gboolean *used, int depth, GArray *out, guint max)
+{
+  if (out->len / (guint) k >= max)
+    return;
+  if (depth == k) {
+    if (cap[order[k - 1] * k + order[0]] > 0 && order[1] < order[k - 1])
+      g_array_append_vals (out, order, (guint) k);
+    return;
+  }
+  for (int g = 1; g < k; g++)
+    if (!used[g] && cap[order[depth - 1] * k + g] > 0) {
+      used[g] = TRUE;
+      order[depth] = g;
+      all_cycles (k, cap, order, used, depth + 1, out, max);
+      used[g] = FALSE;
+    }
+}
+
+/* The most cycles of cyc (from first on) that the links' counts carry at
+ * once: depth-first, each link's count taken down by the cycles through it. */
+static int
+most_cycles (int k, int *cap, const GArray *cyc, guint first, int *pick, int n, int *best, int *best_pick, int goal)
+{
+  if (n > *best) {
+    *best = n;
+    memcpy (best_pick, pick, sizeof (int) * (gsize) n);
+  }
+  guint m = cyc->len / (guint) k;
+  for (guint c = first; c < m && *best < goal; c++) {
+    const int *o = &g_array_index (cyc, int, c * (guint) k);
+    gboolean fits = TRUE;
+    for (int i = 0; i < k && fits; i++)
+      fits = cap[o[i] * k + o[(i + 1) % k]] > 0;
+    if (!fits)
+      continue;
+    for (int i = 0; i < k; i++) {
+      cap[o[i] * k + o[(i + 1) % k]]--;
+      cap[o[(i + 1) % k] * k + o[i]]--;
+    }
+    pick[n] = (int) c;
+    most_cycles (k, cap, cyc, c + 1, pick, n + 1, best, best_pick, goal);
+    for (int i = 0; i < k; i++) {
+      cap[o[i] * k + o[(i + 1) % k]]++;
+      cap[o[(i + 1) % k] * k + o[i]]++;
+    }
+  }
+  return *best;
+}
+
+/* The rings of a mesh as NCCL builds them: NCCL runs one channel per
+ * NVLink and direction (the graph it dumps for four V100s with two links
+ * a pair has 6 ring channels, NVIDIA/nccl issue #713), so the node holds
+ * as many rings as cycles over distinct links fit, each run both ways.
+ * The cycles are the most that the links' counts carry together (DGX-1's
+ * hybrid cube mesh, 6 links a GPU: 3 cycles, 6 rings).  Up to 8 GPUs (all
+ * cycles are listed); 0 when the mesh has no cycle. */
+static int
+mesh_rings (DpsTopo *t, int *rings)
+{
+  const DpsTopoSpec *s = t->spec;
+  int k = t->k;
+  if (k < 3 || k > 8)
+    return 0;
+  int *cap = g_new0 (int, k * k);
+  for (int i = 0; i < s->n_mesh; i++) {
+    cap[s->mesh[i].a * k + s->mesh[i].b] += s->mesh[i].count;
+    cap[s->mesh[i].b * k + s->mesh[i].a] += s->mesh[i].count;
+  }
+  int degree = G_MAXINT;
+  for (int a = 0; a < k; a++) {
+    int d = 0;
+    for (int b = 0; b < k; b++)
+      d += cap[a * k + b];
+    degree = MIN (degree, d);
+  }
+  GArray *cyc = g_array_new (FALSE, FALSE, sizeof (int));
+  int order[8] = { 0 }, pick[DPS_TOPO_MAX_RINGS], best_pick[DPS_TOPO_MAX_RINGS], best = 0;
+  gboolean used[8] = { TRUE };
+  all_cycles (k, cap, order, used, 1, cyc, 4096);
+  most_cycles (k, cap, cyc, 0, pick, 0, &best, best_pick, MIN (degree / 2, DPS_TOPO_MAX_RINGS / 2));
+  for (int c = 0; c < best; c++) {
+    const int *o = &g_array_index (cyc, int, (guint) best_pick[c] * (guint) k);
+    for (int i = 0; i < k; i++) {
+      rings[(2 * c) * k + i] = o[i];
+      rings[(2 * c + 1) * k + i] = o[(k - i) % k];   /* the same cycle the other way */
+    }
+  }
+  g_array_free (cyc, TRUE);
+  g_free (cap);
+  return 2 * best;
+}
+
+/* The intra-node rings: the file's order, else in a mesh the rings over its
+ * links (mesh_rings; a search for one cycle beyond 8 GPUs), else 0..k-1. */
 static void
 choose_ring (DpsTopo *t)
 {
   const DpsTopoSpec *s = t->spec;
   int k = t->k;
-  t->ring = g_new (int, k);
+  t->ring = g_new (int, k * DPS_TOPO_MAX_RINGS);
+  t->n_rings = 1;
   for (int i = 0; i < k; i++)
     t->ring[i] = s->ring ? s->ring[i] : i;
   if (s->ring || s->intra != DPS_INTRA_NVLINK_MESH || k < 3 || k > 16)
     return;
+  int n = mesh_rings (t, t->ring);
+  if (n > 0) {
+    t->n_rings = n;
+    return;
+  }
   gboolean *adj = g_new0 (gboolean, k * k);
   for (int i = 0; i < s->n_mesh; i++)
     adj[s->mesh[i].a * k + s->mesh[i].b] = adj[s->mesh[i].b * k + s->mesh[i].a] = TRUE;
@@ -468,6 +575,8 @@ int dps_topo_n_vertices (const DpsTopo *t) { return (int) t->vertices->len; }
 int dps_topo_n_leaves (const DpsTopo *t) { return t->n_leaves; }
 double dps_topo_leaf_uplink_Bps (const DpsTopo *t) { return t->n_leaves > 1 ? t->leaf_uplink_Bps : 0; }
 const int *dps_topo_ring_order (const DpsTopo *t) { return t->ring; }
+int dps_topo_n_rings (const DpsTopo *t) { return t->n_rings; }
+const int *dps_topo_ring (const DpsTopo *t, int i) { return t->ring + (gsize) (i % t->n_rings) * (gsize) t->k; }
 
 const DpsLink *
 dps_topo_link (const DpsTopo *t, int link)

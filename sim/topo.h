@@ -43,6 +43,7 @@ typedef enum {
 
 #define DPS_ROUTE_MAX 16
 #define DPS_TOPO_MAX_GPUS_PER_NODE 1024
+#define DPS_TOPO_MAX_RINGS 16         /* intra-node rings of a mesh */
 #define DPS_TOPO_MAX_GPUS (1 << 20)
 
 typedef struct { int a, b, count; } DpsMeshLink;
@@ -122,6 +123,10 @@ int            dps_topo_route (const DpsTopo *topo, int src_gpu, int dst_gpu, in
 int            dps_topo_route_latency_hops (const DpsTopo *topo, const int *links, int n, double *latency_s);
 gboolean       dps_topo_nvls_links (const DpsTopo *topo, int gpu, int *up, int *down);
 const int     *dps_topo_ring_order (const DpsTopo *topo);
+/* The intra-node rings channels take in turn (a mesh's rings over distinct
+ * links, both ways: sim/topo.c mesh_rings; else the one ring) */
+int            dps_topo_n_rings (const DpsTopo *topo);
+const int     *dps_topo_ring (const DpsTopo *topo, int i);
 double         dps_topo_bisection_Bps (const DpsTopo *topo);
 double         dps_topo_gpu_intra_bw_Bps (const DpsTopo *topo);
 double         dps_topo_leaf_uplink_Bps (const DpsTopo *topo);

@@ -3,6 +3,7 @@
  * that the simulator, given a profile, reproduces the fit. */
 #include "calibrate/fit.h"
 #include "calibrate/nccl-log.h"
+#include "calibrate/reference.h"
 #include "calibrate/profile.h"
 #include "calibrate/profile-device.h"
 #include "sim/nccl-tune.h"
@@ -176,6 +177,33 @@ test_import_ratio (void)
   g_autoptr (DpsCalData) d = dps_cal_data_new ("nccl-tests");
   g_assert_true (dps_nccl_log_parse ("x.log", log, -1, d, NULL));
   g_assert_cmpint (g_array_index (d->points, DpsCalPoint, 0).ranks, ==, 8);
+}
+
+/* Tables as authors paste them: the out-of-place half only (8 columns
+ * with root: size count type redop root time algbw busbw), a banner line
+ * ("NCCL version ...") between the Rank lines and the table, a reference
+ * file's '#%' facts (one names "algbw" and "busbw" without being the
+ * header), and only the first of the Rank lines: the header's 16 ranks
+ * on 2 hosts stand, the time is the out-of-place one. */
+static void
+test_import_pasted (void)
+{
+  const char *ref = "#% system: test (a busbw and algbw figure named in a note)\n"
+                    "#% test: all_reduce_perf\n#% ranks: 16\n#% nodes: 2\n"
+                    "#  Rank  0 Group  0 Pid 1 on host1 device  0 [0x00] NVIDIA H100\n"
+                    "NCCL version 2.21.5+cuda12.4\n"
+                    "#       size         count      type   redop    root     time   algbw   busbw\n"
+                    "     1048576        262144     float     sum      -1   100.00   10.49   19.66\n"
+                    "     2097152        524288     float     sum      -1   150.00   13.98   26.21\n";
+  g_autoptr (GError) e = NULL;
+  g_autoptr (DpsReference) r = dps_reference_parse ("pasted.ref", ref, -1, &e);
+  g_assert_no_error (e);
+  g_assert_cmpint (r->ranks, ==, 16);
+  g_assert_cmpint (r->hosts, ==, 2);
+  g_assert_cmpint (r->data->points->len, ==, 2);
+  DpsCalPoint *p = &g_array_index (r->data->points, DpsCalPoint, 1);
+  g_assert_cmpfloat (p->bytes, ==, 2097152);
+  g_assert_cmpfloat (REL (p->time_s, 150e-6), <, 1e-12);
 }
 
 /* Truncated and malformed logs are refused with the file and line. */
@@ -473,6 +501,7 @@ main (int argc, char **argv)
   g_test_add_func ("/calibrate/fit/held-out", test_held_out);
   g_test_add_func ("/calibrate/import/variants", test_import);
   g_test_add_func ("/calibrate/import/ratio", test_import_ratio);
+  g_test_add_func ("/calibrate/import/pasted", test_import_pasted);
   g_test_add_func ("/calibrate/import/bad", test_import_bad);
   g_test_add_func ("/calibrate/profile/drives-simulator", test_profile_drives_simulator);
   g_test_add_func ("/calibrate/profile/latency-only-regime", test_latency_only_regime);

@@ -18,7 +18,7 @@ make_topo (int gpus_per_node, int nodes, const char *extra)
     "[system]\nname = test\ngpus_per_node = %d\n"
     "[gpu]\nmodel = g\nfp32_tflops = 10\nmemory_GB = 16\nmemory_bw_GBps = 900\n"
     "[intra]\nfabric = nvswitch\nbw_GBps = 100\npcie_GBps = 1000\n%s\n"
-    "[nic]\ncount = %d\nbw_Gbps = 100\ngpus = ",
+    "[nic]\ncount = %d\nbw_Gbps = 100\nlatency_us = 0\ngpus = ",
     gpus_per_node, extra ? extra : "", gpus_per_node);
   for (int g = 0; g < gpus_per_node; g++)
     g_string_append_printf (t, "%s%d", g ? ";" : "", g);
@@ -34,11 +34,12 @@ make_topo (int gpus_per_node, int nodes, const char *extra)
 
 #define shipped test_shipped_topo
 
-/* Parameters with no latency and full payload efficiency. */
+/* Parameters with no latency, no pipeline fill and full payload efficiency. */
 static void
 zero_params (DpsCollParams *p)
 {
   dps_coll_params_nccl (p);
+  memset (p->fill_bytes, 0, sizeof p->fill_bytes);
   memset (p->base_s, 0, sizeof p->base_s);
   memset (p->step_s, 0, sizeof p->step_s);
   p->net_overhead_s = 0;
@@ -175,7 +176,10 @@ test_hier (void)
 
 /* NVLS applies only where the topology has NVSwitch multicast (DGX H100,
  * not DGX A100), only to all-reduce, only with Simple.  On one node each
- * GPU sends S up and receives S down: S / (0.85 x 370.8 GB/s) + 25 us. */
+ * GPU sends S up and receives S down at NCCL's Hopper NVLS efficiency
+ * (0.85 of 370.8 GB/s) times the 0.85 of it the published tables reach,
+ * after a 32 MB pipeline fill (sim/nccl-tune.c):
+ * (S + 32 MB) / (0.85 x 0.85 x 370.8 GB/s) + 25 us. */
 static void
 test_nvls (void)
 {
@@ -199,7 +203,7 @@ test_nvls (void)
   ctx.algo = DPS_ALGO_NVLS;
   g_assert_true (dps_coll_build_plan (&ctx, &plan, &e));
   g_assert_cmpfloat (plan->payload[DPS_PROTO_LL], ==, 0);
-  double expect = 25e-6 + 1e9 / (0.85 * 370.8e9);
+  double expect = 25e-6 + (1e9 + 32e6) / (0.85 * 0.85 * 370.8e9);
   g_assert_cmpfloat (REL (dps_plan_time_analytical (h100, plan, DPS_PROTO_SIMPLE), expect), <, 1e-9);
   dps_plan_unref (plan);
 }
@@ -279,6 +283,7 @@ ring_time_oversub (double oversub, DpsNetMode mode)
   g_autofree char *path = dps_topo_find ("dgx-h100-oversub2", &e);
   g_autoptr (DpsTopoSpec) s = dps_topo_spec_load (path, &e);
   s->oversubscription = oversub;
+  s->net_extra_s = 0;   /* no latency: bandwidth alone */
   g_autoptr (DpsTopo) t = dps_topo_new (s, 8, &e);
   DpsCollParams p;
   zero_params (&p);
@@ -378,6 +383,38 @@ test_gpu_counts (void)
   g_assert_false (dps_coll_ctx_init (&ctx, t, &p, 0, DPS_OP_ALLREDUCE, 8, &e));
 }
 
+/* The pipeline fill: a collective of S bytes moves as S + min(S, F).
+ * Below F it reaches half its bandwidth (factor 2), above it pays F once:
+ * 128 MB with F = 64 MB is 1.5 of its bandwidth term; no fill, 1. */
+static void
+test_fill (void)
+{
+  DpsCollParams p;
+  dps_coll_params_nccl (&p);
+  p.fill_bytes[DPS_ALGO_RING][DPS_PROTO_SIMPLE] = 64e6;
+  g_assert_cmpfloat (dps_tune_fill_factor (&p, DPS_ALGO_RING, DPS_PROTO_SIMPLE, 1e6), ==, 2);
+  g_assert_cmpfloat (dps_tune_fill_factor (&p, DPS_ALGO_RING, DPS_PROTO_SIMPLE, 128e6), ==, 1.5);
+  p.fill_bytes[DPS_ALGO_RING][DPS_PROTO_SIMPLE] = 0;
+  g_assert_cmpfloat (dps_tune_fill_factor (&p, DPS_ALGO_RING, DPS_PROTO_SIMPLE, 1e6), ==, 1);
+}
+
+/* A ring all-reduce inside a DGX-1 runs its 6 channels over the mesh's 6
+ * rings (sim/topo.c), one NVLink each way per channel: bandwidth-bound it
+ * takes 2 (n-1)/n S / (6 x 25 GB/s x 0.8) with n = 8 (each GPU sends
+ * 2 (n-1)/n S in all, a sixth on each of its 6 links, at 0.8 of 25 GB/s);
+ * with one ring it would take a doubled link's time, 3x longer. */
+static void
+test_mesh_ring_bw (void)
+{
+  g_autoptr (DpsTopo) t = shipped ("dgx1-v100", 1);
+  DpsCollParams p;
+  zero_params (&p);
+  double S = 1e9;
+  g_autoptr (DpsPlan) plan = plan_for (t, &p, 8, DPS_OP_ALLREDUCE, S, DPS_ALGO_RING);
+  double expect = 2 * 7.0 / 8 * S / (6 * 25e9 * 0.8);
+  g_assert_cmpfloat (REL (dps_plan_time_analytical (t, plan, DPS_PROTO_SIMPLE), expect), <, 1e-9);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -385,6 +422,8 @@ main (int argc, char **argv)
   g_test_add_func ("/coll/ring/closed-form", test_ring_closed_form);
   g_test_add_func ("/coll/ring/ops", test_ring_ops);
   g_test_add_func ("/coll/busbw-factor", test_busbw_factor);
+  g_test_add_func ("/coll/fill", test_fill);
+  g_test_add_func ("/coll/mesh-ring-bw", test_mesh_ring_bw);
   g_test_add_func ("/coll/tree/pow2", test_tree_pow2);
   g_test_add_func ("/coll/hier/2-and-4-nodes", test_hier);
   g_test_add_func ("/coll/nvls/where-allowed", test_nvls);

@@ -20,7 +20,7 @@ make_topo (int nodes, double intra_GBps, double nic_Gbps)
     "[system]\nname = t\ngpus_per_node = 8\n"
     "[gpu]\nmodel = g\nbf16_tflops = 100\nfp32_tflops = 10\nmemory_GB = 80\nmemory_bw_GBps = 1000\n"
     "[intra]\nfabric = nvswitch\nbw_GBps = %g\npcie_GBps = %g\n"
-    "[nic]\ncount = 8\nbw_Gbps = %g\ngpus = 0;1;2;3;4;5;6;7\n", intra_GBps, intra_GBps, nic_Gbps);
+    "[nic]\ncount = 8\nbw_Gbps = %g\nlatency_us = 0\ngpus = 0;1;2;3;4;5;6;7\n", intra_GBps, intra_GBps, nic_Gbps);
   g_autoptr (GError) e = NULL;
   g_autoptr (DpsTopoSpec) s = dps_topo_spec_load_data ("t.topo", text, -1, &e);
   g_assert_no_error (e);
@@ -64,6 +64,7 @@ free_comm (DpsDdpConfig *c)
 {
   memset (c->coll.base_s, 0, sizeof c->coll.base_s);
   memset (c->coll.step_s, 0, sizeof c->coll.step_s);
+  memset (c->coll.fill_bytes, 0, sizeof c->coll.fill_bytes);
   c->coll.net_overhead_s = 0;
 }
 

@@ -106,22 +106,44 @@ test_routes (void)
   g_assert_cmpint (count_kind (f, links, n, DPS_LINK_NET), ==, 2);
 }
 
-/* DGX-1's hybrid cube mesh has a Hamiltonian NVLink ring: consecutive GPUs
- * of the chosen ring order are one NVLink apart. */
+/* DGX-1's hybrid cube mesh: 6 NVLinks a GPU (16 pairs, 8 of them doubled)
+ * hold 3 Hamiltonian cycles over distinct links, so NCCL's one channel per
+ * link and direction gives 6 rings: each visits all 8 GPUs, consecutive
+ * GPUs one NVLink apart, every ring's reverse among them, and no pair
+ * carries more rings one way than it has links. */
 static void
 test_mesh_ring (void)
 {
   g_autoptr (DpsTopo) d = shipped ("dgx1-v100", 1);
-  const int *ring = dps_topo_ring_order (d);
-  int links[DPS_ROUTE_MAX];
-  for (int i = 0; i < 8; i++) {
-    int n = dps_topo_route (d, ring[i], ring[(i + 1) % 8], links);
-    g_assert_cmpint (n, ==, 1);
-    g_assert_cmpint (dps_topo_link (d, links[0])->kind, ==, DPS_LINK_NVLINK);
+  const DpsTopoSpec *s = dps_topo_spec (d);
+  g_assert_cmpint (dps_topo_n_rings (d), ==, 6);
+  g_assert_true (dps_topo_ring (d, 0) == dps_topo_ring_order (d));
+  int use[8][8] = { { 0 } }, links[DPS_ROUTE_MAX];
+  for (int r = 0; r < 6; r++) {
+    const int *ring = dps_topo_ring (d, r);
+    int seen = 0;
+    for (int i = 0; i < 8; i++) {
+      seen |= 1 << ring[i];
+      int n = dps_topo_route (d, ring[i], ring[(i + 1) % 8], links);
+      g_assert_cmpint (n, ==, 1);
+      g_assert_cmpint (dps_topo_link (d, links[0])->kind, ==, DPS_LINK_NVLINK);
+      use[ring[i]][ring[(i + 1) % 8]]++;
+    }
+    g_assert_cmpint (seen, ==, 0xff);
   }
+  for (int i = 0; i < s->n_mesh; i++) {
+    g_assert_cmpint (use[s->mesh[i].a][s->mesh[i].b], <=, s->mesh[i].count);
+    g_assert_cmpint (use[s->mesh[i].b][s->mesh[i].a], <=, s->mesh[i].count);
+    g_assert_cmpint (use[s->mesh[i].a][s->mesh[i].b], ==, use[s->mesh[i].b][s->mesh[i].a]);
+  }
+  /* channels take the rings in turn */
+  g_assert_true (dps_topo_ring (d, 7) == dps_topo_ring (d, 1));
   /* GPUs 0 and 5 share no NVLink: their route goes through the host */
   g_assert_cmpint (dps_topo_route (d, 0, 5, links), ==, 2);
   g_assert_cmpint (count_kind (d, links, 2, DPS_LINK_PCI), ==, 2);
+  /* a switched node keeps one ring */
+  g_autoptr (DpsTopo) h = shipped ("dgx-h100", 1);
+  g_assert_cmpint (dps_topo_n_rings (h), ==, 1);
 }
 
 static const char *base =

@@ -52,7 +52,9 @@ dps_compare_reference (const DpsReference *ref, const char *topology, const DpsP
   if (profile)
     dps_profile_apply_params (profile, n_gpus, dps_topo_n_nodes (topo), &params, &amask, &pmask);
   out->path = g_strdup (ref->path);
-  out->system = g_strdup (dps_reference_get (ref, "system") ? dps_reference_get (ref, "system") : ref->path);
+  /* the system's id: the header's first word (several scales of one system share it) */
+  const char *sys = dps_reference_get (ref, "system");
+  out->system = sys ? g_strndup (sys, strcspn (sys, " \t,(")) : g_path_get_basename (ref->path);
   out->topology = g_strdup (tname ? tname : "calibrated");
   const char *health = dps_reference_get (ref, "health");
   out->degraded = health && g_str_has_prefix (health, "degraded");

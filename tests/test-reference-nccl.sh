@@ -1,0 +1,55 @@
+#!/bin/sh
+# The collective model against the published record: every nccl-tests
+# table in tests/reference/nccl/ (README there: systems, sources, what was
+# inferred) predicted by `dpscale collective --compare`, uncalibrated.
+#
+# Bars, agreed for this suite (rows of 64 KiB and more, |error| of busbw):
+#   - the suite's median at most 12%  (measured 10.9% when the bar was set,
+#     2026-12-03; the issue's target is 10%, its goal 5%: see the README's
+#     "How well it predicts real clusters" for what is left)
+#   - at least 10 of the 16 systems with a median of at most 20% (10 when
+#     the bar was set; the issue's target is every one)
+#   - every file read, none left out (a table that cannot be read fails)
+# Its output lists each system's median and the ten worst rows.
+set -u
+dpscale=$1
+top=$(cd "$(dirname "$0")/.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+ok () { pass=$((pass + 1)); }
+ko () { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+files=$(ls "$top"/tests/reference/nccl/*.ref)
+n_files=$(echo "$files" | wc -l)
+# shellcheck disable=SC2086
+if "$dpscale" collective --compare $files --format csv > "$tmp/suite.csv" 2> "$tmp/err"; then ok; else ko "compare failed: $(cat "$tmp/err")"; fi
+read_files=$(tail -n +2 "$tmp/suite.csv" | cut -d, -f1 | sort -u | wc -l)
+if [ "$read_files" -eq "$n_files" ]; then ok; else ko "$read_files of $n_files files compared"; fi
+
+# |error| of rows >= 64 KiB, by system
+awk -F, 'NR > 1 && $7 >= 65536 { e = $14 < 0 ? -$14 : $14; print $2, e }' "$tmp/suite.csv" > "$tmp/rows"
+median () { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+all=$(cut -d' ' -f2 "$tmp/rows" | median)
+echo "suite: $n_files files, $(wc -l < "$tmp/rows") rows of 64 KiB and more, median |error| $(printf %.1f "$all")%"
+within=0 systems=0
+for s in $(cut -d' ' -f1 "$tmp/rows" | sort -u); do
+  m=$(awk -v s="$s" '$1 == s { print $2 }' "$tmp/rows" | median)
+  printf '  %-34s %6.1f%%\n' "$s" "$m"
+  systems=$((systems + 1))
+  if awk "BEGIN { exit !($m <= 20) }"; then within=$((within + 1)); fi
+done
+if awk "BEGIN { exit !($all <= 12) }"; then ok; else ko "suite median |error| $all% > 12%"; fi
+if [ "$within" -ge 10 ]; then ok; else ko "only $within of $systems systems within 20%"; fi
+echo "ten worst rows (file, size B, measured/model busbw GB/s, algo, proto, error %):"
+awk -F, 'NR > 1 && $7 >= 65536 { e = $14 < 0 ? -$14 : $14; printf "%s %s %s %s %s %s %s %s\n", e, $1, $7, $10, $11, $12, $13, $14 }' "$tmp/suite.csv" \
+  | sort -gr | head -10 | awk '{ printf "  %-48s %12s %8s %8s %5s %6s %+8.1f\n", $2, $3, $4, $5, $6, $7, $8 }'
+
+# the picture of the suite (predicted against measured), where gnuplot is
+if command -v gnuplot > /dev/null; then
+  # shellcheck disable=SC2086
+  if "$dpscale" collective --compare $files --plot "$tmp/suite.png" > /dev/null 2>&1 && [ -s "$tmp/suite.png" ]; then ok; else ko "no suite picture"; fi
+fi
+
+echo "reference-nccl: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
