@@ -5,9 +5,87 @@ void
 dps_compute_params_default (DpsComputeParams *p)
 {
   p->dtype = DPS_DTYPE_BF16;
-  p->efficiency = 0.5;
+  p->efficiency = 0;
+  /* STREAM-like copies reach 80-90% of HBM's datasheet bandwidth on
+   * V100, A100 and H100; element-wise PyTorch kernels the lower end */
   p->mem_efficiency = 0.8;
   p->bwd_ratio = 2.0;
+  /* PyTorch eager dispatches an operator in roughly 5-10 us of host time
+   * (its profiler's CPU times for small ops); the GPU runs ahead while its
+   * kernels take longer.  4 us: the floor of one launch */
+  p->dispatch_s = 4e-6;
+}
+
+/* The fraction of peak FLOP/s a kernel of this kind reaches on dev in
+ * dtype inside framework training, for shapes that fill the device
+ * (smaller ones fall behind through their roofline and the dispatch floor).
+ *
+ * The ceiling is what a library reaches alone: CUTLASS 3.5 on H100 ~75% of
+ * dense fp16 peak at 8192^3 and ~70% at 4096^3 (NVIDIA's CUTLASS
+ * performance pages), cuBLAS SGEMM 85-90% of fp32 peak.  Training reaches
+ * less: backward's transposed GEMMs (dgrad, wgrad), wave quantisation on
+ * mid-sized shapes, cuDNN's filter gathers.  The figures below are what
+ * DeepLearningExamples' published one-GPU throughput of BERT-Large and
+ * ResNet-50 (tests/reference/ddp, 38 tables: PyTorch, TensorFlow, MXNet on
+ * V100 and A100) implies once the kernels' bytes are timed at memory
+ * bandwidth: fitted per kind and type over all those tables, not per table
+ * (fitted on the PyTorch tables alone they come out within 0.05 of these,
+ * and the median error over all tables is then 12% instead of 9%):
+ * - GEMM and attention on tensor cores (fp16, bf16, tf32): 0.4;
+ * - GEMM on fp32 SIMT units: 0.75;
+ * - convolution, fp16/bf16 tensor cores: 0.4 (DLE runs AMP in NHWC, the
+ *   layout cuDNN's tensor-core kernels take);
+ * - convolution, tf32: 0.2 (DLE runs TF32 in NCHW: cuDNN transposes each
+ *   operand to its tensor-core layout and back, and the fp32 operands move
+ *   twice the bytes of fp16);
+ * - convolution, fp32: 0.8 (cuDNN's SIMT kernels, as SGEMM).
+ * A type is on tensor cores when its peak is well above fp32's. */
+double
+dps_compute_kind_efficiency (DpsKernelKind kind, DpsDtype dtype, const DpsDeviceSpec *dev)
+{
+  gboolean tensor = dtype != DPS_DTYPE_FP32 && dev->peak_flops[dtype] > 1.5 * dev->peak_flops[DPS_DTYPE_FP32];
+  if (kind == DPS_KERNEL_CONV)
+    return !tensor ? 0.8 : dtype == DPS_DTYPE_TF32 ? 0.2 : 0.4;
+  return tensor ? 0.4 : 0.75;
+}
+
+/* Adds one roofline term (flops and bytes at batch, launched count times)
+ * to the part of out that bounds it. */
+static void
+add_term (DpsComputeSplit *out, double t_flops, double t_mem, double t_host)
+{
+  if (t_host >= t_flops && t_host >= t_mem)
+    out->host_s += t_host;
+  else if (t_flops >= t_mem)
+    out->flops_s += t_flops;
+  else
+    out->memory_s += t_mem;
+}
+
+/* Fills out with layer's forward time on dev at batch, by what bounds each
+ * of its kernels (compute.h). */
+void
+dps_compute_layer_split (const DpsModel *m, int layer, const DpsDeviceSpec *dev, const DpsComputeParams *p,
+                         double batch, DpsComputeSplit *out)
+{
+  const DpsLayer *l = dps_model_layer (m, layer);
+  double bw = dev->memory_bw_Bps * p->mem_efficiency;
+  double eb = dps_dtype_bytes (p->dtype);
+  out->flops_s = out->memory_s = out->host_s = 0;
+  if (l->n_kernels == 0) {
+    double e = p->efficiency > 0 ? p->efficiency : dps_compute_kind_efficiency (DPS_KERNEL_GEMM, p->dtype, dev);
+    double t_flops = l->fwd_flops * batch / (dev->peak_flops[p->dtype] * e);
+    double t_mem = (l->n_params * eb + l->io_bytes / 2 * eb * batch) / bw;
+    add_term (out, t_flops, t_mem, 0);
+    return;
+  }
+  for (int i = 0; i < l->n_kernels; i++) {
+    const DpsKernel *k = dps_model_kernel (m, l->first_kernel + i);
+    double e = p->efficiency > 0 ? p->efficiency : dps_compute_kind_efficiency (k->kind, p->dtype, dev);
+    double t_flops = k->flops * batch / (dev->peak_flops[p->dtype] * e);
+    double t_mem = (k->weight_elems * eb + k->bytes / 2 * eb * batch) / bw;
+    add_term (out, t_flops, t_mem, k->count * p->dispatch_s);
+  }
 }
 
 /* Fills fwd_s and bwd_s (one entry per layer) for a per-replica batch. */
@@ -15,9 +93,6 @@ void
 dps_compute_layer_times (const DpsModel *m, const DpsDeviceSpec *dev, const DpsComputeParams *p,
                          double batch, double *fwd_s, double *bwd_s)
 {
-  double peak = dev->peak_flops[p->dtype] * p->efficiency;
-  double bw = dev->memory_bw_Bps * p->mem_efficiency;
-  double eb = dps_dtype_bytes (p->dtype);
   for (int i = 0; i < dps_model_n_layers (m); i++) {
     const DpsLayer *l = dps_model_layer (m, i);
     if (l->fwd_time_s >= 0) {
@@ -26,9 +101,62 @@ dps_compute_layer_times (const DpsModel *m, const DpsDeviceSpec *dev, const DpsC
       bwd_s[i] = l->bwd_time_s * scale;
       continue;
     }
-    double t_flops = l->fwd_flops * batch / peak;
-    double t_mem = (l->n_params * eb + l->io_bytes / 2 * eb * batch) / bw;
-    fwd_s[i] = MAX (t_flops, t_mem);
+    DpsComputeSplit s;
+    dps_compute_layer_split (m, i, dev, p, batch, &s);
+    fwd_s[i] = s.flops_s + s.memory_s + s.host_s;
     bwd_s[i] = p->bwd_ratio * fwd_s[i];
   }
+}
+
+/* Transfer: m's measured per-layer times (taken on from, at m->time_batch,
+ * in p->dtype) become those of the same layers on to.
+ *
+ * Each layer is split on from into the parts its kernels' rooflines say
+ * bound it: FLOP/s, memory bandwidth, the host.  On to, the compute-bound
+ * part takes peak_from / peak_to as long (per dtype, at each kind's
+ * efficiency), the memory-bound part bw_from / bw_to, the host's part the
+ * same; the measured time is scaled by the modelled ratio
+ *   t_to = t_measured x model_to / model_from,
+ * which is that part-wise scaling when no kernel changes what bounds it,
+ * and follows a kernel that does (a GEMM compute-bound on a V100 can be
+ * memory-bound on an H100, whose FLOP/s grew more than its bandwidth).
+ * What the measurement holds that the model lacks (fusion, the framework's
+ * own overhead) is kept in proportion.  A layer with no modelled work
+ * (a CSV row without FLOPs) takes the GEMM peak ratio.
+ * Returns the ratio of the model's whole step compute after to before. */
+double
+dps_compute_transfer (DpsModel *m, const DpsDeviceSpec *from, const DpsDeviceSpec *to, const DpsComputeParams *p)
+{
+  g_return_val_if_fail (dps_model_has_times (m), 1);
+  double peak_ratio = from->peak_flops[p->dtype] * dps_compute_kind_efficiency (DPS_KERNEL_GEMM, p->dtype, from)
+                      / (to->peak_flops[p->dtype] * dps_compute_kind_efficiency (DPS_KERNEL_GEMM, p->dtype, to));
+  double before = 0, after = 0;
+  for (int i = 0; i < dps_model_n_layers (m); i++) {
+    DpsLayer *l = &g_array_index (m->layers, DpsLayer, i);
+    DpsComputeSplit a, b;
+    dps_compute_layer_split (m, i, from, p, m->time_batch, &a);
+    dps_compute_layer_split (m, i, to, p, m->time_batch, &b);
+    double ta = a.flops_s + a.memory_s + a.host_s, tb = b.flops_s + b.memory_s + b.host_s;
+    double r = ta > 0 ? tb / ta : peak_ratio;
+    before += l->fwd_time_s + l->bwd_time_s;
+    l->fwd_time_s *= r;
+    l->bwd_time_s *= r;
+    after += l->fwd_time_s + l->bwd_time_s;
+  }
+  return before > 0 ? after / before : 1;
+}
+
+/* The share of the model's modelled compute at batch on dev spent in
+ * memory-bound kernels (0 to 1). */
+double
+dps_compute_memory_bound_share (const DpsModel *m, const DpsDeviceSpec *dev, const DpsComputeParams *p, double batch)
+{
+  double mem = 0, all = 0;
+  for (int i = 0; i < dps_model_n_layers (m); i++) {
+    DpsComputeSplit s;
+    dps_compute_layer_split (m, i, dev, p, batch, &s);
+    mem += s.memory_s;
+    all += s.flops_s + s.memory_s + s.host_s;
+  }
+  return all > 0 ? mem / all : 0;
 }

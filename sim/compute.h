@@ -1,11 +1,22 @@
 /* compute — how long each layer's forward and backward take on one device.
  *
- * Roofline: a layer's forward on a batch of b samples takes
- *   max(FLOPs x b / (peak[dtype] x efficiency),
- *       (weight bytes + moved bytes x b) / (memory bandwidth x efficiency));
- * backward does about twice the work (gradients of inputs and of weights):
- * 2 x forward.  A model with measured per-layer times (CSV) uses them,
- * scaled linearly from the batch they were measured at. */
+ * A layer of the zoo carries its work as kernels (model.h): each kind
+ * reaches its own fraction of the device's peak, and each kernel is timed
+ * by its roofline,
+ *   max(FLOPs x b / (peak[dtype] x efficiency[kind]),
+ *       (weight bytes + activation bytes x b) / (memory bandwidth x mem_efficiency)),
+ * but never shorter than the host's dispatch of its launches (PyTorch eager
+ * issues each kernel from Python: a few microseconds each, so that small
+ * kernels are bound by the host, not the GPU).  Backward does about twice
+ * the work (gradients of inputs and of weights): 2 x forward.  A layer
+ * without kernels (a CSV model) takes the same roofline over its layer's
+ * FLOPs and bytes as one GEMM.  A model with measured per-layer times uses
+ * them, scaled linearly from the batch they were measured at; measured on
+ * another device they are transferred (dps_compute_transfer).
+ *
+ * Each kernel is compute-bound or memory-bound on a given device; the
+ * split (dps_compute_layer_split) says how much of a layer's time is which,
+ * and transfer scales each part by the two devices' ratio. */
 #pragma once
 
 #include "sim/model.h"
@@ -13,11 +24,27 @@
 
 typedef struct {
   DpsDtype dtype;          /* compute type: bf16 for mixed precision, fp32... */
-  double   efficiency;     /* fraction of peak FLOP/s reached (MFU of the GEMMs) */
+  double   efficiency;     /* > 0: this fraction of peak FLOP/s for every kernel (--efficiency);
+                            * 0: the fraction of each kind (dps_compute_kind_efficiency) */
   double   mem_efficiency; /* fraction of memory bandwidth reached */
   double   bwd_ratio;      /* backward / forward (2) */
+  double   dispatch_s;     /* the shortest a kernel takes: the host issuing it */
 } DpsComputeParams;
 
+/* one layer's forward time on a device, by what bounds it */
+typedef struct {
+  double flops_s;          /* kernels bound by FLOP/s */
+  double memory_s;         /* kernels bound by memory bandwidth */
+  double host_s;           /* kernels bound by the host's dispatch */
+} DpsComputeSplit;
+
 void   dps_compute_params_default (DpsComputeParams *p);
+double dps_compute_kind_efficiency (DpsKernelKind kind, DpsDtype dtype, const DpsDeviceSpec *dev);
+void   dps_compute_layer_split (const DpsModel *m, int layer, const DpsDeviceSpec *dev, const DpsComputeParams *p,
+                                double batch, DpsComputeSplit *out);
 void   dps_compute_layer_times (const DpsModel *m, const DpsDeviceSpec *dev, const DpsComputeParams *p,
                                 double batch, double *fwd_s, double *bwd_s);
+double dps_compute_transfer (DpsModel *m, const DpsDeviceSpec *from, const DpsDeviceSpec *to,
+                             const DpsComputeParams *p);
+double dps_compute_memory_bound_share (const DpsModel *m, const DpsDeviceSpec *dev, const DpsComputeParams *p,
+                                       double batch);

@@ -33,20 +33,110 @@ dps_ddp_config_default (DpsDdpConfig *c)
   c->trials = 1;
   c->seed = 1;
   c->trace_replicas = 8;
+  c->contention = -1;
   c->contention_comm = -1;
+}
+
+/* What NCCL's all-reduce kernels take from backward while they overlap
+ * it, on the topology's GPU: the SMs they hold (nccl_sms of sm_count,
+ * sim/device.c) from its compute-bound kernels, and the HBM traffic they
+ * make from its memory-bound ones.  A ring all-reduce at bus bandwidth B
+ * reads its chunk, writes the incoming one and reads it back to reduce:
+ * about 3 B of HBM traffic, B the GPU's share of its slowest level (its
+ * NVLink inside a node, its NICs across nodes).  Weighted by the share of
+ * backward each kind of kernel takes (the compute model's split):
+ *   contention = sms_share x (1 - mem_share) + 3 B / HBM x mem_share.
+ * 0 for a device dpscale has no figures for (CPU ranks: their contention
+ * is measured by dpscale calibrate and given by the profile). */
+double
+dps_ddp_default_contention (const DpsDdpConfig *c, double batch)
+{
+  const DpsTopoSpec *s = dps_topo_spec (c->topo);
+  const DpsKnownDevice *k = dps_device_lookup (s->gpu.model);
+  if (!k || c->n_gpus < 2)
+    return 0;
+  double sms = (double) k->nccl_sms / k->sm_count;
+  double bus = dps_topo_gpu_intra_bw_Bps (c->topo);
+  if (c->n_gpus > s->gpus_per_node && s->n_nics > 0)
+    bus = MIN (bus, s->nic_bw_Bps * s->n_nics / s->gpus_per_node);
+  double hbm = MIN (1, 3 * bus / s->gpu.memory_bw_Bps);
+  double mem = dps_compute_memory_bound_share (c->model, &s->gpu, &c->compute, batch);
+  return sms * (1 - mem) + hbm * mem;
+}
+
+/* A kernel moving bytes on dev: its time at memory bandwidth, never under
+ * the host's dispatch (the compute model's rule for every kernel). */
+static double
+kernel_s (const DpsDdpConfig *c, const DpsDeviceSpec *dev, double bytes, double *bw_part)
+{
+  double t = bytes / (dev->memory_bw_Bps * c->compute.mem_efficiency);
+  *bw_part += t;
+  return MAX (t, c->compute.dispatch_s);
 }
 
 /* Per-layer forward and backward seconds of one replica at batch (the
  * model's measured times, or the roofline on the topology's device), and
- * the optimizer step's seconds (the bytes it moves at memory bandwidth). */
+ * the optimizer step's seconds: one kernel per parameter tensor (PyTorch's
+ * per-parameter loop; foreach and fused optimizers group tensors and
+ * launch fewer) moving its bytes at memory bandwidth, or the dispatch. */
 void
 dps_ddp_compute_times (const DpsDdpConfig *c, double batch, double *fwd_s, double *bwd_s, double *opt_s)
 {
   const DpsDeviceSpec *dev = &dps_topo_spec (c->topo)->gpu;
   dps_compute_layer_times (c->model, dev, &c->compute, batch, fwd_s, bwd_s);
-  *opt_s = c->optimizer_s > 0 ? c->optimizer_s
-           : c->model->n_params * dps_optimizer_bytes_moved (c->optimizer, c->mixed)
-             / (dev->memory_bw_Bps * c->compute.mem_efficiency);
+  if (c->optimizer_s > 0) {
+    *opt_s = c->optimizer_s;
+    return;
+  }
+  double per_param = dps_optimizer_bytes_moved (c->optimizer, c->mixed), bw = 0;
+  *opt_s = 0;
+  for (int i = 0; i < dps_model_n_tensors (c->model); i++)
+    *opt_s += kernel_s (c, dev, dps_model_tensor (c->model, i)->numel * per_param, &bw);
+}
+
+/* DDP's own work per step beyond compute and all-reduce (PyTorch's
+ * Reducer, torch/csrc/distributed/c10d/reducer.cpp), at two replicas or
+ * more and on a GPU dpscale has figures for (a CPU run's own costs are in
+ * what calibration measures):
+ *  - each parameter's autograd hook, as its gradient is ready in the last
+ *    micro-step's backward, launches one kernel: it copies the gradient
+ *    into its bucket dividing by the world size (mark_variable_ready_dense,
+ *    at::mul_out), or divides it in place with gradient_as_bucket_view:
+ *    read and write of its bytes either way, added to its layer's
+ *    backward (bwd_extra_s, L seconds) so its bucket is ready later;
+ *  - after the all-reduce, without gradient_as_bucket_view, one more per
+ *    tensor copies the reduced bucket back into the gradient;
+ *  - the optimizer's launches beyond its bytes (dps_ddp_compute_times).
+ * Each kernel takes its bytes at memory bandwidth or the dispatch,
+ * whichever is longer: out's bucket_copy_s is the bandwidth part, hooks_s
+ * what the dispatch floor adds, copy_out_s the share after the all-reduce;
+ * opt_launch_s what the optimizer's opt_s (dps_ddp_compute_times) takes
+ * beyond its bytes. */
+void
+dps_ddp_fixed_costs (const DpsDdpConfig *c, double opt_s, double *bwd_extra_s, DpsDdpResult *out)
+{
+  const DpsModel *m = c->model;
+  const DpsDeviceSpec *dev = &dps_topo_spec (c->topo)->gpu;
+  memset (bwd_extra_s, 0, sizeof (double) * dps_model_n_layers (m));
+  double per_param = dps_optimizer_bytes_moved (c->optimizer, c->mixed), bw = 0;
+  for (int i = 0; i < dps_model_n_tensors (m); i++)
+    bw += dps_model_tensor (m, i)->numel * per_param / (dev->memory_bw_Bps * c->compute.mem_efficiency);
+  out->opt_launch_s = c->optimizer_s > 0 ? 0 : MAX (0, opt_s - bw);
+  out->bucket_copy_s = out->hooks_s = out->copy_out_s = 0;
+  if (c->n_gpus < 2 || !dps_device_lookup (dev->model))
+    return;
+  int gb = dps_dtype_bytes (c->grad_dtype);
+  double in_bw = 0, out_bw = 0, in_s = 0;
+  for (int i = 0; i < dps_model_n_tensors (m); i++) {
+    const DpsTensor *t = dps_model_tensor (m, i);
+    double k = kernel_s (c, dev, 2.0 * t->numel * gb, &in_bw);
+    bwd_extra_s[t->layer] += k;
+    in_s += k;
+    if (!c->grad_as_bucket_view)
+      out->copy_out_s += kernel_s (c, dev, 2.0 * t->numel * gb, &out_bw);
+  }
+  out->bucket_copy_s = in_bw + out_bw;
+  out->hooks_s = in_s + out->copy_out_s - out->bucket_copy_s;
 }
 
 typedef struct {
@@ -153,12 +243,12 @@ bucket_bytes (const DpsDdpConfig *c, const DpsBuckets *bk, const DpsBucket *b)
 }
 
 typedef struct {
-  double step, compute, straggler, exposed, comm_total;
+  double step, compute, straggler, exposed, comm_total, contention;
 } TrialOut;
 
 static void
 trial (const DpsDdpConfig *c, DpsCollCost *cost, const DpsBuckets *bk, const double *bbytes,
-       const double *fwd, const double *bwd, double opt_s, int replicas, GRand *rand,
+       const double *fwd, const double *bwd, const double *bwd_extra, double after_s, double opt_s, int replicas, GRand *rand,
        GArray *trace, TrialOut *out, int *algo_count, int *proto_count)
 {
   const DpsModel *m = c->model;
@@ -200,7 +290,7 @@ trial (const DpsDdpConfig *c, DpsCollCost *cost, const DpsBuckets *bk, const dou
       }
       for (int l = L - 1; l >= 0; l--) {
         double j = c->jitter_cv > 0 ? MAX (0.05, 1 + c->jitter_cv * gauss (rand)) : 1;
-        double dt = bwd[l] * f * j;
+        double dt = bwd[l] * f * j + (k == K - 1 ? bwd_extra[l] : 0);
         if (draw && k == K - 1)
           trace_add (trace, dps_model_layer (m, l)->name, r, t, dt, FALSE);
         t += dt;
@@ -229,8 +319,11 @@ trial (const DpsDdpConfig *c, DpsCollCost *cost, const DpsBuckets *bk, const dou
   out->straggler = max_end - sum_end / weight_sum;
   out->exposed = MAX (0, s.comm_end - bwd_done);
   out->comm_total = s.comm_total;
-  out->step = MAX (bwd_done, s.comm_end) + opt_s;
-  trace_add (trace, "optimizer", -2, MAX (bwd_done, s.comm_end), opt_s, FALSE);
+  out->contention = s.extension;
+  out->step = MAX (bwd_done, s.comm_end) + after_s + opt_s;
+  if (after_s > 0)
+    trace_add (trace, "bucket copy-out", -2, MAX (bwd_done, s.comm_end), after_s, FALSE);
+  trace_add (trace, "optimizer", -2, MAX (bwd_done, s.comm_end) + after_s, opt_s, FALSE);
   for (int a = 0; a < DPS_ALGO_COUNT; a++)
     algo_count[a] = s.algo_count[a];
   for (int p = 0; p < DPS_PROTO_COUNT; p++)
@@ -279,6 +372,11 @@ dps_ddp_simulate (const DpsDdpConfig *c, DpsDdpResult *out, GError **error)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--batch: must be at least 1");
     return FALSE;
   }
+  /* the device's contention unless one is given */
+  DpsDdpConfig resolved = *c;
+  if (resolved.contention < 0)
+    resolved.contention = dps_ddp_default_contention (c, batch);
+  c = &resolved;
   const DpsModel *m = c->model;
   int L = dps_model_n_layers (m);
   DpsBuckets *bk = dps_buckets_assign (m, c->bucket_cap_bytes, c->first_bucket_bytes, dps_dtype_bytes (c->grad_dtype));
@@ -303,6 +401,8 @@ dps_ddp_simulate (const DpsDdpConfig *c, DpsDdpResult *out, GError **error)
   double single = opt_s;
   for (int l = 0; l < L; l++)
     single += c->grad_accum * (fwd[l] + bwd[l]);
+  double *bwd_extra = g_new (double, L);
+  dps_ddp_fixed_costs (c, opt_s, bwd_extra, out);
 
   GRand *rand = g_rand_new_with_seed ((guint32) (c->seed ^ (c->seed >> 32)));
   double *steps = g_new (double, c->trials);
@@ -312,7 +412,7 @@ dps_ddp_simulate (const DpsDdpConfig *c, DpsDdpResult *out, GError **error)
   TrialOut sum = { 0 };
   for (int t = 0; t < c->trials; t++) {
     TrialOut o;
-    trial (c, cost, bk, bbytes, fwd, bwd, opt_s, N, rand, t == 0 ? out->trace : NULL, &o,
+    trial (c, cost, bk, bbytes, fwd, bwd, bwd_extra, out->copy_out_s, opt_s, N, rand, t == 0 ? out->trace : NULL, &o,
            out->algo_count, out->proto_count);
     steps[t] = o.step;
     sum.step += o.step;
@@ -320,6 +420,7 @@ dps_ddp_simulate (const DpsDdpConfig *c, DpsDdpResult *out, GError **error)
     sum.straggler += o.straggler;
     sum.exposed += o.exposed;
     sum.comm_total += o.comm_total;
+    sum.contention += o.contention;
   }
   int T = c->trials;
   dps_sort_doubles (steps, (gsize) T);
@@ -334,6 +435,8 @@ dps_ddp_simulate (const DpsDdpConfig *c, DpsDdpResult *out, GError **error)
   out->straggler_s = sum.straggler / T;
   out->exposed_comm_s = sum.exposed / T;
   out->comm_total_s = sum.comm_total / T;
+  out->contention = c->contention;
+  out->contention_s = sum.contention / T;
   out->optimizer_s = opt_s;
   out->overlap = out->comm_total_s > 0 ? 1 - out->exposed_comm_s / out->comm_total_s : 1;
   /* the input pipeline: each node's loader must supply its GPUs' samples */
@@ -365,6 +468,7 @@ dps_ddp_simulate (const DpsDdpConfig *c, DpsDdpResult *out, GError **error)
   g_rand_free (rand);
   g_free (fwd);
   g_free (bwd);
+  g_free (bwd_extra);
   g_free (bbytes);
   dps_buckets_free (bk);
   dps_coll_cost_free (cost);

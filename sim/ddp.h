@@ -52,7 +52,8 @@ typedef struct {
   int             grad_accum;
   gboolean        no_overlap, find_unused, grad_as_bucket_view, mixed;
   DpsOptimizer    optimizer;
-  double          contention;          /* 0: none; 0.2: compute (and comm) 20% slower while overlapping */
+  double          contention;          /* 0: none; 0.2: compute (and comm) 20% slower while overlapping;
+                                        * < 0 (the default): the device's (dps_ddp_default_contention) */
   double          contention_comm;     /* the communication's own slowdown; < 0: the same as contention */
   double          optimizer_s;         /* > 0: the optimizer step's time, as given (an emulator's wait) */
   double          launch_s;            /* a collective launched while none runs starts this much later
@@ -73,6 +74,7 @@ typedef struct {
   double          critical_batch, steps_to_target;
   double          price_per_gpu_hour;
   int             trace_replicas;      /* replicas drawn in the trace */
+  char            compute_note[512];   /* where the layer times came from, for the report ("" none) */
 } DpsDdpConfig;
 
 typedef struct { char *name; int lane; double start_s, dur_s; gboolean comm; } DpsTraceEvent;
@@ -82,6 +84,15 @@ typedef struct {
   double  batch_per_replica, global_batch;
   double  step_mean_s, step_p5_s, step_p95_s;
   double  compute_s, straggler_s, exposed_comm_s, optimizer_s, comm_total_s, loader_bound_s;
+  double  contention;                  /* the slowdown of compute while all-reduces overlap it */
+  double  contention_s;                /* what it added to backward (part of compute_s) */
+  /* DDP's own costs per step (dps_ddp_fixed_costs), 0 at one replica:
+   * its bucket copies' HBM traffic (in backward: part of compute_s; out
+   * after the all-reduce: part of step_mean_s), the dispatch floor of the
+   * per-tensor kernels its hooks launch beyond that, and the optimizer's
+   * launches beyond its bytes (part of optimizer_s, at any replica count) */
+  double  bucket_copy_s, hooks_s, opt_launch_s;
+  double  copy_out_s;                  /* of bucket_copy_s + hooks_s: after the all-reduce */
   double  overlap;                     /* share of communication hidden behind backward */
   double  single_step_s;               /* one replica, same per-replica batch */
   double  efficiency;
@@ -96,6 +107,8 @@ typedef struct {
 } DpsDdpResult;
 
 void     dps_ddp_config_default (DpsDdpConfig *c);
+double   dps_ddp_default_contention (const DpsDdpConfig *c, double batch);
+void     dps_ddp_fixed_costs (const DpsDdpConfig *c, double opt_s, double *bwd_extra_s, DpsDdpResult *out);
 void     dps_ddp_compute_times (const DpsDdpConfig *c, double batch, double *fwd_s, double *bwd_s, double *opt_s);
 gboolean dps_ddp_simulate (const DpsDdpConfig *c, DpsDdpResult *out, GError **error);
 void     dps_ddp_result_clear (DpsDdpResult *r);

@@ -1,6 +1,8 @@
 /* device.c — see device.h. */
 #include "sim/device.h"
 
+#include <string.h>
+
 static const char *const names[DPS_DTYPE_COUNT] = { "fp32", "tf32", "fp16", "bf16" };
 
 const char *
@@ -28,4 +30,63 @@ int
 dps_dtype_bytes (DpsDtype dtype)
 {
   return dtype == DPS_DTYPE_FP16 || dtype == DPS_DTYPE_BF16 ? 2 : 4;
+}
+
+/* NVIDIA datasheets, dense tensor figures (no sparsity), SXM parts unless
+ * named: fp32, tf32, fp16, bf16 TFLOP/s, memory GB, GB/s, SMs, and the
+ * SMs NCCL's kernels occupy (one block per channel): 24 of the H100's 132
+ * measured with Nsight Systems for an all-gather beside a GEMM (NVIDIA
+ * developer forum, "Compute-Communication Overlap Causes Severe GEMM
+ * Performance Degradation because of Tail Effect", 2025); NCCL opens
+ * 16 to 32 channels on NVSwitch systems of that generation.  Assumed for
+ * the others in proportion to their NVLink generation's channels: V100 8,
+ * A100 16, B200 32; L40S (PCIe, no NVLink) 8.  The V100
+ * has no tf32 or bf16 units (fp32 and fp16 stand in).  Looked up by the
+ * tokens in the name, the more specific rows first. */
+static const struct {
+  const char *token, *also;
+  double fp32, tf32, fp16, bf16, mem_GB, bw_GBps;
+  int sms, nccl_sms;
+} known[] = {
+  { "H200", NULL, 67, 494, 989, 989, 141, 4800, 132, 24 },
+  { "H100", "PCIE", 51, 378, 756, 756, 80, 2000, 114, 16 },
+  { "H100", NULL, 67, 494, 989, 989, 80, 3350, 132, 24 },
+  { "A100", "40GB", 19.5, 156, 312, 312, 40, 1555, 108, 16 },
+  { "A100", "PCIE", 19.5, 156, 312, 312, 80, 1935, 108, 8 },
+  { "A100", NULL, 19.5, 156, 312, 312, 80, 2039, 108, 16 },
+  { "V100", NULL, 15.7, 15.7, 125, 125, 32, 900, 80, 8 },
+  { "B200", NULL, 80, 1100, 2250, 2250, 192, 8000, 148, 32 },
+  { "L40S", NULL, 91.6, 183, 362, 362, 48, 864, 142, 8 },
+};
+
+/* The known device whose tokens name contains (case and '-', '_' aside),
+ * or NULL.  Static: do not free. */
+const DpsKnownDevice *
+dps_device_lookup (const char *name)
+{
+  static DpsKnownDevice table[G_N_ELEMENTS (known)];
+  static gsize done = 0;
+  if (g_once_init_enter (&done)) {
+    for (gsize i = 0; i < G_N_ELEMENTS (known); i++) {
+      DpsDeviceSpec *d = &table[i].spec;
+      d->model = (char *) known[i].token;
+      d->peak_flops[DPS_DTYPE_FP32] = known[i].fp32 * 1e12;
+      d->peak_flops[DPS_DTYPE_TF32] = known[i].tf32 * 1e12;
+      d->peak_flops[DPS_DTYPE_FP16] = known[i].fp16 * 1e12;
+      d->peak_flops[DPS_DTYPE_BF16] = known[i].bf16 * 1e12;
+      d->memory_bytes = known[i].mem_GB * 1e9;
+      d->memory_bw_Bps = known[i].bw_GBps * 1e9;
+      table[i].sm_count = known[i].sms;
+      table[i].nccl_sms = known[i].nccl_sms;
+    }
+    g_once_init_leave (&done, 1);
+  }
+  if (!name)
+    return NULL;
+  g_autofree char *up = g_ascii_strup (name, -1);
+  g_strdelimit (up, "-_", ' ');
+  for (gsize i = 0; i < G_N_ELEMENTS (known); i++)
+    if (strstr (up, known[i].token) && (!known[i].also || strstr (up, known[i].also)))
+      return &table[i];
+  return NULL;
 }

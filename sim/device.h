@@ -20,6 +20,15 @@ typedef struct {
   double memory_bw_Bps;
 } DpsDeviceSpec;
 
+/* A GPU by name ("NVIDIA A100-SXM4-80GB", "H100 SXM5"): its datasheet
+ * figures and streaming multiprocessors, for a profile measured on it. */
+typedef struct {
+  DpsDeviceSpec spec;                    /* spec.model is the family's name (static) */
+  int           sm_count;
+  int           nccl_sms;                /* SMs NCCL's collective kernels hold while they run */
+} DpsKnownDevice;
+
+const DpsKnownDevice *dps_device_lookup (const char *name);
 const char *dps_dtype_name (DpsDtype dtype);
 gboolean    dps_dtype_parse (const char *name, DpsDtype *out);
 int         dps_dtype_bytes (DpsDtype dtype);

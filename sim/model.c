@@ -23,6 +23,7 @@ dps_model_new (const char *name)
   g_array_set_clear_func (m->layers, layer_clear);
   m->tensors = g_array_new (FALSE, TRUE, sizeof (DpsTensor));
   g_array_set_clear_func (m->tensors, tensor_clear);
+  m->kernels = g_array_new (FALSE, TRUE, sizeof (DpsKernel));
   m->time_batch = 1;
   return m;
 }
@@ -36,6 +37,7 @@ dps_model_free (DpsModel *m)
   g_free (m->source);
   g_array_free (m->layers, TRUE);
   g_array_free (m->tensors, TRUE);
+  g_array_free (m->kernels, TRUE);
   g_free (m);
 }
 
@@ -43,7 +45,8 @@ dps_model_free (DpsModel *m)
 int
 dps_model_add_layer (DpsModel *m, const char *name, double fwd_flops, double act_bytes, double io_bytes)
 {
-  DpsLayer l = { g_strdup (name), 0, (int) m->tensors->len, 0, fwd_flops, act_bytes, io_bytes, -1, -1 };
+  DpsLayer l = { g_strdup (name), 0, (int) m->tensors->len, 0, (int) m->kernels->len, 0,
+                 fwd_flops, act_bytes, io_bytes, -1, -1 };
   g_array_append_val (m->layers, l);
   return (int) m->layers->len - 1;
 }
@@ -73,6 +76,32 @@ void
 dps_model_add_vector (DpsModel *m, const char *name, gint64 numel)
 {
   add (m, name, numel, 0, 0);
+}
+
+/* Appends count kernels of one kind to the last layer's work: flops and
+ * bytes (2-byte elements) per sample in total over them, weight_elems
+ * read once per pass. */
+void
+dps_model_add_kernel (DpsModel *m, DpsKernelKind kind, double flops, double bytes, double weight_elems, int count)
+{
+  g_return_if_fail (m->layers->len > 0 && kind < DPS_KERNEL_KINDS && count >= 1);
+  DpsKernel k = { kind, flops, bytes, weight_elems, count };
+  g_array_append_val (m->kernels, k);
+  g_array_index (m->layers, DpsLayer, m->layers->len - 1).n_kernels++;
+}
+
+const DpsKernel *
+dps_model_kernel (const DpsModel *m, int i)
+{
+  return &g_array_index (m->kernels, DpsKernel, i);
+}
+
+const char *
+dps_kernel_kind_name (DpsKernelKind kind)
+{
+  static const char *const names[DPS_KERNEL_KINDS] = { "gemm", "conv", "attention", "memory" };
+  g_return_val_if_fail (kind < DPS_KERNEL_KINDS, "?");
+  return names[kind];
 }
 
 int dps_model_n_layers (const DpsModel *m) { return (int) m->layers->len; }

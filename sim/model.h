@@ -8,6 +8,13 @@
  * weights (for the roofline).  A model read from a per-layer CSV carries
  * measured forward and backward times instead (at the batch it was measured
  * with).  A "sample" is an image or a sequence of seq_len tokens.
+ *
+ * The zoo's generators also record each layer's work as kernels (the
+ * compute model times them, compute.h): a kind (GEMM, convolution,
+ * attention's batched GEMMs, or a memory-bound norm / element-wise /
+ * softmax / embedding pass), its FLOPs and the activation bytes it reads
+ * and writes per sample (2-byte elements, as above), the weight elements
+ * it reads once per pass, and how many kernels of that kind it stands for.
  */
 #pragma once
 
@@ -20,10 +27,27 @@ typedef struct {
   int    layer;
 } DpsTensor;
 
+typedef enum {
+  DPS_KERNEL_GEMM,         /* a linear layer's matrix multiply */
+  DPS_KERNEL_CONV,         /* a convolution (cuDNN implicit GEMM) */
+  DPS_KERNEL_ATTENTION,    /* attention's per-head batched GEMMs (scores, weighted values) */
+  DPS_KERNEL_MEMORY,       /* norms, activations, dropout, softmax, residual adds, embeddings */
+  DPS_KERNEL_KINDS
+} DpsKernelKind;
+
+typedef struct {
+  DpsKernelKind kind;
+  double flops;          /* per sample, forward */
+  double bytes;          /* activations read and written per sample, forward, 2-byte elements */
+  double weight_elems;   /* weight elements read once per pass */
+  int    count;          /* kernels launched per forward */
+} DpsKernel;
+
 typedef struct {
   char  *name;
   gint64 n_params;
   int    first_tensor, n_tensors;
+  int    first_kernel, n_kernels;   /* n_kernels 0: no kernel list (a CSV model) */
   double fwd_flops;      /* per sample */
   double act_bytes;      /* activations kept for backward, per sample, 2-byte elements */
   double io_bytes;       /* bytes read and written besides weights, per sample, 2-byte elements */
@@ -36,6 +60,7 @@ typedef struct {
   char   *source;        /* file it came from */
   GArray *layers;        /* DpsLayer */
   GArray *tensors;       /* DpsTensor */
+  GArray *kernels;       /* DpsKernel, layer by layer */
   gint64  n_params;
   int     seq_len;       /* tokens per sample, 0 for non-token models */
   int     heads;         /* attention heads of a transformer, 0 otherwise */
@@ -48,6 +73,10 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (DpsModel, dps_model_free)
 int       dps_model_add_layer (DpsModel *m, const char *name, double fwd_flops, double act_bytes, double io_bytes);
 void      dps_model_add_tensor (DpsModel *m, const char *name, gint64 rows, gint64 cols);
 void      dps_model_add_vector (DpsModel *m, const char *name, gint64 numel);
+void      dps_model_add_kernel (DpsModel *m, DpsKernelKind kind, double flops, double bytes, double weight_elems,
+                                int count);
+const DpsKernel *dps_model_kernel (const DpsModel *m, int i);
+const char *dps_kernel_kind_name (DpsKernelKind kind);
 int       dps_model_n_layers (const DpsModel *m);
 int       dps_model_n_tensors (const DpsModel *m);
 const DpsLayer  *dps_model_layer (const DpsModel *m, int i);

@@ -5,6 +5,7 @@
 #include "calibrate/nccl-log.h"
 #include "calibrate/reference.h"
 #include "calibrate/profile.h"
+#include "calibrate/profile-device.h"
 #include "sim/nccl-tune.h"
 #include "sim/base/error.h"
 
@@ -453,6 +454,60 @@ test_busy_wait (void)
   g_assert_cmpfloat (REL (dps_profile_busy_wait (p, 2), 11e-3), <, 1e-12);
 }
 
+/* A profile's layer times on a device other than the one measured:
+ * a GPU layer (all GEMM) measured on an A100 comes to an H100 at the peak
+ * ratio 312/989; the same on an A100 stays as measured; CPU cores and an
+ * unknown GPU are refused and leave the model without times; on the
+ * profile's own machine (no target) they are used as measured. */
+static void
+test_layers_on_device (void)
+{
+  const DpsKnownDevice *h100 = dps_device_lookup ("H100 SXM5"), *a100 = dps_device_lookup ("A100 SXM4 80GB");
+  g_assert_nonnull (h100);
+  g_assert_nonnull (a100);
+  g_assert_true (dps_device_lookup ("NVIDIA A100-SXM4-40GB") != a100);
+  g_assert_null (dps_device_lookup ("Quadro K600"));
+  DpsComputeParams cp;
+  dps_compute_params_default (&cp);
+  struct { const char *backend, *devices; DpsLayersUse use; double factor; const char *said; } cases[] = {
+    { "gpu-nccl", "0:NVIDIA A100-SXM4-80GB p2p(0-1); 1:NVIDIA A100-SXM4-80GB", DPS_LAYERS_TRANSFERRED, 312.0 / 989,
+      "transferred from A100" },
+    { "cpu-mpi", "16 CPU cores", DPS_LAYERS_REFUSED, 0, "measured on CPU cores" },
+    { "gpu-nccl", "0:Quadro K600", DPS_LAYERS_REFUSED, 0, "no figures for" },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++) {
+    g_autoptr (DpsProfile) p = dps_profile_new (dps_cal_data_new (cases[i].backend));
+    p->data->devices = g_strdup (cases[i].devices);
+    double f = 10e-3, b = 20e-3;
+    dps_profile_add_layers (p, "G", 64, 1, &f, &b, 1);
+    g_autoptr (DpsModel) m = dps_model_new ("G");
+    dps_model_add_layer (m, "fc", 1e10, 0, 0);
+    dps_model_add_kernel (m, DPS_KERNEL_GEMM, 1e10, 1e4, 1e6, 1);
+    g_autofree char *note = NULL;
+    g_assert_cmpint (dps_profile_use_layers (p, m, 1, &h100->spec, &cp, &note), ==, cases[i].use);
+    g_assert_nonnull (strstr (note, cases[i].said));
+    if (cases[i].factor > 0)
+      g_assert_cmpfloat_with_epsilon (dps_model_layer (m, 0)->fwd_time_s, 10e-3 * cases[i].factor, 1e-9);
+    else
+      g_assert_false (dps_model_has_times (m));
+    g_clear_pointer (&note, g_free);
+    if (i == 0) {
+      g_autoptr (DpsModel) m2 = dps_model_new ("G");
+      dps_model_add_layer (m2, "fc", 1e10, 0, 0);
+      g_assert_cmpint (dps_profile_use_layers (p, m2, 1, &a100->spec, &cp, &note), ==, DPS_LAYERS_MEASURED);
+      g_assert_cmpfloat (dps_model_layer (m2, 0)->fwd_time_s, ==, 10e-3);
+      g_clear_pointer (&note, g_free);
+      g_autoptr (DpsModel) m3 = dps_model_new ("G");
+      dps_model_add_layer (m3, "fc", 1e10, 0, 0);
+      g_assert_cmpint (dps_profile_use_layers (p, m3, 1, NULL, &cp, &note), ==, DPS_LAYERS_MEASURED);
+      g_assert_null (note);
+      g_autoptr (DpsModel) other = dps_model_new ("H");
+      dps_model_add_layer (other, "fc", 1e10, 0, 0);
+      g_assert_cmpint (dps_profile_use_layers (p, other, 1, &h100->spec, &cp, &note), ==, DPS_LAYERS_NONE);
+    }
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -470,5 +525,6 @@ main (int argc, char **argv)
   g_test_add_func ("/calibrate/profile/roundtrip", test_profile_roundtrip);
   g_test_add_func ("/calibrate/profile/one-device", test_one_device_profile);
   g_test_add_func ("/calibrate/profile/busy-wait", test_busy_wait);
+  g_test_add_func ("/calibrate/profile/layers-on-device", test_layers_on_device);
   return g_test_run ();
 }

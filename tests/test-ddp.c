@@ -4,6 +4,8 @@
 #include "sim/coll-cost.h"
 #include "sim/topo-load.h"
 #include "sim/base/error.h"
+#include "sim/compute.h"
+#include "test-util.h"
 
 #include <math.h>
 #include <string.h>
@@ -416,6 +418,115 @@ test_refused (void)
   g_assert_nonnull (strstr (e->message, "--global-batch"));
 }
 
+/* The default contention (dps_ddp_default_contention): NCCL's 24 SMs of
+ * the H100's 132 taken from backward's compute-bound kernels, and the
+ * all-reduce's HBM traffic (3 x its bus bandwidth, NVLink's inside a
+ * node, a GPU's NIC share across nodes) of 3350 GB/s from its
+ * memory-bound ones; none at one GPU or on a device without figures. */
+static void
+test_default_contention (void)
+{
+  g_autoptr (GError) e = NULL;
+  g_autoptr (DpsModel) m = dps_model_load ("resnet50", &e);
+  g_assert_no_error (e);
+  g_autoptr (DpsTopo) one = test_shipped_topo ("dgx-h100", 1), two = test_shipped_topo ("dgx-h100", 2);
+  DpsDdpConfig c;
+  config (&c, m, one);
+  c.compute.dtype = DPS_DTYPE_FP16;
+  c.mixed = TRUE;
+  const DpsTopoSpec *s = dps_topo_spec (one);
+  double mem = dps_compute_memory_bound_share (m, &s->gpu, &c.compute, 256);
+  g_assert_cmpfloat (mem, >, 0.05);
+  g_assert_cmpfloat (mem, <, 0.95);
+  double intra = 24.0 / 132 * (1 - mem) + MIN (1, 3 * dps_topo_gpu_intra_bw_Bps (one) / 3350e9) * mem;
+  g_assert_cmpfloat (REL (dps_ddp_default_contention (&c, 256), intra), <, 1e-9);
+  g_assert_cmpfloat (intra, >, 0.1);
+  g_assert_cmpfloat (intra, <, 0.4);
+  /* across nodes a GPU's bus is its share of the NICs: less HBM traffic */
+  config (&c, m, two);
+  c.compute.dtype = DPS_DTYPE_FP16;
+  double nic = s->nic_bw_Bps * s->n_nics / s->gpus_per_node;
+  double inter = 24.0 / 132 * (1 - mem) + 3 * nic / 3350e9 * mem;
+  g_assert_cmpfloat (REL (dps_ddp_default_contention (&c, 256), inter), <, 1e-9);
+  g_assert_cmpfloat (inter, <, intra);
+  /* the simulator uses it unless one is given, and says what it cost */
+  DpsDdpResult r;
+  c.batch = 256;
+  run (&c, &r);
+  g_assert_cmpfloat (REL (r.contention, inter), <, 1e-9);
+  g_assert_cmpfloat (r.contention_s, >, 0);
+  dps_ddp_result_clear (&r);
+  /* one GPU: nothing overlaps; an unknown device ("g"): no figures */
+  config (&c, m, one);
+  c.n_gpus = 1;
+  g_assert_cmpfloat (dps_ddp_default_contention (&c, 256), ==, 0);
+  g_autoptr (DpsTopo) t = make_topo (1, 100, 100);
+  config (&c, m, t);
+  g_assert_cmpfloat (dps_ddp_default_contention (&c, 256), ==, 0);
+}
+
+/* DDP's own costs per step on a known GPU (an H100 named, HBM 1000 GB/s
+ * as given, 80% of it reached): the 8 tensors of 1M fp32 gradients each
+ * copied into their bucket in the last backward (read 4 MB + write 4 MB:
+ * 10 us each) and back after the all-reduce (10 us each): 160 us in all,
+ * over the dispatch floor of 4 us so no hook time; with
+ * gradient_as_bucket_view only the in-place division (80 us).  With HBM
+ * 1000x faster the floor decides: 16 kernels x 4 us.  The optimizer
+ * (Adam in mixed precision: 30 bytes a parameter) moves 37.5 us a tensor, over the
+ * floor: no launch time.  None at one GPU. */
+static void
+test_fixed_costs (void)
+{
+  g_autoptr (DpsModel) m = csv_model ();
+  for (int fast = 0; fast < 2; fast++) {
+    g_autofree char *text = g_strdup_printf (
+      "[system]\nname = t\ngpus_per_node = 8\n"
+      "[gpu]\nmodel = H100 SXM5\nbf16_tflops = 100\nfp32_tflops = 10\nmemory_GB = 80\nmemory_bw_GBps = %g\n"
+      "[intra]\nfabric = nvswitch\nbw_GBps = 1e6\npcie_GBps = 1e6\n"
+      "[nic]\ncount = 8\nbw_Gbps = 1e6\ngpus = 0;1;2;3;4;5;6;7\n", fast ? 1e6 : 1000.0);
+    g_autoptr (GError) e = NULL;
+    g_autoptr (DpsTopoSpec) spec = dps_topo_spec_load_data ("t.topo", text, -1, &e);
+    g_assert_no_error (e);
+    g_autoptr (DpsTopo) t = dps_topo_new (spec, 1, &e);
+    g_assert_no_error (e);
+    DpsDdpConfig c;
+    DpsDdpResult r;
+    config (&c, m, t);
+    free_comm (&c);
+    c.contention = 0;
+    run (&c, &r);
+    if (!fast) {
+      g_assert_cmpfloat (REL (r.bucket_copy_s, 160e-6), <, 1e-9);
+      g_assert_cmpfloat (r.hooks_s, ==, 0);
+      g_assert_cmpfloat (REL (r.copy_out_s, 80e-6), <, 1e-9);
+      g_assert_cmpfloat (REL (r.optimizer_s, 8 * 1e6 * 30 / 800e9), <, 1e-9);
+      g_assert_cmpfloat (r.opt_launch_s, ==, 0);
+      /* the step: 24 ms of compute, the copies, the optimizer */
+      g_assert_cmpfloat (REL (r.step_mean_s, 24e-3 + 160e-6 + r.optimizer_s), <, 1e-6);
+    } else {
+      g_assert_cmpfloat (REL (r.bucket_copy_s + r.hooks_s, 16 * 4e-6), <, 1e-9);
+      g_assert_cmpfloat (REL (r.opt_launch_s, 8 * 4e-6 - 8 * 1e6 * 30 / 0.8e15), <, 1e-6);
+    }
+    dps_ddp_result_clear (&r);
+    config (&c, m, t);
+    free_comm (&c);
+    c.contention = 0;
+    c.grad_as_bucket_view = TRUE;
+    run (&c, &r);
+    if (!fast) {
+      g_assert_cmpfloat (REL (r.bucket_copy_s, 80e-6), <, 1e-9);
+      g_assert_cmpfloat (r.copy_out_s, ==, 0);
+    }
+    dps_ddp_result_clear (&r);
+    config (&c, m, t);
+    c.n_gpus = 1;
+    run (&c, &r);
+    g_assert_cmpfloat (r.bucket_copy_s + r.hooks_s + r.copy_out_s, ==, 0);
+    g_assert_cmpfloat (REL (r.step_mean_s, r.single_step_s), <, 1e-9);
+    dps_ddp_result_clear (&r);
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -434,5 +545,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ddp/convergence-and-cost", test_convergence_and_cost);
   g_test_add_func ("/ddp/loader", test_loader);
   g_test_add_func ("/ddp/refused", test_refused);
+  g_test_add_func ("/ddp/default-contention", test_default_contention);
+  g_test_add_func ("/ddp/fixed-costs", test_fixed_costs);
   return g_test_run ();
 }

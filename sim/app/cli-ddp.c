@@ -1,5 +1,6 @@
 /* cli-ddp.c — see cli-ddp.h. */
 #include "sim/app/cli-ddp.h"
+#include "calibrate/profile-device.h"
 #include "sim/nccl-tune.h"
 #include "sim/base/error.h"
 
@@ -30,7 +31,7 @@ dps_ddp_options (DpsDdpOpts *o, gboolean sweep)
     { "no-overlap", 0, 0, G_OPTION_ARG_NONE, &o->no_overlap, "All-reduce only after backward (shows what overlap buys)", NULL },
     { "find-unused", 0, 0, G_OPTION_ARG_NONE, &o->find_unused, "find_unused_parameters=True: one more small all-reduce", NULL },
     { "grad-as-bucket-view", 0, 0, G_OPTION_ARG_NONE, &o->gabv, "gradient_as_bucket_view=True: no bucket copy in memory", NULL },
-    { "contention", 0, 0, G_OPTION_ARG_DOUBLE, &o->contention, "Slowdown of compute and communication while they overlap (0.1 = 10%)", "F" },
+    { "contention", 0, 0, G_OPTION_ARG_DOUBLE, &o->contention, "Slowdown of compute and communication while they overlap (0.1 = 10%; default: the GPU's, NCCL's SMs and HBM traffic)", "F" },
     { "jitter", 0, 0, G_OPTION_ARG_DOUBLE, &o->jitter, "Per-layer compute jitter, coefficient of variation (0.05 = 5%)", "CV" },
     { "slow-replicas", 0, 0, G_OPTION_ARG_INT, &o->slow_replicas, "Number of slow replicas", "K" },
     { "slow-factor", 0, 0, G_OPTION_ARG_DOUBLE, &o->slow_factor, "How much slower the slow replicas compute (default 1.5)", "F" },
@@ -41,7 +42,7 @@ dps_ddp_options (DpsDdpOpts *o, gboolean sweep)
     { "critical-batch", 0, 0, G_OPTION_ARG_DOUBLE, &o->critical_batch, "Gradient noise scale B_noise, samples (with --steps-to-target)", "B" },
     { "steps-to-target", 0, 0, G_OPTION_ARG_DOUBLE, &o->steps_to_target, "Steps to the target at a small batch, S_min: steps(B) = S_min (1 + B_noise/B)", "S" },
     { "price-per-gpu-hour", 0, 0, G_OPTION_ARG_DOUBLE, &o->price, "Price of one GPU-hour, for costs (default: the topology's price_per_gpu_hour_usd)", "USD" },
-    { "efficiency", 0, 0, G_OPTION_ARG_DOUBLE, &o->efficiency, "Fraction of peak FLOP/s the layers reach (default 0.5)", "E" },
+    { "efficiency", 0, 0, G_OPTION_ARG_DOUBLE, &o->efficiency, "Fraction of peak FLOP/s every kernel reaches (default: by kind and type, sim/compute.c)", "E" },
     { "mode", 'm', 0, G_OPTION_ARG_STRING, &o->mode, sweep ? "analytical (default) or flow" : "flow (default) or analytical network model", "MODE" },
     { "algo", 'a', 0, G_OPTION_ARG_STRING, &o->algo, "Collective algorithms allowed, as NCCL_ALGO (ring,tree,nvls; hier)", "LIST" },
     { "proto", 'p', 0, G_OPTION_ARG_STRING, &o->proto, "Protocols allowed, as NCCL_PROTO (LL,LL128,Simple)", "LIST" },
@@ -148,7 +149,7 @@ dps_ddp_opts_apply (DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
   if (!dps_cli_parse_masks (o->algo, o->proto, &c->algo_mask, &c->proto_mask, error))
     return FALSE;
   if (!check_range ("--global-batch", o->global_batch, 0, 1e9, error)
-      || !check_range ("--contention", o->contention, 0, 10, error)
+      || (o->contention != -1 && !check_range ("--contention", o->contention, 0, 10, error))
       || !check_range ("--jitter", o->jitter, 0, 10, error)
       || !check_range ("--slow-factor", o->slow_factor, 0, 1000, error)
       || !check_range ("--os-noise-ms", o->os_noise_ms, 0, 1e6, error)
@@ -171,7 +172,8 @@ dps_ddp_opts_apply (DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
   c->no_overlap = o->no_overlap;
   c->find_unused = o->find_unused;
   c->grad_as_bucket_view = o->gabv;
-  c->contention = o->contention;
+  if (o->contention != -1)   /* -1: not given, the device's own (dps_ddp_default_contention) */
+    c->contention = o->contention;
   c->jitter_cv = o->jitter;
   c->slow_replicas = o->slow_replicas;
   c->slow_factor = o->slow_factor > 0 ? o->slow_factor : 1.5;
@@ -207,7 +209,12 @@ dps_ddp_setup (const DpsDdpOpts *o, const DpsProfile *profile, DpsModel *model, 
     /* co-located ranks (per node) share cores, caches and memory */
     int per_node = n_gpus / dps_topo_n_nodes (*topo);
     dps_profile_apply_params (profile, n_gpus, dps_topo_n_nodes (*topo), &c->coll, &c->algo_mask, &c->proto_mask);
-    dps_profile_apply_model (profile, model, per_node);
+    /* the layer times: on the profile's own machine as measured, on a
+     * named topology's GPU transferred there (or refused, said) */
+    g_autofree char *note = NULL;
+    dps_profile_use_layers (profile, model, per_node, name ? &dps_topo_spec (*topo)->gpu : NULL, &c->compute, &note);
+    if (note)
+      g_strlcpy (c->compute_note, note, sizeof c->compute_note);
     const DpsContention *ct = name ? NULL : dps_profile_contention (profile, per_node);
     if (ct && per_node > 1) {
       /* measured on this machine: overlap slowdowns, and a rank's memory

@@ -46,6 +46,10 @@ emit_table (GString *o, const DpsDdpConfig *c, const DpsDdpResult *r)
                           c->grad_accum > 1 ? "s" : "", r->global_batch, c->global_batch > 0 ? "strong" : "weak");
   g_string_append_printf (o, "  buckets        %d (cap %.3g MiB, first %.3g MiB), %.2f GB all-reduced per step\n\n",
                           r->n_buckets, c->bucket_cap_bytes / 1048576, c->first_bucket_bytes / 1048576, r->comm_bytes / 1e9);
+  if (c->compute_note[0]) {
+    g_string_truncate (o, o->len - 1);
+    g_string_append_printf (o, "  layers         %s\n\n", c->compute_note);
+  }
   if (c->trials > 1)
     g_string_append_printf (o, "  step time      %9.2f ms   90%% interval %.2f to %.2f ms over %d trials\n",
                             r->step_mean_s * 1e3, r->step_p5_s * 1e3, r->step_p95_s * 1e3, c->trials);
@@ -53,10 +57,20 @@ emit_table (GString *o, const DpsDdpConfig *c, const DpsDdpResult *r)
     g_string_append_printf (o, "  step time      %9.2f ms\n", r->step_mean_s * 1e3);
   g_string_append_printf (o, "    compute      %9.2f ms   forward + backward%s\n", r->compute_s * 1e3,
                           c->grad_accum > 1 ? " of every micro-step" : "");
+  if (r->contention_s > 0)
+    g_string_append_printf (o, "    contention   %9.2f ms   of compute: backward %.0f%% slower while all-reduces overlap it\n",
+                            r->contention_s * 1e3, 100 * r->contention);
   g_string_append_printf (o, "    stragglers   %9.2f ms   waiting for the slowest replica\n", r->straggler_s * 1e3);
   g_string_append_printf (o, "    exposed comm %9.2f ms   of %.2f ms of all-reduce (%.0f%% hidden behind backward)\n",
                           r->exposed_comm_s * 1e3, r->comm_total_s * 1e3, r->overlap * 100);
-  g_string_append_printf (o, "    optimizer    %9.2f ms\n", r->optimizer_s * 1e3);
+  if (r->bucket_copy_s + r->hooks_s > 0)
+    g_string_append_printf (o, "    ddp overhead %9.2f ms   bucket copies %.2f ms at HBM bandwidth, per-tensor hooks' kernels %.2f ms more"
+                            " (%.2f ms of both after the all-reduce)\n", (r->bucket_copy_s + r->hooks_s) * 1e3,
+                            r->bucket_copy_s * 1e3, r->hooks_s * 1e3, r->copy_out_s * 1e3);
+  g_string_append_printf (o, "    optimizer    %9.2f ms", r->optimizer_s * 1e3);
+  if (r->opt_launch_s > 0)
+    g_string_append_printf (o, "   of it %.2f ms launching its per-tensor kernels", r->opt_launch_s * 1e3);
+  g_string_append_c (o, '\n');
   if (r->loader_bound_s > 0)
     g_string_append_printf (o, "    input wait   %9.2f ms   the data loader bounds the step\n", r->loader_bound_s * 1e3);
   g_string_append_printf (o, "  throughput     %.1f samples/s", r->samples_per_s);
@@ -176,6 +190,10 @@ emit_json (GString *o, const DpsDdpConfig *c, const DpsDdpResult *r)
   D ("exposed_comm_s", r->exposed_comm_s);
   D ("comm_total_s", r->comm_total_s);
   D ("optimizer_s", r->optimizer_s);
+  D ("optimizer_launch_s", r->opt_launch_s);
+  D ("bucket_copy_s", r->bucket_copy_s);
+  D ("hooks_s", r->hooks_s);
+  D ("contention_s", r->contention_s);
   D ("overlap", r->overlap);
   D ("efficiency", r->efficiency);
   D ("single_step_s", r->single_step_s);
@@ -208,7 +226,7 @@ emit_json (GString *o, const DpsDdpConfig *c, const DpsDdpResult *r)
 int
 dps_cmd_predict (int argc, char **argv)
 {
-  DpsDdpOpts o = { .seed = 1 };
+  DpsDdpOpts o = { .seed = 1, .contention = -1 };
   g_autofree GOptionEntry *entries = dps_ddp_options (&o, FALSE);
   GError *error = NULL;
   int status = 0;

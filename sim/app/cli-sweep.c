@@ -80,7 +80,7 @@ sweep_title (const char *model, const DpsDdpOpts *o, GStrv topos, const GArray *
 int
 dps_cmd_sweep (int argc, char **argv)
 {
-  DpsDdpOpts o = { .seed = 1 };
+  DpsDdpOpts o = { .seed = 1, .contention = -1 };
   g_autofree GOptionEntry *entries = dps_ddp_options (&o, TRUE);
   GError *error = NULL;
   if (!dps_cli_parse ("sweep", "many DDP configurations: a table, a CSV and a plot",

@@ -1,0 +1,158 @@
+/* The compute model: kernels timed by their rooflines, and transfer of
+ * measured layer times between devices (sim/compute.h). */
+#include "sim/compute.h"
+
+#include <math.h>
+
+/* A device with round figures: 100 TFLOP/s fp16 and bf16 on tensor cores,
+ * 10 fp32, 1 TB/s. */
+static DpsDeviceSpec
+round_device (double fp16_flops, double bw_Bps)
+{
+  DpsDeviceSpec d = { .model = (char *) "test", .memory_bytes = 80e9, .memory_bw_Bps = bw_Bps };
+  d.peak_flops[DPS_DTYPE_FP32] = 10e12;
+  d.peak_flops[DPS_DTYPE_TF32] = fp16_flops / 2;
+  d.peak_flops[DPS_DTYPE_FP16] = d.peak_flops[DPS_DTYPE_BF16] = fp16_flops;
+  return d;
+}
+
+/* One GEMM layer (compute-bound), one memory-bound layer, one layer of
+ * tiny kernels (bound by the host's dispatch). */
+static DpsModel *
+three_layers (void)
+{
+  DpsModel *m = dps_model_new ("three");
+  dps_model_add_layer (m, "gemm", 1e12, 0, 0);
+  dps_model_add_kernel (m, DPS_KERNEL_GEMM, 1e12, 1e6, 0, 1);
+  dps_model_add_vector (m, "gemm.w", 10);
+  dps_model_add_layer (m, "norm", 0, 0, 0);
+  dps_model_add_kernel (m, DPS_KERNEL_MEMORY, 0, 1e9, 0, 1);
+  dps_model_add_layer (m, "tiny", 0, 0, 0);
+  dps_model_add_kernel (m, DPS_KERNEL_MEMORY, 0, 100, 0, 10);
+  return m;
+}
+
+static void
+test_roofline (void)
+{
+  g_autoptr (DpsModel) m = three_layers ();
+  DpsDeviceSpec d = round_device (100e12, 1e12);
+  DpsComputeParams p;
+  dps_compute_params_default (&p);
+  double f[3], b[3];
+  dps_compute_layer_times (m, &d, &p, 1, f, b);
+  /* 1e12 FLOPs at 0.4 of 100 TFLOP/s (a tensor-core GEMM): 25 ms */
+  g_assert_cmpfloat_with_epsilon (f[0], 25e-3, 1e-9);
+  g_assert_cmpfloat_with_epsilon (b[0], 50e-3, 1e-9);
+  /* 1e9 bytes of 2-byte elements in bf16 at 0.8 of 1 TB/s: 1.25 ms */
+  g_assert_cmpfloat_with_epsilon (f[1], 1.25e-3, 1e-12);
+  /* ten kernels of 100 bytes: the host's 4 us each */
+  g_assert_cmpfloat_with_epsilon (f[2], 40e-6, 1e-12);
+  /* fp32: the GEMM on SIMT units (0.75 of 10 TFLOP/s), elements of 4 bytes */
+  p.dtype = DPS_DTYPE_FP32;
+  dps_compute_layer_times (m, &d, &p, 1, f, b);
+  g_assert_cmpfloat_with_epsilon (f[0], 1e12 / 7.5e12, 1e-9);
+  g_assert_cmpfloat_with_epsilon (f[1], 2.5e-3, 1e-12);
+  /* --efficiency: one fraction for every kernel */
+  p.dtype = DPS_DTYPE_BF16;
+  p.efficiency = 0.5;
+  dps_compute_layer_times (m, &d, &p, 2, f, b);
+  g_assert_cmpfloat_with_epsilon (f[0], 2 * 1e12 / 50e12, 1e-9);
+  DpsComputeSplit s;
+  dps_compute_layer_split (m, 1, &d, &p, 1, &s);
+  g_assert_cmpfloat (s.flops_s, ==, 0);
+  g_assert_cmpfloat (s.host_s, ==, 0);
+  g_assert_cmpfloat_with_epsilon (s.memory_s, 1.25e-3, 1e-12);
+}
+
+/* Measured 10 ms per layer on an A100-like device, transferred to an
+ * H100-like one: the compute-bound layer scales by the peak ratio
+ * (312 -> 989 TFLOP/s), the memory-bound one by the bandwidth ratio
+ * (2039 -> 3350 GB/s), the host-bound one not at all. */
+static void
+test_transfer_parts (void)
+{
+  g_autoptr (DpsModel) m = three_layers ();
+  DpsDeviceSpec a = round_device (312e12, 2039e9), h = round_device (989e12, 3350e9);
+  DpsComputeParams p;
+  dps_compute_params_default (&p);
+  double f[3] = { 10e-3, 10e-3, 10e-3 }, b[3] = { 20e-3, 20e-3, 20e-3 };
+  dps_model_set_times (m, f, b, 1);
+  double ratio = dps_compute_transfer (m, &a, &h, &p);
+  g_assert_cmpfloat_with_epsilon (dps_model_layer (m, 0)->fwd_time_s, 10e-3 * 312 / 989, 1e-9);
+  g_assert_cmpfloat_with_epsilon (dps_model_layer (m, 0)->bwd_time_s, 20e-3 * 312 / 989, 1e-9);
+  g_assert_cmpfloat_with_epsilon (dps_model_layer (m, 1)->fwd_time_s, 10e-3 * 2039 / 3350, 1e-9);
+  g_assert_cmpfloat_with_epsilon (dps_model_layer (m, 2)->fwd_time_s, 10e-3, 1e-12);
+  g_assert_cmpfloat_with_epsilon (ratio, (312.0 / 989 + 2039.0 / 3350 + 1) / 3, 1e-9);
+  /* and back: the same times again */
+  dps_compute_transfer (m, &h, &a, &p);
+  for (int l = 0; l < 3; l++)
+    g_assert_cmpfloat_with_epsilon (dps_model_layer (m, l)->fwd_time_s, 10e-3, 1e-12);
+}
+
+/* A GEMM of modest intensity: compute-bound on a device with little
+ * FLOP/s, memory-bound on one with much more FLOP/s but the same bandwidth;
+ * the transfer follows the bound that holds on each (the ratio of the two
+ * rooflines), not the FLOP/s ratio alone. */
+static void
+test_transfer_bound_changes (void)
+{
+  g_autoptr (DpsModel) m = dps_model_new ("one");
+  dps_model_add_layer (m, "gemm", 1e9, 0, 0);
+  /* 1e9 FLOPs, 1e7 bytes: at 0.4 of 10 TFLOP/s 250 us; the bytes at 0.8 of 1 TB/s 12.5 us */
+  dps_model_add_kernel (m, DPS_KERNEL_GEMM, 1e9, 1e7, 0, 1);
+  DpsDeviceSpec slow = round_device (10e12, 1e12), fast = round_device (1000e12, 1e12);
+  slow.peak_flops[DPS_DTYPE_FP32] = 1e12;
+  DpsComputeParams p;
+  dps_compute_params_default (&p);
+  double f = 1e-3, b = 2e-3;
+  dps_model_set_times (m, &f, &b, 1);
+  dps_compute_transfer (m, &slow, &fast, &p);
+  /* fast: 2.5 us of FLOPs < 12.5 us of bytes: 12.5 / 250 of the time */
+  g_assert_cmpfloat_with_epsilon (dps_model_layer (m, 0)->fwd_time_s, 1e-3 * 12.5 / 250, 1e-12);
+}
+
+/* The zoo records each layer's work: ResNet-50's blocks convolve,
+ * BERT's blocks hold attention with 4 s^2 d FLOPs per sample. */
+static void
+test_zoo_kernels (void)
+{
+  g_autoptr (GError) e = NULL;
+  g_autoptr (DpsModel) r = dps_model_load ("resnet50", &e);
+  g_assert_no_error (e);
+  double conv = 0;
+  for (int l = 0; l < dps_model_n_layers (r); l++) {
+    const DpsLayer *layer = dps_model_layer (r, l);
+    g_assert_cmpint (layer->n_kernels, >, 0);
+    for (int k = 0; k < layer->n_kernels; k++) {
+      const DpsKernel *kk = dps_model_kernel (r, layer->first_kernel + k);
+      if (kk->kind == DPS_KERNEL_CONV)
+        conv += kk->flops;
+    }
+  }
+  /* all but the fc's 4 MFLOPs are convolutions */
+  g_assert_cmpfloat (fabs (conv + 2.0 * 2048 * 1000 - dps_model_fwd_flops (r)) / dps_model_fwd_flops (r), <, 1e-9);
+  g_autoptr (DpsModel) bert = dps_model_load ("bert-base", &e);
+  g_assert_no_error (e);
+  const DpsLayer *block = dps_model_layer (bert, 1);
+  gboolean found = FALSE;
+  for (int k = 0; k < block->n_kernels; k++) {
+    const DpsKernel *kk = dps_model_kernel (bert, block->first_kernel + k);
+    if (kk->kind == DPS_KERNEL_ATTENTION) {
+      g_assert_cmpfloat (kk->flops, ==, 4.0 * 512 * 512 * 768);
+      found = TRUE;
+    }
+  }
+  g_assert_true (found);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/compute/roofline/kinds", test_roofline);
+  g_test_add_func ("/compute/transfer/parts", test_transfer_parts);
+  g_test_add_func ("/compute/transfer/bound-changes", test_transfer_bound_changes);
+  g_test_add_func ("/compute/zoo/kernels", test_zoo_kernels);
+  return g_test_run ();
+}

@@ -1,0 +1,569 @@
+/* Published DDP training against the simulator: each table of
+ * tests/reference/ddp/ (.ref files, format in its README) predicted three ways.
+ *
+ * (a) scaling: per-GPU throughput at N GPUs from the same table's
+ *     smallest-N figure: the model's layer times are scaled so that the
+ *     smallest configuration reproduces its published figure, then the
+ *     larger ones are simulated (buckets, collectives, optimizer);
+ * (b) uncalibrated: one GPU's throughput from the model's kernels on the
+ *     shipped topology's device, nothing measured;
+ * (c) transfer: one GPU's published figure on one generation (its layer
+ *     times scaled to it) transferred to the other generation's device
+ *     (dps_compute_transfer), against that generation's published figure
+ *     in the same framework, model, sequence and precision.
+ *
+ * Each prints its entries and their errors (ctest -V shows them), each
+ * table's median and worst |error|, and the median and worst of all
+ * entries and of PyTorch DDP's alone (torch's or apex's
+ * DistributedDataParallel; the TensorFlow and MXNet tables all-reduce with
+ * Horovod, the Paddle ones with Paddle's own data parallelism: kept, and
+ * said).  The bars below are the figures reached, with a small margin, so
+ * that a change making them worse fails; nothing in the model is fitted to
+ * these tables.  Against the issue's targets (tests/reference/ddp/README.md
+ * says why the misses are what they are):
+ *   scaling median 3%, worst 8%: PyTorch DDP's median 2.3% meets it, all
+ *     entries' 4.0% does not; worst 26% (DDP) and 38% (all, Horovod at 16
+ *     to 32 DGX-2H nodes) miss it: losses no part of the model accounts
+ *     for (most likely the data pipeline of PyTorch's ResNet-50 in mixed
+ *     precision; TF32 BERT at 32 A100 nodes; Horovod at scale);
+ *   uncalibrated median 15%: all entries' 9.3% meets it, PyTorch's 17.7%
+ *     does not (its BERT phase-2 tables publish twice what full 512-token
+ *     sequences take);
+ *   transfer median 12%: all entries' 11.5% meets it, PyTorch's 12.9%
+ *     just misses it. */
+#include "sim/ddp.h"
+#include "sim/base/datadir.h"
+#include "sim/base/stats.h"
+#include "test-util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* the bars (fractions: median and worst |error| of all entries, then of
+ * PyTorch DDP's): see the summaries the test prints */
+static const double scaling_bars[4] = { 0.045, 0.40, 0.03, 0.27 };
+static const double uncal_bars[4] = { 0.10, 0.53, 0.19, 0.53 };
+static const double transfer_bars[4] = { 0.12, 0.33, 0.14, 0.20 };
+
+typedef struct {
+  int    gpus, nodes, accum;
+  char   prec[8];
+  double batch, throughput;    /* batch: micro-batch per GPU */
+} Row;
+
+typedef struct {
+  char       *file;
+  GHashTable *meta;            /* "#% key: value" */
+  GArray     *rows;            /* Row */
+} Ref;
+
+static void
+ref_free (gpointer p)
+{
+  Ref *r = p;
+  g_free (r->file);
+  g_hash_table_unref (r->meta);
+  g_array_free (r->rows, TRUE);
+  g_free (r);
+}
+
+static const char *
+meta (const Ref *r, const char *key)
+{
+  const char *v = g_hash_table_lookup (r->meta, key);
+  return v ? v : "";
+}
+
+/* The cells of a printed table line "| a | b |", stripped of '*'. */
+static char **
+cells (const char *line)
+{
+  g_autofree char *s = g_strstrip (g_strdup (line));
+  char *t = s;
+  if (*t == '|')
+    t++;
+  if (*t && t[strlen (t) - 1] == '|')
+    t[strlen (t) - 1] = 0;
+  char **c = g_strsplit (t, "|", -1);
+  for (int i = 0; c[i]; i++) {
+    GString *g = g_string_new (NULL);
+    for (const char *q = c[i]; *q; q++)
+      if (*q != '*')
+        g_string_append_c (g, *q);
+    g_free (c[i]);
+    c[i] = g_strstrip (g_string_free (g, FALSE));
+  }
+  return c;
+}
+
+static int
+find_col (char **hdr, const char *exact, const char *contains)
+{
+  for (int i = 0; hdr[i]; i++) {
+    g_autofree char *low = g_ascii_strdown (hdr[i], -1);
+    if ((exact && g_ascii_strcasecmp (hdr[i], exact) == 0) || (contains && strstr (low, contains)))
+      return i;
+  }
+  return -1;
+}
+
+/* Gradient accumulation from the printed table, where it prints it: the
+ * steps column ("64 and 32": full precision then mixed, or "256 , 512"
+ * when its header names mixed precision first), matched by GPU count. */
+static void
+accumulation (Ref *r, GPtrArray *table)
+{
+  if (table->len < 3)
+    return;
+  g_auto (GStrv) hdr = cells (table->pdata[0]);
+  int acc = find_col (hdr, NULL, "accumulation steps");
+  if (acc < 0)
+    acc = find_col (hdr, NULL, "gradient accumulation");
+  if (acc < 0)
+    return;
+  g_autofree char *acc_low = g_ascii_strdown (hdr[acc], -1);
+  gboolean amp_first = strstr (acc_low, "mixed precision,") != NULL;
+  /* GPUs from "Nodes" (or "Num Nodes") times "GPUs / node" (else the
+   * file's gpus_per_node), or a "GPUs" column */
+  int nodes = find_col (hdr, NULL, "nodes"), gpn = find_col (hdr, "GPUs / node", NULL), gpus = find_col (hdr, "GPUs", NULL);
+  int per_node = atoi (meta (r, "gpus_per_node"));
+  for (guint i = 2; i < table->len; i++) {
+    g_auto (GStrv) c = cells (table->pdata[i]);
+    int n = (int) g_strv_length (c);
+    if (acc >= n)
+      continue;
+    int g = nodes >= 0 && gpn >= 0 && MAX (nodes, gpn) < n ? atoi (c[nodes]) * atoi (c[gpn])
+            : nodes >= 0 && nodes < n && per_node > 0 ? atoi (c[nodes]) * per_node
+            : gpus >= 0 && gpus < n ? atoi (c[gpus]) : 0;
+    g_auto (GStrv) parts = g_regex_split_simple ("\\s*(?:and|,)\\s*", c[acc], 0, 0);
+    if (g <= 0 || g_strv_length (parts) < 2)
+      continue;
+    for (guint k = 0; k < r->rows->len; k++) {
+      Row *row = &g_array_index (r->rows, Row, k);
+      gboolean amp = g_str_equal (row->prec, "amp");
+      if (row->gpus == g)
+        row->accum = MAX (1, atoi (parts[amp == amp_first ? 0 : 1]));
+    }
+  }
+}
+
+static Ref *
+ref_load (const char *path)
+{
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  Ref *r = g_new0 (Ref, 1);
+  r->file = g_path_get_basename (path);
+  r->meta = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  r->rows = g_array_new (FALSE, FALSE, sizeof (Row));
+  g_autoptr (GPtrArray) table = g_ptr_array_new ();
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  gboolean block = FALSE;
+  for (int i = 0; lines[i]; i++) {
+    char *l = lines[i];
+    if (g_str_has_prefix (l, "#% ")) {
+      char *colon = strchr (l + 3, ':');
+      if (colon)
+        g_hash_table_replace (r->meta, g_strstrip (g_strndup (l + 3, colon - l - 3)), g_strstrip (g_strdup (colon + 1)));
+    } else if (g_str_has_prefix (l, "#| "))
+      g_ptr_array_add (table, l + 3);
+    else if (g_str_has_prefix (l, "gpus nodes precision"))
+      block = TRUE;
+    else if (block && *l) {
+      Row row = { .accum = 1 };
+      g_assert_cmpint (sscanf (l, "%d %d %7s %lf %lf", &row.gpus, &row.nodes, row.prec, &row.batch, &row.throughput), ==, 5);
+      g_array_append_val (r->rows, row);
+    }
+  }
+  accumulation (r, table);
+  /* steps the table does not print but its file infers ("#% accumulation:
+   * N (why)") */
+  int inferred = atoi (meta (r, "accumulation"));
+  for (guint k = 0; inferred > 1 && k < r->rows->len; k++)
+    if (g_array_index (r->rows, Row, k).accum == 1)
+      g_array_index (r->rows, Row, k).accum = inferred;
+  /* a printed batch that is the accumulated one (the file says so) */
+  if (strstr (meta (r, "inferred"), "ACCUMULATED batch"))
+    for (guint k = 0; k < r->rows->len; k++) {
+      Row *row = &g_array_index (r->rows, Row, k);
+      row->batch = MAX (1, round (row->batch / row->accum));
+    }
+  return r;
+}
+
+/* The shipped model the table trained (at its sequence length), NULL
+ * when none is shipped. */
+static DpsModel *
+ref_model (const Ref *r)
+{
+  const char *name = meta (r, "model");
+  g_autoptr (GError) e = NULL;
+  if (g_str_equal (name, "resnet50"))
+    return dps_model_load ("resnet50", &e);
+  if (!g_str_equal (name, "bert-large"))
+    return NULL;
+  g_autofree char *path = dps_data_path ("sim/models", "bert-large.model");
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  int seq = atoi (meta (r, "seq"));
+  g_assert_cmpint (seq, >, 0);
+  g_autofree char *with = g_strdup_printf ("seq = %d", seq);
+  g_autofree char *data = g_regex_replace_literal (g_regex_new ("seq = 512", 0, 0, NULL), text, -1, 0, with, 0, NULL);
+  DpsModel *m = dps_model_load_keyfile_data ("bert-large", data, -1, &e);
+  g_assert_no_error (e);
+  return m;
+}
+
+static const char *
+ref_topology (const Ref *r)
+{
+  const char *gpu = meta (r, "gpu");
+  if (strstr (gpu, "A100"))
+    return "dgx-a100";
+  if (strstr (gpu, "H100"))
+    return "dgx-h100";
+  if (strstr (gpu, "V100"))
+    return atoi (meta (r, "gpus_per_node")) == 16 ? "dgx2-v100" : "dgx1-v100";
+  return NULL;
+}
+
+/* The configuration of one row: its GPUs, precision, batch, accumulation,
+ * optimizer and DDP's buckets as the framework line describes them. */
+static void
+ref_config (const Ref *r, const Row *row, DpsModel *m, DpsTopo *topo, DpsDdpConfig *c)
+{
+  dps_ddp_config_default (c);
+  c->model = m;
+  c->topo = topo;
+  c->n_gpus = row->gpus;
+  c->mode = DPS_MODE_ANALYTICAL;
+  c->trace_replicas = 0;
+  c->batch = row->batch;
+  c->grad_accum = row->accum;
+  c->compute.dtype = g_str_equal (row->prec, "amp") ? DPS_DTYPE_FP16
+                     : g_str_equal (row->prec, "tf32") ? DPS_DTYPE_TF32 : DPS_DTYPE_FP32;
+  c->mixed = c->compute.dtype == DPS_DTYPE_FP16;
+  const char *fw = meta (r, "framework"), *opt = meta (r, "optimizer");
+  c->optimizer = g_str_has_prefix (opt, "SGD") ? DPS_OPT_MOMENTUM : DPS_OPT_ADAM;   /* LAMB moves Adam's bytes */
+  if (strstr (fw, "bucket_cap_mb = total GPU memory"))
+    c->bucket_cap_bytes = c->first_bucket_bytes = dps_topo_spec (topo)->gpu.memory_bytes;
+  else if (strstr (fw, "Horovod"))
+    c->bucket_cap_bytes = c->first_bucket_bytes = 64.0 * 1024 * 1024;   /* HOROVOD_FUSION_THRESHOLD */
+  c->grad_as_bucket_view = strstr (fw, "gradient_as_bucket_view=True") != NULL;
+}
+
+/* Samples per second per GPU of row; scale (may be NULL) multiplies the
+ * model's layer times first. */
+static double
+predict (const Ref *r, const Row *row, DpsModel *m, double scale)
+{
+  g_autoptr (DpsTopo) topo = test_shipped_topo (ref_topology (r), MAX (row->nodes, 1));
+  DpsDdpConfig c;
+  ref_config (r, row, m, topo, &c);
+  if (scale != 1) {
+    int L = dps_model_n_layers (m);
+    g_autofree double *f = g_new (double, L), *b = g_new (double, L);
+    double opt;
+    dps_ddp_compute_times (&c, row->batch, f, b, &opt);
+    for (int l = 0; l < L; l++)
+      f[l] *= scale, b[l] *= scale;
+    dps_model_set_times (m, f, b, (int) row->batch);
+  }
+  DpsDdpResult res;
+  g_autoptr (GError) e = NULL;
+  g_assert_true (dps_ddp_simulate (&c, &res, &e));
+  g_assert_no_error (e);
+  double per_gpu = res.samples_per_s / row->gpus;
+  dps_ddp_result_clear (&res);
+  return per_gpu;
+}
+
+static gint
+cmp_names (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+static GPtrArray *
+load_all (void)
+{
+  GPtrArray *refs = g_ptr_array_new_with_free_func (ref_free);
+  g_autoptr (GDir) dir = g_dir_open (DPS_REFERENCE_DIR, 0, NULL);
+  g_assert_nonnull (dir);
+  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  for (const char *n; (n = g_dir_read_name (dir));)
+    if (g_str_has_suffix (n, ".ref"))
+      g_ptr_array_add (names, g_strdup (n));
+  g_ptr_array_sort (names, cmp_names);
+  for (guint i = 0; i < names->len; i++) {
+    g_autofree char *p = g_build_filename (DPS_REFERENCE_DIR, names->pdata[i], NULL);
+    g_ptr_array_add (refs, ref_load (p));
+  }
+  g_assert_cmpint (refs->len, >=, 30);
+  return refs;
+}
+
+/* One prediction's error, its table, and whether that table ran PyTorch's
+ * DistributedDataParallel (torch's or apex's); the others all-reduce with
+ * Horovod (TensorFlow, MXNet) or Paddle's own data parallelism. */
+typedef struct {
+  const char *file;
+  gboolean    ddp;
+  double      err;
+} Entry;
+
+static gboolean
+is_ddp (const Ref *r)
+{
+  return g_str_has_prefix (meta (r, "framework"), "PyTorch");
+}
+
+static void
+add_entry (GArray *entries, const Ref *r, gboolean ddp, double err)
+{
+  Entry e = { r->file, ddp, err };
+  g_array_append_val (entries, e);
+}
+
+/* The median and worst |error| of the entries (only PyTorch DDP's when
+ * ddp_only); FALSE when there are none. */
+static gboolean
+med_worst (GArray *entries, gboolean ddp_only, const char *file, double *med, double *worst, guint *n)
+{
+  g_autoptr (GArray) a = g_array_new (FALSE, FALSE, sizeof (double));
+  for (guint i = 0; i < entries->len; i++) {
+    const Entry *e = &g_array_index (entries, Entry, i);
+    if ((!ddp_only || e->ddp) && (!file || g_str_equal (file, e->file))) {
+      double v = fabs (e->err);
+      g_array_append_val (a, v);
+    }
+  }
+  *n = a->len;
+  if (!a->len)
+    return FALSE;
+  dps_sort_doubles ((double *) a->data, a->len);
+  *med = dps_quantile_sorted ((double *) a->data, a->len, 0.5);
+  *worst = g_array_index (a, double, a->len - 1);
+  return TRUE;
+}
+
+/* Prints each table's median and worst, then all entries' and PyTorch
+ * DDP's, and checks both against their bars (fractions: median, worst for
+ * all, then for DDP's). */
+static void
+summarise (const char *what, GArray *entries, const double bars[4], double target)
+{
+  double med, worst, dmed, dworst;
+  guint n, dn;
+  g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+  for (guint i = 0; i < entries->len; i++) {
+    const char *f = g_array_index (entries, Entry, i).file;
+    if (!g_hash_table_add (seen, (gpointer) f))
+      continue;
+    med_worst (entries, FALSE, f, &med, &worst, &n);
+    printf ("  %-58s %3u entries: median |error| %5.1f%%, worst %5.1f%%\n", f, n, 100 * med, 100 * worst);
+  }
+  g_assert_true (med_worst (entries, FALSE, NULL, &med, &worst, &n));
+  g_assert_true (med_worst (entries, TRUE, NULL, &dmed, &dworst, &dn));
+  printf ("%s: all %u entries median |error| %.1f%%, worst %.1f%% (bars %.1f%% / %.1f%%); "
+          "PyTorch DDP's %u: median %.1f%%, worst %.1f%% (bars %.1f%% / %.1f%%); the issue's target median %.0f%%\n",
+          what, n, 100 * med, 100 * worst, 100 * bars[0], 100 * bars[1], dn, 100 * dmed, 100 * dworst,
+          100 * bars[2], 100 * bars[3], 100 * target);
+  g_assert_cmpfloat (med, <=, bars[0]);
+  g_assert_cmpfloat (worst, <=, bars[1]);
+  g_assert_cmpfloat (dmed, <=, bars[2]);
+  g_assert_cmpfloat (dworst, <=, bars[3]);
+}
+
+/* The row of r with the fewest GPUs in precision prec (NULL if none). */
+static const Row *
+base_row (const Ref *r, const char *prec)
+{
+  const Row *best = NULL;
+  for (guint k = 0; k < r->rows->len; k++) {
+    const Row *row = &g_array_index (r->rows, Row, k);
+    if (g_str_equal (row->prec, prec) && (!best || row->gpus < best->gpus))
+      best = row;
+  }
+  return best;
+}
+
+/* Scales m's layer times until row's predicted per-GPU throughput is
+ * pub: secant steps on the logarithms (the throughput follows the layer
+ * times less than in proportion where the optimizer, DDP's costs or
+ * exposed communication do not scale with them); checks it got there. */
+static void
+fit_to (const Ref *r, const Row *row, DpsModel *m, double pub)
+{
+  double x0 = 0, y0 = log (predict (r, row, m, 1) / pub);
+  double x1 = y0, y1 = log (predict (r, row, m, exp (y0)) / pub);
+  for (int it = 0; it < 20 && fabs (y1) > 1e-6 && y1 != y0; it++) {
+    double x2 = x1 - y1 * (x1 - x0) / (y1 - y0);
+    x0 = x1, y0 = y1;
+    y1 = log (predict (r, row, m, exp (x2 - x1)) / pub);
+    x1 = x2;
+  }
+  g_assert_cmpfloat (fabs (y1), <, 1e-3);
+}
+
+/* (a): every row at more GPUs than its table's base row, from the base
+ * row's published figure. */
+static void
+test_scaling (void)
+{
+  g_autoptr (GPtrArray) refs = load_all ();
+  g_autoptr (GArray) errs = g_array_new (FALSE, FALSE, sizeof (Entry));
+  for (guint i = 0; i < refs->len; i++) {
+    const Ref *r = refs->pdata[i];
+    g_autoptr (DpsModel) probe = ref_model (r);
+    if (!probe || !ref_topology (r))
+      continue;
+    for (guint k = 0; k < r->rows->len; k++) {
+      const Row *row = &g_array_index (r->rows, Row, k), *base = base_row (r, row->prec);
+      if (row == base || row->gpus == base->gpus)
+        continue;
+      g_autoptr (DpsModel) m = ref_model (r);
+      /* the base reproduced, then the row from the same layer times */
+      fit_to (r, base, m, base->throughput / base->gpus);
+      double pred = predict (r, row, m, 1);
+      double pub = row->throughput / row->gpus;
+      double err = pred / pub - 1;
+      add_entry (errs, r, is_ddp (r), err);
+      printf ("  %-55s %-4s %4d GPUs (%2d nodes) x%-3d from %4d: %8.1f per GPU, published %8.1f  %+6.1f%%\n",
+              r->file, row->prec, row->gpus, row->nodes, row->accum, base->gpus, pred, pub, 100 * err);
+    }
+  }
+  summarise ("scaling (a)", errs, scaling_bars, 0.03);
+}
+
+/* (b): one GPU, nothing measured. */
+static void
+test_uncalibrated (void)
+{
+  g_autoptr (GPtrArray) refs = load_all ();
+  g_autoptr (GArray) errs = g_array_new (FALSE, FALSE, sizeof (Entry));
+  for (guint i = 0; i < refs->len; i++) {
+    const Ref *r = refs->pdata[i];
+    for (guint k = 0; k < r->rows->len; k++) {
+      const Row *row = &g_array_index (r->rows, Row, k);
+      g_autoptr (DpsModel) m = ref_model (r);
+      if (!m || !ref_topology (r) || row->gpus != 1)
+        continue;
+      double pred = predict (r, row, m, 1);
+      double err = pred / row->throughput - 1;
+      add_entry (errs, r, is_ddp (r), err);
+      printf ("  %-55s %-4s batch %4g x%-3d: %8.1f predicted, published %8.1f  %+6.1f%%\n", r->file, row->prec,
+              row->batch, row->accum, pred, row->throughput, 100 * err);
+    }
+  }
+  summarise ("uncalibrated one GPU (b)", errs, uncal_bars, 0.15);
+}
+
+/* The framework's first word and the file's model, sequence and
+ * precision: what two tables on different GPUs must share for (c). */
+static gboolean
+same_job (const Ref *a, const Ref *b)
+{
+  g_auto (GStrv) fa = g_strsplit (meta (a, "framework"), " ", 2), fb = g_strsplit (meta (b, "framework"), " ", 2);
+  return g_str_equal (fa[0], fb[0]) && g_str_equal (meta (a, "model"), meta (b, "model"))
+         && g_str_equal (meta (a, "seq"), meta (b, "seq")) && g_str_equal (meta (a, "task"), meta (b, "task"));
+}
+
+/* (c): a 1-GPU mixed-precision figure on one generation, transferred to
+ * the other's device (same dtype both sides: amp). */
+static void
+test_transfer (void)
+{
+  g_autoptr (GPtrArray) refs = load_all ();
+  g_autoptr (GArray) errs = g_array_new (FALSE, FALSE, sizeof (Entry));
+  for (guint i = 0; i < refs->len; i++)
+    for (guint j = 0; j < refs->len; j++) {
+      const Ref *a = refs->pdata[i], *b = refs->pdata[j];
+      const char *ta = ref_topology (a), *tb = ref_topology (b);
+      if (i == j || !ta || !tb || (strstr (ta, "v100") && strstr (tb, "v100")) || g_str_equal (ta, tb) || !same_job (a, b))
+        continue;
+      const Row *ra = base_row (a, "amp"), *rb = base_row (b, "amp");
+      g_autoptr (DpsModel) m = ref_model (a);
+      if (!m || !ra || !rb || ra->gpus != 1 || rb->gpus != 1)
+        continue;
+      /* a's layer times, scaled to its published figure */
+      fit_to (a, ra, m, ra->throughput);
+      g_autoptr (DpsTopo) topo_a = test_shipped_topo (ta, 1), topo_b = test_shipped_topo (tb, 1);
+      DpsComputeParams p;
+      dps_compute_params_default (&p);
+      p.dtype = DPS_DTYPE_FP16;
+      dps_compute_transfer (m, &dps_topo_spec (topo_a)->gpu, &dps_topo_spec (topo_b)->gpu, &p);
+      double pred = predict (b, rb, m, 1);
+      double err = pred / rb->throughput - 1;
+      add_entry (errs, b, is_ddp (a) && is_ddp (b), err);
+      printf ("  %-45s -> %-45s amp: %8.1f predicted, published %8.1f  %+6.1f%%\n", a->file, b->file, pred,
+              rb->throughput, 100 * err);
+    }
+  summarise ("transfer between generations (c)", errs, transfer_bars, 0.12);
+}
+
+/* The row of r at gpus GPUs in precision prec (fails if none). */
+static const Row *
+find_row (const Ref *r, int gpus, const char *prec)
+{
+  for (guint k = 0; k < r->rows->len; k++) {
+    const Row *row = &g_array_index (r->rows, Row, k);
+    if (row->gpus == gpus && g_str_equal (row->prec, prec))
+      return row;
+  }
+  g_assert_not_reached ();
+}
+
+static Ref *
+load_one (const char *name)
+{
+  g_autofree char *p = g_build_filename (DPS_REFERENCE_DIR, name, NULL);
+  return ref_load (p);
+}
+
+/* What the loader reads from the printed tables: accumulation steps from
+ * "32 and 16" (TF32 first: 2 A100 nodes of PyTorch BERT phase 1), from
+ * "4 , 8" under a header naming mixed precision first with nodes in
+ * "Num Nodes" (16 DGX-2H nodes of TF2: 4 amp, 8 fp32), and a printed
+ * accumulated batch 4096 divided by its steps (V100 PyTorch phase 1:
+ * 64 amp micro-batches of 64 sequences, 128 fp32 of 32); a file's own
+ * "#% accumulation:" where the table prints none; else none (ResNet-50). */
+static void
+test_parse (void)
+{
+  g_autoptr (GPtrArray) keep = g_ptr_array_new_with_free_func (ref_free);
+  Ref *a = load_one ("bert-large-a100-80g-pytorch-multinode-seq128.ref");
+  Ref *b = load_one ("bert-large-v100-32g-dgx2h-tensorflow2-multinode-seq128.ref");
+  Ref *c = load_one ("bert-large-v100-32g-pytorch-pretrain-seq128.ref");
+  Ref *d = load_one ("resnet50-a100-80g-pytorch.ref");
+  g_ptr_array_add (keep, a), g_ptr_array_add (keep, b), g_ptr_array_add (keep, c), g_ptr_array_add (keep, d);
+  g_assert_cmpint (find_row (a, 16, "tf32")->accum, ==, 32);
+  g_assert_cmpint (find_row (a, 16, "amp")->accum, ==, 16);
+  g_assert_cmpfloat (find_row (a, 16, "amp")->throughput, ==, 9191);
+  g_assert_cmpint (find_row (b, 256, "amp")->accum, ==, 4);
+  g_assert_cmpint (find_row (b, 256, "fp32")->accum, ==, 8);
+  g_assert_cmpint (find_row (c, 1, "amp")->accum, ==, 64);
+  g_assert_cmpfloat (find_row (c, 1, "amp")->batch, ==, 64);
+  g_assert_cmpint (find_row (c, 8, "fp32")->accum, ==, 128);
+  g_assert_cmpfloat (find_row (c, 8, "fp32")->batch, ==, 32);
+  g_assert_cmpint (find_row (d, 8, "amp")->accum, ==, 1);
+  /* inferred in the file: 128 steps of 16 on DGX-1 16G nodes, phase 1 */
+  Ref *e = load_one ("bert-large-v100-16g-pytorch-multinode-seq128.ref");
+  g_ptr_array_add (keep, e);
+  g_assert_cmpint (find_row (e, 32, "amp")->accum, ==, 128);
+  g_assert_true (is_ddp (a) && !is_ddp (b));
+  g_assert_cmpstr (ref_topology (b), ==, "dgx2-v100");
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/reference/ddp/parse", test_parse);
+  g_test_add_func ("/reference/ddp/scaling", test_scaling);
+  g_test_add_func ("/reference/ddp/uncalibrated", test_uncalibrated);
+  g_test_add_func ("/reference/ddp/transfer", test_transfer);
+  return g_test_run ();
+}
