@@ -119,7 +119,7 @@ dps_reference_parse (const char *name, const char *text, gssize len, GError **er
     return NULL;
   if (!ranks && nodes && per_node)
     ranks = nodes * per_node;
-  DpsNcclLogHints hints = { .ranks = ranks, .hosts = nodes, .footer_optional = g_hash_table_size (r->meta) > 0 };
+  DpsNcclLogHints hints = { .ranks = ranks, .hosts = nodes };
   gboolean ok = dps_nccl_log_parse_hinted (name, text, len, &hints, r->data, error);
   int op = op_of_test (dps_reference_get (r, "test"));
   if (op < 0)

@@ -378,8 +378,11 @@ dps_cmd_calibrate (int argc, char **argv)
     data = dps_cal_data_new (imports ? "nccl-tests" : "gpu-nccl");
     prof = dps_profile_new (data);
     if (imports) {
-      for (int i = 0; imports[i] && !error; i++)
-        dps_nccl_log_load (imports[i], data, &error);
+      for (int i = 0; imports[i] && !error; i++) {
+        g_autofree char *warning = NULL;
+        if (dps_nccl_log_load_warn (imports[i], data, &warning, &error) && warning)
+          fprintf (stderr, "dpscale calibrate: warning: %s\n", warning);
+      }
       if (!error)
         trays_to_domains (data, topology, &error);
       if (!error && fit (prof, &error))
