@@ -250,6 +250,34 @@ nvls_efficiency (const DpsTopo *topo)
   return e > 0 ? e : DPS_NVLS_EFFICIENCY_DEFAULT;
 }
 
+static void phase_load (const DpsTopo *topo, DpsPhase *ph);
+
+/* Holds each protocol's bandwidth to NCCL's ceiling for it
+ * (dps_tune_bw_cap_Bps): where the plan's links would carry the bytes
+ * faster, its payload efficiency drops so that they do not. */
+static void
+cap_payload (const DpsCollCtx *ctx, DpsPlan *plan)
+{
+  double load = -1;
+  for (int p = 0; p < DPS_PROTO_COUNT; p++) {
+    double cap = plan->payload[p] > 0 ? dps_tune_bw_cap_Bps (ctx, p) : 0;
+    if (cap <= 0)
+      continue;
+    if (load < 0) {
+      load = 0;
+      for (guint i = 0; i < plan->phases->len; i++) {
+        DpsPhase *ph = &g_array_index (plan->phases, DpsPhase, i);
+        if (ph->load_s < 0)
+          phase_load (ctx->topo, ph);
+        load += ph->load_s;
+      }
+    }
+    double t = load / plan->payload[p];
+    if (t > 0 && ctx->bytes / t > cap)
+      plan->payload[p] *= cap * t / ctx->bytes;
+  }
+}
+
 /* Builds the plan of ctx->algo; FALSE with a reason when the algorithm
  * does not apply (operation, topology). */
 gboolean
@@ -265,8 +293,10 @@ dps_coll_build_plan (const DpsCollCtx *ctx, DpsPlan **out, GError **error)
                        ? ctx->params->bw_factor[ctx->algo][p] * ctx->params->algo_bw_factor[ctx->algo]
                          * (ctx->algo == DPS_ALGO_NVLS ? nvls_efficiency (ctx->topo) : 1)
                          / dps_tune_fill_factor (ctx->params, ctx->algo, p, ctx->bytes) : 0;
-  if (dps_ctx_n_ranks (ctx) > 1 && ctx->bytes > 0)
+  if (dps_ctx_n_ranks (ctx) > 1 && ctx->bytes > 0) {
     a->plan (ctx, plan);
+    cap_payload (ctx, plan);
+  }
   *out = plan;
   return TRUE;
 }

@@ -55,9 +55,10 @@ dps_coll_params_nccl (DpsCollParams *p)
   p->algo_bw_factor[DPS_ALGO_NVLS] = 0.85;
   /* The pipeline fill (dps_tune_fill_factor): Simple's 64 MB is NCCL's
    * 4 MiB buffer on each of 16 channels, for rings and trees; NVLS fills
-   * half of it, LL128 10 MB and LL 0.1 MB (fitted).  Without it every
+   * half of it, LL128 3 MB and LL 0.1 MB (fitted, with NCCL's per-channel
+   * ceilings of dps_tune_bw_cap_Bps in place).  Without it every
    * collective of 1-64 MiB (DDP's buckets) came out 1.5-3x too fast. */
-  static const double fill[DPS_PROTO_COUNT] = { [DPS_PROTO_LL] = 1e5, [DPS_PROTO_LL128] = 1e7, [DPS_PROTO_SIMPLE] = 64e6 };
+  static const double fill[DPS_PROTO_COUNT] = { [DPS_PROTO_LL] = 1e5, [DPS_PROTO_LL128] = 3e6, [DPS_PROTO_SIMPLE] = 64e6 };
   for (int q = 0; q < DPS_PROTO_COUNT; q++)
     p->fill_bytes[DPS_ALGO_RING][q] = p->fill_bytes[DPS_ALGO_TREE][q] = fill[q];
   p->fill_bytes[DPS_ALGO_NVLS][DPS_PROTO_SIMPLE] = 32e6;
@@ -75,6 +76,68 @@ dps_tune_fill_factor (const DpsCollParams *p, DpsAlgo algo, DpsProto proto, doub
 {
   double f = p->fill_bytes[algo][proto];
   return f > 0 && bytes > 0 ? (bytes + MIN (bytes, f)) / bytes : 1;
+}
+
+/* NCCL's GPU generation index for its tuning tables (src/graph/tuning.cc:
+ * compute capability 7.x Volta, 8.x Ampere (Ada too), 9.x Hopper, 10 and
+ * up Blackwell), from the device's name; a name it does not know is taken
+ * for Hopper, as NCCL's other defaults here are. */
+static int
+compcap_index (const char *model)
+{
+  static const struct { const char *name; int idx; } known[] = {
+    { "V100", 0 }, { "A100", 1 }, { "A10", 1 }, { "A30", 1 }, { "A40", 1 }, { "L40", 1 }, { "L4", 1 },
+    { "RTX 30", 1 }, { "RTX 40", 1 }, { "RTX A", 1 }, { "RTX 6000 Ada", 1 },
+    { "H100", 2 }, { "H200", 2 }, { "H800", 2 }, { "H20", 2 },
+    { "B200", 3 }, { "B100", 3 }, { "B300", 3 }, { "RTX 50", 3 }, { "RTX PRO", 3 },
+  };
+  for (gsize i = 0; model && i < G_N_ELEMENTS (known); i++)
+    if (strstr (model, known[i].name))
+      return known[i].idx;
+  return 2;
+}
+
+/* The most algorithm bandwidth (bytes/s) NCCL's own model allows ctx's
+ * algorithm with proto, or 0 for no limit: its per-channel ceilings, by
+ * GPU generation and scale (1 node, 2, more), for ring LL128, tree LL128
+ * and tree Simple, and its LL ceiling for the whole collective
+ * (src/graph/tuning.cc: perChMaxRingLL128Bws, perChMaxTreeLL128Bws,
+ * perChMaxTreeBws, llMaxBws, GB/s of bus bandwidth), turned into
+ * algorithm bandwidth as NCCL does (ring: x n / 2(n-1), tree: x 1/2).
+ * They are what NCCL measured its kernels to reach: a double binary tree
+ * of 2 DGX A100 tops out at 8 x 23.6 GB/s, where the links alone would
+ * carry 30% more (tests/reference/nccl/a100-fair-gcm-2n-allreduce.ref). */
+double
+dps_tune_bw_cap_Bps (const DpsCollCtx *ctx, DpsProto proto)
+{
+  static const double ll_max[4][3] = { { 39.0, 39.0, 20.4 }, { 87.7, 22.5, 19.0 }, { 141.0, 45.0, 35.0 },
+                                       { 282.0, 90.0, 70.0 } };
+  static const double ring_ll128[4][3] = { { 20, 20, 20 }, { 20, 20, 20 }, { 36.7, 36.7, 36.7 },
+                                           { 73.4, 73.4, 73.4 } };
+  static const double tree_ll128[4][3] = { { 20, 20, 20 }, { 20, 20, 20 }, { 36.7, 36.7, 29.0 },
+                                           { 73.4, 73.4, 58.0 } };
+  static const double tree_simple[4][3] = { { 26.5, 18.5, 10.0 }, { 24.0, 23.6, 17.8 }, { 38.7, 41.4, 36.0 },
+                                            { 77.4, 82.8, 72.0 } };
+  if (ctx->params->sized_regimes)
+    return 0;   /* a calibration's own regimes hold what was measured */
+  int n = dps_ctx_n_ranks (ctx);
+  if (n < 2)
+    return 0;
+  int cc = compcap_index (dps_topo_spec (ctx->topo)->gpu.model);
+  int sc = ctx->n_nodes <= 1 ? 0 : ctx->n_nodes <= 2 ? 1 : 2;
+  double bus = 0;
+  if (proto == DPS_PROTO_LL && (ctx->algo == DPS_ALGO_RING || ctx->algo == DPS_ALGO_TREE))
+    bus = ll_max[cc][sc];
+  else if (proto == DPS_PROTO_LL128 && ctx->algo == DPS_ALGO_RING)
+    bus = ctx->channels * ring_ll128[cc][sc];
+  else if (proto == DPS_PROTO_LL128 && ctx->algo == DPS_ALGO_TREE)
+    bus = ctx->channels * tree_ll128[cc][sc];
+  else if (proto == DPS_PROTO_SIMPLE && ctx->algo == DPS_ALGO_TREE)
+    bus = ctx->channels * tree_simple[cc][sc];
+  if (bus <= 0)
+    return 0;
+  double ratio = ctx->algo == DPS_ALGO_RING ? 0.5 * n / (n - 1) : 0.5;
+  return bus * 1e9 * ratio;
 }
 
 /* NVLS runs only the Simple protocol; the others run all three. */

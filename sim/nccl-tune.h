@@ -33,6 +33,7 @@ void     dps_tune_ring_latency (const DpsCollCtx *ctx, DpsAlgo algo, int nsteps,
                                 gboolean with_base, double *latency_s);
 gboolean dps_tune_proto_ok (DpsAlgo algo, DpsProto proto);
 double   dps_tune_fill_factor (const DpsCollParams *p, DpsAlgo algo, DpsProto proto, double bytes);
+double   dps_tune_bw_cap_Bps (const DpsCollCtx *ctx, DpsProto proto);
 gboolean dps_tune_size_ok (const DpsCollParams *p, DpsProto proto, double bytes);
 typedef double (*DpsTimeFn) (double bytes, void *data);
 double   dps_tune_calibrated (const DpsCollParams *p, double bytes, DpsTimeFn model, void *data);

@@ -415,6 +415,27 @@ test_mesh_ring_bw (void)
   g_assert_cmpfloat (REL (dps_plan_time_analytical (t, plan, DPS_PROTO_SIMPLE), expect), <, 1e-9);
 }
 
+/* NCCL's per-channel ceilings (sim/nccl-tune.c, from NCCL's tuning.cc):
+ * a tree all-reduce over 2 DGX A100 (Ampere, 2 nodes: 23.6 GB/s of bus
+ * bandwidth per channel, 8 channels; algorithm bandwidth half of it) moves
+ * 1 GB in 1e9 / (0.5 x 8 x 23.6e9) s, slower than its links would (each
+ * NIC carries an eighth of it each way at 23.75 GB/s: 5.3 ms against the
+ * ceiling's 10.6 ms; the difference of 1 GB and 0.5 GB leaves the
+ * latency out); a ring with Simple has no ceiling. */
+static void
+test_channel_ceiling (void)
+{
+  g_autoptr (DpsTopo) t = shipped ("dgx-a100", 2);
+  DpsCollParams p;
+  zero_params (&p);
+  g_autoptr (DpsPlan) tree = plan_for (t, &p, 16, DPS_OP_ALLREDUCE, 1e9, DPS_ALGO_TREE);
+  g_autoptr (DpsPlan) half = plan_for (t, &p, 16, DPS_OP_ALLREDUCE, 5e8, DPS_ALGO_TREE);
+  double dt = dps_plan_time_analytical (t, tree, DPS_PROTO_SIMPLE) - dps_plan_time_analytical (t, half, DPS_PROTO_SIMPLE);
+  g_assert_cmpfloat (REL (dt, 5e8 / (0.5 * 8 * 23.6e9)), <, 1e-9);
+  g_autoptr (DpsPlan) ring = plan_for (t, &p, 16, DPS_OP_ALLREDUCE, 1e9, DPS_ALGO_RING);
+  g_assert_cmpfloat (ring->payload[DPS_PROTO_SIMPLE], ==, 1);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -423,6 +444,7 @@ main (int argc, char **argv)
   g_test_add_func ("/coll/ring/ops", test_ring_ops);
   g_test_add_func ("/coll/busbw-factor", test_busbw_factor);
   g_test_add_func ("/coll/fill", test_fill);
+  g_test_add_func ("/coll/channel-ceiling", test_channel_ceiling);
   g_test_add_func ("/coll/mesh-ring-bw", test_mesh_ring_bw);
   g_test_add_func ("/coll/tree/pow2", test_tree_pow2);
   g_test_add_func ("/coll/hier/2-and-4-nodes", test_hier);
