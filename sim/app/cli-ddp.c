@@ -18,7 +18,7 @@ dps_ddp_options (DpsDdpOpts *o, gboolean sweep)
     { "model", 'M', 0, G_OPTION_ARG_STRING, &o->model, "Model: a shipped name, a .model or a per-layer .csv file (default gpt2-xl)", "NAME|FILE" },
     { "topology", 't', 0, G_OPTION_ARG_STRING, &o->topology, sweep ? "Topologies, comma-separated (default dgx-h100)" : "Topology file or shipped name (default dgx-h100)", sweep ? "LIST" : "NAME|FILE" },
     { "gpus", 'g', 0, G_OPTION_ARG_STRING, &o->gpus, sweep ? "GPU counts (default 1,2,4,...,1024)" : "GPUs, one replica each (default 64)", sweep ? "LIST" : "N" },
-    { "nodes", 'n', 0, G_OPTION_ARG_INT, &o->nodes, "Nodes (instead of --gpus): all their GPUs", "N" },
+    { "nodes", 0, 0, G_OPTION_ARG_INT, &o->nodes, "Nodes (instead of --gpus): all their GPUs (was -n)", "N" },
     { "batch", 'b', 0, G_OPTION_ARG_STRING, &o->batch, sweep ? "Per-replica batches (default 4)" : "Samples per replica per micro-step (default 4; weak scaling)", sweep ? "LIST" : "B" },
     { "global-batch", 'G', 0, G_OPTION_ARG_DOUBLE, &o->global_batch, "Strong scaling: this many samples per step, split across replicas", "B" },
     { "bucket-cap-mb", 0, 0, G_OPTION_ARG_STRING, &o->bucket_cap, sweep ? "Bucket caps in MiB (default 25)" : "DDP bucket cap in MiB (default 25)", sweep ? "LIST" : "MB" },

@@ -83,6 +83,7 @@ dps_cmd_sweep (int argc, char **argv)
   DpsDdpOpts o = { .seed = 1, .contention = -1 };
   g_autofree GOptionEntry *entries = dps_ddp_options (&o, TRUE);
   GError *error = NULL;
+  dps_cli_deprecated ("sweep", dps_cli_nodes_alias, argc, argv);
   if (!dps_cli_parse ("sweep", "many DDP configurations: a table, a CSV and a plot",
                       "Each of --gpus, --topology, --bucket-cap-mb, --batch and --grad-accum takes a\n"
                       "comma-separated list; every combination is predicted.  With no options:\n"

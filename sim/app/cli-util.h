@@ -15,6 +15,16 @@ typedef enum { DPS_FORMAT_TABLE, DPS_FORMAT_CSV, DPS_FORMAT_JSON } DpsFormat;
 
 gboolean  dps_cli_parse (const char *cmd, const char *summary, const char *description,
                          GOptionEntry *entries, int *argc, char ***argv, GError **error);
+
+/* An old spelling of a flag, still accepted for a while: old_flag ("--ranks"
+ * or "-n") is read as new_flag ("--gpus"). */
+typedef struct {
+  const char *old_flag;
+  const char *new_flag;
+} DpsCliAlias;
+void      dps_cli_deprecated (const char *cmd, const DpsCliAlias *aliases, int argc, char **argv);
+/* -n, once nodes in predict, sweep and topo: nccl-tests' -n is iterations */
+extern const DpsCliAlias dps_cli_nodes_alias[];
 double    dps_cli_unset (void);
 gboolean  dps_cli_is_unset (double v);
 gboolean  dps_cli_int_given (const char *flag, int *v, int lo, int hi, int fallback, GError **error);
