@@ -207,7 +207,7 @@ dps_cmd_collective (int argc, char **argv)
     if (error)
       return dps_cli_fail ("collective", error);
     return dps_cmd_collective_compare (files, topology, cprof,
-                                       mode_s && g_str_equal (mode_s, "analytical") ? DPS_MODE_ANALYTICAL : DPS_MODE_FLOW,
+                                       mode_s && g_str_equal (mode_s, "analytical") ? DPS_MODE_ANALYTICAL : DPS_CLI_NET_MODE,
                                        cf, output, plot_path);
   }
   if (plot_path) {
@@ -221,7 +221,7 @@ dps_cmd_collective (int argc, char **argv)
   DpsCollOp op = DPS_OP_ALLREDUCE;
   guint64 lo = 8, hi = 1ull << 30;
   guint amask, pmask;
-  DpsNetMode mode = DPS_MODE_FLOW;
+  DpsNetMode mode = DPS_CLI_NET_MODE;
   DpsFormat format;
   int tsize = type_size (type ? type : "float", &error);
   if (!tsize)

@@ -99,7 +99,7 @@ dps_cmd_run (int argc, char **argv)
     { "grad-accum", 'k', 0, G_OPTION_ARG_INT, &accum, "Micro-steps per step, all but the last under no_sync (default 1)", "K" },
     { "bucket-cap-mb", 0, 0, G_OPTION_ARG_DOUBLE, &cap, "DDP bucket cap in MiB (default 25)", "MB" },
     { "first-bucket-mb", 0, 0, G_OPTION_ARG_DOUBLE, &first, "First bucket cap in MiB (default 1)", "MB" },
-    { "optimizer", 0, 0, G_OPTION_ARG_STRING, &optimizer, "sgd (default) or adam", "OPT" },
+    { "optimizer", 0, 0, G_OPTION_ARG_STRING, &optimizer, "adam (default, as in every subcommand) or sgd", "OPT" },
     { "lr", 0, 0, G_OPTION_ARG_DOUBLE, &lr, "Learning rate (default 0.02 SGD, 0.001 Adam)", "LR" },
     { "seed", 0, 0, G_OPTION_ARG_INT, &seed, "Seed of weights and data (default 1)", "S" },
     { "emulate", 'e', 0, G_OPTION_ARG_NONE, &emulate, "Replace compute by waits of calibrated length; real all-reduces", NULL },
@@ -119,7 +119,7 @@ dps_cmd_run (int argc, char **argv)
   GError *error = NULL;
   dps_cli_deprecated ("run", aliases, argc, argv);
   if (!dps_cli_parse ("run", "real data-parallel training on this machine",
-                      "With no options: the MLP on 2 CPU replicas for 20 steps.\n\n"
+                      "With no options: the MLP on 2 CPU replicas for 20 steps, Adam.\n\n"
                       "Examples:\n  dpscale run --gpus 4 --steps 50 -o steps.csv\n"
                       "  dpscale run --emulate --gpus 16 --model gpt2 --calibration mybox.calib",
                       entries, &argc, &argv, &error))
@@ -177,7 +177,7 @@ dps_cmd_run (int argc, char **argv)
   if (!model)
     return dps_cli_fail ("run", error);
   DpsRunSpec spec = { .ranks = ranks, .steps = steps, .batch = batch, .seed = seed, .grad_accum = accum, .bucket_cap_mb = cap,
-                      .first_bucket_mb = first, .lr = lr, .optimizer = optimizer, .check_gradient = check,
+                      .first_bucket_mb = first, .lr = lr, .optimizer = optimizer ? optimizer : DPS_CLI_OPTIMIZER, .check_gradient = check,
                       .emulate = emulate, .timeout_s = timeout,
                       .gpu = gpu };
   if (time_layers)
@@ -187,7 +187,7 @@ dps_cmd_run (int argc, char **argv)
   if (emulate) {
     g_autoptr (DpsProfile) profile = calibration ? dps_profile_load (calibration, &error) : NULL;
     if ((calibration && !profile)
-        || !dps_cli_emulation_times (model, profile, topology, batch, optimizer && g_str_equal (optimizer, "adam"),
+        || !dps_cli_emulation_times (model, profile, topology, batch, g_str_equal (spec.optimizer, "adam"),
                                      &fwd, &bwd, &spec.emu_opt_s, &error))
       return dps_cli_fail ("run", error);
     spec.emu_fwd_s = fwd;

@@ -135,7 +135,9 @@ dps_cmd_validate (int argc, char **argv)
   if (!dps_cli_parse ("validate", "calibrate, run and predict over replica counts; the error, in numbers and a plot",
                       "Calibrates (or takes --calibration), runs real data-parallel training for each\n"
                       "replica count, predicts each from the calibration alone, and writes\n"
-                      "PREFIX.csv, PREFIX.png/.svg (efficiency) and PREFIX-breakdown.png/.svg.\n\n"
+                      "PREFIX.csv, PREFIX.png/.svg (efficiency) and PREFIX-breakdown.png/.svg.\n"
+                      "Replicas train with SGD (the step its calibration times); the predictions use\n"
+                      "the flow-level network model, as every subcommand does by default.\n\n"
                       "Examples:\n  dpscale validate\n  dpscale validate --emulate --gpus 1,2,4,8,16",
                       entries, &argc, &argv, &error))
     return dps_cli_fail ("validate", error);
@@ -299,6 +301,7 @@ dps_cmd_validate (int argc, char **argv)
       DpsDdpOpts o = { .topology = NULL };
       DpsDdpConfig c;
       dps_ddp_config_default (&c);
+      c.mode = DPS_CLI_NET_MODE;
       c.compute.dtype = DPS_DTYPE_FP32;
       c.mixed = FALSE;
       c.optimizer = DPS_OPT_SGD;
