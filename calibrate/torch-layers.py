@@ -14,7 +14,7 @@ CSV row per layer in forward order:
   activation_bytes  bytes the layer's operations save for backward over the
                     whole batch (saved_tensors_hooks; each storage once,
                     parameters left out)
-  forward_ms, backward_ms  the mean over the timed steps
+  forward_ms, backward_ms  the mean over the timed steps (see below)
 
 with comments naming the device, the dtype and the batch.
 
@@ -31,7 +31,10 @@ first layer to get one.  So the per-layer times sum to the timed passes.
 Clocks: the host clock on the CPU (its operations are synchronous), CUDA
 events on a GPU (synchronised once a step).  The step the file reports
 (# step_ms) is timed apart, without hooks, in steps interleaved with the
-hooked ones: forward + loss + backward (the mean), and the optimizer's step.
+hooked ones: forward + loss + backward, and the optimizer's step.  Each
+layer's times and the step are means over the steps, hooked and plain
+alike, that took at most 1.2 times their median (a step held up by the
+machine's other work is left out).
 
   python3 calibrate/torch-layers.py mymodels:build --seq 512 --batch 8 -o my.csv
   dpscale predict --model my.csv --topology dgx-h100 --gpus 64
@@ -355,7 +358,7 @@ def main(argv):
         for _ in range(a.warmup):
             step()
         n = len(units)
-        fsum, bsum, plain, optim = [0.0] * n, [0.0] * n, [], []
+        fwds, bwds, plain, optim = [], [], [], []
         for k in range(2 * a.steps):
             # hooked and plain steps alternate, each first in turn, so that
             # what else the machine does weighs on both alike
@@ -367,8 +370,15 @@ def main(argv):
                 r = Recorder(torch, units, cuda, clock)
                 t0, t1, b0, b1, _ = step(r)
                 f, b = partition(r, t0, t1, b0, b1, n, ms)
-                fsum = [s + v / a.steps for s, v in zip(fsum, f)]
-                bsum = [s + v / a.steps for s, v in zip(bsum, b)]
+                fwds.append(f)
+                bwds.append(b)
+        # means over the steps that took at most 1.2 x the median: a step that
+        # the machine's other work held up weighs nothing, in both alike
+        tot = [sum(f) + sum(b) for f, b in zip(fwds, bwds)]
+        keep = [k for k, t in enumerate(tot) if t <= 1.2 * statistics.median(tot)]
+        fsum = [sum(fwds[k][i] for k in keep) / len(keep) for i in range(n)]
+        bsum = [sum(bwds[k][i] for k in keep) / len(keep) for i in range(n)]
+        kept = [t for t in plain if t <= 1.2 * statistics.median(plain)]
     except RuntimeError as e:
         fail(f"the training step failed on {a.device} in {a.dtype}: {str(e).splitlines()[0]}", 1)
 
@@ -382,7 +392,7 @@ def main(argv):
     total, count = sum(p.numel() for p in plist), len(plist)
     device = torch.cuda.get_device_name(dev) if cuda else "cpu"
     inp = f"{a.seq} tokens" if a.seq is not None else "x".join(map(str, a.shape))
-    step_ms = statistics.mean(plain)
+    step_ms = statistics.mean(kept)
     layer_ms = sum(fsum) + sum(bsum)
     out = [f"# calibrate/torch-layers.py: {what}, {a.layers} modules as layers, {a.steps} timed SGD steps",
            f"# device: {device}",
@@ -391,8 +401,9 @@ def main(argv):
            f"# input: {inp} a sample; threads {torch.get_num_threads()}; clock {a.clock if not cuda else 'CUDA events'}; "
            f"torch {torch.__version__}",
            f"# parameters: {total} in {count} tensors (sum(p.numel()), len(list(model.parameters())))",
-           f"# step_ms: {step_ms:.6f} forward+loss+backward without hooks (the mean of {a.steps}, "
-           f"between the hooked steps); optimizer {statistics.mean(optim):.6f}; the layers sum to {layer_ms:.6f}",
+           f"# step_ms: {step_ms:.6f} forward+loss+backward without hooks (the mean of {len(kept)} "
+           f"of {a.steps}, between the hooked steps); optimizer {statistics.median(optim):.6f}; the layers sum to "
+           f"{layer_ms:.6f} ({len(keep)} of {a.steps} hooked steps)",
            "layer,params,tensors,activation_bytes,tied_to,forward_ms,backward_ms"]
     if left:   # parameters of no timed module (the root's own): a row of their own, first, no time
         shapes = ";".join("x".join(map(str, p.shape)) if p.dim() else "1" for p in left)

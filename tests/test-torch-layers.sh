@@ -45,7 +45,7 @@ for m in "gpt 470528 28 --seq 64" "cnn 24458 14 --input-shape 3x32x32"; do
   f=$tmp/$name.csv
   # a few steps on one thread, timed by the process's CPU clock: the other
   # work on a shared machine weighs little on it
-  run () { "$py" "$script" "$fix:$name" "$@" --batch 8 --steps 6 --warmup 1 --threads 1 --clock cpu -o "$f" 2>"$tmp/err"; }
+  run () { "$py" "$script" "$fix:$name" "$@" --batch 8 --steps 8 --warmup 1 --threads 1 --clock cpu -o "$f" 2>"$tmp/err"; }
   if run "$@"; then ok; else ko "$name: $(cat "$tmp/err")"; continue; fi
   count=$(torch_count "$name")
   if [ "$count" = "$want_p $want_t" ]; then ok; else ko "$name: PyTorch counts '$count', the comment above says '$want_p $want_t'"; fi
