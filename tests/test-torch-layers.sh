@@ -2,7 +2,7 @@
 # calibrate/torch-layers.py, the bridge from a PyTorch model to a per-layer
 # file for --model, on the two small models of tests/data/torch_models.py
 # (on the CPU, one thread; Debian's python3-torch).  Skipped (77) where no
-# python3 can import torch.
+# python3 can import torch (DPS_PYTHON: the only interpreter to try).
 # Usage: test-torch-layers.sh DPSCALE_BINARY SOURCE_DIR
 set -u
 bin=$1
@@ -10,7 +10,7 @@ src=$2
 . "$(dirname "$0")/cli-lib.sh"
 
 py=""
-for p in ${DPS_PYTHON:-} python3 /usr/bin/python3; do
+for p in ${DPS_PYTHON:-python3 /usr/bin/python3}; do
   if "$p" -c 'import torch' >/dev/null 2>&1; then py=$p; break; fi
 done
 [ -n "$py" ] || { echo "torch-layers: no python3 here imports torch (Debian: apt-get install python3-torch); skipped"; exit 77; }
@@ -85,6 +85,39 @@ if "$py" "$script" "$fix:gpt" --seq 64 --batch 2 --steps 1 --warmup 0 --threads 
    && [ "$(grep -c '^blocks\.[01],198272,' "$tmp/top.csv")" = 2 ] \
    && [ "$(csv_params "$tmp/top.csv") $(csv_tensors "$tmp/top.csv")" = "470528 28" ]; then ok
 else ko "--layers top: $(cat "$tmp/err") $(grep -v '^#' "$tmp/top.csv" 2>/dev/null)"; fi
+
+# --hf-config through a stand-in transformers package (AutoConfig reads the
+# JSON, AutoModelForCausalLM builds the fixture's GPT at those sizes): the
+# sequence defaults to max_position_embeddings (32) and the token ids stay
+# below vocab_size.  1 block of 64 wide, 2 heads, vocabulary 256: positions
+# 32x64 (2,048) + embedding 256x64 (16,384) + the block (2 x 128 + 64x192 +
+# 192 + 64x64 + 64 + 64x256 + 256 + 256x64 + 64 = 49,984) + ln_f 128 =
+# 68,544 in 16 tensors.  Without transformers, --hf-config is refused.
+mkdir -p "$tmp/hf/transformers"
+cat >"$tmp/hf/transformers/__init__.py" <<PY
+import importlib.util, json, types
+class AutoConfig:
+    @staticmethod
+    def from_pretrained(path):
+        with open(path) as f:
+            return types.SimpleNamespace(**json.load(f))
+class AutoModelForCausalLM:
+    @staticmethod
+    def from_config(c):
+        s = importlib.util.spec_from_file_location("m", "$fix"); m = importlib.util.module_from_spec(s)
+        s.loader.exec_module(m)
+        return m.TinyGPT(vocab=c.vocab_size, seq=c.max_position_embeddings, d=c.n_embd, layers=c.n_layer, heads=c.n_head)
+AutoModel = AutoModelForCausalLM
+PY
+echo '{"model_type": "gpt2", "vocab_size": 256, "max_position_embeddings": 32, "n_embd": 64, "n_layer": 1, "n_head": 2}' >"$tmp/hf/config.json"
+if PYTHONPATH=$tmp/hf "$py" "$script" --hf-config "$tmp/hf/config.json" --batch 2 --steps 1 --warmup 0 --threads 1 -o "$tmp/hf.csv" 2>"$tmp/err" \
+   && grep -q '^# input: 32 tokens' "$tmp/hf.csv" \
+   && [ "$(csv_params "$tmp/hf.csv") $(csv_tensors "$tmp/hf.csv")" = "68544 16" ]; then ok
+else ko "--hf-config: $(cat "$tmp/err") $(grep -v '^#' "$tmp/hf.csv" 2>/dev/null | head -3)"; fi
+if ! "$py" -c 'import transformers' 2>/dev/null; then
+  if "$py" "$script" --hf-config "$tmp/hf/config.json" 2>"$tmp/err"; then ko "--hf-config without transformers accepted"
+  else grep -q 'transformers is not importable' "$tmp/err" && ok || ko "--hf-config: $(cat "$tmp/err")"; fi
+fi
 
 # bad input: one line naming what is wrong, exit 2, nothing written
 bad () {
