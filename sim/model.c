@@ -35,6 +35,8 @@ dps_model_free (DpsModel *m)
     return;
   g_free (m->name);
   g_free (m->source);
+  g_free (m->device);
+  g_free (m->dtype);
   g_array_free (m->layers, TRUE);
   g_array_free (m->tensors, TRUE);
   g_array_free (m->kernels, TRUE);

@@ -65,6 +65,9 @@ typedef struct {
   int     seq_len;       /* tokens per sample, 0 for non-token models */
   int     heads;         /* attention heads of a transformer, 0 otherwise */
   int     time_batch;    /* batch the measured times are for */
+  char   *device;        /* what the measured times were taken on, as the file named it ("cpu",
+                          * "NVIDIA H100 80GB HBM3"); NULL: not said */
+  char   *dtype;         /* their compute type (dps_dtype_name: fp32, fp16, bf16); NULL: not said */
 } DpsModel;
 
 DpsModel *dps_model_new (const char *name);

@@ -86,6 +86,14 @@ if awk "BEGIN { exit !($b0 < 0.8 * $b1) }"; then ok; else ko "first layer's back
 sum=$(printf '%s\n%s\n%s\n' "$fw" "$bw" "$sgd" | awk '{ s += $1 } END { print s }')
 step=$(awk -v c="$(num compute_median_s "$tmp/one.json")" -v o="$(num optimizer_median_s "$tmp/one.json")" 'BEGIN { print c + o }')
 if awk "BEGIN { exit !($sum > 0.5 * $step && $sum < 2 * $step) }"; then ok; else ko "layers $sum s against a step's compute $step s"; fi
+# the CSV form is a per-layer model --model reads: the MLP's 4 layers of a
+# 1024x1024 weight and a 1024 bias each, 4 x 1,049,600 = 4,198,400
+# parameters in 8 tensors (as the zoo's mlp has them)
+if "$bin" run --time-layers --batch 8 --format csv >"$tmp/tl.csv" 2>"$tmp/err" \
+   && "$bin" predict --model "$tmp/tl.csv" --format json >"$tmp/tlp.json" 2>"$tmp/err"; then ok; else ko "time-layers csv: $(cat "$tmp/err")"; fi
+if grep -q '^# device: cpu' "$tmp/tl.csv" && [ "$(num parameters "$tmp/tlp.json")" = 4198400 ] \
+   && "$bin" predict --model "$tmp/tl.csv" 2>&1 | grep -q 'parameters in 8 tensors, 4 layers'; then ok
+else ko "time-layers csv read back: $(head -c 300 "$tmp/tlp.json")"; fi
 if "$bin" run --time-layers --emulate 2>"$tmp/err"; then ko "--time-layers --emulate accepted"; else grep -q -- "--time-layers" "$tmp/err" && ok || ko "time-layers emulate"; fi
 
 # a machine with neither ssh nor rsh (a bare container, a lent GPU

@@ -56,10 +56,23 @@ time_layers_only (DpsRunSpec *spec, const DpsModel *model, DpsFormat format)
     g_autofree char *j = dps_json_builder_to_text (jb, TRUE);
     g_string_append_printf (t, "%s\n", j);
   } else if (format == DPS_FORMAT_CSV) {
-    g_string_append (t, "layer,name,forward_s,backward_s\n");
-    for (int l = 0; l < L; l++)
-      g_string_append_printf (t, "%d,%s,%.9g,%.9g\n", l, dps_model_layer (model, l)->name, fwd[l],
-                              bwd[l]);
+    /* a per-layer file --model reads: each layer's tensors, the model's
+     * activations in fp32 for the batch (the replica computes in fp32) */
+    g_string_append_printf (t, "# dpscale run --time-layers: %s\n# device: %s\n# dtype: fp32\n# batch: %d\n",
+                            model->name, spec->gpu ? "gpu" : "cpu", spec->batch);
+    g_string_append (t, "layer,name,params,tensors,activation_bytes,forward_s,backward_s\n");
+    for (int l = 0; l < L; l++) {
+      const DpsLayer *ly = dps_model_layer (model, l);
+      g_string_append_printf (t, "%d,%s,%" G_GINT64_FORMAT ",", l, ly->name, ly->n_params);
+      for (int k = 0; k < ly->n_tensors; k++) {
+        const DpsTensor *tn = dps_model_tensor (model, ly->first_tensor + k);
+        if (tn->rows > 0)
+          g_string_append_printf (t, "%s%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT, k ? ";" : "", tn->rows, tn->cols);
+        else
+          g_string_append_printf (t, "%s%" G_GINT64_FORMAT, k ? ";" : "", tn->numel);
+      }
+      g_string_append_printf (t, ",%.0f,%.9g,%.9g\n", ly->act_bytes / 2 * 4 * spec->batch, fwd[l], bwd[l]);
+    }
   } else {
     g_string_append_printf (t, "dpscale run --time-layers: %s at batch %d, as one replica computes it (%s)\n\n",
                             model->name, spec->batch,
