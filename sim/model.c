@@ -37,6 +37,8 @@ dps_model_free (DpsModel *m)
   g_free (m->source);
   g_free (m->device);
   g_free (m->dtype);
+  if (m->file_times_s)
+    g_array_free (m->file_times_s, TRUE);
   g_array_free (m->layers, TRUE);
   g_array_free (m->tensors, TRUE);
   g_array_free (m->kernels, TRUE);

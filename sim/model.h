@@ -68,6 +68,8 @@ typedef struct {
   char   *device;        /* what the measured times were taken on, as the file named it ("cpu",
                           * "NVIDIA H100 80GB HBM3"); NULL: not said */
   char   *dtype;         /* their compute type (dps_dtype_name: fp32, fp16, bf16); NULL: not said */
+  GArray *file_times_s;  /* the times as measured (forward, backward per layer), kept once they are
+                          * transferred to another device; NULL until then */
 } DpsModel;
 
 DpsModel *dps_model_new (const char *name);

@@ -189,6 +189,19 @@ dps_ddp_opts_apply (DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
   return TRUE;
 }
 
+/* A per-layer file's own times on the topology's GPU (dps_compute_use_file_times),
+ * the report's line in c->compute_note. */
+static gboolean
+use_file_times (DpsModel *model, const DpsTopo *topo, DpsDdpConfig *c, GError **error)
+{
+  g_autofree char *note = NULL;
+  if (!dps_compute_use_file_times (model, &dps_topo_spec (topo)->gpu, &c->compute, &note, error))
+    return FALSE;
+  if (note)
+    g_strlcpy (c->compute_note, note, sizeof c->compute_note);
+  return TRUE;
+}
+
 /* Sizes the topology (named, or the profile's machine) for nodes or gpus,
  * applies the profile (may be NULL) to it, to c's collective parameters and
  * to the model's layer times, and fills c's model, topology and GPU count.
@@ -215,6 +228,9 @@ dps_ddp_setup (const DpsDdpOpts *o, const DpsProfile *profile, DpsModel *model, 
     dps_profile_use_layers (profile, model, per_node, name ? &dps_topo_spec (*topo)->gpu : NULL, &c->compute, &note);
     if (note)
       g_strlcpy (c->compute_note, note, sizeof c->compute_note);
+    if (!note && name && !dps_profile_layers_for (profile, model, per_node)
+        && !use_file_times (model, *topo, c, error))
+      return FALSE;
     const DpsContention *ct = name ? NULL : dps_profile_contention (profile, per_node);
     if (ct && per_node > 1) {
       /* measured on this machine: overlap slowdowns, and a rank's memory
@@ -230,6 +246,8 @@ dps_ddp_setup (const DpsDdpOpts *o, const DpsProfile *profile, DpsModel *model, 
     c->launch_s = profile->data->handoff_s;
     c->launch_busy_s = per_node > 1 ? dps_profile_busy_wait (profile, per_node) : 0;
   }
+  else if (!use_file_times (model, *topo, c, error))
+    return FALSE;
   c->model = model;
   c->topo = *topo;
   c->n_gpus = n_gpus;
