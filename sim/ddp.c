@@ -84,6 +84,11 @@ dps_ddp_compute_times (const DpsDdpConfig *c, double batch, double *fwd_s, doubl
 {
   const DpsDeviceSpec *dev = &dps_topo_spec (c->topo)->gpu;
   dps_compute_layer_times (c->model, dev, &c->compute, batch, fwd_s, bwd_s);
+  /* checkpointing runs each checkpointed block's forward again before its
+   * backward */
+  for (int i = 0; c->checkpoint && i < dps_model_n_layers (c->model); i++)
+    if (g_array_index (c->model->layers, DpsLayer, i).input_bytes > 0)
+      bwd_s[i] += fwd_s[i];
   if (c->optimizer_s > 0) {
     *opt_s = c->optimizer_s;
     return;
@@ -456,6 +461,12 @@ dps_ddp_simulate (const DpsDdpConfig *c, DpsDdpResult *out, GError **error)
   out->tokens_per_s = out->samples_per_s * m->seq_len;
   dps_memory_estimate (m, c->mixed, c->grad_dtype, c->optimizer, c->grad_as_bucket_view, c->compute.dtype,
                        batch, &out->memory);
+  if (c->flash_attention || c->checkpoint) {
+    out->memory.total -= out->memory.activations;
+    out->memory.activations = dps_model_kept_act_bytes (m, c->flash_attention, c->checkpoint) / 2
+                              * dps_dtype_bytes (c->compute.dtype) * batch;
+    out->memory.total += out->memory.activations;
+  }
   out->fits = out->memory.total <= dev->memory_bytes;
   out->cost_per_step = N * c->price_per_gpu_hour * out->step_mean_s / 3600;
   out->cost_per_msample = out->cost_per_step / out->global_batch * 1e6;

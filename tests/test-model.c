@@ -425,6 +425,26 @@ test_hf_malformed (void)
   g_rmdir (dir);
 }
 
+/* What PyTorch users set to fit: GPT-2 XL's 48 blocks (s = 1024 tokens,
+ * h = 1600, a = 25 heads) keep 34 s h + 5 a s^2 bytes a sample each
+ * (Korthikanti et al.); flash attention drops the 5 a s^2 of every block;
+ * checkpointing keeps each block's input, 2 s h, plus one whole block
+ * being recomputed; the embeddings and the head are not checkpointed. */
+static void
+test_kept_activations (void)
+{
+  g_autoptr (GError) e = NULL;
+  g_autoptr (DpsModel) m = dps_model_load ("gpt2-xl", &e);
+  g_assert_no_error (e);
+  double s = 1024, h = 1600, a = 25, block = 34 * s * h + 5 * a * s * s, all = dps_model_act_bytes (m);
+  double rest = all - 48 * block;   /* the layers that are not blocks */
+  g_assert_cmpfloat (rest, >, 0);
+  g_assert_cmpfloat (dps_model_kept_act_bytes (m, FALSE, FALSE), ==, all);
+  g_assert_cmpfloat (fabs (dps_model_kept_act_bytes (m, TRUE, FALSE) - (all - 48 * 5 * a * s * s)), <, 1);
+  g_assert_cmpfloat (fabs (dps_model_kept_act_bytes (m, FALSE, TRUE) - (rest + 48 * 2 * s * h + block)), <, 1);
+  g_assert_cmpfloat (fabs (dps_model_kept_act_bytes (m, TRUE, TRUE) - (rest + 48 * 2 * s * h + 34 * s * h)), <, 1);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -432,6 +452,7 @@ main (int argc, char **argv)
   g_test_add_func ("/model/zoo/totals", test_totals);
   g_test_add_func ("/model/zoo/shipped", test_shipped);
   g_test_add_func ("/model/zoo/gpt2-xl-flops", test_flops);
+  g_test_add_func ("/model/zoo/kept-activations", test_kept_activations);
   g_test_add_func ("/model/csv/valid", test_csv);
   g_test_add_func ("/model/csv/malformed", test_csv_malformed);
   g_test_add_func ("/model/csv/ddp-columns", test_csv_ddp_columns);
