@@ -293,6 +293,7 @@ dps_coll_build_plan (const DpsCollCtx *ctx, DpsPlan **out, GError **error)
                        ? ctx->params->bw_factor[ctx->algo][p] * ctx->params->algo_bw_factor[ctx->algo]
                          * (ctx->algo == DPS_ALGO_NVLS ? nvls_efficiency (ctx->topo) : 1)
                          / dps_tune_fill_factor (ctx->params, ctx->algo, p, ctx->bytes) : 0;
+  memcpy (plan->uncapped, plan->payload, sizeof plan->payload);
   if (dps_ctx_n_ranks (ctx) > 1 && ctx->bytes > 0) {
     a->plan (ctx, plan);
     cap_payload (ctx, plan);

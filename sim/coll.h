@@ -74,6 +74,7 @@ typedef struct {
   DpsAlgo algo;
   double  payload[DPS_PROTO_COUNT];    /* payload efficiency per protocol, with the pipeline fill at the
                                         * plan's size; 0: not supported */
+  double  uncapped[DPS_PROTO_COUNT];   /* the same before NCCL's per-channel ceiling (dps_tune_bw_cap_Bps) */
   GArray *phases;                      /* DpsPhase */
   gboolean latency_only;
 } DpsPlan;
