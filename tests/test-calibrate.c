@@ -13,7 +13,7 @@
 #include <math.h>
 #include <string.h>
 
-#define REL(a, b) (fabs ((a) - (b)) / fabs (b))
+#include "test-util.h"
 
 static double
 ring_time (int n, double alpha, double bw, double S)

@@ -7,8 +7,6 @@
 
 #include <math.h>
 
-#define REL(a, b) (fabs ((a) - (b)) / fabs (b))
-
 /* The time dps_coll_predict gives for a plan built at this size. */
 static double
 fresh_time (const DpsTopo *t, const DpsCollParams *p, int gpus, double bytes, DpsNetMode mode,
@@ -26,6 +24,17 @@ fresh_time (const DpsTopo *t, const DpsCollParams *p, int gpus, double bytes, Dp
   return ch.time_s;
 }
 
+/* A cost of all-reduce over gpus GPUs of t, analytical unless mode says;
+ * aborts the test when none applies. */
+static DpsCollCost *
+cost_new (const DpsTopo *t, const DpsCollParams *p, int gpus, guint algo_mask, DpsNetMode mode, double max_bytes)
+{
+  g_autoptr (GError) e = NULL;
+  DpsCollCost *c = dps_coll_cost_new (t, p, gpus, DPS_OP_ALLREDUCE, algo_mask, DPS_ALL_PROTOS, 0, mode, max_bytes, &e);
+  g_assert_no_error (e);
+  return c;
+}
+
 /* A plan's flows all carry bytes in proportion to the size, so one plan
  * timed at 1 GiB gives every size's time as latency + size x time per
  * byte: the cached answer equals a fresh plan's, algorithm, protocol and
@@ -40,10 +49,7 @@ test_equals_fresh_plan (void)
   DpsCollParams p;
   dps_coll_params_nccl (&p);
   for (int mode = DPS_MODE_ANALYTICAL; mode <= DPS_MODE_FLOW; mode++) {
-    g_autoptr (GError) e = NULL;
-    g_autoptr (DpsCollCost) c = dps_coll_cost_new (t, &p, 16, DPS_OP_ALLREDUCE, DPS_NCCL_ALGOS, DPS_ALL_PROTOS, 0,
-                                                   (DpsNetMode) mode, 0, &e);
-    g_assert_no_error (e);
+    g_autoptr (DpsCollCost) c = cost_new (t, &p, 16, DPS_NCCL_ALGOS, (DpsNetMode) mode, 0);
     gboolean saw_ll = FALSE, saw_simple = FALSE;
     for (double bytes = 4096; bytes <= 1073741824.0; bytes *= 4) {
       DpsAlgo ca, fa;
@@ -72,13 +78,8 @@ test_pruning_keeps_answers (void)
   DpsCollParams p;
   dps_coll_params_nccl (&p);
   double max_bytes = 1 << 20;
-  g_autoptr (GError) e = NULL;
-  g_autoptr (DpsCollCost) all = dps_coll_cost_new (t, &p, 32, DPS_OP_ALLREDUCE, DPS_ALL_ALGOS, DPS_ALL_PROTOS, 0,
-                                                     DPS_MODE_ANALYTICAL, 0, &e);
-  g_assert_no_error (e);
-  g_autoptr (DpsCollCost) pruned = dps_coll_cost_new (t, &p, 32, DPS_OP_ALLREDUCE, DPS_ALL_ALGOS, DPS_ALL_PROTOS, 0,
-                                                        DPS_MODE_ANALYTICAL, max_bytes, &e);
-  g_assert_no_error (e);
+  g_autoptr (DpsCollCost) all = cost_new (t, &p, 32, DPS_ALL_ALGOS, DPS_MODE_ANALYTICAL, 0);
+  g_autoptr (DpsCollCost) pruned = cost_new (t, &p, 32, DPS_ALL_ALGOS, DPS_MODE_ANALYTICAL, max_bytes);
   for (double bytes = 1024; bytes <= max_bytes; bytes *= 2) {
     DpsAlgo a1, a2;
     DpsProto p1, p2;
@@ -96,14 +97,9 @@ test_nothing_to_move (void)
   g_autoptr (DpsTopo) t = test_shipped_topo ("dgx-h100", 1);
   DpsCollParams p;
   dps_coll_params_nccl (&p);
-  g_autoptr (GError) e = NULL;
-  g_autoptr (DpsCollCost) one = dps_coll_cost_new (t, &p, 1, DPS_OP_ALLREDUCE, DPS_NCCL_ALGOS, DPS_ALL_PROTOS, 0,
-                                                     DPS_MODE_ANALYTICAL, 0, &e);
-  g_assert_no_error (e);
+  g_autoptr (DpsCollCost) one = cost_new (t, &p, 1, DPS_NCCL_ALGOS, DPS_MODE_ANALYTICAL, 0);
   g_assert_cmpfloat (dps_coll_cost_time (one, 1e9, NULL, NULL), ==, 0);
-  g_autoptr (DpsCollCost) eight = dps_coll_cost_new (t, &p, 8, DPS_OP_ALLREDUCE, DPS_NCCL_ALGOS, DPS_ALL_PROTOS, 0,
-                                                       DPS_MODE_ANALYTICAL, 0, &e);
-  g_assert_no_error (e);
+  g_autoptr (DpsCollCost) eight = cost_new (t, &p, 8, DPS_NCCL_ALGOS, DPS_MODE_ANALYTICAL, 0);
   g_assert_cmpfloat (dps_coll_cost_time (eight, 0, NULL, NULL), ==, 0);
   g_assert_cmpfloat (dps_coll_cost_time (eight, 1e6, NULL, NULL), >, 0);
 }
@@ -118,18 +114,13 @@ test_correction (void)
   g_autoptr (DpsTopo) t = test_shipped_topo ("dgx-h100", 2);
   DpsCollParams p;
   dps_coll_params_nccl (&p);
-  g_autoptr (GError) e = NULL;
-  g_autoptr (DpsCollCost) bare = dps_coll_cost_new (t, &p, 16, DPS_OP_ALLREDUCE, DPS_NCCL_ALGOS, DPS_ALL_PROTOS, 0,
-                                                      DPS_MODE_ANALYTICAL, 0, &e);
-  g_assert_no_error (e);
+  g_autoptr (DpsCollCost) bare = cost_new (t, &p, 16, DPS_NCCL_ALGOS, DPS_MODE_ANALYTICAL, 0);
   p.n_corr = 0;
   for (double bytes = 1e3; bytes <= 1e9; bytes *= 10, p.n_corr++) {
     p.corr_bytes[p.n_corr] = bytes;
     p.corr_factor[p.n_corr] = 2;
   }
-  g_autoptr (DpsCollCost) corrected = dps_coll_cost_new (t, &p, 16, DPS_OP_ALLREDUCE, DPS_NCCL_ALGOS, DPS_ALL_PROTOS,
-                                                           0, DPS_MODE_ANALYTICAL, 0, &e);
-  g_assert_no_error (e);
+  g_autoptr (DpsCollCost) corrected = cost_new (t, &p, 16, DPS_NCCL_ALGOS, DPS_MODE_ANALYTICAL, 0);
   for (double bytes = 1e2; bytes <= 1e10; bytes *= 10) {
     double want = 2 * dps_coll_cost_time (bare, bytes, NULL, NULL);
     g_assert_cmpfloat (REL (dps_coll_cost_time (corrected, bytes, NULL, NULL), want), <, 1e-9);

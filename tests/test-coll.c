@@ -23,12 +23,8 @@ make_topo (int gpus_per_node, int nodes, const char *extra)
   for (int g = 0; g < gpus_per_node; g++)
     g_string_append_printf (t, "%s%d", g ? ";" : "", g);
   g_string_append (t, "\n[nccl]\nchannels = 1\n");
-  g_autoptr (GError) e = NULL;
-  g_autoptr (DpsTopoSpec) s = dps_topo_spec_load_data ("test.topo", t->str, -1, &e);
-  g_assert_no_error (e);
+  DpsTopo *topo = test_topo_from_text ("test.topo", t->str, nodes);
   g_string_free (t, TRUE);
-  DpsTopo *topo = dps_topo_new (s, nodes, &e);
-  g_assert_no_error (e);
   return topo;
 }
 
@@ -63,7 +59,6 @@ plan_for (const DpsTopo *t, const DpsCollParams *p, int gpus, DpsCollOp op, doub
   return plan;
 }
 
-#define REL(a, b) (fabs ((a) - (b)) / fabs (b))
 
 /* Ring all-reduce on a homogeneous ring of n GPUs (each hop B = 100 GB/s,
  * per-step latency alpha = 5 us) takes 2(n-1)(alpha + S/(nB)): 2(n-1)
@@ -280,8 +275,7 @@ static double
 ring_time_oversub (double oversub, DpsNetMode mode)
 {
   g_autoptr (GError) e = NULL;
-  g_autofree char *path = dps_topo_find ("dgx-h100-oversub2", &e);
-  g_autoptr (DpsTopoSpec) s = dps_topo_spec_load (path, &e);
+  g_autoptr (DpsTopoSpec) s = test_shipped_spec ("dgx-h100-oversub2");
   s->oversubscription = oversub;
   s->net_extra_s = 0;   /* no latency: bandwidth alone */
   g_autoptr (DpsTopo) t = dps_topo_new (s, 8, &e);

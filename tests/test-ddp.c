@@ -10,8 +10,6 @@
 #include <math.h>
 #include <string.h>
 
-#define REL(a, b) (fabs ((a) - (b)) / fabs (b))
-
 /* Nodes of 8 GPUs on a switch; NIC and NVSwitch bandwidth as given. */
 static DpsTopo *
 make_topo (int nodes, double intra_GBps, double nic_Gbps)
@@ -21,12 +19,7 @@ make_topo (int nodes, double intra_GBps, double nic_Gbps)
     "[gpu]\nmodel = g\nbf16_tflops = 100\nfp32_tflops = 10\nmemory_GB = 80\nmemory_bw_GBps = 1000\n"
     "[intra]\nfabric = nvswitch\nbw_GBps = %g\npcie_GBps = %g\n"
     "[nic]\ncount = 8\nbw_Gbps = %g\nlatency_us = 0\ngpus = 0;1;2;3;4;5;6;7\n", intra_GBps, intra_GBps, nic_Gbps);
-  g_autoptr (GError) e = NULL;
-  g_autoptr (DpsTopoSpec) s = dps_topo_spec_load_data ("t.topo", text, -1, &e);
-  g_assert_no_error (e);
-  DpsTopo *t = dps_topo_new (s, nodes, &e);
-  g_assert_no_error (e);
-  return t;
+  return test_topo_from_text ("t.topo", text, nodes);
 }
 
 /* A profiled model: 8 layers, 1M parameters each, forward 1 ms and
@@ -484,11 +477,7 @@ test_fixed_costs (void)
       "[gpu]\nmodel = H100 SXM5\nbf16_tflops = 100\nfp32_tflops = 10\nmemory_GB = 80\nmemory_bw_GBps = %g\n"
       "[intra]\nfabric = nvswitch\nbw_GBps = 1e6\npcie_GBps = 1e6\n"
       "[nic]\ncount = 8\nbw_Gbps = 1e6\ngpus = 0;1;2;3;4;5;6;7\n", fast ? 1e6 : 1000.0);
-    g_autoptr (GError) e = NULL;
-    g_autoptr (DpsTopoSpec) spec = dps_topo_spec_load_data ("t.topo", text, -1, &e);
-    g_assert_no_error (e);
-    g_autoptr (DpsTopo) t = dps_topo_new (spec, 1, &e);
-    g_assert_no_error (e);
+    g_autoptr (DpsTopo) t = test_topo_from_text ("t.topo", text, 1);
     DpsDdpConfig c;
     DpsDdpResult r;
     config (&c, m, t);
