@@ -94,20 +94,21 @@ dps_coll_algo (DpsAlgo algo)
 
 /* Sets up a context for n_gpus GPUs of topo: the first n_gpus of one node,
  * or whole nodes.  Errors: n_gpus < 1, more GPUs than the topology has, or
- * a count that spans nodes without being a multiple of the node size. */
+ * a count that spans nodes without being a multiple of the node size, each
+ * starting "GPU count: ". */
 gboolean
 dps_coll_ctx_init (DpsCollCtx *ctx, const DpsTopo *topo, const DpsCollParams *params,
                    int n_gpus, DpsCollOp op, double bytes, GError **error)
 {
   int k = dps_topo_gpus_per_node (topo);
   if (n_gpus < 1 || n_gpus > dps_topo_n_gpus (topo)) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--gpus: %d GPUs asked for, the topology has 1 to %d",
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "GPU count: %d GPUs asked for, the topology has 1 to %d",
                  n_gpus, dps_topo_n_gpus (topo));
     return FALSE;
   }
   if (n_gpus > k && n_gpus % k != 0) {
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT,
-                 "--gpus: %d GPUs span nodes of %d GPUs: use a multiple of %d (or at most %d)",
+                 "GPU count: %d GPUs span nodes of %d GPUs: use a multiple of %d (or at most %d)",
                  n_gpus, k, k, k);
     return FALSE;
   }

@@ -34,7 +34,7 @@ expect 0 "Avg bus bandwidth" -- collective
 expect 0 "DGX H100" -- topo
 expect 0 "dgx1-v100" -- topo --list
 expect 0 "bisection" -- topo dgx1-v100 --nodes 2
-expect 2 "no shipped topology" -- topo no-such-thing
+expect 2 "\-\-topology: no file 'no-such-thing' and no shipped topology" -- topo no-such-thing
 expect 2 "\-\-gpus: 12 GPUs span nodes of 8" -- collective --gpus 12
 expect 2 "\-\-nodes 2 and \-\-gpus 8 disagree" -- collective --nodes 2 --gpus 8
 expect 2 "at most 1048576 GPUs" -- collective --gpus 2147483647
