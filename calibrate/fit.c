@@ -290,7 +290,7 @@ predict_line (double bytes, void *data)
 
 /* The fitted time of an all-reduce of bytes over ranks on nodes: the
  * nearest group's regime lines with its corrections, between measured
- * sizes interpolated in log-log (the simulator's own rule, nccl-tune.h);
+ * sizes interpolated in log-log (the simulator's own rule, nccl-cost.h);
  * 0 when nothing was fitted. */
 double
 dps_fit_predict (const DpsFit *f, int ranks, int nodes, double bytes)

@@ -155,7 +155,7 @@ model_time (double bytes, void *data)
 
 /* Time of one collective of bytes (0 for one rank or no bytes); algo and
  * proto (may be NULL) receive NCCL's choice.  A calibration's correction
- * table applies (nccl-tune.h). */
+ * table applies (nccl-cost.h). */
 double
 dps_coll_cost_time (const DpsCollCost *c, double bytes, DpsAlgo *algo, DpsProto *proto)
 {

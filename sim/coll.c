@@ -1,6 +1,6 @@
 /* coll.c — see coll.h for the model. */
 #include "sim/coll.h"
-#include "sim/nccl-tune.h"
+#include "sim/nccl-cost.h"
 #include "sim/base/error.h"
 
 #include <math.h>

@@ -1,4 +1,4 @@
-/* Unit tests of the collective models (sim/coll*.c, sim/nccl-tune.c). */
+/* Unit tests of the collective models (sim/coll*.c, sim/nccl-cost.c, sim/nccl-tune.c). */
 #include "sim/coll.h"
 #include "sim/nccl-tune.h"
 #include "sim/topo-load.h"
@@ -173,7 +173,7 @@ test_hier (void)
  * not DGX A100), only to all-reduce, only with Simple.  On one node each
  * GPU sends S up and receives S down at NCCL's Hopper NVLS efficiency
  * (0.85 of 370.8 GB/s) times the 0.85 of it the published tables reach,
- * after a 32 MB pipeline fill (sim/nccl-tune.c):
+ * after a 32 MB pipeline fill (sim/nccl-cost.c):
  * (S + 32 MB) / (0.85 x 0.85 x 370.8 GB/s) + 25 us. */
 static void
 test_nvls (void)
@@ -409,7 +409,7 @@ test_mesh_ring_bw (void)
   g_assert_cmpfloat (REL (dps_plan_time_analytical (t, plan, DPS_PROTO_SIMPLE), expect), <, 1e-9);
 }
 
-/* NCCL's per-channel ceilings (sim/nccl-tune.c, from NCCL's tuning.cc):
+/* NCCL's per-channel ceilings (sim/nccl-cost.c, from NCCL's tuning.cc):
  * a tree all-reduce over 2 DGX A100 (Ampere, 2 nodes: 23.6 GB/s of bus
  * bandwidth per channel, 8 channels; algorithm bandwidth half of it) moves
  * 1 GB in 1e9 / (0.5 x 8 x 23.6e9) s, slower than its links would (each
