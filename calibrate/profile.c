@@ -203,8 +203,11 @@ dps_profile_machine_spec (const DpsProfile *p, int ranks, int nodes)
   s->name = g_strdup_printf ("%s (calibrated)", p->machine_name ? p->machine_name : "this machine");
   s->description = g_strdup_printf ("from %s", p->path ? p->path : "a calibration");
   s->path = g_strdup (p->path);
-  /* over emulated nodes, a node holds its share of the ranks */
-  s->gpus_per_node = nodes > 1 && ranks >= nodes ? ranks / nodes : p->machine_ranks;
+  /* over emulated nodes, a node holds its share of the ranks; on one
+   * machine, more ranks than were measured where the network fit speaks
+   * for them */
+  s->gpus_per_node = nodes > 1 && ranks >= nodes ? ranks / nodes
+                     : p->net.fitted ? MAX (p->machine_ranks, ranks) : p->machine_ranks;
   s->gpu.model = g_strdup (p->data->devices && !g_str_has_suffix (p->data->devices, "cores")
                            ? p->data->devices : "CPU rank");
   double flops = p->gemm_peak_flops > 0 ? p->gemm_peak_flops : 1e10;

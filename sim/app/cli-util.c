@@ -193,7 +193,8 @@ dps_cli_topology_calibrated (const char *name, const DpsProfile *profile, int no
     name = profile->net_topology;   /* the cluster its logs came from */
   if (profile && !name) {
     int mr = MAX (profile->machine_ranks, 1);
-    int n_nodes = nodes > 0 ? nodes : gpus > mr ? (gpus + mr - 1) / mr : 1;
+    /* one machine measured (no emulated nodes): its ranks stay on it */
+    int n_nodes = nodes > 0 ? nodes : gpus > mr && profile->machine_nodes > 1 ? (gpus + mr - 1) / mr : 1;
     spec = dps_profile_machine_spec (profile, gpus > 0 ? gpus : mr * n_nodes, n_nodes);
   }
   if (!spec) {
@@ -209,12 +210,22 @@ dps_cli_topology_calibrated (const char *name, const DpsProfile *profile, int no
     dps_profile_apply_topo (profile, spec, gpus > 0 ? gpus : n_nodes * k, n_nodes);
   }
   int most = spec->gpus_per_node * MAX (profile ? profile->machine_nodes : 1, 1);
-  gboolean grows = profile && profile->net.fitted && profile->net.used[DPS_NETFIT_NIC_BW];   /* nodes were fitted */
+  /* the network fit speaks for counts not measured: more nodes where the
+   * NICs were fitted, more ranks on one machine where its links were */
+  gboolean grows = profile && profile->net.fitted
+                   && (profile->net.used[DPS_NETFIT_NIC_BW] || (nodes <= 1 && profile->net.used[DPS_NETFIT_INTRA_BW]));
   if (profile && profile->machine_ranks > 0 && !name && gpus > most && !grows) {
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT,
                  "--gpus: %d ranks asked for, but the calibrated machine (%s) was measured with up to %d",
                  gpus, profile->path ? profile->path : "the profile", most);
     return NULL;
+  }
+  int measured = profile ? profile->machine_ranks * MAX (profile->machine_nodes, 1) : 0;
+  static gboolean said;
+  if (measured > 0 && !name && gpus > measured && grows && !said) {
+    said = TRUE;
+    fprintf (stderr, "dpscale: note: %d ranks, more than the %d %s measured: predicted through its network fit\n",
+             gpus, measured, profile->path ? profile->path : "the profile");
   }
   return size_topology (spec, nodes, gpus, n_gpus, error);
 }
