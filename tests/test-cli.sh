@@ -201,6 +201,11 @@ if grep -q '"fits" : false' "$tmp/m-eager.json" && grep -q '"fits" : true' "$tmp
    && awk -v a="$(jfield compute_s "$tmp/m-eager.json")" -v b="$(jfield compute_s "$tmp/m-ckpt.json")" \
         'BEGIN { exit !(b > 1.2 * a && b < 1.5 * a) }'; then ok
 else ko "flash attention / checkpointing: fits and compute as stated"; fi
+# sweep --format json (as --help offers): one object per point with the
+# CSV's columns, numbers as numbers, not-computed fields null; -o writes it
+if "$bin" sweep --gpus 1,8 --format json -o "$tmp/sw.json" 2>"$tmp/err" \
+   && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); p=d["points"]; assert [x["gpus"] for x in p]==[1,8] and p[1]["step_s"]>0 and p[0]["cost_per_step_usd"] is None' "$tmp/sw.json"
+then ok; else ko "sweep --format json: $(cat "$tmp/err")"; fi
 # a price per topology: the file's price_per_gpu_hour_usd prices its own
 # rows (8 GPUs x $3/h x step_s / 3600 per step, per million samples that
 # over 32 samples x 1e6), a topology without one has empty cost fields and

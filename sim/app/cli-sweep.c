@@ -5,6 +5,7 @@
 #include "sim/app/cli-ddp.h"
 #include "sim/app/sweep-plot.h"
 #include "sim/base/error.h"
+#include "sim/base/json-util.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -75,6 +76,48 @@ sweep_title (const char *model, const DpsDdpOpts *o, GStrv topos, const GArray *
       append_values (t, more[i].a);
     }
   return g_string_free (t, FALSE);
+}
+
+/* The sweep's CSV as JSON: {"model": ..., "points": [{column: value}]},
+ * numbers as numbers, empty fields (not computed) as null, the rest as
+ * strings. */
+static GString *
+csv_to_json (const char *csv, const char *model)
+{
+  g_auto (GStrv) lines = g_strsplit (csv, "\n", -1);
+  g_auto (GStrv) head = g_strsplit (lines[0], ",", -1);
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "model");
+  json_builder_add_string_value (b, model);
+  json_builder_set_member_name (b, "points");
+  json_builder_begin_array (b);
+  for (int i = 1; lines[i]; i++) {
+    if (!lines[i][0])
+      continue;
+    g_auto (GStrv) f = g_strsplit (lines[i], ",", -1);
+    json_builder_begin_object (b);
+    for (int j = 0; head[j] && f[j]; j++) {
+      json_builder_set_member_name (b, head[j]);
+      char *end;
+      double v = g_ascii_strtod (f[j], &end);
+      if (!f[j][0])
+        json_builder_add_null_value (b);
+      else if (*end == 0 && isfinite (v) && v == floor (v) && fabs (v) < 9007199254740992.0)
+        json_builder_add_int_value (b, (gint64) v);
+      else if (*end == 0 && isfinite (v))
+        json_builder_add_double_value (b, v);
+      else
+        json_builder_add_string_value (b, f[j]);
+    }
+    json_builder_end_object (b);
+  }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+  g_autofree char *text = dps_json_builder_to_text (b, TRUE);
+  GString *out = g_string_new (text);
+  g_string_append_c (out, '\n');
+  return out;
 }
 
 int
@@ -187,7 +230,8 @@ dps_cmd_sweep (int argc, char **argv)
   } else if (format == DPS_FORMAT_CSV) {
     dps_cli_emit (NULL, csv, NULL);
   } else if (format == DPS_FORMAT_JSON) {
-    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--format json: sweep writes table or csv");
+    g_autoptr (GString) json = csv_to_json (csv->str, model->name);
+    dps_cli_emit (o.output, json, &error);
   } else {
     const char *prefix = o.output ? o.output : "dpscale-sweep";
     g_autofree char *csv_path = g_strconcat (prefix, ".csv", NULL);
