@@ -206,6 +206,16 @@ else ko "flash attention / checkpointing: fits and compute as stated"; fi
 if "$bin" sweep --gpus 1,8 --format json -o "$tmp/sw.json" 2>"$tmp/err" \
    && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); p=d["points"]; assert [x["gpus"] for x in p]==[1,8] and p[1]["step_s"]>0 and p[0]["cost_per_step_usd"] is None' "$tmp/sw.json"
 then ok; else ko "sweep --format json: $(cat "$tmp/err")"; fi
+# advise: its "defaults" row is predict's figure for PyTorch's defaults
+# (analytical model, the same step), every candidate it ranks is at least
+# as fast as the rows below it, and the settings it searches are refused
+# as flags
+"$bin" advise --gpus 64 >"$tmp/adv" 2>"$tmp/err"
+want=$("$bin" predict --mode analytical --gpus 64 --format csv 2>/dev/null | awk -F, 'NR == 2 { for (i = 1; i <= NF; i++) if (h[i] == "step_s") printf "%.2f", $i * 1e3 } NR == 1 { for (i = 1; i <= NF; i++) h[i] = $i }')
+if awk -v w="$want" '$1 == "defaults" { found = ($8 == w) } END { exit !found }' "$tmp/adv" \
+   && awk '$1 ~ /^[1-5]$/ { if (prev != "" && $9 > prev) bad = 1; prev = $9 } END { exit bad }' "$tmp/adv" \
+   && grep -q "^best: +" "$tmp/adv"; then ok; else ko "advise: defaults row against predict's $want ms: $(head -5 "$tmp/adv")"; fi
+expect 2 "what advise searches" -- advise --bucket-cap-mb 50
 # a price per topology: the file's price_per_gpu_hour_usd prices its own
 # rows (8 GPUs x $3/h x step_s / 3600 per step, per million samples that
 # over 32 samples x 1e6), a topology without one has empty cost fields and

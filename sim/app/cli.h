@@ -9,6 +9,7 @@ int dps_cmd_topo (int argc, char **argv);
 int dps_cmd_collective (int argc, char **argv);
 int dps_cmd_predict (int argc, char **argv);
 int dps_cmd_sweep (int argc, char **argv);
+int dps_cmd_advise (int argc, char **argv);
 int dps_cmd_calibrate (int argc, char **argv);
 int dps_cmd_run (int argc, char **argv);
 int dps_cmd_validate (int argc, char **argv);

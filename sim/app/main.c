@@ -20,6 +20,7 @@ typedef struct {
 static const Command commands[] = {
   { "predict",    dps_cmd_predict,    "one DDP configuration: step time, efficiency, throughput, memory, cost", FALSE },
   { "sweep",      dps_cmd_sweep,      "many DDP configurations (GPUs, buckets, topologies, batches): table, CSV, plot", FALSE },
+  { "advise",     dps_cmd_advise,     "the bucket cap, micro-batch, gradient dtype, compression with most throughput per dollar", FALSE },
   { "calibrate",  dps_cmd_calibrate,  "measure this machine (or import nccl-tests logs) and write a calibration profile", TRUE },
   { "run",        dps_cmd_run,        "real data-parallel training on this machine (MPI replicas), per-step times", TRUE },
   { "validate",   dps_cmd_validate,   "calibrate, run and predict over replica counts: the error, in numbers and a plot", TRUE },

@@ -1,0 +1,224 @@
+/* cli-advise.c — `dpscale advise`: for a model on a cluster, the DDP
+ * settings a PyTorch user controls (bucket cap, micro-batch and gradient
+ * accumulation at the same global batch, gradient dtype, compression hook)
+ * that give the most samples per second, hence per dollar at a fixed GPU
+ * count and price, with the reasons in numbers against PyTorch's defaults.
+ *
+ * The global batch is held: the per-replica batch (--batch, default 4) is
+ * split into micro-batch x accumulation steps (b x k = batch), so every
+ * candidate trains the same optimisation; candidates that do not fit the
+ * device's memory are left out.  PowerSGD changes the gradients' values,
+ * so it is marked as a trade against convergence. */
+#include "sim/app/cli.h"
+#include "sim/app/cli-ddp.h"
+#include "sim/base/error.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct {
+  double cap_mib;
+  int    micro, accum;
+  DpsDtype grad;
+  DpsCompress compress;
+  DpsDdpResult r;
+} Candidate;
+
+static const char *
+compress_name (DpsCompress c)
+{
+  return c == DPS_COMPRESS_FP16 ? "fp16" : c == DPS_COMPRESS_POWERSGD ? "powersgd:4" : "none";
+}
+
+static gint
+by_throughput (gconstpointer a, gconstpointer b)
+{
+  double x = ((const Candidate *) a)->r.samples_per_s, y = ((const Candidate *) b)->r.samples_per_s;
+  return (x < y) - (x > y);
+}
+
+/* One candidate on base's cluster; FALSE (error set) when it cannot run. */
+static gboolean
+evaluate (const DpsDdpConfig *base, Candidate *cd, GError **error)
+{
+  DpsDdpConfig c = *base;
+  c.bucket_cap_bytes = cd->cap_mib * 1024 * 1024;
+  c.batch = cd->micro;
+  c.grad_accum = cd->accum;
+  c.grad_dtype = cd->grad;
+  c.compress = cd->compress;
+  c.powersgd_rank = 4;
+  c.trace_replicas = 0;
+  return dps_ddp_simulate (&c, &cd->r, error);
+}
+
+/* The reasons in numbers: each part of the step that moved between the
+ * baseline and the best by more than 1% of the step. */
+static void
+reasons (GString *o, const Candidate *base, const Candidate *best)
+{
+  const DpsDdpResult *a = &base->r, *b = &best->r;
+  struct { const char *what; double x, y; } parts[] = {
+    { "compute (forward + backward, every micro-step)", a->compute_s, b->compute_s },
+    { "exposed all-reduce", a->exposed_comm_s, b->exposed_comm_s },
+    { "all-reduce in all (hidden or not)", a->comm_total_s, b->comm_total_s },
+    { "DDP's bucket copies and hooks", a->bucket_copy_s + a->hooks_s, b->bucket_copy_s + b->hooks_s },
+    { "optimizer", a->optimizer_s, b->optimizer_s },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (parts); i++)
+    if (fabs (parts[i].y - parts[i].x) > 0.01 * a->step_mean_s)
+      g_string_append_printf (o, "  %-48s %9.2f -> %9.2f ms\n", parts[i].what, parts[i].x * 1e3, parts[i].y * 1e3);
+  if (best->accum != base->accum)
+    g_string_append_printf (o, "  %d micro-steps of %d: the gradients are all-reduced once per %d micro-batches\n",
+                            best->accum, best->micro, best->accum);
+  if (best->cap_mib != base->cap_mib)
+    g_string_append_printf (o, "  buckets of %g MiB: %d all-reduces a step instead of %d\n", best->cap_mib,
+                            b->n_buckets, a->n_buckets);
+  if (best->grad != base->grad || best->compress != base->compress)
+    g_string_append_printf (o, "  %.2f GB all-reduced a step instead of %.2f\n", b->comm_bytes / 1e9, a->comm_bytes / 1e9);
+  if (best->compress == DPS_COMPRESS_POWERSGD)
+    g_string_append (o, "  PowerSGD approximates the gradients: check the model still converges\n");
+  g_string_append_printf (o, "  memory %.1f GB per replica (was %.1f)\n", b->memory.total / 1e9, a->memory.total / 1e9);
+}
+
+int
+dps_cmd_advise (int argc, char **argv)
+{
+  DpsDdpOpts o = { .seed = 1, .contention = -1 };
+  g_autofree GOptionEntry *entries = dps_ddp_options (&o, FALSE);
+  GError *error = NULL;
+  if (!dps_cli_parse ("advise", "the DDP settings that give the most throughput per dollar",
+                      "For --model on --topology with --gpus (default: GPT-2 XL, 64 H100s), searches the\n"
+                      "bucket cap, micro-batch x gradient accumulation at the same global batch (--batch\n"
+                      "per replica, default 4), gradient dtype and compression hook; prints the best few\n"
+                      "beside PyTorch's defaults and why, in numbers (analytical network model).\n\n"
+                      "Example: dpscale advise --model llama3-8b --topology dgx-h100 --gpus 64 --batch 8 "
+                      "--price-per-gpu-hour 2.5",
+                      entries, &argc, &argv, &error)) {
+    dps_ddp_opts_clear (&o);
+    return dps_cli_fail ("advise", error);
+  }
+  DpsDdpConfig base;
+  dps_ddp_config_default (&base);
+  base.mode = DPS_MODE_ANALYTICAL;
+  gint64 gpus = 64, batch = 4;
+  g_autoptr (DpsModel) model = NULL;
+  g_autoptr (DpsTopo) topo = NULL;
+  g_autoptr (DpsProfile) profile = NULL;
+  if (argc > 1)
+    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "unknown option: unexpected argument '%s'", argv[1]);
+  else if (o.bucket_cap || o.grad_accum || o.grad_dtype || o.compress)
+    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT,
+                 "--bucket-cap-mb, --grad-accum, --grad-dtype and --compress are what advise searches: drop them");
+  else if (o.format)
+    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--format: advise writes a table");
+  else if (o.gpus && (!dps_parse_int (o.gpus, &gpus) || gpus < 1 || gpus > DPS_TOPO_MAX_GPUS))
+    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--gpus: '%s' is not a GPU count from 1 to %d", o.gpus,
+                 DPS_TOPO_MAX_GPUS);
+  else if (o.batch && (!dps_parse_int (o.batch, &batch) || batch < 1 || batch > 4096))
+    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--batch: '%s' is not a whole batch from 1 to 4096", o.batch);
+  else if (dps_ddp_opts_apply (&o, &base, &error)
+           && (!o.calibration || (profile = dps_profile_load (o.calibration, &error)))
+           && (model = dps_model_load (o.model ? o.model : "gpt2-xl", &error)))
+    dps_ddp_setup (&o, profile, model, o.nodes != DPS_UNSET_INT ? o.nodes : 0, (int) gpus, &base, &topo, &error);
+  if (error) {
+    dps_ddp_opts_clear (&o);
+    return dps_cli_fail ("advise", error);
+  }
+  static const double caps[] = { 1, 5, 10, 25, 50, 100, 200 };
+  static const DpsDtype grads[] = { DPS_DTYPE_FP32, DPS_DTYPE_BF16 };
+  static const DpsCompress comps[] = { DPS_COMPRESS_NONE, DPS_COMPRESS_FP16, DPS_COMPRESS_POWERSGD };
+  Candidate def = { 25, (int) batch, 1, DPS_DTYPE_FP32, DPS_COMPRESS_NONE, { 0 } };
+  if (!evaluate (&base, &def, &error)) {
+    dps_ddp_opts_clear (&o);
+    return dps_cli_fail ("advise", error);
+  }
+  GArray *all = g_array_new (FALSE, TRUE, sizeof (Candidate));
+  gboolean tty = isatty (2);
+  int tried = 0, total = 0;
+  for (int k = 1; k <= batch; k++)
+    total += batch % k == 0;
+  total *= (int) (G_N_ELEMENTS (caps) * G_N_ELEMENTS (grads) * G_N_ELEMENTS (comps));
+  for (int k = 1; k <= batch; k++) {
+    if (batch % k)
+      continue;
+    for (gsize ci = 0; ci < G_N_ELEMENTS (caps); ci++)
+      for (gsize gi = 0; gi < G_N_ELEMENTS (grads); gi++)
+        for (gsize xi = 0; xi < G_N_ELEMENTS (comps); xi++) {
+          /* fp16 compression of bf16 gradients is no compression */
+          tried++;
+          if (comps[xi] == DPS_COMPRESS_FP16 && grads[gi] != DPS_DTYPE_FP32)
+            continue;
+          Candidate cd = { caps[ci], (int) (batch / k), k, grads[gi], comps[xi], { 0 } };
+          g_autoptr (GError) e = NULL;
+          if (evaluate (&base, &cd, &e) && cd.r.fits)
+            g_array_append_val (all, cd);
+          else
+            dps_ddp_result_clear (&cd.r);
+          if (tty)
+            fprintf (stderr, "\radvise: %d of %d configurations", tried, total);
+        }
+  }
+  if (tty)
+    fprintf (stderr, "\n");
+  g_array_sort (all, by_throughput);
+  g_autoptr (GString) out = g_string_new (NULL);
+  const DpsTopoSpec *s = dps_topo_spec (topo);
+  double price = base.price_per_gpu_hour;
+  g_string_append_printf (out, "dpscale advise: %s on %d x %s (%d nodes of %s), global batch %.0f, analytical "
+                          "network model\n\n", model->name, base.n_gpus, s->gpu.model, dps_topo_n_nodes (topo),
+                          s->name, def.r.global_batch);
+  g_string_append_printf (out, "%-9s %8s %12s %6s %11s %10s %12s %8s %11s %8s %12s\n", "", "cap_MiB", "micro x accum",
+                          "grads", "compress", "step_ms", "samples/s", "gain_%", "exposed_ms", "mem_GB",
+                          "usd/Msample");
+  /* the defaults, the best five, and the best with exact gradients (no
+   * PowerSGD) where it is not among them */
+  const Candidate *show[7] = { &def }, *exact = NULL;
+  int n_show = 1;
+  for (guint i = 0; i < all->len && n_show < 6; i++)
+    show[n_show++] = &g_array_index (all, Candidate, i);
+  for (guint i = 0; i < all->len && !exact; i++)
+    if (g_array_index (all, Candidate, i).compress != DPS_COMPRESS_POWERSGD)
+      exact = &g_array_index (all, Candidate, i);
+  gboolean exact_shown = FALSE;
+  for (int i = 1; i < n_show; i++)
+    exact_shown |= show[i] == exact;
+  if (exact && !exact_shown)
+    show[n_show++] = exact;
+  for (int i = 0; i < n_show; i++) {
+    const Candidate *cd = show[i];
+    g_autofree char *mk = g_strdup_printf ("%d x %d", cd->micro, cd->accum);
+    g_autofree char *rank = i == 0 ? g_strdup ("defaults") : cd == exact && !exact_shown ? g_strdup ("exact")
+                            : g_strdup_printf ("%d", i);
+    g_autofree char *usd = price > 0 ? g_strdup_printf ("%.2f", cd->r.cost_per_msample) : g_strdup ("-");
+    g_string_append_printf (out, "%-9s %8g %12s %6s %11s %10.2f %12.1f %+8.1f %11.2f %8.1f %12s%s\n", rank,
+                            cd->cap_mib, mk, dps_dtype_name (cd->grad), compress_name (cd->compress),
+                            cd->r.step_mean_s * 1e3, cd->r.samples_per_s,
+                            100 * (cd->r.samples_per_s / def.r.samples_per_s - 1), cd->r.exposed_comm_s * 1e3,
+                            cd->r.memory.total / 1e9, usd, i == 0 && !def.r.fits ? "  (does not fit)" : "");
+  }
+  if (all->len == 0)
+    g_string_append (out, "\nno configuration fits the device's memory at this batch\n");
+  else {
+    const Candidate *best = &g_array_index (all, Candidate, 0);
+    g_string_append_printf (out, "\nbest: %+.1f%% samples/s over the defaults (%s), because:\n",
+                            100 * (best->r.samples_per_s / def.r.samples_per_s - 1),
+                            price > 0 ? "and per dollar" : "per dollar too at any one price per GPU-hour");
+    reasons (out, &def, best);
+    if (exact && exact != best) {
+      g_string_append_printf (out, "best with exact gradients (no PowerSGD): %+.1f%%, because:\n",
+                              100 * (exact->r.samples_per_s / def.r.samples_per_s - 1));
+      reasons (out, &def, exact);
+    }
+    g_string_append_printf (out, "(%u configurations fit of %d tried)\n", all->len, tried);
+  }
+  dps_cli_emit (o.output, out, &error);
+  for (guint i = 0; i < all->len; i++)
+    dps_ddp_result_clear (&g_array_index (all, Candidate, i).r);
+  g_array_free (all, TRUE);
+  dps_ddp_result_clear (&def.r);
+  dps_ddp_opts_clear (&o);
+  return error ? dps_cli_fail ("advise", error) : 0;
+}
