@@ -320,4 +320,25 @@ expect 2 "\-\-model: .*BERT-Large" calibrate --model bert-large --quick -o "$t/n
 expect 2 "\-\-model: .*GPT-2 XL at batch 32" validate --model gpt2-xl --quick -o "$t/never"
 absent "$t/never.calib" "$t/never.csv"
 
+# --- logs taken on trust: wrong results and repeats are not fitted, a log is counted once ---
+# a row of wrong results times a broken all-reduce: left out with a warning naming its line
+sed '/^ *8388608 /s/ 0$/ 3/' "$log" >"$t/wrong.log"
+expect 0 "wrong.log:27: 1 row with a non-zero #wrong count (the first here): left out of the fit" \
+  calibrate --import "$t/wrong.log" -o "$t/w.calib"
+if grep -q ",8388608," "$t/w.csv"; then ko "a row of wrong results was fitted: $(grep 8388608 "$t/w.csv")"; else ok; fi
+sed 's/ 0$/ 1/' "$log" >"$t/allwrong.log"
+expect 1 "allwrong.log:17: every result row has a non-zero #wrong count" calibrate --import "$t/allwrong.log" -o "$t/never.calib"
+# a row pasted twice would weigh twice: the repeat (line 24 of line 23's 32768 bytes) is left out
+sed '/^ *32768 /p' "$log" >"$t/rep.log"
+expect 0 "rep.log:24: repeats the row of line 23 (1 repeated row): left out of the fit" \
+  calibrate --import "$t/rep.log" -o "$t/r.calib"
+if [ "$(grep -c ",32768," "$t/r.csv")" = 1 ]; then ok; else ko "a repeated row was fitted twice: $(grep -c ",32768," "$t/r.csv")"; fi
+# the same log twice, by its name, by another name, or copied: refused
+ln -sf "$log" "$t/link.log"
+cp "$log" "$t/copy.log"
+expect 2 "\-\-import: $log given twice" calibrate --import "$log" --import "$log" -o "$t/never.calib"
+expect 2 "\-\-import: $t/link.log is the same file as $log" calibrate --import "$log" --import "$t/link.log" -o "$t/never.calib"
+expect 2 "\-\-import: $t/copy.log holds the same rows as $log" calibrate --import "$log" --import "$t/copy.log" -o "$t/never.calib"
+absent "$t/never.calib" "$t/never.csv"
+
 finish bad-inputs
