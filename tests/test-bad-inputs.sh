@@ -341,4 +341,14 @@ expect 2 "\-\-import: $t/link.log is the same file as $log" calibrate --import "
 expect 2 "\-\-import: $t/copy.log holds the same rows as $log" calibrate --import "$log" --import "$t/copy.log" -o "$t/never.calib"
 absent "$t/never.calib" "$t/never.csv"
 
+# --- a profile of another machine judges nothing here: validate refuses it before any work ---
+c=$(dirname "$0")/fuzz/corpus/profile/cpu-quick.calib
+sed "s/^host=.*/host=dpscale-other-host/;s/^name=.*/name=dpscale-other-host/" "$c" >"$t/other.calib"
+sed "s/^host=.*/host=$(hostname)/;s/^name=.*/name=$(hostname)/;s/^backend=cpu-mpi/backend=gpu-nccl/" "$c" >"$t/gpu.calib"
+expect 1 "other.calib: calibrated on host 'dpscale-other-host', not on this one" validate --calibration "$t/other.calib" -o "$t/never"
+expect 1 "gpu.calib: a GPU profile (gpu-nccl), and validate runs CPU replicas (\-\-backend cpu)" \
+  validate --calibration "$t/gpu.calib" -o "$t/never"
+expect 1 "p.calib: imported nccl-tests logs, not a calibration of this machine" validate --calibration "$t/p.calib" -o "$t/never"
+absent "$t/never.calib" "$t/never.csv" "$t/never.png"
+
 finish bad-inputs
