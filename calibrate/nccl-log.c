@@ -33,7 +33,12 @@ is_wrong_field (const char *s, int *wrong)
   }
   if (!dps_parse_double (s, &v) || v < 0)
     return FALSE;
-  *wrong = v == floor (v) && v < 1e9 ? (int) v : (v > 0 ? 1 : 0);   /* "error" columns: 0e+00 is none */
+  /* older logs print the largest error ("2e-07": float rounding, not a
+   * wrong result) where newer ones count wrong elements */
+  if (strpbrk (s, ".eE"))
+    *wrong = v >= 1e-2;
+  else
+    *wrong = v < 1e9 ? (int) v : 1;
   return TRUE;
 }
 
@@ -62,6 +67,8 @@ dps_nccl_log_parse_hinted (const char *name, const char *text, gssize len, DpsNc
   GHashTable *ranks = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   GHashTable *hosts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   GArray *rows = g_array_new (FALSE, TRUE, sizeof (DpsCalPoint));
+  GHashTable *seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);   /* row key -> its line */
+  int wrong_rows = 0, wrong_line = 0, repeat_rows = 0, repeat_line = 0, repeat_of = 0;
   gboolean footer = FALSE, header = FALSE, ok = FALSE, halves = FALSE;
   double ratio = 0;
   int last_line = 0;
@@ -133,6 +140,7 @@ dps_nccl_log_parse_hinted (const char *name, const char *text, gssize len, DpsNc
     if (n != 13 && n != 12 && !oop_only) {
       g_hash_table_unref (ranks);
       g_hash_table_unref (hosts);
+      g_hash_table_unref (seen);
       g_array_free (rows, TRUE);
       return dps_set_error_at (error, name, ln, "expected 12 or 13 columns (size count type redop [root] time algbw busbw "
                    "#wrong time algbw busbw #wrong), or 7 to 9 without the in-place half, got %d%s", n,
@@ -153,6 +161,7 @@ dps_nccl_log_parse_hinted (const char *name, const char *text, gssize len, DpsNc
         || t_oop < 0 || t_ip < 0) {
       g_hash_table_unref (ranks);
       g_hash_table_unref (hosts);
+      g_hash_table_unref (seen);
       g_array_free (rows, TRUE);
       return dps_set_error_at (error, name, ln, "not an nccl-tests result row: '%s'", l);
     }
@@ -161,6 +170,25 @@ dps_nccl_log_parse_hinted (const char *name, const char *text, gssize len, DpsNc
       g_strlcpy (hints->redop, tok[3], sizeof hints->redop);
     if (size == 0 || t_oop <= 0)
       continue;
+    /* a row of wrong results times a broken collective; a row repeated (the
+     * same size, type, operation and root) would weigh twice: both are left
+     * out of the fit, and the caller is told (hints) */
+    if (wrong1 > 0 || wrong2 > 0) {
+      if (!wrong_rows++)
+        wrong_line = ln;
+      continue;
+    }
+    char *key = g_strdup_printf ("%s %s %s %s", tok[0], tok[2], tok[3], o == 5 ? tok[4] : "");
+    int first = GPOINTER_TO_INT (g_hash_table_lookup (seen, key));
+    if (first) {
+      g_free (key);
+      if (!repeat_rows++) {
+        repeat_line = ln;
+        repeat_of = first;
+      }
+      continue;
+    }
+    g_hash_table_insert (seen, key, GINT_TO_POINTER (ln));
     if (alg > 0 && bus > 0 && ratio == 0)
       ratio = bus / alg;
     DpsCalPoint p = { .nodes = 1, .bytes = (double) size, .time_s = t_oop * 1e-6, .time_ip_s = t_ip * 1e-6,
@@ -176,8 +204,18 @@ dps_nccl_log_parse_hinted (const char *name, const char *text, gssize len, DpsNc
   }
   g_hash_table_unref (ranks);
   g_hash_table_unref (hosts);
+  g_hash_table_unref (seen);
+  if (hints) {
+    hints->wrong_rows = wrong_rows;
+    hints->wrong_line = wrong_line;
+    hints->repeat_rows = repeat_rows;
+    hints->repeat_line = repeat_line;
+    hints->repeat_of = repeat_of;
+  }
   if (!header)
     dps_set_error_at (error, name, 0, "no nccl-tests table (no header line with algbw and busbw)");
+  else if (rows->len == 0 && wrong_rows)
+    dps_set_error_at (error, name, wrong_line, "every result row has a non-zero #wrong count: nothing to fit");
   else if (rows->len == 0)
     dps_set_error_at (error, name, 0, "no result rows");
   else {
@@ -210,8 +248,10 @@ dps_nccl_log_parse (const char *name, const char *text, gssize len, DpsCalData *
 }
 
 /* Loads the log at path into into; *warning (when not NULL) gets a new
- * one-line warning for a log whose rows are whole but whose footer is
- * missing ("FILE:LINE: no '# Avg bus bandwidth' footer ..."), else NULL. */
+ * string of one-line warnings, one a line, else NULL: for a log whose rows
+ * are whole but whose footer is missing ("FILE:LINE: no '# Avg bus
+ * bandwidth' footer ..."), for rows of wrong results and for repeated rows
+ * (both left out of the fit, "FILE:LINE: ..."). */
 gboolean
 dps_nccl_log_load_warn (const char *path, DpsCalData *into, char **warning, GError **error)
 {
@@ -226,9 +266,21 @@ dps_nccl_log_load_warn (const char *path, DpsCalData *into, char **warning, GErr
   g_free (hints.test);
   if (!ok)
     return FALSE;
-  if (hints.footer_missing && warning)
-    *warning = g_strdup_printf ("%s:%d: no '# Avg bus bandwidth' footer after the last row: the log may be cut "
-                                "short (its rows are whole: taken)", path, hints.footer_missing);
+  GString *w = g_string_new (NULL);
+  if (hints.wrong_rows)
+    g_string_append_printf (w, "%s:%d: %d row%s with a non-zero #wrong count (the first here): left out of the fit\n",
+                            path, hints.wrong_line, hints.wrong_rows, hints.wrong_rows == 1 ? "" : "s");
+  if (hints.repeat_rows)
+    g_string_append_printf (w, "%s:%d: repeats the row of line %d (%d repeated row%s): left out of the fit\n", path,
+                            hints.repeat_line, hints.repeat_of, hints.repeat_rows, hints.repeat_rows == 1 ? "" : "s");
+  if (hints.footer_missing)
+    g_string_append_printf (w, "%s:%d: no '# Avg bus bandwidth' footer after the last row: the log may be cut "
+                            "short (its rows are whole: taken)\n", path, hints.footer_missing);
+  if (w->len && warning) {
+    g_string_truncate (w, w->len - 1);
+    *warning = g_string_free (w, FALSE);
+  } else
+    g_string_free (w, TRUE);
   g_autofree char *src = into->source ? g_strdup_printf ("%s %s", into->source, path) : g_strdup (path);
   g_free (into->source);
   into->source = g_steal_pointer (&src);

@@ -10,7 +10,9 @@
  * busbw / algbw = 2(n-1)/n.  A row with fewer columns than the header
  * names is a cut log and is refused; a log whose rows are whole but whose
  * "# Avg bus bandwidth" footer is missing loads, and the caller is told
- * (footer_missing; dps_nccl_log_load_warn words it).
+ * (footer_missing; dps_nccl_log_load_warn words it).  A row with a
+ * non-zero #wrong count, and a row that repeats an earlier one (the same
+ * size, type, operation and root), are left out and counted in the hints.
  */
 #pragma once
 
@@ -21,6 +23,8 @@ typedef struct {
   char    *test;               /* out: "Collective test starting:" name, a new string; NULL none */
   char     redop[16];          /* out: the first row's redop column ("sum", "none") */
   int      footer_missing;     /* out: the last row's line when no footer follows it (0: there is one) */
+  int      wrong_rows, wrong_line;           /* out: rows left out for a non-zero #wrong, the first's line */
+  int      repeat_rows, repeat_line, repeat_of;   /* out: rows left out as repeats, the first's line and its original's */
 } DpsNcclLogHints;
 
 gboolean dps_nccl_log_parse_hinted (const char *name, const char *text, gssize len, DpsNcclLogHints *hints,

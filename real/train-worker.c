@@ -141,6 +141,7 @@ main (int argc, char **argv)
   if (o.time_layers) {
     dps_worker_time_layers (dps_dev_cpu (), &o, &plan, rank);
     MPI_Finalize ();
+    dps_worker_finish (&o, &plan);
     return 0;
   }
   /* parameters and gradients: the network when computing, a flat buffer
@@ -230,5 +231,15 @@ main (int argc, char **argv)
     fflush (stdout);
   }
   MPI_Finalize ();
+  if (net)
+    dps_train_net_free (net);
+  else
+    dps_dev_cpu ()->free (dps_dev_cpu (), grads);
+  g_free (c.queue);
+  g_free (c.t_start);
+  g_free (c.t_dur);
+  g_mutex_clear (&c.lock);
+  g_cond_clear (&c.cond);
+  dps_worker_finish (&o, &plan);
   return 0;
 }

@@ -135,6 +135,21 @@ dps_worker_start (int *argc, char ***argv, gboolean threads, int *rank, int *wor
 }
 
 void
+dps_worker_finish (DpsWorkerOpts *o, DpsWorkerPlan *p)
+{
+  g_clear_pointer (&o->model_name, g_free);
+  g_clear_pointer (&o->optimizer, g_free);
+  g_clear_pointer (&o->fwd_s, g_free);
+  g_clear_pointer (&o->bwd_s, g_free);
+  g_clear_pointer (&p->buckets, dps_buckets_free);
+  g_clear_pointer (&p->model, dps_model_free);
+  g_clear_pointer (&p->start, g_free);
+  g_clear_pointer (&p->count, g_free);
+  g_clear_pointer (&p->fwd_s, g_free);
+  g_clear_pointer (&p->bwd_s, g_free);
+}
+
+void
 dps_worker_header (int rank, const char *library, const DpsWorkerPlan *p)
 {
   if (rank != 0)

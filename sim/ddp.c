@@ -341,6 +341,35 @@ trial (const DpsDdpConfig *c, DpsCollCost *cost, const DpsBuckets *bk, const dou
   g_free (s.is_ready);
 }
 
+/* Trials between the random-number states kept for redrawing the trace. */
+#define TRACE_MARK 64
+
+/* Redraws trace with the trial whose step is closest to mean (order: each
+ * trial's step; marks[i]: the random state before trial i * TRACE_MARK), so
+ * that the picture shows a typical step rather than the first one drawn.
+ * Trial 0's trace, drawn already, stays when it is the closest. */
+static void
+trace_closest_trial (const DpsDdpConfig *c, DpsCollCost *cost, const DpsBuckets *bk, const double *bbytes,
+                     const double *fwd, const double *bwd, const double *bwd_extra, double after_s, double opt_s, int N,
+                     GPtrArray *marks, const double *order, double mean, GArray *trace)
+{
+  int k = 0;
+  for (int t = 1; t < c->trials; t++)
+    if (fabs (order[t] - mean) < fabs (order[k] - mean))
+      k = t;
+  if (k == 0)
+    return;
+  for (guint i = 0; i < trace->len; i++)
+    g_free (g_array_index (trace, DpsTraceEvent, i).name);
+  g_array_set_size (trace, 0);
+  GRand *rand = g_rand_copy (g_ptr_array_index (marks, k / TRACE_MARK));
+  int algo[DPS_ALGO_COUNT] = { 0 }, proto[DPS_PROTO_COUNT] = { 0 };   /* counted once, in the trials */
+  TrialOut o;
+  for (int t = k / TRACE_MARK * TRACE_MARK; t <= k; t++)
+    trial (c, cost, bk, bbytes, fwd, bwd, bwd_extra, after_s, opt_s, N, rand, t == k ? trace : NULL, &o, algo, proto);
+  g_rand_free (rand);
+}
+
 /* Simulates c->trials steps; fills out (clear it with dps_ddp_result_clear).
  * Fails on impossible settings: no GPUs, a bucket cap of 0, a global batch
  * smaller than the replica count, a topology that cannot hold the GPUs; the
@@ -416,12 +445,18 @@ dps_ddp_simulate (const DpsDdpConfig *c, DpsDdpResult *out, GError **error)
   if (c->trace_replicas > 0) {
     out->trace = g_array_new (FALSE, FALSE, sizeof (DpsTraceEvent));
   }
+  GPtrArray *marks = out->trace && c->trials > 1 ? g_ptr_array_new_with_free_func ((GDestroyNotify) g_rand_free) : NULL;
+  double *order = marks ? g_new (double, c->trials) : NULL;
   TrialOut sum = { 0 };
   for (int t = 0; t < c->trials; t++) {
     TrialOut o;
+    if (marks && t % TRACE_MARK == 0)
+      g_ptr_array_add (marks, g_rand_copy (rand));
     trial (c, cost, bk, bbytes, fwd, bwd, bwd_extra, out->copy_out_s, opt_s, N, rand, t == 0 ? out->trace : NULL, &o,
            out->algo_count, out->proto_count);
     steps[t] = o.step;
+    if (order)
+      order[t] = o.step;
     sum.step += o.step;
     sum.compute += o.compute;
     sum.straggler += o.straggler;
@@ -430,6 +465,12 @@ dps_ddp_simulate (const DpsDdpConfig *c, DpsDdpResult *out, GError **error)
     sum.contention += o.contention;
   }
   int T = c->trials;
+  if (marks) {
+    trace_closest_trial (c, cost, bk, bbytes, fwd, bwd, bwd_extra, out->copy_out_s, opt_s, N, marks, order, sum.step / T,
+                         out->trace);
+    g_ptr_array_unref (marks);
+    g_free (order);
+  }
   dps_sort_doubles (steps, (gsize) T);
   out->replicas = N;
   out->n_buckets = nb;
@@ -499,7 +540,7 @@ dps_ddp_result_clear (DpsDdpResult *r)
   }
 }
 
-/* Writes the first trial's step as a Chrome trace (Perfetto and
+/* Writes the traced trial's step (the one closest to the mean) as a Chrome trace (Perfetto and
  * chrome://tracing open it): process "compute" with one thread per replica,
  * process "communication" with the bucket all-reduces, times in us.  Errors
  * read "trace file PATH: reason". */

@@ -106,7 +106,7 @@ typedef struct {
   int     algo_count[DPS_ALGO_COUNT], proto_count[DPS_PROTO_COUNT];
   double  cost_per_step, cost_per_msample;
   double  steps_to_target, time_to_target_s, cost_to_target;
-  GArray *trace;                       /* DpsTraceEvent, first trial; NULL unless asked */
+  GArray *trace;                       /* DpsTraceEvent, the trial closest to the mean step; NULL unless asked */
 } DpsDdpResult;
 
 void     dps_ddp_config_default (DpsDdpConfig *c);

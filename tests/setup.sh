@@ -42,9 +42,10 @@ if [ "$mode" = demo ]; then
   ./build/dpscale predict
 else
   (cd build && ctest --output-on-failure -j "$jobs")
-  # the unit tests under ASan + UBSan, and the parsers fuzzed briefly
+  # the unit, command-line and CPU runner tests under ASan + UBSan (Open MPI's
+  # leaks suppressed: tests/lsan-openmpi.supp), and the parsers fuzzed briefly
   cmake --preset asan >/dev/null && cmake --build build-asan -j "$jobs" >/dev/null
-  (cd build-asan && ctest --output-on-failure -j "$jobs" -L "unit|cli")
+  (cd build-asan && ctest --output-on-failure -j "$jobs" -L "unit|cli|runner")
   cmake --preset fuzz >/dev/null && cmake --build build-fuzz -j "$jobs" >/dev/null
   (cd build-fuzz && ctest --output-on-failure -j "$jobs" -L fuzz)
 fi

@@ -88,8 +88,16 @@ expect 1 "empty: no nccl-tests table" calibrate --import "$t/empty" -o "$t/never
 expect 2 "\-\-gpus: '0'" predict --gpus 0
 expect 2 "\-\-gpus: 0 GPUs asked for\|\-\-gpus" collective --gpus -1
 expect 2 "Cannot parse integer value\|out of range" collective --gpus 2147483648
-expect 2 "at most 1048576 GPUs" topo --gpus 1000000000
-expect 2 "\-\-gpus: .2147483647. is not a number from 1 to 1048576" predict --gpus 2147483647
+expect 2 "\-\-gpus: at most 65536 GPUs are simulated (8192 nodes of 8)" topo --gpus 1000000000
+expect 2 "\-\-gpus: .2147483647. is not a number from 1 to 65536" predict --gpus 2147483647
+# the largest clusters finish in seconds (65536 GPUs: predict about 4 s; 4096 GPUs: collective's 28
+# sizes 2-3 s on 2 cores); beyond, refused at once (2^20 GPUs took 79 s and 5.4 GB)
+expect 2 "\-\-gpus: .1048576. is not a number from 1 to 65536" predict --gpus 1048576
+expect 2 "\-\-gpus: .131072. is not a whole number from 1 to 65536" sweep --gpus 8,131072
+expect 2 "\-\-nodes: at most 65536 GPUs are simulated (8192 nodes of 8)" predict --nodes 8193
+expect 2 "\-\-nodes: at most 4096 GPUs in a collective" collective --nodes 131072
+expect 2 "\-\-nodes: at most 4096 GPUs in a collective (512 nodes of 8), got 4104" collective --nodes 513
+expect 2 "\-\-gpus: at most 4096 GPUs in a collective" collective --gpus 4104
 expect 2 "\-\-minbytes: '1e999'" collective -b 1e999
 expect 2 "\-\-bucket-cap-mb: 'nan'" predict --bucket-cap-mb nan
 expect 2 "\-\-bucket-cap-mb: 'inf'" predict --bucket-cap-mb inf
@@ -239,7 +247,7 @@ fi
 expect 2 "\-\-nodes: 0 is out of range (at least 1)" predict --nodes 0
 expect 2 "\-\-nodes: -2 is out of range" predict --nodes -2
 expect 2 "\-\-nodes: sweep takes GPU counts" sweep --nodes 0
-expect 2 "\-\-gpus: '0' is not a whole number from 1 to 1048576" sweep --gpus 0
+expect 2 "\-\-gpus: '0' is not a whole number from 1 to 65536" sweep --gpus 0
 expect 2 "\-\-gpus: 0 is out of range (at least 1)" collective --gpus 0
 expect 2 "\-\-nodes: 0 is out of range (at least 1)" collective --nodes 0
 expect 2 "\-\-channels: 0 is out of range (1 to 64)" collective --channels 0
@@ -319,5 +327,36 @@ expect 2 "\-\-model: .*GPT-2 XL at batch 8" calibrate --model gpt2-xl --quick -o
 expect 2 "\-\-model: .*BERT-Large" calibrate --model bert-large --quick -o "$t/never.calib"
 expect 2 "\-\-model: .*GPT-2 XL at batch 32" validate --model gpt2-xl --quick -o "$t/never"
 absent "$t/never.calib" "$t/never.csv"
+
+# --- logs taken on trust: wrong results and repeats are not fitted, a log is counted once ---
+# a row of wrong results times a broken all-reduce: left out with a warning naming its line
+sed '/^ *8388608 /s/ 0$/ 3/' "$log" >"$t/wrong.log"
+expect 0 "wrong.log:27: 1 row with a non-zero #wrong count (the first here): left out of the fit" \
+  calibrate --import "$t/wrong.log" -o "$t/w.calib"
+if grep -q ",8388608," "$t/w.csv"; then ko "a row of wrong results was fitted: $(grep 8388608 "$t/w.csv")"; else ok; fi
+sed 's/ 0$/ 1/' "$log" >"$t/allwrong.log"
+expect 1 "allwrong.log:17: every result row has a non-zero #wrong count" calibrate --import "$t/allwrong.log" -o "$t/never.calib"
+# a row pasted twice would weigh twice: the repeat (line 24 of line 23's 32768 bytes) is left out
+sed '/^ *32768 /p' "$log" >"$t/rep.log"
+expect 0 "rep.log:24: repeats the row of line 23 (1 repeated row): left out of the fit" \
+  calibrate --import "$t/rep.log" -o "$t/r.calib"
+if [ "$(grep -c ",32768," "$t/r.csv")" = 1 ]; then ok; else ko "a repeated row was fitted twice: $(grep -c ",32768," "$t/r.csv")"; fi
+# the same log twice, by its name, by another name, or copied: refused
+ln -sf "$log" "$t/link.log"
+cp "$log" "$t/copy.log"
+expect 2 "\-\-import: $log given twice" calibrate --import "$log" --import "$log" -o "$t/never.calib"
+expect 2 "\-\-import: $t/link.log is the same file as $log" calibrate --import "$log" --import "$t/link.log" -o "$t/never.calib"
+expect 2 "\-\-import: $t/copy.log holds the same rows as $log" calibrate --import "$log" --import "$t/copy.log" -o "$t/never.calib"
+absent "$t/never.calib" "$t/never.csv"
+
+# --- a profile of another machine judges nothing here: validate refuses it before any work ---
+c=$(dirname "$0")/fuzz/corpus/profile/cpu-quick.calib
+sed "s/^host=.*/host=dpscale-other-host/;s/^name=.*/name=dpscale-other-host/" "$c" >"$t/other.calib"
+sed "s/^host=.*/host=$(hostname)/;s/^name=.*/name=$(hostname)/;s/^backend=cpu-mpi/backend=gpu-nccl/" "$c" >"$t/gpu.calib"
+expect 1 "other.calib: calibrated on host 'dpscale-other-host', not on this one" validate --calibration "$t/other.calib" -o "$t/never"
+expect 1 "gpu.calib: a GPU profile (gpu-nccl), and validate runs CPU replicas (\-\-backend cpu)" \
+  validate --calibration "$t/gpu.calib" -o "$t/never"
+expect 1 "p.calib: imported nccl-tests logs, not a calibration of this machine" validate --calibration "$t/p.calib" -o "$t/never"
+absent "$t/never.calib" "$t/never.csv" "$t/never.png"
 
 finish bad-inputs

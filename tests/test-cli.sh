@@ -37,7 +37,7 @@ expect 0 "bisection" -- topo dgx1-v100 --nodes 2
 expect 2 "\-\-topology: no file 'no-such-thing' and no shipped topology" -- topo no-such-thing
 expect 2 "\-\-gpus: 12 GPUs span nodes of 8" -- collective --gpus 12
 expect 2 "\-\-nodes 2 and \-\-gpus 8 disagree" -- collective --nodes 2 --gpus 8
-expect 2 "at most 1048576 GPUs" -- collective --gpus 2147483647
+expect 2 "\-\-gpus: at most 4096 GPUs in a collective" -- collective --gpus 2147483647
 expect 2 "\-\-minbytes: 'lots'" -- collective -b lots
 expect 2 "\-\-stepfactor: must be more than 1" -- collective -f 1
 expect 2 "\-\-algo: unknown algorithm 'magic'" -- collective --algo magic
@@ -268,6 +268,13 @@ printf 'a,b\n1,2\n' >"$tmp/other.csv"
 expect 1 "other.csv:1: not a CSV dpscale writes" -- plot "$tmp/other.csv"
 expect 1 "is a directory" -- plot "$tmp"
 expect 2 "\-\-breakdown: only for a validation CSV" -- plot "$tmp/col.csv" --breakdown
+# a step timeline labels only the lanes it has: two measured replicas, one
+# predicted (alike replicas are drawn once), no row for replicas 2 and 3
+printf 'source,lane,start_ms,end_ms,kind\n0,0,0,10,0\n0,1,0,11,0\n0,-1,5,12,1\n0,-2,12,13,2\n1,0,0,10.5,0\n1,-1,5,12.5,1\n1,-2,12.5,13.5,2\n' >"$tmp/tl.csv"
+expect 0 "tl.svg" -- plot "$tmp/tl.csv"
+if [ "$(grep -c '>measured replica 0<\|>replica 1<\|>predicted replica 0<' "$tmp/tl.svg")" = 3 ] \
+   && ! grep -q '>replica [23]<\|>predicted replica 1<' "$tmp/tl.svg"; then ok
+else ko "timeline lanes: $(grep -o '>[a-z ]*replica [0-9]<' "$tmp/tl.svg" | tr '\n' ' ')"; fi
 # without gnuplot: a clear error naming the package
 if PATH=/nonexistent "$bin" plot "$tmp/col.csv" 2>"$tmp/err"; then ko "plot without gnuplot"
 else grep -q "apt-get install gnuplot-nox" "$tmp/err" && ok || ko "gnuplot message"; fi

@@ -16,6 +16,7 @@
 #include "sim/base/error.h"
 #include "sim/base/file.h"
 
+#include <glib/gstdio.h>
 #include <math.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -24,6 +25,42 @@ static void
 progress (const char *message, void *data)
 {
   fprintf (stderr, "calibrate: %s\n", message);
+}
+
+/* Refuses a log given twice to --import: the same file under two names, or
+ * a copy (its rows, every one, already imported from another log), which
+ * would weigh twice in the fit.  starts[k] is where log k's points begin. */
+static gboolean
+import_repeated (char **imports, int i, DpsCalData *data, const guint *starts, GError **error)
+{
+  GStatBuf a, b;
+  for (int k = 0; k < i; k++) {
+    if (g_stat (imports[k], &a) == 0 && g_stat (imports[i], &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
+      if (g_str_equal (imports[i], imports[k]))
+        g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--import: %s given twice", imports[i]);
+      else
+        g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--import: %s is the same file as %s (given twice)",
+                     imports[i], imports[k]);
+      return TRUE;
+    }
+    gboolean all = starts[i] < data->points->len;
+    for (guint p = starts[i]; p < data->points->len && all; p++) {
+      DpsCalPoint *n = &g_array_index (data->points, DpsCalPoint, p);
+      gboolean found = FALSE;
+      for (guint q = starts[k]; q < starts[k + 1] && !found; q++) {
+        DpsCalPoint *o = &g_array_index (data->points, DpsCalPoint, q);
+        found = o->ranks == n->ranks && o->nodes == n->nodes && o->bytes == n->bytes && o->time_s == n->time_s
+                && o->time_ip_s == n->time_ip_s;
+      }
+      all = found;
+    }
+    if (all) {
+      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--import: %s holds the same rows as %s (the same log twice)",
+                   imports[i], imports[k]);
+      return TRUE;
+    }
+  }
+  return FALSE;
 }
 
 static gboolean
@@ -380,10 +417,17 @@ dps_cmd_calibrate (int argc, char **argv)
     data = dps_cal_data_new (imports ? "nccl-tests" : "gpu-nccl");
     prof = dps_profile_new (data);
     if (imports) {
+      g_autofree guint *starts = g_new0 (guint, g_strv_length (imports) + 1);
       for (int i = 0; imports[i] && !error; i++) {
         g_autofree char *warning = NULL;
-        if (dps_nccl_log_load_warn (imports[i], data, &warning, &error) && warning)
-          fprintf (stderr, "dpscale calibrate: warning: %s\n", warning);
+        starts[i] = data->points->len;
+        gboolean ok = dps_nccl_log_load_warn (imports[i], data, &warning, &error);
+        starts[i + 1] = data->points->len;
+        if (ok && !import_repeated (imports, i, data, starts, &error) && warning) {
+          g_auto (GStrv) w = g_strsplit (warning, "\n", -1);
+          for (int j = 0; w[j]; j++)
+            fprintf (stderr, "dpscale calibrate: warning: %s\n", w[j]);
+        }
       }
       if (!error)
         trays_to_domains (data, topology, &error);

@@ -258,8 +258,17 @@ dps_cmd_collective (int argc, char **argv)
   if (nodes == 0 && gpus == 0 && !(profile && !topology && profile->machine_ranks))
     nodes = 2;
   int n_gpus;
+  if (gpus > DPS_CLI_MAX_COLLECTIVE_GPUS || nodes > DPS_CLI_MAX_COLLECTIVE_GPUS) {   /* a node holds a GPU at least */
+    g_set_error (&error, DPS_ERROR, DPS_ERROR_LIMIT, "%s: at most %d GPUs in a collective", gpus > 0 ? "--gpus" : "--nodes",
+                 DPS_CLI_MAX_COLLECTIVE_GPUS);
+    return dps_cli_fail ("collective", error);
+  }
   g_autoptr (DpsTopo) topo = dps_cli_topology_calibrated (topology, profile, nodes, gpus, &n_gpus, &error);
-  if (!topo)
+  if (topo && n_gpus > DPS_CLI_MAX_COLLECTIVE_GPUS)
+    g_set_error (&error, DPS_ERROR, DPS_ERROR_LIMIT, "%s: at most %d GPUs in a collective (%d nodes of %d), got %d",
+                 gpus > 0 ? "--gpus" : "--nodes", DPS_CLI_MAX_COLLECTIVE_GPUS,
+                 DPS_CLI_MAX_COLLECTIVE_GPUS / dps_topo_gpus_per_node (topo), dps_topo_gpus_per_node (topo), n_gpus);
+  if (!topo || error)
     return dps_cli_fail ("collective", error);
 
   DpsCollParams params;

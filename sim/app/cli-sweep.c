@@ -150,7 +150,7 @@ dps_cmd_sweep (int argc, char **argv)
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--nodes: sweep takes GPU counts (--gpus LIST)");
   else if (o.trace)
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--trace: only for dpscale predict");
-  else if (num_list ("--gpus", o.gpus, "1,2,4,8,16,32,64,128,256,512,1024", 1, DPS_TOPO_MAX_GPUS, TRUE, &gpus, &error)
+  else if (num_list ("--gpus", o.gpus, "1,2,4,8,16,32,64,128,256,512,1024", 1, DPS_CLI_MAX_GPUS, TRUE, &gpus, &error)
            && num_list ("--bucket-cap-mb", o.bucket_cap, "25", 1e-6, 1e6, FALSE, &caps, &error)
            && num_list ("--batch", o.batch, "4", 1, 1e7, FALSE, &batches, &error)
            && num_list ("--grad-accum", o.grad_accum, "1", 1, 1e6, TRUE, &accums, &error)

@@ -13,6 +13,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <unistd.h>
 
 typedef struct {
   DpsValidationPoint v;
@@ -62,6 +63,30 @@ timeline_predicted (GString *t, const DpsDdpResult *r)
 /* RMS relative error of the fit on its held-out points of min_bytes or
  * more (all of them when fewer than 3 are that large): the uncertainty of
  * predicted collective times. */
+/* Refuses (TRUE, with error) a profile measured on another machine than
+ * the one validate runs on: imported nccl-tests logs (another cluster), a
+ * GPU profile for CPU replicas or the reverse, another host.  A validation
+ * judged on another machine's numbers measures nothing. */
+static gboolean
+foreign_profile (const char *path, const DpsProfile *p, gboolean gpu, GError **error)
+{
+  const char *backend = p->data->backend ? p->data->backend : "";
+  char here[256] = "";
+  gethostname (here, sizeof here - 1);
+  const char *host = p->data->host ? p->data->host
+                     : p->machine_name && !g_str_equal (p->machine_name, "this machine") ? p->machine_name : NULL;
+  if (g_str_equal (backend, "nccl-tests"))
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: imported nccl-tests logs, not a calibration of this machine "
+                 "(validate measures here: calibrate here, or drop --calibration)", path);
+  else if (g_str_equal (backend, "gpu-nccl") != gpu)
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: a %s profile (%s), and validate runs %s replicas (--backend %s)",
+                 path, gpu ? "CPU" : "GPU", backend, gpu ? "GPU" : "CPU", gpu ? "gpu" : "cpu");
+  else if (host && here[0] && !g_str_equal (host, here))
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: calibrated on host '%s', not on this one ('%s')", path, host,
+                 here);
+  return *error != NULL;
+}
+
 static double
 held_out_rms (const DpsProfile *p, double min_bytes)
 {
@@ -198,6 +223,8 @@ dps_cmd_validate (int argc, char **argv)
       g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT,
                    "%s: has step times of a training run ([%s]); a validation must not be judged on what it was fitted to",
                    calibration, profile->run_section);
+    else if (profile && foreign_profile (calibration, profile, gpu, &error))
+      ;   /* the error says why */
     else if (profile && profile->machine_ranks > 0 && profile->machine_ranks < max_r)
       g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "%s: calibrated up to %d ranks, --gpus asks for %d",
                    calibration, profile->machine_ranks, max_r);

@@ -1,13 +1,25 @@
 /* libFuzzer target: calibration profiles (calibrate/profile.c), and what
  * the simulator does with one that loads. */
+#include "fuzz-files.h"   /* beside this file */
 #include "calibrate/profile.h"
 #include "sim/nccl-tune.h"
 
 int LLVMFuzzerTestOneInput (const unsigned char *data, size_t size);
 
+/* the path entry point: --calibration FILE */
+static gboolean
+load_path (const char *path, GError **error)
+{
+  DpsProfile *p = dps_profile_load (path, error);
+  if (p)
+    dps_profile_free (p);
+  return p != NULL;
+}
+
 int
 LLVMFuzzerTestOneInput (const unsigned char *data, size_t size)
 {
+  fuzz_through_path (load_path, ".calib", data, size);
   GError *e = NULL;
   DpsProfile *p = dps_profile_load_data ("fuzz.calib", (const char *) data, (gssize) size, &e);
   if (!p) {

@@ -1,13 +1,25 @@
 /* libFuzzer target: topology files (sim/topo-load.c), and the graph they
  * build for 1 and 3 nodes (sim/topo.c): any input is refused with an error
  * or builds a topology; nothing crashes, leaks or hangs. */
+#include "fuzz-files.h"   /* beside this file */
 #include "sim/topo-load.h"
 
 int LLVMFuzzerTestOneInput (const unsigned char *data, size_t size);
 
+/* the path entry point: --topology FILE */
+static gboolean
+load_path (const char *path, GError **error)
+{
+  DpsTopoSpec *s = dps_topo_spec_load (path, error);
+  if (s)
+    dps_topo_spec_free (s);
+  return s != NULL;
+}
+
 int
 LLVMFuzzerTestOneInput (const unsigned char *data, size_t size)
 {
+  fuzz_through_path (load_path, ".topo", data, size);
   GError *e = NULL;
   DpsTopoSpec *s = dps_topo_spec_load_data ("fuzz.topo", (const char *) data, (gssize) size, &e);
   if (!s) {
