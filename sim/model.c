@@ -35,6 +35,7 @@ dps_model_free (DpsModel *m)
     return;
   g_free (m->name);
   g_free (m->source);
+  g_free (m->note);
   g_array_free (m->layers, TRUE);
   g_array_free (m->tensors, TRUE);
   g_array_free (m->kernels, TRUE);

@@ -260,6 +260,8 @@ dps_cmd_predict (int argc, char **argv)
       g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--gpus and --grad-accum take whole numbers");
     else if ((!o.calibration || (profile = dps_profile_load (o.calibration, &error)))
              && (model = dps_model_load (o.model ? o.model : "gpt2-xl", &error))) {
+      if (model->note)
+        fprintf (stderr, "dpscale predict: note: %s\n", model->note);
       if (!o.gpus && !o.nodes)
         gpus = profile && !o.topology && profile->machine_ranks ? profile->machine_ranks : 64;
       if (dps_ddp_setup (&o, profile, model, o.nodes, (int) gpus, &c, &topo, &error)) {

@@ -117,7 +117,8 @@ dps_cmd_sweep (int argc, char **argv)
       g_set_error (&error, DPS_ERROR, DPS_ERROR_LIMIT, "--gpus/--topology/...: %.0f points asked for, the limit is %d",
                    points, MAX_POINTS);
     else if (!o.calibration || (profile = dps_profile_load (o.calibration, &error)))
-      model = dps_model_load (o.model ? o.model : "gpt2-xl", &error);
+      if ((model = dps_model_load (o.model ? o.model : "gpt2-xl", &error)) && model->note)
+        fprintf (stderr, "dpscale sweep: note: %s\n", model->note);
   }
   if (error) {
     dps_ddp_opts_clear (&o);

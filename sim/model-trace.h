@@ -1,0 +1,61 @@
+/* model-trace — the torch.profiler trace loader's own parts, shared by
+ * model-trace.c (reading the events, their nesting, the layers, the model)
+ * and model-trace-times.c (times, parameters and batch per layer).  Times
+ * are microseconds, as in the trace; see model-trace.c for the model. */
+#pragma once
+
+#include "sim/model.h"
+
+#include <json-glib/json-glib.h>
+
+#define DPS_TRACE_EVAL_PREFIX "autograd::engine::evaluate_function: "
+#define DPS_TRACE_MODULE_PREFIX "nn.Module: "
+#define DPS_TRACE_EPS_US 1e-3
+
+typedef enum { DPS_TRACE_OTHER, DPS_TRACE_CPU_OP, DPS_TRACE_USER, DPS_TRACE_PYFUNC, DPS_TRACE_KERNEL, DPS_TRACE_RUNTIME } DpsTraceCat;
+
+typedef struct {
+  double ts_us, end_us;
+  const char *name;        /* lent by the parser */
+  JsonArray *dims;         /* Input Dims, lent; NULL when absent */
+  gint64 thread, ext, corr, seq;   /* -1: absent */
+  DpsTraceCat cat;
+  int parent;              /* innermost enclosing event of the same thread, -1 none */
+  int module;              /* innermost enclosing (or own) module event, -1 none */
+  int eval;                /* enclosing (or own) backward node, -1 none */
+  gboolean under_op;       /* a cpu_op encloses it (or it is one) */
+  int layer;               /* of a module event: its layer, -1 outside */
+} DpsTraceEv;
+
+typedef struct {
+  const char *file;
+  GArray *ev;              /* DpsTraceEv, in file order */
+  int *order;              /* ev sorted by thread, start, longest first */
+  GPtrArray *layer_names;  /* module names (owned by the parser) */
+  int root;                /* an event of the model's module, -1 */
+  const char *root_name;
+  int n_steps;
+  double step_us;          /* all ProfilerStep durations */
+  gboolean gpu;
+} DpsTrace;
+
+/* Times over all steps, in microseconds: [0] CPU, [1] GPU kernels. */
+typedef struct {
+  double *fwd_us[2], *bwd_us[2];   /* per layer */
+  double model_us;                 /* the model's forward calls (CPU) */
+  double loose_bwd_us[2];          /* backward nodes not traced to a layer */
+  double loose_fwd_us;             /* kernels launched outside the layers' forward and any node */
+  int n_loose_bwd, n_eval, n_eval_seq, n_kernels;
+  double kernel_us;                /* every kernel */
+} DpsTraceTimes;
+
+typedef struct { char *name; gint64 rows, cols, numel; } DpsTraceTensor;
+
+gboolean    dps_trace_is_module (const DpsTraceEv *e);
+const char *dps_trace_module_name (const DpsTrace *t, int i);
+int         dps_trace_layer_of (const DpsTrace *t, const DpsTraceEv *e);
+void        dps_trace_attribute (const DpsTrace *t, DpsTraceTimes *tt);
+GPtrArray  *dps_trace_params (const DpsTrace *t);
+int         dps_trace_batch (const DpsTrace *t);
+char       *dps_trace_describe (const DpsTrace *t, const DpsTraceTimes *tt, const DpsModel *m, const char *device,
+                                int batch);
