@@ -375,6 +375,11 @@ dps_model_load_trace_data (const char *name, const char *data, gssize len, GErro
     return NULL;
   }
   JsonNode *root = json_parser_get_root (parser);
+  if (root && JSON_NODE_HOLDS_ARRAY (root))
+    return dps_set_error_at (error, name, 0, "a JSON array of events: the legacy profiler's export (a PyTorch "
+                             "built without Kineto, such as Debian's 1.13), without modules or sequence "
+                             "numbers; dpscale reads the Kineto trace of PyTorch 2.x (an object with "
+                             "\"traceEvents\")"), NULL;
   JsonNode *evn = root && JSON_NODE_HOLDS_OBJECT (root)
                     ? json_object_get_member (json_node_get_object (root), "traceEvents") : NULL;
   if (!evn || !JSON_NODE_HOLDS_ARRAY (evn))
@@ -395,10 +400,19 @@ dps_model_load_trace_data (const char *name, const char *data, gssize len, GErro
   return m;
 }
 
-/* TRUE when data (JSON) is a trace rather than a config: it has a
- * "traceEvents" key. */
+/* TRUE when data is a profiler trace rather than a config or key file:
+ * JSON with a "traceEvents" key, or a JSON array of objects (the legacy
+ * profiler's export, refused by the loader with what to use instead). */
 gboolean
 dps_model_data_is_trace (const char *data, gsize len)
 {
-  return g_strstr_len (data, (gssize) len, "\"traceEvents\"") != NULL;
+  gsize i = len >= 3 && memcmp (data, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+  while (i < len && g_ascii_isspace (data[i]))
+    i++;
+  if (i < len && data[i] == '[') {
+    for (i++; i < len && g_ascii_isspace (data[i]); i++)
+      ;
+    return i < len && data[i] == '{';
+  }
+  return i < len && data[i] == '{' && g_strstr_len (data, (gssize) len, "\"traceEvents\"") != NULL;
 }

@@ -191,7 +191,8 @@ test_truncated_malformed (void)
 /* Traces without what the loader needs are refused naming it: no module
  * events (with_modules off: what could not be attributed), no input
  * shapes (record_shapes off: no parameters), no backward nodes, backward
- * nodes without sequence numbers, an array (not a Kineto object). */
+ * nodes without sequence numbers, no traceEvents; a legacy (pre-Kineto)
+ * export, a JSON array, with what to use instead. */
 static void
 test_refused (void)
 {
@@ -206,6 +207,13 @@ test_refused (void)
   g_assert_true (g_str_has_prefix (e->message, nomod));
   g_assert_nonnull (strstr (e->message, "no \"nn.Module: \" events"));
   g_assert_nonnull (strstr (e->message, "its 120 cpu_op events"));
+  g_clear_error (&e);
+  /* what Debian's python3-torch 1.13 (no Kineto) exports: a real file */
+  g_autofree char *legacy = fixture_path ("legacy-1.13.json");
+  m = dps_model_load (legacy, &e);
+  g_assert_null (m);
+  g_assert_true (g_str_has_prefix (e->message, legacy));
+  g_assert_nonnull (strstr (e->message, "the legacy profiler's export"));
   g_clear_error (&e);
   static const struct { const char *pattern, *replace, *expect; } cases[] = {
     { "\"Input Dims\": .*?, \"Input type\"", "\"Input type\"", "record_shapes=True" },
