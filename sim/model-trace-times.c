@@ -55,8 +55,14 @@ dps_trace_attribute (const DpsTrace *t, DpsTraceTimes *tt)
   g_autoptr (GHashTable) by_ext = g_hash_table_new (g_int64_hash, g_int64_equal);
   for (guint i = 0; i < t->ev->len; i++) {
     DpsTraceEv *e = &g_array_index (t->ev, DpsTraceEv, i);
-    if (e->cat == DPS_TRACE_CPU_OP && e->seq >= 0 && e->eval < 0 && dps_trace_layer_of (t, e) >= 0)
+    gpointer had;
+    if (e->cat == DPS_TRACE_CPU_OP && e->seq >= 0 && e->eval < 0 && dps_trace_layer_of (t, e) >= 0) {
+      /* sequence numbers count per forward thread: two threads can repeat one */
+      if (g_hash_table_lookup_extended (seq_layer, &e->seq, NULL, &had)
+          && GPOINTER_TO_INT (had) != dps_trace_layer_of (t, e))
+        tt->n_seq_clash++;
       g_hash_table_insert (seq_layer, &e->seq, GINT_TO_POINTER (dps_trace_layer_of (t, e)));
+    }
     if (e->cat == DPS_TRACE_RUNTIME && e->corr >= 0)
       g_hash_table_insert (by_corr, &e->corr, e);
     if (e->cat == DPS_TRACE_CPU_OP && e->ext >= 0 && !g_hash_table_contains (by_ext, &e->ext))
@@ -193,8 +199,11 @@ dps_trace_describe (const DpsTrace *t, const DpsTraceTimes *tt, const DpsModel *
     layers_us += tt->fwd_us[g][l] + tt->bwd_us[g][l];
   double step_us = g ? tt->kernel_us : t->step_us;
   GString *s = g_string_new (NULL);
-  g_string_append_printf (s, "%s: torch.profiler trace of %s, %d layers, %d step%s", t->file, t->root_name,
-                          dps_model_n_layers (m), steps, steps > 1 ? "s (averaged)" : "");
+  g_string_append_printf (s, "%s: torch.profiler trace of %s, %d layers", t->file, t->model_name,
+                          dps_model_n_layers (m));
+  if (!g_str_equal (t->root_name, t->model_name))
+    g_string_append_printf (s, " (%s's)", t->root_name);
+  g_string_append_printf (s, ", %d step%s", steps, steps > 1 ? "s (averaged)" : "");
   if (batch)
     g_string_append_printf (s, " at batch %d (the model's first input)", batch);
   else
@@ -219,6 +228,9 @@ dps_trace_describe (const DpsTrace *t, const DpsTraceTimes *tt, const DpsModel *
   else if (own_us > DPS_TRACE_EPS_US)
     g_string_append_printf (s, "; %s's own forward outside its layers %.3f ms per step", t->root_name,
                             own_us / steps / 1e3);
+  if (tt->n_seq_clash)
+    g_string_append_printf (s, "; %d sequence numbers made by forward ops of two layers (several forward "
+                            "threads?): their backward went to the later", tt->n_seq_clash);
   g_string_append (s, "; no activation bytes or FLOPs (not in a trace)");
   return g_string_free (s, FALSE);
 }

@@ -245,6 +245,7 @@ find_layers (DpsTrace *t, GError **error)
     return dps_set_error_at (error, t->file, 0, "no \"nn.Module: \" events, so no layer to give the time of its %d "
                              "cpu_op events to (record with torch.profiler.profile(with_stack=True, "
                              "record_shapes=True): its Python tracer writes each nn.Module call)", n_cpu);
+  t->model_name = t->root_name;
   g_autoptr (GPtrArray) kids = children_of (t, t->root_name);
   while (kids->len == 1) {
     t->root_name = g_ptr_array_index (kids, 0);
@@ -327,7 +328,7 @@ build (DpsTrace *t, const char *device, GError **error)
     return dps_set_error_at (error, t->file, 0, "its %d backward nodes carry no \"Sequence number\", so their "
                              "time cannot be given to the modules that made them", tt.n_eval), NULL;
   g_autoptr (GPtrArray) params = dps_trace_params (t);
-  g_autofree char *name = class_name (t->root_name);
+  g_autofree char *name = class_name (t->model_name);
   g_autoptr (DpsModel) m = dps_model_new (name);
   m->source = g_strdup (t->file);
   int batch = dps_trace_batch (t);

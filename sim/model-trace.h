@@ -33,7 +33,8 @@ typedef struct {
   int *order;              /* ev sorted by thread, start, longest first */
   GPtrArray *layer_names;  /* module names (owned by the parser) */
   int root;                /* an event of the model's module, -1 */
-  const char *root_name;
+  const char *root_name;    /* the module whose children are the layers */
+  const char *model_name;   /* the outermost module (root_name or a wrapper of it) */
   int n_steps;
   double step_us;          /* all ProfilerStep durations */
   gboolean gpu;
@@ -46,6 +47,7 @@ typedef struct {
   double loose_bwd_us[2];          /* backward nodes not traced to a layer */
   double loose_fwd_us;             /* kernels launched outside the layers' forward and any node */
   int n_loose_bwd, n_eval, n_eval_seq, n_kernels;
+  int n_seq_clash;                 /* sequence numbers made by forward ops of two layers */
   double kernel_us;                /* every kernel */
 } DpsTraceTimes;
 

@@ -147,6 +147,45 @@ test_cuda (void)
   }
 }
 
+/* A trace written here, small enough to check by hand: Net_0 calls A_0
+ * (20 us) and B_0 (10 us); B_0's op repeats A_0's sequence number 7 (as
+ * two forward threads could), so A's backward node (seq 7, 40 us) goes to
+ * B, the later, and the note counts the clash; node 8 (30 us) is A's. */
+static void
+test_seq_clash (void)
+{
+  const char *text =
+    "{\"traceEvents\": ["
+    "{\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"nn.Module: Net_0\", \"pid\": 1, \"tid\": 1, "
+    "\"ts\": 0, \"dur\": 40},"
+    "{\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"nn.Module: A_0\", \"pid\": 1, \"tid\": 1, "
+    "\"ts\": 1, \"dur\": 20},"
+    "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::linear\", \"pid\": 1, \"tid\": 1, \"ts\": 2, "
+    "\"dur\": 8, \"args\": {\"Sequence number\": 7, \"Input Dims\": [[3, 4], [5, 4], []]}},"
+    "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::relu\", \"pid\": 1, \"tid\": 1, \"ts\": 11, "
+    "\"dur\": 8, \"args\": {\"Sequence number\": 8}},"
+    "{\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"nn.Module: B_0\", \"pid\": 1, \"tid\": 1, "
+    "\"ts\": 25, \"dur\": 10},"
+    "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::linear\", \"pid\": 1, \"tid\": 1, \"ts\": 26, "
+    "\"dur\": 8, \"args\": {\"Sequence number\": 7, \"Input Dims\": [[3, 5], [2, 5], [2]]}},"
+    "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"autograd::engine::evaluate_function: AddmmBackward0\", "
+    "\"pid\": 1, \"tid\": 1, \"ts\": 50, \"dur\": 40, \"args\": {\"Sequence number\": 7}},"
+    "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"autograd::engine::evaluate_function: ReluBackward0\", "
+    "\"pid\": 1, \"tid\": 1, \"ts\": 95, \"dur\": 30, \"args\": {\"Sequence number\": 8}}]}";
+  g_autoptr (GError) e = NULL;
+  g_autoptr (DpsModel) m = dps_model_load_trace_data ("clash.json", text, -1, &e);
+  g_assert_no_error (e);
+  g_assert_cmpint (dps_model_n_layers (m), ==, 2);
+  g_assert_cmpint (m->time_batch, ==, 3);
+  g_assert_cmpint (dps_model_layer (m, 0)->n_params, ==, 20);       /* 5 x 4, no bias */
+  g_assert_cmpint (dps_model_layer (m, 1)->n_params, ==, 12);       /* 2 x 5 + 2 */
+  g_assert_cmpfloat (REL (dps_model_layer (m, 0)->fwd_time_s, 20e-6), <, 1e-12);
+  g_assert_cmpfloat (REL (dps_model_layer (m, 0)->bwd_time_s, 30e-6), <, 1e-12);
+  g_assert_cmpfloat (REL (dps_model_layer (m, 1)->bwd_time_s, 40e-6), <, 1e-12);
+  g_assert_nonnull (strstr (m->note, "1 sequence numbers made by forward ops of two layers"));
+  g_assert_nonnull (strstr (m->note, "1 step at batch 3"));
+}
+
 /* A message that starts "FILE:LINE:COLUMN: ", and its line. */
 static int
 error_line (const char *msg, const char *file)
@@ -277,6 +316,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/model-trace/cpu", test_cpu);
   g_test_add_func ("/model-trace/cuda", test_cuda);
+  g_test_add_func ("/model-trace/seq-clash", test_seq_clash);
   g_test_add_func ("/model-trace/truncated-malformed", test_truncated_malformed);
   g_test_add_func ("/model-trace/refused", test_refused);
   g_test_add_func ("/model-trace/predict-as-csv", test_predict_as_csv);
