@@ -37,6 +37,15 @@
 #include <math.h>
 #include <string.h>
 
+/* A string member, or NULL where it is absent or not a string. */
+static const char *
+str_member (JsonObject *o, const char *key)
+{
+  JsonNode *n = o ? json_object_get_member (o, key) : NULL;
+  return n && JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) == G_TYPE_STRING ? json_node_get_string (n)
+                                                                                        : NULL;
+}
+
 /* A number member (JSON int or double, or a string holding a whole
  * number, as some exporters write args), or FALSE. */
 static gboolean
@@ -108,17 +117,17 @@ read_events (DpsTrace *t, JsonArray *events, GError **error)
     if (!JSON_NODE_HOLDS_OBJECT (node))
       return dps_set_error_at (error, t->file, 0, "traceEvents[%u]: expected an event object", i);
     JsonObject *o = json_node_get_object (node);
-    const char *ph = json_object_get_string_member_with_default (o, "ph", "");
-    if (!g_str_equal (ph, "X"))
+    const char *ph = str_member (o, "ph");
+    if (!ph || !g_str_equal (ph, "X"))
       continue;
     DpsTraceEv e = { .parent = -1, .module = -1, .eval = -1, .layer = -1 };
-    e.name = json_object_get_string_member_with_default (o, "name", NULL);
+    e.name = str_member (o, "name");
     double dur;
     if (!e.name || !num_member (o, "ts", &e.ts_us) || !num_member (o, "dur", &dur) || dur < 0)
       return dps_set_error_at (error, t->file, 0, "traceEvents[%u]: an \"X\" event needs a name, a numeric ts and "
                                "a dur >= 0", i);
     e.end_us = e.ts_us + dur;
-    e.cat = category (json_object_get_string_member_with_default (o, "cat", NULL));
+    e.cat = category (str_member (o, "cat"));
     e.thread = thread_key (o);
     JsonNode *an = json_object_get_member (o, "args");
     JsonObject *args = an && JSON_NODE_HOLDS_OBJECT (an) ? json_node_get_object (an) : NULL;
@@ -132,12 +141,11 @@ read_events (DpsTrace *t, JsonArray *events, GError **error)
   return TRUE;
 }
 
-static const DpsTraceEv *ev_sorting;
-
 static int
-by_thread_start (const void *a, const void *b)
+by_thread_start (gconstpointer a, gconstpointer b, gpointer data)
 {
-  const DpsTraceEv *x = &ev_sorting[*(const int *) a], *y = &ev_sorting[*(const int *) b];
+  const DpsTraceEv *ev = data;
+  const DpsTraceEv *x = &ev[*(const int *) a], *y = &ev[*(const int *) b];
   if (x->thread != y->thread)
     return x->thread < y->thread ? -1 : 1;
   if (x->ts_us != y->ts_us)
@@ -164,8 +172,7 @@ nest (DpsTrace *t)
   t->order = g_new (int, MAX (n, 1));
   for (int i = 0; i < n; i++)
     t->order[i] = i;
-  ev_sorting = ev;
-  qsort (t->order, (size_t) n, sizeof (int), by_thread_start);
+  g_qsort_with_data (t->order, n, sizeof (int), by_thread_start, ev);
   g_autoptr (GArray) stack = g_array_new (FALSE, FALSE, sizeof (int));
   for (int k = 0; k < n; k++) {
     DpsTraceEv *e = &ev[t->order[k]];
@@ -216,6 +223,7 @@ children_of (const DpsTrace *t, const char *name)
     const DpsTraceEv *e = &g_array_index (t->ev, DpsTraceEv, t->order[i]);
     const char *pm;
     if (dps_trace_is_module (e) && (pm = parent_module (t, t->order[i])) && g_str_equal (pm, name)
+        && !g_str_equal (dps_trace_module_name (t, t->order[i]), name)
         && !g_ptr_array_find_with_equal_func (kids, dps_trace_module_name (t, t->order[i]), g_str_equal, NULL))
       g_ptr_array_add (kids, (gpointer) dps_trace_module_name (t, t->order[i]));
   }
@@ -247,7 +255,10 @@ find_layers (DpsTrace *t, GError **error)
                              "record_shapes=True): its Python tracer writes each nn.Module call)", n_cpu);
   t->model_name = t->root_name;
   g_autoptr (GPtrArray) kids = children_of (t, t->root_name);
-  while (kids->len == 1) {
+  g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+  g_hash_table_add (seen, (gpointer) t->root_name);
+  /* through single-child wrappers, never back to one already passed */
+  while (kids->len == 1 && g_hash_table_add (seen, g_ptr_array_index (kids, 0))) {
     t->root_name = g_ptr_array_index (kids, 0);
     g_ptr_array_unref (kids);
     kids = children_of (t, t->root_name);
@@ -391,7 +402,7 @@ dps_model_load_trace_data (const char *name, const char *data, gssize len, GErro
   if (dp && JSON_NODE_HOLDS_ARRAY (dp) && json_array_get_length (json_node_get_array (dp)) > 0) {
     JsonNode *d0 = json_array_get_element (json_node_get_array (dp), 0);
     if (JSON_NODE_HOLDS_OBJECT (d0))
-      device = json_object_get_string_member_with_default (json_node_get_object (d0), "name", NULL);
+      device = str_member (json_node_get_object (d0), "name");
   }
   DpsTrace t = { .file = name, .ev = g_array_new (FALSE, TRUE, sizeof (DpsTraceEv)), .root = -1 };
   DpsModel *m = NULL;
