@@ -32,6 +32,12 @@ attribute_kernel (const DpsTrace *t, const DpsTraceEv *k, GHashTable *by_corr, G
   const DpsTraceEv *launch = k->corr >= 0 ? g_hash_table_lookup (by_corr, &k->corr) : NULL;
   if (!launch && k->ext >= 0)
     launch = g_hash_table_lookup (by_ext, &k->ext);
+  if (g_str_has_prefix (k->name, "nccl")) {
+    /* a trace taken under DDP: its all-reduces are what dpscale predicts */
+    tt->nccl_us += us;
+    tt->n_nccl++;
+    return;
+  }
   tt->kernel_us += us;
   tt->n_kernels++;
   if (launch && launch->eval >= 0) {
@@ -228,6 +234,9 @@ dps_trace_describe (const DpsTrace *t, const DpsTraceTimes *tt, const DpsModel *
   else if (own_us > DPS_TRACE_EPS_US)
     g_string_append_printf (s, "; %s's own forward outside its layers %.3f ms per step", t->root_name,
                             own_us / steps / 1e3);
+  if (tt->n_nccl)
+    g_string_append_printf (s, "; %d NCCL kernels (%.3f ms per step) left out: dpscale models the all-reduce",
+                            tt->n_nccl, tt->nccl_us / steps / 1e3);
   if (tt->n_seq_clash)
     g_string_append_printf (s, "; %d sequence numbers made by forward ops of two layers (several forward "
                             "threads?): their backward went to the later", tt->n_seq_clash);

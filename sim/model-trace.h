@@ -48,7 +48,9 @@ typedef struct {
   double loose_fwd_us;             /* kernels launched outside the layers' forward and any node */
   int n_loose_bwd, n_eval, n_eval_seq, n_kernels;
   int n_seq_clash;                 /* sequence numbers made by forward ops of two layers */
-  double kernel_us;                /* every kernel */
+  double kernel_us;                /* every kernel but NCCL's */
+  double nccl_us;                  /* NCCL's kernels: DDP's own communication, left out */
+  int n_nccl;
 } DpsTraceTimes;
 
 typedef struct { char *name; gint64 rows, cols, numel; } DpsTraceTensor;

@@ -186,6 +186,46 @@ test_seq_clash (void)
   g_assert_nonnull (strstr (m->note, "1 step at batch 3"));
 }
 
+/* A trace taken under DDP: the NCCL kernel its reducer launched in the
+ * backward node (60 us) is no layer's time and not in the step's kernels;
+ * the layer keeps its own GEMM's 12 us. */
+static void
+test_nccl_left_out (void)
+{
+  const char *text =
+    "{\"traceEvents\": ["
+    "{\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"nn.Module: DistributedDataParallel_0\", "
+    "\"pid\": 1, \"tid\": 1, \"ts\": 0, \"dur\": 30},"
+    "{\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"nn.Module: Linear_0\", \"pid\": 1, \"tid\": 1, "
+    "\"ts\": 1, \"dur\": 20},"
+    "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::linear\", \"pid\": 1, \"tid\": 1, \"ts\": 2, "
+    "\"dur\": 18, \"args\": {\"Sequence number\": 3, \"Input Dims\": [[8, 4], [2, 4], [2]]}},"
+    "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, "
+    "\"ts\": 3, \"dur\": 5, \"args\": {\"correlation\": 1}},"
+    "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"sm90_gemm\", \"pid\": 0, \"tid\": 7, \"ts\": 9, "
+    "\"dur\": 5, \"args\": {\"correlation\": 1}},"
+    "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"autograd::engine::evaluate_function: AddmmBackward0\", "
+    "\"pid\": 1, \"tid\": 2, \"ts\": 40, \"dur\": 30, \"args\": {\"Sequence number\": 3}},"
+    "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 2, "
+    "\"ts\": 41, \"dur\": 5, \"args\": {\"correlation\": 2}},"
+    "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"sm90_gemm\", \"pid\": 0, \"tid\": 7, \"ts\": 47, "
+    "\"dur\": 12, \"args\": {\"correlation\": 2}},"
+    "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 2, "
+    "\"ts\": 60, \"dur\": 5, \"args\": {\"correlation\": 3}},"
+    "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*)\", "
+    "\"pid\": 0, \"tid\": 20, \"ts\": 66, \"dur\": 60, \"args\": {\"correlation\": 3}}]}";
+  g_autoptr (GError) e = NULL;
+  g_autoptr (DpsModel) m = dps_model_load_trace_data ("ddp.json", text, -1, &e);
+  g_assert_no_error (e);
+  g_assert_cmpstr (m->name, ==, "DistributedDataParallel");
+  g_assert_cmpint (dps_model_n_layers (m), ==, 1);
+  g_assert_cmpstr (dps_model_layer (m, 0)->name, ==, "Linear_0");
+  g_assert_cmpfloat (REL (dps_model_layer (m, 0)->fwd_time_s, 5e-6), <, 1e-12);
+  g_assert_cmpfloat (REL (dps_model_layer (m, 0)->bwd_time_s, 12e-6), <, 1e-12);
+  g_assert_nonnull (strstr (m->note, "GPU kernel time (2 kernels"));
+  g_assert_nonnull (strstr (m->note, "1 NCCL kernels (0.060 ms per step) left out"));
+}
+
 /* A message that starts "FILE:LINE:COLUMN: ", and its line. */
 static int
 error_line (const char *msg, const char *file)
@@ -317,6 +357,7 @@ main (int argc, char **argv)
   g_test_add_func ("/model-trace/cpu", test_cpu);
   g_test_add_func ("/model-trace/cuda", test_cuda);
   g_test_add_func ("/model-trace/seq-clash", test_seq_clash);
+  g_test_add_func ("/model-trace/nccl-left-out", test_nccl_left_out);
   g_test_add_func ("/model-trace/truncated-malformed", test_truncated_malformed);
   g_test_add_func ("/model-trace/refused", test_refused);
   g_test_add_func ("/model-trace/predict-as-csv", test_predict_as_csv);
