@@ -80,8 +80,13 @@ dps_trace_attribute (const DpsTrace *t, DpsTraceTimes *tt)
     double us = e->end_us - e->ts_us;
     if (dps_trace_is_module (e) && e->layer >= 0 && (!p || dps_trace_layer_of (t, p) != e->layer))
       tt->fwd_us[0][e->layer] += us;   /* a layer's outermost call */
-    if (dps_trace_is_module (e) && g_str_equal (dps_trace_module_name (t, (int) i), t->root_name) && (!p || dps_trace_layer_of (t, p) < 0))
+    if (dps_trace_is_module (e) && g_str_equal (dps_trace_module_name (t, (int) i), t->root_name)
+        && (!p || dps_trace_layer_of (t, p) < 0))
       tt->model_us += us;
+    /* the outermost op with an estimate (aten::addmm, not also what it calls) */
+    if (e->cat == DPS_TRACE_CPU_OP && e->flops > 0 && e->eval < 0 && dps_trace_layer_of (t, e) >= 0
+        && (!p || !p->under_flops))
+      tt->flops[dps_trace_layer_of (t, e)] += e->flops;
     if (e->cat == DPS_TRACE_CPU_OP && e->eval == (int) i && (!p || p->eval < 0)) {
       int l = bwd_layer (seq_layer, e);
       tt->n_eval++;
@@ -240,6 +245,7 @@ dps_trace_describe (const DpsTrace *t, const DpsTraceTimes *tt, const DpsModel *
   if (tt->n_seq_clash)
     g_string_append_printf (s, "; %d sequence numbers made by forward ops of two layers (several forward "
                             "threads?): their backward went to the later", tt->n_seq_clash);
-  g_string_append (s, "; no activation bytes or FLOPs (not in a trace)");
+  g_string_append (s, dps_model_fwd_flops (m) > 0 ? "; FLOPs from with_flops; no activation bytes (not in a trace)"
+                                                  : "; no activation bytes or FLOPs (with_flops records these)");
   return g_string_free (s, FALSE);
 }

@@ -97,7 +97,8 @@ category (const char *cat)
 {
   static const struct { const char *name; DpsTraceCat cat; } cats[] = {
     { "cpu_op", DPS_TRACE_CPU_OP }, { "user_annotation", DPS_TRACE_USER }, { "python_function", DPS_TRACE_PYFUNC },
-    { "kernel", DPS_TRACE_KERNEL }, { "cuda_runtime", DPS_TRACE_RUNTIME }, { "Kernel", DPS_TRACE_KERNEL }, { "Runtime", DPS_TRACE_RUNTIME },
+    { "kernel", DPS_TRACE_KERNEL }, { "cuda_runtime", DPS_TRACE_RUNTIME },
+    { "Kernel", DPS_TRACE_KERNEL }, { "Runtime", DPS_TRACE_RUNTIME },
     { "Operator", DPS_TRACE_CPU_OP },
   };
   for (gsize i = 0; cat && i < G_N_ELEMENTS (cats); i++)
@@ -136,6 +137,8 @@ read_events (DpsTrace *t, JsonArray *events, GError **error)
     e.seq = id_member (args, "Sequence number");
     JsonNode *dn = args ? json_object_get_member (args, "Input Dims") : NULL;
     e.dims = dn && JSON_NODE_HOLDS_ARRAY (dn) ? json_node_get_array (dn) : NULL;
+    if (!num_member (args, "flops", &e.flops) || e.flops < 0)
+      e.flops = 0;
     g_array_append_val (t->ev, e);
   }
   return TRUE;
@@ -178,7 +181,8 @@ nest (DpsTrace *t)
     DpsTraceEv *e = &ev[t->order[k]];
     while (stack->len) {
       const DpsTraceEv *top = &ev[g_array_index (stack, int, stack->len - 1)];
-      if (top->thread == e->thread && e->ts_us >= top->ts_us - DPS_TRACE_EPS_US && e->end_us <= top->end_us + DPS_TRACE_EPS_US)
+      if (top->thread == e->thread && e->ts_us >= top->ts_us - DPS_TRACE_EPS_US
+          && e->end_us <= top->end_us + DPS_TRACE_EPS_US)
         break;
       g_array_set_size (stack, stack->len - 1);
     }
@@ -188,11 +192,13 @@ nest (DpsTrace *t)
       e->module = p->module;
       e->eval = p->eval;
       e->under_op = p->under_op;
+      e->under_flops = p->under_flops;
     }
     if (dps_trace_is_module (e))
       e->module = t->order[k];
     if (e->cat == DPS_TRACE_CPU_OP) {
       e->under_op = TRUE;
+      e->under_flops |= e->flops > 0;
       if (g_str_has_prefix (e->name, DPS_TRACE_EVAL_PREFIX))
         e->eval = t->order[k];
     }
@@ -328,13 +334,13 @@ build (DpsTrace *t, const char *device, GError **error)
     return NULL;
   count_steps (t);
   int nl = (int) t->layer_names->len, steps = MAX (t->n_steps, 1);
-  g_autofree double *us = g_new0 (double, 4 * nl);
-  DpsTraceTimes tt = { .fwd_us = { us, us + nl }, .bwd_us = { us + 2 * nl, us + 3 * nl } };
+  g_autofree double *us = g_new0 (double, 5 * nl);
+  DpsTraceTimes tt = { .fwd_us = { us, us + nl }, .bwd_us = { us + 2 * nl, us + 3 * nl }, .flops = us + 4 * nl };
   dps_trace_attribute (t, &tt);
   t->gpu = tt.n_kernels > 0;
   if (tt.n_eval == 0)
-    return dps_set_error_at (error, t->file, 0, "no backward pass (no \"" DPS_TRACE_EVAL_PREFIX "...\" events): profile "
-                             "training steps, forward and backward"), NULL;
+    return dps_set_error_at (error, t->file, 0, "no backward pass (no \"" DPS_TRACE_EVAL_PREFIX "...\" events): "
+                             "profile training steps, forward and backward"), NULL;
   if (tt.n_eval_seq == 0)
     return dps_set_error_at (error, t->file, 0, "its %d backward nodes carry no \"Sequence number\", so their "
                              "time cannot be given to the modules that made them", tt.n_eval), NULL;
@@ -345,7 +351,9 @@ build (DpsTrace *t, const char *device, GError **error)
   int batch = dps_trace_batch (t);
   m->time_batch = MAX (batch, 1);
   for (int l = 0; l < nl; l++) {
-    int li = dps_model_add_layer (m, g_ptr_array_index (t->layer_names, l), 0, 0, 0);
+    /* with_flops: per sample, as the model keeps it */
+    int li = dps_model_add_layer (m, g_ptr_array_index (t->layer_names, l), tt.flops[l] / steps / m->time_batch,
+                                  0, 0);
     DpsLayer *layer = &g_array_index (m->layers, DpsLayer, li);
     layer->fwd_time_s = tt.fwd_us[t->gpu][l] / steps * 1e-6;
     layer->bwd_time_s = tt.bwd_us[t->gpu][l] / steps * 1e-6;

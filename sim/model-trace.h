@@ -12,7 +12,9 @@
 #define DPS_TRACE_MODULE_PREFIX "nn.Module: "
 #define DPS_TRACE_EPS_US 1e-3
 
-typedef enum { DPS_TRACE_OTHER, DPS_TRACE_CPU_OP, DPS_TRACE_USER, DPS_TRACE_PYFUNC, DPS_TRACE_KERNEL, DPS_TRACE_RUNTIME } DpsTraceCat;
+typedef enum {
+  DPS_TRACE_OTHER, DPS_TRACE_CPU_OP, DPS_TRACE_USER, DPS_TRACE_PYFUNC, DPS_TRACE_KERNEL, DPS_TRACE_RUNTIME
+} DpsTraceCat;
 
 typedef struct {
   double ts_us, end_us;
@@ -24,6 +26,8 @@ typedef struct {
   int module;              /* innermost enclosing (or own) module event, -1 none */
   int eval;                /* enclosing (or own) backward node, -1 none */
   gboolean under_op;       /* a cpu_op encloses it (or it is one) */
+  gboolean under_flops;    /* an op with flops encloses it (or it is one) */
+  double flops;            /* with_flops' estimate for the op, 0 none */
   int layer;               /* of a module event: its layer, -1 outside */
 } DpsTraceEv;
 
@@ -43,6 +47,7 @@ typedef struct {
 /* Times over all steps, in microseconds: [0] CPU, [1] GPU kernels. */
 typedef struct {
   double *fwd_us[2], *bwd_us[2];   /* per layer */
+  double *flops;                   /* per layer, forward, all steps */
   double model_us;                 /* the model's forward calls (CPU) */
   double loose_bwd_us[2];          /* backward nodes not traced to a layer */
   double loose_fwd_us;             /* kernels launched outside the layers' forward and any node */

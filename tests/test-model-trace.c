@@ -150,7 +150,8 @@ test_cuda (void)
 /* A trace written here, small enough to check by hand: Net_0 calls A_0
  * (20 us) and B_0 (10 us); B_0's op repeats A_0's sequence number 7 (as
  * two forward threads could), so A's backward node (seq 7, 40 us) goes to
- * B, the later, and the note counts the clash; node 8 (30 us) is A's. */
+ * B, the later, and the note counts the clash; node 8 (30 us) is A's.
+ * A's linear carries with_flops' estimate. */
 static void
 test_seq_clash (void)
 {
@@ -161,7 +162,7 @@ test_seq_clash (void)
     "{\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"nn.Module: A_0\", \"pid\": 1, \"tid\": 1, "
     "\"ts\": 1, \"dur\": 20},"
     "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::linear\", \"pid\": 1, \"tid\": 1, \"ts\": 2, "
-    "\"dur\": 8, \"args\": {\"Sequence number\": 7, \"Input Dims\": [[3, 4], [5, 4], []]}},"
+    "\"dur\": 8, \"args\": {\"Sequence number\": 7, \"Input Dims\": [[3, 4], [5, 4], []], \"flops\": 120}},"
     "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::relu\", \"pid\": 1, \"tid\": 1, \"ts\": 11, "
     "\"dur\": 8, \"args\": {\"Sequence number\": 8}},"
     "{\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"nn.Module: B_0\", \"pid\": 1, \"tid\": 1, "
@@ -184,6 +185,10 @@ test_seq_clash (void)
   g_assert_cmpfloat (REL (dps_model_layer (m, 1)->bwd_time_s, 40e-6), <, 1e-12);
   g_assert_nonnull (strstr (m->note, "1 sequence numbers made by forward ops of two layers"));
   g_assert_nonnull (strstr (m->note, "1 step at batch 3"));
+  /* with_flops' 120 for the batch of 3 (2 x 3 x 4 x 5): 40 a sample; B_0 has none */
+  g_assert_cmpfloat (dps_model_layer (m, 0)->fwd_flops, ==, 40);
+  g_assert_cmpfloat (dps_model_layer (m, 1)->fwd_flops, ==, 0);
+  g_assert_nonnull (strstr (m->note, "FLOPs from with_flops"));
 }
 
 /* A trace taken under DDP: the NCCL kernel its reducer launched in the
