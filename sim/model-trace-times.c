@@ -78,8 +78,11 @@ dps_trace_attribute (const DpsTrace *t, DpsTraceTimes *tt)
     const DpsTraceEv *e = &g_array_index (t->ev, DpsTraceEv, i);
     const DpsTraceEv *p = e->parent >= 0 ? &g_array_index (t->ev, DpsTraceEv, e->parent) : NULL;
     double us = e->end_us - e->ts_us;
-    if (dps_trace_is_module (e) && e->layer >= 0 && (!p || dps_trace_layer_of (t, p) != e->layer))
+    if (dps_trace_is_module (e) && e->layer >= 0 && (!p || dps_trace_layer_of (t, p) != e->layer)) {
       tt->fwd_us[0][e->layer] += us;   /* a layer's outermost call */
+      if (p && dps_trace_layer_of (t, p) >= 0)
+        tt->fwd_us[0][dps_trace_layer_of (t, p)] -= us;   /* out of the split module's own time */
+    }
     if (dps_trace_is_module (e) && g_str_equal (dps_trace_module_name (t, (int) i), t->root_name)
         && (!p || dps_trace_layer_of (t, p) < 0))
       tt->model_us += us;
@@ -181,7 +184,18 @@ dps_trace_params (const DpsTrace *t)
   return layers;
 }
 
-/* The batch: the first dimension of the first input of the model's first
+/* Where an op's data input is: after the weight of an op that takes it
+ * first (aten::embedding (weight, indices)), else first. */
+static int
+input_at (const char *op)
+{
+  for (gsize w = 0; w < G_N_ELEMENTS (weighted_ops); w++)
+    if (g_str_equal (op, weighted_ops[w].op))
+      return weighted_ops[w].weight == 0 ? 1 : 0;
+  return 0;
+}
+
+/* The batch: the first dimension of the data input of the model's first
  * op with shapes; 0 where there is none. */
 int
 dps_trace_batch (const DpsTrace *t)
@@ -191,8 +205,8 @@ dps_trace_batch (const DpsTrace *t)
     const DpsTraceEv *e = &g_array_index (t->ev, DpsTraceEv, t->order[k]);
     gint64 rows, cols, numel;
     if (e->cat == DPS_TRACE_CPU_OP && e->thread == root->thread && e->ts_us >= root->ts_us && e->end_us <= root->end_us
-        && e->dims && shape (e->dims, 0, &rows, &cols, &numel)) {
-      JsonArray *a = json_node_get_array (json_array_get_element (e->dims, 0));
+        && e->dims && shape (e->dims, input_at (e->name), &rows, &cols, &numel)) {
+      JsonArray *a = json_node_get_array (json_array_get_element (e->dims, (guint) input_at (e->name)));
       gint64 b = json_array_get_int_element (a, 0);
       return b >= 1 && b <= 1 << 24 ? (int) b : 0;
     }
@@ -239,6 +253,9 @@ dps_trace_describe (const DpsTrace *t, const DpsTraceTimes *tt, const DpsModel *
   else if (own_us > DPS_TRACE_EPS_US)
     g_string_append_printf (s, "; %s's own forward outside its layers %.3f ms per step", t->root_name,
                             own_us / steps / 1e3);
+  for (guint i = 0; i < t->expanded->len; i++)
+    g_string_append_printf (s, "%s %s", i ? "," : "; split into their children (each more than half the "
+                            "forward; their own ops a layer):", (const char *) g_ptr_array_index (t->expanded, i));
   if (tt->n_nccl)
     g_string_append_printf (s, "; %d NCCL kernels (%.3f ms per step) left out: dpscale models the all-reduce",
                             tt->n_nccl, tt->nccl_us / steps / 1e3);

@@ -18,7 +18,10 @@
  *
  * Layers: the children of the model, the outermost module (the longest
  * where several are outermost, e.g. a loss module), going down through a
- * wrapper with a single child (DDP_0 > Model_0).  A layer's forward time is
+ * wrapper with a single child (DDP_0 > Model_0); a layer whose calls take
+ * more than half of the model's forward is split into its children, its
+ * own ops (outside them) staying a layer (GPT2LMHeadModel_0 > GPT2Model_0's
+ * embeddings, blocks and final norm, beside lm_head).  A layer's forward time is
  * its module's calls; its backward time the autograd nodes whose sequence
  * numbers its forward ops made.  Where the trace has kernels, both are the
  * kernel time of the ops inside (forward) or of the nodes (backward);
@@ -236,6 +239,46 @@ children_of (const DpsTrace *t, const char *name)
   return kids;
 }
 
+/* A layer holding more than half of the model's forward time (its module
+ * calls) is split into its children, its own ops staying a layer (a
+ * GPT-2's transformer into its blocks, beside the head); again while one
+ * does.  seen: modules not to split (passed or split already). */
+static void
+expand_layers (DpsTrace *t, GHashTable *seen)
+{
+  g_autoptr (GHashTable) us = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_free);
+  for (guint i = 0; i < t->ev->len; i++) {
+    const DpsTraceEv *e = &g_array_index (t->ev, DpsTraceEv, i);
+    const char *name = dps_trace_is_module (e) ? dps_trace_module_name (t, (int) i) : NULL, *pm;
+    if (!name || ((pm = parent_module (t, (int) i)) && g_str_equal (pm, name)))
+      continue;
+    double *v = g_hash_table_lookup (us, name);
+    if (!v)
+      g_hash_table_insert (us, (gpointer) name, v = g_new0 (double, 1));
+    *v += e->end_us - e->ts_us;
+  }
+  double *total = g_hash_table_lookup (us, t->root_name);
+  while (total) {
+    const char *best = NULL;
+    guint at = 0;
+    for (guint j = 0; j < t->layer_names->len; j++) {
+      const char *name = g_ptr_array_index (t->layer_names, j);
+      double *v = g_hash_table_lookup (us, name);
+      if (v && *v > *total / 2 && !g_hash_table_contains (seen, name))
+        best = name, at = j + 1;
+    }
+    if (!best)
+      return;
+    g_hash_table_add (seen, (gpointer) best);
+    g_autoptr (GPtrArray) kids = children_of (t, best);
+    for (guint k = 0; k < kids->len; k++)
+      if (!g_ptr_array_find_with_equal_func (t->layer_names, g_ptr_array_index (kids, k), g_str_equal, NULL))
+        g_ptr_array_insert (t->layer_names, (gint) at++, g_ptr_array_index (kids, k));
+    if (kids->len)
+      g_ptr_array_add (t->expanded, (gpointer) best);
+  }
+}
+
 /* Picks the model (the outermost module with the most time) and its layers
  * (see the top of this file), and marks each module event with its layer. */
 static gboolean
@@ -272,6 +315,8 @@ find_layers (DpsTrace *t, GError **error)
   if (kids->len == 0)
     g_ptr_array_add (kids, (gpointer) t->root_name);   /* a model without submodules: one layer */
   t->layer_names = g_steal_pointer (&kids);
+  t->expanded = g_ptr_array_new ();
+  expand_layers (t, seen);
   for (guint i = 0; i < t->ev->len; i++) {
     DpsTraceEv *e = &g_array_index (t->ev, DpsTraceEv, i);
     if (!dps_trace_is_module (e))
@@ -323,6 +368,8 @@ trace_clear (DpsTrace *t)
   g_free (t->order);
   if (t->layer_names)
     g_ptr_array_unref (t->layer_names);
+  if (t->expanded)
+    g_ptr_array_unref (t->expanded);
 }
 
 /* The model from the parsed events (the parser still holds the strings). */

@@ -36,6 +36,7 @@ typedef struct {
   GArray *ev;              /* DpsTraceEv, in file order */
   int *order;              /* ev sorted by thread, start, longest first */
   GPtrArray *layer_names;  /* module names (owned by the parser) */
+  GPtrArray *expanded;     /* of them, the modules split into their children */
   int root;                /* an event of the model's module, -1 */
   const char *root_name;    /* the module whose children are the layers */
   const char *model_name;   /* the outermost module (root_name or a wrapper of it) */

@@ -90,6 +90,8 @@ test_cpu (void)
   static const char *const names[] = { "Linear_0", "ReLU_0", "Block_0", "Linear_2" };
   static const gint64 params[] = { 131584, 0, 131840, 2570 };
   g_assert_cmpstr (m->name, ==, "MLP");
+  /* Block_0's calls take 2774 of MLP_0's 5582 us (49.7%), not more than
+   * half: it stays one layer */
   g_assert_cmpint (dps_model_n_layers (m), ==, 4);
   for (int i = 0; i < 4; i++) {
     g_assert_cmpstr (dps_model_layer (m, i)->name, ==, names[i]);
@@ -231,6 +233,51 @@ test_nccl_left_out (void)
   g_assert_nonnull (strstr (m->note, "1 NCCL kernels (0.060 ms per step) left out"));
 }
 
+#define MOD(name, ts, dur)                                                                               \
+  "{\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"nn.Module: " name "\", \"pid\": 1, \"tid\": 1, \"ts\": " \
+  #ts ", \"dur\": " #dur "},"
+#define OP(name, ts, dur, seq, dims)                                                                      \
+  "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"" name "\", \"pid\": 1, \"tid\": 1, \"ts\": " #ts      \
+  ", \"dur\": " #dur ", \"args\": {\"Sequence number\": " #seq ", \"Input Dims\": " dims "}},"
+#define NODE(name, ts, dur, seq)                                                                          \
+  "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"autograd::engine::evaluate_function: " name "\", "      \
+  "\"pid\": 1, \"tid\": 2, \"ts\": " #ts ", \"dur\": " #dur ", \"args\": {\"Sequence number\": " #seq "}},"
+
+/* A GPT-like model: Stack_0 holds 70 of Model_0's 100 us forward, more
+ * than half, so it is split: its blocks become layers and its own ops (an
+ * add, 3 us, and 10 us in all outside the blocks: 70 - 30 - 30) a layer
+ * called Stack_0 in its place.  The embedding's weight is its first input,
+ * so the batch (4) is its second's first dimension. */
+static void
+test_split (void)
+{
+  const char *text = "{\"traceEvents\": ["
+    MOD ("Model_0", 0, 100) MOD ("Embedding_0", 1, 5) OP ("aten::embedding", 2, 3, 1, "[[50, 8], [4, 6]]")
+    MOD ("Stack_0", 10, 70) MOD ("Block_0", 12, 30) OP ("aten::linear", 13, 28, 2, "[[4, 6, 8], [8, 8], [8]]")
+    MOD ("Block_1", 45, 30) OP ("aten::linear", 46, 28, 3, "[[4, 6, 8], [8, 8], [8]]")
+    OP ("aten::add", 76, 3, 4, "[[4, 6, 8], [4, 6, 8]]")
+    MOD ("Linear_0", 82, 15) OP ("aten::linear", 83, 13, 5, "[[4, 6, 8], [50, 8], []]")
+    NODE ("MmBackward0", 200, 26, 5) NODE ("AddBackward0", 230, 2, 4) NODE ("AddmmBackward0", 240, 50, 3)
+    NODE ("AddmmBackward0", 300, 50, 2) NODE ("EmbeddingBackward0", 360, 9, 1)
+    "{\"ph\": \"i\", \"name\": \"end\", \"ts\": 400}]}";
+  g_autoptr (GError) e = NULL;
+  g_autoptr (DpsModel) m = dps_model_load_trace_data ("gpt.json", text, -1, &e);
+  g_assert_no_error (e);
+  static const char *const names[] = { "Embedding_0", "Stack_0", "Block_0", "Block_1", "Linear_0" };
+  static const double fwd_us[] = { 5, 10, 30, 30, 15 }, bwd_us[] = { 9, 2, 50, 50, 26 };
+  static const gint64 params[] = { 400, 0, 72, 72, 400 };
+  g_assert_cmpint (dps_model_n_layers (m), ==, 5);
+  for (int i = 0; i < 5; i++) {
+    g_assert_cmpstr (dps_model_layer (m, i)->name, ==, names[i]);
+    g_assert_cmpfloat (REL (dps_model_layer (m, i)->fwd_time_s, fwd_us[i] * 1e-6), <, 1e-12);
+    g_assert_cmpfloat (REL (dps_model_layer (m, i)->bwd_time_s, bwd_us[i] * 1e-6), <, 1e-12);
+    g_assert_cmpint (dps_model_layer (m, i)->n_params, ==, params[i]);
+  }
+  g_assert_cmpint (m->time_batch, ==, 4);
+  g_assert_nonnull (strstr (m->note, "split into their children"));
+  g_assert_nonnull (strstr (m->note, "Stack_0"));
+}
+
 /* A message that starts "FILE:LINE:COLUMN: ", and its line. */
 static int
 error_line (const char *msg, const char *file)
@@ -362,6 +409,7 @@ main (int argc, char **argv)
   g_test_add_func ("/model-trace/cpu", test_cpu);
   g_test_add_func ("/model-trace/cuda", test_cuda);
   g_test_add_func ("/model-trace/seq-clash", test_seq_clash);
+  g_test_add_func ("/model-trace/split", test_split);
   g_test_add_func ("/model-trace/nccl-left-out", test_nccl_left_out);
   g_test_add_func ("/model-trace/truncated-malformed", test_truncated_malformed);
   g_test_add_func ("/model-trace/refused", test_refused);
