@@ -154,16 +154,18 @@ dps_profile_apply_topo (const DpsProfile *p, DpsTopoSpec *spec, int ranks, int n
 /* What a collective handed over while the replicas go on computing waits
  * to run: the median over the points measured so on one node (busy_time_s
  * less time_s) at the rank count nearest to ranks; 0 when none was. */
+static int
+busy_point_ranks (const void *data, guint i)
+{
+  const DpsCalPoint *q = &g_array_index ((const GArray *) data, DpsCalPoint, i);
+  return q->busy_time_s > 0 && q->nodes == 1 ? q->ranks : -1;
+}
+
 double
 dps_profile_busy_wait (const DpsProfile *p, int ranks)
 {
-  int best = 0;
-  for (guint i = 0; i < p->data->points->len; i++) {
-    const DpsCalPoint *q = &g_array_index (p->data->points, DpsCalPoint, i);
-    if (q->busy_time_s > 0 && q->nodes == 1
-        && (!best || dps_fit_rank_distance (q->ranks, ranks) < dps_fit_rank_distance (best, ranks)))
-      best = q->ranks;
-  }
+  int at = dps_fit_nearest_index (p->data->points, p->data->points->len, busy_point_ranks, ranks);
+  int best = at < 0 ? 0 : g_array_index (p->data->points, DpsCalPoint, at).ranks;
   GArray *v = g_array_new (FALSE, FALSE, sizeof (double));
   for (guint i = 0; i < p->data->points->len; i++) {
     const DpsCalPoint *q = &g_array_index (p->data->points, DpsCalPoint, i);
@@ -179,20 +181,17 @@ dps_profile_busy_wait (const DpsProfile *p, int ranks)
 
 /* The contention measured at the rank count nearest to ranks (log
  * scale), or NULL when none was measured. */
+static int
+contention_ranks (const void *data, guint i)
+{
+  return g_array_index ((const GArray *) data, DpsContention, i).ranks;
+}
+
 const DpsContention *
 dps_profile_contention (const DpsProfile *p, int ranks)
 {
-  const DpsContention *best = NULL;
-  double bd = G_MAXDOUBLE;
-  for (guint i = 0; i < p->contention->len; i++) {
-    const DpsContention *c = &g_array_index (p->contention, DpsContention, i);
-    double d = dps_fit_rank_distance (c->ranks, ranks);
-    if (d < bd) {
-      bd = d;
-      best = c;
-    }
-  }
-  return best;
+  int at = dps_fit_nearest_index (p->contention, p->contention->len, contention_ranks, ranks);
+  return at < 0 ? NULL : &g_array_index (p->contention, DpsContention, at);
 }
 
 DpsTopoSpec *
@@ -243,22 +242,23 @@ dps_profile_machine_spec (const DpsProfile *p, int ranks, int nodes)
 
 /* The profile's entry for m (matched by name and layer count) measured
  * with the rank count nearest to ranks; NULL when there is none. */
+typedef struct { const DpsProfile *p; const DpsModel *m; } LayersOf;
+
+static int
+layers_ranks (const void *data, guint i)
+{
+  const LayersOf *of = data;
+  const DpsLayerTimes *l = of->p->layers->pdata[i];
+  gboolean same = g_strcmp0 (l->model, of->m->name) == 0 && (int) l->fwd_s->len == dps_model_n_layers (of->m);
+  return same ? l->ranks : -1;
+}
+
 const DpsLayerTimes *
 dps_profile_layers_for (const DpsProfile *p, const DpsModel *m, int ranks)
 {
-  const DpsLayerTimes *best = NULL;
-  double bd = G_MAXDOUBLE;
-  for (guint i = 0; i < p->layers->len; i++) {
-    const DpsLayerTimes *l = p->layers->pdata[i];
-    if (g_strcmp0 (l->model, m->name) != 0 || (int) l->fwd_s->len != dps_model_n_layers (m))
-      continue;
-    double d = dps_fit_rank_distance (l->ranks, ranks);
-    if (d < bd) {
-      bd = d;
-      best = l;
-    }
-  }
-  return best;
+  LayersOf of = { p, m };
+  int at = dps_fit_nearest_index (&of, p->layers->len, layers_ranks, ranks);
+  return at < 0 ? NULL : p->layers->pdata[at];
 }
 
 /* Gives model the measured per-layer times of that entry; FALSE when

@@ -13,7 +13,7 @@
 #include <math.h>
 #include <string.h>
 
-#define REL(a, b) (fabs ((a) - (b)) / fabs (b))
+#include "test-util.h"
 
 static double
 ring_time (int n, double alpha, double bw, double S)
@@ -535,6 +535,28 @@ test_layers_on_device (void)
   }
 }
 
+static int
+listed_ranks (const void *data, guint i)
+{
+  return ((const int *) data)[i];
+}
+
+/* The one "nearest rank count" search: in log scale, so from 5 ranks 8
+ * (|log 8/5| = 0.47) is nearer than 2 (|log 2/5| = 0.92), and 2 and 8 are
+ * equally near 4 (the first listed wins); candidates marked -1 do not
+ * count, and with none the answer is -1. */
+static void
+test_nearest_rank_count (void)
+{
+  static const int counts[] = { 2, 8, -1, 16 };
+  g_assert_cmpint (dps_fit_nearest_index (counts, 4, listed_ranks, 5), ==, 1);
+  g_assert_cmpint (dps_fit_nearest_index (counts, 4, listed_ranks, 4), ==, 0);
+  g_assert_cmpint (dps_fit_nearest_index (counts, 4, listed_ranks, 64), ==, 3);
+  g_assert_cmpint (dps_fit_nearest_index (counts, 4, listed_ranks, 1), ==, 0);
+  static const int none[] = { -1, -1 };
+  g_assert_cmpint (dps_fit_nearest_index (none, 2, listed_ranks, 4), ==, -1);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -543,6 +565,7 @@ main (int argc, char **argv)
   g_test_add_func ("/calibrate/fit/regimes", test_fit_regimes);
   g_test_add_func ("/calibrate/fit/per-rank-count", test_fit_per_rank_count);
   g_test_add_func ("/calibrate/fit/held-out", test_held_out);
+  g_test_add_func ("/calibrate/fit/nearest-rank-count", test_nearest_rank_count);
   g_test_add_func ("/calibrate/import/variants", test_import);
   g_test_add_func ("/calibrate/import/ratio", test_import_ratio);
   g_test_add_func ("/calibrate/import/pasted", test_import_pasted);

@@ -34,7 +34,7 @@ expect 0 "Avg bus bandwidth" -- collective
 expect 0 "DGX H100" -- topo
 expect 0 "dgx1-v100" -- topo --list
 expect 0 "bisection" -- topo dgx1-v100 --nodes 2
-expect 2 "no shipped topology" -- topo no-such-thing
+expect 2 "\-\-topology: no file 'no-such-thing' and no shipped topology" -- topo no-such-thing
 expect 2 "\-\-gpus: 12 GPUs span nodes of 8" -- collective --gpus 12
 expect 2 "\-\-nodes 2 and \-\-gpus 8 disagree" -- collective --nodes 2 --gpus 8
 expect 2 "at most 1048576 GPUs" -- collective --gpus 2147483647
@@ -46,10 +46,12 @@ expect 1 "algorithm nvls needs NVSwitch" -- collective --topology dgx-a100 --alg
 
 # NCCL_ALGO / NCCL_PROTO from the environment, in NCCL's syntax (names in any
 # case, commas, '^' excluding), the flags winning.  One DGX H100 (8 GPUs)
-# all-reduces every bucket with NVLS by default; ^NVLS leaves ring and tree.
-expect 0 "collectives    nvls x 145" -- predict --gpus 8
+# all-reduces every 64 MiB bucket with NVLS by default (NCCL's choice at
+# 64 MiB, as collective shows; 16-32 MiB take ring LL128); ^NVLS leaves ring
+# and tree.
+expect 0 "collectives    nvls x 73" -- predict --gpus 8 --bucket-cap-mb 64 --first-bucket-mb 64
 export NCCL_ALGO='^NVLS'
-expect 0 "collectives    \(tree\|ring\)" -- predict --gpus 8
+expect 0 "collectives    \(tree\|ring\)" -- predict --gpus 8 --bucket-cap-mb 64 --first-bucket-mb 64
 if grep -q nvls "$tmp/out"; then ko "NCCL_ALGO=^NVLS still picks NVLS"; else ok; fi
 if grep -q "NCCL_ALGO=^NVLS from the environment" "$tmp/err"; then ok; else ko "no note on NCCL_ALGO"; fi
 export NCCL_ALGO='Tree,Ring' NCCL_PROTO=simple

@@ -290,6 +290,7 @@ test_keyfile_malformed (void)
   }
   g_autoptr (GError) e = NULL;
   g_assert_null (dps_model_load ("no-such-model", &e));
+  g_assert_true (g_str_has_prefix (e->message, "model: no file 'no-such-model' and no shipped model of that name"));
   g_assert_nonnull (strstr (e->message, "gpt2-xl"));   /* lists what is shipped */
 }
 

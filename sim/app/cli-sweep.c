@@ -157,6 +157,7 @@ dps_cmd_sweep (int argc, char **argv)
               dps_ddp_simulate (&c, &r, &perr);
             }
             if (perr) {
+              dps_cli_name_flag (perr);
               fprintf (stderr, "dpscale sweep: point %d (%s, %d GPUs) skipped: %s\n", done, topos[ti], g, perr->message);
               g_error_free (perr);
               failed++;

@@ -284,12 +284,48 @@ dps_cli_check_prefix (const char *flag, const char *prefix, GError **error)
   return TRUE;
 }
 
+/* The quantities the core refuses by name, and the flags that set them. */
+static const struct { const char *quantity, *flag; } core_flags[] = {
+  { "GPU count: ", "--gpus: " },
+  { "bucket cap: ", "--bucket-cap-mb: " },
+  { "first bucket: ", "--first-bucket-mb: " },
+  { "gradient accumulation: ", "--grad-accum: " },
+  { "trials: ", "--trials: " },
+  { "PowerSGD rank: ", "--compress powersgd:R: " },
+  { "global batch: ", "--global-batch: " },
+  { "batch: ", "--batch: " },
+  { "model: ", "--model: " },
+  { "topology: ", "--topology: " },
+  { "trace file ", "--trace " },
+};
+
+/* The core names the quantity it refuses ("bucket cap: must be more than
+ * 0"); the command line names the flag that sets it ("--bucket-cap-mb: must
+ * be more than 0").  Rewrites error's message that way when it starts with one of
+ * the core's quantities; any other message (or a NULL error) is left as it
+ * is. */
+void
+dps_cli_name_flag (GError *error)
+{
+  if (!error || error->domain != DPS_ERROR)
+    return;
+  for (gsize i = 0; i < G_N_ELEMENTS (core_flags); i++)
+    if (g_str_has_prefix (error->message, core_flags[i].quantity)) {
+      char *m = g_strconcat (core_flags[i].flag, error->message + strlen (core_flags[i].quantity), NULL);
+      g_free (error->message);
+      error->message = m;
+      return;
+    }
+}
+
 /* Prints "dpscale CMD: message" on stderr, frees error, returns the exit
  * status: 2 for usage errors (an unknown or malformed flag), 1 for the rest
- * (bad files, failed writes, unsupported requests). */
+ * (bad files, failed writes, unsupported requests).  A quantity the core
+ * refused is named by its flag (dps_cli_name_flag). */
 int
 dps_cli_fail (const char *cmd, GError *error)
 {
+  dps_cli_name_flag (error);
   gboolean flag = error->domain == DPS_ERROR && error->code != DPS_ERROR_IO
                   && (g_str_has_prefix (error->message, "-") || g_str_has_prefix (error->message, "unknown option"));
   gboolean usage = error->domain == G_OPTION_ERROR || flag;

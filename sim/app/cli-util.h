@@ -52,6 +52,7 @@ DpsTopo  *dps_cli_topology_calibrated (const char *name, const DpsProfile *profi
 gboolean  dps_cli_emit (const char *path, const GString *text, GError **error);
 gboolean  dps_cli_check_cpu_model (const DpsModel *m, int batch, int ranks, GError **error);
 gboolean  dps_cli_check_prefix (const char *flag, const char *prefix, GError **error);
+void      dps_cli_name_flag (GError *error);
 int       dps_cli_fail (const char *cmd, GError *error);
 gboolean  dps_cli_parse_masks (const char *algo_list, const char *proto_list, guint *algo_mask,
                                guint *proto_mask, GError **error);
