@@ -185,10 +185,37 @@ dps_fit_intra_alpha (const DpsFit *f, double bytes)
   return l ? l->alpha_s[dps_fit_regime (l, bytes)] : 0;
 }
 
-double
-dps_fit_rank_distance (int measured, int ranks)
+/* What "the rank count nearest to ranks" means for fits, layer times,
+ * contention and busy waits alike: among the n candidates of data (those
+ * for which ranks_of gives a rank count, at least 1), the one whose count
+ * is nearest to ranks in log scale (|log(measured / ranks)|), the first of
+ * equals.  Returns its index, or -1 when there is no candidate. */
+int
+dps_fit_nearest_index (const void *data, guint n, DpsRanksOf ranks_of, int ranks)
 {
-  return fabs (log ((double) measured / MAX (ranks, 1)));
+  int best = -1;
+  double bd = G_MAXDOUBLE;
+  for (guint i = 0; i < n; i++) {
+    int measured = ranks_of (data, i);
+    if (measured < 0)
+      continue;
+    double dist = fabs (log ((double) measured / MAX (ranks, 1)));
+    if (dist < bd) {
+      bd = dist;
+      best = (int) i;
+    }
+  }
+  return best;
+}
+
+typedef struct { const DpsFit *f; int kind; } GroupsOf;   /* kind 1: multi-node, 0: single, -1: both */
+
+static int
+group_ranks (const void *data, guint i)
+{
+  const GroupsOf *g = data;
+  const DpsFitLevel *l = &g->f->group[i];
+  return g->kind < 0 || (l->nodes > 1) == g->kind ? l->ranks : -1;
 }
 
 /* The fitted group nearest to ranks (in log scale), among single-node
@@ -197,20 +224,13 @@ dps_fit_rank_distance (int measured, int ranks)
 const DpsFitLevel *
 dps_fit_nearest (const DpsFit *f, int ranks, gboolean multi_node)
 {
-  const DpsFitLevel *best = NULL;
-  double bd = G_MAXDOUBLE;
-  for (int pass = 0; pass < 2 && !best; pass++)
-    for (int g = 0; g < f->n_groups; g++) {
-      const DpsFitLevel *l = &f->group[g];
-      if (pass == 0 && (l->nodes > 1) != multi_node)
-        continue;
-      double dist = dps_fit_rank_distance (l->ranks, ranks);
-      if (dist < bd) {
-        bd = dist;
-        best = l;
-      }
-    }
-  return best;
+  GroupsOf of = { f, multi_node ? 1 : 0 };
+  int best = dps_fit_nearest_index (&of, (guint) f->n_groups, group_ranks, ranks);
+  if (best < 0) {
+    of.kind = -1;
+    best = dps_fit_nearest_index (&of, (guint) f->n_groups, group_ranks, ranks);
+  }
+  return best < 0 ? NULL : &f->group[best];
 }
 
 /* Fits each (ranks, nodes) group: single-node groups first, then the
@@ -290,7 +310,7 @@ predict_line (double bytes, void *data)
 
 /* The fitted time of an all-reduce of bytes over ranks on nodes: the
  * nearest group's regime lines with its corrections, between measured
- * sizes interpolated in log-log (the simulator's own rule, nccl-tune.h);
+ * sizes interpolated in log-log (the simulator's own rule, nccl-cost.h);
  * 0 when nothing was fitted. */
 double
 dps_fit_predict (const DpsFit *f, int ranks, int nodes, double bytes)

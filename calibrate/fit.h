@@ -53,10 +53,9 @@ typedef struct {
 
 gboolean dps_fit_levels (const DpsCalData *d, DpsFit *out, GError **error);
 const DpsFitLevel *dps_fit_nearest (const DpsFit *f, int ranks, gboolean multi_node);
-/* How far a measurement at `measured` ranks is from `ranks`, in log scale:
- * what "the rank count nearest to ranks" means for fits, layer times and
- * contention alike. */
-double   dps_fit_rank_distance (int measured, int ranks);
+/* The rank count of candidate i of data, or -1 when i is not a candidate. */
+typedef int (*DpsRanksOf) (const void *data, guint i);
+int      dps_fit_nearest_index (const void *data, guint n, DpsRanksOf ranks_of, int ranks);
 double   dps_fit_intra_alpha (const DpsFit *f, double bytes);
 double   dps_fit_predict (const DpsFit *f, int ranks, int nodes, double bytes);
 int      dps_fit_regime (const DpsFitLevel *l, double bytes);

@@ -40,6 +40,15 @@ is_wrong_field (const char *s, int *wrong)
 /* Parses one log's text, appending its points to into; hints (may be NULL)
  * give the rank and host counts where the log has no "#  Rank" lines, allow
  * a table without its footer, and receive the test's operation. */
+/* Whether a column header names both halves (out-of-place and in-place:
+ * busbw twice), so that a row of one half's columns is a cut row. */
+static gboolean
+two_halves (const char *header)
+{
+  const char *b = strstr (header, "busbw");
+  return b && strstr (b + 5, "busbw");
+}
+
 gboolean
 dps_nccl_log_parse_hinted (const char *name, const char *text, gssize len, DpsNcclLogHints *hints,
                            DpsCalData *into, GError **error)
@@ -53,7 +62,7 @@ dps_nccl_log_parse_hinted (const char *name, const char *text, gssize len, DpsNc
   GHashTable *ranks = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   GHashTable *hosts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   GArray *rows = g_array_new (FALSE, TRUE, sizeof (DpsCalPoint));
-  gboolean footer = FALSE, header = FALSE, ok = FALSE;
+  gboolean footer = FALSE, header = FALSE, ok = FALSE, halves = FALSE;
   double ratio = 0;
   int last_line = 0;
   for (int i = 0; lines[i]; i++) {
@@ -66,8 +75,10 @@ dps_nccl_log_parse_hinted (const char *name, const char *text, gssize len, DpsNc
     if (l[0] == '#') {
       if (strstr (l, "Avg bus bandwidth"))
         footer = TRUE;
-      if (strstr (l, "algbw") && strstr (l, "busbw"))
+      if (strstr (l, "algbw") && strstr (l, "busbw")) {
         header = TRUE;
+        halves = two_halves (l);
+      }
       const char *cts = strstr (l, "Collective test starting:");
       if (cts && hints && !hints->test)
         hints->test = g_strstrip (g_strdup (cts + strlen ("Collective test starting:")));
@@ -95,7 +106,10 @@ dps_nccl_log_parse_hinted (const char *name, const char *text, gssize len, DpsNc
     if (!g_ascii_isdigit (l[0]) && ((strstr (l, "algbw") && strstr (l, "busbw")) || g_str_has_prefix (l, "(B)")
                                     || g_str_has_prefix (l, "Out of bounds") || g_str_has_prefix (l, "nThread")
                                     || strstr (l, "out-of-place"))) {
-      header = header || (strstr (l, "algbw") && strstr (l, "busbw"));
+      if (strstr (l, "algbw") && strstr (l, "busbw")) {
+        header = TRUE;
+        halves = two_halves (l);
+      }
       continue;
     }
     if (!header || g_str_has_prefix (l, "NCCL version"))
@@ -115,7 +129,7 @@ dps_nccl_log_parse_hinted (const char *name, const char *text, gssize len, DpsNc
       }
     /* 13 or 12 columns (with and without root); a table without its in-place
      * half (as some authors paste it) has 9, 8 or 7 */
-    gboolean oop_only = n >= 7 && n <= 9;
+    gboolean oop_only = n >= 7 && n <= 9 && !halves;   /* under a header of both halves it is a cut row */
     if (n != 13 && n != 12 && !oop_only) {
       g_hash_table_unref (ranks);
       g_hash_table_unref (hosts);
@@ -166,9 +180,11 @@ dps_nccl_log_parse_hinted (const char *name, const char *text, gssize len, DpsNc
     dps_set_error_at (error, name, 0, "no nccl-tests table (no header line with algbw and busbw)");
   else if (rows->len == 0)
     dps_set_error_at (error, name, 0, "no result rows");
-  else if (!footer && !(hints && hints->footer_optional))
-    dps_set_error_at (error, name, last_line, "the log is cut short: no '# Avg bus bandwidth' footer after the last row");
   else {
+    /* every row whole (a cut one is refused above): a missing footer is
+     * said, not refused (logs pasted or saved without their last lines) */
+    if (!footer && hints)
+      hints->footer_missing = last_line;
     if (n_ranks == 0 && ratio > 0 && ratio < 2)
       n_ranks = (int) lround (2 / (2 - ratio));   /* busbw / algbw = 2(n-1)/n */
     if (n_ranks < 1)
@@ -193,17 +209,34 @@ dps_nccl_log_parse (const char *name, const char *text, gssize len, DpsCalData *
   return dps_nccl_log_parse_hinted (name, text, len, NULL, into, error);
 }
 
+/* Loads the log at path into into; *warning (when not NULL) gets a new
+ * one-line warning for a log whose rows are whole but whose footer is
+ * missing ("FILE:LINE: no '# Avg bus bandwidth' footer ..."), else NULL. */
 gboolean
-dps_nccl_log_load (const char *path, DpsCalData *into, GError **error)
+dps_nccl_log_load_warn (const char *path, DpsCalData *into, char **warning, GError **error)
 {
   gsize len;
+  if (warning)
+    *warning = NULL;
   g_autofree char *data = dps_read_file (path, "log", &len, error);
   if (!data)
     return FALSE;
-  if (!dps_nccl_log_parse (path, data, (gssize) len, into, error))
+  DpsNcclLogHints hints = { 0 };
+  gboolean ok = dps_nccl_log_parse_hinted (path, data, (gssize) len, &hints, into, error);
+  g_free (hints.test);
+  if (!ok)
     return FALSE;
+  if (hints.footer_missing && warning)
+    *warning = g_strdup_printf ("%s:%d: no '# Avg bus bandwidth' footer after the last row: the log may be cut "
+                                "short (its rows are whole: taken)", path, hints.footer_missing);
   g_autofree char *src = into->source ? g_strdup_printf ("%s %s", into->source, path) : g_strdup (path);
   g_free (into->source);
   into->source = g_steal_pointer (&src);
   return TRUE;
+}
+
+gboolean
+dps_nccl_log_load (const char *path, DpsCalData *into, GError **error)
+{
+  return dps_nccl_log_load_warn (path, into, NULL, error);
 }

@@ -1,10 +1,9 @@
-/* profile.c — see profile.h. */
+/* profile.c — see profile.h: a profile in memory and what it means for the
+ * simulator (its parameters, topology, waits, layer times); reading and
+ * writing it as a key file is profile-file.c. */
 #include "calibrate/profile.h"
 #include "calibrate/profile-network.h"
-#include "sim/base/keyfile.h"
 #include "sim/nccl-tune.h"
-#include "sim/base/error.h"
-#include "sim/base/file.h"
 #include "sim/base/stats.h"
 
 #include <math.h>
@@ -66,523 +65,6 @@ dps_profile_add_layers (DpsProfile *p, const char *model, int batch, int ranks, 
   g_array_append_vals (l->bwd_s, bwd, n);
   g_ptr_array_add (p->layers, l);
   return l;
-}
-
-static void
-set_str (GKeyFile *k, const char *g, const char *key, const char *v)
-{
-  if (v)
-    g_key_file_set_string (k, g, key, v);
-}
-
-static void
-save_level (GKeyFile *k, const char *group, const DpsFitLevel *l)
-{
-  if (!l->n_regimes)
-    return;
-  double lat[DPS_FIT_MAX_REGIMES], bw[DPS_FIT_MAX_REGIMES];
-  for (int r = 0; r < l->n_regimes; r++) {
-    lat[r] = l->alpha_s[r] * 1e6;
-    bw[r] = l->bw_Bps[r] / 1e9;
-  }
-  g_key_file_set_integer (k, group, "ranks", l->ranks);
-  g_key_file_set_integer (k, group, "nodes", l->nodes);
-  g_key_file_set_integer (k, group, "regimes", l->n_regimes);
-  g_key_file_set_double_list (k, group, "max_bytes", (double *) l->max_bytes, l->n_regimes);
-  g_key_file_set_double_list (k, group, "latency_us", lat, l->n_regimes);
-  g_key_file_set_double_list (k, group, "bw_GBps", bw, l->n_regimes);
-  g_key_file_set_double (k, group, "rms_error", l->rms_rel);
-  if (l->n_corr) {
-    g_key_file_set_double_list (k, group, "correction_bytes", (double *) l->corr_bytes, l->n_corr);
-    g_key_file_set_double_list (k, group, "correction", (double *) l->corr_factor, l->n_corr);
-  }
-  g_key_file_set_integer (k, group, "points", l->n_points);
-}
-
-/* Writes the profile as dps_write_file does: a regular file whole or not at
- * all, a device in place; errors read "-o PATH: reason". */
-gboolean
-dps_profile_save (const DpsProfile *p, const char *path, GError **error)
-{
-  g_autoptr (GKeyFile) k = g_key_file_new ();
-  const DpsCalData *d = p->data;
-  g_key_file_set_integer (k, "profile", "format", DPS_PROFILE_FORMAT);
-  set_str (k, "profile", "backend", d->backend);
-  set_str (k, "profile", "created", p->created);
-  set_str (k, "profile", "host", d->host);
-  set_str (k, "profile", "library", d->library);
-  set_str (k, "profile", "devices", d->devices);
-  set_str (k, "profile", "env", d->env);
-  set_str (k, "profile", "source", d->source);
-  if (d->gap_s > 0) {
-    g_key_file_set_double (k, "profile", "gap_ms", d->gap_s * 1e3);
-    set_str (k, "profile", "gap_waits", d->gap_emulated ? "emulated" : "busy");
-    if (d->handoff_s > 0)
-      g_key_file_set_double (k, "profile", "handoff_us", d->handoff_s * 1e6);
-  }
-  g_key_file_set_comment (k, "profile", NULL,
-                          " dpscale calibration profile: measurements, the fit, and their origin.\n"
-                          " Use it with --calibration FILE (predict, sweep, collective).", NULL);
-  if (p->machine_ranks > 0) {
-    g_key_file_set_integer (k, "machine", "ranks_per_node", p->machine_ranks);
-    if (p->machine_nodes > 1)
-      g_key_file_set_integer (k, "machine", "nodes", p->machine_nodes);
-    set_str (k, "machine", "name", p->machine_name);
-  }
-  for (int g = 0; g < p->fit.n_groups; g++) {
-    g_autofree char *group = g_strdup_printf ("fit.%d.%d", p->fit.group[g].ranks, p->fit.group[g].nodes);
-    save_level (k, group, &p->fit.group[g]);
-  }
-  dps_profile_network_save (p, k);
-  if (p->gemm_peak_flops > 0)
-    g_key_file_set_double (k, "compute", "gemm_fp32_gflops", p->gemm_peak_flops / 1e9);
-  if (p->copy_bw_Bps > 0)
-    g_key_file_set_double (k, "compute", "copy_GBps", p->copy_bw_Bps / 1e9);
-  if (p->gemm->len) {
-    GString *g = g_string_new (NULL);
-    for (guint i = 0; i < p->gemm->len; i++) {
-      const DpsGemmPoint *q = &g_array_index (p->gemm, DpsGemmPoint, i);
-      g_string_append_printf (g, "%s%s,%g,%g,%g,%.4g", i ? ";" : "", dps_dtype_name (q->dtype), q->m, q->n, q->k,
-                              q->flops / 1e9);
-    }
-    g_key_file_set_value (k, "compute", "gemm", g->str);
-    g_string_free (g, TRUE);
-  }
-  for (guint i = 0; i < p->layers->len; i++) {
-    const DpsLayerTimes *l = p->layers->pdata[i];
-    g_autofree char *group = l->ranks > 1 ? g_strdup_printf ("layers.%d.%s", l->ranks, l->model)
-                                           : g_strdup_printf ("layers.%s", l->model);
-    g_key_file_set_integer (k, group, "batch", l->batch);
-    g_autofree double *f = g_new (double, MAX (l->fwd_s->len, 1)), *b = g_new (double, MAX (l->fwd_s->len, 1));
-    for (guint j = 0; j < l->fwd_s->len; j++) {
-      f[j] = g_array_index (l->fwd_s, double, j) * 1e3;
-      b[j] = g_array_index (l->bwd_s, double, j) * 1e3;
-    }
-    g_key_file_set_double_list (k, group, "forward_ms", f, l->fwd_s->len);
-    g_key_file_set_double_list (k, group, "backward_ms", b, l->bwd_s->len);
-    if (l->sgd_s > 0)
-      g_key_file_set_double (k, group, "sgd_ms", l->sgd_s * 1e3);
-    if (l->compute_cv > 0)
-      g_key_file_set_double (k, group, "compute_cv", l->compute_cv);
-  }
-  for (guint i = 0; i < p->contention->len; i++) {
-    const DpsContention *ct = &g_array_index (p->contention, DpsContention, i);
-    g_autofree char *group = g_strdup_printf ("contention.%d", ct->ranks);
-    g_key_file_set_integer (k, group, "ranks", ct->ranks);
-    g_key_file_set_double (k, group, "compute", ct->compute);
-    g_key_file_set_double (k, group, "comm", ct->comm);
-    g_key_file_set_double (k, group, "copy_GBps", ct->copy_Bps / 1e9);
-  }
-  /* measurements, grouped by rank and node count, in the order taken */
-  GHashTable *groups = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  GPtrArray *order = g_ptr_array_new_with_free_func (g_free);
-  for (guint i = 0; i < d->points->len; i++) {
-    const DpsCalPoint *pt = &g_array_index (d->points, DpsCalPoint, i);
-    char *g = g_strdup_printf ("measure.allreduce.%d.%d", pt->ranks, pt->nodes);
-    if (!g_hash_table_contains (groups, g)) {
-      g_hash_table_add (groups, g_strdup (g));
-      g_ptr_array_add (order, g);
-    } else
-      g_free (g);
-  }
-  for (guint gi = 0; gi < order->len; gi++) {
-    const char *g = order->pdata[gi];
-    GArray *sz = g_array_new (FALSE, FALSE, sizeof (double)), *t = g_array_new (FALSE, FALSE, sizeof (double));
-    GArray *ti = g_array_new (FALSE, FALSE, sizeof (double));
-    GArray *wr = g_array_new (FALSE, FALSE, sizeof (int)), *ho = g_array_new (FALSE, FALSE, sizeof (int));
-    GArray *es = g_array_new (FALSE, FALSE, sizeof (double)), *cvs = g_array_new (FALSE, FALSE, sizeof (double));
-    GArray *busy = g_array_new (FALSE, FALSE, sizeof (double));
-    gboolean any_estimate = FALSE, any_cv = FALSE, any_busy = FALSE;
-    int ranks = 0, nodes = 0;
-    for (guint i = 0; i < d->points->len; i++) {
-      const DpsCalPoint *pt = &g_array_index (d->points, DpsCalPoint, i);
-      g_autofree char *pg = g_strdup_printf ("measure.allreduce.%d.%d", pt->ranks, pt->nodes);
-      if (!g_str_equal (pg, g))
-        continue;
-      ranks = pt->ranks;
-      nodes = pt->nodes;
-      double us = pt->time_s * 1e6, ius = pt->time_ip_s * 1e6;
-      int h = pt->held_out;
-      g_array_append_val (sz, pt->bytes);
-      g_array_append_val (t, us);
-      g_array_append_val (ti, ius);
-      g_array_append_val (wr, pt->wrong);
-      g_array_append_val (ho, h);
-      double est = pt->estimate_s * 1e6;
-      any_estimate |= est > 0;
-      g_array_append_val (es, est);
-      any_cv |= pt->cv > 0;
-      g_array_append_val (cvs, pt->cv);
-      double bus = pt->busy_time_s * 1e6;
-      any_busy |= bus > 0;
-      g_array_append_val (busy, bus);
-    }
-    g_key_file_set_integer (k, g, "ranks", ranks);
-    g_key_file_set_integer (k, g, "nodes", nodes);
-    g_key_file_set_double_list (k, g, "size_bytes", (double *) sz->data, sz->len);
-    g_key_file_set_double_list (k, g, "time_us", (double *) t->data, t->len);
-    g_key_file_set_double_list (k, g, "time_inplace_us", (double *) ti->data, ti->len);
-    g_key_file_set_integer_list (k, g, "wrong", (int *) wr->data, wr->len);
-    g_key_file_set_integer_list (k, g, "held_out", (int *) ho->data, ho->len);
-    if (any_estimate)
-      g_key_file_set_double_list (k, g, "nccl_estimate_us", (double *) es->data, es->len);
-    if (any_cv)
-      g_key_file_set_double_list (k, g, "cv", (double *) cvs->data, cvs->len);
-    if (any_busy)
-      g_key_file_set_double_list (k, g, "busy_us", (double *) busy->data, busy->len);
-    g_array_free (busy, TRUE);
-    g_array_free (es, TRUE);
-    g_array_free (cvs, TRUE);
-    g_array_free (sz, TRUE);
-    g_array_free (t, TRUE);
-    g_array_free (ti, TRUE);
-    g_array_free (wr, TRUE);
-    g_array_free (ho, TRUE);
-  }
-  g_ptr_array_unref (order);
-  g_hash_table_unref (groups);
-  gsize len = 0;
-  g_autofree char *text = g_key_file_to_data (k, &len, NULL);
-  return dps_write_file (path, "-o", text, len, error);
-}
-
-/* A list of numbers; NULL with an error naming the key when malformed. */
-static double *
-get_list (const DpsKeyFile *kf, const char *g, const char *key, gboolean required, gsize *n, GError **error)
-{
-  g_autofree char *raw = NULL;
-  if (!dps_key_file_get_string (kf, g, key, required, NULL, &raw, error))
-    return NULL;
-  if (!raw) {
-    *n = 0;
-    return g_new0 (double, 1);
-  }
-  g_auto (GStrv) parts = g_strsplit_set (raw, ";,", -1);
-  double *v = g_new0 (double, g_strv_length (parts) + 1);
-  gsize k = 0;
-  for (int i = 0; parts[i]; i++) {
-    if (!g_strstrip (parts[i])[0])
-      continue;
-    if (!dps_parse_double (parts[i], &v[k])) {
-      dps_key_file_error (kf, g, key, error, "'%s' is not a number", parts[i]);
-      g_free (v);
-      return NULL;
-    }
-    k++;
-  }
-  *n = k;
-  return v;
-}
-
-static gboolean
-load_level (const DpsKeyFile *kf, const char *g, DpsFitLevel *l, GError **error)
-{
-  static const char *const keys[] = { "ranks", "nodes", "regimes", "max_bytes", "latency_us", "bw_GBps",
-                                       "rms_error", "points", "correction_bytes", "correction", NULL };
-  memset (l, 0, sizeof *l);
-  gint64 n, pts, ranks, nodes;
-  if (!dps_key_file_check_keys (kf, g, keys, error)
-      || !dps_key_file_get_int (kf, g, "ranks", TRUE, 0, 2, DPS_TOPO_MAX_GPUS, &ranks, error)
-      || !dps_key_file_get_int (kf, g, "nodes", TRUE, 0, 1, ranks, &nodes, error)
-      || !dps_key_file_get_int (kf, g, "regimes", TRUE, 0, 1, DPS_FIT_MAX_REGIMES, &n, error)
-      || !dps_key_file_get_double (kf, g, "rms_error", FALSE, 0, 0, 1e9, &l->rms_rel, error)
-      || !dps_key_file_get_int (kf, g, "points", FALSE, 0, 0, G_MAXINT, &pts, error))
-    return FALSE;
-  l->n_regimes = (int) n;
-  l->n_points = (int) pts;
-  l->ranks = (int) ranks;
-  l->nodes = (int) nodes;
-  const char *lists[] = { "max_bytes", "latency_us", "bw_GBps" };
-  for (int i = 0; i < 3; i++) {
-    gsize m;
-    g_autofree double *v = get_list (kf, g, lists[i], TRUE, &m, error);
-    if (!v)
-      return FALSE;
-    if ((int) m != n) {
-      dps_key_file_error (kf, g, lists[i], error, "%zu entries, regimes = %d", m, (int) n);
-      return FALSE;
-    }
-    for (int r = 0; r < n; r++) {
-      /* at most 2^60 bytes, 1000 s of latency, 1 PB/s; profiles written
-       * before 2026-12-03 gave a latency-only regime 1e21 GB/s (1 / 1e-30
-       * s/B): read as unbounded (DPS_FIT_UNBOUNDED_BPS) */
-      static const double most[] = { 1152921504606846976.0, 1e9, 1e6 };
-      if (i == 2 && fabs (v[r] / 1e21 - 1) < 1e-6)
-        v[r] = DPS_FIT_UNBOUNDED_BPS / 1e9;
-      if (v[r] < 0 || (i == 2 && v[r] <= 0) || v[r] > most[i]) {
-        dps_key_file_error (kf, g, lists[i], error, "%g is out of range (must be %s and at most %.15g)", v[r],
-                            i == 2 ? "> 0" : ">= 0", most[i]);
-        return FALSE;
-      }
-      if (i == 0)
-        l->max_bytes[r] = v[r];
-      else if (i == 1)
-        l->alpha_s[r] = v[r] * 1e-6;
-      else
-        l->bw_Bps[r] = v[r] * 1e9;
-    }
-  }
-  gsize nb, nf;
-  g_autofree double *cb = get_list (kf, g, "correction_bytes", FALSE, &nb, error);
-  g_autofree double *cf = cb ? get_list (kf, g, "correction", FALSE, &nf, error) : NULL;
-  if (!cb || !cf)
-    return FALSE;
-  if (nb != nf || nb > DPS_FIT_MAX_CORR) {
-    dps_key_file_error (kf, g, "correction", error, "%zu entries, correction_bytes has %zu (at most %d)", nf, nb,
-                        DPS_FIT_MAX_CORR);
-    return FALSE;
-  }
-  for (gsize i = 0; i < nb; i++) {
-    if (!(cb[i] > 0) || !(cf[i] > 0) || (i > 0 && cb[i] <= cb[i - 1])) {
-      dps_key_file_error (kf, g, "correction", error, "entry %zu: sizes must increase and factors be positive", i + 1);
-      return FALSE;
-    }
-    /* a measured time over the fitted line: a factor of 1000 is already no fit */
-    if (cf[i] < 1e-3 || cf[i] > 1e3) {
-      dps_key_file_error (kf, g, "correction", error, "entry %zu: %g is out of range (0.001 to 1000)", i + 1, cf[i]);
-      return FALSE;
-    }
-    l->corr_bytes[i] = cb[i];
-    l->corr_factor[i] = cf[i];
-  }
-  l->n_corr = (int) nb;
-  for (int r = 1; r < n - 1; r++)
-    if (l->max_bytes[r] <= l->max_bytes[r - 1]) {
-      dps_key_file_error (kf, g, "max_bytes", error, "regime bounds must increase");
-      return FALSE;
-    }
-  return TRUE;
-}
-
-static gboolean
-load_measure (const DpsKeyFile *kf, const char *g, DpsCalData *d, GError **error)
-{
-  static const char *const keys[] = { "ranks", "nodes", "size_bytes", "time_us", "time_inplace_us", "wrong",
-                                       "held_out", "nccl_estimate_us", "cv", "busy_us", NULL };
-  gint64 ranks, nodes;
-  if (!dps_key_file_check_keys (kf, g, keys, error)
-      || !dps_key_file_get_int (kf, g, "ranks", TRUE, 0, 1, DPS_TOPO_MAX_GPUS, &ranks, error)
-      || !dps_key_file_get_int (kf, g, "nodes", TRUE, 0, 1, ranks, &nodes, error))
-    return FALSE;
-  gsize n[8];
-  const char *names[] = { "size_bytes", "time_us", "time_inplace_us", "wrong", "held_out", "nccl_estimate_us", "cv",
-                          "busy_us" };
-  double *v[8] = { 0 };
-  gboolean ok = TRUE;
-  for (int i = 0; i < 8 && ok; i++) {
-    v[i] = get_list (kf, g, names[i], i < 2, &n[i], error);
-    ok = v[i] != NULL;
-    if (ok && i > 0 && n[i] && n[i] != n[0]) {
-      dps_key_file_error (kf, g, names[i], error, "%zu entries, size_bytes has %zu", n[i], n[0]);
-      ok = FALSE;
-    }
-  }
-  for (gsize j = 0; ok && j < n[0]; j++) {
-    if (v[0][j] < 0 || v[0][j] > 1e15 || v[1][j] <= 0 || v[1][j] > 1e12 || (n[3] && (v[3][j] < -1 || v[3][j] > 1e9))) {
-      const char *key = v[0][j] < 0 || v[0][j] > 1e15 ? "size_bytes" : v[1][j] <= 0 || v[1][j] > 1e12 ? "time_us" : "wrong";
-      dps_key_file_error (kf, g, key, error, "entry %zu is out of range", j + 1);
-      ok = FALSE;
-      break;
-    }
-    dps_cal_data_add (d, (int) ranks, (int) nodes, v[0][j], v[1][j] * 1e-6, n[2] ? v[2][j] * 1e-6 : 0,
-                      n[3] ? (int) v[3][j] : -1);
-    g_array_index (d->points, DpsCalPoint, d->points->len - 1).held_out = n[4] && v[4][j] != 0;
-    g_array_index (d->points, DpsCalPoint, d->points->len - 1).estimate_s = n[5] ? v[5][j] * 1e-6 : 0;
-    g_array_index (d->points, DpsCalPoint, d->points->len - 1).cv = n[6] ? CLAMP (v[6][j], 0, 10) : 0;
-    g_array_index (d->points, DpsCalPoint, d->points->len - 1).busy_time_s = n[7] ? CLAMP (v[7][j], 0, 1e12) * 1e-6 : 0;
-  }
-  for (int i = 0; i < 8; i++)
-    g_free (v[i]);
-  return ok;
-}
-
-static DpsProfile *profile_from_keyfile (const DpsKeyFile *kf, const char *path, GError **error);
-
-/* Reads a profile; errors name the file, line and key. */
-DpsProfile *
-dps_profile_load (const char *path, GError **error)
-{
-  g_autoptr (DpsKeyFile) kf = dps_key_file_load (path, error);
-  return kf ? profile_from_keyfile (kf, path, error) : NULL;
-}
-
-/* As dps_profile_load, from text in memory; name is used in messages. */
-DpsProfile *
-dps_profile_load_data (const char *name, const char *data, gssize len, GError **error)
-{
-  g_autoptr (DpsKeyFile) kf = dps_key_file_load_data (name, data, len, error);
-  return kf ? profile_from_keyfile (kf, name, error) : NULL;
-}
-
-static DpsProfile *
-profile_from_keyfile (const DpsKeyFile *kf, const char *path, GError **error)
-{
-  static const char *const groups[] = { "profile", "machine", "compute", "network", NULL };
-  static const char *const prefixes[] = { "fit.", "layers.", "measure.allreduce.", "contention.", "run.", NULL };
-  static const char *const pkeys[] = { "format", "backend", "created", "host", "library", "devices", "env",
-                                       "source", "gap_ms", "gap_waits", "handoff_us", NULL };
-  gint64 format;
-  if (!dps_key_file_check_groups (kf, groups, prefixes, error)
-      || !dps_key_file_require_group (kf, "profile", error)
-      || !dps_key_file_get_int (kf, "profile", "format", TRUE, 0, 1, G_MAXINT, &format, error))
-    return NULL;
-  if (format > DPS_PROFILE_FORMAT) {
-    dps_key_file_error (kf, "profile", "format", error,
-                        "format %d was written by a newer dpscale (this one reads up to %d)", (int) format,
-                        DPS_PROFILE_FORMAT);
-    return NULL;
-  }
-  if (!dps_key_file_check_keys (kf, "profile", pkeys, error))
-    return NULL;
-  g_autoptr (DpsProfile) p = dps_profile_new (dps_cal_data_new (NULL));
-  p->path = g_strdup (path);
-  DpsCalData *d = p->data;
-  g_free (p->created);
-  p->created = NULL;
-  if (!dps_key_file_get_string (kf, "profile", "backend", TRUE, NULL, &d->backend, error)
-      || !dps_key_file_get_string (kf, "profile", "created", FALSE, NULL, &p->created, error)
-      || !dps_key_file_get_string (kf, "profile", "host", FALSE, NULL, &d->host, error)
-      || !dps_key_file_get_string (kf, "profile", "library", FALSE, NULL, &d->library, error)
-      || !dps_key_file_get_string (kf, "profile", "devices", FALSE, NULL, &d->devices, error)
-      || !dps_key_file_get_string (kf, "profile", "env", FALSE, NULL, &d->env, error)
-      || !dps_key_file_get_string (kf, "profile", "source", FALSE, NULL, &d->source, error)
-      || !dps_key_file_get_double (kf, "profile", "gap_ms", FALSE, 0, 0, 1e6, &d->gap_s, error)
-      || !dps_key_file_get_double (kf, "profile", "handoff_us", FALSE, 0, 0, 1e6, &d->handoff_s, error))
-    return NULL;
-  d->gap_s *= 1e-3;
-  d->handoff_s *= 1e-6;
-  g_autofree char *waits = NULL;
-  if (!dps_key_file_get_string (kf, "profile", "gap_waits", FALSE, NULL, &waits, error))
-    return NULL;
-  if (waits && !g_str_equal (waits, "busy") && !g_str_equal (waits, "emulated")) {
-    dps_key_file_error (kf, "profile", "gap_waits", error, "'%s' is not busy or emulated", waits);
-    return NULL;
-  }
-  d->gap_emulated = waits && g_str_equal (waits, "emulated");
-  if (dps_key_file_has_group (kf, "machine")) {
-    gint64 r, nn;
-    static const char *const mkeys[] = { "ranks_per_node", "nodes", "name", NULL };
-    if (!dps_key_file_check_keys (kf, "machine", mkeys, error)
-        || !dps_key_file_get_int (kf, "machine", "ranks_per_node", TRUE, 0, 1, DPS_TOPO_MAX_GPUS_PER_NODE, &r, error)
-        || !dps_key_file_get_int (kf, "machine", "nodes", FALSE, 1, 1, 64, &nn, error)
-        || !dps_key_file_get_string (kf, "machine", "name", FALSE, "this machine", &p->machine_name, error))
-      return NULL;
-    p->machine_ranks = (int) r;
-    p->machine_nodes = (int) nn;
-  }
-  gsize ngr;
-  char **gnames = dps_key_file_groups (kf, &ngr);
-  for (gsize i = 0; i < ngr; i++)
-    if (g_str_has_prefix (gnames[i], "fit.")) {
-      if (p->fit.n_groups == DPS_FIT_MAX_GROUPS) {
-        dps_key_file_error (kf, gnames[i], NULL, error, "more than %d fitted groups", DPS_FIT_MAX_GROUPS);
-        return NULL;
-      }
-      if (!load_level (kf, gnames[i], &p->fit.group[p->fit.n_groups++], error))
-        return NULL;
-    }
-  if (!dps_profile_network_load (p, kf, error))
-    return NULL;
-  if (dps_key_file_has_group (kf, "compute")) {
-    static const char *const ckeys[] = { "gemm_fp32_gflops", "copy_GBps", "gemm", NULL };
-    double g, c;
-    if (!dps_key_file_check_keys (kf, "compute", ckeys, error)
-        || !dps_key_file_get_double (kf, "compute", "gemm_fp32_gflops", FALSE, 0, 0, 1e9, &g, error)
-        || !dps_key_file_get_double (kf, "compute", "copy_GBps", FALSE, 0, 0, 1e9, &c, error))
-      return NULL;
-    p->gemm_peak_flops = g * 1e9;
-    p->copy_bw_Bps = c * 1e9;
-    g_autofree char *raw = NULL;
-    dps_key_file_get_string (kf, "compute", "gemm", FALSE, NULL, &raw, NULL);
-    g_auto (GStrv) items = raw ? g_strsplit (raw, ";", -1) : NULL;
-    for (int i = 0; items && items[i]; i++) {
-      g_auto (GStrv) f = g_strsplit (g_strstrip (items[i]), ",", -1);
-      DpsGemmPoint q;
-      DpsDtype dt;
-      if (!items[i][0])
-        continue;
-      if (g_strv_length (f) != 5 || !dps_dtype_parse (f[0], &dt) || !dps_parse_double (f[1], &q.m)
-          || !dps_parse_double (f[2], &q.n) || !dps_parse_double (f[3], &q.k) || !dps_parse_double (f[4], &q.flops)
-          || q.flops < 0) {
-        dps_key_file_error (kf, "compute", "gemm", error, "'%s' is not dtype,m,n,k,GFLOP/s", items[i]);
-        return NULL;
-      }
-      q.dtype = dt;
-      q.flops *= 1e9;
-      g_array_append_val (p->gemm, q);
-    }
-  }
-  gsize ng;
-  char **names = dps_key_file_groups (kf, &ng);
-  for (gsize i = 0; i < ng; i++) {
-    const char *g = names[i];
-    if (g_str_has_prefix (g, "run.") && !p->run_section)
-      p->run_section = g_strdup (g);
-    if (g_str_has_prefix (g, "contention.")) {
-      static const char *const ckeys[] = { "ranks", "compute", "comm", "copy_GBps", NULL };
-      gint64 r;
-      DpsContention ct;
-      if (!dps_key_file_check_keys (kf, g, ckeys, error)
-          || !dps_key_file_get_int (kf, g, "ranks", TRUE, 0, 1, DPS_TOPO_MAX_GPUS, &r, error)
-          || !dps_key_file_get_double (kf, g, "compute", TRUE, 0, 0, 100, &ct.compute, error)
-          || !dps_key_file_get_double (kf, g, "comm", TRUE, 0, 0, 100, &ct.comm, error)
-          || !dps_key_file_get_double (kf, g, "copy_GBps", TRUE, 0, 1e-6, 1e9, &ct.copy_Bps, error))
-        return NULL;
-      ct.ranks = (int) r;
-      ct.copy_Bps *= 1e9;
-      g_array_append_val (p->contention, ct);
-    }
-    if (g_str_has_prefix (g, "measure.allreduce.")) {
-      if (!load_measure (kf, g, d, error))
-        return NULL;
-    } else if (g_str_has_prefix (g, "layers.")) {
-      static const char *const lkeys[] = { "batch", "forward_ms", "backward_ms", "sgd_ms", "compute_cv", NULL };
-      gint64 batch;
-      double sgd_ms = 0, cv = 0;
-      gsize nf, nb;
-      if (!dps_key_file_check_keys (kf, g, lkeys, error)
-          || !dps_key_file_get_int (kf, g, "batch", TRUE, 0, 1, 1 << 24, &batch, error))
-        return NULL;
-      g_autofree double *f = get_list (kf, g, "forward_ms", TRUE, &nf, error);
-      g_autofree double *b = f ? get_list (kf, g, "backward_ms", TRUE, &nb, error) : NULL;
-      if (!f || !b || !dps_key_file_get_double (kf, g, "sgd_ms", FALSE, 0, 0, 1e9, &sgd_ms, error)
-          || !dps_key_file_get_double (kf, g, "compute_cv", FALSE, 0, 0, 10, &cv, error))
-        return NULL;
-      if (nf != nb) {
-        dps_key_file_error (kf, g, "backward_ms", error, "%zu entries, forward_ms has %zu", nb, nf);
-        return NULL;
-      }
-      for (gsize j = 0; j < nf; j++) {
-        if (f[j] < 0 || b[j] < 0) {
-          dps_key_file_error (kf, g, f[j] < 0 ? "forward_ms" : "backward_ms", error, "negative time");
-          return NULL;
-        }
-        f[j] *= 1e-3;
-        b[j] *= 1e-3;
-      }
-      /* "layers.R.NAME": R ranks at once; "layers.NAME": one */
-      const char *name = g + 7;
-      int ranks = 1;
-      char *dot = strchr (name, '.');
-      if (dot && dot > name && strspn (name, "0123456789") == (gsize) (dot - name)) {
-        ranks = (int) MIN (g_ascii_strtoll (name, NULL, 10), DPS_TOPO_MAX_GPUS);
-        name = dot + 1;
-      }
-      DpsLayerTimes *lt = dps_profile_add_layers (p, name, (int) batch, MAX (ranks, 1), f, b, (int) nf);
-      lt->sgd_s = sgd_ms * 1e-3;
-      lt->compute_cv = cv;
-    }
-  }
-  /* a machine of one device (one GPU) has no collective to fit; with
-   * all-reduces of 2 or more ranks measured, a fit must be there */
-  gboolean multi = FALSE;
-  for (guint i = 0; i < d->points->len; i++)
-    multi |= g_array_index (d->points, DpsCalPoint, i).ranks > 1;
-  if (!p->fit.n_groups && (p->machine_ranks != 1 || multi)) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: no [fit.RANKS.NODES] section: not a finished calibration", path);
-    return NULL;
-  }
-  return g_steal_pointer (&p);
 }
 
 static double
@@ -672,16 +154,18 @@ dps_profile_apply_topo (const DpsProfile *p, DpsTopoSpec *spec, int ranks, int n
 /* What a collective handed over while the replicas go on computing waits
  * to run: the median over the points measured so on one node (busy_time_s
  * less time_s) at the rank count nearest to ranks; 0 when none was. */
+static int
+busy_point_ranks (const void *data, guint i)
+{
+  const DpsCalPoint *q = &g_array_index ((const GArray *) data, DpsCalPoint, i);
+  return q->busy_time_s > 0 && q->nodes == 1 ? q->ranks : -1;
+}
+
 double
 dps_profile_busy_wait (const DpsProfile *p, int ranks)
 {
-  int best = 0;
-  for (guint i = 0; i < p->data->points->len; i++) {
-    const DpsCalPoint *q = &g_array_index (p->data->points, DpsCalPoint, i);
-    if (q->busy_time_s > 0 && q->nodes == 1
-        && (!best || dps_fit_rank_distance (q->ranks, ranks) < dps_fit_rank_distance (best, ranks)))
-      best = q->ranks;
-  }
+  int at = dps_fit_nearest_index (p->data->points, p->data->points->len, busy_point_ranks, ranks);
+  int best = at < 0 ? 0 : g_array_index (p->data->points, DpsCalPoint, at).ranks;
   GArray *v = g_array_new (FALSE, FALSE, sizeof (double));
   for (guint i = 0; i < p->data->points->len; i++) {
     const DpsCalPoint *q = &g_array_index (p->data->points, DpsCalPoint, i);
@@ -697,20 +181,17 @@ dps_profile_busy_wait (const DpsProfile *p, int ranks)
 
 /* The contention measured at the rank count nearest to ranks (log
  * scale), or NULL when none was measured. */
+static int
+contention_ranks (const void *data, guint i)
+{
+  return g_array_index ((const GArray *) data, DpsContention, i).ranks;
+}
+
 const DpsContention *
 dps_profile_contention (const DpsProfile *p, int ranks)
 {
-  const DpsContention *best = NULL;
-  double bd = G_MAXDOUBLE;
-  for (guint i = 0; i < p->contention->len; i++) {
-    const DpsContention *c = &g_array_index (p->contention, DpsContention, i);
-    double d = dps_fit_rank_distance (c->ranks, ranks);
-    if (d < bd) {
-      bd = d;
-      best = c;
-    }
-  }
-  return best;
+  int at = dps_fit_nearest_index (p->contention, p->contention->len, contention_ranks, ranks);
+  return at < 0 ? NULL : &g_array_index (p->contention, DpsContention, at);
 }
 
 DpsTopoSpec *
@@ -761,22 +242,23 @@ dps_profile_machine_spec (const DpsProfile *p, int ranks, int nodes)
 
 /* The profile's entry for m (matched by name and layer count) measured
  * with the rank count nearest to ranks; NULL when there is none. */
+typedef struct { const DpsProfile *p; const DpsModel *m; } LayersOf;
+
+static int
+layers_ranks (const void *data, guint i)
+{
+  const LayersOf *of = data;
+  const DpsLayerTimes *l = of->p->layers->pdata[i];
+  gboolean same = g_strcmp0 (l->model, of->m->name) == 0 && (int) l->fwd_s->len == dps_model_n_layers (of->m);
+  return same ? l->ranks : -1;
+}
+
 const DpsLayerTimes *
 dps_profile_layers_for (const DpsProfile *p, const DpsModel *m, int ranks)
 {
-  const DpsLayerTimes *best = NULL;
-  double bd = G_MAXDOUBLE;
-  for (guint i = 0; i < p->layers->len; i++) {
-    const DpsLayerTimes *l = p->layers->pdata[i];
-    if (g_strcmp0 (l->model, m->name) != 0 || (int) l->fwd_s->len != dps_model_n_layers (m))
-      continue;
-    double d = dps_fit_rank_distance (l->ranks, ranks);
-    if (d < bd) {
-      bd = d;
-      best = l;
-    }
-  }
-  return best;
+  LayersOf of = { p, m };
+  int at = dps_fit_nearest_index (&of, p->layers->len, layers_ranks, ranks);
+  return at < 0 ? NULL : p->layers->pdata[at];
 }
 
 /* Gives model the measured per-layer times of that entry; FALSE when

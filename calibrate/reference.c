@@ -54,6 +54,24 @@ dps_nccl_env_masks (const char *env, guint *algo_mask, guint *proto_mask, GError
   return TRUE;
 }
 
+/* NCCL_MIN_NCHANNELS in nccl_env: the channels NCCL runs at least. */
+static gboolean
+min_channels (DpsReference *r, GError **error)
+{
+  const char *env = dps_reference_get (r, "nccl_env");
+  const char *m = env ? strstr (env, "NCCL_MIN_NCHANNELS=") : NULL;
+  if (!m)
+    return TRUE;
+  gint64 n;
+  g_autofree char *v = g_strndup (m + strlen ("NCCL_MIN_NCHANNELS="), strcspn (m + strlen ("NCCL_MIN_NCHANNELS="), " \t;"));
+  if (!dps_parse_int (v, &n) || n < 1 || n > 64) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "NCCL_MIN_NCHANNELS=%s is not 1 to 64", v);
+    return FALSE;
+  }
+  r->min_channels = (int) n;
+  return TRUE;
+}
+
 static gboolean
 header_int (DpsReference *r, const char *key, int *out, GError **error)
 {
@@ -119,7 +137,7 @@ dps_reference_parse (const char *name, const char *text, gssize len, GError **er
     return NULL;
   if (!ranks && nodes && per_node)
     ranks = nodes * per_node;
-  DpsNcclLogHints hints = { .ranks = ranks, .hosts = nodes, .footer_optional = g_hash_table_size (r->meta) > 0 };
+  DpsNcclLogHints hints = { .ranks = ranks, .hosts = nodes };
   gboolean ok = dps_nccl_log_parse_hinted (name, text, len, &hints, r->data, error);
   int op = op_of_test (dps_reference_get (r, "test"));
   if (op < 0)
@@ -138,7 +156,8 @@ dps_reference_parse (const char *name, const char *text, gssize len, GError **er
                  name, ranks, r->ranks);
     return NULL;
   }
-  if (!dps_nccl_env_masks (dps_reference_get (r, "nccl_env"), &r->algo_mask, &r->proto_mask, error)) {
+  if (!dps_nccl_env_masks (dps_reference_get (r, "nccl_env"), &r->algo_mask, &r->proto_mask, error)
+      || !min_channels (r, error)) {
     g_prefix_error (error, "%s: nccl_env: ", name);
     return NULL;
   }

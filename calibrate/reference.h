@@ -11,7 +11,8 @@
  * test starting" line or its redop column), the rank and host counts where
  * the log has no "#  Rank" lines, the dpscale topology that describes the
  * hardware (topology), and what NCCL was told (env: NCCL_ALGO, NCCL_PROTO
- * in NCCL's syntax, "^" excluding; NCCL_NVLS_ENABLE=0: the machine-read
+ * in NCCL's syntax, "^" excluding; NCCL_NVLS_ENABLE=0; NCCL_MIN_NCHANNELS,
+ * the channels NCCL runs at least: the machine-read
  * "nccl_env" key, beside the source's own words in "env").
  */
 #pragma once
@@ -25,6 +26,7 @@ typedef struct {
   int         op;          /* DpsCollOp */
   int         ranks, hosts;
   guint       algo_mask, proto_mask;   /* what the environment allowed NCCL */
+  int         min_channels;            /* NCCL_MIN_NCHANNELS (0: NCCL's own count) */
 } DpsReference;
 
 DpsReference *dps_reference_load (const char *path, GError **error);

@@ -7,7 +7,8 @@
 typedef struct {
   gboolean ok;
   double   lat_s[DPS_PROTO_COUNT];     /* latency terms + wire, all phases */
-  double   payload[DPS_PROTO_COUNT];
+  double   payload[DPS_PROTO_COUNT];   /* without the fill and NCCL's ceiling */
+  double   cap_Bps[DPS_PROTO_COUNT];   /* NCCL's ceiling (dps_tune_bw_cap_Bps); 0: none */
   double   load_per_byte_s;            /* analytical, payload 1 */
   double   flow_per_byte_s;            /* flow-level, payload 1 */
 } AlgoCost;
@@ -20,15 +21,26 @@ struct DpsCollCost {
   AlgoCost   algo[DPS_ALGO_COUNT];
 };
 
+/* How much longer than the links' own time NCCL's ceiling makes the
+ * bandwidth term of bytes, whose links' own analytical time is link_s (as
+ * dps_coll_build_plan lowers the payload of a plan of that size). */
+static double
+ceiling_scale (const AlgoCost *ac, int p, double bytes, double link_s)
+{
+  return ac->cap_Bps[p] > 0 && link_s > 0 ? MAX (1, bytes / (ac->cap_Bps[p] * link_s)) : 1;
+}
+
 static double
 best_estimate (const DpsCollCost *c, double bytes)
 {
   double best = G_MAXDOUBLE;
   for (int a = 0; a < DPS_ALGO_COUNT; a++)
     for (int p = 0; c->algo[a].ok && p < DPS_PROTO_COUNT; p++)
-      if (c->algo[a].payload[p] > 0)
-        best = MIN (best, c->algo[a].lat_s[p] + bytes * dps_tune_fill_factor (&c->params, a, p, bytes)
-                                                * c->algo[a].load_per_byte_s / c->algo[a].payload[p]);
+      if (c->algo[a].payload[p] > 0) {
+        const AlgoCost *ac = &c->algo[a];
+        double link_s = bytes * dps_tune_fill_factor (&c->params, a, p, bytes) * ac->load_per_byte_s / ac->payload[p];
+        best = MIN (best, ac->lat_s[p] + link_s * ceiling_scale (ac, p, bytes, link_s));
+      }
   return best;
 }
 
@@ -89,7 +101,8 @@ dps_coll_cost_new (const DpsTopo *topo, const DpsCollParams *params, int n_gpus,
     for (int p = 0; p < DPS_PROTO_COUNT; p++) {
       /* the payload without the fill at the reference size: the fill is
        * applied at each size asked about */
-      ac->payload[p] = (proto_mask & (1u << p)) ? plan->payload[p] * dps_tune_fill_factor (params, a, p, REF_BYTES) : 0;
+      ac->payload[p] = (proto_mask & (1u << p)) ? plan->uncapped[p] * dps_tune_fill_factor (params, a, p, REF_BYTES) : 0;
+      ac->cap_Bps[p] = ac->payload[p] > 0 ? dps_tune_bw_cap_Bps (&ctx, p) : 0;
       if (ac->payload[p] > 0)
         ref_proto = p;
     }
@@ -107,8 +120,9 @@ dps_coll_cost_new (const DpsTopo *topo, const DpsCollParams *params, int n_gpus,
     (void) t_ana;
     if (mode == DPS_MODE_FLOW) {
       double t = dps_plan_time_flow (topo, plan, ref_proto);
-      ac->flow_per_byte_s = MAX (0, t - ac->lat_s[ref_proto]) * ac->payload[ref_proto]
-                            / dps_tune_fill_factor (params, a, ref_proto, REF_BYTES) / REF_BYTES;
+      /* per byte at payload 1 and without the fill: the plan ran with its
+       * payload at the reference size, the ceiling's included */
+      ac->flow_per_byte_s = MAX (0, t - ac->lat_s[ref_proto]) * plan->payload[ref_proto] / REF_BYTES;
     }
     ac->ok = TRUE;
     any = TRUE;
@@ -141,7 +155,7 @@ model_time (double bytes, void *data)
 
 /* Time of one collective of bytes (0 for one rank or no bytes); algo and
  * proto (may be NULL) receive NCCL's choice.  A calibration's correction
- * table applies (nccl-tune.h). */
+ * table applies (nccl-cost.h). */
 double
 dps_coll_cost_time (const DpsCollCost *c, double bytes, DpsAlgo *algo, DpsProto *proto)
 {
@@ -164,13 +178,15 @@ uncorrected_time (const DpsCollCost *c, double bytes, DpsAlgo *algo, DpsProto *p
       if (ac->payload[p] <= 0 || !dps_tune_size_ok (&c->params, p, bytes))
         continue;
       double fill = dps_tune_fill_factor (&c->params, a, p, bytes);
-      double est = ac->lat_s[p] + bytes * fill * ac->load_per_byte_s / ac->payload[p];
+      double link_s = bytes * fill * ac->load_per_byte_s / ac->payload[p];
+      double scale = ceiling_scale (ac, p, bytes, link_s);
+      double est = ac->lat_s[p] + link_s * scale;
       if (est < best) {
         best = est;
         ba = a;
         bp = p;
         double per_byte = c->mode == DPS_MODE_FLOW ? ac->flow_per_byte_s : ac->load_per_byte_s;
-        chosen = ac->lat_s[p] + bytes * fill * per_byte / ac->payload[p];
+        chosen = ac->lat_s[p] + bytes * fill * per_byte / ac->payload[p] * scale;
       }
     }
   }

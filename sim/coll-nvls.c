@@ -12,7 +12,7 @@
  * parts are pipelined: one phase of concurrent flows.
  */
 #include "sim/coll.h"
-#include "sim/nccl-tune.h"
+#include "sim/nccl-cost.h"
 #include "sim/base/error.h"
 
 static gboolean

@@ -1,6 +1,6 @@
 /* coll.c — see coll.h for the model. */
 #include "sim/coll.h"
-#include "sim/nccl-tune.h"
+#include "sim/nccl-cost.h"
 #include "sim/base/error.h"
 
 #include <math.h>
@@ -94,20 +94,21 @@ dps_coll_algo (DpsAlgo algo)
 
 /* Sets up a context for n_gpus GPUs of topo: the first n_gpus of one node,
  * or whole nodes.  Errors: n_gpus < 1, more GPUs than the topology has, or
- * a count that spans nodes without being a multiple of the node size. */
+ * a count that spans nodes without being a multiple of the node size, each
+ * starting "GPU count: ". */
 gboolean
 dps_coll_ctx_init (DpsCollCtx *ctx, const DpsTopo *topo, const DpsCollParams *params,
                    int n_gpus, DpsCollOp op, double bytes, GError **error)
 {
   int k = dps_topo_gpus_per_node (topo);
   if (n_gpus < 1 || n_gpus > dps_topo_n_gpus (topo)) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--gpus: %d GPUs asked for, the topology has 1 to %d",
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "GPU count: %d GPUs asked for, the topology has 1 to %d",
                  n_gpus, dps_topo_n_gpus (topo));
     return FALSE;
   }
   if (n_gpus > k && n_gpus % k != 0) {
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT,
-                 "--gpus: %d GPUs span nodes of %d GPUs: use a multiple of %d (or at most %d)",
+                 "GPU count: %d GPUs span nodes of %d GPUs: use a multiple of %d (or at most %d)",
                  n_gpus, k, k, k);
     return FALSE;
   }
@@ -250,6 +251,34 @@ nvls_efficiency (const DpsTopo *topo)
   return e > 0 ? e : DPS_NVLS_EFFICIENCY_DEFAULT;
 }
 
+static void phase_load (const DpsTopo *topo, DpsPhase *ph);
+
+/* Holds each protocol's bandwidth to NCCL's ceiling for it
+ * (dps_tune_bw_cap_Bps): where the plan's links would carry the bytes
+ * faster, its payload efficiency drops so that they do not. */
+static void
+cap_payload (const DpsCollCtx *ctx, DpsPlan *plan)
+{
+  double load = -1;
+  for (int p = 0; p < DPS_PROTO_COUNT; p++) {
+    double cap = plan->payload[p] > 0 ? dps_tune_bw_cap_Bps (ctx, p) : 0;
+    if (cap <= 0)
+      continue;
+    if (load < 0) {
+      load = 0;
+      for (guint i = 0; i < plan->phases->len; i++) {
+        DpsPhase *ph = &g_array_index (plan->phases, DpsPhase, i);
+        if (ph->load_s < 0)
+          phase_load (ctx->topo, ph);
+        load += ph->load_s;
+      }
+    }
+    double t = load / plan->payload[p];
+    if (t > 0 && ctx->bytes / t > cap)
+      plan->payload[p] *= cap * t / ctx->bytes;
+  }
+}
+
 /* Builds the plan of ctx->algo; FALSE with a reason when the algorithm
  * does not apply (operation, topology). */
 gboolean
@@ -265,8 +294,11 @@ dps_coll_build_plan (const DpsCollCtx *ctx, DpsPlan **out, GError **error)
                        ? ctx->params->bw_factor[ctx->algo][p] * ctx->params->algo_bw_factor[ctx->algo]
                          * (ctx->algo == DPS_ALGO_NVLS ? nvls_efficiency (ctx->topo) : 1)
                          / dps_tune_fill_factor (ctx->params, ctx->algo, p, ctx->bytes) : 0;
-  if (dps_ctx_n_ranks (ctx) > 1 && ctx->bytes > 0)
+  memcpy (plan->uncapped, plan->payload, sizeof plan->payload);
+  if (dps_ctx_n_ranks (ctx) > 1 && ctx->bytes > 0) {
     a->plan (ctx, plan);
+    cap_payload (ctx, plan);
+  }
   *out = plan;
   return TRUE;
 }

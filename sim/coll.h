@@ -6,7 +6,7 @@
  * and a set of concurrent flows.  A pipelined ring or tree is one phase of
  * hop flows, each carrying that hop's total bytes: O(ranks x channels)
  * flows, never O(ranks^2).  The latency term follows NCCL's own estimate
- * (base + steps x per-step latency by link kind, see nccl-tune.h) plus the
+ * (base + steps x per-step latency by link kind, see nccl-cost.h) plus the
  * wire latency of the longest route; a protocol's lower payload efficiency
  * inflates the bytes its flows carry.
  *
@@ -27,36 +27,12 @@
 #pragma once
 
 #include <glib.h>
+#include "sim/coll-types.h"
 #include "sim/topo.h"
 #include "sim/engine.h"
 #include "sim/net.h"
 
-typedef enum { DPS_OP_ALLREDUCE, DPS_OP_REDUCE_SCATTER, DPS_OP_ALLGATHER, DPS_OP_BROADCAST, DPS_OP_COUNT } DpsCollOp;
-typedef enum { DPS_ALGO_TREE, DPS_ALGO_RING, DPS_ALGO_HIER, DPS_ALGO_NVLS, DPS_ALGO_COUNT } DpsAlgo;
-typedef enum { DPS_PROTO_LL, DPS_PROTO_LL128, DPS_PROTO_SIMPLE, DPS_PROTO_COUNT } DpsProto;
-typedef enum { DPS_MODE_ANALYTICAL, DPS_MODE_FLOW } DpsNetMode;
-
 #define DPS_SWITCH (-1)   /* a flow end at the node's NVSwitch (NVLS) */
-
-typedef struct {
-  double base_s[DPS_ALGO_COUNT][DPS_PROTO_COUNT];
-  double step_s[DPS_ALGO_COUNT][DPS_LINK_KINDS][DPS_PROTO_COUNT];
-  double net_overhead_s;   /* per intra-node step when a ring spans nodes (NCCL: 1 us Intel, 2 AMD) */
-  double bw_factor[DPS_ALGO_COUNT][DPS_PROTO_COUNT];  /* payload efficiency */
-  double algo_bw_factor[DPS_ALGO_COUNT];              /* e.g. NVLS 0.85 on Hopper */
-  /* pipeline fill: the bytes an algorithm has in flight before it runs at
-   * its full bandwidth (chunks on every channel); a collective of S bytes
-   * moves as if it were S + min(S, fill) (see nccl-tune.c) */
-  double fill_bytes[DPS_ALGO_COUNT][DPS_PROTO_COUNT];
-  /* calibrated profiles: each protocol slot is a measured size regime, used
-   * only for sizes up to its bound (0: unbounded) above the previous one's */
-  gboolean sized_regimes;
-  double regime_max_bytes[DPS_PROTO_COUNT];
-  /* calibrated per-size correction of a collective's whole time (measured
-   * over modelled at the fitted sizes, interpolated in log size) */
-  int    n_corr;
-  double corr_bytes[64], corr_factor[64];
-} DpsCollParams;
 
 typedef struct {
   int    src, dst;     /* global GPU indices; DPS_SWITCH: the node's NVSwitch (node of the other end) */
@@ -74,22 +50,10 @@ typedef struct {
   DpsAlgo algo;
   double  payload[DPS_PROTO_COUNT];    /* payload efficiency per protocol, with the pipeline fill at the
                                         * plan's size; 0: not supported */
+  double  uncapped[DPS_PROTO_COUNT];   /* the same before NCCL's per-channel ceiling (dps_tune_bw_cap_Bps) */
   GArray *phases;                      /* DpsPhase */
   gboolean latency_only;
 } DpsPlan;
-
-typedef struct {
-  const DpsTopo       *topo;
-  const DpsCollParams *params;
-  int                  n_nodes;         /* nodes spanned: 0..n_nodes-1 */
-  int                  ranks_per_node;  /* GPUs used on each node */
-  DpsCollOp            op;
-  double               bytes;
-  DpsAlgo              algo;
-  int                  channels;
-  int                  gpus_per_node;   /* of the topology */
-  gboolean             latency_only;    /* build the latency terms, skip the flows */
-} DpsCollCtx;
 
 typedef struct {
   const char *name;

@@ -1,5 +1,6 @@
 /* compute.c — see compute.h. */
 #include "sim/compute.h"
+#include "sim/base/error.h"
 
 void
 dps_compute_params_default (DpsComputeParams *p)
@@ -159,4 +160,67 @@ dps_compute_memory_bound_share (const DpsModel *m, const DpsDeviceSpec *dev, con
     all += s.flops_s + s.memory_s + s.host_s;
   }
   return all > 0 ? mem / all : 0;
+}
+
+/* The times a per-layer model file was measured with (its "# device:"),
+ * for a prediction on target: used as measured on the same GPU (or where
+ * the file names no device, as files before the comment existed),
+ * transferred from another GPU dpscale has figures for
+ * (dps_compute_transfer, in the file's dtype where it says one), refused
+ * from CPU cores or an unknown GPU (a CPU's times say nothing of a GPU's
+ * kernels).  *note receives the report's line (a new string) or NULL. */
+gboolean
+dps_compute_use_file_times (DpsModel *m, const DpsDeviceSpec *target, const DpsComputeParams *p, char **note,
+                            GError **error)
+{
+  *note = NULL;
+  if (!m->device || !dps_model_has_times (m))
+    return TRUE;
+  const char *file = m->source ? m->source : m->name;
+  const DpsKnownDevice *from = dps_device_lookup (m->device), *to = dps_device_lookup (target->model);
+  gboolean cpu = g_ascii_strncasecmp (m->device, "cpu", 3) == 0;
+  if (cpu && !to && g_ascii_strncasecmp (target->model, "cpu", 3) == 0)
+    return TRUE;   /* CPU times on a machine of CPU ranks */
+  if (cpu || !from) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT,
+                 "%s: times measured on %s, not valid for the %s (%s): measure on the GPU, or remove the "
+                 "'# device:' line to use them as they are", file, m->device, target->model,
+                 cpu ? "CPU cores say nothing of a GPU's kernels" : "a device dpscale has no figures for");
+    return FALSE;
+  }
+  if (from == to) {
+    for (int i = 0; m->file_times_s && i < dps_model_n_layers (m); i++) {
+      DpsLayer *l = &g_array_index (m->layers, DpsLayer, i);
+      l->fwd_time_s = g_array_index (m->file_times_s, double, 2 * i);
+      l->bwd_time_s = g_array_index (m->file_times_s, double, 2 * i + 1);
+    }
+    *note = g_strdup_printf ("times in %s measured on a %s, the same GPU as the %s: used as measured", file,
+                             m->device, target->model);
+    return TRUE;
+  }
+  /* from the times as measured, each time (a sweep transfers the same
+   * model to each of its topologies) */
+  int L = dps_model_n_layers (m);
+  if (!m->file_times_s) {
+    m->file_times_s = g_array_sized_new (FALSE, FALSE, sizeof (double), (guint) (2 * L));
+    for (int i = 0; i < L; i++) {
+      const DpsLayer *l = &g_array_index (m->layers, DpsLayer, i);
+      g_array_append_val (m->file_times_s, l->fwd_time_s);
+      g_array_append_val (m->file_times_s, l->bwd_time_s);
+    }
+  }
+  for (int i = 0; i < L; i++) {
+    DpsLayer *l = &g_array_index (m->layers, DpsLayer, i);
+    l->fwd_time_s = g_array_index (m->file_times_s, double, 2 * i);
+    l->bwd_time_s = g_array_index (m->file_times_s, double, 2 * i + 1);
+  }
+  DpsComputeParams q = *p;
+  DpsDtype dt;
+  if (m->dtype && dps_dtype_parse (m->dtype, &dt))
+    q.dtype = dt;
+  double ratio = dps_compute_transfer (m, &from->spec, target, &q);
+  *note = g_strdup_printf ("transferred from %s (%s in %s) to %s: compute x %.2f (compute-bound parts by peak %s "
+                           "FLOP/s, memory-bound parts by bandwidth)", from->spec.model, m->device, file,
+                           target->model, ratio, dps_dtype_name (q.dtype));
+  return TRUE;
 }

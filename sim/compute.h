@@ -46,5 +46,7 @@ void   dps_compute_layer_times (const DpsModel *m, const DpsDeviceSpec *dev, con
                                 double batch, double *fwd_s, double *bwd_s);
 double dps_compute_transfer (DpsModel *m, const DpsDeviceSpec *from, const DpsDeviceSpec *to,
                              const DpsComputeParams *p);
+gboolean dps_compute_use_file_times (DpsModel *m, const DpsDeviceSpec *target, const DpsComputeParams *p,
+                                     char **note, GError **error);
 double dps_compute_memory_bound_share (const DpsModel *m, const DpsDeviceSpec *dev, const DpsComputeParams *p,
                                        double batch);

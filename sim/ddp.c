@@ -84,6 +84,11 @@ dps_ddp_compute_times (const DpsDdpConfig *c, double batch, double *fwd_s, doubl
 {
   const DpsDeviceSpec *dev = &dps_topo_spec (c->topo)->gpu;
   dps_compute_layer_times (c->model, dev, &c->compute, batch, fwd_s, bwd_s);
+  /* checkpointing runs each checkpointed block's forward again before its
+   * backward */
+  for (int i = 0; c->checkpoint && i < dps_model_n_layers (c->model); i++)
+    if (g_array_index (c->model->layers, DpsLayer, i).input_bytes > 0)
+      bwd_s[i] += fwd_s[i];
   if (c->optimizer_s > 0) {
     *opt_s = c->optimizer_s;
     return;
@@ -338,23 +343,25 @@ trial (const DpsDdpConfig *c, DpsCollCost *cost, const DpsBuckets *bk, const dou
 
 /* Simulates c->trials steps; fills out (clear it with dps_ddp_result_clear).
  * Fails on impossible settings: no GPUs, a bucket cap of 0, a global batch
- * smaller than the replica count, a topology that cannot hold the GPUs. */
+ * smaller than the replica count, a topology that cannot hold the GPUs; the
+ * message starts with the quantity refused ("bucket cap: ..."), which the
+ * command line turns into its flag. */
 gboolean
 dps_ddp_simulate (const DpsDdpConfig *c, DpsDdpResult *out, GError **error)
 {
   memset (out, 0, sizeof *out);
   int N = c->n_gpus;
   if (c->bucket_cap_bytes <= 0 || !isfinite (c->bucket_cap_bytes)) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--bucket-cap-mb: must be more than 0");
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "bucket cap: must be more than 0");
     return FALSE;
   }
   if (c->first_bucket_bytes < 0) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--first-bucket-mb: must be 0 or more");
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "first bucket: must be 0 or more");
     return FALSE;
   }
   if (c->grad_accum < 1 || c->trials < 1 || c->powersgd_rank < 1) {
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: must be at least 1",
-                 c->grad_accum < 1 ? "--grad-accum" : c->trials < 1 ? "--trials" : "--compress powersgd:R");
+                 c->grad_accum < 1 ? "gradient accumulation" : c->trials < 1 ? "trials" : "PowerSGD rank");
     return FALSE;
   }
   double batch = c->batch;
@@ -362,14 +369,14 @@ dps_ddp_simulate (const DpsDdpConfig *c, DpsDdpResult *out, GError **error)
   if (c->global_batch > 0) {
     if (c->global_batch < micro) {
       g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT,
-                   "--global-batch: %g samples cannot be split over %d replicas x %d micro-steps",
+                   "global batch: %g samples cannot be split over %d replicas x %d micro-steps",
                    c->global_batch, N, c->grad_accum);
       return FALSE;
     }
     batch = ceil (c->global_batch / micro);
   }
   if (!(batch >= 1)) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--batch: must be at least 1");
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "batch: must be at least 1");
     return FALSE;
   }
   /* the device's contention unless one is given */
@@ -456,6 +463,12 @@ dps_ddp_simulate (const DpsDdpConfig *c, DpsDdpResult *out, GError **error)
   out->tokens_per_s = out->samples_per_s * m->seq_len;
   dps_memory_estimate (m, c->mixed, c->grad_dtype, c->optimizer, c->grad_as_bucket_view, c->compute.dtype,
                        batch, &out->memory);
+  if (c->flash_attention || c->checkpoint) {
+    out->memory.total -= out->memory.activations;
+    out->memory.activations = dps_model_kept_act_bytes (m, c->flash_attention, c->checkpoint) / 2
+                              * dps_dtype_bytes (c->compute.dtype) * batch;
+    out->memory.total += out->memory.activations;
+  }
   out->fits = out->memory.total <= dev->memory_bytes;
   out->cost_per_step = N * c->price_per_gpu_hour * out->step_mean_s / 3600;
   out->cost_per_msample = out->cost_per_step / out->global_batch * 1e6;
@@ -488,7 +501,8 @@ dps_ddp_result_clear (DpsDdpResult *r)
 
 /* Writes the first trial's step as a Chrome trace (Perfetto and
  * chrome://tracing open it): process "compute" with one thread per replica,
- * process "communication" with the bucket all-reduces, times in us. */
+ * process "communication" with the bucket all-reduces, times in us.  Errors
+ * read "trace file PATH: reason". */
 gboolean
 dps_ddp_write_trace (const DpsDdpResult *r, const char *path, GError **error)
 {
@@ -527,5 +541,5 @@ dps_ddp_write_trace (const DpsDdpResult *r, const char *path, GError **error)
   json_builder_end_array (b);
   json_builder_end_object (b);
   g_autofree char *text = dps_json_builder_to_text (b, FALSE);
-  return dps_write_file (path, "--trace", text, strlen (text), error);
+  return dps_write_file (path, "trace file", text, strlen (text), error);
 }

@@ -51,6 +51,9 @@ typedef struct {
   int             powersgd_rank;
   int             grad_accum;
   gboolean        no_overlap, find_unused, grad_as_bucket_view, mixed;
+  gboolean        flash_attention;     /* SDPA/flash attention: no score matrices kept (memory) */
+  gboolean        checkpoint;          /* activation checkpointing of every block: inputs kept, each
+                                        * block's forward run again in backward */
   DpsOptimizer    optimizer;
   double          contention;          /* 0: none; 0.2: compute (and comm) 20% slower while overlapping;
                                         * < 0 (the default): the device's (dps_ddp_default_contention) */

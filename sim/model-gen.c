@@ -33,6 +33,18 @@ block_kernels (DpsModel *m, gint64 sq, gint64 d, int heads, double mm, double ge
   dps_model_add_kernel (m, DPS_KERNEL_MEMORY, 0, sq * mem_per_token, 0, n_mem);
 }
 
+/* What a transformer block's activations hold beyond their total: its
+ * attention's score and probability matrices (5 a s^2 bytes per sample of
+ * Korthikanti et al.'s 34 s h + 5 a s^2: the scores, the softmax and the
+ * dropout mask), and its input (2 s h bytes: what checkpointing keeps). */
+static void
+block_memory (DpsModel *m, int layer, gint64 sq, gint64 d, int heads)
+{
+  DpsLayer *l = &g_array_index (m->layers, DpsLayer, layer);
+  l->attn_act_bytes = 5.0 * heads * sq * sq;
+  l->input_bytes = 2.0 * sq * d;
+}
+
 /* The final norm, the vocabulary projection and the loss (log-softmax
  * and its gather over the logits: 3 elements per logit). */
 static void
@@ -72,7 +84,7 @@ dps_model_gen_transformer (const char *name, const DpsTransformerShape *s)
     for (int i = 0; i < s->layers; i++) {
       g_snprintf (n, sizeof n, "h.%d", i);
       double mm = 3 * d * d + d * d + 2 * d * f;
-      dps_model_add_layer (m, n, sq * (2 * mm + 4.0 * sq * d), act_block, io_block);
+      block_memory (m, dps_model_add_layer (m, n, sq * (2 * mm + 4.0 * sq * d), act_block, io_block), sq, d, s->heads);
       /* c_attn, c_proj, c_fc, c_proj; ln x 2, softmax, dropout x 3, residual x 2, GELU */
       block_kernels (m, sq, d, s->heads, mm, 8.0 * d + 2.0 * f, 4, 15.0 * d + 2.0 * f + 4.5 * s->heads * sq, 10);
 #define T(suffix, r, c) g_snprintf (n, sizeof n, "h.%d." suffix, i), dps_model_add_tensor (m, n, r, c)
@@ -103,7 +115,7 @@ dps_model_gen_transformer (const char *name, const DpsTransformerShape *s)
     for (int i = 0; i < s->layers; i++) {
       g_snprintf (n, sizeof n, "encoder.layer.%d", i);
       double mm = 4 * d * d + 2 * d * f;
-      dps_model_add_layer (m, n, sq * (2 * mm + 4.0 * sq * d), act_block, io_block);
+      block_memory (m, dps_model_add_layer (m, n, sq * (2 * mm + 4.0 * sq * d), act_block, io_block), sq, d, s->heads);
       /* query, key, value, output, intermediate, output; as GPT-2's block */
       block_kernels (m, sq, d, s->heads, mm, 10.0 * d + 2.0 * f, 6, 15.0 * d + 2.0 * f + 4.5 * s->heads * sq, 10);
 #undef T
@@ -132,7 +144,7 @@ dps_model_gen_transformer (const char *name, const DpsTransformerShape *s)
     for (int i = 0; i < s->layers; i++) {
       g_snprintf (n, sizeof n, "model.layers.%d", i);
       double mm = 2 * d * q + 2 * d * kv + 3 * d * f;
-      dps_model_add_layer (m, n, sq * (2 * mm + 4.0 * sq * q), act_block, io_block);
+      block_memory (m, dps_model_add_layer (m, n, sq * (2 * mm + 4.0 * sq * q), act_block, io_block), sq, d, s->heads);
       /* q, k, v, o, gate, up, down; RMSNorm x 2 (5 passes each), rotary
        * embeddings on q and k, softmax, residual x 2, SwiGLU; attention
        * over the q heads' width */

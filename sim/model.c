@@ -36,6 +36,10 @@ dps_model_free (DpsModel *m)
   g_free (m->name);
   g_free (m->source);
   g_free (m->note);
+  g_free (m->device);
+  g_free (m->dtype);
+  if (m->file_times_s)
+    g_array_free (m->file_times_s, TRUE);
   g_array_free (m->layers, TRUE);
   g_array_free (m->tensors, TRUE);
   g_array_free (m->kernels, TRUE);
@@ -47,7 +51,7 @@ int
 dps_model_add_layer (DpsModel *m, const char *name, double fwd_flops, double act_bytes, double io_bytes)
 {
   DpsLayer l = { g_strdup (name), 0, (int) m->tensors->len, 0, (int) m->kernels->len, 0,
-                 fwd_flops, act_bytes, io_bytes, -1, -1 };
+                 fwd_flops, act_bytes, io_bytes, -1, -1, 0, 0 };
   g_array_append_val (m->layers, l);
   return (int) m->layers->len - 1;
 }
@@ -138,6 +142,28 @@ dps_model_act_bytes (const DpsModel *m)
   for (guint i = 0; i < m->layers->len; i++)
     b += g_array_index (m->layers, DpsLayer, i).act_bytes;
   return b;
+}
+
+/* The activations kept for backward, per sample (2-byte elements), as
+ * PyTorch users train: flash_attention (SDPA's flash or memory-efficient
+ * kernels) keeps no attention score or probability matrices, only their
+ * O(s) statistics; checkpoint (torch.utils.checkpoint around every
+ * checkpointable block) keeps each such block's input alone, plus the
+ * whole activations of the one block being recomputed at a time. */
+double
+dps_model_kept_act_bytes (const DpsModel *m, gboolean flash_attention, gboolean checkpoint)
+{
+  double kept = 0, largest = 0;
+  for (guint i = 0; i < m->layers->len; i++) {
+    const DpsLayer *l = &g_array_index (m->layers, DpsLayer, i);
+    double a = l->act_bytes - (flash_attention ? l->attn_act_bytes : 0);
+    if (checkpoint && l->input_bytes > 0) {
+      kept += l->input_bytes;
+      largest = MAX (largest, a);
+    } else
+      kept += a;
+  }
+  return kept + largest;
 }
 
 /* TRUE when every layer carries measured times (a CSV model). */

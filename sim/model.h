@@ -53,6 +53,10 @@ typedef struct {
   double io_bytes;       /* bytes read and written besides weights, per sample, 2-byte elements */
   double fwd_time_s;     /* measured, at time_batch; < 0 when not given */
   double bwd_time_s;
+  double attn_act_bytes; /* of act_bytes, attention's score and probability matrices (a s^2 per
+                          * head and token pair), which flash/SDPA attention does not keep */
+  double input_bytes;    /* the block's input, all activation checkpointing keeps of it (0: the
+                          * layer is not checkpointed) */
 } DpsLayer;
 
 typedef struct {
@@ -66,6 +70,11 @@ typedef struct {
   int     seq_len;       /* tokens per sample, 0 for non-token models */
   int     heads;         /* attention heads of a transformer, 0 otherwise */
   int     time_batch;    /* batch the measured times are for */
+  char   *device;        /* what the measured times were taken on, as the file named it ("cpu",
+                          * "NVIDIA H100 80GB HBM3"); NULL: not said */
+  char   *dtype;         /* their compute type (dps_dtype_name: fp32, fp16, bf16); NULL: not said */
+  GArray *file_times_s;  /* the times as measured (forward, backward per layer), kept once they are
+                          * transferred to another device; NULL until then */
 } DpsModel;
 
 DpsModel *dps_model_new (const char *name);
@@ -84,7 +93,9 @@ const DpsLayer  *dps_model_layer (const DpsModel *m, int i);
 const DpsTensor *dps_model_tensor (const DpsModel *m, int i);
 double    dps_model_fwd_flops (const DpsModel *m);
 double    dps_model_act_bytes (const DpsModel *m);
+double    dps_model_kept_act_bytes (const DpsModel *m, gboolean flash_attention, gboolean checkpoint);
 gboolean  dps_model_has_times (const DpsModel *m);
+double    dps_model_kept_act_bytes (const DpsModel *m, gboolean flash_attention, gboolean checkpoint);
 void      dps_model_set_times (DpsModel *m, const double *fwd_s, const double *bwd_s, int batch);
 
 /* loading: zoo files (sim/models/NAME.model), per-layer CSV, a Hugging

@@ -353,7 +353,7 @@ dps_topo_find (const char *name_or_path, GError **error)
     g_auto (GStrv) names = dps_topo_list_shipped ();
     g_autofree char *list = g_strjoinv (", ", names);
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT,
-                 "--topology: no file '%s' and no shipped topology of that name (shipped: %s)",
+                 "topology: no file '%s' and no shipped topology of that name (shipped: %s)",
                  name_or_path, list);
   }
   return p;

@@ -67,8 +67,8 @@ step machine sh -c "nvidia-smi; echo LD_LIBRARY_PATH=\$LD_LIBRARY_PATH; ldd $bui
 # the GPU test programs (ctest's gpu and gpu-train), which must pass, not skip
 step test-gpu "$build/tests/test-gpu"
 step test-gpu-train "$build/tests/test-gpu-train"
-step run-mlp "$dps" run --backend gpu --ranks 1 --steps 10 --warmup 2 --check-gradient --format json
-step run-gpt2 "$dps" run --backend gpu --ranks 1 --model transformer-small --batch 8 --steps 10 --warmup 2 --optimizer adam
+step run-mlp "$dps" run --backend gpu --gpus 1 --steps 10 --warmup 2 --check-gradient --format json
+step run-gpt2 "$dps" run --backend gpu --gpus 1 --model transformer-small --batch 8 --steps 10 --warmup 2 --optimizer adam
 step time-layers "$dps" run --backend gpu --time-layers --model transformer-small --batch 8
 step validate "$dps" validate --backend gpu --steps 20 -o "$out/validate"
 step validate-gpt2 "$dps" validate --backend gpu --model transformer-small --batch 8 --steps 20 -o "$out/validate-gpt2"

@@ -17,7 +17,8 @@ case "$mode" in demo|test) ;; *) echo "usage: sh tests/setup.sh demo|test" >&2; 
 cd "$(dirname "$0")/.."
 
 packages="cmake make gcc pkg-config libglib2.0-dev libjson-glib-dev gnuplot-nox openmpi-bin libopenmpi-dev libopenblas-dev"
-[ "$mode" = test ] && packages="$packages clang libclang-rt-14-dev"
+# test: clang for the sanitizer and fuzz builds, python3-torch for calibrate/torch-layers.py's test
+[ "$mode" = test ] && packages="$packages clang libclang-rt-14-dev python3-torch"
 missing=""
 for p in $packages; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

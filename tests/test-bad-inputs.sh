@@ -98,7 +98,7 @@ expect 2 "\-\-nodes 2 and \-\-gpus 8 disagree" predict --nodes 2 --gpus 8
 expect 2 "\-\-critical-batch and \-\-steps-to-target go together" predict --critical-batch 100
 expect 2 "\-\-trace: only for dpscale predict" sweep --trace "$t/x.json"
 expect 2 "limit is 10000" sweep --gpus 1,2,3,4,5,6,7,8,9,10 --batch 1,2,3,4,5,6,7,8,9,10 --bucket-cap-mb 1,2,3,4,5,6,7,8,9,10 --grad-accum 1,2,3,4,5,6,7,8,9,10,11,12
-expect 2 "\-\-ranks: 0 is not 1 to 256" run --ranks 0
+expect 2 "\-\-gpus: 0 is not 1 to 256" run --gpus 0
 expect 2 "\-\-steps/\-\-warmup" run --steps 3 --warmup 5
 expect 2 "\-\-calibration/\-\-topology: only with \-\-emulate" run --calibration "$t/x"
 expect 2 "\-\-check-gradient: needs real compute" run --emulate --check-gradient
@@ -258,7 +258,7 @@ expect 2 "\-\-loader-rate: inf is out of range" predict --loader-rate inf
 expect 2 "\-\-batch: 0 is out of range (1 to 1048576)" calibrate --batch 0
 expect 2 "\-\-batch: -5 is out of range" calibrate --batch -5
 expect 2 "\-\-link-gbps: 0 is out of range" calibrate --link-gbps 0
-expect 2 "\-\-ranks: -1 is not 1 to 256" run --ranks -1
+expect 2 "\-\-gpus: -1 is not 1 to 256" run --gpus -1
 expect 2 "\-\-lr: nan is out of range" run --lr nan
 expect 2 "\-\-lr: -1 is out of range" run --lr -1
 expect 2 "\-\-lr: 0 is out of range" run --lr 0

@@ -9,7 +9,7 @@ data=$2
 . "$(dirname "$0")/cli-lib.sh"
 
 # 1. CPU calibration, quick, 2 and 4 ranks
-if "$bin" calibrate --quick --ranks 2,4 -o "$tmp/p.calib" >"$tmp/out" 2>"$tmp/err"; then ok; else ko "calibrate: $(tail -2 "$tmp/err")"; fi
+if "$bin" calibrate --quick --gpus 2,4 -o "$tmp/p.calib" >"$tmp/out" 2>"$tmp/err"; then ok; else ko "calibrate: $(tail -2 "$tmp/err")"; fi
 for f in p.calib p.csv p.png; do
   if [ -s "$tmp/$f" ]; then ok; else ko "calibrate wrote no $f"; fi
 done
@@ -31,7 +31,7 @@ if "$bin" collective --calibration "$tmp/p.calib" --gpus 16 2>"$tmp/err"; then k
 # all-reduces timed as DDP issues them (each after 10 ms without
 # communication): the profile says how they were measured, and a gap that
 # is neither a time nor -1 is refused
-if "$bin" calibrate --quick --ranks 2 --sizes 1M,4M --gap-ms 10 -o "$tmp/gap.calib" >/dev/null 2>"$tmp/err" \
+if "$bin" calibrate --quick --gpus 2 --sizes 1M,4M --gap-ms 10 -o "$tmp/gap.calib" >/dev/null 2>"$tmp/err" \
    && grep -q '^gap_ms=10$' "$tmp/gap.calib" && grep -q '^gap_waits=busy$' "$tmp/gap.calib" \
    && grep -q '^time_us=' "$tmp/gap.calib"; then ok; else ko "gap: $(cat "$tmp/err")"; fi
 if "$bin" calibrate --quick --emulated-waits -o "$tmp/bad.calib" 2>"$tmp/err"; then ko "--emulated-waits alone accepted"; else

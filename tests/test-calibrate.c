@@ -13,7 +13,7 @@
 #include <math.h>
 #include <string.h>
 
-#define REL(a, b) (fabs ((a) - (b)) / fabs (b))
+#include "test-util.h"
 
 static double
 ring_time (int n, double alpha, double bw, double S)
@@ -227,10 +227,37 @@ test_import_bad (void)
   g_assert_false (dps_nccl_log_parse ("empty.log", "", -1, d, &e));
   g_assert_nonnull (strstr (e->message, "no nccl-tests table"));
   g_clear_error (&e);
-  const char *no_footer = "#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n"
-                          "8 2 float sum -1 10.0 0.00 0.00 0 10.0 0.00 0.00 0\n";
-  g_assert_false (dps_nccl_log_parse ("cut.log", no_footer, -1, d, &e));
-  g_assert_nonnull (strstr (e->message, "cut.log:2: the log is cut short"));
+  /* a row of the out-of-place half alone under a header of both halves is
+   * a cut row, refused */
+  const char *cut = "#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n"
+                    "8 2 float sum -1 10.0 0.00 0.00 0 10.0 0.00 0.00 0\n"
+                    "16 4 float sum -1 10.0 0.00 0.00\n";
+  g_assert_false (dps_nccl_log_parse ("cut.log", cut, -1, d, &e));
+  g_assert_nonnull (strstr (e->message, "cut.log:3: expected 12 or 13 columns"));
+}
+
+/* A log whose rows are whole but whose footer is missing loads, with a
+ * warning naming the file and the last row's line. */
+static void
+test_import_no_footer (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("dpscale-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "nofooter.log", NULL);
+  const char *log = "#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n"
+                    "1048576 262144 float sum -1 100.00 10.49 18.35 0 100.00 10.49 18.35 0\n"
+                    "2097152 524288 float sum -1 150.00 13.98 24.47 0 150.00 13.98 24.47 0\n";
+  g_assert_true (g_file_set_contents (path, log, -1, NULL));
+  g_autoptr (DpsCalData) d = dps_cal_data_new ("nccl-tests");
+  g_autoptr (GError) e = NULL;
+  g_autofree char *warning = NULL;
+  g_assert_true (dps_nccl_log_load_warn (path, d, &warning, &e));
+  g_assert_no_error (e);
+  g_assert_cmpint (d->points->len, ==, 2);
+  g_assert_nonnull (warning);
+  g_autofree char *want = g_strdup_printf ("%s:3: no '# Avg bus bandwidth' footer", path);
+  g_assert_nonnull (strstr (warning, want));
+  g_unlink (path);
+  g_rmdir (dir);
 }
 
 /* The simulator given the profile reproduces the fit: `dpscale collective
@@ -508,6 +535,28 @@ test_layers_on_device (void)
   }
 }
 
+static int
+listed_ranks (const void *data, guint i)
+{
+  return ((const int *) data)[i];
+}
+
+/* The one "nearest rank count" search: in log scale, so from 5 ranks 8
+ * (|log 8/5| = 0.47) is nearer than 2 (|log 2/5| = 0.92), and 2 and 8 are
+ * equally near 4 (the first listed wins); candidates marked -1 do not
+ * count, and with none the answer is -1. */
+static void
+test_nearest_rank_count (void)
+{
+  static const int counts[] = { 2, 8, -1, 16 };
+  g_assert_cmpint (dps_fit_nearest_index (counts, 4, listed_ranks, 5), ==, 1);
+  g_assert_cmpint (dps_fit_nearest_index (counts, 4, listed_ranks, 4), ==, 0);
+  g_assert_cmpint (dps_fit_nearest_index (counts, 4, listed_ranks, 64), ==, 3);
+  g_assert_cmpint (dps_fit_nearest_index (counts, 4, listed_ranks, 1), ==, 0);
+  static const int none[] = { -1, -1 };
+  g_assert_cmpint (dps_fit_nearest_index (none, 2, listed_ranks, 4), ==, -1);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -516,10 +565,12 @@ main (int argc, char **argv)
   g_test_add_func ("/calibrate/fit/regimes", test_fit_regimes);
   g_test_add_func ("/calibrate/fit/per-rank-count", test_fit_per_rank_count);
   g_test_add_func ("/calibrate/fit/held-out", test_held_out);
+  g_test_add_func ("/calibrate/fit/nearest-rank-count", test_nearest_rank_count);
   g_test_add_func ("/calibrate/import/variants", test_import);
   g_test_add_func ("/calibrate/import/ratio", test_import_ratio);
   g_test_add_func ("/calibrate/import/pasted", test_import_pasted);
   g_test_add_func ("/calibrate/import/bad", test_import_bad);
+  g_test_add_func ("/calibrate/import/no-footer", test_import_no_footer);
   g_test_add_func ("/calibrate/profile/drives-simulator", test_profile_drives_simulator);
   g_test_add_func ("/calibrate/profile/latency-only-regime", test_latency_only_regime);
   g_test_add_func ("/calibrate/profile/roundtrip", test_profile_roundtrip);

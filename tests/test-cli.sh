@@ -34,7 +34,7 @@ expect 0 "Avg bus bandwidth" -- collective
 expect 0 "DGX H100" -- topo
 expect 0 "dgx1-v100" -- topo --list
 expect 0 "bisection" -- topo dgx1-v100 --nodes 2
-expect 2 "no shipped topology" -- topo no-such-thing
+expect 2 "\-\-topology: no file 'no-such-thing' and no shipped topology" -- topo no-such-thing
 expect 2 "\-\-gpus: 12 GPUs span nodes of 8" -- collective --gpus 12
 expect 2 "\-\-nodes 2 and \-\-gpus 8 disagree" -- collective --nodes 2 --gpus 8
 expect 2 "at most 1048576 GPUs" -- collective --gpus 2147483647
@@ -46,10 +46,12 @@ expect 1 "algorithm nvls needs NVSwitch" -- collective --topology dgx-a100 --alg
 
 # NCCL_ALGO / NCCL_PROTO from the environment, in NCCL's syntax (names in any
 # case, commas, '^' excluding), the flags winning.  One DGX H100 (8 GPUs)
-# all-reduces every bucket with NVLS by default; ^NVLS leaves ring and tree.
-expect 0 "collectives    nvls x 145" -- predict --gpus 8
+# all-reduces every 64 MiB bucket with NVLS by default (NCCL's choice at
+# 64 MiB, as collective shows; 16-32 MiB take ring LL128); ^NVLS leaves ring
+# and tree.
+expect 0 "collectives    nvls x 73" -- predict --gpus 8 --bucket-cap-mb 64 --first-bucket-mb 64
 export NCCL_ALGO='^NVLS'
-expect 0 "collectives    \(tree\|ring\)" -- predict --gpus 8
+expect 0 "collectives    \(tree\|ring\)" -- predict --gpus 8 --bucket-cap-mb 64 --first-bucket-mb 64
 if grep -q nvls "$tmp/out"; then ko "NCCL_ALGO=^NVLS still picks NVLS"; else ok; fi
 if grep -q "NCCL_ALGO=^NVLS from the environment" "$tmp/err"; then ok; else ko "no note on NCCL_ALGO"; fi
 export NCCL_ALGO='Tree,Ring' NCCL_PROTO=simple
@@ -192,6 +194,23 @@ if [ "$(grep -c '^$' "$tmp/two.dat")" -eq 2 ]; then ok; else ko "blocks not two 
 if head -c 8 "$tmp/two.png" | grep -q PNG && grep -q "<title>DGX H100</title>" "$tmp/two.svg" \
    && grep -q "<title>DGX-1 (V100)</title>" "$tmp/two.svg" && grep -q "GPUs 64, 1, 8; topology dgx-h100, dgx1-v100" "$tmp/two.svg"
 then ok; else ko "two-topology plot pictures, legend or title"; fi
+# what PyTorch users set to fit: GPT-2 XL at 16 sequences a GPU does not fit
+# an H100 (145 GB of activations); flash attention drops the score matrices
+# (it fits, the step unchanged); checkpointing keeps block inputs and runs
+# each block's forward again (its compute grows by a forward, about half
+# of backward's, and it fits)
+jfield () { sed -n "s/.*\"$1\" : \([0-9.e+-]*\).*/\1/p" "$2" | head -1; }
+for v in eager flash ckpt; do
+  case $v in eager) f="";; flash) f="--flash-attention";; ckpt) f="--checkpoint";; esac
+  # shellcheck disable=SC2086
+  "$bin" predict --model gpt2-xl --gpus 8 --batch 16 $f --format json >"$tmp/m-$v.json" 2>/dev/null
+done
+if grep -q '"fits" : false' "$tmp/m-eager.json" && grep -q '"fits" : true' "$tmp/m-flash.json" \
+   && grep -q '"fits" : true' "$tmp/m-ckpt.json" \
+   && [ "$(jfield compute_s "$tmp/m-flash.json")" = "$(jfield compute_s "$tmp/m-eager.json")" ] \
+   && awk -v a="$(jfield compute_s "$tmp/m-eager.json")" -v b="$(jfield compute_s "$tmp/m-ckpt.json")" \
+        'BEGIN { exit !(b > 1.2 * a && b < 1.5 * a) }'; then ok
+else ko "flash attention / checkpointing: fits and compute as stated"; fi
 # a price per topology: the file's price_per_gpu_hour_usd prices its own
 # rows (8 GPUs x $3/h x step_s / 3600 per step, per million samples that
 # over 32 samples x 1e6), a topology without one has empty cost fields and

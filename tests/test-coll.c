@@ -1,4 +1,4 @@
-/* Unit tests of the collective models (sim/coll*.c, sim/nccl-tune.c). */
+/* Unit tests of the collective models (sim/coll*.c, sim/nccl-cost.c, sim/nccl-tune.c). */
 #include "sim/coll.h"
 #include "sim/nccl-tune.h"
 #include "sim/topo-load.h"
@@ -23,12 +23,8 @@ make_topo (int gpus_per_node, int nodes, const char *extra)
   for (int g = 0; g < gpus_per_node; g++)
     g_string_append_printf (t, "%s%d", g ? ";" : "", g);
   g_string_append (t, "\n[nccl]\nchannels = 1\n");
-  g_autoptr (GError) e = NULL;
-  g_autoptr (DpsTopoSpec) s = dps_topo_spec_load_data ("test.topo", t->str, -1, &e);
-  g_assert_no_error (e);
+  DpsTopo *topo = test_topo_from_text ("test.topo", t->str, nodes);
   g_string_free (t, TRUE);
-  DpsTopo *topo = dps_topo_new (s, nodes, &e);
-  g_assert_no_error (e);
   return topo;
 }
 
@@ -63,7 +59,6 @@ plan_for (const DpsTopo *t, const DpsCollParams *p, int gpus, DpsCollOp op, doub
   return plan;
 }
 
-#define REL(a, b) (fabs ((a) - (b)) / fabs (b))
 
 /* Ring all-reduce on a homogeneous ring of n GPUs (each hop B = 100 GB/s,
  * per-step latency alpha = 5 us) takes 2(n-1)(alpha + S/(nB)): 2(n-1)
@@ -178,7 +173,7 @@ test_hier (void)
  * not DGX A100), only to all-reduce, only with Simple.  On one node each
  * GPU sends S up and receives S down at NCCL's Hopper NVLS efficiency
  * (0.85 of 370.8 GB/s) times the 0.85 of it the published tables reach,
- * after a 32 MB pipeline fill (sim/nccl-tune.c):
+ * after a 32 MB pipeline fill (sim/nccl-cost.c):
  * (S + 32 MB) / (0.85 x 0.85 x 370.8 GB/s) + 25 us. */
 static void
 test_nvls (void)
@@ -280,8 +275,7 @@ static double
 ring_time_oversub (double oversub, DpsNetMode mode)
 {
   g_autoptr (GError) e = NULL;
-  g_autofree char *path = dps_topo_find ("dgx-h100-oversub2", &e);
-  g_autoptr (DpsTopoSpec) s = dps_topo_spec_load (path, &e);
+  g_autoptr (DpsTopoSpec) s = test_shipped_spec ("dgx-h100-oversub2");
   s->oversubscription = oversub;
   s->net_extra_s = 0;   /* no latency: bandwidth alone */
   g_autoptr (DpsTopo) t = dps_topo_new (s, 8, &e);
@@ -415,6 +409,27 @@ test_mesh_ring_bw (void)
   g_assert_cmpfloat (REL (dps_plan_time_analytical (t, plan, DPS_PROTO_SIMPLE), expect), <, 1e-9);
 }
 
+/* NCCL's per-channel ceilings (sim/nccl-cost.c, from NCCL's tuning.cc):
+ * a tree all-reduce over 2 DGX A100 (Ampere, 2 nodes: 23.6 GB/s of bus
+ * bandwidth per channel, 8 channels; algorithm bandwidth half of it) moves
+ * 1 GB in 1e9 / (0.5 x 8 x 23.6e9) s, slower than its links would (each
+ * NIC carries an eighth of it each way at 23.75 GB/s: 5.3 ms against the
+ * ceiling's 10.6 ms; the difference of 1 GB and 0.5 GB leaves the
+ * latency out); a ring with Simple has no ceiling. */
+static void
+test_channel_ceiling (void)
+{
+  g_autoptr (DpsTopo) t = shipped ("dgx-a100", 2);
+  DpsCollParams p;
+  zero_params (&p);
+  g_autoptr (DpsPlan) tree = plan_for (t, &p, 16, DPS_OP_ALLREDUCE, 1e9, DPS_ALGO_TREE);
+  g_autoptr (DpsPlan) half = plan_for (t, &p, 16, DPS_OP_ALLREDUCE, 5e8, DPS_ALGO_TREE);
+  double dt = dps_plan_time_analytical (t, tree, DPS_PROTO_SIMPLE) - dps_plan_time_analytical (t, half, DPS_PROTO_SIMPLE);
+  g_assert_cmpfloat (REL (dt, 5e8 / (0.5 * 8 * 23.6e9)), <, 1e-9);
+  g_autoptr (DpsPlan) ring = plan_for (t, &p, 16, DPS_OP_ALLREDUCE, 1e9, DPS_ALGO_RING);
+  g_assert_cmpfloat (ring->payload[DPS_PROTO_SIMPLE], ==, 1);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -423,6 +438,7 @@ main (int argc, char **argv)
   g_test_add_func ("/coll/ring/ops", test_ring_ops);
   g_test_add_func ("/coll/busbw-factor", test_busbw_factor);
   g_test_add_func ("/coll/fill", test_fill);
+  g_test_add_func ("/coll/channel-ceiling", test_channel_ceiling);
   g_test_add_func ("/coll/mesh-ring-bw", test_mesh_ring_bw);
   g_test_add_func ("/coll/tree/pow2", test_tree_pow2);
   g_test_add_func ("/coll/hier/2-and-4-nodes", test_hier);

@@ -1,8 +1,11 @@
 /* The compute model: kernels timed by their rooflines, and transfer of
  * measured layer times between devices (sim/compute.h). */
 #include "sim/compute.h"
+#include "sim/device.h"
+#include "sim/model.h"
 
 #include <math.h>
+#include <string.h>
 
 /* A device with round figures: 100 TFLOP/s fp16 and bf16 on tensor cores,
  * 10 fp32, 1 TB/s. */
@@ -146,6 +149,63 @@ test_zoo_kernels (void)
   g_assert_true (found);
 }
 
+static DpsModel *
+file_model (const char *device)
+{
+  g_autofree char *text = g_strdup_printf ("# batch: 8\n# device: %s\n# dtype: bf16\n"
+                                           "layer,params,forward_ms,backward_ms\nfc1,1000000,1,2\nfc2,1000000,1,2\n",
+                                           device);
+  g_autoptr (GError) e = NULL;
+  DpsModel *m = dps_model_load_csv_data ("t.csv", text, -1, &e);
+  g_assert_no_error (e);
+  return m;
+}
+
+static double
+total (const DpsModel *m)
+{
+  double t = 0;
+  for (int i = 0; i < dps_model_n_layers (m); i++)
+    t += g_array_index (m->layers, DpsLayer, i).fwd_time_s + g_array_index (m->layers, DpsLayer, i).bwd_time_s;
+  return t;
+}
+
+/* A per-layer file's "# device:" decides its times: on the same GPU used
+ * as measured (6 ms), from an A100 to an H100 scaled exactly as
+ * dps_compute_transfer scales them (in the file's bf16), and from the
+ * times as measured each time (a sweep's second H100 gets the first's
+ * figure, not a transfer of a transfer); CPU cores' times refused for a
+ * GPU, naming the file. */
+static void
+test_file_times (void)
+{
+  DpsComputeParams p;
+  dps_compute_params_default (&p);
+  const DpsKnownDevice *a100 = dps_device_lookup ("A100 SXM4 80GB"), *h100 = dps_device_lookup ("H100 SXM5");
+  g_autoptr (DpsModel) m = file_model ("NVIDIA A100-SXM4-80GB");
+  g_autoptr (GError) e = NULL;
+  g_autofree char *n1 = NULL, *n2 = NULL, *n3 = NULL;
+  g_assert_true (dps_compute_use_file_times (m, &a100->spec, &p, &n1, &e));
+  g_assert_cmpfloat (fabs (total (m) - 6e-3), <, 1e-12);
+  g_assert_nonnull (strstr (n1, "used as measured"));
+  g_assert_true (dps_compute_use_file_times (m, &h100->spec, &p, &n2, &e));
+  g_autoptr (DpsModel) ref = file_model ("x");
+  DpsComputeParams q = p;
+  q.dtype = DPS_DTYPE_BF16;
+  dps_compute_transfer (ref, &a100->spec, &h100->spec, &q);
+  g_assert_cmpfloat (fabs (total (m) / total (ref) - 1), <, 1e-12);
+  g_assert_true (total (m) < 6e-3);
+  g_assert_nonnull (strstr (n2, "transferred from A100"));
+  double first = total (m);
+  g_free (n2);
+  n2 = NULL;
+  g_assert_true (dps_compute_use_file_times (m, &h100->spec, &p, &n2, &e));
+  g_assert_cmpfloat (total (m), ==, first);
+  g_autoptr (DpsModel) cpu = file_model ("cpu");
+  g_assert_false (dps_compute_use_file_times (cpu, &h100->spec, &p, &n3, &e));
+  g_assert_nonnull (strstr (e->message, "t.csv: times measured on cpu"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -154,5 +214,6 @@ main (int argc, char **argv)
   g_test_add_func ("/compute/transfer/parts", test_transfer_parts);
   g_test_add_func ("/compute/transfer/bound-changes", test_transfer_bound_changes);
   g_test_add_func ("/compute/zoo/kernels", test_zoo_kernels);
+  g_test_add_func ("/compute/file-times", test_file_times);
   return g_test_run ();
 }

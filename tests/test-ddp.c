@@ -10,8 +10,6 @@
 #include <math.h>
 #include <string.h>
 
-#define REL(a, b) (fabs ((a) - (b)) / fabs (b))
-
 /* Nodes of 8 GPUs on a switch; NIC and NVSwitch bandwidth as given. */
 static DpsTopo *
 make_topo (int nodes, double intra_GBps, double nic_Gbps)
@@ -21,12 +19,7 @@ make_topo (int nodes, double intra_GBps, double nic_Gbps)
     "[gpu]\nmodel = g\nbf16_tflops = 100\nfp32_tflops = 10\nmemory_GB = 80\nmemory_bw_GBps = 1000\n"
     "[intra]\nfabric = nvswitch\nbw_GBps = %g\npcie_GBps = %g\n"
     "[nic]\ncount = 8\nbw_Gbps = %g\nlatency_us = 0\ngpus = 0;1;2;3;4;5;6;7\n", intra_GBps, intra_GBps, nic_Gbps);
-  g_autoptr (GError) e = NULL;
-  g_autoptr (DpsTopoSpec) s = dps_topo_spec_load_data ("t.topo", text, -1, &e);
-  g_assert_no_error (e);
-  DpsTopo *t = dps_topo_new (s, nodes, &e);
-  g_assert_no_error (e);
-  return t;
+  return test_topo_from_text ("t.topo", text, nodes);
 }
 
 /* A profiled model: 8 layers, 1M parameters each, forward 1 ms and
@@ -398,24 +391,36 @@ test_loader (void)
   g_assert_cmpfloat (r.loader_bound_s, >, 0);
 }
 
-/* Impossible settings are refused, naming the flag. */
+/* Impossible settings are refused, the message starting with the quantity
+ * refused (the command line turns it into its flag). */
 static void
 test_refused (void)
 {
   g_autoptr (DpsModel) m = csv_model ();
   g_autoptr (DpsTopo) t = make_topo (2, 100, 100);
-  DpsDdpConfig c;
-  DpsDdpResult r;
-  g_autoptr (GError) e = NULL;
-  config (&c, m, t);
-  c.bucket_cap_bytes = 0;
-  g_assert_false (dps_ddp_simulate (&c, &r, &e));
-  g_assert_nonnull (strstr (e->message, "--bucket-cap-mb"));
-  g_clear_error (&e);
-  config (&c, m, t);
-  c.global_batch = 8;   /* fewer samples than 16 replicas */
-  g_assert_false (dps_ddp_simulate (&c, &r, &e));
-  g_assert_nonnull (strstr (e->message, "--global-batch"));
+  static const struct { int field; double value; const char *want; } cases[] = {
+    { 0, 0, "bucket cap: must be more than 0" },
+    /* fewer samples than 16 replicas */
+    { 1, 8, "global batch: 8 samples cannot be split over 16 replicas x 1 micro-steps" },
+    { 2, 0, "gradient accumulation: must be at least 1" },
+    /* 12 GPUs on nodes of 8: the collectives cannot place them */
+    { 3, 12, "GPU count: 12 GPUs span nodes of 8 GPUs: use a multiple of 8 (or at most 8)" },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++) {
+    DpsDdpConfig c;
+    DpsDdpResult r;
+    g_autoptr (GError) e = NULL;
+    config (&c, m, t);
+    double v = cases[i].value;
+    switch (cases[i].field) {
+    case 0: c.bucket_cap_bytes = v; break;
+    case 1: c.global_batch = v; break;
+    case 2: c.grad_accum = (int) v; break;
+    default: c.n_gpus = (int) v; break;
+    }
+    g_assert_false (dps_ddp_simulate (&c, &r, &e));
+    g_assert_cmpstr (e->message, ==, cases[i].want);
+  }
 }
 
 /* The default contention (dps_ddp_default_contention): NCCL's 24 SMs of
@@ -484,11 +489,7 @@ test_fixed_costs (void)
       "[gpu]\nmodel = H100 SXM5\nbf16_tflops = 100\nfp32_tflops = 10\nmemory_GB = 80\nmemory_bw_GBps = %g\n"
       "[intra]\nfabric = nvswitch\nbw_GBps = 1e6\npcie_GBps = 1e6\n"
       "[nic]\ncount = 8\nbw_Gbps = 1e6\ngpus = 0;1;2;3;4;5;6;7\n", fast ? 1e6 : 1000.0);
-    g_autoptr (GError) e = NULL;
-    g_autoptr (DpsTopoSpec) spec = dps_topo_spec_load_data ("t.topo", text, -1, &e);
-    g_assert_no_error (e);
-    g_autoptr (DpsTopo) t = dps_topo_new (spec, 1, &e);
-    g_assert_no_error (e);
+    g_autoptr (DpsTopo) t = test_topo_from_text ("t.topo", text, 1);
     DpsDdpConfig c;
     DpsDdpResult r;
     config (&c, m, t);

@@ -4,6 +4,8 @@
 #include "sim/model.h"
 #include "sim/model-gen.h"
 #include "sim/base/error.h"
+#include "sim/buckets.h"
+#include "sim/memory.h"
 
 #include <glib/gstdio.h>
 #include <math.h>
@@ -143,6 +145,130 @@ test_csv_malformed (void)
   }
 }
 
+/* What DDP needs from a per-layer CSV (what calibrate/torch-layers.py
+ * writes): a GPT-like toy whose LM head shares the token embedding.
+ *   wte 16x4 = 64, block 4x4 + 4 = 20, lm_head tied to wte: 64 + 20 = 84
+ *   parameters (the tied weight counted once, as sum(p.numel() for p in
+ *   model.parameters()) counts it) in 3 tensors (len(list(parameters()))).
+ *   activation_bytes are for the whole batch of 4 in fp32: block 4096 B =
+ *   1024 B a sample = 256 elements = 512 B in the model's 2-byte elements;
+ *   lm_head 8192 B -> 1024; the model's total 1536 B a sample.  The memory
+ *   model at fp32 and batch 4 gives back the file's 4096 + 8192 bytes. */
+static void
+test_csv_ddp_columns (void)
+{
+  const char *csv = "# torch-layers.py\n# device: cpu\n# dtype: torch.float32\n# batch: 4\n"
+                    "layer,params,tensors,activation_bytes,tied_to,forward_ms,backward_ms\n"
+                    "wte,64,16x4,0,,0.1,0.2\n"
+                    "block,20,4x4;4,4096,,0.3,0.6\n"
+                    "lm_head,64,16x4,8192,wte,0.05,0.1\n";
+  g_autoptr (GError) e = NULL;
+  g_autoptr (DpsModel) m = dps_model_load_csv_data ("m.csv", csv, -1, &e);
+  g_assert_no_error (e);
+  g_assert_cmpint (m->n_params, ==, 84);
+  g_assert_cmpint (dps_model_n_tensors (m), ==, 3);
+  g_assert_cmpint (dps_model_n_layers (m), ==, 3);
+  g_assert_cmpint (dps_model_layer (m, 2)->n_tensors, ==, 0);
+  const DpsTensor *w = dps_model_tensor (m, 0), *b = dps_model_tensor (m, 2);
+  g_assert_cmpint (w->rows, ==, 16);
+  g_assert_cmpint (w->cols, ==, 4);
+  g_assert_cmpint (b->numel, ==, 4);
+  g_assert_cmpint (b->rows, ==, 0);
+  g_assert_cmpint (b->layer, ==, 1);
+  g_assert_cmpstr (m->device, ==, "cpu");
+  g_assert_cmpstr (m->dtype, ==, "fp32");
+  g_assert_cmpfloat (dps_model_layer (m, 1)->act_bytes, ==, 512);
+  g_assert_cmpfloat (dps_model_act_bytes (m), ==, 1536);
+  DpsMemory mem;
+  dps_memory_estimate (m, FALSE, DPS_DTYPE_FP32, DPS_OPT_SGD, FALSE, DPS_DTYPE_FP32, 4, &mem);
+  g_assert_cmpfloat (mem.activations, ==, 4096 + 8192);
+  /* a 4-D convolution weight: rows = out channels, cols = the rest */
+  const char *conv = "layer,params,tensors,forward_ms,backward_ms\nconv,9408,64x3x7x7,1,2\n";
+  g_autoptr (DpsModel) c = dps_model_load_csv_data ("c.csv", conv, -1, &e);
+  g_assert_no_error (e);
+  g_assert_cmpint (dps_model_tensor (c, 0)->rows, ==, 64);
+  g_assert_cmpint (dps_model_tensor (c, 0)->cols, ==, 147);
+  g_assert_null (c->device);
+}
+
+/* Buckets follow DDP's per-parameter rule once the tensors are given: a
+ * layer of three 4x4 fp32 weights (64 B each) under a 64 B cap fills three
+ * buckets, one a tensor (a bucket closes as soon as it reaches the cap);
+ * the same row without its tensors is one 192 B tensor, one bucket.
+ * n_tensors alone splits 10 elements into 4 + 3 + 3 (the first takes the
+ * remainder). */
+static void
+test_csv_tensors_buckets (void)
+{
+  const char *with = "layer,params,tensors,forward_ms,backward_ms\nqkv,48,4x4;4x4;4x4,1,2\n";
+  const char *without = "layer,params,forward_ms,backward_ms\nqkv,48,1,2\n";
+  const char *count = "layer,params,n_tensors,forward_ms,backward_ms\nfc,10,3,1,2\n";
+  g_autoptr (GError) e = NULL;
+  g_autoptr (DpsModel) a = dps_model_load_csv_data ("a.csv", with, -1, &e);
+  g_assert_no_error (e);
+  g_autoptr (DpsModel) b = dps_model_load_csv_data ("b.csv", without, -1, &e);
+  g_assert_no_error (e);
+  g_autoptr (DpsModel) c = dps_model_load_csv_data ("c.csv", count, -1, &e);
+  g_assert_no_error (e);
+  g_autoptr (DpsBuckets) ba = dps_buckets_assign (a, 64, 64, 4);
+  g_autoptr (DpsBuckets) bb = dps_buckets_assign (b, 64, 64, 4);
+  g_assert_cmpint (dps_buckets_count (ba), ==, 3);
+  g_assert_cmpfloat (dps_buckets_get (ba, 0)->bytes, ==, 64);
+  g_assert_cmpint (dps_buckets_count (bb), ==, 1);
+  g_assert_cmpint (dps_model_n_tensors (c), ==, 3);
+  g_assert_cmpint (dps_model_tensor (c, 0)->numel, ==, 4);
+  g_assert_cmpint (dps_model_tensor (c, 2)->numel, ==, 3);
+  g_assert_cmpint (c->n_params, ==, 10);
+}
+
+/* `dpscale run --time-layers --format csv` writes layer (an index) and
+ * name: the name column names the layer, the index is not read. */
+static void
+test_csv_run_columns (void)
+{
+  const char *csv = "# device: gpu\n# dtype: fp32\n# batch: 8\n"
+                    "layer,name,params,tensors,activation_bytes,forward_s,backward_s\n"
+                    "0,fc1,1056,32x32;32,0,0.001,0.002\n1,fc2,33,32;1,256,0.003,0.004\n";
+  g_autoptr (GError) e = NULL;
+  g_autoptr (DpsModel) m = dps_model_load_csv_data ("r.csv", csv, -1, &e);
+  g_assert_no_error (e);
+  g_assert_cmpstr (dps_model_layer (m, 0)->name, ==, "fc1");
+  g_assert_cmpint (m->n_params, ==, 1089);
+  g_assert_cmpint (dps_model_n_tensors (m), ==, 4);
+  g_assert_cmpfloat (dps_model_layer (m, 1)->bwd_time_s, ==, 0.004);
+  g_assert_cmpint (m->time_batch, ==, 8);
+  /* 256 B over 8 samples in fp32: 8 elements a sample, 16 B in 2-byte ones */
+  g_assert_cmpfloat (dps_model_layer (m, 1)->act_bytes, ==, 16);
+}
+
+/* The new columns refused with the file, the line and the column. */
+static void
+test_csv_ddp_malformed (void)
+{
+  static const struct { const char *text, *expect; } cases[] = {
+    { "layer,params,tensors,forward_ms,backward_ms\nfc,21,4x4;4,1,2\n", "m.csv:2: tensors: 20 elements, params says 21" },
+    { "layer,params,tensors,forward_ms,backward_ms\nfc,16,4xx4,1,2\n", "m.csv:2: tensors: '4xx4' is not a shape" },
+    { "layer,params,tensors,forward_ms,backward_ms\nfc,0,0,1,2\n", "m.csv:2: tensors: '0'" },
+    { "layer,params,tensors,n_tensors,forward_ms,backward_ms\nfc,20,4x4;4,3,1,2\n", "m.csv:2: n_tensors: 3, the tensors list has 2" },
+    { "layer,params,n_tensors,forward_ms,backward_ms\nfc,2,3,1,2\n", "m.csv:2: n_tensors: '3'" },
+    { "layer,params,tied_to,forward_ms,backward_ms\nhead,4,wte,1,2\n", "m.csv:2: tied_to: no earlier layer 'wte'" },
+    { "layer,params,tied_to,forward_ms,backward_ms\nwte,4,,1,2\nhead,5,wte,1,2\n", "m.csv:3: tied_to: 5 parameters, 'wte' has only 4" },
+    { "layer,params,activation_bytes,forward_ms,backward_ms\nfc,4,-1,1,2\n", "m.csv:2: activation_bytes: '-1'" },
+    { "# dtype: int8\nlayer,params,forward_ms,backward_ms\n", "m.csv:1: '# dtype: int8'" },
+    { "#device:\nlayer,params,forward_ms,backward_ms\n", "m.csv:1: '# device:' names no device" },
+    { "layer,params,params,forward_ms,backward_ms\n", "m.csv:1: column 'params' given twice" },
+    { "name,forward_ms,backward_ms\n", "m.csv:1: the header needs columns layer (or name), params" },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++) {
+    g_autoptr (GError) e = NULL;
+    g_autoptr (DpsModel) m = dps_model_load_csv_data ("m.csv", cases[i].text, -1, &e);
+    if (m)
+      g_error ("case %zu accepted", i);
+    if (!strstr (e->message, cases[i].expect))
+      g_error ("case %zu: '%s' lacks '%s'", i, e->message, cases[i].expect);
+  }
+}
+
 /* Model key files: errors name the key and line. */
 static void
 test_keyfile_malformed (void)
@@ -164,6 +290,7 @@ test_keyfile_malformed (void)
   }
   g_autoptr (GError) e = NULL;
   g_assert_null (dps_model_load ("no-such-model", &e));
+  g_assert_true (g_str_has_prefix (e->message, "model: no file 'no-such-model' and no shipped model of that name"));
   g_assert_nonnull (strstr (e->message, "gpt2-xl"));   /* lists what is shipped */
 }
 
@@ -299,6 +426,26 @@ test_hf_malformed (void)
   g_rmdir (dir);
 }
 
+/* What PyTorch users set to fit: GPT-2 XL's 48 blocks (s = 1024 tokens,
+ * h = 1600, a = 25 heads) keep 34 s h + 5 a s^2 bytes a sample each
+ * (Korthikanti et al.); flash attention drops the 5 a s^2 of every block;
+ * checkpointing keeps each block's input, 2 s h, plus one whole block
+ * being recomputed; the embeddings and the head are not checkpointed. */
+static void
+test_kept_activations (void)
+{
+  g_autoptr (GError) e = NULL;
+  g_autoptr (DpsModel) m = dps_model_load ("gpt2-xl", &e);
+  g_assert_no_error (e);
+  double s = 1024, h = 1600, a = 25, block = 34 * s * h + 5 * a * s * s, all = dps_model_act_bytes (m);
+  double rest = all - 48 * block;   /* the layers that are not blocks */
+  g_assert_cmpfloat (rest, >, 0);
+  g_assert_cmpfloat (dps_model_kept_act_bytes (m, FALSE, FALSE), ==, all);
+  g_assert_cmpfloat (fabs (dps_model_kept_act_bytes (m, TRUE, FALSE) - (all - 48 * 5 * a * s * s)), <, 1);
+  g_assert_cmpfloat (fabs (dps_model_kept_act_bytes (m, FALSE, TRUE) - (rest + 48 * 2 * s * h + block)), <, 1);
+  g_assert_cmpfloat (fabs (dps_model_kept_act_bytes (m, TRUE, TRUE) - (rest + 48 * 2 * s * h + 34 * s * h)), <, 1);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -306,8 +453,13 @@ main (int argc, char **argv)
   g_test_add_func ("/model/zoo/totals", test_totals);
   g_test_add_func ("/model/zoo/shipped", test_shipped);
   g_test_add_func ("/model/zoo/gpt2-xl-flops", test_flops);
+  g_test_add_func ("/model/zoo/kept-activations", test_kept_activations);
   g_test_add_func ("/model/csv/valid", test_csv);
   g_test_add_func ("/model/csv/malformed", test_csv_malformed);
+  g_test_add_func ("/model/csv/ddp-columns", test_csv_ddp_columns);
+  g_test_add_func ("/model/csv/tensors-buckets", test_csv_tensors_buckets);
+  g_test_add_func ("/model/csv/run-columns", test_csv_run_columns);
+  g_test_add_func ("/model/csv/ddp-malformed", test_csv_ddp_malformed);
   g_test_add_func ("/model/set-times", test_set_times);
   g_test_add_func ("/model/keyfile/malformed", test_keyfile_malformed);
   g_test_add_func ("/model/hf/totals", test_hf_totals);

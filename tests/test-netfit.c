@@ -4,19 +4,9 @@
  * scale that was not measured. */
 #include "calibrate/netfit.h"
 #include "sim/topo-load.h"
+#include "test-util.h"
 
 #include <math.h>
-
-static DpsTopoSpec *
-spec (const char *name)
-{
-  g_autoptr (GError) e = NULL;
-  g_autofree char *path = dps_topo_find (name, &e);
-  g_assert_no_error (e);
-  DpsTopoSpec *s = dps_topo_spec_load (path, &e);
-  g_assert_no_error (e);
-  return s;
-}
 
 /* "Measures" every size from 8 B to 1 GiB (x4) at (ranks, nodes) with the
  * figures of truth. */
@@ -37,7 +27,7 @@ measure (DpsCalData *d, const DpsNetFit *truth, const DpsTopoSpec *s, int ranks,
 static void
 test_recover (void)
 {
-  g_autoptr (DpsTopoSpec) s = spec ("dgx-a100");
+  g_autoptr (DpsTopoSpec) s = test_shipped_spec ("dgx-a100");
   DpsNetFit truth = { .fitted = TRUE };
   for (int i = 0; i < DPS_NETFIT_N; i++)
     truth.scale[i] = 1;
@@ -70,7 +60,7 @@ test_recover (void)
 static void
 test_single_node (void)
 {
-  g_autoptr (DpsTopoSpec) s = spec ("dgx-a100");
+  g_autoptr (DpsTopoSpec) s = test_shipped_spec ("dgx-a100");
   DpsNetFit truth = { .fitted = TRUE };
   for (int i = 0; i < DPS_NETFIT_N; i++)
     truth.scale[i] = 1;

@@ -222,6 +222,12 @@ test_bad_paths (void)
   g_assert_nonnull (strstr (e1->message, "/nonexistent/x.topo"));
   g_assert_null (dps_topo_spec_load ("/tmp", &e2));
   g_assert_nonnull (strstr (e2->message, "is a directory"));
+  /* a name that is neither a file nor shipped: the message names the
+   * quantity (the command line makes it --topology) and lists the shipped */
+  g_autoptr (GError) e3 = NULL;
+  g_assert_null (dps_topo_find ("no-such-topology", &e3));
+  g_assert_true (g_str_has_prefix (e3->message, "topology: no file 'no-such-topology' and no shipped topology"));
+  g_assert_nonnull (strstr (e3->message, "dgx-h100"));
 }
 
 /* Instantiation refuses impossible sizes: 0 nodes, several nodes without

@@ -6,7 +6,7 @@ set -u
 bin=$1
 . "$(dirname "$0")/cli-lib.sh"
 
-if "$bin" validate --quick --replicas 1,2,4 --steps 6 --warmup 1 --batch 16 -o "$tmp/v" >"$tmp/out" 2>"$tmp/err"; then ok
+if "$bin" validate --quick --gpus 1,2,4 --steps 6 --warmup 1 --batch 16 -o "$tmp/v" >"$tmp/out" 2>"$tmp/err"; then ok
 else ko "validate: $(tail -3 "$tmp/err")"; fi
 for f in v.csv v.png v.svg v-breakdown.png v-breakdown.svg v-timeline.png v-timeline.svg v-timeline.csv v.calib v-measured-trace.json v-predicted-trace.json; do
   if [ -s "$tmp/$f" ]; then ok; else ko "validate wrote no $f"; fi
@@ -17,22 +17,22 @@ rows=$(grep -c '^[0-9]' "$tmp/v.csv")
 if [ "$rows" -eq 3 ] && head -1 "$tmp/v.csv" | grep -q 'error_pct'; then ok; else ko "$rows rows"; fi
 if grep -q "mean absolute error" "$tmp/out" && grep -q "inside the predicted interval" "$tmp/out"; then ok; else ko "summary line"; fi
 # the profile written holds no step times, and reused it passes the rule
-if "$bin" validate --calibration "$tmp/v.calib" --replicas 1,2 --steps 4 --warmup 1 --batch 16 -o "$tmp/w" >/dev/null 2>&1; then ok; else ko "reusing the profile"; fi
+if "$bin" validate --calibration "$tmp/v.calib" --gpus 1,2 --steps 4 --warmup 1 --batch 16 -o "$tmp/w" >/dev/null 2>&1; then ok; else ko "reusing the profile"; fi
 
 # the hold-out rule: a profile with step times of a run is refused
 cp "$tmp/v.calib" "$tmp/leak.calib"
 printf '\n[run.steps]\nstep_s=0.01;0.02\n' >>"$tmp/leak.calib"
-if "$bin" validate --calibration "$tmp/leak.calib" --replicas 1,2 2>"$tmp/err"; then ko "leaky profile accepted"; else
+if "$bin" validate --calibration "$tmp/leak.calib" --gpus 1,2 2>"$tmp/err"; then ko "leaky profile accepted"; else
   grep -q "step times of a training run" "$tmp/err" && ok || ko "rule: $(cat "$tmp/err")"; fi
 # more replicas than the profile was calibrated for
-if "$bin" validate --calibration "$tmp/v.calib" --replicas 1,8 2>"$tmp/err"; then ko "8 replicas on a 4-rank profile"; else
+if "$bin" validate --calibration "$tmp/v.calib" --gpus 1,8 2>"$tmp/err"; then ko "8 replicas on a 4-rank profile"; else
   grep -q "calibrated up to 4" "$tmp/err" && ok || ko "limit: $(cat "$tmp/err")"; fi
 
 # the GPU backend: where a GPU is present, one replica per GPU (here: 1)
 # calibrated by the GPU replica's own layer times, run and predicted; a
 # single replica has no collective, so the prediction is the sum of the
 # calibrated layers and the error small (within 25%); elsewhere one line
-if "$bin" validate --backend gpu --replicas 1 --quick --steps 8 --warmup 2 --batch 16 -o "$tmp/g" >"$tmp/gout" 2>"$tmp/err"; then
+if "$bin" validate --backend gpu --gpus 1 --quick --steps 8 --warmup 2 --batch 16 -o "$tmp/g" >"$tmp/gout" 2>"$tmp/err"; then
   e=$(awk -F, 'NR == 2 { print ($10 < 0 ? -$10 : $10) }' "$tmp/g.csv")
   if [ -n "$e" ] && awk "BEGIN { exit !($e < 25) }" && grep -q "real GPU training" "$tmp/gout"; then ok; else ko "gpu validate: error '$e'"; fi
 else
@@ -46,7 +46,7 @@ if "$bin" validate --backend gpu --nodes 2 2>"$tmp/err"; then ko "gpu over emula
 # over emulated nodes (root: namespaces, tc): 2 and 4 replicas on 2 nodes
 if [ "$(id -u)" -eq 0 ] && ip netns add dpsprobe$$ 2>/dev/null; then
   ip netns del dpsprobe$$
-  if "$bin" validate --emulate --nodes 2 --link-gbps 1 --replicas 2,4 --steps 4 --warmup 1 --quick -o "$tmp/n" \
+  if "$bin" validate --emulate --nodes 2 --link-gbps 1 --gpus 2,4 --steps 4 --warmup 1 --quick -o "$tmp/n" \
        >"$tmp/nout" 2>"$tmp/err"; then ok; else ko "validate --nodes: $(tail -2 "$tmp/err")"; fi
   if grep -q "over 2 emulated nodes" "$tmp/nout" && [ "$(grep -c '^[0-9]' "$tmp/n.csv")" -eq 2 ]; then ok; else ko "validate --nodes output"; fi
   if [ "$(ip netns list | grep -c '^dps[0-9]')" -eq 0 ]; then ok; else ko "namespaces left behind"; fi

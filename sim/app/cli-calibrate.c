@@ -202,7 +202,7 @@ dps_calibrate_cpu (const int *ranks, int n_ranks, const double *sizes, int n_siz
         per_node = MAX (per_node, ranks[i] / nodes);
       }
     if (multi->len == 0) {
-      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--nodes %d: no --ranks count is a multiple of it", nodes);
+      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--nodes %d: no --gpus count is a multiple of it", nodes);
       g_array_free (multi, TRUE);
       return NULL;
     }
@@ -284,7 +284,7 @@ dps_cmd_calibrate (int argc, char **argv)
     { "backend", 0, 0, G_OPTION_ARG_STRING, &backend, "auto (default: GPUs if present, else CPUs), gpu or cpu", "B" },
     { "quick", 'q', 0, G_OPTION_ARG_NONE, &quick, "Fewer sizes and shorter timings (for CI)", NULL },
     { "sizes", 's', 0, G_OPTION_ARG_STRING, &sizes_s, "Message sizes: MIN:MAX:FACTOR or a list (CPU default 8:16M:2, GPU 8:1G:2)", "SIZES" },
-    { "ranks", 'r', 0, G_OPTION_ARG_STRING, &ranks_s, "Rank (or GPU) counts (CPU default 2,4; GPU 2,4,... all)", "LIST" },
+    { "gpus", 'g', 0, G_OPTION_ARG_STRING, &ranks_s, "Rank (or GPU) counts (CPU default 2,4; GPU 2,4,... all; was --ranks/-r)", "LIST" },
     { "model", 'M', 0, G_OPTION_ARG_STRING, &model_s, "Model whose per-layer times to measure (default mlp on CPUs, transformer-small on GPUs)", "NAME" },
     { "batch", 'b', 0, G_OPTION_ARG_INT, &batch, "Batch for the per-layer times (default 32, quick 8)", "B" },
     { "import", 'i', 0, G_OPTION_ARG_FILENAME_ARRAY, &imports, "Import an nccl-tests all_reduce_perf log instead of measuring (repeatable)", "FILE" },
@@ -298,7 +298,9 @@ dps_cmd_calibrate (int argc, char **argv)
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Profile to write (default dpscale.calib; also .csv and .png beside it)", "FILE" },
     G_OPTION_ENTRY_NULL
   };
+  static const DpsCliAlias aliases[] = { { "--ranks", "--gpus" }, { "-r", "--gpus" }, { NULL, NULL } };
   GError *error = NULL;
+  dps_cli_deprecated ("calibrate", aliases, argc, argv);
   if (!dps_cli_parse ("calibrate", "measure this machine (or import nccl-tests logs) and write a profile",
                       "Measures all-reduce over message sizes and rank counts (NCCL on GPUs, MPI on\n"
                       "CPUs), GEMM throughput and per-layer times, fits per-level latency and\n"
@@ -325,7 +327,7 @@ dps_cmd_calibrate (int argc, char **argv)
            || !dps_cli_double_given ("--link-gbps", &link_gbps, 0, FALSE, 1e6, 1, &error))
     ;
   else if (imports && (backend || sizes_s || ranks_s))
-    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--import: logs replace measuring; drop --backend/--sizes/--ranks");
+    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--import: logs replace measuring; drop --backend/--sizes/--gpus");
   else if (nodes < 0 || nodes == 1 || nodes > 64 || (nodes > 1 && (imports || (backend && !g_str_equal (backend, "cpu")))))
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--nodes: 2 to 64 emulated nodes, for CPU calibration");
   else if (gap_emulated && gap_ms == 0)
@@ -352,10 +354,10 @@ dps_cmd_calibrate (int argc, char **argv)
         g_string_append_printf (def, "%s%d", def->len ? "," : "", g);
       if (!def->len)
         g_string_append (def, "1");
-      dps_cli_parse_int_list ("--ranks", ranks_s ? ranks_s : def->str, 1, n_gpu, &ranks, &error);
+      dps_cli_parse_int_list ("--gpus", ranks_s ? ranks_s : def->str, 1, n_gpu, &ranks, &error);
       g_string_free (def, TRUE);
     } else
-      dps_cli_parse_int_list ("--ranks", ranks_s ? ranks_s : "2,4", 2, 256, &ranks, &error);
+      dps_cli_parse_int_list ("--gpus", ranks_s ? ranks_s : "2,4", 2, 256, &ranks, &error);
   }
   g_free (why);
   GArray *r32 = g_array_new (FALSE, FALSE, sizeof (int));
@@ -378,8 +380,11 @@ dps_cmd_calibrate (int argc, char **argv)
     data = dps_cal_data_new (imports ? "nccl-tests" : "gpu-nccl");
     prof = dps_profile_new (data);
     if (imports) {
-      for (int i = 0; imports[i] && !error; i++)
-        dps_nccl_log_load (imports[i], data, &error);
+      for (int i = 0; imports[i] && !error; i++) {
+        g_autofree char *warning = NULL;
+        if (dps_nccl_log_load_warn (imports[i], data, &warning, &error) && warning)
+          fprintf (stderr, "dpscale calibrate: warning: %s\n", warning);
+      }
       if (!error)
         trays_to_domains (data, topology, &error);
       if (!error && fit (prof, &error))

@@ -10,6 +10,7 @@
 #include "sim/base/json-util.h"
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 typedef struct {
   guint64  bytes;
@@ -115,6 +116,26 @@ emit_json (GString *out, const DpsTopo *topo, const Row *rows, guint n, int n_gp
   g_string_append_printf (out, "%s\n", text);
 }
 
+/* nccl-tests' -o is the reduction operation (sum, prod, max, min, avg,
+ * mulsum or all), dpscale's the output file: "-o sum" pasted from an
+ * all_reduce_perf command line is refused rather than written to ./sum. */
+static gboolean
+refuse_nccl_tests_op (int argc, char **argv, GError **error)
+{
+  static const char *const ops[] = { "sum", "prod", "max", "min", "avg", "mulsum", "all", NULL };
+  for (int i = 1; i < argc && strcmp (argv[i], "--") != 0; i++) {
+    if (strncmp (argv[i], "-o", 2) != 0)
+      continue;
+    const char *v = argv[i][2] ? argv[i] + 2 : i + 1 < argc ? argv[i + 1] : "";   /* "-osum" or "-o sum" */
+    if (g_strv_contains (ops, v)) {
+      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "-o %s: -o is the output file here, not nccl-tests' reduction "
+                   "(the rows are sum's; --output ./%s for a file of that name)", v, v);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
 int
 dps_cmd_collective (int argc, char **argv)
 {
@@ -123,11 +144,12 @@ dps_cmd_collective (int argc, char **argv)
   g_autofree char *calibration = NULL, *plot_path = NULL;
   g_auto (GStrv) compare = NULL;
   int nodes = DPS_UNSET_INT, gpus = DPS_UNSET_INT, channels = DPS_UNSET_INT;
+  int check = DPS_UNSET_INT, iters = DPS_UNSET_INT, warmup = DPS_UNSET_INT, blocking = DPS_UNSET_INT;
   double factor = 2;
   GOptionEntry entries[] = {
     { "topology", 't', 0, G_OPTION_ARG_STRING, &topology, "Topology file or shipped name (default dgx-h100)", "NAME|FILE" },
-    { "nodes", 'n', 0, G_OPTION_ARG_INT, &nodes, "Number of nodes (default 2)", "N" },
-    { "gpus", 'g', 0, G_OPTION_ARG_INT, &gpus, "Number of GPUs (instead of --nodes)", "G" },
+    { "nodes", 0, 0, G_OPTION_ARG_INT, &nodes, "Number of nodes (default 2; -n is nccl-tests' --iters)", "N" },
+    { "gpus", 'g', 0, G_OPTION_ARG_INT, &gpus, "Number of GPUs in all (instead of --nodes; all_reduce_perf -g in one process)", "G" },
     { "op", 0, 0, G_OPTION_ARG_STRING, &op_s, "allreduce (default), reducescatter, allgather, broadcast", "OP" },
     { "minbytes", 'b', 0, G_OPTION_ARG_STRING, &minb, "Smallest size, as nccl-tests: 8, 1K, 32M (default 8)", "SIZE" },
     { "maxbytes", 'e', 0, G_OPTION_ARG_STRING, &maxb, "Largest size (default 1G)", "SIZE" },
@@ -135,7 +157,13 @@ dps_cmd_collective (int argc, char **argv)
     { "datatype", 'd', 0, G_OPTION_ARG_STRING, &type, "Element type for the count column (default float)", "TYPE" },
     { "algo", 'a', 0, G_OPTION_ARG_STRING, &algo_s, "Algorithms to pick from, as NCCL_ALGO: ring,tree,nvls (default) and hier", "LIST" },
     { "proto", 'p', 0, G_OPTION_ARG_STRING, &proto_s, "Protocols, as NCCL_PROTO: LL,LL128,Simple", "LIST" },
-    { "channels", 'c', 0, G_OPTION_ARG_INT, &channels, "NCCL channels (default: the topology's)", "N" },
+    { "channels", 0, 0, G_OPTION_ARG_INT, &channels, "NCCL channels (default: the topology's; -c is nccl-tests' --check)", "N" },
+    /* nccl-tests' run controls, so that its command lines paste: none
+     * changes a simulated time */
+    { "check", 'c', 0, G_OPTION_ARG_INT, &check, "As nccl-tests: check results (accepted, no effect: nothing is computed)", "0/1" },
+    { "iters", 'n', 0, G_OPTION_ARG_INT, &iters, "As nccl-tests: timed iterations (accepted, no effect)", "N" },
+    { "warmup_iters", 'w', 0, G_OPTION_ARG_INT, &warmup, "As nccl-tests: warm-up iterations (accepted, no effect)", "N" },
+    { "blocking", 'z', 0, G_OPTION_ARG_INT, &blocking, "As nccl-tests: blocking collectives (accepted, no effect)", "0/1" },
     { "mode", 'm', 0, G_OPTION_ARG_STRING, &mode_s, "flow (max-min flow-level network, default) or analytical", "MODE" },
     { "calibration", 'C', 0, G_OPTION_ARG_FILENAME, &calibration, "Use a calibration profile's fitted latencies and bandwidths (and its machine, without --topology)", "FILE" },
     { "compare", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &compare, "Predict each row of nccl-tests logs or published references (tests/reference/nccl/*.ref; more files may follow) and print the error", "FILE" },
@@ -145,15 +173,19 @@ dps_cmd_collective (int argc, char **argv)
     G_OPTION_ENTRY_NULL
   };
   GError *error = NULL;
-  if (!dps_cli_parse ("collective", "time one collective on a cluster",
+  if (!refuse_nccl_tests_op (argc, argv, &error)
+      || !dps_cli_parse ("collective", "time one collective on a cluster",
                       "Prints time, algbw and busbw per size as nccl-tests' all_reduce_perf does,\n"
                       "with the algorithm and protocol that NCCL's cost model picks.\n\n"
                       "Example: dpscale collective --topology dgx-a100 --nodes 4 -b 8 -e 8G -f 2\n\n"
                       "With --compare LOG, the model beside each row of a measured nccl-tests log (or a\n"
                       "published reference: tests/reference/nccl/), the error per row and its median:\n"
                       "  dpscale collective --compare my-cluster.log --topology dgx-h100 --plot cmp.png",
-                      entries, &argc, &argv, &error))
+                         entries, &argc, &argv, &error))
     return dps_cli_fail ("collective", error);
+  if (check != DPS_UNSET_INT || iters != DPS_UNSET_INT || warmup != DPS_UNSET_INT || blocking != DPS_UNSET_INT)
+    fprintf (stderr, "dpscale collective: nccl-tests' -c/-n/-w/-z (check, iterations, warm-up, blocking) do not "
+             "change a prediction: ignored (NCCL channels are --channels, nodes --nodes)\n");
   if (compare) {
     g_autoptr (GStrvBuilder) fb = g_strv_builder_new ();
     g_strv_builder_addv (fb, (const char **) compare);
@@ -175,7 +207,7 @@ dps_cmd_collective (int argc, char **argv)
     if (error)
       return dps_cli_fail ("collective", error);
     return dps_cmd_collective_compare (files, topology, cprof,
-                                       mode_s && g_str_equal (mode_s, "analytical") ? DPS_MODE_ANALYTICAL : DPS_MODE_FLOW,
+                                       mode_s && g_str_equal (mode_s, "analytical") ? DPS_MODE_ANALYTICAL : DPS_CLI_NET_MODE,
                                        cf, output, plot_path);
   }
   if (plot_path) {
@@ -189,7 +221,7 @@ dps_cmd_collective (int argc, char **argv)
   DpsCollOp op = DPS_OP_ALLREDUCE;
   guint64 lo = 8, hi = 1ull << 30;
   guint amask, pmask;
-  DpsNetMode mode = DPS_MODE_FLOW;
+  DpsNetMode mode = DPS_CLI_NET_MODE;
   DpsFormat format;
   int tsize = type_size (type ? type : "float", &error);
   if (!tsize)

@@ -18,19 +18,21 @@ dps_ddp_options (DpsDdpOpts *o, gboolean sweep)
     { "model", 'M', 0, G_OPTION_ARG_STRING, &o->model, "Model: a shipped name, a .model or a per-layer .csv file (default gpt2-xl)", "NAME|FILE" },
     { "topology", 't', 0, G_OPTION_ARG_STRING, &o->topology, sweep ? "Topologies, comma-separated (default dgx-h100)" : "Topology file or shipped name (default dgx-h100)", sweep ? "LIST" : "NAME|FILE" },
     { "gpus", 'g', 0, G_OPTION_ARG_STRING, &o->gpus, sweep ? "GPU counts (default 1,2,4,...,1024)" : "GPUs, one replica each (default 64)", sweep ? "LIST" : "N" },
-    { "nodes", 'n', 0, G_OPTION_ARG_INT, &o->nodes, "Nodes (instead of --gpus): all their GPUs", "N" },
+    { "nodes", 0, 0, G_OPTION_ARG_INT, &o->nodes, "Nodes (instead of --gpus): all their GPUs (was -n)", "N" },
     { "batch", 'b', 0, G_OPTION_ARG_STRING, &o->batch, sweep ? "Per-replica batches (default 4)" : "Samples per replica per micro-step (default 4; weak scaling)", sweep ? "LIST" : "B" },
     { "global-batch", 'G', 0, G_OPTION_ARG_DOUBLE, &o->global_batch, "Strong scaling: this many samples per step, split across replicas", "B" },
     { "bucket-cap-mb", 0, 0, G_OPTION_ARG_STRING, &o->bucket_cap, sweep ? "Bucket caps in MiB (default 25)" : "DDP bucket cap in MiB (default 25)", sweep ? "LIST" : "MB" },
     { "first-bucket-mb", 0, 0, G_OPTION_ARG_STRING, &o->first_bucket, "Cap of the first bucket in MiB (default 1)", "MB" },
     { "grad-dtype", 0, 0, G_OPTION_ARG_STRING, &o->grad_dtype, "Gradient type: fp32 (default), bf16, fp16", "T" },
     { "dtype", 0, 0, G_OPTION_ARG_STRING, &o->dtype, "Compute type: bf16 (default, mixed precision), fp16, tf32, fp32", "T" },
-    { "optimizer", 0, 0, G_OPTION_ARG_STRING, &o->optimizer, "adam (default), momentum, sgd", "OPT" },
+    { "optimizer", 0, 0, G_OPTION_ARG_STRING, &o->optimizer, "adam (default, as in every subcommand), momentum, sgd", "OPT" },
     { "compress", 0, 0, G_OPTION_ARG_STRING, &o->compress, "Gradient compression hook: fp16 or powersgd:R", "HOOK" },
     { "grad-accum", 'k', 0, G_OPTION_ARG_STRING, &o->grad_accum, sweep ? "Micro-steps per step (default 1)" : "Gradient accumulation: K micro-steps, K-1 of them no_sync (default 1)", sweep ? "LIST" : "K" },
     { "no-overlap", 0, 0, G_OPTION_ARG_NONE, &o->no_overlap, "All-reduce only after backward (shows what overlap buys)", NULL },
     { "find-unused", 0, 0, G_OPTION_ARG_NONE, &o->find_unused, "find_unused_parameters=True: one more small all-reduce", NULL },
     { "grad-as-bucket-view", 0, 0, G_OPTION_ARG_NONE, &o->gabv, "gradient_as_bucket_view=True: no bucket copy in memory", NULL },
+    { "flash-attention", 0, 0, G_OPTION_ARG_NONE, &o->flash, "Attention by SDPA's flash kernels: no score matrices kept (memory)", NULL },
+    { "checkpoint", 0, 0, G_OPTION_ARG_NONE, &o->checkpoint, "Activation checkpointing of every transformer block: its input kept, its forward run again in backward", NULL },
     { "contention", 0, 0, G_OPTION_ARG_DOUBLE, &o->contention, "Slowdown of compute and communication while they overlap (0.1 = 10%; default: the GPU's, NCCL's SMs and HBM traffic)", "F" },
     { "jitter", 0, 0, G_OPTION_ARG_DOUBLE, &o->jitter, "Per-layer compute jitter, coefficient of variation (0.05 = 5%)", "CV" },
     { "slow-replicas", 0, 0, G_OPTION_ARG_INT, &o->slow_replicas, "Number of slow replicas", "K" },
@@ -43,7 +45,7 @@ dps_ddp_options (DpsDdpOpts *o, gboolean sweep)
     { "steps-to-target", 0, 0, G_OPTION_ARG_DOUBLE, &o->steps_to_target, "Steps to the target at a small batch, S_min: steps(B) = S_min (1 + B_noise/B)", "S" },
     { "price-per-gpu-hour", 0, 0, G_OPTION_ARG_DOUBLE, &o->price, "Price of one GPU-hour, for costs (default: the topology's price_per_gpu_hour_usd)", "USD" },
     { "efficiency", 0, 0, G_OPTION_ARG_DOUBLE, &o->efficiency, "Fraction of peak FLOP/s every kernel reaches (default: by kind and type, sim/compute.c)", "E" },
-    { "mode", 'm', 0, G_OPTION_ARG_STRING, &o->mode, sweep ? "analytical (default) or flow" : "flow (default) or analytical network model", "MODE" },
+    { "mode", 'm', 0, G_OPTION_ARG_STRING, &o->mode, "Network model: flow (max-min flow-level, the default everywhere) or analytical", "MODE" },
     { "algo", 'a', 0, G_OPTION_ARG_STRING, &o->algo, "Collective algorithms allowed, as NCCL_ALGO (ring,tree,nvls; hier)", "LIST" },
     { "proto", 'p', 0, G_OPTION_ARG_STRING, &o->proto, "Protocols allowed, as NCCL_PROTO (LL,LL128,Simple)", "LIST" },
     { "format", 0, 0, G_OPTION_ARG_STRING, &o->format, "table (default), csv or json", "FMT" },
@@ -172,6 +174,8 @@ dps_ddp_opts_apply (DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
   c->no_overlap = o->no_overlap;
   c->find_unused = o->find_unused;
   c->grad_as_bucket_view = o->gabv;
+  c->flash_attention = o->flash;
+  c->checkpoint = o->checkpoint;
   if (o->contention != -1)   /* -1: not given, the device's own (dps_ddp_default_contention) */
     c->contention = o->contention;
   c->jitter_cv = o->jitter;
@@ -186,6 +190,19 @@ dps_ddp_opts_apply (DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
   c->price_per_gpu_hour = o->price;
   if (o->efficiency > 0)
     c->compute.efficiency = o->efficiency;
+  return TRUE;
+}
+
+/* A per-layer file's own times on the topology's GPU (dps_compute_use_file_times),
+ * the report's line in c->compute_note. */
+static gboolean
+use_file_times (DpsModel *model, const DpsTopo *topo, DpsDdpConfig *c, GError **error)
+{
+  g_autofree char *note = NULL;
+  if (!dps_compute_use_file_times (model, &dps_topo_spec (topo)->gpu, &c->compute, &note, error))
+    return FALSE;
+  if (note)
+    g_strlcpy (c->compute_note, note, sizeof c->compute_note);
   return TRUE;
 }
 
@@ -215,6 +232,9 @@ dps_ddp_setup (const DpsDdpOpts *o, const DpsProfile *profile, DpsModel *model, 
     dps_profile_use_layers (profile, model, per_node, name ? &dps_topo_spec (*topo)->gpu : NULL, &c->compute, &note);
     if (note)
       g_strlcpy (c->compute_note, note, sizeof c->compute_note);
+    if (!note && name && !dps_profile_layers_for (profile, model, per_node)
+        && !use_file_times (model, *topo, c, error))
+      return FALSE;
     const DpsContention *ct = name ? NULL : dps_profile_contention (profile, per_node);
     if (ct && per_node > 1) {
       /* measured on this machine: overlap slowdowns, and a rank's memory
@@ -230,6 +250,8 @@ dps_ddp_setup (const DpsDdpOpts *o, const DpsProfile *profile, DpsModel *model, 
     c->launch_s = profile->data->handoff_s;
     c->launch_busy_s = per_node > 1 ? dps_profile_busy_wait (profile, per_node) : 0;
   }
+  else if (!use_file_times (model, *topo, c, error))
+    return FALSE;
   c->model = model;
   c->topo = *topo;
   c->n_gpus = n_gpus;

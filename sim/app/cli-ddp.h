@@ -13,7 +13,7 @@ typedef struct {
   int     nodes, slow_replicas, trials, seed;
   double  global_batch, contention, jitter, slow_factor, os_noise_ms, loader_rate, critical_batch;
   double  steps_to_target, price, efficiency;
-  gboolean no_overlap, find_unused, gabv;
+  gboolean no_overlap, find_unused, gabv, flash, checkpoint;
 } DpsDdpOpts;
 
 GOptionEntry *dps_ddp_options (DpsDdpOpts *o, gboolean sweep);

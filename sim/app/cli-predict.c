@@ -230,8 +230,10 @@ dps_cmd_predict (int argc, char **argv)
   g_autofree GOptionEntry *entries = dps_ddp_options (&o, FALSE);
   GError *error = NULL;
   int status = 0;
+  dps_cli_deprecated ("predict", dps_cli_nodes_alias, argc, argv);
   if (!dps_cli_parse ("predict", "one DDP training configuration: step time, efficiency, memory, cost",
-                      "With no options: GPT-2 XL on 64 H100 GPUs (8 DGX H100 nodes).\n\n"
+                      "With no options: GPT-2 XL on 64 H100 GPUs (8 DGX H100 nodes), Adam, flow-level\n"
+                      "network model.\n\n"
                       "Example: dpscale predict --model resnet50 --topology dgx-a100 --gpus 32 --batch 64",
                       entries, &argc, &argv, &error)) {
     dps_ddp_opts_clear (&o);
@@ -239,7 +241,7 @@ dps_cmd_predict (int argc, char **argv)
   }
   DpsDdpConfig c;
   dps_ddp_config_default (&c);
-  c.mode = DPS_MODE_FLOW;
+  c.mode = DPS_CLI_NET_MODE;
   double gpus = 0, batch = 4, cap = 25, accum = 1;
   DpsFormat format;
   g_autoptr (DpsModel) model = NULL;

@@ -56,10 +56,23 @@ time_layers_only (DpsRunSpec *spec, const DpsModel *model, DpsFormat format)
     g_autofree char *j = dps_json_builder_to_text (jb, TRUE);
     g_string_append_printf (t, "%s\n", j);
   } else if (format == DPS_FORMAT_CSV) {
-    g_string_append (t, "layer,name,forward_s,backward_s\n");
-    for (int l = 0; l < L; l++)
-      g_string_append_printf (t, "%d,%s,%.9g,%.9g\n", l, dps_model_layer (model, l)->name, fwd[l],
-                              bwd[l]);
+    /* a per-layer file --model reads: each layer's tensors, the model's
+     * activations in fp32 for the batch (the replica computes in fp32) */
+    g_string_append_printf (t, "# dpscale run --time-layers: %s\n# device: %s\n# dtype: fp32\n# batch: %d\n",
+                            model->name, spec->gpu ? "gpu" : "cpu", spec->batch);
+    g_string_append (t, "layer,name,params,tensors,activation_bytes,forward_s,backward_s\n");
+    for (int l = 0; l < L; l++) {
+      const DpsLayer *ly = dps_model_layer (model, l);
+      g_string_append_printf (t, "%d,%s,%" G_GINT64_FORMAT ",", l, ly->name, ly->n_params);
+      for (int k = 0; k < ly->n_tensors; k++) {
+        const DpsTensor *tn = dps_model_tensor (model, ly->first_tensor + k);
+        if (tn->rows > 0)
+          g_string_append_printf (t, "%s%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT, k ? ";" : "", tn->rows, tn->cols);
+        else
+          g_string_append_printf (t, "%s%" G_GINT64_FORMAT, k ? ";" : "", tn->numel);
+      }
+      g_string_append_printf (t, ",%.0f,%.9g,%.9g\n", ly->act_bytes / 2 * 4 * spec->batch, fwd[l], bwd[l]);
+    }
   } else {
     g_string_append_printf (t, "dpscale run --time-layers: %s at batch %d, as one replica computes it (%s)\n\n",
                             model->name, spec->batch,
@@ -90,7 +103,7 @@ dps_cmd_run (int argc, char **argv)
   double cap = 25, first = 1, lr = dps_cli_unset (), timeout = 600, link_gbps = 1;
   gboolean emulate = FALSE, check = FALSE, time_layers = FALSE;
   GOptionEntry entries[] = {
-    { "ranks", 'n', 0, G_OPTION_ARG_INT, &ranks, "Replicas, one MPI process each (default 2; on GPUs one per GPU)", "N" },
+    { "gpus", 'g', 0, G_OPTION_ARG_INT, &ranks, "Replicas, one MPI process each (default 2; on GPUs one per GPU; was --ranks/-n)", "N" },
     { "backend", 0, 0, G_OPTION_ARG_STRING, &backend, "cpu (default; MPI + OpenBLAS) or gpu (CUDA + cuBLAS + NCCL, one GPU per replica)", "B" },
     { "model", 'M', 0, G_OPTION_ARG_STRING, &model_s, "Model: mlp (default) or a GPT-2 stack such as transformer-small; --emulate takes any zoo or CSV model", "NAME" },
     { "batch", 'b', 0, G_OPTION_ARG_INT, &batch, "Samples per replica per step (default 32)", "B" },
@@ -99,7 +112,7 @@ dps_cmd_run (int argc, char **argv)
     { "grad-accum", 'k', 0, G_OPTION_ARG_INT, &accum, "Micro-steps per step, all but the last under no_sync (default 1)", "K" },
     { "bucket-cap-mb", 0, 0, G_OPTION_ARG_DOUBLE, &cap, "DDP bucket cap in MiB (default 25)", "MB" },
     { "first-bucket-mb", 0, 0, G_OPTION_ARG_DOUBLE, &first, "First bucket cap in MiB (default 1)", "MB" },
-    { "optimizer", 0, 0, G_OPTION_ARG_STRING, &optimizer, "sgd (default) or adam", "OPT" },
+    { "optimizer", 0, 0, G_OPTION_ARG_STRING, &optimizer, "adam (default, as in every subcommand) or sgd", "OPT" },
     { "lr", 0, 0, G_OPTION_ARG_DOUBLE, &lr, "Learning rate (default 0.02 SGD, 0.001 Adam)", "LR" },
     { "seed", 0, 0, G_OPTION_ARG_INT, &seed, "Seed of weights and data (default 1)", "S" },
     { "emulate", 'e', 0, G_OPTION_ARG_NONE, &emulate, "Replace compute by waits of calibrated length; real all-reduces", NULL },
@@ -115,11 +128,13 @@ dps_cmd_run (int argc, char **argv)
     { "trace", 0, 0, G_OPTION_ARG_FILENAME, &trace, "Write the last step as a Chrome trace (the simulator's shape)", "FILE" },
     G_OPTION_ENTRY_NULL
   };
+  static const DpsCliAlias aliases[] = { { "--ranks", "--gpus" }, { "-n", "--gpus" }, { NULL, NULL } };
   GError *error = NULL;
+  dps_cli_deprecated ("run", aliases, argc, argv);
   if (!dps_cli_parse ("run", "real data-parallel training on this machine",
-                      "With no options: the MLP on 2 CPU replicas for 20 steps.\n\n"
-                      "Examples:\n  dpscale run --ranks 4 --steps 50 -o steps.csv\n"
-                      "  dpscale run --emulate --ranks 16 --model gpt2 --calibration mybox.calib",
+                      "With no options: the MLP on 2 CPU replicas for 20 steps, Adam.\n\n"
+                      "Examples:\n  dpscale run --gpus 4 --steps 50 -o steps.csv\n"
+                      "  dpscale run --emulate --gpus 16 --model gpt2 --calibration mybox.calib",
                       entries, &argc, &argv, &error))
     return dps_cli_fail ("run", error);
   DpsFormat format;
@@ -135,7 +150,7 @@ dps_cmd_run (int argc, char **argv)
   else if (backend && !g_str_equal (backend, "cpu") && !g_str_equal (backend, "gpu"))
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--backend: '%s' is not cpu or gpu", backend);
   else if (ranks < 1 || ranks > 256)
-    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--ranks: %d is not 1 to 256", ranks);
+    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--gpus: %d is not 1 to 256", ranks);
   else if (steps < 1 || steps > 100000 || warmup < 0 || warmup >= steps)
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--steps/--warmup: need 0 <= warmup < steps <= 100000");
   else if (accum < 1 || accum > 1024)
@@ -155,7 +170,7 @@ dps_cmd_run (int argc, char **argv)
   else if ((calibration || topology) && !emulate)
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--calibration/--topology: only with --emulate");
   else if (nodes < 0 || nodes == 1 || (nodes > 1 && ranks % nodes))
-    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--nodes: %d emulated nodes for %d replicas: need 2 or more, dividing --ranks",
+    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--nodes: %d emulated nodes for %d replicas: need 2 or more, dividing --gpus",
                  nodes, ranks);
   else if (check && emulate)
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--check-gradient: needs real compute, not --emulate");
@@ -175,7 +190,7 @@ dps_cmd_run (int argc, char **argv)
   if (!model)
     return dps_cli_fail ("run", error);
   DpsRunSpec spec = { .ranks = ranks, .steps = steps, .batch = batch, .seed = seed, .grad_accum = accum, .bucket_cap_mb = cap,
-                      .first_bucket_mb = first, .lr = lr, .optimizer = optimizer, .check_gradient = check,
+                      .first_bucket_mb = first, .lr = lr, .optimizer = optimizer ? optimizer : DPS_CLI_OPTIMIZER, .check_gradient = check,
                       .emulate = emulate, .timeout_s = timeout,
                       .gpu = gpu };
   if (time_layers)
@@ -185,7 +200,7 @@ dps_cmd_run (int argc, char **argv)
   if (emulate) {
     g_autoptr (DpsProfile) profile = calibration ? dps_profile_load (calibration, &error) : NULL;
     if ((calibration && !profile)
-        || !dps_cli_emulation_times (model, profile, topology, batch, optimizer && g_str_equal (optimizer, "adam"),
+        || !dps_cli_emulation_times (model, profile, topology, batch, g_str_equal (spec.optimizer, "adam"),
                                      &fwd, &bwd, &spec.emu_opt_s, &error))
       return dps_cli_fail ("run", error);
     spec.emu_fwd_s = fwd;

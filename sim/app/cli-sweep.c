@@ -83,10 +83,11 @@ dps_cmd_sweep (int argc, char **argv)
   DpsDdpOpts o = { .seed = 1, .contention = -1 };
   g_autofree GOptionEntry *entries = dps_ddp_options (&o, TRUE);
   GError *error = NULL;
+  dps_cli_deprecated ("sweep", dps_cli_nodes_alias, argc, argv);
   if (!dps_cli_parse ("sweep", "many DDP configurations: a table, a CSV and a plot",
                       "Each of --gpus, --topology, --bucket-cap-mb, --batch and --grad-accum takes a\n"
                       "comma-separated list; every combination is predicted.  With no options:\n"
-                      "GPT-2 XL on 1 to 1024 H100 GPUs (DGX H100 nodes), analytical network model.\n\n"
+                      "GPT-2 XL on 1 to 1024 H100 GPUs (DGX H100 nodes), flow-level network model, Adam.\n\n"
                       "Example: dpscale sweep --model bert-large --gpus 8,16,32,64 --bucket-cap-mb 5,25,100",
                       entries, &argc, &argv, &error)) {
     dps_ddp_opts_clear (&o);
@@ -94,6 +95,7 @@ dps_cmd_sweep (int argc, char **argv)
   }
   DpsDdpConfig base;
   dps_ddp_config_default (&base);
+  base.mode = DPS_CLI_NET_MODE;
   DpsFormat format = DPS_FORMAT_TABLE;
   GArray *gpus = NULL, *caps = NULL, *batches = NULL, *accums = NULL;
   g_auto (GStrv) topos = g_strsplit (o.topology ? o.topology : "dgx-h100", ",", -1);
@@ -156,6 +158,7 @@ dps_cmd_sweep (int argc, char **argv)
               dps_ddp_simulate (&c, &r, &perr);
             }
             if (perr) {
+              dps_cli_name_flag (perr);
               fprintf (stderr, "dpscale sweep: point %d (%s, %d GPUs) skipped: %s\n", done, topos[ti], g, perr->message);
               g_error_free (perr);
               failed++;

@@ -112,7 +112,7 @@ dps_cmd_topo (int argc, char **argv)
   gboolean list = FALSE, all_links = FALSE;
   GOptionEntry entries[] = {
     { "topology", 't', 0, G_OPTION_ARG_STRING, &topology, "Topology file or shipped name (default dgx-h100)", "NAME|FILE" },
-    { "nodes", 'n', 0, G_OPTION_ARG_INT, &nodes, "Number of nodes (default 1)", "N" },
+    { "nodes", 0, 0, G_OPTION_ARG_INT, &nodes, "Number of nodes (default 1; was -n)", "N" },
     { "gpus", 'g', 0, G_OPTION_ARG_INT, &gpus, "Number of GPUs (instead of --nodes)", "G" },
     { "links", 0, 0, G_OPTION_ARG_NONE, &all_links, "List every directed link", NULL },
     { "list", 'l', 0, G_OPTION_ARG_NONE, &list, "List the shipped topologies", NULL },
@@ -120,6 +120,7 @@ dps_cmd_topo (int argc, char **argv)
     G_OPTION_ENTRY_NULL
   };
   GError *error = NULL;
+  dps_cli_deprecated ("topo", dps_cli_nodes_alias, argc, argv);
   if (!dps_cli_parse ("topo", "check and describe a topology file", 
                       "A topology file describes one kind of node and the network between nodes;\n"
                       "the node count is given here.  FILE may be a path or a shipped name.",

@@ -33,6 +33,36 @@ dps_cli_parse (const char *cmd, const char *summary, const char *description,
   return ok;
 }
 
+const DpsCliAlias dps_cli_nodes_alias[] = { { "-n", "--nodes" }, { NULL, NULL } };
+
+/* Rewrites, in place and before dps_cli_parse, each old spelling of
+ * aliases (ended by a { NULL } entry) in argv[1..argc-1] to its new one:
+ * "--ranks 4", "--ranks=4", "-n 4" and "-n4" all become --gpus 4, and each
+ * old spelling used prints one line on stderr, once however often it is
+ * given ("dpscale run: --ranks is deprecated: use --gpus").  Stops at "--".
+ * The rewritten arguments live until the process ends. */
+void
+dps_cli_deprecated (const char *cmd, const DpsCliAlias *aliases, int argc, char **argv)
+{
+  guint64 warned = 0;
+  for (int i = 1; i < argc && strcmp (argv[i], "--") != 0; i++)
+    for (int a = 0; aliases[a].old_flag && a < 64; a++) {
+      const char *old = aliases[a].old_flag, *arg = argv[i];
+      size_t n = strlen (old);
+      gboolean is_long = old[1] == '-';
+      if (strncmp (arg, old, n) != 0 || (arg[n] && is_long && arg[n] != '='))
+        continue;
+      if (!arg[n])
+        argv[i] = (char *) aliases[a].new_flag;
+      else   /* "--ranks=4", or "-n4" */
+        argv[i] = g_strconcat (aliases[a].new_flag, "=", arg + n + (is_long ? 1 : 0), NULL);
+      if (!(warned & (G_GUINT64_CONSTANT (1) << a)))
+        fprintf (stderr, "dpscale %s: %s is deprecated: use %s\n", cmd, old, aliases[a].new_flag);
+      warned |= G_GUINT64_CONSTANT (1) << a;
+      break;
+    }
+}
+
 /* A flag's absence is not its zero: numeric flags start at a sentinel a
  * user cannot give.  For an int that is DPS_UNSET_INT (G_MININT, which the
  * bounds below refuse anyway); for a double a NaN with a payload of its own
@@ -254,12 +284,48 @@ dps_cli_check_prefix (const char *flag, const char *prefix, GError **error)
   return TRUE;
 }
 
+/* The quantities the core refuses by name, and the flags that set them. */
+static const struct { const char *quantity, *flag; } core_flags[] = {
+  { "GPU count: ", "--gpus: " },
+  { "bucket cap: ", "--bucket-cap-mb: " },
+  { "first bucket: ", "--first-bucket-mb: " },
+  { "gradient accumulation: ", "--grad-accum: " },
+  { "trials: ", "--trials: " },
+  { "PowerSGD rank: ", "--compress powersgd:R: " },
+  { "global batch: ", "--global-batch: " },
+  { "batch: ", "--batch: " },
+  { "model: ", "--model: " },
+  { "topology: ", "--topology: " },
+  { "trace file ", "--trace " },
+};
+
+/* The core names the quantity it refuses ("bucket cap: must be more than
+ * 0"); the command line names the flag that sets it ("--bucket-cap-mb: must
+ * be more than 0").  Rewrites error's message that way when it starts with one of
+ * the core's quantities; any other message (or a NULL error) is left as it
+ * is. */
+void
+dps_cli_name_flag (GError *error)
+{
+  if (!error || error->domain != DPS_ERROR)
+    return;
+  for (gsize i = 0; i < G_N_ELEMENTS (core_flags); i++)
+    if (g_str_has_prefix (error->message, core_flags[i].quantity)) {
+      char *m = g_strconcat (core_flags[i].flag, error->message + strlen (core_flags[i].quantity), NULL);
+      g_free (error->message);
+      error->message = m;
+      return;
+    }
+}
+
 /* Prints "dpscale CMD: message" on stderr, frees error, returns the exit
  * status: 2 for usage errors (an unknown or malformed flag), 1 for the rest
- * (bad files, failed writes, unsupported requests). */
+ * (bad files, failed writes, unsupported requests).  A quantity the core
+ * refused is named by its flag (dps_cli_name_flag). */
 int
 dps_cli_fail (const char *cmd, GError *error)
 {
+  dps_cli_name_flag (error);
   gboolean flag = error->domain == DPS_ERROR && error->code != DPS_ERROR_IO
                   && (g_str_has_prefix (error->message, "-") || g_str_has_prefix (error->message, "unknown option"));
   gboolean usage = error->domain == G_OPTION_ERROR || flag;

@@ -109,7 +109,7 @@ dps_cmd_validate (int argc, char **argv)
   GOptionEntry entries[] = {
     { "backend", 0, 0, G_OPTION_ARG_STRING, &backend, "cpu (default: MPI + OpenBLAS replicas) or gpu (one GPU per replica: NCCL + cuBLAS)", "B" },
     { "emulate", 'e', 0, G_OPTION_ARG_NONE, &emulate, "Emulated compute (waits), real all-reduces: many replicas on few cores", NULL },
-    { "replicas", 'r', 0, G_OPTION_ARG_STRING, &replicas_s, "Replica counts (default 1,2; with --emulate 1,2,4,8,16; GPUs: 1,2,4,... up to the GPUs)", "LIST" },
+    { "gpus", 'g', 0, G_OPTION_ARG_STRING, &replicas_s, "Replica counts (default 1,2; with --emulate 1,2,4,8,16; GPUs: 1,2,4,... up to the GPUs; was --replicas/-r)", "LIST" },
     { "model", 'M', 0, G_OPTION_ARG_STRING, &model_s, "Model: mlp (default) or a GPT-2 stack such as transformer-small", "NAME" },
     { "batch", 'b', 0, G_OPTION_ARG_INT, &batch, "Samples per replica per step (default 32)", "B" },
     { "steps", 's', 0, G_OPTION_ARG_INT, &steps, "Steps per run (default 20)", "S" },
@@ -129,12 +129,16 @@ dps_cmd_validate (int argc, char **argv)
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Prefix of the files written (default dpscale-validation)", "PREFIX" },
     G_OPTION_ENTRY_NULL
   };
+  static const DpsCliAlias aliases[] = { { "--replicas", "--gpus" }, { "-r", "--gpus" }, { NULL, NULL } };
   GError *error = NULL;
+  dps_cli_deprecated ("validate", aliases, argc, argv);
   if (!dps_cli_parse ("validate", "calibrate, run and predict over replica counts; the error, in numbers and a plot",
                       "Calibrates (or takes --calibration), runs real data-parallel training for each\n"
                       "replica count, predicts each from the calibration alone, and writes\n"
-                      "PREFIX.csv, PREFIX.png/.svg (efficiency) and PREFIX-breakdown.png/.svg.\n\n"
-                      "Examples:\n  dpscale validate\n  dpscale validate --emulate --replicas 1,2,4,8,16",
+                      "PREFIX.csv, PREFIX.png/.svg (efficiency) and PREFIX-breakdown.png/.svg.\n"
+                      "Replicas train with SGD (the step its calibration times); the predictions use\n"
+                      "the flow-level network model, as every subcommand does by default.\n\n"
+                      "Examples:\n  dpscale validate\n  dpscale validate --emulate --gpus 1,2,4,8,16",
                       entries, &argc, &argv, &error))
     return dps_cli_fail ("validate", error);
   GArray *reps = NULL;
@@ -166,12 +170,12 @@ dps_cmd_validate (int argc, char **argv)
   else {
     for (int g = 2; g <= n_gpu; g *= 2)   /* GPUs: one replica each */
       g_string_append_printf (gpu_reps, ",%d", g);
-    dps_cli_parse_int_list ("--replicas", replicas_s ? replicas_s : gpu ? gpu_reps->str : nodes > 1 ? (emulate ? "2,4,8" : "2,4")
+    dps_cli_parse_int_list ("--gpus", replicas_s ? replicas_s : gpu ? gpu_reps->str : nodes > 1 ? (emulate ? "2,4,8" : "2,4")
                             : emulate ? "1,2,4,8,16" : "1,2", 1, gpu ? n_gpu : 256, &reps, &error);
   }
   for (guint i = 0; !error && nodes > 1 && i < reps->len; i++)
     if (g_array_index (reps, gint64, i) % nodes)
-      g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--replicas: %d is not a multiple of --nodes %d",
+      g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--gpus: %d is not a multiple of --nodes %d",
                    (int) g_array_index (reps, gint64, i), nodes);
   if (!error && output)
     dps_cli_check_prefix ("-o", output, &error);
@@ -195,7 +199,7 @@ dps_cmd_validate (int argc, char **argv)
                    "%s: has step times of a training run ([%s]); a validation must not be judged on what it was fitted to",
                    calibration, profile->run_section);
     else if (profile && profile->machine_ranks > 0 && profile->machine_ranks < max_r)
-      g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "%s: calibrated up to %d ranks, --replicas asks for %d",
+      g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "%s: calibrated up to %d ranks, --gpus asks for %d",
                    calibration, profile->machine_ranks, max_r);
   } else if (model) {
     /* 1. calibrate: all-reduce at every replica count of 2 or more, up to the largest bucket */
@@ -297,6 +301,7 @@ dps_cmd_validate (int argc, char **argv)
       DpsDdpOpts o = { .topology = NULL };
       DpsDdpConfig c;
       dps_ddp_config_default (&c);
+      c.mode = DPS_CLI_NET_MODE;
       c.compute.dtype = DPS_DTYPE_FP32;
       c.mixed = FALSE;
       c.optimizer = DPS_OPT_SGD;

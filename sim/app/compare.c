@@ -69,8 +69,12 @@ dps_compare_reference (const DpsReference *ref, const char *topology, const DpsP
     const DpsCalPoint *p = &g_array_index (pts, DpsCalPoint, i);
     DpsCollCtx ctx;
     DpsCollChoice ch;
-    if (!dps_coll_ctx_init (&ctx, topo, &params, n_gpus, ref->op, p->bytes, error)
-        || !dps_coll_predict (&ctx, amask, pmask, mode, &ch, error)) {
+    gboolean ok = dps_coll_ctx_init (&ctx, topo, &params, n_gpus, ref->op, p->bytes, error);
+    if (ok) {
+      ctx.channels = MAX (ctx.channels, ref->min_channels);   /* NCCL_MIN_NCHANNELS */
+      ok = dps_coll_predict (&ctx, amask, pmask, mode, &ch, error);
+    }
+    if (!ok) {
       g_prefix_error (error, "%s: ", ref->path);
       dps_compare_result_clear (out);
       return FALSE;

@@ -1,0 +1,47 @@
+/* coll-types — the words of the collective model, below both the plans
+ * (coll.h) and NCCL's cost tables (nccl-cost.h): the operations,
+ * algorithms, protocols and timing modes, the parameters of NCCL's cost
+ * model (times in seconds, sizes in bytes) and the context a plan is built
+ * in.  Types only. */
+#pragma once
+
+#include <glib.h>
+#include "sim/topo.h"
+
+typedef enum { DPS_OP_ALLREDUCE, DPS_OP_REDUCE_SCATTER, DPS_OP_ALLGATHER, DPS_OP_BROADCAST, DPS_OP_COUNT } DpsCollOp;
+typedef enum { DPS_ALGO_TREE, DPS_ALGO_RING, DPS_ALGO_HIER, DPS_ALGO_NVLS, DPS_ALGO_COUNT } DpsAlgo;
+typedef enum { DPS_PROTO_LL, DPS_PROTO_LL128, DPS_PROTO_SIMPLE, DPS_PROTO_COUNT } DpsProto;
+typedef enum { DPS_MODE_ANALYTICAL, DPS_MODE_FLOW } DpsNetMode;
+
+typedef struct {
+  double base_s[DPS_ALGO_COUNT][DPS_PROTO_COUNT];
+  double step_s[DPS_ALGO_COUNT][DPS_LINK_KINDS][DPS_PROTO_COUNT];
+  double net_overhead_s;   /* per intra-node step when a ring spans nodes (NCCL: 1 us Intel, 2 AMD) */
+  double bw_factor[DPS_ALGO_COUNT][DPS_PROTO_COUNT];  /* payload efficiency */
+  double algo_bw_factor[DPS_ALGO_COUNT];              /* e.g. NVLS 0.85 on Hopper */
+  /* pipeline fill: the bytes an algorithm has in flight before it runs at
+   * its full bandwidth (chunks on every channel); a collective of S bytes
+   * moves as if it were S + min(S, fill) (see nccl-cost.c) */
+  double fill_bytes[DPS_ALGO_COUNT][DPS_PROTO_COUNT];
+  /* calibrated profiles: each protocol slot is a measured size regime, used
+   * only for sizes up to its bound (0: unbounded) above the previous one's */
+  gboolean sized_regimes;
+  double regime_max_bytes[DPS_PROTO_COUNT];
+  /* calibrated per-size correction of a collective's whole time (measured
+   * over modelled at the fitted sizes, interpolated in log size) */
+  int    n_corr;
+  double corr_bytes[64], corr_factor[64];
+} DpsCollParams;
+
+typedef struct {
+  const DpsTopo       *topo;
+  const DpsCollParams *params;
+  int                  n_nodes;         /* nodes spanned: 0..n_nodes-1 */
+  int                  ranks_per_node;  /* GPUs used on each node */
+  DpsCollOp            op;
+  double               bytes;
+  DpsAlgo              algo;
+  int                  channels;
+  int                  gpus_per_node;   /* of the topology */
+  gboolean             latency_only;    /* build the latency terms, skip the flows */
+} DpsCollCtx;

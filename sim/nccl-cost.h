@@ -1,0 +1,26 @@
+/* nccl-cost — NCCL's cost model: its latency tables, payload factors,
+ * per-channel bandwidth ceilings and pipeline fill.
+ *
+ * NCCL estimates a collective as latency + bytes / bandwidth and runs the
+ * algorithm/protocol pair with the least estimate (src/graph/tuning.cc).
+ * dpscale keeps NCCL's latency tables (microseconds: a base per algorithm
+ * and protocol, plus a per-step cost by link kind) and its protocol payload
+ * factors (LL moves 4 data bytes in 8, LL128 120 in 128), and replaces
+ * NCCL's bandwidth tables by the topology itself: the estimate is the
+ * analytical time of the algorithm's plan (coll.h).  Figures are from
+ * shared/reference/nccl.md (NCCL 2.2x, Hopper).
+ */
+#pragma once
+
+#include "sim/coll-types.h"
+
+void     dps_coll_params_nccl (DpsCollParams *p);
+double   dps_tune_step_s (const DpsCollCtx *ctx, DpsAlgo algo, DpsLinkKind kind, DpsProto proto);
+void     dps_tune_ring_latency (const DpsCollCtx *ctx, DpsAlgo algo, int nsteps, int ninter,
+                                gboolean with_base, double *latency_s);
+gboolean dps_tune_proto_ok (DpsAlgo algo, DpsProto proto);
+double   dps_tune_fill_factor (const DpsCollParams *p, DpsAlgo algo, DpsProto proto, double bytes);
+double   dps_tune_bw_cap_Bps (const DpsCollCtx *ctx, DpsProto proto);
+gboolean dps_tune_size_ok (const DpsCollParams *p, DpsProto proto, double bytes);
+typedef double (*DpsTimeFn) (double bytes, void *data);
+double   dps_tune_calibrated (const DpsCollParams *p, double bytes, DpsTimeFn model, void *data);

@@ -1,0 +1,158 @@
+/* Unit tests of the cached collective cost (sim/coll-cost.c): its time for
+ * any size is the time of a plan built afresh for that size, NCCL's choice
+ * included; pruning algorithms that cannot win changes no answer. */
+#include "sim/coll-cost.h"
+#include "sim/base/error.h"
+#include "test-util.h"
+
+#include <math.h>
+
+/* The time dps_coll_predict gives for a plan built at this size. */
+static double
+fresh_time (const DpsTopo *t, const DpsCollParams *p, int gpus, double bytes, DpsNetMode mode,
+            DpsAlgo *algo, DpsProto *proto)
+{
+  g_autoptr (GError) e = NULL;
+  DpsCollCtx ctx;
+  g_assert_true (dps_coll_ctx_init (&ctx, t, p, gpus, DPS_OP_ALLREDUCE, bytes, &e));
+  g_assert_no_error (e);
+  DpsCollChoice ch;
+  g_assert_true (dps_coll_predict (&ctx, DPS_NCCL_ALGOS, DPS_ALL_PROTOS, mode, &ch, &e));
+  g_assert_no_error (e);
+  *algo = ch.algo;
+  *proto = ch.proto;
+  return ch.time_s;
+}
+
+/* A cost of all-reduce over gpus GPUs of t, analytical unless mode says;
+ * aborts the test when none applies. */
+static DpsCollCost *
+cost_new (const DpsTopo *t, const DpsCollParams *p, int gpus, guint algo_mask, DpsNetMode mode, double max_bytes)
+{
+  g_autoptr (GError) e = NULL;
+  DpsCollCost *c = dps_coll_cost_new (t, p, gpus, DPS_OP_ALLREDUCE, algo_mask, DPS_ALL_PROTOS, 0, mode, max_bytes, &e);
+  g_assert_no_error (e);
+  return c;
+}
+
+/* A plan's flows all carry bytes in proportion to the size, so one plan
+ * timed at 1 GiB gives every size's time as latency + size x time per
+ * byte: the cached answer equals a fresh plan's, algorithm, protocol and
+ * time (to rounding), from 4 KiB (latency-bound, LL) to 1 GiB
+ * (bandwidth-bound, Simple), on two DGX H100 nodes, in both modes (the
+ * flow-level one on an empty network: max-min rates do not depend on the
+ * size). */
+static void
+test_equals_fresh_plan (void)
+{
+  g_autoptr (DpsTopo) t = test_shipped_topo ("dgx-h100", 2);
+  DpsCollParams p;
+  dps_coll_params_nccl (&p);
+  for (int mode = DPS_MODE_ANALYTICAL; mode <= DPS_MODE_FLOW; mode++) {
+    g_autoptr (DpsCollCost) c = cost_new (t, &p, 16, DPS_NCCL_ALGOS, (DpsNetMode) mode, 0);
+    gboolean saw_ll = FALSE, saw_simple = FALSE;
+    for (double bytes = 4096; bytes <= 1073741824.0; bytes *= 4) {
+      DpsAlgo ca, fa;
+      DpsProto cp, fp;
+      double cached = dps_coll_cost_time (c, bytes, &ca, &cp);
+      double fresh = fresh_time (t, &p, 16, bytes, (DpsNetMode) mode, &fa, &fp);
+      g_assert_cmpint (ca, ==, fa);
+      g_assert_cmpint (cp, ==, fp);
+      if (REL (cached, fresh) > 1e-6)
+        g_error ("mode %d, %g bytes: cached %g s, a fresh plan %g s", mode, bytes, cached, fresh);
+      saw_ll |= cp == DPS_PROTO_LL;
+      saw_simple |= cp == DPS_PROTO_SIMPLE;
+    }
+    g_assert_true (saw_ll && saw_simple);   /* the sizes span NCCL's choices */
+  }
+}
+
+/* Given the largest size it will be asked about, the cost skips the
+ * algorithms whose latency alone exceeds another's time at that size; the
+ * answers up to that size are those of the cost that builds every
+ * algorithm. */
+static void
+test_pruning_keeps_answers (void)
+{
+  g_autoptr (DpsTopo) t = test_shipped_topo ("dgx-h100", 4);
+  DpsCollParams p;
+  dps_coll_params_nccl (&p);
+  double max_bytes = 1 << 20;
+  g_autoptr (DpsCollCost) all = cost_new (t, &p, 32, DPS_ALL_ALGOS, DPS_MODE_ANALYTICAL, 0);
+  g_autoptr (DpsCollCost) pruned = cost_new (t, &p, 32, DPS_ALL_ALGOS, DPS_MODE_ANALYTICAL, max_bytes);
+  for (double bytes = 1024; bytes <= max_bytes; bytes *= 2) {
+    DpsAlgo a1, a2;
+    DpsProto p1, p2;
+    double t1 = dps_coll_cost_time (all, bytes, &a1, &p1), t2 = dps_coll_cost_time (pruned, bytes, &a2, &p2);
+    g_assert_cmpfloat (t1, ==, t2);
+    g_assert_cmpint (a1, ==, a2);
+    g_assert_cmpint (p1, ==, p2);
+  }
+}
+
+/* One rank, or no bytes, moves nothing: time 0. */
+static void
+test_nothing_to_move (void)
+{
+  g_autoptr (DpsTopo) t = test_shipped_topo ("dgx-h100", 1);
+  DpsCollParams p;
+  dps_coll_params_nccl (&p);
+  g_autoptr (DpsCollCost) one = cost_new (t, &p, 1, DPS_NCCL_ALGOS, DPS_MODE_ANALYTICAL, 0);
+  g_assert_cmpfloat (dps_coll_cost_time (one, 1e9, NULL, NULL), ==, 0);
+  g_autoptr (DpsCollCost) eight = cost_new (t, &p, 8, DPS_NCCL_ALGOS, DPS_MODE_ANALYTICAL, 0);
+  g_assert_cmpfloat (dps_coll_cost_time (eight, 0, NULL, NULL), ==, 0);
+  g_assert_cmpfloat (dps_coll_cost_time (eight, 1e6, NULL, NULL), >, 0);
+}
+
+/* A calibration's correction applies to the cached time as to a fresh
+ * plan's: a factor of 2 at every measured size doubles the time at each of
+ * them (between them the corrected times are interpolated in log size, so
+ * the test asks only at the measured sizes and beyond them). */
+static void
+test_correction (void)
+{
+  g_autoptr (DpsTopo) t = test_shipped_topo ("dgx-h100", 2);
+  DpsCollParams p;
+  dps_coll_params_nccl (&p);
+  g_autoptr (DpsCollCost) bare = cost_new (t, &p, 16, DPS_NCCL_ALGOS, DPS_MODE_ANALYTICAL, 0);
+  p.n_corr = 0;
+  for (double bytes = 1e3; bytes <= 1e9; bytes *= 10, p.n_corr++) {
+    p.corr_bytes[p.n_corr] = bytes;
+    p.corr_factor[p.n_corr] = 2;
+  }
+  g_autoptr (DpsCollCost) corrected = cost_new (t, &p, 16, DPS_NCCL_ALGOS, DPS_MODE_ANALYTICAL, 0);
+  for (double bytes = 1e2; bytes <= 1e10; bytes *= 10) {
+    double want = 2 * dps_coll_cost_time (bare, bytes, NULL, NULL);
+    g_assert_cmpfloat (REL (dps_coll_cost_time (corrected, bytes, NULL, NULL), want), <, 1e-9);
+    DpsAlgo a;
+    DpsProto pr;
+    g_assert_cmpfloat (REL (fresh_time (t, &p, 16, bytes, DPS_MODE_ANALYTICAL, &a, &pr), want), <, 1e-6);
+  }
+}
+
+/* No allowed algorithm applies: NVLS alone on PCIe GPUs without NVSwitch
+ * fails, with a GError and no cost. */
+static void
+test_none_applies (void)
+{
+  g_autoptr (DpsTopo) t = test_shipped_topo ("pcie-8x-rtx4090", 1);
+  DpsCollParams p;
+  dps_coll_params_nccl (&p);
+  g_autoptr (GError) e = NULL;
+  DpsCollCost *c = dps_coll_cost_new (t, &p, 8, DPS_OP_ALLREDUCE, 1u << DPS_ALGO_NVLS, DPS_ALL_PROTOS, 0,
+                                      DPS_MODE_ANALYTICAL, 0, &e);
+  g_assert_null (c);
+  g_assert_nonnull (e);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/coll-cost/equals-fresh-plan", test_equals_fresh_plan);
+  g_test_add_func ("/coll-cost/pruning-keeps-answers", test_pruning_keeps_answers);
+  g_test_add_func ("/coll-cost/nothing-to-move", test_nothing_to_move);
+  g_test_add_func ("/coll-cost/correction", test_correction);
+  g_test_add_func ("/coll-cost/none-applies", test_none_applies);
+  return g_test_run ();
+}

@@ -1,0 +1,119 @@
+/* Unit tests of one DDP replica's memory (sim/memory.c): bytes per
+ * parameter for each precision and optimizer, DDP's bucket copy, the
+ * activations, and the optimizer step's traffic. */
+#include "sim/memory.h"
+#include "sim/model-gen.h"
+
+#include <math.h>
+
+/* torchvision-style MLP 784 -> 512 -> 256 -> 10: 784 x 512 + 512 +
+ * 512 x 256 + 256 + 256 x 10 + 10 = 535,818 parameters; each layer keeps
+ * two activations of its width per sample (before and after the ReLU):
+ * 2 x (512 + 256 + 10) = 1,556 elements. */
+static DpsModel *
+mlp (void)
+{
+  static const int widths[] = { 784, 512, 256, 10 };
+  DpsModel *m = dps_model_gen_mlp ("mlp", widths, 4);
+  g_assert_cmpint (m->n_params, ==, 535818);
+  return m;
+}
+
+#define N_MLP 535818.0
+#define ACT_MLP 1556.0
+
+/* fp32 with momentum SGD, DDP's default buckets: parameters 4, gradients
+ * 4, their bucket copy 4 and the momentum 4 bytes per parameter (16 in
+ * all), plus 1,556 fp32 activations x 32 samples. */
+static void
+test_fp32_momentum (void)
+{
+  g_autoptr (DpsModel) m = mlp ();
+  DpsMemory mem;
+  dps_memory_estimate (m, FALSE, DPS_DTYPE_FP32, DPS_OPT_MOMENTUM, FALSE, DPS_DTYPE_FP32, 32, &mem);
+  g_assert_cmpfloat (mem.params, ==, 4 * N_MLP);
+  g_assert_cmpfloat (mem.grads, ==, 4 * N_MLP);
+  g_assert_cmpfloat (mem.buckets, ==, 4 * N_MLP);
+  g_assert_cmpfloat (mem.optimizer, ==, 4 * N_MLP);
+  g_assert_cmpfloat (mem.activations, ==, ACT_MLP * 4 * 32);
+  g_assert_cmpfloat (mem.total, ==, 16 * N_MLP + ACT_MLP * 4 * 32);
+}
+
+/* The classic mixed-precision Adam figure: bf16 parameters 2, bf16
+ * gradients 2, fp32 master copy 4 and Adam's two moments 8 = 16 bytes per
+ * parameter with gradient_as_bucket_view (no bucket copy); 18 without it.
+ * bf16 activations take half the fp32 bytes. */
+static void
+test_mixed_adam (void)
+{
+  g_autoptr (DpsModel) m = mlp ();
+  DpsMemory view, copy;
+  dps_memory_estimate (m, TRUE, DPS_DTYPE_BF16, DPS_OPT_ADAM, TRUE, DPS_DTYPE_BF16, 8, &view);
+  g_assert_cmpfloat (view.params, ==, 2 * N_MLP);
+  g_assert_cmpfloat (view.grads, ==, 2 * N_MLP);
+  g_assert_cmpfloat (view.buckets, ==, 0);
+  g_assert_cmpfloat (view.optimizer, ==, 12 * N_MLP);
+  g_assert_cmpfloat (view.activations, ==, ACT_MLP * 2 * 8);
+  g_assert_cmpfloat (view.total - view.activations, ==, 16 * N_MLP);
+  dps_memory_estimate (m, TRUE, DPS_DTYPE_BF16, DPS_OPT_ADAM, FALSE, DPS_DTYPE_BF16, 8, &copy);
+  g_assert_cmpfloat (copy.total - copy.activations, ==, 18 * N_MLP);
+}
+
+/* A published model: ResNet-50's 25,557,032 parameters in fp32 with plain
+ * SGD need 3 x 4 bytes each (parameters, gradients, buckets), 306,684,384
+ * bytes, before activations; those grow linearly with the batch. */
+static void
+test_resnet50 (void)
+{
+  static const int blocks[] = { 3, 4, 6, 3 };
+  g_autoptr (DpsModel) m = dps_model_gen_resnet ("resnet50", blocks, 4, 224, 1000);
+  g_assert_cmpint (m->n_params, ==, 25557032);
+  DpsMemory b1, b64;
+  dps_memory_estimate (m, FALSE, DPS_DTYPE_FP32, DPS_OPT_SGD, FALSE, DPS_DTYPE_FP32, 1, &b1);
+  dps_memory_estimate (m, FALSE, DPS_DTYPE_FP32, DPS_OPT_SGD, FALSE, DPS_DTYPE_FP32, 64, &b64);
+  g_assert_cmpfloat (b1.optimizer, ==, 0);
+  g_assert_cmpfloat (b1.total - b1.activations, ==, 306684384.0);
+  g_assert_cmpfloat (b1.activations, >, 0);
+  g_assert_cmpfloat (fabs (b64.activations - 64 * b1.activations), <=, 1e-9 * b64.activations);
+}
+
+/* The optimizer step per parameter reads the parameter and gradient and
+ * writes the parameter (3 x 4 bytes in fp32, 3 x 2 mixed), reads and
+ * writes each fp32 state (8 bytes a state) and, mixed, the fp32 master
+ * copy (8): SGD 12, momentum 20, Adam 28 in fp32; Adam mixed 6 + 16 + 8. */
+static void
+test_bytes_moved (void)
+{
+  g_assert_cmpfloat (dps_optimizer_bytes_moved (DPS_OPT_SGD, FALSE), ==, 12);
+  g_assert_cmpfloat (dps_optimizer_bytes_moved (DPS_OPT_MOMENTUM, FALSE), ==, 20);
+  g_assert_cmpfloat (dps_optimizer_bytes_moved (DPS_OPT_ADAM, FALSE), ==, 28);
+  g_assert_cmpfloat (dps_optimizer_bytes_moved (DPS_OPT_ADAM, TRUE), ==, 30);
+}
+
+/* Names round-trip in any case; anything else is refused. */
+static void
+test_names (void)
+{
+  for (int o = DPS_OPT_SGD; o <= DPS_OPT_ADAM; o++) {
+    DpsOptimizer got = DPS_OPT_SGD;
+    g_assert_true (dps_optimizer_parse (dps_optimizer_name ((DpsOptimizer) o), &got));
+    g_assert_cmpint (got, ==, o);
+  }
+  DpsOptimizer got = DPS_OPT_SGD;
+  g_assert_true (dps_optimizer_parse ("ADAM", &got));
+  g_assert_cmpint (got, ==, DPS_OPT_ADAM);
+  g_assert_false (dps_optimizer_parse ("adamw", &got));
+  g_assert_false (dps_optimizer_parse (NULL, &got));
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/memory/fp32-momentum", test_fp32_momentum);
+  g_test_add_func ("/memory/mixed-adam", test_mixed_adam);
+  g_test_add_func ("/memory/resnet50", test_resnet50);
+  g_test_add_func ("/memory/optimizer-bytes-moved", test_bytes_moved);
+  g_test_add_func ("/memory/optimizer-names", test_names);
+  return g_test_run ();
+}
