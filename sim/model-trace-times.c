@@ -184,6 +184,39 @@ dps_trace_params (const DpsTrace *t)
   return layers;
 }
 
+/* The compute type of the trace's matrix products: their first input's
+ * Input type, the most common of fp32, fp16 and bf16 (after autocast's
+ * casts: the products themselves, not aten::linear); NULL where none says. */
+const char *
+dps_trace_dtype (const DpsTrace *t)
+{
+  static const char *const ops[] = { "aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm", "aten::convolution",
+                                     NULL };
+  static const struct { const char *type, *dtype; } types[] = {
+    { "float", "fp32" }, { "c10::Half", "fp16" }, { "c10::BFloat16", "bf16" },
+  };
+  int count[G_N_ELEMENTS (types)] = { 0 }, best = -1;
+  for (guint i = 0; i < t->ev->len; i++) {
+    const DpsTraceEv *e = &g_array_index (t->ev, DpsTraceEv, i);
+    if (e->cat != DPS_TRACE_CPU_OP || !e->types || !g_strv_contains (ops, e->name))
+      continue;
+    for (guint j = 0; j < json_array_get_length (e->types); j++) {
+      JsonNode *n = json_array_get_element (e->types, j);
+      const char *ty = JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) == G_TYPE_STRING
+                         ? json_node_get_string (n) : "";
+      if (!ty[0])
+        continue;
+      for (gsize k = 0; k < G_N_ELEMENTS (types); k++)
+        count[k] += g_str_equal (ty, types[k].type);
+      break;   /* the first tensor input */
+    }
+  }
+  for (gsize k = 0; k < G_N_ELEMENTS (types); k++)
+    if (count[k] > 0 && (best < 0 || count[k] > count[best]))
+      best = (int) k;
+  return best < 0 ? NULL : types[best].dtype;
+}
+
 /* Where an op's data input is: after the weight of an op that takes it
  * first (aten::embedding (weight, indices)), else first. */
 static int

@@ -140,6 +140,8 @@ read_events (DpsTrace *t, JsonArray *events, GError **error)
     e.seq = id_member (args, "Sequence number");
     JsonNode *dn = args ? json_object_get_member (args, "Input Dims") : NULL;
     e.dims = dn && JSON_NODE_HOLDS_ARRAY (dn) ? json_node_get_array (dn) : NULL;
+    JsonNode *tn = args ? json_object_get_member (args, "Input type") : NULL;
+    e.types = tn && JSON_NODE_HOLDS_ARRAY (tn) ? json_node_get_array (tn) : NULL;
     if (!num_member (args, "flops", &e.flops) || e.flops < 0)
       e.flops = 0;
     g_array_append_val (t->ev, e);
@@ -417,6 +419,11 @@ build (DpsTrace *t, const char *device, GError **error)
     return dps_set_error_at (error, t->file, 0, "no parameter shapes in %s's ops (a trace holds no parameters; "
                              "dpscale reads each module's weights from its ops' \"Input Dims\": record with "
                              "record_shapes=True)", t->root_name), NULL;
+  /* what the times were taken on, for their transfer to the predicted GPU
+   * (dps_compute_use_file_times): a GPU trace without deviceProperties is
+   * refused there rather than used as if measured on any GPU */
+  m->device = g_strdup (!t->gpu ? "cpu" : device ? device : "a GPU the trace does not name");
+  m->dtype = g_strdup (dps_trace_dtype (t));
   m->note = dps_trace_describe (t, &tt, m, device, batch);
   return g_steal_pointer (&m);
 }

@@ -20,6 +20,7 @@ typedef struct {
   double ts_us, end_us;
   const char *name;        /* lent by the parser */
   JsonArray *dims;         /* Input Dims, lent; NULL when absent */
+  JsonArray *types;        /* Input type, lent; NULL when absent */
   gint64 thread, ext, corr, seq;   /* -1: absent */
   DpsTraceCat cat;
   int parent;              /* innermost enclosing event of the same thread, -1 none */
@@ -67,5 +68,6 @@ int         dps_trace_layer_of (const DpsTrace *t, const DpsTraceEv *e);
 void        dps_trace_attribute (const DpsTrace *t, DpsTraceTimes *tt);
 GPtrArray  *dps_trace_params (const DpsTrace *t);
 int         dps_trace_batch (const DpsTrace *t);
+const char *dps_trace_dtype (const DpsTrace *t);
 char       *dps_trace_describe (const DpsTrace *t, const DpsTraceTimes *tt, const DpsModel *m, const char *device,
                                 int batch);

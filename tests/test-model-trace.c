@@ -110,6 +110,9 @@ test_cpu (void)
   g_assert_cmpfloat (layers_s (m), <=, step);
   g_assert_cmpfloat (layers_s (m), >=, 0.95 * step);
   g_assert_nonnull (strstr (m->note, "CPU time"));
+  /* measured on CPU cores, in fp32 (aten::addmm's "Input type" float) */
+  g_assert_cmpstr (m->device, ==, "cpu");
+  g_assert_cmpstr (m->dtype, ==, "fp32");
   g_assert_nonnull (strstr (m->note, "16 of 36 autograd nodes"));
 }
 
@@ -132,6 +135,8 @@ test_cuda (void)
   g_assert_cmpfloat (layers_s (m), >=, 0.95 * step);
   g_assert_nonnull (strstr (m->note, "GPU kernel time"));
   g_assert_nonnull (strstr (m->note, "NVIDIA A100-SXM4-40GB"));
+  g_assert_cmpstr (m->device, ==, "NVIDIA A100-SXM4-40GB");   /* deviceProperties[0].name */
+  g_assert_cmpstr (m->dtype, ==, "fp32");
 
   /* without the runtime events (their correlation) each kernel is found
    * by its op's External id instead: the same times */
@@ -363,14 +368,17 @@ test_refused (void)
 }
 
 /* The same per-layer times and parameters written as a per-layer CSV
- * (each row one tensor: the GPU fixture's layers hold one tensor or none)
- * predict the same step on 8 A100s: the loader adds nothing of its own. */
+ * (each row one tensor: the GPU fixture's layers hold one tensor or none),
+ * with the same device and dtype lines, predict the same step on 8 A100s
+ * of DGX A100 (80 GB: both transferred from the trace's 40 GB part the
+ * same way): the loader adds nothing of its own. */
 static void
 test_predict_as_csv (void)
 {
   g_autoptr (DpsModel) m = fixture ("mlp-cuda.json");
   g_autoptr (GString) csv = g_string_new (NULL);
-  g_string_append_printf (csv, "# batch: %d\nlayer,params,forward_s,backward_s\n", m->time_batch);
+  g_string_append_printf (csv, "# batch: %d\n# device: %s\n# dtype: %s\nlayer,params,forward_s,backward_s\n",
+                          m->time_batch, m->device, m->dtype);
   for (int i = 0; i < dps_model_n_layers (m); i++) {
     const DpsLayer *l = dps_model_layer (m, i);
     g_string_append_printf (csv, "%s,%" G_GINT64_FORMAT ",%.17g,%.17g\n", l->name, l->n_params, l->fwd_time_s,
@@ -383,9 +391,14 @@ test_predict_as_csv (void)
   g_autoptr (DpsTopo) topo = test_shipped_topo ("dgx-a100", 1);
   double step[2];
   const DpsModel *models[2] = { m, c };
+  g_autofree char *notes[2] = { NULL, NULL };
+  DpsModel *models_rw[2] = { m, c };
   for (int k = 0; k < 2; k++) {
     DpsDdpConfig cfg;
     dps_ddp_config_default (&cfg);
+    g_assert_true (dps_compute_use_file_times (models_rw[k], &dps_topo_spec (topo)->gpu, &cfg.compute, &notes[k], &e));
+    g_assert_no_error (e);
+    g_assert_nonnull (strstr (notes[k], "transferred from A100"));
     cfg.model = models[k];
     cfg.topo = topo;
     cfg.n_gpus = 8;
@@ -396,7 +409,7 @@ test_predict_as_csv (void)
     g_assert_no_error (e);
     step[k] = r.step_mean_s;
     /* and the step is at least the layers' compute at the traced batch */
-    g_assert_cmpfloat (step[k], >=, layers_s (m));
+    g_assert_cmpfloat (step[k], >=, layers_s (models[k]));
     dps_ddp_result_clear (&r);
   }
   g_assert_cmpfloat (step[0], ==, step[1]);

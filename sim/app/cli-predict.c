@@ -262,8 +262,6 @@ dps_cmd_predict (int argc, char **argv)
       g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--gpus and --grad-accum take whole numbers");
     else if ((!o.calibration || (profile = dps_profile_load (o.calibration, &error)))
              && (model = dps_model_load (o.model ? o.model : "gpt2-xl", &error))) {
-      if (model->note)
-        fprintf (stderr, "dpscale predict: note: %s\n", model->note);
       if (!o.gpus && !o.nodes)
         gpus = profile && !o.topology && profile->machine_ranks ? profile->machine_ranks : 64;
       if (dps_ddp_setup (&o, profile, model, o.nodes, (int) gpus, &c, &topo, &error)) {
@@ -288,6 +286,8 @@ dps_cmd_predict (int argc, char **argv)
       ;
     else
       dps_cli_emit (o.output, out, &error);
+    if (!error && model->note)   /* what a trace loader used and left out */
+      fprintf (stderr, "dpscale predict: note: %s\n", model->note);
     if (!error && !r.fits)
       fprintf (stderr, "dpscale predict: warning: %.1f GB per replica does not fit the %.0f GB of the %s\n",
                r.memory.total / 1e9, dps_topo_spec (topo)->gpu.memory_bytes / 1e9, dps_topo_spec (topo)->gpu.model);

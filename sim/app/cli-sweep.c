@@ -119,8 +119,7 @@ dps_cmd_sweep (int argc, char **argv)
       g_set_error (&error, DPS_ERROR, DPS_ERROR_LIMIT, "--gpus/--topology/...: %.0f points asked for, the limit is %d",
                    points, MAX_POINTS);
     else if (!o.calibration || (profile = dps_profile_load (o.calibration, &error)))
-      if ((model = dps_model_load (o.model ? o.model : "gpt2-xl", &error)) && model->note)
-        fprintf (stderr, "dpscale sweep: note: %s\n", model->note);
+      model = dps_model_load (o.model ? o.model : "gpt2-xl", &error);
   }
   if (error) {
     dps_ddp_opts_clear (&o);
@@ -216,6 +215,8 @@ dps_cmd_sweep (int argc, char **argv)
   g_array_free (batches, TRUE);
   g_array_free (accums, TRUE);
   dps_ddp_opts_clear (&o);
+  if (!error && model && model->note)   /* what a trace loader used and left out */
+    fprintf (stderr, "dpscale sweep: note: %s\n", model->note);
   if (error)
     status = dps_cli_fail ("sweep", error);
   else if (failed)
