@@ -83,16 +83,16 @@ id_member (JsonObject *o, const char *key)
 static gint64
 thread_key (JsonObject *o)
 {
-  gint64 k = 0;
+  guint64 k = 0;   /* unsigned: the mix wraps, as a hash may */
   for (const char *const *key = (const char *const[]) { "pid", "tid", NULL }; *key; key++) {
     JsonNode *n = json_object_get_member (o, *key);
-    gint64 v = 0;
+    guint64 v = 0;
     if (n && JSON_NODE_HOLDS_VALUE (n))
-      v = json_node_get_value_type (n) == G_TYPE_STRING ? (gint64) g_str_hash (json_node_get_string (n))
-                                                        : (gint64) json_node_get_int (n);
+      v = json_node_get_value_type (n) == G_TYPE_STRING ? g_str_hash (json_node_get_string (n))
+                                                        : (guint64) json_node_get_int (n);
     k = k * 1000003 + v;
   }
-  return k;
+  return (gint64) k;
 }
 
 static DpsTraceCat
