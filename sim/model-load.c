@@ -499,6 +499,8 @@ dps_model_load (const char *name_or_path, GError **error)
   g_autofree char *data = dps_read_file (path, "file", &len, error);
   if (!data)
     return NULL;
+  if (dps_model_data_is_trace (data, len))
+    return dps_model_load_trace_data (path, data, (gssize) len, error);
   if (looks_like_json (data, len))
     return dps_model_load_hf_config_data (path, data, (gssize) len, error);
   return dps_model_load_keyfile_data (path, data, (gssize) len, error);

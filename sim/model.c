@@ -35,6 +35,7 @@ dps_model_free (DpsModel *m)
     return;
   g_free (m->name);
   g_free (m->source);
+  g_free (m->note);
   g_free (m->device);
   g_free (m->dtype);
   if (m->file_times_s)

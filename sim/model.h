@@ -62,6 +62,7 @@ typedef struct {
 typedef struct {
   char   *name;
   char   *source;        /* file it came from */
+  char   *note;          /* what a loader measured, used and left out (one line), or NULL */
   GArray *layers;        /* DpsLayer */
   GArray *tensors;       /* DpsTensor */
   GArray *kernels;       /* DpsKernel, layer by layer */
@@ -104,4 +105,7 @@ DpsModel *dps_model_load_csv (const char *path, GError **error);
 DpsModel *dps_model_load_csv_data (const char *name, const char *data, gssize len, GError **error);
 DpsModel *dps_model_load_keyfile_data (const char *name, const char *data, gssize len, GError **error);
 DpsModel *dps_model_load_hf_config_data (const char *name, const char *data, gssize len, GError **error);
+/* a torch.profiler Chrome trace (JSON with "traceEvents"; model-trace.c) */
+DpsModel *dps_model_load_trace_data (const char *name, const char *data, gssize len, GError **error);
+gboolean  dps_model_data_is_trace (const char *data, gsize len);
 char    **dps_model_list_shipped (void);

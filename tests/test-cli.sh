@@ -131,6 +131,20 @@ expect 0 "2 layers" -- predict --model "$tmp/mine.csv" --gpus 8
 expect 0 "8.030 B parameters in 291 tensors" -- predict --model "$(dirname "$0")/data/hf/Meta-Llama-3-8B.json" --gpus 8
 printf '{"model_type": "mixtral"}\n' >"$tmp/config.json"
 expect 1 "config.json: model_type: 'mixtral' is not one dpscale builds" -- predict --model "$tmp/config.json"
+# a torch.profiler trace, told by its "traceEvents": tests/data/trace's GPU
+# trace (2 layers' 262,144 + 2,560 parameters in 3 tensors, taken on an
+# A100 40GB) transferred to DGX A100's 80 GB part, the times it used said
+# on stderr; its CPU trace refused on GPUs; a truncated trace refused with
+# the file, line and column
+trace="$(dirname "$0")/data/trace"
+expect 0 "transferred from A100 (NVIDIA A100-SXM4-40GB in .*mlp-cuda.json)" -- predict --model "$trace/mlp-cuda.json" \
+  --topology dgx-a100 --gpus 8
+"$bin" predict --model "$trace/mlp-cuda.json" --topology dgx-a100 --gpus 8 >/dev/null 2>"$tmp/err"
+if grep -q "^dpscale predict: note: .*mlp-cuda.json: torch.profiler trace of MLP_0, .*GPU kernel time" "$tmp/err"; then ok
+else ko "predict --model mlp-cuda.json: no note on stderr"; fi
+expect 1 "mlp-cpu.json: times measured on cpu, not valid for the H100" -- predict --model "$trace/mlp-cpu.json" --gpus 8
+head -c 5000 "$trace/mlp-cpu.json" >"$tmp/cut.json"
+expect 1 "cut.json:[0-9]*:[0-9]*: Parse error" -- predict --model "$tmp/cut.json"
 expect 0 "90% interval" -- predict --jitter 0.05 --trials 5 --gpus 16
 expect 0 "step_s,step_p5_s" -- predict --format csv --gpus 16
 # CSV numbers as a spreadsheet reads them back: GPT-2 XL's 70,553,558,144

@@ -286,6 +286,8 @@ dps_cmd_predict (int argc, char **argv)
       ;
     else
       dps_cli_emit (o.output, out, &error);
+    if (!error && model->note)   /* what a trace loader used and left out */
+      fprintf (stderr, "dpscale predict: note: %s\n", model->note);
     if (!error && !r.fits)
       fprintf (stderr, "dpscale predict: warning: %.1f GB per replica does not fit the %.0f GB of the %s\n",
                r.memory.total / 1e9, dps_topo_spec (topo)->gpu.memory_bytes / 1e9, dps_topo_spec (topo)->gpu.model);

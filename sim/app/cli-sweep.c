@@ -259,6 +259,8 @@ dps_cmd_sweep (int argc, char **argv)
   g_array_free (batches, TRUE);
   g_array_free (accums, TRUE);
   dps_ddp_opts_clear (&o);
+  if (!error && model && model->note)   /* what a trace loader used and left out */
+    fprintf (stderr, "dpscale sweep: note: %s\n", model->note);
   if (error)
     status = dps_cli_fail ("sweep", error);
   else if (failed)
