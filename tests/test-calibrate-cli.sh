@@ -25,6 +25,13 @@ if [ -n "$held" ] && awk "BEGIN { exit !($held < 25) }"; then ok; else ko "held-
 if "$bin" collective --calibration "$tmp/p.calib" --gpus 2 -b 64K -e 64K --format csv >"$tmp/c.csv" 2>"$tmp/err" \
    && grep -q '^allreduce,2,1,65536' "$tmp/c.csv"; then ok; else ko "collective --calibration: $(cat "$tmp/err")"; fi
 if "$bin" predict --calibration "$tmp/p.calib" --model mlp --gpus 4 --batch 8 >"$tmp/pr" 2>&1 && grep -q "calibrated" "$tmp/pr"; then ok; else ko "predict --calibration"; fi
+# a CPU profile's collective figures describe no GPU cluster: on a named
+# GPU topology they are left out, said once, and the step is the
+# topology's own (predict without --calibration gives the same)
+"$bin" predict --calibration "$tmp/p.calib" --topology dgx-h100 --gpus 16 --format csv >"$tmp/gp.csv" 2>"$tmp/err"
+"$bin" predict --topology dgx-h100 --gpus 16 --format csv >"$tmp/gp0.csv" 2>/dev/null
+if grep -q "measured MPI ranks on CPU cores: its collective figures are not applied to dgx-h100" "$tmp/err" \
+   && cmp -s "$tmp/gp.csv" "$tmp/gp0.csv"; then ok; else ko "CPU profile on dgx-h100: $(cat "$tmp/err")"; fi
 # more ranks than the machine was calibrated with: predicted through the
 # profile's network fit, and said once on stderr
 if "$bin" collective --calibration "$tmp/p.calib" --gpus 16 -b 1M -e 1M >"$tmp/c16" 2>"$tmp/err" \

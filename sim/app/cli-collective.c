@@ -276,7 +276,8 @@ dps_cmd_collective (int argc, char **argv)
   if (profile) {
     if (algo_s || proto_s)
       fprintf (stderr, "dpscale collective: warning: --calibration fixes the algorithm and protocols; --algo/--proto ignored\n");
-    dps_profile_apply_params (profile, n_gpus, dps_topo_n_nodes (topo), &params, &amask, &pmask);
+    if (dps_cli_profile_network_applies (profile, topology))
+      dps_profile_apply_params (profile, n_gpus, dps_topo_n_nodes (topo), &params, &amask, &pmask);
   }
   GArray *rows = g_array_new (FALSE, TRUE, sizeof (Row));
   for (double sz = (double) lo; sz <= (double) hi * (1 + 1e-12); sz *= factor) {

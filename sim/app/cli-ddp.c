@@ -225,7 +225,8 @@ dps_ddp_setup (const DpsDdpOpts *o, const DpsProfile *profile, DpsModel *model, 
   if (profile) {
     /* co-located ranks (per node) share cores, caches and memory */
     int per_node = n_gpus / dps_topo_n_nodes (*topo);
-    dps_profile_apply_params (profile, n_gpus, dps_topo_n_nodes (*topo), &c->coll, &c->algo_mask, &c->proto_mask);
+    if (dps_cli_profile_network_applies (profile, name))
+      dps_profile_apply_params (profile, n_gpus, dps_topo_n_nodes (*topo), &c->coll, &c->algo_mask, &c->proto_mask);
     /* the layer times: on the profile's own machine as measured, on a
      * named topology's GPU transferred there (or refused, said) */
     g_autofree char *note = NULL;

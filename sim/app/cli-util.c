@@ -205,7 +205,7 @@ dps_cli_topology_calibrated (const char *name, const DpsProfile *profile, int no
     if (!spec)
       return NULL;
   }
-  if (profile) {
+  if (profile && dps_cli_profile_network_applies (profile, name)) {
     int k = spec->gpus_per_node, n_nodes = nodes > 0 ? nodes : gpus > k ? gpus / k : 1;
     dps_profile_apply_topo (profile, spec, gpus > 0 ? gpus : n_nodes * k, n_nodes);
   }
@@ -228,6 +228,24 @@ dps_cli_topology_calibrated (const char *name, const DpsProfile *profile, int no
              gpus, measured, profile->path ? profile->path : "the profile");
   }
   return size_topology (spec, nodes, gpus, n_gpus, error);
+}
+
+/* Whether a profile's collective figures apply to the topology named (NULL:
+ * the profile's own machine): a CPU calibration's (MPI ranks on this
+ * machine) describe no GPU cluster, so on a named topology they are left
+ * out, said once on stderr. */
+gboolean
+dps_cli_profile_network_applies (const DpsProfile *profile, const char *name)
+{
+  if (!name || g_strcmp0 (profile->data->backend, "cpu-mpi") != 0)
+    return TRUE;
+  static gboolean said;
+  if (!said) {
+    said = TRUE;
+    fprintf (stderr, "dpscale: note: %s measured MPI ranks on CPU cores: its collective figures are not applied "
+             "to %s (its own figures are used)\n", profile->path ? profile->path : "the profile", name);
+  }
+  return FALSE;
 }
 
 /* Writes text to path as dps_write_file does (a regular file whole or not

@@ -2,6 +2,7 @@
  * errors, the topology options, and writing results whole or not at all. */
 #pragma once
 
+
 #include <glib.h>
 #include "sim/topo.h"
 #include "calibrate/profile.h"
@@ -56,6 +57,7 @@ gboolean  dps_cli_format (const char *text, DpsFormat *out, GError **error);
 DpsTopo  *dps_cli_topology (const char *name, int nodes, int gpus, int *n_gpus, GError **error);
 DpsTopo  *dps_cli_topology_calibrated (const char *name, const DpsProfile *profile, int nodes, int gpus,
                                        int *n_gpus, GError **error);
+gboolean dps_cli_profile_network_applies (const DpsProfile *profile, const char *name);
 gboolean  dps_cli_emit (const char *path, const GString *text, GError **error);
 gboolean  dps_cli_check_cpu_model (const DpsModel *m, int batch, int ranks, GError **error);
 gboolean  dps_cli_check_prefix (const char *flag, const char *prefix, GError **error);
