@@ -391,7 +391,7 @@ test_predict_as_csv (void)
   g_autoptr (DpsTopo) topo = test_shipped_topo ("dgx-a100", 1);
   double step[2];
   const DpsModel *models[2] = { m, c };
-  g_autofree char *notes[2] = { NULL, NULL };
+  char *notes[2] = { NULL, NULL };   /* freed below (g_autofree frees one pointer, not an array) */
   DpsModel *models_rw[2] = { m, c };
   for (int k = 0; k < 2; k++) {
     DpsDdpConfig cfg;
@@ -413,6 +413,8 @@ test_predict_as_csv (void)
     dps_ddp_result_clear (&r);
   }
   g_assert_cmpfloat (step[0], ==, step[1]);
+  g_free (notes[0]);
+  g_free (notes[1]);
 }
 
 int

@@ -210,7 +210,8 @@ ref_model (const Ref *r)
   int seq = atoi (meta (r, "seq"));
   g_assert_cmpint (seq, >, 0);
   g_autofree char *with = g_strdup_printf ("seq = %d", seq);
-  g_autofree char *data = g_regex_replace_literal (g_regex_new ("seq = 512", 0, 0, NULL), text, -1, 0, with, 0, NULL);
+  g_autoptr (GRegex) re = g_regex_new ("seq = 512", 0, 0, NULL);
+  g_autofree char *data = g_regex_replace_literal (re, text, -1, 0, with, 0, NULL);
   DpsModel *m = dps_model_load_keyfile_data ("bert-large", data, -1, &e);
   g_assert_no_error (e);
   return m;

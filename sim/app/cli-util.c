@@ -54,8 +54,13 @@ dps_cli_deprecated (const char *cmd, const DpsCliAlias *aliases, int argc, char 
         continue;
       if (!arg[n])
         argv[i] = (char *) aliases[a].new_flag;
-      else   /* "--ranks=4", or "-n4" */
+      else {   /* "--ranks=4", or "-n4"; kept for the process's life (argv's) */
+        static GPtrArray *kept;
+        if (!kept)
+          kept = g_ptr_array_new ();
         argv[i] = g_strconcat (aliases[a].new_flag, "=", arg + n + (is_long ? 1 : 0), NULL);
+        g_ptr_array_add (kept, argv[i]);
+      }
       if (!(warned & (G_GUINT64_CONSTANT (1) << a)))
         fprintf (stderr, "dpscale %s: %s is deprecated: use %s\n", cmd, old, aliases[a].new_flag);
       warned |= G_GUINT64_CONSTANT (1) << a;
