@@ -62,20 +62,24 @@ dps_profile_network_load (DpsProfile *p, const DpsKeyFile *kf, GError **error)
   return TRUE;
 }
 
-/* Whether predictions for ranks on nodes go through the network fit alone:
- * it exists and that group was not measured (a measured group keeps its
- * own per-size correction, which must not leak to others: on the network
- * fit for NCCL's logs, dps_profile_network_correction; on its own ring fit
- * for a ring library's). */
+static gboolean
+measured (const DpsProfile *p, int ranks, int nodes)
+{
+  for (int g = 0; g < p->fit.n_groups; g++)
+    if (p->fit.group[g].ranks == ranks && MAX (p->fit.group[g].nodes, 1) == MAX (nodes, 1))
+      return TRUE;
+  return FALSE;
+}
+
+/* Whether predictions for ranks on nodes go through the network fit: for
+ * NCCL's logs always (a measured group with its own per-size correction on
+ * top, dps_profile_network_correction), for a ring library's only where
+ * that group was not measured (a measured one keeps its own ring fit); a
+ * group's correction never leaks to others. */
 gboolean
 dps_profile_uses_network (const DpsProfile *p, int ranks, int nodes)
 {
-  if (!p->net.fitted)
-    return FALSE;
-  for (int g = 0; g < p->fit.n_groups; g++)
-    if (p->fit.group[g].ranks == ranks && MAX (p->fit.group[g].nodes, 1) == MAX (nodes, 1))
-      return FALSE;
-  return TRUE;
+  return p->net.fitted && (!p->net.ring_only || !measured (p, ranks, nodes));
 }
 
 /* The base the fit scales, as a new spec: the topology it names, or the
@@ -139,7 +143,7 @@ by_bytes (gconstpointer a, gconstpointer b)
 int
 dps_profile_network_correction (const DpsProfile *p, int ranks, int nodes, double *bytes, double *factor, int max)
 {
-  if (!p->net.fitted || p->net.ring_only || dps_profile_uses_network (p, ranks, nodes))
+  if (!p->net.fitted || p->net.ring_only || !measured (p, ranks, nodes))
     return 0;
   g_autoptr (DpsTopoSpec) spec = dps_profile_network_spec (p, ranks, nodes, NULL);
   if (!spec)

@@ -87,14 +87,13 @@ void
 dps_profile_apply_params (const DpsProfile *p, int ranks, int nodes, DpsCollParams *params,
                           guint *algo_mask, guint *proto_mask)
 {
-  int n_corr = dps_profile_network_correction (p, ranks, nodes, params->corr_bytes, params->corr_factor,
-                                               (int) G_N_ELEMENTS (params->corr_bytes));
-  if (n_corr > 0 || dps_profile_uses_network (p, ranks, nodes)) {
+  if (dps_profile_uses_network (p, ranks, nodes)) {
     /* the network fit, and for a measured group of NCCL's its per-size
      * correction on top (its own ring fit cannot say what NVLS or a tree
      * reach: a ring of 2 H100 nodes tops out below their NVLS tree) */
     dps_netfit_apply_params (&p->net, params, algo_mask);
-    params->n_corr = n_corr;
+    params->n_corr = dps_profile_network_correction (p, ranks, nodes, params->corr_bytes, params->corr_factor,
+                                                     (int) G_N_ELEMENTS (params->corr_bytes));
     return;
   }
   const DpsFitLevel *lv = dps_fit_nearest (&p->fit, ranks, nodes > 1);
@@ -133,7 +132,7 @@ dps_profile_apply_params (const DpsProfile *p, int ranks, int nodes, DpsCollPara
 void
 dps_profile_apply_topo (const DpsProfile *p, DpsTopoSpec *spec, int ranks, int nodes)
 {
-  if (dps_profile_uses_network (p, ranks, nodes) || (p->net.fitted && !p->net.ring_only)) {
+  if (dps_profile_uses_network (p, ranks, nodes)) {
     dps_netfit_apply_spec (&p->net, spec);
     return;
   }
