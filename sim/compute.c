@@ -162,6 +162,28 @@ dps_compute_memory_bound_share (const DpsModel *m, const DpsDeviceSpec *dev, con
   return all > 0 ? mem / all : 0;
 }
 
+/* Puts m's layer times back to the file's (kept on first use): a sweep
+ * uses the same model on each of its topologies, each transfer from the
+ * times as measured. */
+static void
+as_measured (DpsModel *m)
+{
+  int L = dps_model_n_layers (m);
+  if (!m->file_times_s) {
+    m->file_times_s = g_array_sized_new (FALSE, FALSE, sizeof (double), (guint) (2 * L));
+    for (int i = 0; i < L; i++) {
+      const DpsLayer *l = &g_array_index (m->layers, DpsLayer, i);
+      g_array_append_val (m->file_times_s, l->fwd_time_s);
+      g_array_append_val (m->file_times_s, l->bwd_time_s);
+    }
+  }
+  for (int i = 0; i < L; i++) {
+    DpsLayer *l = &g_array_index (m->layers, DpsLayer, i);
+    l->fwd_time_s = g_array_index (m->file_times_s, double, 2 * i);
+    l->bwd_time_s = g_array_index (m->file_times_s, double, 2 * i + 1);
+  }
+}
+
 /* The times a per-layer model file was measured with (its "# device:"),
  * for a prediction on target: used as measured on the same GPU (or where
  * the file names no device, as files before the comment existed),
@@ -188,31 +210,11 @@ dps_compute_use_file_times (DpsModel *m, const DpsDeviceSpec *target, const DpsC
                  cpu ? "CPU cores say nothing of a GPU's kernels" : "a device dpscale has no figures for");
     return FALSE;
   }
+  as_measured (m);
   if (from == to) {
-    for (int i = 0; m->file_times_s && i < dps_model_n_layers (m); i++) {
-      DpsLayer *l = &g_array_index (m->layers, DpsLayer, i);
-      l->fwd_time_s = g_array_index (m->file_times_s, double, 2 * i);
-      l->bwd_time_s = g_array_index (m->file_times_s, double, 2 * i + 1);
-    }
     *note = g_strdup_printf ("times in %s measured on a %s, the same GPU as the %s: used as measured", file,
                              m->device, target->model);
     return TRUE;
-  }
-  /* from the times as measured, each time (a sweep transfers the same
-   * model to each of its topologies) */
-  int L = dps_model_n_layers (m);
-  if (!m->file_times_s) {
-    m->file_times_s = g_array_sized_new (FALSE, FALSE, sizeof (double), (guint) (2 * L));
-    for (int i = 0; i < L; i++) {
-      const DpsLayer *l = &g_array_index (m->layers, DpsLayer, i);
-      g_array_append_val (m->file_times_s, l->fwd_time_s);
-      g_array_append_val (m->file_times_s, l->bwd_time_s);
-    }
-  }
-  for (int i = 0; i < L; i++) {
-    DpsLayer *l = &g_array_index (m->layers, DpsLayer, i);
-    l->fwd_time_s = g_array_index (m->file_times_s, double, 2 * i);
-    l->bwd_time_s = g_array_index (m->file_times_s, double, 2 * i + 1);
   }
   DpsComputeParams q = *p;
   DpsDtype dt;
