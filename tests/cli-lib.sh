@@ -3,6 +3,7 @@
 #   ok               count a check that passed
 #   ko MESSAGE       count a failure and say why
 #   num KEY FILE     the first number of "KEY" : N in a JSON file
+#   median           the median of the numbers on standard input, one a line (nan: none)
 #   finish NAME      print the closing line and exit with the verdict
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -11,6 +12,7 @@ fail=0
 ok () { pass=$((pass + 1)); }
 ko () { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
 num () { sed -n "s/.*\"$1\" : \([-0-9.e+]*\).*/\1/p" "$2" | head -1; }
+median () { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 finish () {
   echo "$1: $pass passed, $fail failed"
   [ "$fail" -eq 0 ]

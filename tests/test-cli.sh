@@ -203,7 +203,6 @@ then ok; else ko "two-topology plot pictures, legend or title"; fi
 # (it fits, the step unchanged); checkpointing keeps block inputs and runs
 # each block's forward again (its compute grows by a forward, about half
 # of backward's, and it fits)
-jfield () { sed -n "s/.*\"$1\" : \([0-9.e+-]*\).*/\1/p" "$2" | head -1; }
 for v in eager flash ckpt; do
   case $v in eager) f="";; flash) f="--flash-attention";; ckpt) f="--checkpoint";; esac
   # shellcheck disable=SC2086
@@ -211,8 +210,8 @@ for v in eager flash ckpt; do
 done
 if grep -q '"fits" : false' "$tmp/m-eager.json" && grep -q '"fits" : true' "$tmp/m-flash.json" \
    && grep -q '"fits" : true' "$tmp/m-ckpt.json" \
-   && [ "$(jfield compute_s "$tmp/m-flash.json")" = "$(jfield compute_s "$tmp/m-eager.json")" ] \
-   && awk -v a="$(jfield compute_s "$tmp/m-eager.json")" -v b="$(jfield compute_s "$tmp/m-ckpt.json")" \
+   && [ "$(num compute_s "$tmp/m-flash.json")" = "$(num compute_s "$tmp/m-eager.json")" ] \
+   && awk -v a="$(num compute_s "$tmp/m-eager.json")" -v b="$(num compute_s "$tmp/m-ckpt.json")" \
         'BEGIN { exit !(b > 1.2 * a && b < 1.5 * a) }'; then ok
 else ko "flash attention / checkpointing: fits and compute as stated"; fi
 # sweep --format json (as --help offers): one object per point with the

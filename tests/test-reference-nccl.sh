@@ -14,11 +14,7 @@
 set -u
 dpscale=$1
 top=$(cd "$(dirname "$0")/.." && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok () { pass=$((pass + 1)); }
-ko () { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/cli-lib.sh"
 
 files=$(ls "$top"/tests/reference/nccl/*.ref)
 n_files=$(echo "$files" | wc -l)
@@ -29,7 +25,6 @@ if [ "$read_files" -eq "$n_files" ]; then ok; else ko "$read_files of $n_files f
 
 # |error| of rows >= 64 KiB, by system
 awk -F, 'NR > 1 && $7 >= 65536 { e = $14 < 0 ? -$14 : $14; print $2, e }' "$tmp/suite.csv" > "$tmp/rows"
-median () { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 all=$(cut -d' ' -f2 "$tmp/rows" | median)
 echo "suite: $n_files files, $(wc -l < "$tmp/rows") rows of 64 KiB and more, median |error| $(printf %.1f "$all")%"
 within=0 systems=0
@@ -51,5 +46,4 @@ if command -v gnuplot > /dev/null; then
   if "$dpscale" collective --compare $files --plot "$tmp/suite.png" > /dev/null 2>&1 && [ -s "$tmp/suite.png" ]; then ok; else ko "no suite picture"; fi
 fi
 
-echo "reference-nccl: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish reference-nccl

@@ -18,12 +18,7 @@ set -u
 dpscale=$1
 top=$(cd "$(dirname "$0")/.." && pwd)
 R=$top/tests/reference/nccl
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok () { pass=$((pass + 1)); }
-ko () { fail=$((fail + 1)); echo "FAIL: $*"; }
-median () { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+. "$(dirname "$0")/cli-lib.sh"
 err_1m () { awk -F, 'NR > 1 && $7 >= 1048576 { e = $14 < 0 ? -$14 : $14; print e }' "$1" | median; }
 
 : > "$tmp/figures"
@@ -63,5 +58,4 @@ exact=$(awk -F, 'NR > 1 { e = $14 < 0 ? -$14 : $14; if (e < 0.01) n++ } END { pr
 rows=$(($(wc -l < "$tmp/self.csv") - 1))
 if [ "$exact" -ge $((rows / 2)) ]; then ok; else ko "$exact of $rows measured rows reproduced within 0.01%"; fi
 
-echo "reference-transfer: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish reference-transfer
