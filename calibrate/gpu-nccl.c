@@ -122,7 +122,7 @@ dps_gpu_allreduce (DpsCalData *d, const int *gpus, int n_counts, const double *s
   for (int c = 0; c < n_counts; c++) {
     int n = gpus[c];
     if (n < 1 || n > avail) {
-      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--ranks: %d GPUs asked for, %d visible", n, avail);
+      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "GPU count: %d GPUs asked for, %d visible", n, avail);
       return FALSE;
     }
     ncclComm_t *comms = g_new0 (ncclComm_t, n);

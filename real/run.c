@@ -91,14 +91,14 @@ int
 dps_run_gpus (GError **error)
 {
   if (!DPS_HAVE_GPU_TRAIN) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_UNSUPPORTED, "--backend gpu: this build has no GPU replica "
+    g_set_error (error, DPS_ERROR, DPS_ERROR_UNSUPPORTED, "GPU replicas: this build has none "
                  "(CUDA toolkit with nvcc and NCCL were not found when it was configured)");
     return 0;
   }
   g_autofree char *why = NULL;
   int n = dps_gpu_count (&why);
   if (n < 1)
-    g_set_error (error, DPS_ERROR, DPS_ERROR_UNSUPPORTED, "--backend gpu: %s", why ? why : "no GPU found");
+    g_set_error (error, DPS_ERROR, DPS_ERROR_UNSUPPORTED, "GPU replicas: %s", why ? why : "no GPU found");
   return MAX (n, 0);
 }
 
@@ -121,7 +121,7 @@ dps_run_execute (const DpsRunSpec *spec, const DpsModel *model, DpsRunResult *ou
     if (gpus < 1)
       return FALSE;
     if (per_node > gpus) {
-      g_set_error (error, DPS_ERROR, DPS_ERROR_LIMIT, "--backend gpu: %d replicas per node need as many GPUs, this "
+      g_set_error (error, DPS_ERROR, DPS_ERROR_LIMIT, "GPU replicas: %d replicas per node need as many GPUs, this "
                    "machine has %d", per_node, gpus);
       return FALSE;
     }
@@ -164,7 +164,7 @@ dps_run_execute (const DpsRunSpec *spec, const DpsModel *model, DpsRunResult *ou
     if (need > 0.8 * avail) {
       g_ptr_array_unref (args);
       g_set_error (error, DPS_ERROR, DPS_ERROR_LIMIT,
-                   "--emulate: %d replicas of %s need about %.1f GB for their gradients, %.1f GB is free",
+                   "emulated replicas: %d replicas of %s need about %.1f GB for their gradients, %.1f GB is free",
                    spec->ranks, model->name, need / 1e9, avail / 1e9);
       return FALSE;
     }

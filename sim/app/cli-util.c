@@ -331,6 +331,10 @@ static const struct { const char *quantity, *flag; } core_flags[] = {
   { "model: ", "--model: " },
   { "topology: ", "--topology: " },
   { "trace file ", "--trace " },
+  { "emulated nodes: ", "--nodes: " },
+  { "emulated nodes and link: ", "--nodes/--link-gbps: " },
+  { "GPU replicas: ", "--backend gpu: " },
+  { "emulated replicas: ", "--emulate: " },
 };
 
 /* The core names the quantity it refuses ("bucket cap: must be more than

@@ -380,6 +380,7 @@ dps_cmd_validate (int argc, char **argv)
       }
     }
     if (perr) {
+      dps_cli_name_flag (perr);
       p->error = g_strdup (perr->message);
       fprintf (stderr, "validate: %d replicas failed: %s\n", N, perr->message);
       g_error_free (perr);
