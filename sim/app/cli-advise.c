@@ -122,7 +122,7 @@ dps_cmd_advise (int argc, char **argv)
   else if (dps_ddp_opts_apply (&o, &base, &error)
            && (!o.calibration || (profile = dps_profile_load (o.calibration, &error)))
            && (model = dps_model_load (o.model ? o.model : "gpt2-xl", &error)))
-    dps_ddp_setup (&o, profile, model, o.nodes != DPS_UNSET_INT ? o.nodes : 0, (int) gpus, &base, &topo, &error);
+    dps_ddp_setup (o.topology, profile, model, o.nodes != DPS_UNSET_INT ? o.nodes : 0, (int) gpus, &base, &topo, &error);
   if (error) {
     dps_ddp_opts_clear (&o);
     return dps_cli_fail ("advise", error);

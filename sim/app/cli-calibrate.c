@@ -110,7 +110,7 @@ simulated (const DpsProfile *p, const char *topology, const DpsCalPoint *pt, GEr
   DpsCollParams params;
   guint amask = DPS_NCCL_ALGOS, pmask = DPS_ALL_PROTOS;
   dps_coll_params_nccl (&params);
-  dps_profile_apply_params (p, pt->ranks, dps_topo_n_nodes (topo), &params, &amask, &pmask);
+  dps_profile_apply_coll (p, topology, pt->ranks, dps_topo_n_nodes (topo), &params, &amask, &pmask, NULL);
   DpsCollCtx ctx;
   if (!dps_coll_ctx_init (&ctx, topo, &params, pt->ranks, DPS_OP_ALLREDUCE, pt->bytes, error))
     return -1;

@@ -276,8 +276,9 @@ dps_cmd_collective (int argc, char **argv)
   if (profile) {
     if (algo_s || proto_s)
       fprintf (stderr, "dpscale collective: warning: --calibration fixes the algorithm and protocols; --algo/--proto ignored\n");
-    if (dps_cli_profile_network_applies (profile, topology))
-      dps_profile_apply_params (profile, n_gpus, dps_topo_n_nodes (topo), &params, &amask, &pmask);
+    g_autofree char *note = NULL;
+    dps_profile_apply_coll (profile, topology, n_gpus, dps_topo_n_nodes (topo), &params, &amask, &pmask, &note);
+    dps_cli_note (note);
   }
   GArray *rows = g_array_new (FALSE, TRUE, sizeof (Row));
   for (double sz = (double) lo; sz <= (double) hi * (1 + 1e-12); sz *= factor) {

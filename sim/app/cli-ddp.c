@@ -193,65 +193,26 @@ dps_ddp_opts_apply (DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
   return TRUE;
 }
 
-/* A per-layer file's own times on the topology's GPU (dps_compute_use_file_times),
- * the report's line in c->compute_note. */
-static gboolean
-use_file_times (DpsModel *model, const DpsTopo *topo, DpsDdpConfig *c, GError **error)
-{
-  g_autofree char *note = NULL;
-  if (!dps_compute_use_file_times (model, &dps_topo_spec (topo)->gpu, &c->compute, &note, error))
-    return FALSE;
-  if (note)
-    g_strlcpy (c->compute_note, note, sizeof c->compute_note);
-  return TRUE;
-}
-
-/* Sizes the topology (named, or the profile's machine) for nodes or gpus,
- * applies the profile (may be NULL) to it, to c's collective parameters and
- * to the model's layer times, and fills c's model, topology and GPU count.
+/* Sizes the topology (named, or the profile's cluster or machine) for
+ * nodes or gpus, applies the profile (may be NULL) to it and to c
+ * (dps_profile_apply_ddp: collectives, layer times, waits), and fills c's
+ * model, topology, GPU count and, where c has none, the topology's price.
  * *topo receives the topology (the caller frees it). */
 gboolean
-dps_ddp_setup (const DpsDdpOpts *o, const DpsProfile *profile, DpsModel *model, int nodes, int gpus,
+dps_ddp_setup (const char *topology, const DpsProfile *profile, DpsModel *model, int nodes, int gpus,
                DpsDdpConfig *c, DpsTopo **topo, GError **error)
 {
   int n_gpus;
-  const char *name = o->topology;
-  *topo = dps_cli_topology_calibrated (name, profile, nodes, gpus, &n_gpus, error);
+  *topo = dps_cli_topology_calibrated (topology, profile, nodes, gpus, &n_gpus, error);
   if (!*topo)
     return FALSE;
   /* the flag's price, else the topology's own (each of a sweep's its own) */
-  if (o->price <= 0)
+  if (c->price_per_gpu_hour <= 0)
     c->price_per_gpu_hour = dps_topo_spec (*topo)->price_per_gpu_hour_usd;
-  if (profile) {
-    /* co-located ranks (per node) share cores, caches and memory */
-    int per_node = n_gpus / dps_topo_n_nodes (*topo);
-    if (dps_cli_profile_network_applies (profile, name))
-      dps_profile_apply_params (profile, n_gpus, dps_topo_n_nodes (*topo), &c->coll, &c->algo_mask, &c->proto_mask);
-    /* the layer times: on the profile's own machine as measured, on a
-     * named topology's GPU transferred there (or refused, said) */
-    g_autofree char *note = NULL;
-    dps_profile_use_layers (profile, model, per_node, name ? &dps_topo_spec (*topo)->gpu : NULL, &c->compute, &note);
-    if (note)
-      g_strlcpy (c->compute_note, note, sizeof c->compute_note);
-    if (!note && name && !dps_profile_layers_for (profile, model, per_node)
-        && !use_file_times (model, *topo, c, error))
-      return FALSE;
-    const DpsContention *ct = name ? NULL : dps_profile_contention (profile, per_node);
-    if (ct && per_node > 1) {
-      /* measured on this machine: overlap slowdowns, and a rank's memory
-       * bandwidth (already what it reaches: no further efficiency) */
-      c->contention = ct->compute;
-      c->contention_comm = ct->comm;
-    }
-    if (ct)
-      c->compute.mem_efficiency = 1;
-    /* measured with the collectives: a communication thread's hand-off,
-     * and its wait for a core while co-located replicas compute (one
-     * replica leaves it the other cores) */
-    c->launch_s = profile->data->handoff_s;
-    c->launch_busy_s = per_node > 1 ? dps_profile_busy_wait (profile, per_node) : 0;
-  }
-  else if (!use_file_times (model, *topo, c, error))
+  g_autofree char *note = NULL;
+  gboolean ok = dps_profile_apply_ddp (profile, topology, model, *topo, n_gpus, c, &note, error);
+  dps_cli_note (note);
+  if (!ok)
     return FALSE;
   c->model = model;
   c->topo = *topo;
@@ -268,14 +229,13 @@ gboolean
 dps_cli_emulation_times (DpsModel *model, const DpsProfile *profile, const char *topology, int batch,
                          gboolean adam, double **fwd_s, double **bwd_s, double *opt_s, GError **error)
 {
-  DpsDdpOpts o = { .topology = (char *) topology };
   DpsDdpConfig c;
   dps_ddp_config_default (&c);
   c.compute.dtype = DPS_DTYPE_FP32;
   c.mixed = FALSE;
   c.optimizer = adam ? DPS_OPT_ADAM : DPS_OPT_SGD;
   g_autoptr (DpsTopo) topo = NULL;
-  if (!dps_ddp_setup (&o, profile, model, 0, 1, &c, &topo, error))
+  if (!dps_ddp_setup (topology, profile, model, 0, 1, &c, &topo, error))
     return FALSE;
   int L = dps_model_n_layers (model);
   *fwd_s = g_new (double, L);

@@ -21,5 +21,5 @@ void          dps_ddp_opts_clear (DpsDdpOpts *o);
 gboolean      dps_ddp_opts_apply (DpsDdpOpts *o, DpsDdpConfig *c, GError **error);
 gboolean      dps_cli_emulation_times (DpsModel *model, const DpsProfile *profile, const char *topology, int batch,
                                        gboolean adam, double **fwd_s, double **bwd_s, double *opt_s, GError **error);
-gboolean      dps_ddp_setup (const DpsDdpOpts *o, const DpsProfile *profile, DpsModel *model, int nodes, int gpus,
+gboolean      dps_ddp_setup (const char *topology, const DpsProfile *profile, DpsModel *model, int nodes, int gpus,
                              DpsDdpConfig *c, DpsTopo **topo, GError **error);

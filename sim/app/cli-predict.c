@@ -264,7 +264,7 @@ dps_cmd_predict (int argc, char **argv)
              && (model = dps_model_load (o.model ? o.model : "gpt2-xl", &error))) {
       if (!o.gpus && !o.nodes)
         gpus = profile && !o.topology && profile->machine_ranks ? profile->machine_ranks : 64;
-      if (dps_ddp_setup (&o, profile, model, o.nodes, (int) gpus, &c, &topo, &error)) {
+      if (dps_ddp_setup (o.topology, profile, model, o.nodes, (int) gpus, &c, &topo, &error)) {
         c.batch = batch;
         c.bucket_cap_bytes = cap * 1024 * 1024;
         c.grad_accum = (int) accum;

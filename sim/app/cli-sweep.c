@@ -190,9 +190,8 @@ dps_cmd_sweep (int argc, char **argv)
             g_autoptr (DpsTopo) topo = NULL;
             DpsDdpResult r = { 0 };
             DpsDdpConfig c = base;
-            DpsDdpOpts point = o;
-            point.topology = o.topology ? g_strstrip (topos[ti]) : NULL;
-            if (dps_ddp_setup (&point, profile, model, 0, g, &c, &topo, &perr)) {
+            const char *tname = o.topology ? g_strstrip (topos[ti]) : NULL;
+            if (dps_ddp_setup (tname, profile, model, 0, g, &c, &topo, &perr)) {
               c.bucket_cap_bytes = g_array_index (caps, double, ci) * 1024 * 1024;
               c.batch = g_array_index (batches, double, bi);
               c.grad_accum = (int) g_array_index (accums, double, ai);

@@ -186,71 +186,35 @@ dps_cli_topology (const char *name, int nodes, int gpus, int *n_gpus, GError **e
   return dps_cli_topology_calibrated (name, NULL, nodes, gpus, n_gpus, error);
 }
 
-/* As dps_cli_topology, with a calibration profile (may be NULL): without
- * --topology a profile that describes its machine gives the topology;
- * otherwise the named topology takes the profile's fitted bandwidths. */
+/* As dps_cli_topology, with a calibration profile (may be NULL): the
+ * topology dps_profile_apply_spec gives (without --topology the profile's
+ * cluster or machine; a named one with the profile's fitted figures),
+ * sized; its notes shown once. */
 DpsTopo *
 dps_cli_topology_calibrated (const char *name, const DpsProfile *profile, int nodes, int gpus, int *n_gpus,
                              GError **error)
 {
-  g_autoptr (DpsTopoSpec) spec = NULL;
-  if (profile && !name && profile->net.fitted && profile->net_topology)
-    name = profile->net_topology;   /* the cluster its logs came from */
-  if (profile && !name) {
-    int mr = MAX (profile->machine_ranks, 1);
-    /* one machine measured (no emulated nodes): its ranks stay on it */
-    int n_nodes = nodes > 0 ? nodes : gpus > mr && profile->machine_nodes > 1 ? (gpus + mr - 1) / mr : 1;
-    spec = dps_profile_machine_spec (profile, gpus > 0 ? gpus : mr * n_nodes, n_nodes);
-  }
-  if (!spec) {
-    g_autofree char *path = dps_topo_find (name ? name : DPS_DEFAULT_TOPOLOGY, error);
-    if (!path)
-      return NULL;
-    spec = dps_topo_spec_load (path, error);
-    if (!spec)
-      return NULL;
-  }
-  if (profile && dps_cli_profile_network_applies (profile, name)) {
-    int k = spec->gpus_per_node, n_nodes = nodes > 0 ? nodes : gpus > k ? gpus / k : 1;
-    dps_profile_apply_topo (profile, spec, gpus > 0 ? gpus : n_nodes * k, n_nodes);
-  }
-  int most = spec->gpus_per_node * MAX (profile ? profile->machine_nodes : 1, 1);
-  /* the network fit speaks for counts not measured: more nodes where the
-   * NICs were fitted, more ranks on one machine where its links were */
-  gboolean grows = profile && profile->net.fitted
-                   && (profile->net.used[DPS_NETFIT_NIC_BW] || (nodes <= 1 && profile->net.used[DPS_NETFIT_INTRA_BW]));
-  if (profile && profile->machine_ranks > 0 && !name && gpus > most && !grows) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT,
-                 "--gpus: %d ranks asked for, but the calibrated machine (%s) was measured with up to %d",
-                 gpus, profile->path ? profile->path : "the profile", most);
-    return NULL;
-  }
-  int measured = profile ? profile->machine_ranks * MAX (profile->machine_nodes, 1) : 0;
-  static gboolean said;
-  if (measured > 0 && !name && gpus > measured && grows && !said) {
-    said = TRUE;
-    fprintf (stderr, "dpscale: note: %d ranks, more than the %d %s measured: predicted through its network fit\n",
-             gpus, measured, profile->path ? profile->path : "the profile");
-  }
-  return size_topology (spec, nodes, gpus, n_gpus, error);
+  g_autofree char *note = NULL;
+  g_autoptr (DpsTopoSpec) spec = dps_profile_apply_spec (profile, name, DPS_DEFAULT_TOPOLOGY, nodes, gpus, &note,
+                                                         error);
+  dps_cli_note (note);
+  return spec ? size_topology (spec, nodes, gpus, n_gpus, error) : NULL;
 }
 
-/* Whether a profile's collective figures apply to the topology named (NULL:
- * the profile's own machine): a CPU calibration's (MPI ranks on this
- * machine) describe no GPU cluster, so on a named topology they are left
- * out, said once on stderr. */
-gboolean
-dps_cli_profile_network_applies (const DpsProfile *profile, const char *name)
+/* Shows each line of note on stderr ("dpscale: note: ..."), once per
+ * process: a sweep's hundred points say a thing once. */
+void
+dps_cli_note (const char *note)
 {
-  if (!name || g_strcmp0 (profile->data->backend, "cpu-mpi") != 0)
-    return TRUE;
-  static gboolean said;
-  if (!said) {
-    said = TRUE;
-    fprintf (stderr, "dpscale: note: %s measured MPI ranks on CPU cores: its collective figures are not applied "
-             "to %s (its own figures are used)\n", profile->path ? profile->path : "the profile", name);
-  }
-  return FALSE;
+  static GHashTable *said;
+  if (!note)
+    return;
+  if (!said)
+    said = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_auto (GStrv) lines = g_strsplit (note, "\n", -1);
+  for (int i = 0; lines[i]; i++)
+    if (lines[i][0] && g_hash_table_add (said, g_strdup (lines[i])))
+      fprintf (stderr, "dpscale: note: %s\n", lines[i]);
 }
 
 /* Writes text to path as dps_write_file does (a regular file whole or not

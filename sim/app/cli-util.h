@@ -5,7 +5,7 @@
 
 #include <glib.h>
 #include "sim/topo.h"
-#include "calibrate/profile.h"
+#include "calibrate/profile-apply.h"
 
 #define DPS_EXIT_USAGE 2
 #define DPS_DEFAULT_TOPOLOGY "dgx-h100"
@@ -57,7 +57,7 @@ gboolean  dps_cli_format (const char *text, DpsFormat *out, GError **error);
 DpsTopo  *dps_cli_topology (const char *name, int nodes, int gpus, int *n_gpus, GError **error);
 DpsTopo  *dps_cli_topology_calibrated (const char *name, const DpsProfile *profile, int nodes, int gpus,
                                        int *n_gpus, GError **error);
-gboolean dps_cli_profile_network_applies (const DpsProfile *profile, const char *name);
+void      dps_cli_note (const char *note);
 gboolean  dps_cli_emit (const char *path, const GString *text, GError **error);
 gboolean  dps_cli_check_cpu_model (const DpsModel *m, int batch, int ranks, GError **error);
 gboolean  dps_cli_check_prefix (const char *flag, const char *prefix, GError **error);

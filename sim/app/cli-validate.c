@@ -325,7 +325,6 @@ dps_cmd_validate (int argc, char **argv)
     dps_run_result_clear (&run);
     /* 3. the prediction, from the profile alone */
     if (!perr) {
-      DpsDdpOpts o = { .topology = NULL };
       DpsDdpConfig c;
       dps_ddp_config_default (&c);
       c.mode = DPS_CLI_NET_MODE;
@@ -342,7 +341,7 @@ dps_cmd_validate (int argc, char **argv)
       c.trace_replicas = i == n - 1 ? 8 : 0;
       g_autoptr (DpsTopo) topo = NULL;
       DpsDdpResult r;
-      gboolean ready = dps_ddp_setup (&o, profile, model, nodes > 1 ? nodes : 0, N, &c, &topo, &perr);
+      gboolean ready = dps_ddp_setup (NULL, profile, model, nodes > 1 ? nodes : 0, N, &c, &topo, &perr);
       if (ready && emulate) {
         /* emulated replicas sleep instead of computing: their layers take
          * exactly the waits they were given (not the profile's times for

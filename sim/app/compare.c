@@ -49,8 +49,9 @@ dps_compare_reference (const DpsReference *ref, const char *topology, const DpsP
   DpsCollParams params;
   dps_coll_params_nccl (&params);
   guint amask = ref->algo_mask, pmask = ref->proto_mask;
-  if (profile)
-    dps_profile_apply_params (profile, n_gpus, dps_topo_n_nodes (topo), &params, &amask, &pmask);
+  g_autofree char *note = NULL;
+  dps_profile_apply_coll (profile, tname, n_gpus, dps_topo_n_nodes (topo), &params, &amask, &pmask, &note);
+  dps_cli_note (note);
   out->path = g_strdup (ref->path);
   /* the system's id: the header's first word (several scales of one system share it) */
   const char *sys = dps_reference_get (ref, "system");
