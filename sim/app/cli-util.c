@@ -296,6 +296,7 @@ static const struct { const char *quantity, *flag; } core_flags[] = {
   { "topology: ", "--topology: " },
   { "trace file ", "--trace " },
   { "emulated nodes: ", "--nodes: " },
+  { "imported log: ", "--import: " },
   { "emulated nodes and link: ", "--nodes/--link-gbps: " },
   { "GPU replicas: ", "--backend gpu: " },
   { "emulated replicas: ", "--emulate: " },
