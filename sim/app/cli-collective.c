@@ -136,181 +136,241 @@ refuse_nccl_tests_op (int argc, char **argv, GError **error)
   return TRUE;
 }
 
+/* What the command line asks for. */
+typedef struct {
+  char    *topology, *op_s, *minb, *maxb, *algo_s, *proto_s, *mode_s, *format_s, *output, *type;
+  char    *calibration, *plot_path;
+  char   **compare;
+  int      nodes, gpus, channels, check, iters, warmup, blocking;
+  double   factor;
+  /* parsed */
+  DpsCollOp  op;
+  guint64    lo, hi;
+  int        tsize;
+  guint      amask, pmask;
+  DpsNetMode mode;
+  DpsFormat  format;
+} Opts;
+
+static void
+opts_clear (Opts *o)
+{
+  char **strs[] = { &o->topology, &o->op_s, &o->minb, &o->maxb, &o->algo_s, &o->proto_s, &o->mode_s, &o->format_s,
+                    &o->output, &o->type, &o->calibration, &o->plot_path };
+  for (gsize i = 0; i < G_N_ELEMENTS (strs); i++)
+    g_clear_pointer (strs[i], g_free);
+  g_clear_pointer (&o->compare, g_strfreev);
+}
+
+static gboolean
+check_mode (const Opts *o, GError **error)
+{
+  if (o->mode_s && !g_str_equal (o->mode_s, "flow") && !g_str_equal (o->mode_s, "analytical")) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--mode: '%s' is not flow or analytical", o->mode_s);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* --compare FILE...: the model beside each row of logs or references
+ * (the files after the flag's are more of them). */
+static int
+run_compare (Opts *o, int argc, char **argv)
+{
+  GError *error = NULL;
+  g_autoptr (GStrvBuilder) fb = g_strv_builder_new ();
+  g_strv_builder_addv (fb, (const char **) o->compare);
+  for (int i = 1; i < argc; i++)
+    g_strv_builder_add (fb, argv[i]);
+  g_auto (GStrv) files = g_strv_builder_end (fb);
+  DpsFormat cf;
+  g_autoptr (DpsProfile) cprof = NULL;
+  if (o->nodes != DPS_UNSET_INT || o->gpus != DPS_UNSET_INT || o->channels != DPS_UNSET_INT || o->minb || o->maxb
+      || o->op_s || o->algo_s || o->proto_s)
+    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--compare: the log sets the GPUs, sizes, operation and "
+                 "NCCL settings; drop --nodes/--gpus/-b/-e/--op/--algo/--proto/--channels");
+  else if (check_mode (o, &error) && dps_cli_format (o->format_s, &cf, &error) && cf == DPS_FORMAT_JSON)
+    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--format: --compare writes table or csv");
+  if (!error && o->calibration)
+    cprof = dps_profile_load (o->calibration, &error);
+  if (error)
+    return dps_cli_fail ("collective", error);
+  DpsNetMode mode = o->mode_s && g_str_equal (o->mode_s, "analytical") ? DPS_MODE_ANALYTICAL : DPS_CLI_NET_MODE;
+  return dps_cmd_collective_compare (files, o->topology, cprof, mode, cf, o->output, o->plot_path);
+}
+
+/* The sizes, operation, type, scale, masks, mode and format. */
+static gboolean
+check_opts (Opts *o, int argc, char **argv, GError **error)
+{
+  o->op = DPS_OP_ALLREDUCE;
+  o->lo = 8;
+  o->hi = 1ull << 30;
+  o->mode = o->mode_s && g_str_equal (o->mode_s, "analytical") ? DPS_MODE_ANALYTICAL : DPS_CLI_NET_MODE;
+  if (o->plot_path)
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--plot: only with --compare (dpscale plot draws a --format csv result)");
+  else if (argc > 1)
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "unknown option: unexpected argument '%s'", argv[1]);
+  else if (!(o->tsize = type_size (o->type ? o->type : "float", error)))
+    return FALSE;
+  else if (!dps_cli_int_given ("--nodes", &o->nodes, 1, G_MAXINT, 0, error)
+           || !dps_cli_int_given ("--gpus", &o->gpus, 1, G_MAXINT, 0, error)
+           || !dps_cli_int_given ("--channels", &o->channels, 1, 64, 0, error))
+    return FALSE;
+  else if (o->op_s && !dps_coll_op_parse (o->op_s, &o->op))
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT,
+                 "--op: unknown operation '%s' (allreduce, reducescatter, allgather, broadcast)", o->op_s);
+  else if (o->minb && !dps_parse_size (o->minb, &o->lo))
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--minbytes: '%s' is not a size such as 8, 64K, 1G", o->minb);
+  else if (o->maxb && !dps_parse_size (o->maxb, &o->hi))
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--maxbytes: '%s' is not a size such as 8, 64K, 1G", o->maxb);
+  else if (o->lo < 1 || o->hi < o->lo)
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--minbytes/--maxbytes: need 1 <= min <= max");
+  else if (!(o->factor > 1) || !isfinite (o->factor))
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--stepfactor: must be more than 1");
+  else if (log ((double) o->hi / o->lo) / log (o->factor) > 10000)
+    g_set_error (error, DPS_ERROR, DPS_ERROR_LIMIT, "--stepfactor: more than 10000 sizes asked for");
+  else if (check_mode (o, error))
+    return dps_cli_parse_masks (o->algo_s, o->proto_s, &o->amask, &o->pmask, error)
+           && dps_cli_format (o->format_s, &o->format, error);
+  return FALSE;
+}
+
+/* The cluster (named, or the profile's) sized for the GPUs asked for,
+ * within the collective's limit. */
+static DpsTopo *
+cluster (const Opts *o, const DpsProfile *profile, int *n_gpus, GError **error)
+{
+  int nodes = o->nodes, gpus = o->gpus;
+  if (nodes == 0 && gpus == 0 && !(profile && !o->topology && profile->machine_ranks))
+    nodes = 2;
+  if (gpus > DPS_CLI_MAX_COLLECTIVE_GPUS || nodes > DPS_CLI_MAX_COLLECTIVE_GPUS) {   /* a node holds a GPU at least */
+    g_set_error (error, DPS_ERROR, DPS_ERROR_LIMIT, "%s: at most %d GPUs in a collective", gpus > 0 ? "--gpus" : "--nodes",
+                 DPS_CLI_MAX_COLLECTIVE_GPUS);
+    return NULL;
+  }
+  g_autoptr (DpsTopo) topo = dps_cli_topology_calibrated (o->topology, profile, nodes, gpus, n_gpus, error);
+  if (topo && *n_gpus > DPS_CLI_MAX_COLLECTIVE_GPUS) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_LIMIT, "%s: at most %d GPUs in a collective (%d nodes of %d), got %d",
+                 gpus > 0 ? "--gpus" : "--nodes", DPS_CLI_MAX_COLLECTIVE_GPUS,
+                 DPS_CLI_MAX_COLLECTIVE_GPUS / dps_topo_gpus_per_node (topo), dps_topo_gpus_per_node (topo), *n_gpus);
+    return NULL;
+  }
+  return g_steal_pointer (&topo);
+}
+
+/* One row per size from o->lo to o->hi by o->factor. */
+static GArray *
+predict_rows (const Opts *o, const DpsTopo *topo, const DpsCollParams *params, guint amask, guint pmask, int n_gpus,
+              GError **error)
+{
+  g_autoptr (GArray) rows = g_array_new (FALSE, TRUE, sizeof (Row));
+  for (double sz = (double) o->lo; sz <= (double) o->hi * (1 + 1e-12); sz *= o->factor) {
+    guint64 bytes = (guint64) llround (sz);
+    DpsCollCtx ctx;
+    if (!dps_coll_ctx_init (&ctx, topo, params, n_gpus, o->op, (double) bytes, error))
+      return NULL;
+    if (o->channels)
+      ctx.channels = o->channels;
+    Row r = { .bytes = bytes };
+    r.count = bytes / o->tsize / ((o->op == DPS_OP_REDUCE_SCATTER || o->op == DPS_OP_ALLGATHER) ? n_gpus : 1);
+    if (!dps_coll_predict (&ctx, amask, pmask, o->mode, &r.choice, error))
+      return NULL;
+    r.time_s = r.choice.time_s;
+    r.algbw_GBps = r.time_s > 0 ? bytes / r.time_s / 1e9 : 0;
+    r.busbw_GBps = r.algbw_GBps * dps_coll_busbw_factor (o->op, n_gpus);
+    g_array_append_val (rows, r);
+  }
+  return g_steal_pointer (&rows);
+}
+
+/* The sweep of sizes on the cluster, in the format asked for. */
+static gboolean
+run_sizes (Opts *o, GError **error)
+{
+  g_autoptr (DpsProfile) profile = NULL;
+  if (o->calibration && !(profile = dps_profile_load (o->calibration, error)))
+    return FALSE;
+  int n_gpus;
+  g_autoptr (DpsTopo) topo = cluster (o, profile, &n_gpus, error);
+  if (!topo)
+    return FALSE;
+  DpsCollParams params;
+  dps_coll_params_nccl (&params);
+  guint amask = o->amask, pmask = o->pmask;
+  if (profile) {
+    if (o->algo_s || o->proto_s)
+      fprintf (stderr, "dpscale collective: warning: --calibration fixes the algorithm and protocols; --algo/--proto ignored\n");
+    g_autofree char *note = NULL;
+    dps_profile_apply_coll (profile, o->topology, n_gpus, dps_topo_n_nodes (topo), &params, &amask, &pmask, &note);
+    dps_cli_note (note);
+  }
+  g_autoptr (GArray) rows = predict_rows (o, topo, &params, amask, pmask, n_gpus, error);
+  if (!rows)
+    return FALSE;
+  g_autoptr (GString) out = g_string_new (NULL);
+  const Row *rv = (const Row *) rows->data;
+  if (o->format == DPS_FORMAT_TABLE)
+    emit_table (out, topo, n_gpus, o->op, o->type ? o->type : "float", o->mode, rv, rows->len);
+  else if (o->format == DPS_FORMAT_CSV)
+    emit_csv (out, rv, rows->len, n_gpus, dps_topo_n_nodes (topo), o->op);
+  else
+    emit_json (out, topo, rv, rows->len, n_gpus, o->op, o->mode);
+  return dps_cli_emit (o->output, out, error);
+}
+
 int
 dps_cmd_collective (int argc, char **argv)
 {
-  g_autofree char *topology = NULL, *op_s = NULL, *minb = NULL, *maxb = NULL, *algo_s = NULL;
-  g_autofree char *proto_s = NULL, *mode_s = NULL, *format_s = NULL, *output = NULL, *type = NULL;
-  g_autofree char *calibration = NULL, *plot_path = NULL;
-  g_auto (GStrv) compare = NULL;
-  int nodes = DPS_UNSET_INT, gpus = DPS_UNSET_INT, channels = DPS_UNSET_INT;
-  int check = DPS_UNSET_INT, iters = DPS_UNSET_INT, warmup = DPS_UNSET_INT, blocking = DPS_UNSET_INT;
-  double factor = 2;
+  Opts o = { .nodes = DPS_UNSET_INT, .gpus = DPS_UNSET_INT, .channels = DPS_UNSET_INT, .check = DPS_UNSET_INT,
+             .iters = DPS_UNSET_INT, .warmup = DPS_UNSET_INT, .blocking = DPS_UNSET_INT, .factor = 2 };
   GOptionEntry entries[] = {
-    { "topology", 't', 0, G_OPTION_ARG_STRING, &topology, "Topology file or shipped name (default dgx-h100)", "NAME|FILE" },
-    { "nodes", 0, 0, G_OPTION_ARG_INT, &nodes, "Number of nodes (default 2; -n is nccl-tests' --iters)", "N" },
-    { "gpus", 'g', 0, G_OPTION_ARG_INT, &gpus, "Number of GPUs in all (instead of --nodes; all_reduce_perf -g in one process)", "G" },
-    { "op", 0, 0, G_OPTION_ARG_STRING, &op_s, "allreduce (default), reducescatter, allgather, broadcast", "OP" },
-    { "minbytes", 'b', 0, G_OPTION_ARG_STRING, &minb, "Smallest size, as nccl-tests: 8, 1K, 32M (default 8)", "SIZE" },
-    { "maxbytes", 'e', 0, G_OPTION_ARG_STRING, &maxb, "Largest size (default 1G)", "SIZE" },
-    { "stepfactor", 'f', 0, G_OPTION_ARG_DOUBLE, &factor, "Multiply the size by this each row (default 2)", "F" },
-    { "datatype", 'd', 0, G_OPTION_ARG_STRING, &type, "Element type for the count column (default float)", "TYPE" },
-    { "algo", 'a', 0, G_OPTION_ARG_STRING, &algo_s, "Algorithms to pick from, as NCCL_ALGO: ring,tree,nvls (default) and hier", "LIST" },
-    { "proto", 'p', 0, G_OPTION_ARG_STRING, &proto_s, "Protocols, as NCCL_PROTO: LL,LL128,Simple", "LIST" },
-    { "channels", 0, 0, G_OPTION_ARG_INT, &channels, "NCCL channels (default: the topology's; -c is nccl-tests' --check)", "N" },
+    { "topology", 't', 0, G_OPTION_ARG_STRING, &o.topology, "Topology file or shipped name (default dgx-h100)", "NAME|FILE" },
+    { "nodes", 0, 0, G_OPTION_ARG_INT, &o.nodes, "Number of nodes (default 2; -n is nccl-tests' --iters)", "N" },
+    { "gpus", 'g', 0, G_OPTION_ARG_INT, &o.gpus, "Number of GPUs in all (instead of --nodes; all_reduce_perf -g in one process)", "G" },
+    { "op", 0, 0, G_OPTION_ARG_STRING, &o.op_s, "allreduce (default), reducescatter, allgather, broadcast", "OP" },
+    { "minbytes", 'b', 0, G_OPTION_ARG_STRING, &o.minb, "Smallest size, as nccl-tests: 8, 1K, 32M (default 8)", "SIZE" },
+    { "maxbytes", 'e', 0, G_OPTION_ARG_STRING, &o.maxb, "Largest size (default 1G)", "SIZE" },
+    { "stepfactor", 'f', 0, G_OPTION_ARG_DOUBLE, &o.factor, "Multiply the size by this each row (default 2)", "F" },
+    { "datatype", 'd', 0, G_OPTION_ARG_STRING, &o.type, "Element type for the count column (default float)", "TYPE" },
+    { "algo", 'a', 0, G_OPTION_ARG_STRING, &o.algo_s, "Algorithms to pick from, as NCCL_ALGO: ring,tree,nvls (default) and hier", "LIST" },
+    { "proto", 'p', 0, G_OPTION_ARG_STRING, &o.proto_s, "Protocols, as NCCL_PROTO: LL,LL128,Simple", "LIST" },
+    { "channels", 0, 0, G_OPTION_ARG_INT, &o.channels, "NCCL channels (default: the topology's; -c is nccl-tests' --check)", "N" },
     /* nccl-tests' run controls, so that its command lines paste: none
      * changes a simulated time */
-    { "check", 'c', 0, G_OPTION_ARG_INT, &check, "As nccl-tests: check results (accepted, no effect: nothing is computed)", "0/1" },
-    { "iters", 'n', 0, G_OPTION_ARG_INT, &iters, "As nccl-tests: timed iterations (accepted, no effect)", "N" },
-    { "warmup_iters", 'w', 0, G_OPTION_ARG_INT, &warmup, "As nccl-tests: warm-up iterations (accepted, no effect)", "N" },
-    { "blocking", 'z', 0, G_OPTION_ARG_INT, &blocking, "As nccl-tests: blocking collectives (accepted, no effect)", "0/1" },
-    { "mode", 'm', 0, G_OPTION_ARG_STRING, &mode_s, "flow (max-min flow-level network, default) or analytical", "MODE" },
-    { "calibration", 'C', 0, G_OPTION_ARG_FILENAME, &calibration, "Use a calibration profile's fitted latencies and bandwidths (and its machine, without --topology)", "FILE" },
-    { "compare", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &compare, "Predict each row of nccl-tests logs or published references (tests/reference/nccl/*.ref; more files may follow) and print the error", "FILE" },
-    { "plot", 0, 0, G_OPTION_ARG_FILENAME, &plot_path, "With --compare: draw predicted against measured bus bandwidth (.png or .svg)", "FILE" },
-    { "format", 0, 0, G_OPTION_ARG_STRING, &format_s, "table (default), csv or json", "FMT" },
-    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE (whole or not at all) instead of stdout", "FILE" },
+    { "check", 'c', 0, G_OPTION_ARG_INT, &o.check, "As nccl-tests: check results (accepted, no effect: nothing is computed)", "0/1" },
+    { "iters", 'n', 0, G_OPTION_ARG_INT, &o.iters, "As nccl-tests: timed iterations (accepted, no effect)", "N" },
+    { "warmup_iters", 'w', 0, G_OPTION_ARG_INT, &o.warmup, "As nccl-tests: warm-up iterations (accepted, no effect)", "N" },
+    { "blocking", 'z', 0, G_OPTION_ARG_INT, &o.blocking, "As nccl-tests: blocking collectives (accepted, no effect)", "0/1" },
+    { "mode", 'm', 0, G_OPTION_ARG_STRING, &o.mode_s, "flow (max-min flow-level network, default) or analytical", "MODE" },
+    { "calibration", 'C', 0, G_OPTION_ARG_FILENAME, &o.calibration, "Use a calibration profile's fitted latencies and bandwidths (and its machine, without --topology)", "FILE" },
+    { "compare", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.compare, "Predict each row of nccl-tests logs or published references (tests/reference/nccl/*.ref; more files may follow) and print the error", "FILE" },
+    { "plot", 0, 0, G_OPTION_ARG_FILENAME, &o.plot_path, "With --compare: draw predicted against measured bus bandwidth (.png or .svg)", "FILE" },
+    { "format", 0, 0, G_OPTION_ARG_STRING, &o.format_s, "table (default), csv or json", "FMT" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &o.output, "Write to FILE (whole or not at all) instead of stdout", "FILE" },
     G_OPTION_ENTRY_NULL
   };
   GError *error = NULL;
+  int status = 0;
   if (!refuse_nccl_tests_op (argc, argv, &error)
       || !dps_cli_parse ("collective", "time one collective on a cluster",
-                      "Prints time, algbw and busbw per size as nccl-tests' all_reduce_perf does,\n"
-                      "with the algorithm and protocol that NCCL's cost model picks.\n\n"
-                      "Example: dpscale collective --topology dgx-a100 --nodes 4 -b 8 -e 8G -f 2\n\n"
-                      "With --compare LOG, the model beside each row of a measured nccl-tests log (or a\n"
-                      "published reference: tests/reference/nccl/), the error per row and its median:\n"
-                      "  dpscale collective --compare my-cluster.log --topology dgx-h100 --plot cmp.png",
+                         "Prints time, algbw and busbw per size as nccl-tests' all_reduce_perf does,\n"
+                         "with the algorithm and protocol that NCCL's cost model picks.\n\n"
+                         "Example: dpscale collective --topology dgx-a100 --nodes 4 -b 8 -e 8G -f 2\n\n"
+                         "With --compare LOG, the model beside each row of a measured nccl-tests log (or a\n"
+                         "published reference: tests/reference/nccl/), the error per row and its median:\n"
+                         "  dpscale collective --compare my-cluster.log --topology dgx-h100 --plot cmp.png",
                          entries, &argc, &argv, &error))
-    return dps_cli_fail ("collective", error);
-  if (check != DPS_UNSET_INT || iters != DPS_UNSET_INT || warmup != DPS_UNSET_INT || blocking != DPS_UNSET_INT)
-    fprintf (stderr, "dpscale collective: nccl-tests' -c/-n/-w/-z (check, iterations, warm-up, blocking) do not "
-             "change a prediction: ignored (NCCL channels are --channels, nodes --nodes)\n");
-  if (compare) {
-    g_autoptr (GStrvBuilder) fb = g_strv_builder_new ();
-    g_strv_builder_addv (fb, (const char **) compare);
-    for (int i = 1; i < argc; i++)
-      g_strv_builder_add (fb, argv[i]);
-    g_auto (GStrv) files = g_strv_builder_end (fb);
-    DpsFormat cf;
-    g_autoptr (DpsProfile) cprof = NULL;
-    if (nodes != DPS_UNSET_INT || gpus != DPS_UNSET_INT || channels != DPS_UNSET_INT || minb || maxb || op_s
-        || algo_s || proto_s)
-      g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--compare: the log sets the GPUs, sizes, operation and "
-                   "NCCL settings; drop --nodes/--gpus/-b/-e/--op/--algo/--proto/--channels");
-    else if (mode_s && !g_str_equal (mode_s, "flow") && !g_str_equal (mode_s, "analytical"))
-      g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--mode: '%s' is not flow or analytical", mode_s);
-    else if (dps_cli_format (format_s, &cf, &error) && cf == DPS_FORMAT_JSON)
-      g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--format: --compare writes table or csv");
-    if (!error && calibration)
-      cprof = dps_profile_load (calibration, &error);
-    if (error)
-      return dps_cli_fail ("collective", error);
-    return dps_cmd_collective_compare (files, topology, cprof,
-                                       mode_s && g_str_equal (mode_s, "analytical") ? DPS_MODE_ANALYTICAL : DPS_CLI_NET_MODE,
-                                       cf, output, plot_path);
-  }
-  if (plot_path) {
-    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--plot: only with --compare (dpscale plot draws a --format csv result)");
-    return dps_cli_fail ("collective", error);
-  }
-  if (argc > 1) {
-    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "unknown option: unexpected argument '%s'", argv[1]);
-    return dps_cli_fail ("collective", error);
-  }
-  DpsCollOp op = DPS_OP_ALLREDUCE;
-  guint64 lo = 8, hi = 1ull << 30;
-  guint amask, pmask;
-  DpsNetMode mode = DPS_CLI_NET_MODE;
-  DpsFormat format;
-  int tsize = type_size (type ? type : "float", &error);
-  if (!tsize)
-    return dps_cli_fail ("collective", error);
-  if (!dps_cli_int_given ("--nodes", &nodes, 1, G_MAXINT, 0, &error)
-      || !dps_cli_int_given ("--gpus", &gpus, 1, G_MAXINT, 0, &error)
-      || !dps_cli_int_given ("--channels", &channels, 1, 64, 0, &error))
     ;
-  else if (op_s && !dps_coll_op_parse (op_s, &op))
-    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT,
-                 "--op: unknown operation '%s' (allreduce, reducescatter, allgather, broadcast)", op_s);
-  else if (minb && !dps_parse_size (minb, &lo))
-    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--minbytes: '%s' is not a size such as 8, 64K, 1G", minb);
-  else if (maxb && !dps_parse_size (maxb, &hi))
-    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--maxbytes: '%s' is not a size such as 8, 64K, 1G", maxb);
-  else if (lo < 1 || hi < lo)
-    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--minbytes/--maxbytes: need 1 <= min <= max");
-  else if (!(factor > 1) || !isfinite (factor))
-    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--stepfactor: must be more than 1");
-  else if (log ((double) hi / lo) / log (factor) > 10000)
-    g_set_error (&error, DPS_ERROR, DPS_ERROR_LIMIT, "--stepfactor: more than 10000 sizes asked for");
-  else if (mode_s && !g_str_equal (mode_s, "flow") && !g_str_equal (mode_s, "analytical"))
-    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--mode: '%s' is not flow or analytical", mode_s);
-  if (error)
-    return dps_cli_fail ("collective", error);
-  if (mode_s && g_str_equal (mode_s, "analytical"))
-    mode = DPS_MODE_ANALYTICAL;
-  if (!dps_cli_parse_masks (algo_s, proto_s, &amask, &pmask, &error)
-      || !dps_cli_format (format_s, &format, &error))
-    return dps_cli_fail ("collective", error);
-  g_autoptr (DpsProfile) profile = NULL;
-  if (calibration && !(profile = dps_profile_load (calibration, &error)))
-    return dps_cli_fail ("collective", error);
-  if (nodes == 0 && gpus == 0 && !(profile && !topology && profile->machine_ranks))
-    nodes = 2;
-  int n_gpus;
-  if (gpus > DPS_CLI_MAX_COLLECTIVE_GPUS || nodes > DPS_CLI_MAX_COLLECTIVE_GPUS) {   /* a node holds a GPU at least */
-    g_set_error (&error, DPS_ERROR, DPS_ERROR_LIMIT, "%s: at most %d GPUs in a collective", gpus > 0 ? "--gpus" : "--nodes",
-                 DPS_CLI_MAX_COLLECTIVE_GPUS);
-    return dps_cli_fail ("collective", error);
+  else {
+    if (o.check != DPS_UNSET_INT || o.iters != DPS_UNSET_INT || o.warmup != DPS_UNSET_INT || o.blocking != DPS_UNSET_INT)
+      fprintf (stderr, "dpscale collective: nccl-tests' -c/-n/-w/-z (check, iterations, warm-up, blocking) do not "
+               "change a prediction: ignored (NCCL channels are --channels, nodes --nodes)\n");
+    if (o.compare)
+      status = run_compare (&o, argc, argv);
+    else if (check_opts (&o, argc, argv, &error))
+      run_sizes (&o, &error);
   }
-  g_autoptr (DpsTopo) topo = dps_cli_topology_calibrated (topology, profile, nodes, gpus, &n_gpus, &error);
-  if (topo && n_gpus > DPS_CLI_MAX_COLLECTIVE_GPUS)
-    g_set_error (&error, DPS_ERROR, DPS_ERROR_LIMIT, "%s: at most %d GPUs in a collective (%d nodes of %d), got %d",
-                 gpus > 0 ? "--gpus" : "--nodes", DPS_CLI_MAX_COLLECTIVE_GPUS,
-                 DPS_CLI_MAX_COLLECTIVE_GPUS / dps_topo_gpus_per_node (topo), dps_topo_gpus_per_node (topo), n_gpus);
-  if (!topo || error)
-    return dps_cli_fail ("collective", error);
-
-  DpsCollParams params;
-  dps_coll_params_nccl (&params);
-  if (profile) {
-    if (algo_s || proto_s)
-      fprintf (stderr, "dpscale collective: warning: --calibration fixes the algorithm and protocols; --algo/--proto ignored\n");
-    g_autofree char *note = NULL;
-    dps_profile_apply_coll (profile, topology, n_gpus, dps_topo_n_nodes (topo), &params, &amask, &pmask, &note);
-    dps_cli_note (note);
-  }
-  GArray *rows = g_array_new (FALSE, TRUE, sizeof (Row));
-  for (double sz = (double) lo; sz <= (double) hi * (1 + 1e-12); sz *= factor) {
-    guint64 bytes = (guint64) llround (sz);
-    DpsCollCtx ctx;
-    if (!dps_coll_ctx_init (&ctx, topo, &params, n_gpus, op, (double) bytes, &error))
-      break;
-    if (channels)
-      ctx.channels = channels;
-    Row r = { .bytes = bytes };
-    r.count = bytes / tsize / ((op == DPS_OP_REDUCE_SCATTER || op == DPS_OP_ALLGATHER) ? n_gpus : 1);
-    if (!dps_coll_predict (&ctx, amask, pmask, mode, &r.choice, &error))
-      break;
-    r.time_s = r.choice.time_s;
-    r.algbw_GBps = r.time_s > 0 ? bytes / r.time_s / 1e9 : 0;
-    r.busbw_GBps = r.algbw_GBps * dps_coll_busbw_factor (op, n_gpus);
-    g_array_append_val (rows, r);
-  }
-  if (error) {
-    g_array_free (rows, TRUE);
-    return dps_cli_fail ("collective", error);
-  }
-  g_autoptr (GString) out = g_string_new (NULL);
-  const Row *rv = (const Row *) rows->data;
-  if (format == DPS_FORMAT_TABLE)
-    emit_table (out, topo, n_gpus, op, type ? type : "float", mode, rv, rows->len);
-  else if (format == DPS_FORMAT_CSV)
-    emit_csv (out, rv, rows->len, n_gpus, dps_topo_n_nodes (topo), op);
-  else
-    emit_json (out, topo, rv, rows->len, n_gpus, op, mode);
-  g_array_free (rows, TRUE);
-  if (!dps_cli_emit (output, out, &error))
-    return dps_cli_fail ("collective", error);
-  return 0;
+  opts_clear (&o);
+  return error ? dps_cli_fail ("collective", error) : status;
 }
