@@ -120,102 +120,123 @@ csv_to_json (const char *csv, const char *model)
   return out;
 }
 
-int
-dps_cmd_sweep (int argc, char **argv)
-{
-  DpsDdpOpts o = { .seed = 1, .contention = -1 };
-  g_autofree GOptionEntry *entries = dps_ddp_options (&o, TRUE);
-  GError *error = NULL;
-  dps_cli_deprecated ("sweep", dps_cli_nodes_alias, argc, argv);
-  if (!dps_cli_parse ("sweep", "many DDP configurations: a table, a CSV and a plot",
-                      "Each of --gpus, --topology, --bucket-cap-mb, --batch and --grad-accum takes a\n"
-                      "comma-separated list; every combination is predicted.  With no options:\n"
-                      "GPT-2 XL on 1 to 1024 H100 GPUs (DGX H100 nodes), flow-level network model, Adam.\n\n"
-                      "Example: dpscale sweep --model bert-large --gpus 8,16,32,64 --bucket-cap-mb 5,25,100",
-                      entries, &argc, &argv, &error)) {
-    dps_ddp_opts_clear (&o);
-    return dps_cli_fail ("sweep", error);
-  }
+/* A sweep: its axes, what every point shares, and its results so far. */
+typedef struct {
+  GStrv        topos;
+  GArray      *gpus, *caps, *batches, *accums;   /* double */
   DpsDdpConfig base;
-  dps_ddp_config_default (&base);
-  base.mode = DPS_CLI_NET_MODE;
-  DpsFormat format = DPS_FORMAT_TABLE;
-  GArray *gpus = NULL, *caps = NULL, *batches = NULL, *accums = NULL;
-  g_auto (GStrv) topos = g_strsplit (o.topology ? o.topology : "dgx-h100", ",", -1);
-  g_autoptr (DpsModel) model = NULL;
-  g_autoptr (DpsProfile) profile = NULL;
+  DpsModel    *model;
+  DpsProfile  *profile;
+  DpsFormat    format;
+  GString     *csv, *table;
+  int          ok, failed;
+} Sweep;
+
+static void
+sweep_clear (Sweep *s)
+{
+  g_strfreev (s->topos);
+  GArray **axes[] = { &s->gpus, &s->caps, &s->batches, &s->accums };
+  for (gsize i = 0; i < G_N_ELEMENTS (axes); i++)
+    if (*axes[i])
+      g_array_free (*axes[i], TRUE);
+  g_clear_pointer (&s->model, dps_model_free);
+  g_clear_pointer (&s->profile, dps_profile_free);
+  if (s->csv)
+    g_string_free (s->csv, TRUE);
+  if (s->table)
+    g_string_free (s->table, TRUE);
+}
+
+static int
+n_points (const Sweep *s)
+{
+  return (int) (g_strv_length (s->topos) * s->gpus->len * s->caps->len * s->batches->len * s->accums->len);
+}
+
+/* The axes, the shared options, the profile and the model. */
+static gboolean
+setup (DpsDdpOpts *o, int argc, char **argv, Sweep *s, GError **error)
+{
+  dps_ddp_config_default (&s->base);
+  s->base.mode = DPS_CLI_NET_MODE;
+  s->format = DPS_FORMAT_TABLE;
+  s->topos = g_strsplit (o->topology ? o->topology : "dgx-h100", ",", -1);
   if (argc > 1)
-    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "unknown option: unexpected argument '%s'", argv[1]);
-  else if (o.nodes != DPS_UNSET_INT)
-    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--nodes: sweep takes GPU counts (--gpus LIST)");
-  else if (o.trace)
-    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--trace: only for dpscale predict");
-  else if (num_list ("--gpus", o.gpus, "1,2,4,8,16,32,64,128,256,512,1024", 1, DPS_CLI_MAX_GPUS, TRUE, &gpus, &error)
-           && num_list ("--bucket-cap-mb", o.bucket_cap, "25", 1e-6, 1e6, FALSE, &caps, &error)
-           && num_list ("--batch", o.batch, "4", 1, 1e7, FALSE, &batches, &error)
-           && num_list ("--grad-accum", o.grad_accum, "1", 1, 1e6, TRUE, &accums, &error)
-           && dps_cli_format (o.format, &format, &error)
-           && (!o.output || dps_cli_check_prefix ("-o", o.output, &error))
-           && dps_ddp_opts_apply (&o, &base, &error)) {
-    double points = (double) g_strv_length (topos) * gpus->len * caps->len * batches->len * accums->len;
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "unknown option: unexpected argument '%s'", argv[1]);
+  else if (o->nodes != DPS_UNSET_INT)
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--nodes: sweep takes GPU counts (--gpus LIST)");
+  else if (o->trace)
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--trace: only for dpscale predict");
+  else if (num_list ("--gpus", o->gpus, "1,2,4,8,16,32,64,128,256,512,1024", 1, DPS_CLI_MAX_GPUS, TRUE, &s->gpus, error)
+           && num_list ("--bucket-cap-mb", o->bucket_cap, "25", 1e-6, 1e6, FALSE, &s->caps, error)
+           && num_list ("--batch", o->batch, "4", 1, 1e7, FALSE, &s->batches, error)
+           && num_list ("--grad-accum", o->grad_accum, "1", 1, 1e6, TRUE, &s->accums, error)
+           && dps_cli_format (o->format, &s->format, error)
+           && (!o->output || dps_cli_check_prefix ("-o", o->output, error))
+           && dps_ddp_opts_apply (o, &s->base, error)) {
+    double points = (double) g_strv_length (s->topos) * s->gpus->len * s->caps->len * s->batches->len * s->accums->len;
     if (points > MAX_POINTS)
-      g_set_error (&error, DPS_ERROR, DPS_ERROR_LIMIT, "--gpus/--topology/...: %.0f points asked for, the limit is %d",
+      g_set_error (error, DPS_ERROR, DPS_ERROR_LIMIT, "--gpus/--topology/...: %.0f points asked for, the limit is %d",
                    points, MAX_POINTS);
-    else if (!o.calibration || (profile = dps_profile_load (o.calibration, &error)))
-      model = dps_model_load (o.model ? o.model : "gpt2-xl", &error);
+    else if (!o->calibration || (s->profile = dps_profile_load (o->calibration, error)))
+      s->model = dps_model_load (o->model ? o->model : "gpt2-xl", error);
   }
-  if (error) {
-    dps_ddp_opts_clear (&o);
-    return dps_cli_fail ("sweep", error);
+  return *error == NULL;
+}
+
+/* One point: predicted, its rows in the CSV and the table, or skipped
+ * with a line on stderr. */
+static void
+run_point (Sweep *s, const char *tname, const char *shown, int g, double cap, double batch, int accum, int done)
+{
+  GError *perr = NULL;
+  g_autoptr (DpsTopo) topo = NULL;
+  DpsDdpResult r = { 0 };
+  DpsDdpConfig c = s->base;
+  if (dps_ddp_setup (tname, s->profile, s->model, 0, g, &c, &topo, &perr)) {
+    c.bucket_cap_bytes = cap * 1024 * 1024;
+    c.batch = batch;
+    c.grad_accum = accum;
+    c.trace_replicas = 0;
+    dps_ddp_simulate (&c, &r, &perr);
   }
-  int total = (int) (g_strv_length (topos) * gpus->len * caps->len * batches->len * accums->len);
+  if (perr) {
+    dps_cli_name_flag (perr);
+    fprintf (stderr, "dpscale sweep: point %d (%s, %d GPUs) skipped: %s\n", done, shown, g, perr->message);
+    g_error_free (perr);
+    s->failed++;
+    return;
+  }
+  s->ok++;
+  dps_predict_csv_row (s->csv, &c, &r);
+  char cost[32] = "-";   /* per million samples; "-" without a price */
+  if (c.price_per_gpu_hour > 0)
+    g_snprintf (cost, sizeof cost, "%.2f", r.cost_per_msample);
+  g_string_append_printf (s->table, "%-22.22s %7d %6d %7g %6g %11.2f %12.2f %13.1f %10.1f %9.1f %9s %11s\n",
+                          dps_topo_spec (topo)->name, c.n_gpus, dps_topo_n_nodes (topo),
+                          c.bucket_cap_bytes / 1048576, r.batch_per_replica, r.step_mean_s * 1e3,
+                          r.exposed_comm_s * 1e3, r.samples_per_s, r.efficiency * 100,
+                          r.memory.total / 1e9, r.fits ? "yes" : "NO", cost);
+  dps_ddp_result_clear (&r);
+}
+
+/* Every combination of the axes, with progress after the first second. */
+static void
+run_all (Sweep *s, const DpsDdpOpts *o)
+{
+  int total = n_points (s), done = 0;
   gboolean tty = isatty (2);
-  g_autoptr (GString) csv = g_string_new (dps_predict_csv_header ());
-  g_autoptr (GString) table = g_string_new (NULL);
-  g_string_append_printf (table, "dpscale sweep: %s, %s network model\n\n", model->name,
-                          base.mode == DPS_MODE_FLOW ? "flow-level" : "analytical");
-  g_string_append_printf (table, "%-22s %7s %6s %7s %6s %11s %12s %13s %10s %9s %9s %11s\n", "topology", "gpus", "nodes",
-                          "cap_MiB", "batch", "step_ms", "exposed_ms", "samples/s", "eff_%", "mem_GB", "fits",
-                          "usd/Msample");
-  int done = 0, ok = 0, failed = 0;
   gint64 t0 = g_get_monotonic_time ();
-  for (int ti = 0; topos[ti]; ti++)
-    for (guint gi = 0; gi < gpus->len; gi++)
-      for (guint ci = 0; ci < caps->len; ci++)
-        for (guint bi = 0; bi < batches->len; bi++)
-          for (guint ai = 0; ai < accums->len; ai++) {
+  for (int ti = 0; s->topos[ti]; ti++)
+    for (guint gi = 0; gi < s->gpus->len; gi++)
+      for (guint ci = 0; ci < s->caps->len; ci++)
+        for (guint bi = 0; bi < s->batches->len; bi++)
+          for (guint ai = 0; ai < s->accums->len; ai++) {
             done++;
-            GError *perr = NULL;
-            int g = (int) g_array_index (gpus, double, gi);
-            g_autoptr (DpsTopo) topo = NULL;
-            DpsDdpResult r = { 0 };
-            DpsDdpConfig c = base;
-            const char *tname = o.topology ? g_strstrip (topos[ti]) : NULL;
-            if (dps_ddp_setup (tname, profile, model, 0, g, &c, &topo, &perr)) {
-              c.bucket_cap_bytes = g_array_index (caps, double, ci) * 1024 * 1024;
-              c.batch = g_array_index (batches, double, bi);
-              c.grad_accum = (int) g_array_index (accums, double, ai);
-              c.trace_replicas = 0;
-              dps_ddp_simulate (&c, &r, &perr);
-            }
-            if (perr) {
-              dps_cli_name_flag (perr);
-              fprintf (stderr, "dpscale sweep: point %d (%s, %d GPUs) skipped: %s\n", done, topos[ti], g, perr->message);
-              g_error_free (perr);
-              failed++;
-              continue;
-            }
-            ok++;
-            dps_predict_csv_row (csv, &c, &r);
-            char cost[32] = "-";   /* per million samples; "-" without a price */
-            if (c.price_per_gpu_hour > 0)
-              g_snprintf (cost, sizeof cost, "%.2f", r.cost_per_msample);
-            g_string_append_printf (table, "%-22.22s %7d %6d %7g %6g %11.2f %12.2f %13.1f %10.1f %9.1f %9s %11s\n",
-                                    dps_topo_spec (topo)->name, c.n_gpus, dps_topo_n_nodes (topo),
-                                    c.bucket_cap_bytes / 1048576, r.batch_per_replica, r.step_mean_s * 1e3,
-                                    r.exposed_comm_s * 1e3, r.samples_per_s, r.efficiency * 100,
-                                    r.memory.total / 1e9, r.fits ? "yes" : "NO", cost);
-            dps_ddp_result_clear (&r);
+            run_point (s, o->topology ? g_strstrip (s->topos[ti]) : NULL, s->topos[ti],
+                       (int) g_array_index (s->gpus, double, gi), g_array_index (s->caps, double, ci),
+                       g_array_index (s->batches, double, bi), (int) g_array_index (s->accums, double, ai), done);
             if (total > 1 && (g_get_monotonic_time () - t0) > 1000000) {
               fprintf (stderr, tty ? "\rsweep: %d/%d points" : "sweep: %d/%d points\n", done, total);
               fflush (stderr);
@@ -223,46 +244,78 @@ dps_cmd_sweep (int argc, char **argv)
           }
   if (tty && total > 1 && (g_get_monotonic_time () - t0) > 1000000)
     fprintf (stderr, "\n");
-  int status = 0;
-  if (ok == 0) {
-    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "no point of the sweep could be predicted");
-  } else if (format == DPS_FORMAT_CSV) {
-    dps_cli_emit (NULL, csv, NULL);
-  } else if (format == DPS_FORMAT_JSON) {
-    g_autoptr (GString) json = csv_to_json (csv->str, model->name);
-    dps_cli_emit (o.output, json, &error);
-  } else {
-    const char *prefix = o.output ? o.output : "dpscale-sweep";
-    g_autofree char *csv_path = g_strconcat (prefix, ".csv", NULL);
-    if (dps_cli_emit (csv_path, csv, &error)) {
-      g_string_append_printf (table, "\nwrote %s", csv_path);
-      if (gpus->len > 1) {
-        g_autofree char *title = sweep_title (model->name, &o, topos, gpus, caps, batches, accums);
-        GError *perr = NULL;
-        if (!dps_sweep_plot (csv_path, prefix, title, table, &perr)) {
-          /* the pictures go together: no PNG without its SVG; a failed write is a failure */
-          g_autofree char *png = g_strconcat (prefix, ".png", NULL);
-          g_unlink (png);
-          fprintf (stderr, "dpscale sweep: %s: no plot: %s\n", perr->code == DPS_ERROR_IO ? "error" : "warning",
-                   perr->message);
-          failed |= perr->code == DPS_ERROR_IO;
-          g_error_free (perr);
-        }
-      }
-      g_string_append (table, "\n");
-      dps_cli_emit (NULL, table, NULL);
+}
+
+/* The CSV (and plots) under the prefix with the table on stdout, or the
+ * CSV or JSON alone. */
+static void
+write_outputs (Sweep *s, const DpsDdpOpts *o, GError **error)
+{
+  if (s->format == DPS_FORMAT_CSV) {
+    dps_cli_emit (NULL, s->csv, NULL);
+    return;
+  }
+  if (s->format == DPS_FORMAT_JSON) {
+    g_autoptr (GString) json = csv_to_json (s->csv->str, s->model->name);
+    dps_cli_emit (o->output, json, error);
+    return;
+  }
+  const char *prefix = o->output ? o->output : "dpscale-sweep";
+  g_autofree char *csv_path = g_strconcat (prefix, ".csv", NULL);
+  if (!dps_cli_emit (csv_path, s->csv, error))
+    return;
+  g_string_append_printf (s->table, "\nwrote %s", csv_path);
+  if (s->gpus->len > 1) {
+    g_autofree char *title = sweep_title (s->model->name, o, s->topos, s->gpus, s->caps, s->batches, s->accums);
+    GError *perr = NULL;
+    if (!dps_sweep_plot (csv_path, prefix, title, s->table, &perr)) {
+      /* the pictures go together: no PNG without its SVG; a failed write is a failure */
+      g_autofree char *png = g_strconcat (prefix, ".png", NULL);
+      g_unlink (png);
+      fprintf (stderr, "dpscale sweep: %s: no plot: %s\n", perr->code == DPS_ERROR_IO ? "error" : "warning",
+               perr->message);
+      s->failed |= perr->code == DPS_ERROR_IO;
+      g_error_free (perr);
     }
   }
-  g_array_free (gpus, TRUE);
-  g_array_free (caps, TRUE);
-  g_array_free (batches, TRUE);
-  g_array_free (accums, TRUE);
+  g_string_append (s->table, "\n");
+  dps_cli_emit (NULL, s->table, NULL);
+}
+
+int
+dps_cmd_sweep (int argc, char **argv)
+{
+  DpsDdpOpts o = { .seed = 1, .contention = -1 };
+  g_autofree GOptionEntry *entries = dps_ddp_options (&o, TRUE);
+  GError *error = NULL;
+  Sweep s = { 0 };
+  dps_cli_deprecated ("sweep", dps_cli_nodes_alias, argc, argv);
+  if (dps_cli_parse ("sweep", "many DDP configurations: a table, a CSV and a plot",
+                     "Each of --gpus, --topology, --bucket-cap-mb, --batch and --grad-accum takes a\n"
+                     "comma-separated list; every combination is predicted.  With no options:\n"
+                     "GPT-2 XL on 1 to 1024 H100 GPUs (DGX H100 nodes), flow-level network model, Adam.\n\n"
+                     "Example: dpscale sweep --model bert-large --gpus 8,16,32,64 --bucket-cap-mb 5,25,100",
+                     entries, &argc, &argv, &error)
+      && setup (&o, argc, argv, &s, &error)) {
+    s.csv = g_string_new (dps_predict_csv_header ());
+    s.table = g_string_new (NULL);
+    g_string_append_printf (s.table, "dpscale sweep: %s, %s network model\n\n", s.model->name,
+                            s.base.mode == DPS_MODE_FLOW ? "flow-level" : "analytical");
+    g_string_append_printf (s.table, "%-22s %7s %6s %7s %6s %11s %12s %13s %10s %9s %9s %11s\n", "topology", "gpus",
+                            "nodes", "cap_MiB", "batch", "step_ms", "exposed_ms", "samples/s", "eff_%", "mem_GB", "fits",
+                            "usd/Msample");
+    run_all (&s, &o);
+    if (s.ok == 0)
+      g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "no point of the sweep could be predicted");
+    else
+      write_outputs (&s, &o, &error);
+    if (!error && s.model->note)   /* what a trace loader used and left out */
+      fprintf (stderr, "dpscale sweep: note: %s\n", s.model->note);
+  }
+  int failed = s.failed;
+  sweep_clear (&s);
   dps_ddp_opts_clear (&o);
-  if (!error && model && model->note)   /* what a trace loader used and left out */
-    fprintf (stderr, "dpscale sweep: note: %s\n", model->note);
   if (error)
-    status = dps_cli_fail ("sweep", error);
-  else if (failed)
-    status = 1;
-  return status;
+    return dps_cli_fail ("sweep", error);
+  return failed ? 1 : 0;
 }
