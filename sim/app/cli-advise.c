@@ -83,61 +83,48 @@ reasons (GString *o, const Candidate *base, const Candidate *best)
   g_string_append_printf (o, "  memory %.1f GB per replica (was %.1f)\n", b->memory.total / 1e9, a->memory.total / 1e9);
 }
 
-int
-dps_cmd_advise (int argc, char **argv)
+/* The options' checks, the model, the profile and the cluster in base;
+ * *batch the per-replica batch every candidate splits. */
+static gboolean
+setup (DpsDdpOpts *o, int argc, char **argv, DpsDdpConfig *base, DpsModel **model, DpsTopo **topo, gint64 *batch,
+       GError **error)
 {
-  DpsDdpOpts o = { .seed = 1, .contention = -1 };
-  g_autofree GOptionEntry *entries = dps_ddp_options (&o, FALSE);
-  GError *error = NULL;
-  if (!dps_cli_parse ("advise", "the DDP settings that give the most throughput per dollar",
-                      "For --model on --topology with --gpus (default: GPT-2 XL, 64 H100s), searches the\n"
-                      "bucket cap, micro-batch x gradient accumulation at the same global batch (--batch\n"
-                      "per replica, default 4), gradient dtype and compression hook; prints the best few\n"
-                      "beside PyTorch's defaults and why, in numbers (analytical network model).\n\n"
-                      "Example: dpscale advise --model llama3-8b --topology dgx-h100 --gpus 64 --batch 8 "
-                      "--price-per-gpu-hour 2.5",
-                      entries, &argc, &argv, &error)) {
-    dps_ddp_opts_clear (&o);
-    return dps_cli_fail ("advise", error);
-  }
-  DpsDdpConfig base;
-  dps_ddp_config_default (&base);
-  base.mode = DPS_MODE_ANALYTICAL;
-  gint64 gpus = 64, batch = 4;
-  g_autoptr (DpsModel) model = NULL;
-  g_autoptr (DpsTopo) topo = NULL;
+  dps_ddp_config_default (base);
+  base->mode = DPS_MODE_ANALYTICAL;
+  gint64 gpus = 64;
+  *batch = 4;
   g_autoptr (DpsProfile) profile = NULL;
   if (argc > 1)
-    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "unknown option: unexpected argument '%s'", argv[1]);
-  else if (o.bucket_cap || o.grad_accum || o.grad_dtype || o.compress)
-    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT,
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "unknown option: unexpected argument '%s'", argv[1]);
+  else if (o->bucket_cap || o->grad_accum || o->grad_dtype || o->compress)
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT,
                  "--bucket-cap-mb, --grad-accum, --grad-dtype and --compress are what advise searches: drop them");
-  else if (o.format)
-    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--format: advise writes a table");
-  else if (o.gpus && (!dps_parse_int (o.gpus, &gpus) || gpus < 1 || gpus > DPS_TOPO_MAX_GPUS))
-    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--gpus: '%s' is not a GPU count from 1 to %d", o.gpus,
+  else if (o->format)
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--format: advise writes a table");
+  else if (o->gpus && (!dps_parse_int (o->gpus, &gpus) || gpus < 1 || gpus > DPS_TOPO_MAX_GPUS))
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--gpus: '%s' is not a GPU count from 1 to %d", o->gpus,
                  DPS_TOPO_MAX_GPUS);
-  else if (o.batch && (!dps_parse_int (o.batch, &batch) || batch < 1 || batch > 4096))
-    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--batch: '%s' is not a whole batch from 1 to 4096", o.batch);
-  else if (dps_ddp_opts_apply (&o, &base, &error)
-           && (!o.calibration || (profile = dps_profile_load (o.calibration, &error)))
-           && (model = dps_model_load (o.model ? o.model : "gpt2-xl", &error)))
-    dps_ddp_setup (o.topology, profile, model, o.nodes != DPS_UNSET_INT ? o.nodes : 0, (int) gpus, &base, &topo, &error);
-  if (error) {
-    dps_ddp_opts_clear (&o);
-    return dps_cli_fail ("advise", error);
-  }
+  else if (o->batch && (!dps_parse_int (o->batch, batch) || *batch < 1 || *batch > 4096))
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--batch: '%s' is not a whole batch from 1 to 4096", o->batch);
+  else if (dps_ddp_opts_apply (o, base, error)
+           && (!o->calibration || (profile = dps_profile_load (o->calibration, error)))
+           && (*model = dps_model_load (o->model ? o->model : "gpt2-xl", error)))
+    dps_ddp_setup (o->topology, profile, *model, o->nodes != DPS_UNSET_INT ? o->nodes : 0, (int) gpus, base, topo, error);
+  return *error == NULL;
+}
+
+/* Every candidate that fits: bucket caps, micro x accumulation splits of
+ * batch, gradient types and hooks; *tried counts those looked at. */
+static GArray *
+search (const DpsDdpConfig *base, int batch, int *tried)
+{
   static const double caps[] = { 1, 5, 10, 25, 50, 100, 200 };
   static const DpsDtype grads[] = { DPS_DTYPE_FP32, DPS_DTYPE_BF16 };
   static const DpsCompress comps[] = { DPS_COMPRESS_NONE, DPS_COMPRESS_FP16, DPS_COMPRESS_POWERSGD };
-  Candidate def = { 25, (int) batch, 1, DPS_DTYPE_FP32, DPS_COMPRESS_NONE, { 0 } };
-  if (!evaluate (&base, &def, &error)) {
-    dps_ddp_opts_clear (&o);
-    return dps_cli_fail ("advise", error);
-  }
   GArray *all = g_array_new (FALSE, TRUE, sizeof (Candidate));
   gboolean tty = isatty (2);
-  int tried = 0, total = 0;
+  int total = 0;
+  *tried = 0;
   for (int k = 1; k <= batch; k++)
     total += batch % k == 0;
   total *= (int) (G_N_ELEMENTS (caps) * G_N_ELEMENTS (grads) * G_N_ELEMENTS (comps));
@@ -148,33 +135,40 @@ dps_cmd_advise (int argc, char **argv)
       for (gsize gi = 0; gi < G_N_ELEMENTS (grads); gi++)
         for (gsize xi = 0; xi < G_N_ELEMENTS (comps); xi++) {
           /* fp16 compression of bf16 gradients is no compression */
-          tried++;
+          (*tried)++;
           if (comps[xi] == DPS_COMPRESS_FP16 && grads[gi] != DPS_DTYPE_FP32)
             continue;
-          Candidate cd = { caps[ci], (int) (batch / k), k, grads[gi], comps[xi], { 0 } };
+          Candidate cd = { caps[ci], batch / k, k, grads[gi], comps[xi], { 0 } };
           g_autoptr (GError) e = NULL;
-          if (evaluate (&base, &cd, &e) && cd.r.fits)
+          if (evaluate (base, &cd, &e) && cd.r.fits)
             g_array_append_val (all, cd);
           else
             dps_ddp_result_clear (&cd.r);
           if (tty)
-            fprintf (stderr, "\radvise: %d of %d configurations", tried, total);
+            fprintf (stderr, "\radvise: %d of %d configurations", *tried, total);
         }
   }
   if (tty)
     fprintf (stderr, "\n");
   g_array_sort (all, by_throughput);
-  g_autoptr (GString) out = g_string_new (NULL);
+  return all;
+}
+
+/* The defaults, the best five, and the best with exact gradients (no
+ * PowerSGD) where it is not among them, each a row; the reasons. */
+static void
+report (GString *out, const DpsModel *model, const DpsTopo *topo, const DpsDdpConfig *base, const Candidate *dp,
+        const GArray *all, int tried)
+{
+  const Candidate def = *dp;
   const DpsTopoSpec *s = dps_topo_spec (topo);
-  double price = base.price_per_gpu_hour;
+  double price = base->price_per_gpu_hour;
   g_string_append_printf (out, "dpscale advise: %s on %d x %s (%d nodes of %s), global batch %.0f, analytical "
-                          "network model\n\n", model->name, base.n_gpus, s->gpu.model, dps_topo_n_nodes (topo),
+                          "network model\n\n", model->name, base->n_gpus, s->gpu.model, dps_topo_n_nodes (topo),
                           s->name, def.r.global_batch);
   g_string_append_printf (out, "%-9s %8s %12s %6s %11s %10s %12s %8s %11s %8s %12s\n", "", "cap_MiB", "micro x accum",
                           "grads", "compress", "step_ms", "samples/s", "gain_%", "exposed_ms", "mem_GB",
                           "usd/Msample");
-  /* the defaults, the best five, and the best with exact gradients (no
-   * PowerSGD) where it is not among them */
   const Candidate *show[7] = { &def }, *exact = NULL;
   int n_show = 1;
   for (guint i = 0; i < all->len && n_show < 6; i++)
@@ -214,10 +208,38 @@ dps_cmd_advise (int argc, char **argv)
     }
     g_string_append_printf (out, "(%u configurations fit of %d tried)\n", all->len, tried);
   }
-  dps_cli_emit (o.output, out, &error);
-  for (guint i = 0; i < all->len; i++)
-    dps_ddp_result_clear (&g_array_index (all, Candidate, i).r);
-  g_array_free (all, TRUE);
+}
+
+int
+dps_cmd_advise (int argc, char **argv)
+{
+  DpsDdpOpts o = { .seed = 1, .contention = -1 };
+  g_autofree GOptionEntry *entries = dps_ddp_options (&o, FALSE);
+  GError *error = NULL;
+  DpsDdpConfig base;
+  g_autoptr (DpsModel) model = NULL;
+  g_autoptr (DpsTopo) topo = NULL;
+  gint64 batch = 4;
+  Candidate def = { 25, 4, 1, DPS_DTYPE_FP32, DPS_COMPRESS_NONE, { 0 } };
+  if (dps_cli_parse ("advise", "the DDP settings that give the most throughput per dollar",
+                     "For --model on --topology with --gpus (default: GPT-2 XL, 64 H100s), searches the\n"
+                     "bucket cap, micro-batch x gradient accumulation at the same global batch (--batch\n"
+                     "per replica, default 4), gradient dtype and compression hook; prints the best few\n"
+                     "beside PyTorch's defaults and why, in numbers (analytical network model).\n\n"
+                     "Example: dpscale advise --model llama3-8b --topology dgx-h100 --gpus 64 --batch 8 "
+                     "--price-per-gpu-hour 2.5",
+                     entries, &argc, &argv, &error)
+      && setup (&o, argc, argv, &base, &model, &topo, &batch, &error)
+      && (def.micro = (int) batch, evaluate (&base, &def, &error))) {
+    int tried;
+    GArray *all = search (&base, (int) batch, &tried);
+    g_autoptr (GString) out = g_string_new (NULL);
+    report (out, model, topo, &base, &def, all, tried);
+    dps_cli_emit (o.output, out, &error);
+    for (guint i = 0; i < all->len; i++)
+      dps_ddp_result_clear (&g_array_index (all, Candidate, i).r);
+    g_array_free (all, TRUE);
+  }
   dps_ddp_result_clear (&def.r);
   dps_ddp_opts_clear (&o);
   return error ? dps_cli_fail ("advise", error) : 0;
