@@ -1,5 +1,5 @@
 /* netemu — several nodes emulated on one machine, joined by a shaped
- * network (shared/reference/emulation.md records what works here).
+ * network: what was found to work on Debian 12 with Open MPI 4.1 / PMIx 4.
  *
  * Each node is a network namespace with a veth pair to a Linux bridge;
  * a tbf rate limit on both ends of each veth caps the node's link in both
@@ -7,8 +7,14 @@
  * starts one orted per node through a remote-shell agent that enters the
  * node's namespace under its own host name (unshare --uts), so ranks of one
  * node use shared memory and ranks of different nodes TCP over the shaped
- * links.  Needs root; everything is removed when the emulation is freed,
- * also after a failure. */
+ * links.  Distinct host names are needed (two orteds with one name share a
+ * session directory and their shared-memory files collide); ranks of one
+ * mpirun in several namespaces without their own orted would use shared
+ * memory across namespaces and bypass the shaping.  On 2 cores the ranks
+ * run with --bind-to none and mpi_yield_when_idle (no busy-polling on one
+ * core).  With 1 Gbit/s links iperf3 measured 957 Mbit/s each way here.
+ * Needs root; everything is removed when the emulation is freed, also
+ * after a failure. */
 #pragma once
 
 #include <glib.h>

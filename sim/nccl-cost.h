@@ -7,8 +7,13 @@
  * and protocol, plus a per-step cost by link kind) and its protocol payload
  * factors (LL moves 4 data bytes in 8, LL128 120 in 128), and replaces
  * NCCL's bandwidth tables by the topology itself: the estimate is the
- * analytical time of the algorithm's plan (coll.h).  Figures are from
- * shared/reference/nccl.md (NCCL 2.2x, Hopper).
+ * analytical time of the algorithm's plan (coll.h).  Figures are read
+ * from NVIDIA/nccl's src/graph/tuning.cc (v2.2x: the baseLat/hwLat tables,
+ * the per-channel llMaxBws/perChMaxTreeBws ceilings by GPU generation, the
+ * NVLS factor) and, where the published nccl-tests tables of
+ * tests/reference/nccl/ showed NCCL's own estimate to be off, fitted once
+ * to all of them (the pipeline fill, NVLS at 0.85 of the estimate); each
+ * constant in nccl-cost.c names its source.
  */
 #pragma once
 
