@@ -10,11 +10,18 @@
  *                   an autograd node, and on its backward node
  *                   "autograd::engine::evaluate_function: AddmmBackward0";
  *                   "Input Dims" (record_shapes) give weight shapes
- *   cuda_runtime    cudaLaunchKernel, nested in the op that launched it,
- *                   its "correlation" shared with the kernel
+ *   cuda_runtime    cudaLaunchKernel (hipLaunchKernel on ROCm), nested in
+ *   cuda_driver     the op that launched it, its "correlation" shared with
+ *                   the kernel (cuLaunchKernel: Triton's kernels)
  *   kernel          GPU time ("correlation", "External id" of its op)
- *   user_annotation "ProfilerStep#N": one step (the steps are averaged)
+ *   gpu_memcpy      GPU time too, of copies and memsets (a convolution's
+ *   gpu_memset      workspace, DDP's bucket copies), launched as kernels are
+ *   user_annotation "ProfilerStep#N": one step (the steps are averaged);
+ *                   without any, "Optimizer.step#..." counts the steps
  * Events of one thread nest by time; that nesting gives each op its module.
+ * GPU work whose launch is not in the trace (queued before the profiler's
+ * window opened, while the GPU ran behind the CPU, as in a real trace's
+ * first step) is left out of the step and said in the note.
  *
  * Layers: the children of the model, the outermost module (the longest
  * where several are outermost, e.g. a loss module), going down through a
@@ -101,7 +108,11 @@ category (const char *cat)
   static const struct { const char *name; DpsTraceCat cat; } cats[] = {
     { "cpu_op", DPS_TRACE_CPU_OP }, { "user_annotation", DPS_TRACE_USER }, { "python_function", DPS_TRACE_PYFUNC },
     { "kernel", DPS_TRACE_KERNEL }, { "cuda_runtime", DPS_TRACE_RUNTIME },
+    /* cuLaunchKernel: Triton's kernels (torch.compile) are launched through the driver API */
+    { "cuda_driver", DPS_TRACE_RUNTIME },
+    { "gpu_memcpy", DPS_TRACE_GPU_COPY }, { "gpu_memset", DPS_TRACE_GPU_COPY },
     { "Kernel", DPS_TRACE_KERNEL }, { "Runtime", DPS_TRACE_RUNTIME },
+    { "Memcpy", DPS_TRACE_GPU_COPY }, { "Memset", DPS_TRACE_GPU_COPY },
     { "Operator", DPS_TRACE_CPU_OP },
   };
   for (gsize i = 0; cat && i < G_N_ELEMENTS (cats); i++)
@@ -342,15 +353,25 @@ find_layers (DpsTrace *t, GError **error)
   return TRUE;
 }
 
+/* The steps: the ProfilerStep#N annotations that profile.step() writes,
+ * or where the trace has none (a profiler without a schedule, started and
+ * stopped by hand) the optimizer's, one "Optimizer.step#SGD.step" per
+ * step() call. */
 static void
 count_steps (DpsTrace *t)
 {
+  int n_opt = 0;
   for (guint i = 0; i < t->ev->len; i++) {
     const DpsTraceEv *e = &g_array_index (t->ev, DpsTraceEv, i);
     if (e->cat == DPS_TRACE_USER && g_str_has_prefix (e->name, "ProfilerStep#")) {
       t->n_steps++;
       t->step_us += e->end_us - e->ts_us;
     }
+    n_opt += e->cat == DPS_TRACE_USER && g_str_has_prefix (e->name, "Optimizer.step#");
+  }
+  if (t->n_steps == 0 && n_opt > 0) {
+    t->n_steps = n_opt;
+    t->steps_by_optimizer = TRUE;
   }
 }
 
@@ -386,7 +407,11 @@ build (DpsTrace *t, const char *device, GError **error)
   g_autofree double *us = g_new0 (double, 5 * nl);
   DpsTraceTimes tt = { .fwd_us = { us, us + nl }, .bwd_us = { us + 2 * nl, us + 3 * nl }, .flops = us + 4 * nl };
   dps_trace_attribute (t, &tt);
-  t->gpu = tt.n_kernels > 0;
+  t->gpu = tt.n_kernels + tt.n_orphan > 0;
+  if (t->gpu && tt.n_kernels == 0)
+    return dps_set_error_at (error, t->file, 0, "none of its %d kernels and copies leads to the op that launched "
+                             "it (no \"correlation\" shared with a cuda_runtime launch, no \"External id\" of a "
+                             "cpu_op), so their time cannot be given to the modules", tt.n_orphan), NULL;
   if (tt.n_eval == 0)
     return dps_set_error_at (error, t->file, 0, "no backward pass (no \"" DPS_TRACE_EVAL_PREFIX "...\" events): "
                              "profile training steps, forward and backward"), NULL;
