@@ -155,6 +155,8 @@ read_events (DpsTrace *t, JsonArray *events, GError **error)
     e.types = tn && JSON_NODE_HOLDS_ARRAY (tn) ? json_node_get_array (tn) : NULL;
     if (!num_member (args, "flops", &e.flops) || e.flops < 0)
       e.flops = 0;
+    if (e.cat == DPS_TRACE_KERNEL && t->kernel_device < 0)
+      t->kernel_device = id_member (args, "device");
     g_array_append_val (t->ev, e);
   }
   return TRUE;
@@ -453,6 +455,27 @@ build (DpsTrace *t, const char *device, GError **error)
   return g_steal_pointer (&m);
 }
 
+/* The name of the GPU the kernels ran on: the deviceProperties entry whose
+ * "id" is the kernels' "device" (a rank's GPU of the node's eight), else
+ * the first entry; NULL where there is none.  Lent by the parser. */
+static const char *
+trace_device (JsonObject *root, gint64 kernel_device)
+{
+  JsonNode *dp = json_object_get_member (root, "deviceProperties");
+  JsonArray *a = dp && JSON_NODE_HOLDS_ARRAY (dp) ? json_node_get_array (dp) : NULL;
+  const char *first = NULL;
+  for (guint i = 0; a && i < json_array_get_length (a); i++) {
+    JsonNode *d = json_array_get_element (a, i);
+    JsonObject *o = JSON_NODE_HOLDS_OBJECT (d) ? json_node_get_object (d) : NULL;
+    const char *n = str_member (o, "name");
+    if (n && !first)
+      first = n;
+    if (n && kernel_device >= 0 && id_member (o, "id") == kernel_device)
+      return n;
+  }
+  return first;
+}
+
 /* Parses a torch.profiler Chrome trace from memory (see the top of this
  * file).  Malformed JSON is refused with the file, line and column; a
  * trace without module events, backward pass or parameter shapes with the
@@ -484,17 +507,11 @@ dps_model_load_trace_data (const char *name, const char *data, gssize len, GErro
   if (!evn || !JSON_NODE_HOLDS_ARRAY (evn))
     return dps_set_error_at (error, name, 0, "expected a JSON object with a \"traceEvents\" array (a "
                              "torch.profiler trace)"), NULL;
-  const char *device = NULL;
-  JsonNode *dp = json_object_get_member (json_node_get_object (root), "deviceProperties");
-  if (dp && JSON_NODE_HOLDS_ARRAY (dp) && json_array_get_length (json_node_get_array (dp)) > 0) {
-    JsonNode *d0 = json_array_get_element (json_node_get_array (dp), 0);
-    if (JSON_NODE_HOLDS_OBJECT (d0))
-      device = str_member (json_node_get_object (d0), "name");
-  }
-  DpsTrace t = { .file = name, .ev = g_array_new (FALSE, TRUE, sizeof (DpsTraceEv)), .root = -1 };
+  DpsTrace t = { .file = name, .ev = g_array_new (FALSE, TRUE, sizeof (DpsTraceEv)), .root = -1,
+                 .kernel_device = -1 };
   DpsModel *m = NULL;
   if (read_events (&t, json_node_get_array (evn), error))
-    m = build (&t, device, error);
+    m = build (&t, trace_device (json_node_get_object (root), t.kernel_device), error);
   trace_clear (&t);
   return m;
 }

@@ -45,6 +45,7 @@ typedef struct {
   int n_steps;
   double step_us;          /* all ProfilerStep durations */
   gboolean steps_by_optimizer;   /* no ProfilerStep#: steps counted by Optimizer.step# */
+  gint64 kernel_device;    /* the first kernel's "device", -1 none */
   gboolean gpu;
 } DpsTrace;
 

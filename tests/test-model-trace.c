@@ -175,6 +175,24 @@ test_cuda (void)
   g_assert_nonnull (strstr (e->message, "none of its 52 kernels and copies leads to the op"));
 }
 
+/* A node's other GPUs listed first in deviceProperties (a rank on GPU 0
+ * of a mixed node): the GPU is the entry whose id is the kernels' "device"
+ * (0), not the first entry. */
+static void
+test_device_by_kernel (void)
+{
+  gsize len;
+  g_autofree char *text = fixture_text ("mlp-cuda.json", &len);
+  g_autoptr (GRegex) dp = g_regex_new ("\"deviceProperties\": \\[", 0, 0, NULL);
+  g_autofree char *two = g_regex_replace_literal (dp, text, (gssize) len, 0, "\"deviceProperties\": [{\"id\": 1, "
+                                                  "\"name\": \"NVIDIA H100 80GB HBM3\"}, ", 0, NULL);
+  g_assert_true (strcmp (two, text) != 0);
+  g_autoptr (GError) e = NULL;
+  g_autoptr (DpsModel) m = dps_model_load_trace_data ("two-gpus.json", two, -1, &e);
+  g_assert_no_error (e);
+  g_assert_cmpstr (m->device, ==, "NVIDIA A100-SXM4-40GB");
+}
+
 /* A trace without ProfilerStep# annotations (a profiler started and
  * stopped by hand, no schedule): its two steps are counted by the
  * optimizer's "Optimizer.step#SGD.step", so the times are per step as
@@ -467,6 +485,7 @@ main (int argc, char **argv)
   g_test_add_func ("/model-trace/cpu", test_cpu);
   g_test_add_func ("/model-trace/cuda", test_cuda);
   g_test_add_func ("/model-trace/steps-by-optimizer", test_steps_by_optimizer);
+  g_test_add_func ("/model-trace/device-by-kernel", test_device_by_kernel);
   g_test_add_func ("/model-trace/seq-clash", test_seq_clash);
   g_test_add_func ("/model-trace/split", test_split);
   g_test_add_func ("/model-trace/nccl-left-out", test_nccl_left_out);
