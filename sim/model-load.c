@@ -28,6 +28,7 @@
 #include "sim/base/error.h"
 #include "sim/base/file.h"
 
+#include <gio/gio.h>
 #include <string.h>
 
 static const char *const model_keys[] = { "name", "architecture", "layers", "hidden", "heads", "ffn",
@@ -472,9 +473,57 @@ looks_like_json (const char *data, gsize len)
   return i < len && data[i] == '{';
 }
 
+/* The text of gzip data (a trace saved as .json.gz, as
+ * tensorboard_trace_handler(use_gzip=True) writes it), at most
+ * DPS_FILE_MAX_BYTES of it as for a plain file; *len receives its length.
+ * Returns a new string, or NULL with error naming path (corrupt or cut
+ * data, or too large once inflated). */
+static char *
+gunzip (const char *path, const char *data, gsize *len, GError **error)
+{
+  g_autoptr (GZlibDecompressor) z = g_zlib_decompressor_new (G_ZLIB_COMPRESSOR_FORMAT_GZIP);
+  gsize cap = MAX (*len * 4, 4096), out_n = 0, in_n = 0;
+  char *out = g_malloc (cap + 1);
+  for (;;) {
+    gsize read = 0, written = 0;
+    g_autoptr (GError) e = NULL;
+    GConverterResult r = g_converter_convert (G_CONVERTER (z), data + in_n, *len - in_n, out + out_n, cap - out_n,
+                                              G_CONVERTER_INPUT_AT_END, &read, &written, &e);
+    in_n += read;
+    out_n += written;
+    if (r == G_CONVERTER_FINISHED)
+      break;
+    if (r == G_CONVERTER_ERROR && !g_error_matches (e, G_IO_ERROR, G_IO_ERROR_NO_SPACE)) {
+      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: gzip data that does not inflate (%s): a cut or "
+                   "corrupt .gz file", path, e->message);
+      g_free (out);
+      return NULL;
+    }
+    if (cap - out_n < cap / 2 || r == G_CONVERTER_ERROR) {
+      if (cap > DPS_FILE_MAX_BYTES) {
+        g_set_error (error, DPS_ERROR, DPS_ERROR_LIMIT, "%s: more than the 64 MiB a model file may hold once "
+                     "inflated", path);
+        g_free (out);
+        return NULL;
+      }
+      cap = MIN (cap * 2, (gsize) DPS_FILE_MAX_BYTES + 1);
+      out = g_realloc (out, cap + 1);
+    }
+  }
+  if (out_n > DPS_FILE_MAX_BYTES) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_LIMIT, "%s: more than the 64 MiB a model file may hold once inflated",
+                 path);
+    g_free (out);
+    return NULL;
+  }
+  out[out_n] = '\0';
+  *len = out_n;
+  return out;
+}
+
 /* Loads --model: a shipped name (sim/models/NAME.model), a .model file, a
  * per-layer .csv file or a Hugging Face config.json (told by its content,
- * whatever its name). */
+ * whatever its name), any of them gzipped (told by gzip's magic bytes). */
 DpsModel *
 dps_model_load (const char *name_or_path, GError **error)
 {
@@ -499,6 +548,13 @@ dps_model_load (const char *name_or_path, GError **error)
   g_autofree char *data = dps_read_file (path, "file", &len, error);
   if (!data)
     return NULL;
+  if (len >= 2 && (guchar) data[0] == 0x1f && (guchar) data[1] == 0x8b) {
+    char *text = gunzip (path, data, &len, error);
+    if (!text)
+      return NULL;
+    g_free (data);
+    data = text;
+  }
   if (dps_model_data_is_trace (data, len))
     return dps_model_load_trace_data (path, data, (gssize) len, error);
   if (looks_like_json (data, len))

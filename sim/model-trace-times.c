@@ -21,9 +21,10 @@ bwd_layer (GHashTable *seq_layer, const DpsTraceEv *node)
   return GPOINTER_TO_INT (v);
 }
 
-/* The kernel's share: the op that launched it (its runtime call by
- * correlation, else the op by External id) and so its layer, forward or
- * backward. */
+/* The kernel's (or copy's) share: the op that launched it (its runtime
+ * call by correlation, else the op by External id) and so its layer,
+ * forward or backward.  One launched before the trace began (neither in
+ * it) is left out of the step: it is the work of a step not profiled. */
 static void
 attribute_kernel (const DpsTrace *t, const DpsTraceEv *k, GHashTable *by_corr, GHashTable *by_ext,
                   GHashTable *seq_layer, DpsTraceTimes *tt)
@@ -32,22 +33,34 @@ attribute_kernel (const DpsTrace *t, const DpsTraceEv *k, GHashTable *by_corr, G
   const DpsTraceEv *launch = k->corr >= 0 ? g_hash_table_lookup (by_corr, &k->corr) : NULL;
   if (!launch && k->ext >= 0)
     launch = g_hash_table_lookup (by_ext, &k->ext);
-  if (g_str_has_prefix (k->name, "nccl")) {
+  if (k->cat == DPS_TRACE_KERNEL && g_str_has_prefix (k->name, "nccl")) {
     /* a trace taken under DDP: its all-reduces are what dpscale predicts */
     tt->nccl_us += us;
     tt->n_nccl++;
     return;
   }
+  if (!launch) {
+    tt->orphan_us += us;
+    tt->n_orphan++;
+    return;
+  }
   tt->kernel_us += us;
-  tt->n_kernels++;
-  if (launch && launch->eval >= 0) {
+  if (k->cat == DPS_TRACE_KERNEL)
+    tt->n_kernels++;
+  else
+    tt->n_copies++;
+  if (launch->eval >= 0) {
     int l = bwd_layer (seq_layer, &g_array_index (t->ev, DpsTraceEv, launch->eval));
+    if (l >= 0 && launch->module >= 0)
+      tt->recompute_us[1] += us;   /* a checkpointed forward run again */
     if (l >= 0)
       tt->bwd_us[1][l] += us;
     else
       tt->loose_bwd_us[1] += us;
-  } else if (launch && dps_trace_layer_of (t, launch) >= 0)
+  } else if (dps_trace_layer_of (t, launch) >= 0)
     tt->fwd_us[1][dps_trace_layer_of (t, launch)] += us;
+  else if (launch->module >= 0)
+    tt->own_fwd_us += us;
   else
     tt->loose_fwd_us += us;
 }
@@ -83,6 +96,10 @@ dps_trace_attribute (const DpsTrace *t, DpsTraceTimes *tt)
       if (p && dps_trace_layer_of (t, p) >= 0)
         tt->fwd_us[0][dps_trace_layer_of (t, p)] -= us;   /* out of the split module's own time */
     }
+    if (dps_trace_is_module (e) && e->eval >= 0 && (!p || p->module < 0)) {
+      tt->n_recompute++;   /* the outermost module call inside a backward node */
+      tt->recompute_us[0] += us;
+    }
     if (dps_trace_is_module (e) && g_str_equal (dps_trace_module_name (t, (int) i), t->root_name)
         && (!p || dps_trace_layer_of (t, p) < 0))
       tt->model_us += us;
@@ -99,7 +116,7 @@ dps_trace_attribute (const DpsTrace *t, DpsTraceTimes *tt)
       else
         tt->loose_bwd_us[0] += us, tt->n_loose_bwd++;
     }
-    if (e->cat == DPS_TRACE_KERNEL)
+    if (e->cat == DPS_TRACE_KERNEL || e->cat == DPS_TRACE_GPU_COPY)
       attribute_kernel (t, e, by_corr, by_ext, seq_layer, tt);
   }
 }
@@ -262,18 +279,20 @@ dps_trace_describe (const DpsTrace *t, const DpsTraceTimes *tt, const DpsModel *
   if (!g_str_equal (t->root_name, t->model_name))
     g_string_append_printf (s, " (%s's)", t->root_name);
   g_string_append_printf (s, ", %d step%s", steps, steps > 1 ? "s (averaged)" : "");
+  if (t->steps_by_optimizer)
+    g_string_append (s, " (counted by Optimizer.step#: no ProfilerStep# annotation)");
   if (batch)
     g_string_append_printf (s, " at batch %d (the model's first input)", batch);
   else
     g_string_append (s, " (no input shapes: times taken as for batch 1)");
   if (g)
-    g_string_append_printf (s, "; GPU kernel time (%d kernels%s%s)", tt->n_kernels, device ? " on " : "",
-                            device ? device : "");
+    g_string_append_printf (s, "; GPU kernel time (%d kernels, %d copies and memsets%s%s)", tt->n_kernels,
+                            tt->n_copies, device ? " on " : "", device ? device : "");
   else
     g_string_append (s, "; CPU time (the trace has no kernel events)");
   if (step_us > 0)
     g_string_append_printf (s, "; layers %.1f%% of the step's %.3f ms (%s)", 100 * layers_us / step_us,
-                            step_us / steps / 1e3, g ? "its kernels" : t->n_steps ? "ProfilerStep" : "none");
+                            step_us / steps / 1e3, g ? "the GPU work its ops launched" : "ProfilerStep");
   g_string_append_printf (s, "; backward by sequence number: %d of %d autograd nodes, the rest (loss, "
                           "AccumulateGrad) %.3f ms per step not in a layer", tt->n_eval - tt->n_loose_bwd,
                           tt->n_eval, tt->loose_bwd_us[g] / steps / 1e3);
@@ -281,17 +300,29 @@ dps_trace_describe (const DpsTrace *t, const DpsTraceTimes *tt, const DpsModel *
   for (guint l = 0; l < t->layer_names->len; l++)
     own_us -= tt->fwd_us[0][l];
   if (g)
-    g_string_append_printf (s, "; kernels outside the layers' forward and backward %.3f ms per step",
-                            (tt->loose_fwd_us + tt->loose_bwd_us[1]) / steps / 1e3);
+    g_string_append_printf (s, "; GPU work outside the layers %.3f ms per step: %.3f in those nodes, %.3f in "
+                            "%s's forward outside its layers (DDP's input and buffer copies), %.3f outside any "
+                            "module (loss, optimizer, DDP's bucket copies)",
+                            (tt->loose_bwd_us[1] + tt->own_fwd_us + tt->loose_fwd_us) / steps / 1e3,
+                            tt->loose_bwd_us[1] / steps / 1e3, tt->own_fwd_us / steps / 1e3, t->model_name,
+                            tt->loose_fwd_us / steps / 1e3);
   else if (own_us > DPS_TRACE_EPS_US)
     g_string_append_printf (s, "; %s's own forward outside its layers %.3f ms per step", t->root_name,
                             own_us / steps / 1e3);
   for (guint i = 0; i < t->expanded->len; i++)
     g_string_append_printf (s, "%s %s", i ? "," : "; split into their children (each more than half the "
                             "forward; their own ops a layer):", (const char *) g_ptr_array_index (t->expanded, i));
+  if (tt->n_orphan)
+    g_string_append_printf (s, "; %d kernels and copies (%.3f ms in all) left out: launched before the trace "
+                            "began (the GPU ran behind the CPU), the work of a step not profiled", tt->n_orphan,
+                            tt->orphan_us / 1e3);
   if (tt->n_nccl)
     g_string_append_printf (s, "; %d NCCL kernels (%.3f ms per step) left out: dpscale models the all-reduce",
                             tt->n_nccl, tt->nccl_us / steps / 1e3);
+  if (tt->n_recompute)
+    g_string_append_printf (s, "; %d module calls inside backward nodes (activation checkpointing's recompute, "
+                            "%.3f ms per step) counted in the layers' backward, as measured: predict without "
+                            "--checkpoint", tt->n_recompute, tt->recompute_us[g] / steps / 1e3);
   if (tt->n_seq_clash)
     g_string_append_printf (s, "; %d sequence numbers made by forward ops of two layers (several forward "
                             "threads?): their backward went to the later", tt->n_seq_clash);

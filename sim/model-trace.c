@@ -10,11 +10,18 @@
  *                   an autograd node, and on its backward node
  *                   "autograd::engine::evaluate_function: AddmmBackward0";
  *                   "Input Dims" (record_shapes) give weight shapes
- *   cuda_runtime    cudaLaunchKernel, nested in the op that launched it,
- *                   its "correlation" shared with the kernel
+ *   cuda_runtime    cudaLaunchKernel (hipLaunchKernel on ROCm), nested in
+ *   cuda_driver     the op that launched it, its "correlation" shared with
+ *                   the kernel (cuLaunchKernel: Triton's kernels)
  *   kernel          GPU time ("correlation", "External id" of its op)
- *   user_annotation "ProfilerStep#N": one step (the steps are averaged)
+ *   gpu_memcpy      GPU time too, of copies and memsets (a convolution's
+ *   gpu_memset      workspace, DDP's bucket copies), launched as kernels are
+ *   user_annotation "ProfilerStep#N": one step (the steps are averaged);
+ *                   without any, "Optimizer.step#..." counts the steps
  * Events of one thread nest by time; that nesting gives each op its module.
+ * GPU work whose launch is not in the trace (queued before the profiler's
+ * window opened, while the GPU ran behind the CPU, as in a real trace's
+ * first step) is left out of the step and said in the note.
  *
  * Layers: the children of the model, the outermost module (the longest
  * where several are outermost, e.g. a loss module), going down through a
@@ -101,7 +108,11 @@ category (const char *cat)
   static const struct { const char *name; DpsTraceCat cat; } cats[] = {
     { "cpu_op", DPS_TRACE_CPU_OP }, { "user_annotation", DPS_TRACE_USER }, { "python_function", DPS_TRACE_PYFUNC },
     { "kernel", DPS_TRACE_KERNEL }, { "cuda_runtime", DPS_TRACE_RUNTIME },
+    /* cuLaunchKernel: Triton's kernels (torch.compile) are launched through the driver API */
+    { "cuda_driver", DPS_TRACE_RUNTIME },
+    { "gpu_memcpy", DPS_TRACE_GPU_COPY }, { "gpu_memset", DPS_TRACE_GPU_COPY },
     { "Kernel", DPS_TRACE_KERNEL }, { "Runtime", DPS_TRACE_RUNTIME },
+    { "Memcpy", DPS_TRACE_GPU_COPY }, { "Memset", DPS_TRACE_GPU_COPY },
     { "Operator", DPS_TRACE_CPU_OP },
   };
   for (gsize i = 0; cat && i < G_N_ELEMENTS (cats); i++)
@@ -144,6 +155,8 @@ read_events (DpsTrace *t, JsonArray *events, GError **error)
     e.types = tn && JSON_NODE_HOLDS_ARRAY (tn) ? json_node_get_array (tn) : NULL;
     if (!num_member (args, "flops", &e.flops) || e.flops < 0)
       e.flops = 0;
+    if (e.cat == DPS_TRACE_KERNEL && t->kernel_device < 0)
+      t->kernel_device = id_member (args, "device");
     g_array_append_val (t->ev, e);
   }
   return TRUE;
@@ -342,15 +355,25 @@ find_layers (DpsTrace *t, GError **error)
   return TRUE;
 }
 
+/* The steps: the ProfilerStep#N annotations that profile.step() writes,
+ * or where the trace has none (a profiler without a schedule, started and
+ * stopped by hand) the optimizer's, one "Optimizer.step#SGD.step" per
+ * step() call. */
 static void
 count_steps (DpsTrace *t)
 {
+  int n_opt = 0;
   for (guint i = 0; i < t->ev->len; i++) {
     const DpsTraceEv *e = &g_array_index (t->ev, DpsTraceEv, i);
     if (e->cat == DPS_TRACE_USER && g_str_has_prefix (e->name, "ProfilerStep#")) {
       t->n_steps++;
       t->step_us += e->end_us - e->ts_us;
     }
+    n_opt += e->cat == DPS_TRACE_USER && g_str_has_prefix (e->name, "Optimizer.step#");
+  }
+  if (t->n_steps == 0 && n_opt > 0) {
+    t->n_steps = n_opt;
+    t->steps_by_optimizer = TRUE;
   }
 }
 
@@ -386,7 +409,11 @@ build (DpsTrace *t, const char *device, GError **error)
   g_autofree double *us = g_new0 (double, 5 * nl);
   DpsTraceTimes tt = { .fwd_us = { us, us + nl }, .bwd_us = { us + 2 * nl, us + 3 * nl }, .flops = us + 4 * nl };
   dps_trace_attribute (t, &tt);
-  t->gpu = tt.n_kernels > 0;
+  t->gpu = tt.n_kernels + tt.n_orphan > 0;
+  if (t->gpu && tt.n_kernels == 0)
+    return dps_set_error_at (error, t->file, 0, "none of its %d kernels and copies leads to the op that launched "
+                             "it (no \"correlation\" shared with a cuda_runtime launch, no \"External id\" of a "
+                             "cpu_op), so their time cannot be given to the modules", tt.n_orphan), NULL;
   if (tt.n_eval == 0)
     return dps_set_error_at (error, t->file, 0, "no backward pass (no \"" DPS_TRACE_EVAL_PREFIX "...\" events): "
                              "profile training steps, forward and backward"), NULL;
@@ -428,6 +455,27 @@ build (DpsTrace *t, const char *device, GError **error)
   return g_steal_pointer (&m);
 }
 
+/* The name of the GPU the kernels ran on: the deviceProperties entry whose
+ * "id" is the kernels' "device" (a rank's GPU of the node's eight), else
+ * the first entry; NULL where there is none.  Lent by the parser. */
+static const char *
+trace_device (JsonObject *root, gint64 kernel_device)
+{
+  JsonNode *dp = json_object_get_member (root, "deviceProperties");
+  JsonArray *a = dp && JSON_NODE_HOLDS_ARRAY (dp) ? json_node_get_array (dp) : NULL;
+  const char *first = NULL;
+  for (guint i = 0; a && i < json_array_get_length (a); i++) {
+    JsonNode *d = json_array_get_element (a, i);
+    JsonObject *o = JSON_NODE_HOLDS_OBJECT (d) ? json_node_get_object (d) : NULL;
+    const char *n = str_member (o, "name");
+    if (n && !first)
+      first = n;
+    if (n && kernel_device >= 0 && id_member (o, "id") == kernel_device)
+      return n;
+  }
+  return first;
+}
+
 /* Parses a torch.profiler Chrome trace from memory (see the top of this
  * file).  Malformed JSON is refused with the file, line and column; a
  * trace without module events, backward pass or parameter shapes with the
@@ -459,17 +507,11 @@ dps_model_load_trace_data (const char *name, const char *data, gssize len, GErro
   if (!evn || !JSON_NODE_HOLDS_ARRAY (evn))
     return dps_set_error_at (error, name, 0, "expected a JSON object with a \"traceEvents\" array (a "
                              "torch.profiler trace)"), NULL;
-  const char *device = NULL;
-  JsonNode *dp = json_object_get_member (json_node_get_object (root), "deviceProperties");
-  if (dp && JSON_NODE_HOLDS_ARRAY (dp) && json_array_get_length (json_node_get_array (dp)) > 0) {
-    JsonNode *d0 = json_array_get_element (json_node_get_array (dp), 0);
-    if (JSON_NODE_HOLDS_OBJECT (d0))
-      device = str_member (json_node_get_object (d0), "name");
-  }
-  DpsTrace t = { .file = name, .ev = g_array_new (FALSE, TRUE, sizeof (DpsTraceEv)), .root = -1 };
+  DpsTrace t = { .file = name, .ev = g_array_new (FALSE, TRUE, sizeof (DpsTraceEv)), .root = -1,
+                 .kernel_device = -1 };
   DpsModel *m = NULL;
   if (read_events (&t, json_node_get_array (evn), error))
-    m = build (&t, device, error);
+    m = build (&t, trace_device (json_node_get_object (root), t.kernel_device), error);
   trace_clear (&t);
   return m;
 }

@@ -13,7 +13,8 @@
 #define DPS_TRACE_EPS_US 1e-3
 
 typedef enum {
-  DPS_TRACE_OTHER, DPS_TRACE_CPU_OP, DPS_TRACE_USER, DPS_TRACE_PYFUNC, DPS_TRACE_KERNEL, DPS_TRACE_RUNTIME
+  DPS_TRACE_OTHER, DPS_TRACE_CPU_OP, DPS_TRACE_USER, DPS_TRACE_PYFUNC, DPS_TRACE_KERNEL, DPS_TRACE_RUNTIME,
+  DPS_TRACE_GPU_COPY   /* gpu_memcpy, gpu_memset: GPU time as a kernel's */
 } DpsTraceCat;
 
 typedef struct {
@@ -43,6 +44,8 @@ typedef struct {
   const char *model_name;   /* the outermost module (root_name or a wrapper of it) */
   int n_steps;
   double step_us;          /* all ProfilerStep durations */
+  gboolean steps_by_optimizer;   /* no ProfilerStep#: steps counted by Optimizer.step# */
+  gint64 kernel_device;    /* the first kernel's "device", -1 none */
   gboolean gpu;
 } DpsTrace;
 
@@ -52,10 +55,16 @@ typedef struct {
   double *flops;                   /* per layer, forward, all steps */
   double model_us;                 /* the model's forward calls (CPU) */
   double loose_bwd_us[2];          /* backward nodes not traced to a layer */
-  double loose_fwd_us;             /* kernels launched outside the layers' forward and any node */
+  double own_fwd_us;               /* kernels launched in the model's forward outside its layers */
+  double loose_fwd_us;             /* kernels launched outside any module and any node */
   int n_loose_bwd, n_eval, n_eval_seq, n_kernels;
+  int n_copies;                    /* gpu_memcpy and gpu_memset events counted with the kernels */
   int n_seq_clash;                 /* sequence numbers made by forward ops of two layers */
-  double kernel_us;                /* every kernel but NCCL's */
+  int n_recompute;                 /* module calls inside backward nodes (activation checkpointing) */
+  double recompute_us[2];          /* their time, in the layers' backward */
+  double kernel_us;                /* every kernel, copy and memset but NCCL's launched in the trace */
+  double orphan_us;                /* GPU work whose launch is not in the trace (queued before it) */
+  int n_orphan;
   double nccl_us;                  /* NCCL's kernels: DDP's own communication, left out */
   int n_nccl;
 } DpsTraceTimes;

@@ -143,7 +143,7 @@ test_cuda (void)
   gsize len;
   g_autofree char *text = fixture_text ("mlp-cuda.json", &len);
   g_autoptr (GRegex) re = g_regex_new ("\"cat\": \"cuda_runtime\"", 0, 0, NULL);
-  g_autofree char *changed = g_regex_replace_literal (re, text, (gssize) len, 0, "\"cat\": \"cuda_driver\"", 0, NULL);
+  g_autofree char *changed = g_regex_replace_literal (re, text, (gssize) len, 0, "\"cat\": \"cuda_sync\"", 0, NULL);
   g_assert_true (strcmp (changed, text) != 0);
   g_autoptr (GError) e = NULL;
   g_autoptr (DpsModel) m2 = dps_model_load_trace_data ("no-runtime.json", changed, -1, &e);
@@ -152,6 +152,67 @@ test_cuda (void)
     g_assert_cmpfloat (dps_model_layer (m2, i)->fwd_time_s, ==, dps_model_layer (m, i)->fwd_time_s);
     g_assert_cmpfloat (dps_model_layer (m2, i)->bwd_time_s, ==, dps_model_layer (m, i)->bwd_time_s);
   }
+
+  /* launched through the driver API (cuLaunchKernel, category cuda_driver,
+   * as cuBLAS's and Triton's kernels are on an H100) and the kernels
+   * without External id: found by correlation, the same times */
+  g_autoptr (GRegex) ext = g_regex_new ("(\"block\": \\[[0-9, ]*\\]), \"External id\": [0-9]+", 0, 0, NULL);
+  g_autofree char *no_ext = g_regex_replace (ext, text, (gssize) len, 0, "\\1", 0, NULL);
+  g_assert_true (strcmp (no_ext, text) != 0);
+  g_autofree char *driver = g_regex_replace_literal (re, no_ext, -1, 0, "\"cat\": \"cuda_driver\"", 0, NULL);
+  g_autoptr (DpsModel) m3 = dps_model_load_trace_data ("driver.json", driver, -1, &e);
+  g_assert_no_error (e);
+  for (int i = 0; i < dps_model_n_layers (m); i++) {
+    g_assert_cmpfloat (dps_model_layer (m3, i)->fwd_time_s, ==, dps_model_layer (m, i)->fwd_time_s);
+    g_assert_cmpfloat (dps_model_layer (m3, i)->bwd_time_s, ==, dps_model_layer (m, i)->bwd_time_s);
+  }
+  /* neither: none of the 50 kernels and 2 copies leads to an op, refused
+   * rather than given to no layer */
+  g_autofree char *neither = g_regex_replace_literal (re, no_ext, -1, 0, "\"cat\": \"cuda_sync\"", 0, NULL);
+  g_autoptr (DpsModel) m4 = dps_model_load_trace_data ("unlinked.json", neither, -1, &e);
+  g_assert_null (m4);
+  g_assert_error (e, DPS_ERROR, DPS_ERROR_INPUT);
+  g_assert_nonnull (strstr (e->message, "none of its 52 kernels and copies leads to the op"));
+}
+
+/* A node's other GPUs listed first in deviceProperties (a rank on GPU 0
+ * of a mixed node): the GPU is the entry whose id is the kernels' "device"
+ * (0), not the first entry. */
+static void
+test_device_by_kernel (void)
+{
+  gsize len;
+  g_autofree char *text = fixture_text ("mlp-cuda.json", &len);
+  g_autoptr (GRegex) dp = g_regex_new ("\"deviceProperties\": \\[", 0, 0, NULL);
+  g_autofree char *two = g_regex_replace_literal (dp, text, (gssize) len, 0, "\"deviceProperties\": [{\"id\": 1, "
+                                                  "\"name\": \"NVIDIA H100 80GB HBM3\"}, ", 0, NULL);
+  g_assert_true (strcmp (two, text) != 0);
+  g_autoptr (GError) e = NULL;
+  g_autoptr (DpsModel) m = dps_model_load_trace_data ("two-gpus.json", two, -1, &e);
+  g_assert_no_error (e);
+  g_assert_cmpstr (m->device, ==, "NVIDIA A100-SXM4-40GB");
+}
+
+/* A trace without ProfilerStep# annotations (a profiler started and
+ * stopped by hand, no schedule): its two steps are counted by the
+ * optimizer's "Optimizer.step#SGD.step", so the times are per step as
+ * with them. */
+static void
+test_steps_by_optimizer (void)
+{
+  g_autoptr (DpsModel) m = fixture ("mlp-cpu.json");
+  gsize len;
+  g_autofree char *text = fixture_text ("mlp-cpu.json", &len);
+  g_autoptr (GRegex) re = g_regex_new ("ProfilerStep#", 0, 0, NULL);
+  g_autofree char *changed = g_regex_replace_literal (re, text, (gssize) len, 0, "train_step#", 0, NULL);
+  g_autoptr (GError) e = NULL;
+  g_autoptr (DpsModel) m2 = dps_model_load_trace_data ("no-steps.json", changed, -1, &e);
+  g_assert_no_error (e);
+  for (int i = 0; i < dps_model_n_layers (m); i++) {
+    g_assert_cmpfloat (dps_model_layer (m2, i)->fwd_time_s, ==, dps_model_layer (m, i)->fwd_time_s);
+    g_assert_cmpfloat (dps_model_layer (m2, i)->bwd_time_s, ==, dps_model_layer (m, i)->bwd_time_s);
+  }
+  g_assert_nonnull (strstr (m2->note, "2 steps (averaged) (counted by Optimizer.step#"));
 }
 
 /* A trace written here, small enough to check by hand: Net_0 calls A_0
@@ -423,6 +484,8 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/model-trace/cpu", test_cpu);
   g_test_add_func ("/model-trace/cuda", test_cuda);
+  g_test_add_func ("/model-trace/steps-by-optimizer", test_steps_by_optimizer);
+  g_test_add_func ("/model-trace/device-by-kernel", test_device_by_kernel);
   g_test_add_func ("/model-trace/seq-clash", test_seq_clash);
   g_test_add_func ("/model-trace/split", test_split);
   g_test_add_func ("/model-trace/nccl-left-out", test_nccl_left_out);
