@@ -204,10 +204,14 @@ dps_compute_use_file_times (DpsModel *m, const DpsDeviceSpec *target, const DpsC
   if (cpu && !to && g_ascii_strncasecmp (target->model, "cpu", 3) == 0)
     return TRUE;   /* CPU times on a machine of CPU ranks */
   if (cpu || !from) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT,
-                 "%s: times measured on %s, not valid for the %s (%s): measure on the GPU, or remove the "
-                 "'# device:' line to use them as they are", file, m->device, target->model,
-                 cpu ? "CPU cores say nothing of a GPU's kernels" : "a device dpscale has no figures for");
+    /* a per-layer file's device line can be dropped; a trace's device is
+     * what it recorded */
+    gboolean csv = g_str_has_suffix (file, ".csv");
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: times measured on %s, not valid for the %s (%s): %s", file,
+                 m->device, target->model,
+                 cpu ? "CPU cores say nothing of a GPU's kernels" : "a device dpscale has no figures for",
+                 csv ? "measure on the GPU, or remove the '# device:' line to use them as they are"
+                     : "profile on a GPU dpscale has figures for (sim/device.c: V100, A100, H100, H200, B200, L40S), or give the model's architecture (a zoo name or config.json)");
     return FALSE;
   }
   as_measured (m);
