@@ -91,20 +91,12 @@ check_range (const char *flag, double v, double lo, double hi, GError **error)
   return TRUE;
 }
 
-/* Applies every single-valued option to c (model, topology and the
- * list-valued sweep axes are set by the caller); the flags that were not
- * given read 0 in o afterwards. */
-gboolean
-dps_ddp_opts_apply (DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
+/* The options that name a type, hook, mode or list: dtypes, optimizer,
+ * compression, first bucket, network mode, algorithms and protocols. */
+static gboolean
+apply_kinds (const DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
 {
   DpsDtype dt;
-  /* given, these must be in range; not given, 0 (the default) from here on */
-  if (!dps_cli_int_given ("--nodes", &o->nodes, 1, G_MAXINT, 0, error)
-      || !dps_cli_double_given ("--global-batch", &o->global_batch, 0, FALSE, 1e9, 0, error)
-      || !dps_cli_double_given ("--efficiency", &o->efficiency, 0, FALSE, 1, 0, error)
-      || !dps_cli_double_given ("--slow-factor", &o->slow_factor, 0, FALSE, 1000, 0, error)
-      || !dps_cli_double_given ("--loader-rate", &o->loader_rate, 0, FALSE, 1e12, 0, error))
-    return FALSE;
   if (o->grad_dtype) {
     if (!dps_dtype_parse (o->grad_dtype, &dt) || dt == DPS_DTYPE_TF32) {
       g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--grad-dtype: '%s' is not fp32, bf16 or fp16", o->grad_dtype);
@@ -149,6 +141,23 @@ dps_ddp_opts_apply (DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
   if (o->mode)
     c->mode = g_str_equal (o->mode, "flow") ? DPS_MODE_FLOW : DPS_MODE_ANALYTICAL;
   if (!dps_cli_parse_masks (o->algo, o->proto, &c->algo_mask, &c->proto_mask, error))
+    return FALSE;
+  return TRUE;
+}
+
+/* Applies every single-valued option to c (model, topology and the
+ * list-valued sweep axes are set by the caller); the flags that were not
+ * given read 0 in o afterwards. */
+gboolean
+dps_ddp_opts_apply (DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
+{
+  /* given, these must be in range; not given, 0 (the default) from here on */
+  if (!dps_cli_int_given ("--nodes", &o->nodes, 1, G_MAXINT, 0, error)
+      || !dps_cli_double_given ("--global-batch", &o->global_batch, 0, FALSE, 1e9, 0, error)
+      || !dps_cli_double_given ("--efficiency", &o->efficiency, 0, FALSE, 1, 0, error)
+      || !dps_cli_double_given ("--slow-factor", &o->slow_factor, 0, FALSE, 1000, 0, error)
+      || !dps_cli_double_given ("--loader-rate", &o->loader_rate, 0, FALSE, 1e12, 0, error)
+      || !apply_kinds (o, c, error))
     return FALSE;
   if (!check_range ("--global-batch", o->global_batch, 0, 1e9, error)
       || (o->contention != -1 && !check_range ("--contention", o->contention, 0, 10, error))
