@@ -101,7 +101,10 @@ compcap_index (const char *model)
  * GPU generation and scale (1 node, 2, more), for ring LL128, tree LL128
  * and tree Simple, and its LL ceiling for the whole collective
  * (src/graph/tuning.cc: perChMaxRingLL128Bws, perChMaxTreeLL128Bws,
- * perChMaxTreeBws, llMaxBws, GB/s of bus bandwidth), turned into
+ * perChMaxTreeBws, llMaxBws, GB/s of bus bandwidth; Blackwell's rows as
+ * NCCL 2.28.3-2.29.7 have them, measured on B200: 2.25-2.27 had Hopper's
+ * doubled, which the two 2-node B200 tables of the suite fall well short
+ * of, 35-60% at 8-128 MiB), turned into
  * algorithm bandwidth as NCCL does (ring: x n / 2(n-1), tree: x 1/2).
  * They are what NCCL measured its kernels to reach: a double binary tree
  * of 2 DGX A100 tops out at 8 x 23.6 GB/s, where the links alone would
@@ -112,11 +115,11 @@ dps_tune_bw_cap_Bps (const DpsCollCtx *ctx, DpsProto proto)
   static const double ll_max[4][3] = { { 39.0, 39.0, 20.4 }, { 87.7, 22.5, 19.0 }, { 141.0, 45.0, 35.0 },
                                        { 282.0, 90.0, 70.0 } };
   static const double ring_ll128[4][3] = { { 20, 20, 20 }, { 20, 20, 20 }, { 36.7, 36.7, 36.7 },
-                                           { 73.4, 73.4, 73.4 } };
+                                           { 40.0, 40.0, 40.0 } };
   static const double tree_ll128[4][3] = { { 20, 20, 20 }, { 20, 20, 20 }, { 36.7, 36.7, 29.0 },
-                                           { 73.4, 73.4, 58.0 } };
+                                           { 55.6, 31.67, 20.0 } };
   static const double tree_simple[4][3] = { { 26.5, 18.5, 10.0 }, { 24.0, 23.6, 17.8 }, { 38.7, 41.4, 36.0 },
-                                            { 77.4, 82.8, 72.0 } };
+                                            { 70.0, 42.8, 24.0 } };
   if (ctx->params->sized_regimes)
     return 0;   /* a calibration's own regimes hold what was measured */
   int n = ctx->n_nodes * ctx->ranks_per_node;
