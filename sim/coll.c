@@ -167,19 +167,38 @@ dps_phase_ring (DpsPhase *phase, const int *gpus, int n, double hop_bytes)
     dps_phase_add_flow (phase, gpus[i], gpus[(i + 1) % n], hop_bytes);
 }
 
-/* Adds the flows of a pipelined binary tree over gpus (heap layout: the
- * parent of position j is (j-1)/2; mirror reverses positions, which turns
- * the leaves of one tree into inner nodes of the other, as NCCL's double
- * binary tree does).  Each edge carries bytes up (reduce) and down
- * (broadcast), concurrently. */
+/* The parent of rank in NCCL's binary tree of n ranks (src/graph/trees.cc,
+ * ncclGetBtree), -1 for the root 0: take the lowest set bit b of rank, the
+ * parent is rank with b cleared and 2b set, or with b cleared alone where
+ * that is out of range.  The root has one child (n/2 rounded to a power of
+ * two), so from 4 ranks on the busiest node has a parent and two
+ * children: 1 - 2 - 3 under 0 for n = 4, where a heap would give the root
+ * two children and no node three edges. */
+static int
+btree_parent (int n, int rank)
+{
+  if (rank == 0)
+    return -1;
+  int bit = rank & -rank;
+  int up = (rank ^ bit) | (bit << 1);
+  return up < n ? up : rank ^ bit;
+}
+
+/* Adds the flows of a pipelined binary tree over gpus, NCCL's double binary
+ * tree (ncclGetDtree): the first tree is NCCL's btree over the positions,
+ * the second (mirror) its mirror image n-1-j where n is even and its shift
+ * by one position where n is odd, which turns most leaves of one tree
+ * into inner nodes of the other.  Each edge carries bytes up (reduce) and
+ * down (broadcast), concurrently. */
 void
 dps_phase_btree (DpsPhase *phase, const int *gpus, int n, int mirror, double bytes)
 {
   for (int j = 1; j < n; j++) {
-    int c = mirror ? gpus[n - 1 - j] : gpus[j];
-    int p = mirror ? gpus[n - 1 - (j - 1) / 2] : gpus[(j - 1) / 2];
-    dps_phase_add_flow (phase, c, p, bytes);
-    dps_phase_add_flow (phase, p, c, bytes);
+    int pj = btree_parent (n, j);
+    int cpos = !mirror ? j : n % 2 == 0 ? n - 1 - j : (j + 1) % n;
+    int ppos = !mirror ? pj : n % 2 == 0 ? n - 1 - pj : (pj + 1) % n;
+    dps_phase_add_flow (phase, gpus[cpos], gpus[ppos], bytes);
+    dps_phase_add_flow (phase, gpus[ppos], gpus[cpos], bytes);
   }
 }
 

@@ -115,11 +115,12 @@ test_busbw_factor (void)
   g_assert_cmpfloat (dps_coll_busbw_factor (DPS_OP_BROADCAST, 8), ==, 1.0);
 }
 
-/* Tree all-reduce over m nodes of one GPU, one channel (one binary tree in
- * heap layout), each edge carrying S up and S down at once through 12.5
- * GB/s NICs.  The busiest node bounds it: m = 2: one edge, S; m = 4: the
- * root has two children and node 1 a parent and a child, 2S; m = 8: node 1
- * has a parent and two children, 3S.  Latency: 2 log2(m) network steps. */
+/* Tree all-reduce over m nodes of one GPU, one channel (one of NCCL's
+ * binary trees, ncclGetBtree: the root has one child), each edge carrying
+ * S up and S down at once through 12.5 GB/s NICs.  The busiest node bounds
+ * it: m = 2: one edge, S; m = 4: node 2 under the root 0 has children 1
+ * and 3, 3S; m = 8: node 4 under 0 has children 2 and 6, 3S (a heap
+ * layout would give 2S and 3S).  Latency: 2 log2(m) network steps. */
 static void
 test_tree_pow2 (void)
 {
@@ -128,7 +129,7 @@ test_tree_pow2 (void)
   double beta = 7e-6, S = 64e6, B = 12.5e9;
   for (int q = 0; q < DPS_PROTO_COUNT; q++)
     p.step_s[DPS_ALGO_TREE][DPS_LINK_NET][q] = beta;
-  struct { int m; double edges; } cases[] = { { 2, 1 }, { 4, 2 }, { 8, 3 } };
+  struct { int m; double edges; } cases[] = { { 2, 1 }, { 4, 3 }, { 8, 3 } };
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++) {
     int m = cases[i].m;
     g_autoptr (DpsTopo) t = make_topo (1, m, NULL);
