@@ -261,15 +261,6 @@ dps_plan_add_phase (DpsPlan *plan)
   return dps_plan_add_phase_sized (plan, 0);
 }
 
-/* The topology's NVLS efficiency; a spec built in code (0) has NCCL's
- * Hopper figure. */
-static double
-nvls_efficiency (const DpsTopo *topo)
-{
-  double e = dps_topo_spec (topo)->nvls_efficiency;
-  return e > 0 ? e : DPS_NVLS_EFFICIENCY_DEFAULT;
-}
-
 static void phase_load (const DpsTopo *topo, DpsPhase *ph);
 
 /* Holds each protocol's bandwidth to NCCL's ceiling for it
@@ -308,10 +299,12 @@ dps_coll_build_plan (const DpsCollCtx *ctx, DpsPlan **out, GError **error)
     return FALSE;
   DpsPlan *plan = dps_plan_new (ctx->algo);
   plan->latency_only = ctx->latency_only;
+  /* NVLS's efficiency is the switch's: its plan applies it to the flows
+   * to and from the NVSwitch only (coll-nvls.c) */
   for (int p = 0; p < DPS_PROTO_COUNT; p++)
     plan->payload[p] = dps_tune_proto_ok (ctx->algo, p)
-                       ? ctx->params->bw_factor[ctx->algo][p] * ctx->params->algo_bw_factor[ctx->algo]
-                         * (ctx->algo == DPS_ALGO_NVLS ? nvls_efficiency (ctx->topo) : 1)
+                       ? ctx->params->bw_factor[ctx->algo][p]
+                         * (ctx->algo == DPS_ALGO_NVLS ? 1 : ctx->params->algo_bw_factor[ctx->algo])
                          / dps_tune_fill_factor (ctx->params, ctx->algo, p, ctx->bytes) : 0;
   memcpy (plan->uncapped, plan->payload, sizeof plan->payload);
   if (dps_ctx_n_ranks (ctx) > 1 && ctx->bytes > 0) {
