@@ -390,17 +390,31 @@ test_gpu_counts (void)
 
 /* The pipeline fill: a collective of S bytes moves as S + min(S, F).
  * Below F it reaches half its bandwidth (factor 2), above it pays F once:
- * 128 MB with F = 64 MB is 1.5 of its bandwidth term; no fill, 1. */
+ * 128 MB with F = 64 MB is 1.5 of its bandwidth term; no fill, 1.  F is
+ * per channel: two channels of 64 MB fill 128 MB, factor 2.  NVLS fills
+ * NCCL's own NVLS channels (src/transport/nvls.cc): 16 on Hopper, on
+ * Blackwell 24 in one node and 32 across nodes; rings the context's. */
 static void
 test_fill (void)
 {
   DpsCollParams p;
   dps_coll_params_nccl (&p);
   p.fill_bytes[DPS_ALGO_RING][DPS_PROTO_SIMPLE] = 64e6;
-  g_assert_cmpfloat (dps_tune_fill_factor (&p, DPS_ALGO_RING, DPS_PROTO_SIMPLE, 1e6), ==, 2);
-  g_assert_cmpfloat (dps_tune_fill_factor (&p, DPS_ALGO_RING, DPS_PROTO_SIMPLE, 128e6), ==, 1.5);
+  g_assert_cmpfloat (dps_tune_fill_factor (&p, DPS_ALGO_RING, DPS_PROTO_SIMPLE, 1, 1e6), ==, 2);
+  g_assert_cmpfloat (dps_tune_fill_factor (&p, DPS_ALGO_RING, DPS_PROTO_SIMPLE, 1, 128e6), ==, 1.5);
+  g_assert_cmpfloat (dps_tune_fill_factor (&p, DPS_ALGO_RING, DPS_PROTO_SIMPLE, 2, 128e6), ==, 2);
   p.fill_bytes[DPS_ALGO_RING][DPS_PROTO_SIMPLE] = 0;
-  g_assert_cmpfloat (dps_tune_fill_factor (&p, DPS_ALGO_RING, DPS_PROTO_SIMPLE, 1e6), ==, 1);
+  g_assert_cmpfloat (dps_tune_fill_factor (&p, DPS_ALGO_RING, DPS_PROTO_SIMPLE, 1, 1e6), ==, 1);
+  g_autoptr (DpsTopo) h = shipped ("dgx-h100", 2);
+  g_autoptr (DpsTopo) b = shipped ("hgx-b200", 2);
+  DpsCollCtx ctx;
+  g_assert_true (dps_coll_ctx_init (&ctx, h, &p, 16, DPS_OP_ALLREDUCE, 1e9, NULL));
+  g_assert_cmpint (dps_tune_fill_channels (&ctx, DPS_ALGO_NVLS), ==, 16);
+  g_assert_cmpint (dps_tune_fill_channels (&ctx, DPS_ALGO_RING), ==, 8);
+  g_assert_true (dps_coll_ctx_init (&ctx, b, &p, 16, DPS_OP_ALLREDUCE, 1e9, NULL));
+  g_assert_cmpint (dps_tune_fill_channels (&ctx, DPS_ALGO_NVLS), ==, 32);
+  g_assert_true (dps_coll_ctx_init (&ctx, b, &p, 8, DPS_OP_ALLREDUCE, 1e9, NULL));
+  g_assert_cmpint (dps_tune_fill_channels (&ctx, DPS_ALGO_NVLS), ==, 24);
 }
 
 /* A ring all-reduce inside a DGX-1 runs its 6 channels over the mesh's 6
