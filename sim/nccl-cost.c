@@ -52,16 +52,14 @@ dps_coll_params_nccl (DpsCollParams *p)
    * on every NVLS system of the suite (8 H100 measure ~480 GB/s busbw
    * where NCCL's figure gives 551). */
   p->algo_bw_factor[DPS_ALGO_NVLS] = 0.85;
-  /* The pipeline fill (dps_tune_fill_factor), per channel for rings and
-   * trees, whose every channel keeps its own chunks in flight: Simple 8 MB
-   * (NCCL's 4 MiB buffer, NCCL_BUFFSIZE, twice), LL128 375 kB and LL
-   * 12.5 kB, fitted over the suite as 64 MB, 3 MB and 0.1 MB on the 8
-   * channels most of its topologies run (with NCCL's per-channel ceilings
-   * of dps_tune_bw_cap_Bps in place); the 16 channels of HGX B200 double
-   * it.  NVLS fills 2 MB on each of NCCL's NVLS channels
-   * (dps_tune_fill_channels), 32 MB on Hopper's 16 as fitted.  Without a fill every collective of 1-64 MiB (DDP's buckets) came out
-   * 1.5-3x too fast. */
-  static const double fill[DPS_PROTO_COUNT] = { [DPS_PROTO_LL] = 12.5e3, [DPS_PROTO_LL128] = 375e3, [DPS_PROTO_SIMPLE] = 8e6 };
+  /* The pipeline fill (dps_tune_fill_factor): for rings and trees the
+   * whole collective's, Simple's 64 MB about NCCL's 4 MiB buffer on each
+   * of 16 channels, LL128 3 MB and LL 0.1 MB (fitted, with NCCL's
+   * per-channel ceilings of dps_tune_bw_cap_Bps in place); NVLS 2 MB on
+   * each of NCCL's NVLS channels (dps_tune_fill_channels), the fitted
+   * 32 MB on Hopper's 16.  Without a fill every collective of 1-64 MiB
+   * (DDP's buckets) came out 1.5-3x too fast. */
+  static const double fill[DPS_PROTO_COUNT] = { [DPS_PROTO_LL] = 1e5, [DPS_PROTO_LL128] = 3e6, [DPS_PROTO_SIMPLE] = 64e6 };
   for (int q = 0; q < DPS_PROTO_COUNT; q++)
     p->fill_bytes[DPS_ALGO_RING][q] = p->fill_bytes[DPS_ALGO_TREE][q] = fill[q];
   p->fill_bytes[DPS_ALGO_NVLS][DPS_PROTO_SIMPLE] = 2e6;
@@ -148,15 +146,18 @@ dps_tune_bw_cap_Bps (const DpsCollCtx *ctx, DpsProto proto)
   return bus * 1e9 * ratio;
 }
 
-/* The channels whose pipelines fill for ctx's collective with algo: the
- * rings' or trees' (ctx->channels), or for NVLS NCCL's own NVLS channels
- * (src/transport/nvls.cc: NVLS_NCHANNELS_SM90 16, NVLS_NCHANNELS_SM100 32
- * across nodes, NVLS_NCHANNELS_SM100_NVL 24 in one node). */
+/* How many times its fill_bytes ctx's collective with algo fills: for
+ * NVLS, NCCL's own NVLS channels (src/transport/nvls.cc:
+ * NVLS_NCHANNELS_SM90 16, NVLS_NCHANNELS_SM100 32 across nodes,
+ * NVLS_NCHANNELS_SM100_NVL 24 in one node); for rings and trees once,
+ * their fill being the whole collective's.  (A ring fill per channel of
+ * the topology, tried, made the 2-channel RTX 4090 ring fill a quarter,
+ * 14.5 -> 19.2%, and moved no NVLink system: not borne out.) */
 int
 dps_tune_fill_channels (const DpsCollCtx *ctx, DpsAlgo algo)
 {
   if (algo != DPS_ALGO_NVLS)
-    return ctx->channels;
+    return 1;
   if (compcap_index (dps_topo_spec (ctx->topo)->gpu.model) < 3)
     return 16;
   return ctx->n_nodes > 1 ? 32 : 24;

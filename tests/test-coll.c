@@ -393,7 +393,8 @@ test_gpu_counts (void)
  * 128 MB with F = 64 MB is 1.5 of its bandwidth term; no fill, 1.  F is
  * per channel: two channels of 64 MB fill 128 MB, factor 2.  NVLS fills
  * NCCL's own NVLS channels (src/transport/nvls.cc): 16 on Hopper, on
- * Blackwell 24 in one node and 32 across nodes; rings the context's. */
+ * Blackwell 24 in one node and 32 across nodes; a ring's fill is its
+ * whole collective's (once). */
 static void
 test_fill (void)
 {
@@ -410,7 +411,7 @@ test_fill (void)
   DpsCollCtx ctx;
   g_assert_true (dps_coll_ctx_init (&ctx, h, &p, 16, DPS_OP_ALLREDUCE, 1e9, NULL));
   g_assert_cmpint (dps_tune_fill_channels (&ctx, DPS_ALGO_NVLS), ==, 16);
-  g_assert_cmpint (dps_tune_fill_channels (&ctx, DPS_ALGO_RING), ==, 8);
+  g_assert_cmpint (dps_tune_fill_channels (&ctx, DPS_ALGO_RING), ==, 1);
   g_assert_true (dps_coll_ctx_init (&ctx, b, &p, 16, DPS_OP_ALLREDUCE, 1e9, NULL));
   g_assert_cmpint (dps_tune_fill_channels (&ctx, DPS_ALGO_NVLS), ==, 32);
   g_assert_true (dps_coll_ctx_init (&ctx, b, &p, 8, DPS_OP_ALLREDUCE, 1e9, NULL));
