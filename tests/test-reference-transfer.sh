@@ -10,8 +10,8 @@
 # voltagepark 1->4 nodes 19.5%, dell 2->4 9.3%, gcp-a4-b200 1->2 10.2%,
 # gjaion 2+4->8 17.3%, a100-fair 1->2 8.3%; the target is 10% for
 # every system, met by 2 of 5; README "Calibration that transfers"; with
-# NCCL's trees and NVLS's switch-only efficiency, the same day: 10.3%,
-# 2.6%, 3.8%, 10.4%, 8.3%, 3 of 5):
+# NCCL's trees, NVLS's switch-only efficiency and 8 channels on HGX
+# B200, the same day: 10.3%, 2.6%, 3.5%, 10.4%, 8.3%, 3 of 5):
 #   - the median over the systems at most 15%
 #   - at least 3 systems within 10% (2 for the first figures)
 # And an exact check: a measured group keeps its own shape (its fitted
