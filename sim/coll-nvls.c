@@ -4,7 +4,7 @@
  * reduces, and receives the reduced S back by multicast: S each way per GPU,
  * against 2(r-1)/r S for a ring, which is why NCCL prefers NVLS for large
  * messages on NVSwitch systems.  NCCL's Hopper efficiency factor (0.85)
- * applies.  Across nodes (NCCL's NVLSTree) the switch reduce-scatters
+ * applies to the flows to and from the switch.  Across nodes (NCCL's NVLSTree) the switch reduce-scatters
  * (up S, down S/r), the GPUs with the same local index all-reduce their S/r
  * slice over a double binary tree between nodes, and the switch gathers
  * (up S/r, down S).  Only where the topology says nvls = true; all-reduce
@@ -31,9 +31,26 @@ nvls_supports (const DpsCollCtx *ctx, GError **error)
   return TRUE;
 }
 
+/* What the switch's multicast and in-switch reduction reach of the
+ * NVLink bandwidth: the topology's NVLS efficiency (NCCL's per-generation
+ * figure; a spec built in code (0) has NCCL's Hopper one) times the
+ * parameters' share of it (algo_bw_factor, fitted on the suite).  It slows
+ * the flows to and from the switch only: NCCL's own model applies
+ * nvlsEfficiency to the intra-node bandwidth alone, the network's trees
+ * between nodes keeping theirs (src/graph/tuning.cc, NVLS/NVLSTree). */
+static double
+switch_efficiency (const DpsCollCtx *ctx)
+{
+  double e = dps_topo_spec (ctx->topo)->nvls_efficiency;
+  return (e > 0 ? e : DPS_NVLS_EFFICIENCY_DEFAULT) * ctx->params->algo_bw_factor[DPS_ALGO_NVLS];
+}
+
 static void
 switch_flows (const DpsCollCtx *ctx, DpsPhase *ph, double up, double down)
 {
+  double eff = switch_efficiency (ctx);
+  up /= eff;
+  down /= eff;
   for (int node = 0; node < ctx->n_nodes; node++)
     for (int i = 0; i < ctx->ranks_per_node; i++) {
       int g = dps_ctx_gpu (ctx, node, i);

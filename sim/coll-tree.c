@@ -36,7 +36,8 @@ tree_plan (const DpsCollCtx *ctx, DpsPlan *plan)
   /* LL128 keeps 120 of 128 bytes across nodes; NCCL uses 7/9 inside one */
   if (m == 1)
     plan->payload[DPS_PROTO_LL128] = 7.0 / 9.0 * ctx->params->algo_bw_factor[DPS_ALGO_TREE]
-                                     / dps_tune_fill_factor (ctx->params, DPS_ALGO_TREE, DPS_PROTO_LL128, ctx->bytes);
+                                     / dps_tune_fill_factor (ctx->params, DPS_ALGO_TREE, DPS_PROTO_LL128,
+                                                           dps_tune_fill_channels (ctx, DPS_ALGO_TREE), ctx->bytes);
   double b = ctx->bytes / nch;
   int order[DPS_TOPO_MAX_GPUS_PER_NODE];
   int *heads = g_new (int, m);

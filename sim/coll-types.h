@@ -20,7 +20,8 @@ typedef struct {
   double bw_factor[DPS_ALGO_COUNT][DPS_PROTO_COUNT];  /* payload efficiency */
   double algo_bw_factor[DPS_ALGO_COUNT];              /* e.g. NVLS 0.85 on Hopper */
   /* pipeline fill: the bytes an algorithm has in flight before it runs at
-   * its full bandwidth (chunks on every channel); a collective of S bytes
+   * its full bandwidth (chunks on every channel: NVLS's per NCCL NVLS
+   * channel, the others' the whole collective's); a collective of S bytes
    * moves as if it were S + min(S, fill) (see nccl-cost.c) */
   double fill_bytes[DPS_ALGO_COUNT][DPS_PROTO_COUNT];
   /* calibrated profiles: each protocol slot is a measured size regime, used

@@ -167,19 +167,38 @@ dps_phase_ring (DpsPhase *phase, const int *gpus, int n, double hop_bytes)
     dps_phase_add_flow (phase, gpus[i], gpus[(i + 1) % n], hop_bytes);
 }
 
-/* Adds the flows of a pipelined binary tree over gpus (heap layout: the
- * parent of position j is (j-1)/2; mirror reverses positions, which turns
- * the leaves of one tree into inner nodes of the other, as NCCL's double
- * binary tree does).  Each edge carries bytes up (reduce) and down
- * (broadcast), concurrently. */
+/* The parent of rank in NCCL's binary tree of n ranks (src/graph/trees.cc,
+ * ncclGetBtree), -1 for the root 0: take the lowest set bit b of rank, the
+ * parent is rank with b cleared and 2b set, or with b cleared alone where
+ * that is out of range.  The root has one child (n/2 rounded to a power of
+ * two), so from 4 ranks on the busiest node has a parent and two
+ * children: 1 - 2 - 3 under 0 for n = 4, where a heap would give the root
+ * two children and no node three edges. */
+static int
+btree_parent (int n, int rank)
+{
+  if (rank == 0)
+    return -1;
+  int bit = rank & -rank;
+  int up = (rank ^ bit) | (bit << 1);
+  return up < n ? up : rank ^ bit;
+}
+
+/* Adds the flows of a pipelined binary tree over gpus, NCCL's double binary
+ * tree (ncclGetDtree): the first tree is NCCL's btree over the positions,
+ * the second (mirror) its mirror image n-1-j where n is even and its shift
+ * by one position where n is odd, which turns most leaves of one tree
+ * into inner nodes of the other.  Each edge carries bytes up (reduce) and
+ * down (broadcast), concurrently. */
 void
 dps_phase_btree (DpsPhase *phase, const int *gpus, int n, int mirror, double bytes)
 {
   for (int j = 1; j < n; j++) {
-    int c = mirror ? gpus[n - 1 - j] : gpus[j];
-    int p = mirror ? gpus[n - 1 - (j - 1) / 2] : gpus[(j - 1) / 2];
-    dps_phase_add_flow (phase, c, p, bytes);
-    dps_phase_add_flow (phase, p, c, bytes);
+    int pj = btree_parent (n, j);
+    int cpos = !mirror ? j : n % 2 == 0 ? n - 1 - j : (j + 1) % n;
+    int ppos = !mirror ? pj : n % 2 == 0 ? n - 1 - pj : (pj + 1) % n;
+    dps_phase_add_flow (phase, gpus[cpos], gpus[ppos], bytes);
+    dps_phase_add_flow (phase, gpus[ppos], gpus[cpos], bytes);
   }
 }
 
@@ -242,15 +261,6 @@ dps_plan_add_phase (DpsPlan *plan)
   return dps_plan_add_phase_sized (plan, 0);
 }
 
-/* The topology's NVLS efficiency; a spec built in code (0) has NCCL's
- * Hopper figure. */
-static double
-nvls_efficiency (const DpsTopo *topo)
-{
-  double e = dps_topo_spec (topo)->nvls_efficiency;
-  return e > 0 ? e : DPS_NVLS_EFFICIENCY_DEFAULT;
-}
-
 static void phase_load (const DpsTopo *topo, DpsPhase *ph);
 
 /* Holds each protocol's bandwidth to NCCL's ceiling for it
@@ -289,11 +299,13 @@ dps_coll_build_plan (const DpsCollCtx *ctx, DpsPlan **out, GError **error)
     return FALSE;
   DpsPlan *plan = dps_plan_new (ctx->algo);
   plan->latency_only = ctx->latency_only;
+  /* NVLS's efficiency is the switch's: its plan applies it to the flows
+   * to and from the NVSwitch only (coll-nvls.c) */
   for (int p = 0; p < DPS_PROTO_COUNT; p++)
     plan->payload[p] = dps_tune_proto_ok (ctx->algo, p)
-                       ? ctx->params->bw_factor[ctx->algo][p] * ctx->params->algo_bw_factor[ctx->algo]
-                         * (ctx->algo == DPS_ALGO_NVLS ? nvls_efficiency (ctx->topo) : 1)
-                         / dps_tune_fill_factor (ctx->params, ctx->algo, p, ctx->bytes) : 0;
+                       ? ctx->params->bw_factor[ctx->algo][p]
+                         * (ctx->algo == DPS_ALGO_NVLS ? 1 : ctx->params->algo_bw_factor[ctx->algo])
+                         / dps_tune_fill_factor (ctx->params, ctx->algo, p, dps_tune_fill_channels (ctx, ctx->algo), ctx->bytes) : 0;
   memcpy (plan->uncapped, plan->payload, sizeof plan->payload);
   if (dps_ctx_n_ranks (ctx) > 1 && ctx->bytes > 0) {
     a->plan (ctx, plan);

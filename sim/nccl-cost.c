@@ -52,28 +52,32 @@ dps_coll_params_nccl (DpsCollParams *p)
    * on every NVLS system of the suite (8 H100 measure ~480 GB/s busbw
    * where NCCL's figure gives 551). */
   p->algo_bw_factor[DPS_ALGO_NVLS] = 0.85;
-  /* The pipeline fill (dps_tune_fill_factor): Simple's 64 MB is NCCL's
-   * 4 MiB buffer on each of 16 channels, for rings and trees; NVLS fills
-   * half of it, LL128 3 MB and LL 0.1 MB (fitted, with NCCL's per-channel
-   * ceilings of dps_tune_bw_cap_Bps in place).  Without it every
-   * collective of 1-64 MiB (DDP's buckets) came out 1.5-3x too fast. */
+  /* The pipeline fill (dps_tune_fill_factor): for rings and trees the
+   * whole collective's, Simple's 64 MB about NCCL's 4 MiB buffer on each
+   * of 16 channels, LL128 3 MB and LL 0.1 MB (fitted, with NCCL's
+   * per-channel ceilings of dps_tune_bw_cap_Bps in place); NVLS 2 MB on
+   * each of NCCL's NVLS channels (dps_tune_fill_channels), the fitted
+   * 32 MB on Hopper's 16.  Without a fill every collective of 1-64 MiB
+   * (DDP's buckets) came out 1.5-3x too fast. */
   static const double fill[DPS_PROTO_COUNT] = { [DPS_PROTO_LL] = 1e5, [DPS_PROTO_LL128] = 3e6, [DPS_PROTO_SIMPLE] = 64e6 };
   for (int q = 0; q < DPS_PROTO_COUNT; q++)
     p->fill_bytes[DPS_ALGO_RING][q] = p->fill_bytes[DPS_ALGO_TREE][q] = fill[q];
-  p->fill_bytes[DPS_ALGO_NVLS][DPS_PROTO_SIMPLE] = 32e6;
+  p->fill_bytes[DPS_ALGO_NVLS][DPS_PROTO_SIMPLE] = 2e6;
   /* NVLS's own efficiency is the topology's (nvls_efficiency: NCCL's
    * per-generation figure); a calibration may scale it */
 }
 
-/* How much longer than its bandwidth term a collective of bytes takes
- * while its pipeline fills: (S + min(S, fill)) / S.  The chunks NCCL keeps
+/* How much longer than its bandwidth term a collective of bytes over
+ * channels rings or trees takes while its pipeline fills:
+ * (S + min(S, fill)) / S, the fill being the per-channel figure times
+ * channels (dps_tune_fill_channels).  The chunks NCCL keeps
  * in flight on every channel must all be under way before the algorithm
  * runs at its full rate: below the fill size a collective reaches half
  * its bandwidth, above it it pays the fill once, a constant time.  */
 double
-dps_tune_fill_factor (const DpsCollParams *p, DpsAlgo algo, DpsProto proto, double bytes)
+dps_tune_fill_factor (const DpsCollParams *p, DpsAlgo algo, DpsProto proto, int channels, double bytes)
 {
-  double f = p->fill_bytes[algo][proto];
+  double f = p->fill_bytes[algo][proto] * MAX (channels, 1);
   return f > 0 && bytes > 0 ? (bytes + MIN (bytes, f)) / bytes : 1;
 }
 
@@ -101,7 +105,10 @@ compcap_index (const char *model)
  * GPU generation and scale (1 node, 2, more), for ring LL128, tree LL128
  * and tree Simple, and its LL ceiling for the whole collective
  * (src/graph/tuning.cc: perChMaxRingLL128Bws, perChMaxTreeLL128Bws,
- * perChMaxTreeBws, llMaxBws, GB/s of bus bandwidth), turned into
+ * perChMaxTreeBws, llMaxBws, GB/s of bus bandwidth; Blackwell's rows as
+ * NCCL 2.28.3-2.29.7 have them, measured on B200: 2.25-2.27 had Hopper's
+ * doubled, which the two 2-node B200 tables of the suite fall well short
+ * of, 35-60% at 8-128 MiB), turned into
  * algorithm bandwidth as NCCL does (ring: x n / 2(n-1), tree: x 1/2).
  * They are what NCCL measured its kernels to reach: a double binary tree
  * of 2 DGX A100 tops out at 8 x 23.6 GB/s, where the links alone would
@@ -112,11 +119,11 @@ dps_tune_bw_cap_Bps (const DpsCollCtx *ctx, DpsProto proto)
   static const double ll_max[4][3] = { { 39.0, 39.0, 20.4 }, { 87.7, 22.5, 19.0 }, { 141.0, 45.0, 35.0 },
                                        { 282.0, 90.0, 70.0 } };
   static const double ring_ll128[4][3] = { { 20, 20, 20 }, { 20, 20, 20 }, { 36.7, 36.7, 36.7 },
-                                           { 73.4, 73.4, 73.4 } };
+                                           { 40.0, 40.0, 40.0 } };
   static const double tree_ll128[4][3] = { { 20, 20, 20 }, { 20, 20, 20 }, { 36.7, 36.7, 29.0 },
-                                           { 73.4, 73.4, 58.0 } };
+                                           { 55.6, 31.67, 20.0 } };
   static const double tree_simple[4][3] = { { 26.5, 18.5, 10.0 }, { 24.0, 23.6, 17.8 }, { 38.7, 41.4, 36.0 },
-                                            { 77.4, 82.8, 72.0 } };
+                                            { 70.0, 42.8, 24.0 } };
   if (ctx->params->sized_regimes)
     return 0;   /* a calibration's own regimes hold what was measured */
   int n = ctx->n_nodes * ctx->ranks_per_node;
@@ -137,6 +144,23 @@ dps_tune_bw_cap_Bps (const DpsCollCtx *ctx, DpsProto proto)
     return 0;
   double ratio = ctx->algo == DPS_ALGO_RING ? 0.5 * n / (n - 1) : 0.5;
   return bus * 1e9 * ratio;
+}
+
+/* How many times its fill_bytes ctx's collective with algo fills: for
+ * NVLS, NCCL's own NVLS channels (src/transport/nvls.cc:
+ * NVLS_NCHANNELS_SM90 16, NVLS_NCHANNELS_SM100 32 across nodes,
+ * NVLS_NCHANNELS_SM100_NVL 24 in one node); for rings and trees once,
+ * their fill being the whole collective's.  (A ring fill per channel of
+ * the topology, tried, made the 2-channel RTX 4090 ring fill a quarter,
+ * 14.5 -> 19.2%, and moved no NVLink system: not borne out.) */
+int
+dps_tune_fill_channels (const DpsCollCtx *ctx, DpsAlgo algo)
+{
+  if (algo != DPS_ALGO_NVLS)
+    return 1;
+  if (compcap_index (dps_topo_spec (ctx->topo)->gpu.model) < 3)
+    return 16;
+  return ctx->n_nodes > 1 ? 32 : 24;
 }
 
 /* NVLS runs only the Simple protocol; the others run all three. */

@@ -115,11 +115,12 @@ test_busbw_factor (void)
   g_assert_cmpfloat (dps_coll_busbw_factor (DPS_OP_BROADCAST, 8), ==, 1.0);
 }
 
-/* Tree all-reduce over m nodes of one GPU, one channel (one binary tree in
- * heap layout), each edge carrying S up and S down at once through 12.5
- * GB/s NICs.  The busiest node bounds it: m = 2: one edge, S; m = 4: the
- * root has two children and node 1 a parent and a child, 2S; m = 8: node 1
- * has a parent and two children, 3S.  Latency: 2 log2(m) network steps. */
+/* Tree all-reduce over m nodes of one GPU, one channel (one of NCCL's
+ * binary trees, ncclGetBtree: the root has one child), each edge carrying
+ * S up and S down at once through 12.5 GB/s NICs.  The busiest node bounds
+ * it: m = 2: one edge, S; m = 4: node 2 under the root 0 has children 1
+ * and 3, 3S; m = 8: node 4 under 0 has children 2 and 6, 3S (a heap
+ * layout would give 2S and 3S).  Latency: 2 log2(m) network steps. */
 static void
 test_tree_pow2 (void)
 {
@@ -128,7 +129,7 @@ test_tree_pow2 (void)
   double beta = 7e-6, S = 64e6, B = 12.5e9;
   for (int q = 0; q < DPS_PROTO_COUNT; q++)
     p.step_s[DPS_ALGO_TREE][DPS_LINK_NET][q] = beta;
-  struct { int m; double edges; } cases[] = { { 2, 1 }, { 4, 2 }, { 8, 3 } };
+  struct { int m; double edges; } cases[] = { { 2, 1 }, { 4, 3 }, { 8, 3 } };
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++) {
     int m = cases[i].m;
     g_autoptr (DpsTopo) t = make_topo (1, m, NULL);
@@ -174,7 +175,11 @@ test_hier (void)
  * GPU sends S up and receives S down at NCCL's Hopper NVLS efficiency
  * (0.85 of 370.8 GB/s) times the 0.85 of it the published tables reach,
  * after a 32 MB pipeline fill (sim/nccl-cost.c):
- * (S + 32 MB) / (0.85 x 0.85 x 370.8 GB/s) + 25 us. */
+ * (S + 32 MB) / (0.85 x 0.85 x 370.8 GB/s) + 25 us.  Across 2 nodes of
+ * 4 GPUs (100 GB/s to the switch at NVLS efficiency 0.5, 12.5 GB/s NICs)
+ * the switch's efficiency slows the switch alone: each GPU sends S + S/4
+ * up at 50 GB/s (25 ms for 1 GB) while its NIC carries S/4 each way at
+ * 12.5 GB/s (20 ms), so 25 ms, where derating the NICs too gave 40 ms. */
 static void
 test_nvls (void)
 {
@@ -201,6 +206,12 @@ test_nvls (void)
   double expect = 25e-6 + (1e9 + 32e6) / (0.85 * 0.85 * 370.8e9);
   g_assert_cmpfloat (REL (dps_plan_time_analytical (h100, plan, DPS_PROTO_SIMPLE), expect), <, 1e-9);
   dps_plan_unref (plan);
+  DpsCollParams z;
+  zero_params (&z);
+  g_autoptr (DpsTopo) two = make_topo (4, 2, "nvls = true\nnvls_efficiency = 0.5");
+  g_autoptr (DpsPlan) nv = plan_for (two, &z, 8, DPS_OP_ALLREDUCE, 1e9, DPS_ALGO_NVLS);
+  g_assert_cmpfloat (REL (dps_plan_time_analytical (two, nv, DPS_PROTO_SIMPLE), 25e-3), <, 1e-9);
+  g_assert_cmpfloat (REL (dps_plan_time_flow (two, nv, DPS_PROTO_SIMPLE), 25e-3), <, 1e-9);
 }
 
 /* NCCL's protocol choice by size: LL (least latency) for small messages,
@@ -379,17 +390,32 @@ test_gpu_counts (void)
 
 /* The pipeline fill: a collective of S bytes moves as S + min(S, F).
  * Below F it reaches half its bandwidth (factor 2), above it pays F once:
- * 128 MB with F = 64 MB is 1.5 of its bandwidth term; no fill, 1. */
+ * 128 MB with F = 64 MB is 1.5 of its bandwidth term; no fill, 1.  F is
+ * per channel: two channels of 64 MB fill 128 MB, factor 2.  NVLS fills
+ * NCCL's own NVLS channels (src/transport/nvls.cc): 16 on Hopper, on
+ * Blackwell 24 in one node and 32 across nodes; a ring's fill is its
+ * whole collective's (once). */
 static void
 test_fill (void)
 {
   DpsCollParams p;
   dps_coll_params_nccl (&p);
   p.fill_bytes[DPS_ALGO_RING][DPS_PROTO_SIMPLE] = 64e6;
-  g_assert_cmpfloat (dps_tune_fill_factor (&p, DPS_ALGO_RING, DPS_PROTO_SIMPLE, 1e6), ==, 2);
-  g_assert_cmpfloat (dps_tune_fill_factor (&p, DPS_ALGO_RING, DPS_PROTO_SIMPLE, 128e6), ==, 1.5);
+  g_assert_cmpfloat (dps_tune_fill_factor (&p, DPS_ALGO_RING, DPS_PROTO_SIMPLE, 1, 1e6), ==, 2);
+  g_assert_cmpfloat (dps_tune_fill_factor (&p, DPS_ALGO_RING, DPS_PROTO_SIMPLE, 1, 128e6), ==, 1.5);
+  g_assert_cmpfloat (dps_tune_fill_factor (&p, DPS_ALGO_RING, DPS_PROTO_SIMPLE, 2, 128e6), ==, 2);
   p.fill_bytes[DPS_ALGO_RING][DPS_PROTO_SIMPLE] = 0;
-  g_assert_cmpfloat (dps_tune_fill_factor (&p, DPS_ALGO_RING, DPS_PROTO_SIMPLE, 1e6), ==, 1);
+  g_assert_cmpfloat (dps_tune_fill_factor (&p, DPS_ALGO_RING, DPS_PROTO_SIMPLE, 1, 1e6), ==, 1);
+  g_autoptr (DpsTopo) h = shipped ("dgx-h100", 2);
+  g_autoptr (DpsTopo) b = shipped ("hgx-b200", 2);
+  DpsCollCtx ctx;
+  g_assert_true (dps_coll_ctx_init (&ctx, h, &p, 16, DPS_OP_ALLREDUCE, 1e9, NULL));
+  g_assert_cmpint (dps_tune_fill_channels (&ctx, DPS_ALGO_NVLS), ==, 16);
+  g_assert_cmpint (dps_tune_fill_channels (&ctx, DPS_ALGO_RING), ==, 1);
+  g_assert_true (dps_coll_ctx_init (&ctx, b, &p, 16, DPS_OP_ALLREDUCE, 1e9, NULL));
+  g_assert_cmpint (dps_tune_fill_channels (&ctx, DPS_ALGO_NVLS), ==, 32);
+  g_assert_true (dps_coll_ctx_init (&ctx, b, &p, 8, DPS_OP_ALLREDUCE, 1e9, NULL));
+  g_assert_cmpint (dps_tune_fill_channels (&ctx, DPS_ALGO_NVLS), ==, 24);
 }
 
 /* A ring all-reduce inside a DGX-1 runs its 6 channels over the mesh's 6
@@ -415,7 +441,10 @@ test_mesh_ring_bw (void)
  * 1 GB in 1e9 / (0.5 x 8 x 23.6e9) s, slower than its links would (each
  * NIC carries an eighth of it each way at 23.75 GB/s: 5.3 ms against the
  * ceiling's 10.6 ms; the difference of 1 GB and 0.5 GB leaves the
- * latency out); a ring with Simple has no ceiling. */
+ * latency out); a ring with Simple has no ceiling.  Blackwell's rows are
+ * those NCCL 2.28 re-measured, not Hopper's doubled: 2 HGX B200 (8
+ * channels) hold a tree with Simple to 0.5 x 8 x 42.8 GB/s, below the
+ * 8 x 47.5 GB/s its NICs would carry (NCCL 2.25-2.27's 82.8 gave twice it). */
 static void
 test_channel_ceiling (void)
 {
@@ -428,6 +457,11 @@ test_channel_ceiling (void)
   g_assert_cmpfloat (REL (dt, 5e8 / (0.5 * 8 * 23.6e9)), <, 1e-9);
   g_autoptr (DpsPlan) ring = plan_for (t, &p, 16, DPS_OP_ALLREDUCE, 1e9, DPS_ALGO_RING);
   g_assert_cmpfloat (ring->payload[DPS_PROTO_SIMPLE], ==, 1);
+  g_autoptr (DpsTopo) b = shipped ("hgx-b200", 2);
+  g_autoptr (DpsPlan) btree = plan_for (b, &p, 16, DPS_OP_ALLREDUCE, 1e9, DPS_ALGO_TREE);
+  g_autoptr (DpsPlan) bhalf = plan_for (b, &p, 16, DPS_OP_ALLREDUCE, 5e8, DPS_ALGO_TREE);
+  dt = dps_plan_time_analytical (b, btree, DPS_PROTO_SIMPLE) - dps_plan_time_analytical (b, bhalf, DPS_PROTO_SIMPLE);
+  g_assert_cmpfloat (REL (dt, 5e8 / (0.5 * 8 * 42.8e9)), <, 1e-9);
 }
 
 int

@@ -9,9 +9,11 @@
 # Bars, agreed for this suite (figures when they were set, 2026-12-03:
 # voltagepark 1->4 nodes 19.5%, dell 2->4 9.3%, gcp-a4-b200 1->2 10.2%,
 # gjaion 2+4->8 17.3%, a100-fair 1->2 8.3%; the target is 10% for
-# every system, met by 2 of 5; README "Calibration that transfers"):
+# every system, met by 2 of 5; README "Calibration that transfers"; with
+# NCCL's trees, NVLS's switch-only efficiency and 8 channels on HGX
+# B200, the same day: 10.3%, 2.6%, 3.5%, 10.4%, 8.3%, 3 of 5):
 #   - the median over the systems at most 15%
-#   - at least 2 systems within 10%
+#   - at least 3 systems within 10% (2 for the first figures)
 # And an exact check: a measured group keeps its own shape (its fitted
 # sizes come back within 0.01%: the per-size correction on the network fit)
 set -u
@@ -49,7 +51,7 @@ m=$(median < "$tmp/figures")
 within=$(awk '$1 <= 10' "$tmp/figures" | wc -l)
 echo "median over systems $m%, $within within 10%"
 if awk "BEGIN { exit !($m <= 15) }"; then ok; else ko "median over systems $m% > 15%"; fi
-if [ "$within" -ge 2 ]; then ok; else ko "only $within systems within 10%"; fi
+if [ "$within" -ge 3 ]; then ok; else ko "only $within systems within 10%"; fi
 
 # the measured group itself: every other size was fitted (the rest held
 # out), and those come back exactly
