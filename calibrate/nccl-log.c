@@ -42,9 +42,6 @@ is_wrong_field (const char *s, int *wrong)
   return TRUE;
 }
 
-/* Parses one log's text, appending its points to into; hints (may be NULL)
- * give the rank and host counts where the log has no "#  Rank" lines, allow
- * a table without its footer, and receive the test's operation. */
 /* Whether a column header names both halves (out-of-place and in-place:
  * busbw twice), so that a row of one half's columns is a cut row. */
 static gboolean
@@ -54,6 +51,197 @@ two_halves (const char *header)
   return b && strstr (b + 5, "busbw");
 }
 
+/* What a log's lines have said so far. */
+typedef struct {
+  const char      *name;
+  DpsNcclLogHints *hints;
+  GHashTable      *ranks, *hosts;   /* the "#  Rank" lines' rank ids and host names */
+  GHashTable      *seen;            /* row key -> its line */
+  GArray          *rows;            /* DpsCalPoint, ranks and nodes not yet set */
+  int              wrong_rows, wrong_line, repeat_rows, repeat_line, repeat_of, last_line;
+  gboolean         footer, header, halves;
+  double           ratio;           /* busbw / algbw of a row */
+} Parse;
+
+static void
+parse_clear (Parse *ps)
+{
+  g_hash_table_unref (ps->ranks);
+  g_hash_table_unref (ps->hosts);
+  g_hash_table_unref (ps->seen);
+  g_array_free (ps->rows, TRUE);
+}
+
+/* A column header line: the table starts, with one half or two. */
+static void
+header_line (Parse *ps, const char *l)
+{
+  ps->header = TRUE;
+  ps->halves = two_halves (l);
+}
+
+/* A '#' line: the footer, the header, the test's name, or a Rank line
+ * ("#  Rank  0 Group  0 Pid  123 on HOST device  0 [0x07] NAME"; older:
+ * no Group). */
+static void
+comment_line (Parse *ps, const char *l)
+{
+  if (strstr (l, "Avg bus bandwidth"))
+    ps->footer = TRUE;
+  if (strstr (l, "algbw") && strstr (l, "busbw"))
+    header_line (ps, l);
+  const char *cts = strstr (l, "Collective test starting:");
+  if (cts && ps->hints && !ps->hints->test)
+    ps->hints->test = g_strstrip (g_strdup (cts + strlen ("Collective test starting:")));
+  g_auto (GStrv) t = g_strsplit_set (l + 1, " \t", -1);
+  int n = 0;
+  char *tok[16];
+  for (int j = 0; t[j] && n < 16; j++)
+    if (t[j][0])
+      tok[n++] = t[j];
+  if (n >= 4 && g_str_equal (tok[0], "Rank"))
+    for (int j = 2; j + 1 < n; j++)
+      if (g_str_equal (tok[j], "on")) {
+        g_hash_table_add (ps->ranks, g_strdup (tok[1]));
+        g_hash_table_add (ps->hosts, g_strdup (tok[j + 1]));
+        break;
+      }
+}
+
+/* Whether l is a line of the table that is not a row: a header, units or
+ * footer pasted without its '#' (a header also starts the table). */
+static gboolean
+bare_table_line (Parse *ps, const char *l)
+{
+  if (strstr (l, "Avg bus bandwidth")) {
+    ps->footer = TRUE;
+    return TRUE;
+  }
+  if (g_ascii_isdigit (l[0]))
+    return FALSE;
+  gboolean head = strstr (l, "algbw") && strstr (l, "busbw");
+  if (head)
+    header_line (ps, l);
+  return head || g_str_has_prefix (l, "(B)") || g_str_has_prefix (l, "Out of bounds")
+         || g_str_has_prefix (l, "nThread") || strstr (l, "out-of-place");
+}
+
+/* One result row (line ln, next the line after it or NULL): kept, or left
+ * out (wrong results, a repeat, size 0), or refused. */
+static gboolean
+row_line (Parse *ps, char *l, int ln, const char *next, GError **error)
+{
+  g_auto (GStrv) t = g_strsplit_set (l, " \t", -1);
+  char *tok[16];
+  int n = 0;
+  for (int j = 0; t[j]; j++)
+    if (t[j][0]) {
+      if (n == 16) {
+        n = 17;
+        break;
+      }
+      tok[n++] = t[j];
+    }
+  /* 13 or 12 columns (with and without root); a table without its in-place
+   * half (as some authors paste it) has 9, 8 or 7 */
+  gboolean oop_only = n >= 7 && n <= 9 && !ps->halves;   /* under a header of both halves it is a cut row */
+  if (n != 13 && n != 12 && !oop_only)
+    return dps_set_error_at (error, ps->name, ln, "expected 12 or 13 columns (size count type redop [root] time algbw "
+                             "busbw #wrong time algbw busbw #wrong), or 7 to 9 without the in-place half, got %d%s", n,
+                             next ? "" : " (the log is cut short)");
+  /* with a root column the time is column 5, else 4; in an out-of-place
+   * table of 8 columns the last is busbw (printed with decimals) when the
+   * root is there, #wrong when it is not */
+  int o = n == 13 || n == 9 || (n == 8 && strchr (tok[7], '.')) ? 5 : 4;
+  gint64 size, count;
+  double t_oop, alg, bus, t_ip = 0;
+  int wrong1 = -1, wrong2 = 0;
+  if (!dps_parse_int (tok[0], &size) || size < 0 || !dps_parse_int (tok[1], &count) || count < 0
+      || !dps_parse_double (tok[o], &t_oop) || !dps_parse_double (tok[o + 1], &alg)
+      || !dps_parse_double (tok[o + 2], &bus)
+      || (o + 3 < n && !is_wrong_field (tok[o + 3], &wrong1))
+      || (!oop_only && (!dps_parse_double (tok[o + 4], &t_ip) || !is_wrong_field (tok[o + 7], &wrong2)))
+      || t_oop < 0 || t_ip < 0)
+    return dps_set_error_at (error, ps->name, ln, "not an nccl-tests result row: '%s'", l);
+  ps->last_line = ln;
+  if (ps->hints && ps->hints->redop[0] == 0)
+    g_strlcpy (ps->hints->redop, tok[3], sizeof ps->hints->redop);
+  if (size == 0 || t_oop <= 0)
+    return TRUE;
+  /* a row of wrong results times a broken collective; a row repeated (the
+   * same size, type, operation and root) would weigh twice: both are left
+   * out of the fit, and the caller is told (hints) */
+  if (wrong1 > 0 || wrong2 > 0) {
+    if (!ps->wrong_rows++)
+      ps->wrong_line = ln;
+    return TRUE;
+  }
+  char *key = g_strdup_printf ("%s %s %s %s", tok[0], tok[2], tok[3], o == 5 ? tok[4] : "");
+  int first = GPOINTER_TO_INT (g_hash_table_lookup (ps->seen, key));
+  if (first) {
+    g_free (key);
+    if (!ps->repeat_rows++) {
+      ps->repeat_line = ln;
+      ps->repeat_of = first;
+    }
+    return TRUE;
+  }
+  g_hash_table_insert (ps->seen, key, GINT_TO_POINTER (ln));
+  if (alg > 0 && bus > 0 && ps->ratio == 0)
+    ps->ratio = bus / alg;
+  DpsCalPoint p = { .nodes = 1, .bytes = (double) size, .time_s = t_oop * 1e-6, .time_ip_s = t_ip * 1e-6,
+                    .wrong = wrong1 < 0 || wrong2 < 0 ? -1 : wrong1 + wrong2 };
+  g_array_append_val (ps->rows, p);
+  return TRUE;
+}
+
+/* The rows' rank and node counts (the Rank lines, the hints' counts, or
+ * the busbw/algbw ratio), appended to into; what was left out told in the
+ * hints. */
+static gboolean
+finish (Parse *ps, DpsCalData *into, GError **error)
+{
+  int n_ranks = (int) g_hash_table_size (ps->ranks), n_nodes = MAX (1, (int) g_hash_table_size (ps->hosts));
+  DpsNcclLogHints *hints = ps->hints;
+  /* a header's counts stand for Rank lines that were not pasted, or only
+   * some of them (a paste of the first 100 of 1024 ranks) */
+  if (hints && hints->ranks > 0 && n_ranks < hints->ranks) {
+    n_ranks = hints->ranks;
+    n_nodes = MAX (hints->hosts, 1);
+  }
+  if (hints) {
+    hints->wrong_rows = ps->wrong_rows;
+    hints->wrong_line = ps->wrong_line;
+    hints->repeat_rows = ps->repeat_rows;
+    hints->repeat_line = ps->repeat_line;
+    hints->repeat_of = ps->repeat_of;
+  }
+  if (!ps->header)
+    return dps_set_error_at (error, ps->name, 0, "no nccl-tests table (no header line with algbw and busbw)");
+  if (ps->rows->len == 0 && ps->wrong_rows)
+    return dps_set_error_at (error, ps->name, ps->wrong_line, "every result row has a non-zero #wrong count: nothing to fit");
+  if (ps->rows->len == 0)
+    return dps_set_error_at (error, ps->name, 0, "no result rows");
+  /* every row whole (a cut one is refused above): a missing footer is
+   * said, not refused (logs pasted or saved without their last lines) */
+  if (!ps->footer && hints)
+    hints->footer_missing = ps->last_line;
+  if (n_ranks == 0 && ps->ratio > 0 && ps->ratio < 2)
+    n_ranks = (int) lround (2 / (2 - ps->ratio));   /* busbw / algbw = 2(n-1)/n */
+  if (n_ranks < 1)
+    return dps_set_error_at (error, ps->name, 0, "cannot tell the rank count: no '#  Rank' lines and no busbw/algbw ratio");
+  for (guint i = 0; i < ps->rows->len; i++) {
+    DpsCalPoint *p = &g_array_index (ps->rows, DpsCalPoint, i);
+    p->ranks = n_ranks;
+    p->nodes = n_nodes;
+    g_array_append_val (into->points, *p);
+  }
+  return TRUE;
+}
+
+/* Parses one log's text, appending its points to into; hints (may be NULL)
+ * give the rank and host counts where the log has no "#  Rank" lines, allow
+ * a table without its footer, and receive the test's operation. */
 gboolean
 dps_nccl_log_parse_hinted (const char *name, const char *text, gssize len, DpsNcclLogHints *hints,
                            DpsCalData *into, GError **error)
@@ -64,180 +252,25 @@ dps_nccl_log_parse_hinted (const char *name, const char *text, gssize len, DpsNc
     return dps_set_error_at (error, name, 0, "binary data, not an nccl-tests log");
   g_autofree char *copy = g_strndup (text, (gsize) len);
   g_auto (GStrv) lines = g_strsplit (copy, "\n", -1);
-  GHashTable *ranks = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  GHashTable *hosts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  GArray *rows = g_array_new (FALSE, TRUE, sizeof (DpsCalPoint));
-  GHashTable *seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);   /* row key -> its line */
-  int wrong_rows = 0, wrong_line = 0, repeat_rows = 0, repeat_line = 0, repeat_of = 0;
-  gboolean footer = FALSE, header = FALSE, ok = FALSE, halves = FALSE;
-  double ratio = 0;
-  int last_line = 0;
-  for (int i = 0; lines[i]; i++) {
-    int ln = i + 1;
+  Parse ps = { .name = name, .hints = hints,
+               .ranks = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL),
+               .hosts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL),
+               .seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL),
+               .rows = g_array_new (FALSE, TRUE, sizeof (DpsCalPoint)) };
+  gboolean ok = TRUE;
+  for (int i = 0; lines[i] && ok; i++) {
     char *l = g_strstrip (strip_prefix (lines[i]));
-    if (!l[0])
-      continue;
-    if (l[0] == '#' && l[1] == '%')
-      continue;   /* a reference file's facts (calibrate/reference.h), never the table's */
-    if (l[0] == '#') {
-      if (strstr (l, "Avg bus bandwidth"))
-        footer = TRUE;
-      if (strstr (l, "algbw") && strstr (l, "busbw")) {
-        header = TRUE;
-        halves = two_halves (l);
-      }
-      const char *cts = strstr (l, "Collective test starting:");
-      if (cts && hints && !hints->test)
-        hints->test = g_strstrip (g_strdup (cts + strlen ("Collective test starting:")));
-      g_auto (GStrv) t = g_strsplit_set (l + 1, " \t", -1);
-      /* "#  Rank  0 Group  0 Pid  123 on HOST device  0 [0x07] NAME" (older: no Group) */
-      int n = 0;
-      char *tok[16];
-      for (int j = 0; t[j] && n < 16; j++)
-        if (t[j][0])
-          tok[n++] = t[j];
-      if (n >= 4 && g_str_equal (tok[0], "Rank"))
-        for (int j = 2; j + 1 < n; j++)
-          if (g_str_equal (tok[j], "on")) {
-            g_hash_table_add (ranks, g_strdup (tok[1]));
-            g_hash_table_add (hosts, g_strdup (tok[j + 1]));
-            break;
-          }
-      continue;
-    }
-    /* tables pasted without their '#': the same header, units and footer lines */
-    if (strstr (l, "Avg bus bandwidth")) {
-      footer = TRUE;
-      continue;
-    }
-    if (!g_ascii_isdigit (l[0]) && ((strstr (l, "algbw") && strstr (l, "busbw")) || g_str_has_prefix (l, "(B)")
-                                    || g_str_has_prefix (l, "Out of bounds") || g_str_has_prefix (l, "nThread")
-                                    || strstr (l, "out-of-place"))) {
-      if (strstr (l, "algbw") && strstr (l, "busbw")) {
-        header = TRUE;
-        halves = two_halves (l);
-      }
-      continue;
-    }
-    if (!header || g_str_has_prefix (l, "NCCL version"))
-      continue;   /* banners before the table (NCCL INFO lines and the like) */
-    if (footer)
-      continue;
-    g_auto (GStrv) t = g_strsplit_set (l, " \t", -1);
-    char *tok[16];
-    int n = 0;
-    for (int j = 0; t[j]; j++)
-      if (t[j][0]) {
-        if (n == 16) {
-          n = 17;
-          break;
-        }
-        tok[n++] = t[j];
-      }
-    /* 13 or 12 columns (with and without root); a table without its in-place
-     * half (as some authors paste it) has 9, 8 or 7 */
-    gboolean oop_only = n >= 7 && n <= 9 && !halves;   /* under a header of both halves it is a cut row */
-    if (n != 13 && n != 12 && !oop_only) {
-      g_hash_table_unref (ranks);
-      g_hash_table_unref (hosts);
-      g_hash_table_unref (seen);
-      g_array_free (rows, TRUE);
-      return dps_set_error_at (error, name, ln, "expected 12 or 13 columns (size count type redop [root] time algbw busbw "
-                   "#wrong time algbw busbw #wrong), or 7 to 9 without the in-place half, got %d%s", n,
-                   lines[i + 1] ? "" : " (the log is cut short)");
-    }
-    /* with a root column the time is column 5, else 4; in an out-of-place
-     * table of 8 columns the last is busbw (printed with decimals) when the
-     * root is there, #wrong when it is not */
-    int o = n == 13 || n == 9 || (n == 8 && strchr (tok[7], '.')) ? 5 : 4;
-    gint64 size, count;
-    double t_oop, alg, bus, t_ip = 0;
-    int wrong1 = -1, wrong2 = 0;
-    if (!dps_parse_int (tok[0], &size) || size < 0 || !dps_parse_int (tok[1], &count) || count < 0
-        || !dps_parse_double (tok[o], &t_oop) || !dps_parse_double (tok[o + 1], &alg)
-        || !dps_parse_double (tok[o + 2], &bus)
-        || (o + 3 < n && !is_wrong_field (tok[o + 3], &wrong1))
-        || (!oop_only && (!dps_parse_double (tok[o + 4], &t_ip) || !is_wrong_field (tok[o + 7], &wrong2)))
-        || t_oop < 0 || t_ip < 0) {
-      g_hash_table_unref (ranks);
-      g_hash_table_unref (hosts);
-      g_hash_table_unref (seen);
-      g_array_free (rows, TRUE);
-      return dps_set_error_at (error, name, ln, "not an nccl-tests result row: '%s'", l);
-    }
-    last_line = ln;
-    if (hints && hints->redop[0] == 0)
-      g_strlcpy (hints->redop, tok[3], sizeof hints->redop);
-    if (size == 0 || t_oop <= 0)
-      continue;
-    /* a row of wrong results times a broken collective; a row repeated (the
-     * same size, type, operation and root) would weigh twice: both are left
-     * out of the fit, and the caller is told (hints) */
-    if (wrong1 > 0 || wrong2 > 0) {
-      if (!wrong_rows++)
-        wrong_line = ln;
-      continue;
-    }
-    char *key = g_strdup_printf ("%s %s %s %s", tok[0], tok[2], tok[3], o == 5 ? tok[4] : "");
-    int first = GPOINTER_TO_INT (g_hash_table_lookup (seen, key));
-    if (first) {
-      g_free (key);
-      if (!repeat_rows++) {
-        repeat_line = ln;
-        repeat_of = first;
-      }
-      continue;
-    }
-    g_hash_table_insert (seen, key, GINT_TO_POINTER (ln));
-    if (alg > 0 && bus > 0 && ratio == 0)
-      ratio = bus / alg;
-    DpsCalPoint p = { .nodes = 1, .bytes = (double) size, .time_s = t_oop * 1e-6, .time_ip_s = t_ip * 1e-6,
-                      .wrong = wrong1 < 0 || wrong2 < 0 ? -1 : wrong1 + wrong2 };
-    g_array_append_val (rows, p);
+    if (!l[0] || (l[0] == '#' && l[1] == '%'))
+      continue;   /* blank, or a reference file's facts (calibrate/reference.h), never the table's */
+    if (l[0] == '#')
+      comment_line (&ps, l);
+    else if (bare_table_line (&ps, l) || !ps.header || g_str_has_prefix (l, "NCCL version") || ps.footer)
+      ;   /* banners before the table (NCCL INFO lines and the like), the lines after it */
+    else
+      ok = row_line (&ps, l, i + 1, lines[i + 1], error);
   }
-  int n_ranks = (int) g_hash_table_size (ranks), n_nodes = MAX (1, (int) g_hash_table_size (hosts));
-  /* a header's counts stand for Rank lines that were not pasted, or only
-   * some of them (a paste of the first 100 of 1024 ranks) */
-  if (hints && hints->ranks > 0 && n_ranks < hints->ranks) {
-    n_ranks = hints->ranks;
-    n_nodes = MAX (hints->hosts, 1);
-  }
-  g_hash_table_unref (ranks);
-  g_hash_table_unref (hosts);
-  g_hash_table_unref (seen);
-  if (hints) {
-    hints->wrong_rows = wrong_rows;
-    hints->wrong_line = wrong_line;
-    hints->repeat_rows = repeat_rows;
-    hints->repeat_line = repeat_line;
-    hints->repeat_of = repeat_of;
-  }
-  if (!header)
-    dps_set_error_at (error, name, 0, "no nccl-tests table (no header line with algbw and busbw)");
-  else if (rows->len == 0 && wrong_rows)
-    dps_set_error_at (error, name, wrong_line, "every result row has a non-zero #wrong count: nothing to fit");
-  else if (rows->len == 0)
-    dps_set_error_at (error, name, 0, "no result rows");
-  else {
-    /* every row whole (a cut one is refused above): a missing footer is
-     * said, not refused (logs pasted or saved without their last lines) */
-    if (!footer && hints)
-      hints->footer_missing = last_line;
-    if (n_ranks == 0 && ratio > 0 && ratio < 2)
-      n_ranks = (int) lround (2 / (2 - ratio));   /* busbw / algbw = 2(n-1)/n */
-    if (n_ranks < 1)
-      dps_set_error_at (error, name, 0, "cannot tell the rank count: no '#  Rank' lines and no busbw/algbw ratio");
-    else {
-      for (guint i = 0; i < rows->len; i++) {
-        DpsCalPoint *p = &g_array_index (rows, DpsCalPoint, i);
-        p->ranks = n_ranks;
-        p->nodes = n_nodes;
-        g_array_append_val (into->points, *p);
-      }
-      ok = TRUE;
-    }
-  }
-  g_array_free (rows, TRUE);
+  ok = ok && finish (&ps, into, error);
+  parse_clear (&ps);
   return ok;
 }
 
