@@ -67,6 +67,21 @@ dps_net_transport_extra_us (DpsNetTransport t)
   return extra[t];
 }
 
+/* The largest message, bytes, a transport delivers from GPU memory in one
+ * go, or 0 where none needs more: EFA's libfabric provider sends a
+ * message from CUDA memory eagerly only up to one packet (the device's
+ * MTU, about 8 KiB, less the header) and a larger one by its read
+ * protocol (ofiwg/libfabric prov/efa/src/efa_hmem.c: min_read_msg_size
+ * for FI_HMEM_CUDA is the eager size + 1, no medium protocol): a
+ * request, then the receiver's RDMA read and its response, three
+ * crossings of the network for one (dps_tune_step_s).  InfiniBand and
+ * RoCE write the data with one RDMA write whatever its size. */
+double
+dps_net_transport_eager_bytes (DpsNetTransport t)
+{
+  return t == DPS_NET_EFA ? 8192 : 0;
+}
+
 const char *
 dps_net_transport_name (DpsNetTransport t)
 {

@@ -102,6 +102,7 @@ typedef struct DpsTopo DpsTopo;
 
 DpsTopoSpec   *dps_topo_spec_copy (const DpsTopoSpec *spec);
 double         dps_net_transport_extra_us (DpsNetTransport t);
+double         dps_net_transport_eager_bytes (DpsNetTransport t);
 const char    *dps_net_transport_name (DpsNetTransport t);
 void           dps_topo_spec_free (DpsTopoSpec *spec);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (DpsTopoSpec, dps_topo_spec_free)
