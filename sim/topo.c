@@ -61,31 +61,35 @@ double
 dps_net_transport_extra_us (DpsNetTransport t)
 {
   static const double extra[DPS_NET_TRANSPORTS] = {
-    [DPS_NET_IB] = 8, [DPS_NET_ROCE] = 8, [DPS_NET_EFA] = 48, [DPS_NET_SOCKET] = 0, [DPS_NET_TCPX] = 0,
+    [DPS_NET_IB] = 8, [DPS_NET_ROCE] = 8, [DPS_NET_EFA] = 48, [DPS_NET_EFA_SENDRECV] = 48, [DPS_NET_SOCKET] = 0,
+    [DPS_NET_TCPX] = 0,
   };
   g_return_val_if_fail (t < DPS_NET_TRANSPORTS, 0);
   return extra[t];
 }
 
 /* The largest message, bytes, a transport delivers from GPU memory in one
- * go, or 0 where none needs more: EFA's libfabric provider sends a
- * message from CUDA memory eagerly only up to one packet (the device's
- * MTU, about 8 KiB, less the header) and a larger one by its read
- * protocol (ofiwg/libfabric prov/efa/src/efa_hmem.c: min_read_msg_size
- * for FI_HMEM_CUDA is the eager size + 1, no medium protocol): a
- * request, then the receiver's RDMA read and its response, three
- * crossings of the network for one (dps_tune_step_s).  InfiniBand and
- * RoCE write the data with one RDMA write whatever its size. */
+ * go, or 0 where none needs more.  aws-ofi-nccl's SENDRECV protocol
+ * (p4d, p4de: aws/aws-ofi-nccl src/platform-aws.c) hands NCCL's steps to
+ * libfabric as tagged messages, and EFA's libfabric provider sends one
+ * from CUDA memory eagerly only up to one packet (the device's MTU, about
+ * 8 KiB, less the header), a larger one by its read protocol
+ * (ofiwg/libfabric prov/efa/src/efa_hmem.c: min_read_msg_size for
+ * FI_HMEM_CUDA is the eager size + 1, no medium protocol): a request,
+ * then the receiver's RDMA read and its response, three crossings of the
+ * network for one (dps_tune_step_s).  aws-ofi-nccl's RDMA protocol (p5
+ * and later), InfiniBand and RoCE write the data with one RDMA write
+ * whatever its size. */
 double
 dps_net_transport_eager_bytes (DpsNetTransport t)
 {
-  return t == DPS_NET_EFA ? 8192 : 0;
+  return t == DPS_NET_EFA_SENDRECV ? 8192 : 0;
 }
 
 const char *
 dps_net_transport_name (DpsNetTransport t)
 {
-  static const char *const names[DPS_NET_TRANSPORTS] = { "ib", "roce", "efa", "socket", "tcpx" };
+  static const char *const names[DPS_NET_TRANSPORTS] = { "ib", "roce", "efa", "socket", "tcpx", "efa-sendrecv" };
   g_return_val_if_fail (t < DPS_NET_TRANSPORTS, "?");
   return names[t];
 }

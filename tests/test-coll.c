@@ -464,13 +464,15 @@ test_channel_ceiling (void)
   g_assert_cmpfloat (REL (dt, 5e8 / (0.5 * 8 * 42.8e9)), <, 1e-9);
 }
 
-/* EFA sends a network step's chunk from GPU memory eagerly only up to
- * 8 KiB (libfabric's efa_hmem.c), above it by its read protocol: three
- * crossings of the network for one.  A ring all-reduce over 2 p4de nodes
+/* EFA under aws-ofi-nccl's SENDRECV protocol (p4d, p4de) sends a network
+ * step's chunk from GPU memory eagerly only up to 8 KiB (libfabric's
+ * efa_hmem.c), above it by its read protocol: three crossings of the
+ * network for one.  A ring all-reduce over 2 p4de nodes
  * (16 ranks, 8 channels) carries S / 128 a step and channel: up to 1 MiB
  * its network step with Simple takes NCCL's 14 us plus EFA's 48, above it
  * three times that; LL (host memory, NCCL's net.cc) keeps its one step at
- * any size, and InfiniBand (one RDMA write) has no eager limit. */
+ * any size, and p5's EFA (aws-ofi-nccl's RDMA protocol) and InfiniBand
+ * (one RDMA write) have no eager limit. */
 static void
 test_efa_read_protocol (void)
 {
@@ -491,6 +493,9 @@ test_efa_read_protocol (void)
   g_assert_true (dps_coll_ctx_init (&ctx, h, &p, 16, DPS_OP_ALLREDUCE, 1 << 30, NULL));
   g_assert_cmpfloat (dps_tune_eager_bytes (&ctx, DPS_ALGO_RING, DPS_PROTO_SIMPLE), ==, 0);
   g_assert_cmpfloat (REL (dps_tune_step_s (&ctx, DPS_ALGO_RING, DPS_LINK_NET, DPS_PROTO_SIMPLE), (14 + 8) * 1e-6), <, 1e-9);
+  g_autoptr (DpsTopo) p5 = shipped ("aws-p5", 2);
+  g_assert_true (dps_coll_ctx_init (&ctx, p5, &p, 16, DPS_OP_ALLREDUCE, 1 << 30, NULL));
+  g_assert_cmpfloat (dps_tune_eager_bytes (&ctx, DPS_ALGO_RING, DPS_PROTO_SIMPLE), ==, 0);
 }
 
 int
