@@ -52,9 +52,10 @@ const char *dps_vertex_kind_name (DpsVertexKind k) { return vertex_names[k]; }
  * where latency is all they measure (aws-p4d-2n-allreduce*.ref, NCCL 2.8.3
  * with LL and 2.9.9 with Simple: 167 and 175 us for 8 bytes over 2 nodes,
  * where NCCL's InfiniBand figures give 35 and 103 us; median |error| of
- * those rows 75% at 0, 23% at 48 to 64); the rows of 64 KiB to 4 MiB
- * would take more still (2-4 times the model's time: EFA's cost per
- * message in that regime, not a step's, is not modelled).  TCPX (A3)
+ * those rows 75% at 0, 23% at 48 to 64); above 1 MiB there its steps'
+ * chunks pass the eager size and take three times it
+ * (dps_net_transport_eager_bytes), the 512 KiB and 1 MiB rows stay 1.5
+ * times the model's time (eager messages: not explained).  TCPX (A3)
  * tables are met with 0, their bandwidth being what limits them at the
  * sizes published. */
 double
