@@ -9,6 +9,8 @@ typedef struct {
   double   lat_s[DPS_PROTO_COUNT];     /* latency terms + wire, all phases */
   double   payload[DPS_PROTO_COUNT];   /* without the fill and NCCL's ceiling */
   double   cap_Bps[DPS_PROTO_COUNT];   /* NCCL's ceiling (dps_tune_bw_cap_Bps); 0: none */
+  double   eager_bytes[DPS_PROTO_COUNT];   /* dps_tune_eager_bytes; 0: none */
+  double   handshake_s[DPS_PROTO_COUNT];   /* in lat_s, not paid up to eager_bytes */
   double   load_per_byte_s;            /* analytical, payload 1 */
   double   flow_per_byte_s;            /* flow-level, payload 1 */
 } AlgoCost;
@@ -31,6 +33,49 @@ ceiling_scale (const AlgoCost *ac, int p, double bytes, double link_s)
   return ac->cap_Bps[p] > 0 && link_s > 0 ? MAX (1, bytes / (ac->cap_Bps[p] * link_s)) : 1;
 }
 
+/* The latency terms of ac's protocol p at a collective of bytes. */
+static double
+latency_at (const AlgoCost *ac, int p, double bytes)
+{
+  return ac->lat_s[p] - (bytes <= ac->eager_bytes[p] ? ac->handshake_s[p] : 0);
+}
+
+/* Sums into lat the latency terms of ctx's algorithm at bytes, from a plan
+ * of its latency only; FALSE where it has no plan. */
+static gboolean
+plan_latency (const DpsCollCtx *ctx, double bytes, double *lat)
+{
+  DpsCollCtx c = *ctx;
+  c.latency_only = TRUE;
+  c.bytes = bytes;
+  DpsPlan *plan = NULL;
+  if (!dps_coll_build_plan (&c, &plan, NULL))
+    return FALSE;
+  for (int p = 0; p < DPS_PROTO_COUNT; p++) {
+    lat[p] = 0;
+    for (guint i = 0; i < plan->phases->len; i++)
+      lat[p] += g_array_index (plan->phases, DpsPhase, i).latency_s[p];
+  }
+  dps_plan_unref (plan);
+  return TRUE;
+}
+
+/* Where the network steps of ctx's algorithm go as eager messages up to a
+ * size (dps_tune_eager_bytes), the latency they spare below it: the
+ * latency terms at the reference size less those at that size. */
+static void
+eager_latency (const DpsCollCtx *ctx, AlgoCost *ac)
+{
+  double at_ref[DPS_PROTO_COUNT], at_eager[DPS_PROTO_COUNT];
+  for (int p = 0; p < DPS_PROTO_COUNT; p++) {
+    double eb = ac->payload[p] > 0 ? dps_tune_eager_bytes (ctx, ctx->algo, p) : 0;
+    if (eb <= 0 || eb >= REF_BYTES || !plan_latency (ctx, REF_BYTES, at_ref) || !plan_latency (ctx, eb, at_eager))
+      continue;
+    ac->eager_bytes[p] = eb;
+    ac->handshake_s[p] = MAX (0, at_ref[p] - at_eager[p]);
+  }
+}
+
 static double
 best_estimate (const DpsCollCost *c, double bytes)
 {
@@ -40,7 +85,7 @@ best_estimate (const DpsCollCost *c, double bytes)
       if (c->algo[a].payload[p] > 0) {
         const AlgoCost *ac = &c->algo[a];
         double link_s = bytes * dps_tune_fill_factor (&c->params, a, p, c->fill_channels[a], bytes) * ac->load_per_byte_s / ac->payload[p];
-        best = MIN (best, ac->lat_s[p] + link_s * ceiling_scale (ac, p, bytes, link_s));
+        best = MIN (best, latency_at (ac, p, bytes) + link_s * ceiling_scale (ac, p, bytes, link_s));
       }
   return best;
 }
@@ -81,6 +126,7 @@ dps_coll_cost_new (const DpsTopo *topo, const DpsCollParams *params, int n_gpus,
     if (any && max_bytes > 0) {
       DpsCollCtx lat_ctx = ctx;
       lat_ctx.latency_only = TRUE;
+      lat_ctx.bytes = 1;   /* the least latency: no step above an eager size */
       if (!dps_coll_build_plan (&lat_ctx, &plan, NULL))
         continue;
       double least = G_MAXDOUBLE;
@@ -121,6 +167,7 @@ dps_coll_cost_new (const DpsTopo *topo, const DpsCollParams *params, int n_gpus,
       ac->load_per_byte_s += ph->load_s / REF_BYTES;
     }
     (void) t_ana;
+    eager_latency (&ctx, ac);
     if (mode == DPS_MODE_FLOW) {
       double t = dps_plan_time_flow (topo, plan, ref_proto);
       /* per byte at payload 1 and without the fill: the plan ran with its
@@ -183,13 +230,14 @@ uncorrected_time (const DpsCollCost *c, double bytes, DpsAlgo *algo, DpsProto *p
       double fill = dps_tune_fill_factor (&c->params, a, p, c->fill_channels[a], bytes);
       double link_s = bytes * fill * ac->load_per_byte_s / ac->payload[p];
       double scale = ceiling_scale (ac, p, bytes, link_s);
-      double est = ac->lat_s[p] + link_s * scale;
+      double lat = latency_at (ac, p, bytes);
+      double est = lat + link_s * scale;
       if (est < best) {
         best = est;
         ba = a;
         bp = p;
         double per_byte = c->mode == DPS_MODE_FLOW ? ac->flow_per_byte_s : ac->load_per_byte_s;
-        chosen = ac->lat_s[p] + bytes * fill * per_byte / ac->payload[p] * scale;
+        chosen = lat + bytes * fill * per_byte / ac->payload[p] * scale;
       }
     }
   }

@@ -207,15 +207,43 @@ dps_tune_calibrated (const DpsCollParams *p, double bytes, DpsTimeFn model, void
   return exp ((1 - w) * log (t0) + w * log (t1));
 }
 
+/* The largest collective (bytes) of algo with proto on ctx whose network
+ * steps still go as the transport's eager messages, or 0 where every size
+ * does (dps_net_transport_eager_bytes).  A network step carries a
+ * channel's chunk: a ring's share of one rank, S / (ranks x channels), a
+ * tree's or NVLS's the channel's S / channels in NCCL's chunks, which are
+ * larger than any eager size.  LL's network buffers are in host memory
+ * (NCCL src/transport/net.cc: only LL128's and Simple's are on the GPU
+ * with GPUDirect), so LL never takes a GPU memory protocol. */
+double
+dps_tune_eager_bytes (const DpsCollCtx *ctx, DpsAlgo algo, DpsProto proto)
+{
+  double eager = dps_net_transport_eager_bytes (dps_topo_spec (ctx->topo)->net_transport);
+  if (eager <= 0 || proto == DPS_PROTO_LL || ctx->n_nodes < 2)
+    return 0;
+  int per = algo == DPS_ALGO_RING || algo == DPS_ALGO_HIER ? ctx->n_nodes * ctx->ranks_per_node : 1;
+  return eager * per * MAX (ctx->channels, 1);
+}
+
 /* Per-step latency of algo over links of kind, with NCCL's rule that a
  * ring spanning several nodes pays at least the network overhead on each
- * intra-node step (three times with Simple). */
+ * intra-node step (three times with Simple).  A network step whose chunk
+ * is larger than the transport's eager message (dps_tune_eager_bytes)
+ * takes three crossings of the network for one: the request, the
+ * receiver's read and its response (EFA's read protocol), so twice its
+ * latency more.  (On the suite's 2-node p4d table with Simple this puts
+ * the 2-16 MiB rows within 3%, 25-65% too fast without it; the 512 KiB and
+ * 1 MiB rows, eager messages, stay 50% too fast.) */
 double
 dps_tune_step_s (const DpsCollCtx *ctx, DpsAlgo algo, DpsLinkKind kind, DpsProto proto)
 {
   double s = ctx->params->step_s[algo][kind][proto];
-  if (kind == DPS_LINK_NET)
+  if (kind == DPS_LINK_NET) {
     s += dps_topo_spec (ctx->topo)->net_extra_s;
+    double eager = dps_tune_eager_bytes (ctx, algo, proto);
+    if (eager > 0 && ctx->bytes > eager)
+      s *= 3;
+  }
   if (kind != DPS_LINK_NET && ctx->n_nodes > 1 && algo != DPS_ALGO_NVLS) {
     double o = ctx->params->net_overhead_s * (proto == DPS_PROTO_SIMPLE ? 3 : 1);
     s = MAX (s, o);

@@ -16,7 +16,7 @@ static const char *const intra_keys[] = { "fabric", "bw_GBps", "efficiency", "la
                                           "nvls_efficiency", NULL };
 static const char *const nic_keys[] = { "count", "bw_Gbps", "efficiency", "gpus", "transport", "latency_us", NULL };
 /* in DpsNetTransport's order */
-static const char *const transport_choices[] = { "ib", "roce", "efa", "socket", "tcpx", NULL };
+static const char *const transport_choices[] = { "ib", "roce", "efa", "socket", "tcpx", "efa-sendrecv", NULL };
 static const char *const fabric_keys[] = { "kind", "latency_us", "nodes_per_leaf", "oversubscription", NULL };
 static const char *const nccl_keys[] = { "channels", NULL };
 static const char *const intra_choices[] = { "nvswitch", "nvlink-mesh", "pcie", NULL };

@@ -30,8 +30,13 @@ typedef enum { DPS_INTRA_NVSWITCH, DPS_INTRA_NVLINK_MESH, DPS_INTRA_PCIE } DpsIn
 typedef enum { DPS_FABRIC_SWITCH, DPS_FABRIC_FAT_TREE, DPS_FABRIC_RAIL } DpsFabricKind;
 /* How NCCL's network steps travel between nodes: InfiniBand verbs (NCCL's
  * own latency tables are for it), RoCE, AWS EFA (libfabric through
- * aws-ofi-nccl), host sockets (NCCL_NET=Socket), GPUDirect-TCPX/TCPXO. */
-typedef enum { DPS_NET_IB, DPS_NET_ROCE, DPS_NET_EFA, DPS_NET_SOCKET, DPS_NET_TCPX, DPS_NET_TRANSPORTS } DpsNetTransport;
+ * aws-ofi-nccl: its RDMA protocol of RDMA writes, p5 and later, or its
+ * SENDRECV protocol of tagged messages, p4d, p4de and p3dn, whose
+ * platform-aws.c says so), host sockets (NCCL_NET=Socket),
+ * GPUDirect-TCPX/TCPXO. */
+typedef enum {
+  DPS_NET_IB, DPS_NET_ROCE, DPS_NET_EFA, DPS_NET_SOCKET, DPS_NET_TCPX, DPS_NET_EFA_SENDRECV, DPS_NET_TRANSPORTS
+} DpsNetTransport;
 /* NCCL's NVLS efficiency on Hopper (src/graph/tuning.cc nvlsEfficiency) */
 #define DPS_NVLS_EFFICIENCY_DEFAULT 0.85
 /* Link kinds, in NCCL's order (its latency tables are indexed by them). */
@@ -102,6 +107,7 @@ typedef struct DpsTopo DpsTopo;
 
 DpsTopoSpec   *dps_topo_spec_copy (const DpsTopoSpec *spec);
 double         dps_net_transport_extra_us (DpsNetTransport t);
+double         dps_net_transport_eager_bytes (DpsNetTransport t);
 const char    *dps_net_transport_name (DpsNetTransport t);
 void           dps_topo_spec_free (DpsTopoSpec *spec);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (DpsTopoSpec, dps_topo_spec_free)

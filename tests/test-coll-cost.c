@@ -9,19 +9,26 @@
 
 /* The time dps_coll_predict gives for a plan built at this size. */
 static double
-fresh_time (const DpsTopo *t, const DpsCollParams *p, int gpus, double bytes, DpsNetMode mode,
-            DpsAlgo *algo, DpsProto *proto)
+fresh_time_of (const DpsTopo *t, const DpsCollParams *p, int gpus, double bytes, DpsNetMode mode, guint algo_mask,
+               guint proto_mask, DpsAlgo *algo, DpsProto *proto)
 {
   g_autoptr (GError) e = NULL;
   DpsCollCtx ctx;
   g_assert_true (dps_coll_ctx_init (&ctx, t, p, gpus, DPS_OP_ALLREDUCE, bytes, &e));
   g_assert_no_error (e);
   DpsCollChoice ch;
-  g_assert_true (dps_coll_predict (&ctx, DPS_NCCL_ALGOS, DPS_ALL_PROTOS, mode, &ch, &e));
+  g_assert_true (dps_coll_predict (&ctx, algo_mask, proto_mask, mode, &ch, &e));
   g_assert_no_error (e);
   *algo = ch.algo;
   *proto = ch.proto;
   return ch.time_s;
+}
+
+static double
+fresh_time (const DpsTopo *t, const DpsCollParams *p, int gpus, double bytes, DpsNetMode mode,
+            DpsAlgo *algo, DpsProto *proto)
+{
+  return fresh_time_of (t, p, gpus, bytes, mode, DPS_NCCL_ALGOS, DPS_ALL_PROTOS, algo, proto);
 }
 
 /* A cost of all-reduce over gpus GPUs of t, analytical unless mode says;
@@ -65,6 +72,36 @@ test_equals_fresh_plan (void)
     }
     g_assert_true (saw_ll && saw_simple);   /* the sizes span NCCL's choices */
   }
+}
+
+/* On two p4de nodes with Simple, the ring's EFA network steps take three
+ * times as long once a channel's chunk passes EFA's eager 8 KiB
+ * (dps_tune_eager_bytes: above 1 MiB for 16 ranks and 8 channels), so the
+ * latency is not the same at every size: the cached answer, whose plan
+ * is the reference size's, still equals a fresh plan's on both sides of
+ * it, and the time jumps there by twice the network steps' latency. */
+static void
+test_eager_latency (void)
+{
+  g_autoptr (DpsTopo) t = test_shipped_topo ("aws-p4de", 2);
+  DpsCollParams p;
+  dps_coll_params_nccl (&p);
+  guint simple = 1u << DPS_PROTO_SIMPLE;
+  g_autoptr (GError) e = NULL;
+  g_autoptr (DpsCollCost) c = dps_coll_cost_new (t, &p, 16, DPS_OP_ALLREDUCE, 1u << DPS_ALGO_RING, simple, 0,
+                                                 DPS_MODE_ANALYTICAL, 0, &e);
+  g_assert_no_error (e);
+  for (double bytes = 1 << 18; bytes <= 1 << 24; bytes *= 2) {
+    DpsAlgo ca, fa;
+    DpsProto cp, fp;
+    double cached = dps_coll_cost_time (c, bytes, &ca, &cp);
+    double fresh = fresh_time_of (t, &p, 16, bytes, DPS_MODE_ANALYTICAL, 1u << DPS_ALGO_RING, simple, &fa, &fp);
+    if (REL (cached, fresh) > 1e-6)
+      g_error ("%g bytes: cached %g s, a fresh plan %g s", bytes, cached, fresh);
+  }
+  /* just above 1 MiB: 2 network steps x 2 x (14 + 48) us more */
+  double below = dps_coll_cost_time (c, 1 << 20, NULL, NULL), above = dps_coll_cost_time (c, (1 << 20) + 128, NULL, NULL);
+  g_assert_cmpfloat (fabs (above - below - 2 * 2 * 62e-6), <, 1e-7);
 }
 
 /* Given the largest size it will be asked about, the cost skips the
@@ -150,6 +187,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/coll-cost/equals-fresh-plan", test_equals_fresh_plan);
+  g_test_add_func ("/coll-cost/eager-latency", test_eager_latency);
   g_test_add_func ("/coll-cost/pruning-keeps-answers", test_pruning_keeps_answers);
   g_test_add_func ("/coll-cost/nothing-to-move", test_nothing_to_move);
   g_test_add_func ("/coll-cost/correction", test_correction);

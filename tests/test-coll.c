@@ -464,6 +464,40 @@ test_channel_ceiling (void)
   g_assert_cmpfloat (REL (dt, 5e8 / (0.5 * 8 * 42.8e9)), <, 1e-9);
 }
 
+/* EFA under aws-ofi-nccl's SENDRECV protocol (p4d, p4de) sends a network
+ * step's chunk from GPU memory eagerly only up to 8 KiB (libfabric's
+ * efa_hmem.c), above it by its read protocol: three crossings of the
+ * network for one.  A ring all-reduce over 2 p4de nodes
+ * (16 ranks, 8 channels) carries S / 128 a step and channel: up to 1 MiB
+ * its network step with Simple takes NCCL's 14 us plus EFA's 48, above it
+ * three times that; LL (host memory, NCCL's net.cc) keeps its one step at
+ * any size, and p5's EFA (aws-ofi-nccl's RDMA protocol) and InfiniBand
+ * (one RDMA write) have no eager limit. */
+static void
+test_efa_read_protocol (void)
+{
+  g_autoptr (DpsTopo) a = shipped ("aws-p4de", 2);
+  g_autoptr (DpsTopo) h = shipped ("dgx-h100", 2);
+  DpsCollParams p;
+  dps_coll_params_nccl (&p);
+  DpsCollCtx ctx;
+  g_assert_true (dps_coll_ctx_init (&ctx, a, &p, 16, DPS_OP_ALLREDUCE, 1 << 20, NULL));
+  ctx.algo = DPS_ALGO_RING;
+  g_assert_cmpfloat (dps_tune_eager_bytes (&ctx, DPS_ALGO_RING, DPS_PROTO_SIMPLE), ==, 8192.0 * 16 * 8);
+  g_assert_cmpfloat (dps_tune_eager_bytes (&ctx, DPS_ALGO_RING, DPS_PROTO_LL), ==, 0);
+  double one = (14 + 48) * 1e-6;
+  g_assert_cmpfloat (REL (dps_tune_step_s (&ctx, DPS_ALGO_RING, DPS_LINK_NET, DPS_PROTO_SIMPLE), one), <, 1e-9);
+  ctx.bytes = 2 << 20;
+  g_assert_cmpfloat (REL (dps_tune_step_s (&ctx, DPS_ALGO_RING, DPS_LINK_NET, DPS_PROTO_SIMPLE), 3 * one), <, 1e-9);
+  g_assert_cmpfloat (REL (dps_tune_step_s (&ctx, DPS_ALGO_RING, DPS_LINK_NET, DPS_PROTO_LL), (2.7 + 48) * 1e-6), <, 1e-9);
+  g_assert_true (dps_coll_ctx_init (&ctx, h, &p, 16, DPS_OP_ALLREDUCE, 1 << 30, NULL));
+  g_assert_cmpfloat (dps_tune_eager_bytes (&ctx, DPS_ALGO_RING, DPS_PROTO_SIMPLE), ==, 0);
+  g_assert_cmpfloat (REL (dps_tune_step_s (&ctx, DPS_ALGO_RING, DPS_LINK_NET, DPS_PROTO_SIMPLE), (14 + 8) * 1e-6), <, 1e-9);
+  g_autoptr (DpsTopo) p5 = shipped ("aws-p5", 2);
+  g_assert_true (dps_coll_ctx_init (&ctx, p5, &p, 16, DPS_OP_ALLREDUCE, 1 << 30, NULL));
+  g_assert_cmpfloat (dps_tune_eager_bytes (&ctx, DPS_ALGO_RING, DPS_PROTO_SIMPLE), ==, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -473,6 +507,7 @@ main (int argc, char **argv)
   g_test_add_func ("/coll/busbw-factor", test_busbw_factor);
   g_test_add_func ("/coll/fill", test_fill);
   g_test_add_func ("/coll/channel-ceiling", test_channel_ceiling);
+  g_test_add_func ("/coll/efa-read-protocol", test_efa_read_protocol);
   g_test_add_func ("/coll/mesh-ring-bw", test_mesh_ring_bw);
   g_test_add_func ("/coll/tree/pow2", test_tree_pow2);
   g_test_add_func ("/coll/hier/2-and-4-nodes", test_hier);

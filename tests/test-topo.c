@@ -48,7 +48,7 @@ test_sizes (void)
   const char *efa[] = { "aws-p4de", "aws-p5" };
   for (gsize i = 0; i < G_N_ELEMENTS (efa); i++) {
     g_autoptr (DpsTopo) a = shipped (efa[i], 2);
-    g_assert_cmpint (dps_topo_spec (a)->net_transport, ==, DPS_NET_EFA);
+    g_assert_cmpint (dps_topo_spec (a)->net_transport, ==, i ? DPS_NET_EFA : DPS_NET_EFA_SENDRECV);
     g_assert_cmpfloat (fabs (dps_topo_spec (a)->net_extra_s - 48e-6), <, 1e-12);
   }
   g_autoptr (DpsTopo) g = shipped ("gb200-nvl72", 2);
