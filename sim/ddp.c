@@ -30,6 +30,7 @@ dps_ddp_config_default (DpsDdpConfig *c)
   c->mixed = TRUE;
   c->optimizer = DPS_OPT_ADAM;
   c->slow_factor = 1;
+  c->gpu_spread_cv = DPS_DDP_GPU_SPREAD_CV;
   c->trials = 1;
   c->seed = 1;
   c->trace_replicas = 8;
@@ -283,7 +284,15 @@ trial (const DpsDdpConfig *c, DpsCollCost *cost, const DpsBuckets *bk, const dou
     double f = r < n_slow ? c->slow_factor : 1;
     if (c->compute_cv > 0)
       f *= MAX (0.2, 1 + c->compute_cv * gauss (rand));
+    /* the GPUs' spread: a random factor per replica, or the class's slowest
+     * (its timeline, which the buckets wait for) against its mean (fm) */
+    double fm = f;
+    if (c->gpu_spread_cv > 0 && random)
+      fm = f *= MAX (0.2, 1 + c->gpu_spread_cv * gauss (rand));
+    else if (c->gpu_spread_cv > 0)
+      f *= 1 + c->gpu_spread_cv * dps_expected_max_normal (weight);
     double t = c->os_noise_s > 0 ? -c->os_noise_s * log (g_rand_double_range (rand, 1e-12, 1)) : 0;
+    double tm = t;
     gboolean draw = trace && r < c->trace_replicas;
     for (int k = 0; k < K; k++) {
       for (int l = 0; l < L; l++) {
@@ -292,19 +301,22 @@ trial (const DpsDdpConfig *c, DpsCollCost *cost, const DpsBuckets *bk, const dou
         if (draw && k == K - 1)
           trace_add (trace, dps_model_layer (m, l)->name, r, t, dt, FALSE);
         t += dt;
+        tm += fwd[l] * fm * j;
       }
       for (int l = L - 1; l >= 0; l--) {
         double j = c->jitter_cv > 0 ? MAX (0.05, 1 + c->jitter_cv * gauss (rand)) : 1;
-        double dt = bwd[l] * f * j + (k == K - 1 ? bwd_extra[l] : 0);
+        double extra_s = k == K - 1 ? bwd_extra[l] : 0;
+        double dt = bwd[l] * f * j + extra_s;
         if (draw && k == K - 1)
           trace_add (trace, dps_model_layer (m, l)->name, r, t, dt, FALSE);
         t += dt;
+        tm += bwd[l] * fm * j + extra_s;
         layer_end[l] = t;
       }
     }
     for (int b = 0; b < nb; b++)
       s.ready[b] = MAX (s.ready[b], layer_end[dps_buckets_get (bk, b)->ready_layer]);
-    sum_end += weight * t;
+    sum_end += weight * tm;
     weight_sum += weight;
     max_end = MAX (max_end, t);
   }

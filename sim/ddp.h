@@ -35,6 +35,19 @@
 
 typedef enum { DPS_COMPRESS_NONE, DPS_COMPRESS_FP16, DPS_COMPRESS_POWERSGD } DpsCompress;
 
+/* The spread of compute speed among GPUs of one model in one cluster, as
+ * sd / mean: Sinha et al., "Not All GPUs Are Created Equal", SC22
+ * (arXiv:2208.11035), measured over 90% of the GPUs of five clusters (V100
+ * and MI60) an average performance variation of 8% between GPUs of the same
+ * SKU running the same kernel (power management and manufacturing).  Read
+ * as the span of their box plots' whiskers (1.5 interquartile ranges beyond
+ * the quartiles: 5.4 sd of a normal; the abstract gives only the 8%), that
+ * is 8% / 5.4 = 1.5%; read as the full range over thousands of GPUs (about
+ * 7 sd) it would be 1.1%.  Persistent (the same GPU is slow at every
+ * step), so heavy gradient accumulation does not average it away.  Not
+ * fitted to tests/reference/ddp (whose best single value is about 2%). */
+#define DPS_DDP_GPU_SPREAD_CV 0.015
+
 typedef struct {
   const DpsModel *model;
   const DpsTopo  *topo;
@@ -71,6 +84,11 @@ typedef struct {
   double          comm_cv;             /* uncertainty of collective times: one factor N(1, cv) per trial */
   double          compute_cv;          /* variation of a replica's step compute: one factor N(1, cv) per
                                         * replica and trial (all its layers) */
+  double          gpu_spread_cv;       /* GPU-to-GPU spread of compute speed (sd / mean) among GPUs of
+                                        * one model: the step waits for the slowest replica, on average
+                                        * 1 + cv E[max of N normals] slower than the mean one (without
+                                        * randomness; with it, one more factor N(1, cv) per replica and
+                                        * trial); default DPS_DDP_GPU_SPREAD_CV, 0 none */
   int             trials;
   guint64         seed;
   double          loader_samples_per_s;  /* per node; 0: unlimited */

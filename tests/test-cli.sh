@@ -165,6 +165,15 @@ then ok; else ko "values not computed are not empty"; fi
 expect 0 "" -- predict --format csv --gpus 16 --price-per-gpu-hour 3.6
 if awk -F, 'NR == 2 { d = $25 - 0.016 * $10; exit !(d < 1e-9 && d > -1e-9 && $25 != "") }' "$tmp/out"; then ok
 else ko "cost_per_step_usd with a price"; fi
+# --gpu-spread: 0 is identical GPUs (no straggler time without other noise);
+# the default 1.5% makes 1024 H100s wait for the slowest, 3.25 sd above the
+# mean (a straggler column above 0); out of range refused by name
+"$bin" predict --format csv --gpus 1024 --gpu-spread 0 >"$tmp/s0.csv"
+"$bin" predict --format csv --gpus 1024 >"$tmp/s1.csv"
+s0=$(col straggler_s "$tmp/s0.csv"); s1=$(col straggler_s "$tmp/s1.csv")
+if awk -v a="$s0" -v b="$s1" 'BEGIN { exit !(a == 0 && b > 0) }'; then ok
+else ko "straggler_s with --gpu-spread 0: $s0, default: $s1 (want 0 and more than 0)"; fi
+expect 2 "--gpu-spread: 2 is out of range" -- predict --gpu-spread 2
 # ResNet-50 has no tokens: tokens_per_s empty, not 0
 expect 0 "" -- predict --format csv --gpus 16 --model resnet50
 if [ -z "$(col tokens_per_s "$tmp/out")" ] && [ -n "$(col samples_per_s "$tmp/out")" ]; then ok; else ko "tokens_per_s for resnet50"; fi

@@ -48,6 +48,7 @@ config (DpsDdpConfig *c, const DpsModel *m, const DpsTopo *t)
   c->bucket_cap_bytes = 4e6;     /* one layer's fp32 gradients per bucket */
   c->first_bucket_bytes = 0;
   c->trace_replicas = 0;
+  c->gpu_spread_cv = 0;          /* identical GPUs: the spread has its own test */
 }
 
 /* collectives cost nothing: no latency, and (with a huge topology

@@ -21,11 +21,14 @@
  * that a change making them worse fails; nothing in the model is fitted to
  * these tables.  Against the issue's targets (tests/reference/ddp/README.md
  * says why the misses are what they are):
- *   scaling median 3%, worst 8%: PyTorch DDP's median 2.3% meets it, all
- *     entries' 4.0% does not; worst 26% (DDP) and 38% (all, Horovod at 16
- *     to 32 DGX-2H nodes) miss it: losses no part of the model accounts
- *     for (most likely the data pipeline of PyTorch's ResNet-50 in mixed
- *     precision; TF32 BERT at 32 A100 nodes; Horovod at scale);
+ *   scaling median 3%, worst 8%: PyTorch DDP's median 1.1% and all
+ *     entries' 2.6% meet it (4.0% and 2.3% before the step waited for the
+ *     slowest of N GPUs, sim/ddp.h DPS_DDP_GPU_SPREAD_CV); worst 23% (DDP)
+ *     and 36% (all, Horovod at 16 to 32 DGX-2H nodes) miss it: losses no
+ *     part of the model accounts for (most likely the data pipeline of
+ *     PyTorch's ResNet-50 in mixed precision; TF32 BERT at 32 A100 nodes,
+ *     where mixed precision at the same nodes is within 2%; Horovod at
+ *     scale);
  *   uncalibrated median 15%: all entries' 9.3% meets it, PyTorch's 17.7%
  *     does not (its BERT phase-2 tables publish twice what full 512-token
  *     sequences take);
@@ -43,7 +46,7 @@
 
 /* the bars (fractions: median and worst |error| of all entries, then of
  * PyTorch DDP's): see the summaries the test prints */
-static const double scaling_bars[4] = { 0.045, 0.40, 0.03, 0.27 };
+static const double scaling_bars[4] = { 0.03, 0.37, 0.015, 0.245 };
 static const double uncal_bars[4] = { 0.10, 0.53, 0.19, 0.53 };
 static const double transfer_bars[4] = { 0.12, 0.33, 0.14, 0.20 };
 

@@ -1,6 +1,8 @@
 /* Unit tests of sorting and quantiles (sim/base/stats.c). */
 #include "sim/base/stats.h"
 
+#include <math.h>
+
 /* Sorting puts {3, -1, 2, 2, 0.5} in order -1, 0.5, 2, 2, 3. */
 static void
 test_sort (void)
@@ -32,11 +34,29 @@ test_quantile (void)
   g_assert_cmpfloat (dps_quantile (u, 0, 0.5), ==, 0);
 }
 
+/* The expected maximum of n standard normals against the tables of normal
+ * order statistics (Harter 1961; 2 is 1/sqrt(pi) exactly): 0.56419 (2),
+ * 1.53875 (10), 2.50759 (100), 3.24144 (1000); 0 for one sample or none,
+ * and growing with n, about sqrt(2 ln n) at large n. */
+static void
+test_expected_max_normal (void)
+{
+  g_assert_cmpfloat (dps_expected_max_normal (1), ==, 0);
+  g_assert_cmpfloat (dps_expected_max_normal (0), ==, 0);
+  g_assert_cmpfloat_with_epsilon (dps_expected_max_normal (2), 1 / sqrt (G_PI), 1e-6);
+  g_assert_cmpfloat_with_epsilon (dps_expected_max_normal (10), 1.53875, 1e-5);
+  g_assert_cmpfloat_with_epsilon (dps_expected_max_normal (100), 2.50759, 1e-5);
+  g_assert_cmpfloat_with_epsilon (dps_expected_max_normal (1000), 3.24144, 1e-5);
+  g_assert_cmpfloat (dps_expected_max_normal (1e6), >, dps_expected_max_normal (1000));
+  g_assert_cmpfloat (dps_expected_max_normal (1e6), <, sqrt (2 * log (1e6)));
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/stats/sort", test_sort);
   g_test_add_func ("/stats/quantile", test_quantile);
+  g_test_add_func ("/stats/expected-max-normal", test_expected_max_normal);
   return g_test_run ();
 }

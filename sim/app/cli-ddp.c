@@ -13,7 +13,7 @@ dps_ddp_options (DpsDdpOpts *o, gboolean sweep)
 {
   /* flags whose zero is not their absence: dps_ddp_opts_apply tells them apart */
   o->nodes = DPS_UNSET_INT;
-  o->global_batch = o->slow_factor = o->loader_rate = o->efficiency = dps_cli_unset ();
+  o->global_batch = o->slow_factor = o->loader_rate = o->efficiency = o->gpu_spread = dps_cli_unset ();
   GOptionEntry e[] = {
     { "model", 'M', 0, G_OPTION_ARG_STRING, &o->model, "Model: a shipped name, a .model or a per-layer .csv file (default gpt2-xl)", "NAME|FILE" },
     { "topology", 't', 0, G_OPTION_ARG_STRING, &o->topology, sweep ? "Topologies, comma-separated (default dgx-h100)" : "Topology file or shipped name (default dgx-h100)", sweep ? "LIST" : "NAME|FILE" },
@@ -37,6 +37,7 @@ dps_ddp_options (DpsDdpOpts *o, gboolean sweep)
     { "jitter", 0, 0, G_OPTION_ARG_DOUBLE, &o->jitter, "Per-layer compute jitter, coefficient of variation (0.05 = 5%)", "CV" },
     { "slow-replicas", 0, 0, G_OPTION_ARG_INT, &o->slow_replicas, "Number of slow replicas", "K" },
     { "slow-factor", 0, 0, G_OPTION_ARG_DOUBLE, &o->slow_factor, "How much slower the slow replicas compute (default 1.5)", "F" },
+    { "gpu-spread", 0, 0, G_OPTION_ARG_DOUBLE, &o->gpu_spread, "GPU-to-GPU spread of compute speed (sd / mean); the step waits for the slowest (default 0.015, Sinha et al. SC22; 0 identical GPUs)", "CV" },
     { "os-noise-ms", 0, 0, G_OPTION_ARG_DOUBLE, &o->os_noise_ms, "Mean OS noise per replica and step (exponential), ms", "MS" },
     { "trials", 'T', 0, G_OPTION_ARG_INT, &o->trials, "Monte Carlo trials (default 1, or 20 with jitter or noise)", "T" },
     { "seed", 0, 0, G_OPTION_ARG_INT, &o->seed, "Random seed (default 1): same seed, same answer", "S" },
@@ -157,6 +158,7 @@ dps_ddp_opts_apply (DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
       || !dps_cli_double_given ("--efficiency", &o->efficiency, 0, FALSE, 1, 0, error)
       || !dps_cli_double_given ("--slow-factor", &o->slow_factor, 0, FALSE, 1000, 0, error)
       || !dps_cli_double_given ("--loader-rate", &o->loader_rate, 0, FALSE, 1e12, 0, error)
+      || !dps_cli_double_given ("--gpu-spread", &o->gpu_spread, 0, TRUE, 1, DPS_DDP_GPU_SPREAD_CV, error)
       || !apply_kinds (o, c, error))
     return FALSE;
   if (!check_range ("--global-batch", o->global_batch, 0, 1e9, error)
@@ -188,6 +190,7 @@ dps_ddp_opts_apply (DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
   if (o->contention != -1)   /* -1: not given, the device's own (dps_ddp_default_contention) */
     c->contention = o->contention;
   c->jitter_cv = o->jitter;
+  c->gpu_spread_cv = o->gpu_spread;
   c->slow_replicas = o->slow_replicas;
   c->slow_factor = o->slow_factor > 0 ? o->slow_factor : 1.5;
   c->os_noise_s = o->os_noise_ms * 1e-3;

@@ -180,6 +180,9 @@ predict (const DpsValidateSpec *s, DpsModel *model, const DpsProfile *profile, i
   c.trials = s->trials;
   c.jitter_cv = s->jitter;
   c.comm_cv = out->comm_cv;
+  /* the runs at hand, not a cluster's GPUs: emulated replicas take exactly
+   * their waits, and what the ranks here vary by is measured (compute_cv) */
+  c.gpu_spread_cv = 0;
   c.trace_replicas = last ? 8 : 0;
   g_autoptr (DpsTopo) topo = NULL;
   if (!dps_ddp_setup (NULL, profile, model, s->nodes > 1 ? s->nodes : 0, N, &c, &topo, error))
