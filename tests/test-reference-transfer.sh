@@ -11,9 +11,11 @@
 # gjaion 2+4->8 17.3%, a100-fair 1->2 8.3%; the target is 10% for
 # every system, met by 2 of 5; README "Calibration that transfers"; with
 # NCCL's trees, NVLS's switch-only efficiency and 8 channels on HGX
-# B200, the same day: 10.3%, 2.6%, 3.5%, 10.4%, 8.3%, 3 of 5):
-#   - the median over the systems at most 15%
-#   - at least 3 systems within 10% (2 for the first figures)
+# B200, the same day: 10.3%, 2.6%, 3.5%, 10.4%, 8.3%, 3 of 5; with the
+# network fit's prior, noise from its residual and figures only where the
+# groups exercise them: 11.6%, 2.6%, 3.5%, 8.3%, 6.1%, 4 of 5, median 6.1%):
+#   - the median over the systems at most 10% (15% for the first figures)
+#   - at least 4 systems within 10% (2 for the first figures, then 3)
 # And an exact check: a measured group keeps its own shape (its fitted
 # sizes come back within 0.01%: the per-size correction on the network fit)
 set -u
@@ -50,8 +52,8 @@ transfer a100-fair dgx-a100 a100-fair-gcm-2n-allreduce a100-fair-gcm-1n-allreduc
 m=$(median < "$tmp/figures")
 within=$(awk '$1 <= 10' "$tmp/figures" | wc -l)
 echo "median over systems $m%, $within within 10%"
-if awk "BEGIN { exit !($m <= 15) }"; then ok; else ko "median over systems $m% > 15%"; fi
-if [ "$within" -ge 3 ]; then ok; else ko "only $within systems within 10%"; fi
+if awk "BEGIN { exit !($m <= 10) }"; then ok; else ko "median over systems $m% > 10%"; fi
+if [ "$within" -ge 4 ]; then ok; else ko "only $within systems within 10%"; fi
 
 # the measured group itself: every other size was fitted (the rest held
 # out), and those come back exactly
