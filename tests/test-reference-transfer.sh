@@ -62,4 +62,12 @@ exact=$(awk -F, 'NR > 1 { e = $14 < 0 ? -$14 : $14; if (e < 0.01) n++ } END { pr
 rows=$(($(wc -l < "$tmp/self.csv") - 1))
 if [ "$exact" -ge $((rows / 2)) ]; then ok; else ko "$exact of $rows measured rows reproduced within 0.01%"; fi
 
+# a table that names no hosts (no '#  Rank' lines: GCP A4's 2 nodes, its
+# 16 ranks from busbw / algbw) fills the nodes its ranks need on the
+# topology (8 GPUs each: 2), so that the NICs are fitted (they decide its
+# large sizes), not a single node of 16 ranks that they never carry
+"$dpscale" calibrate --import "$R/gcp-a4-b200-2n-allreduce.ref" --topology hgx-b200 -o "$tmp/a4-2n.calib" > "$tmp/a4-2n.out" 2>&1
+if grep -q '^\[measure.allreduce.16.2\]' "$tmp/a4-2n.calib" && grep -q '^nic_bw=' "$tmp/a4-2n.calib"; then ok
+else ko "GCP A4's 16 ranks without hosts: not 2 nodes with the NICs fitted ($(grep '^\[measure' "$tmp/a4-2n.calib"))"; fi
+
 finish reference-transfer
