@@ -61,16 +61,21 @@ typedef struct {
 } Problem;
 
 /* How far from the datasheet each figure is believed to be before anything
- * is measured, one standard deviation of the log of its scale: bandwidths
- * and the NVLS efficiency 25% (the uncalibrated model's worst rows of 256
- * MiB and more are 3-26% off on 10 of the 13 systems of the published
- * suite, tests/reference/README.md), NCCL's latencies a factor 2 (its
- * small messages are 2-3x off on 4-8 H100 nodes, same). */
-static const double prior_sd_log[DPS_NETFIT_N] = { 0.223, 0.223, 0.693, 0.693, 0.223 };
+ * is measured, one standard deviation of the log of its scale: the NICs'
+ * bandwidth and the NVLS efficiency 25% (the uncalibrated model's worst
+ * rows of 256 MiB and more are 3-26% off on 10 of the 13 systems of the
+ * published suite, tests/reference/README.md), NCCL's latencies a factor
+ * 2 (its small messages are 2-3x off on 4-8 H100 nodes, same), an
+ * NVSwitch's bandwidth 10% (the one-node tables of H100, A100 and B200
+ * are within 1.7-6.3% of the model at 1 GiB and more), a mesh's or PCIe's
+ * 25% (V100's mesh 18% at 128 MiB, an RTX 4090's PCIe 11%). */
+static const double prior_sd_log[DPS_NETFIT_N] = { 0.1, 0.223, 0.693, 0.693, 0.223 };
+#define PRIOR_SD_LOG_LINKS 0.223   /* the intra-node bandwidth of a mesh or PCIe */
 
 /* The noise of a log time the prior's weight is scaled by, at least: 1%
  * (nccl-tests' own run-to-run spread); with it, a prior of 0.223 weighs
- * 0.002 (the weight the fit had before it took the noise from the fit). */
+ * 0.002 (the weight the fit had for every figure before it took the noise
+ * from the fit). */
 #define NOISE_MIN_LOG 0.01
 
 /* A figure is exercised by the measured points when it decides at least
@@ -304,8 +309,11 @@ dps_netfit_fit (const DpsCalData *d, const DpsTopoSpec *spec, gboolean ring_only
   int n = 0;
   double noise2 = 0;   /* first the floor: least squares, the prior barely there */
   for (int pass = 0; pass < 2; pass++) {
-    for (int i = 0; i < DPS_NETFIT_N; i++)
-      pb.prior_w[i] = MAX (noise2, NOISE_MIN_LOG * NOISE_MIN_LOG) / (prior_sd_log[i] * prior_sd_log[i]);
+    for (int i = 0; i < DPS_NETFIT_N; i++) {
+      double sp = i == DPS_NETFIT_INTRA_BW && spec->intra != DPS_INTRA_NVSWITCH ? PRIOR_SD_LOG_LINKS
+                                                                               : prior_sd_log[i];
+      pb.prior_w[i] = MAX (noise2, NOISE_MIN_LOG * NOISE_MIN_LOG) / (sp * sp);
+    }
     fit_stages (&pb, out->used, multi, single, x, &n);
     noise2 = data_cost (&pb, x) / MAX (pb.n - n, 1);
     if (pass == 0)

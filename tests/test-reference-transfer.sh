@@ -13,7 +13,8 @@
 # NCCL's trees, NVLS's switch-only efficiency and 8 channels on HGX
 # B200, the same day: 10.3%, 2.6%, 3.5%, 10.4%, 8.3%, 3 of 5; with the
 # network fit's prior, noise from its residual and figures only where the
-# groups exercise them: 11.6%, 2.6%, 3.5%, 8.3%, 6.1%, 4 of 5, median 6.1%):
+# groups exercise them: 11.6%, 2.6%, 3.5%, 8.3%, 6.1%, 4 of 5, median 6.1%;
+# an NVSwitch's bandwidth known within 10%: 11.0%, 2.1%, 3.5%, 8.2%, 6.1%):
 #   - the median over the systems at most 10% (15% for the first figures)
 #   - at least 4 systems within 10% (2 for the first figures, then 3)
 # And an exact check: a measured group keeps its own shape (its fitted
