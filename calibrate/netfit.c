@@ -28,7 +28,17 @@ dps_netfit_apply_spec (const DpsNetFit *f, DpsTopoSpec *spec)
   spec->max_nodes = 0;   /* the point of the fit: any node count */
 }
 
-/* NCCL's latencies scaled by the fit; a ring library's fit keeps to ring. */
+/* NCCL's per-step latencies scaled by the fit, over a node's links and
+ * across nodes; a ring library's fit keeps to ring.  NCCL's base latency
+ * of each algorithm stays its table's: the figure is the links' per-step
+ * latency, which any algorithm pays on those links (across nodes no less
+ * than NCCL's network overhead a step), not a fixed cost of every
+ * algorithm, which one node's table, at one rank count, cannot tell from
+ * its steps (scaled with them, Voltage Park's one node, 33 us at 8 B,
+ * took 1.77 times NCCL's tree base to its 4 nodes, whose 38 us at 8 B are
+ * half the model's already: 11.0% from 1 MiB, 9.7% without).  A ring
+ * library has no base of NCCL's: there the figure scales it too, as the
+ * rest of its latency. */
 void
 dps_netfit_apply_params (const DpsNetFit *f, DpsCollParams *params, guint *algo_mask)
 {
@@ -37,7 +47,8 @@ dps_netfit_apply_params (const DpsNetFit *f, DpsCollParams *params, guint *algo_
       for (int k = 0; k < DPS_LINK_NET; k++)
         params->step_s[a][k][p] *= f->scale[DPS_NETFIT_INTRA_LAT];
       params->step_s[a][DPS_LINK_NET][p] *= f->scale[DPS_NETFIT_NET_LAT];
-      params->base_s[a][p] *= f->scale[DPS_NETFIT_INTRA_LAT];
+      if (f->ring_only)
+        params->base_s[a][p] *= f->scale[DPS_NETFIT_INTRA_LAT];
     }
   params->net_overhead_s *= f->scale[DPS_NETFIT_NET_LAT];
   if (f->ring_only) {

@@ -3,6 +3,7 @@
  * must give those figures back, and the fitted model must then predict a
  * scale that was not measured. */
 #include "calibrate/netfit.h"
+#include "sim/nccl-cost.h"
 #include "sim/topo-load.h"
 #include "test-util.h"
 
@@ -101,10 +102,10 @@ test_not_exercised (void)
   g_assert_cmpfloat (fabs (f.scale[DPS_NETFIT_INTRA_BW] * f.scale[DPS_NETFIT_NVLS] / 0.9 - 1), <, 0.03);
 }
 
-/* One DGX A100 measured from 16 MiB only, the sizes below 256 MiB 20%
+/* One DGX A100 measured from 8 MiB only, the sizes below 256 MiB 20%
  * faster than the model (a shape it does not have, as the Meta A100's
- * one-node table: 15-28% there): NCCL's latency decides at most a fifth
- * of these times and cannot make up that shape, so the points barely
+ * one-node table: 15-28% there): NCCL's per-step latency decides a small
+ * share of these times and cannot make up that shape, so the points barely
  * determine it.  The prior holds it off the wall at a quarter (where a
  * least-squares fit took it, +-0.04 from the wall's curvature) and its
  * posterior sd says it is barely known (at least half the scale: the
@@ -119,7 +120,7 @@ test_barely_determined (void)
     truth.scale[i] = 1;
   truth.scale[DPS_NETFIT_INTRA_BW] = 0.9;
   g_autoptr (DpsCalData) d = dps_cal_data_new ("nccl-tests");
-  for (double b = 16 << 20; b <= 1 << 30; b *= 2) {
+  for (double b = 8 << 20; b <= 1 << 30; b *= 2) {
     double t = dps_netfit_time (&truth, s, 8, 1, b, NULL);
     dps_cal_data_add (d, 8, 1, b, t * (b < 256 << 20 ? 0.8 : 1), 0, 0);
   }
@@ -157,6 +158,35 @@ test_product_split (void)
   g_assert_cmpfloat (fabs (nvls / 0.831 - 1), <, 0.03);
 }
 
+/* The latency figures scale NCCL's per-step latencies, over a node's links
+ * and across nodes, never its base latency of each algorithm (one node's
+ * table cannot tell that from the steps, and it would carry a node's fit
+ * to the trees between nodes it never ran); a ring library's figure, with
+ * no base of NCCL's to keep, scales that too. */
+static void
+test_latency_scales_steps (void)
+{
+  DpsNetFit f = { .fitted = TRUE };
+  for (int i = 0; i < DPS_NETFIT_N; i++)
+    f.scale[i] = 1;
+  f.scale[DPS_NETFIT_INTRA_LAT] = 2;
+  f.scale[DPS_NETFIT_NET_LAT] = 3;
+  DpsCollParams ref, p;
+  dps_coll_params_nccl (&ref);
+  p = ref;
+  dps_netfit_apply_params (&f, &p, NULL);
+  for (int a = 0; a < DPS_ALGO_COUNT; a++)
+    for (int q = 0; q < DPS_PROTO_COUNT; q++) {
+      g_assert_cmpfloat (p.base_s[a][q], ==, ref.base_s[a][q]);
+      g_assert_cmpfloat (p.step_s[a][DPS_LINK_NVLINK][q], ==, 2 * ref.step_s[a][DPS_LINK_NVLINK][q]);
+      g_assert_cmpfloat (p.step_s[a][DPS_LINK_NET][q], ==, 3 * ref.step_s[a][DPS_LINK_NET][q]);
+    }
+  f.ring_only = TRUE;
+  p = ref;
+  dps_netfit_apply_params (&f, &p, NULL);
+  g_assert_cmpfloat (p.base_s[DPS_ALGO_RING][DPS_PROTO_SIMPLE], ==, 2 * ref.base_s[DPS_ALGO_RING][DPS_PROTO_SIMPLE]);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -166,5 +196,6 @@ main (int argc, char **argv)
   g_test_add_func ("/netfit/not-exercised", test_not_exercised);
   g_test_add_func ("/netfit/barely-determined", test_barely_determined);
   g_test_add_func ("/netfit/product-split", test_product_split);
+  g_test_add_func ("/netfit/latency-scales-steps", test_latency_scales_steps);
   return g_test_run ();
 }

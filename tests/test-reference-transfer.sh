@@ -14,9 +14,11 @@
 # B200, the same day: 10.3%, 2.6%, 3.5%, 10.4%, 8.3%, 3 of 5; with the
 # network fit's prior, noise from its residual and figures only where the
 # groups exercise them: 11.6%, 2.6%, 3.5%, 8.3%, 6.1%, 4 of 5, median 6.1%;
-# an NVSwitch's bandwidth known within 10%: 11.0%, 2.1%, 3.5%, 8.2%, 6.1%):
-#   - the median over the systems at most 10% (15% for the first figures)
-#   - at least 4 systems within 10% (2 for the first figures, then 3)
+# an NVSwitch's bandwidth known within 10%: 11.0%, 2.1%, 3.5%, 8.2%, 6.1%;
+# the latency figures scaling NCCL's steps, not its base: 9.7%, 1.9%,
+# 3.3%, 8.1%, 6.1%, the target met by all five):
+#   - the median over the systems at most 8% (15% for the first figures)
+#   - every system within 10% (2 for the first figures, then 3, then 4)
 # And an exact check: a measured group keeps its own shape (its fitted
 # sizes come back within 0.01%: the per-size correction on the network fit)
 set -u
@@ -53,8 +55,8 @@ transfer a100-fair dgx-a100 a100-fair-gcm-2n-allreduce a100-fair-gcm-1n-allreduc
 m=$(median < "$tmp/figures")
 within=$(awk '$1 <= 10' "$tmp/figures" | wc -l)
 echo "median over systems $m%, $within within 10%"
-if awk "BEGIN { exit !($m <= 10) }"; then ok; else ko "median over systems $m% > 10%"; fi
-if [ "$within" -ge 4 ]; then ok; else ko "only $within systems within 10%"; fi
+if awk "BEGIN { exit !($m <= 8) }"; then ok; else ko "median over systems $m% > 8%"; fi
+if [ "$within" -ge 5 ]; then ok; else ko "only $within systems within 10%"; fi
 
 # the measured group itself: every other size was fitted (the rest held
 # out), and those come back exactly
