@@ -82,7 +82,10 @@ fit_network (DpsProfile *prof, const char *topology, const DpsCalibrateSpec *s)
 
 /* Logs whose hosts hold fewer GPUs than a node of the topology (the 4-GPU
  * trays of an NVL72 rack, whose node is the NVLink domain): the hosts fill
- * whole domains.  Hosts of more GPUs than a node are refused. */
+ * whole domains.  Hosts of more GPUs than a node are refused.  A log that
+ * names no hosts (no '#  Rank' lines: its ranks from busbw / algbw) of
+ * more ranks than a node holds spans the nodes they fill (16 ranks on
+ * 8-GPU nodes: 2), not one node the NICs never carry. */
 static gboolean
 trays_to_domains (DpsCalData *d, const char *topology, GError **error)
 {
@@ -94,6 +97,10 @@ trays_to_domains (DpsCalData *d, const char *topology, GError **error)
   for (guint i = 0; i < d->points->len; i++) {
     DpsCalPoint *p = &g_array_index (d->points, DpsCalPoint, i);
     int per_host = p->ranks / MAX (p->nodes, 1);
+    if (p->nodes <= 1 && p->ranks > k) {
+      p->nodes = (p->ranks + k - 1) / k;
+      continue;
+    }
     if (p->nodes <= 1 || per_host == k || hk == k)
       continue;
     if (per_host != hk || (p->ranks > k && p->ranks % k != 0)) {

@@ -15,9 +15,12 @@
  *   net_lat    x NCCL's per-step latencies across nodes  (only with 2+ nodes measured)
  *   nvls       x the NVLS efficiency                     (only where NVLS runs)
  *
- * by least squares on log time (small and large messages count alike), each
- * with its standard deviation from the curvature at the minimum.  A figure
- * the measurements cannot determine stays at 1 (the datasheet's).  The
+ * on log time (small and large messages count alike), each the most
+ * probable given the points (their noise the fit's own residual) and a
+ * prior around the datasheet (a figure the points barely determine stays
+ * near it), with its posterior standard deviation.  A figure the measured
+ * groups cannot reach or do not exercise (no fitted point's time depends
+ * on it by 5% or more) stays at 1 (the datasheet's).  The
  * fitted figures then serve any rank or node count; the per-group ring fits
  * (fit.h) still reproduce the groups that were measured, exactly.
  */

@@ -11,9 +11,14 @@
 # gjaion 2+4->8 17.3%, a100-fair 1->2 8.3%; the issue's target is 10% for
 # every system, met by 2 of 5; README "Calibration that transfers"; with
 # NCCL's trees, NVLS's switch-only efficiency and 8 channels on HGX
-# B200, the same day: 10.3%, 2.6%, 3.5%, 10.4%, 8.3%, 3 of 5):
-#   - the median over the systems at most 15%
-#   - at least 3 systems within 10% (2 for the first figures)
+# B200, the same day: 10.3%, 2.6%, 3.5%, 10.4%, 8.3%, 3 of 5; with the
+# network fit's prior, noise from its residual and figures only where the
+# groups exercise them: 11.6%, 2.6%, 3.5%, 8.3%, 6.1%, 4 of 5, median 6.1%;
+# an NVSwitch's bandwidth known within 10%: 11.0%, 2.1%, 3.5%, 8.2%, 6.1%;
+# the latency figures scaling NCCL's steps, not its base: 9.7%, 1.9%,
+# 3.3%, 8.1%, 6.1%, the issue's target met by all five):
+#   - the median over the systems at most 8% (15% for the first figures)
+#   - every system within 10% (2 for the first figures, then 3, then 4)
 # And an exact check: a measured group keeps its own shape (its fitted
 # sizes come back within 0.01%: the per-size correction on the network fit)
 set -u
@@ -50,8 +55,8 @@ transfer a100-fair dgx-a100 a100-fair-gcm-2n-allreduce a100-fair-gcm-1n-allreduc
 m=$(median < "$tmp/figures")
 within=$(awk '$1 <= 10' "$tmp/figures" | wc -l)
 echo "median over systems $m%, $within within 10%"
-if awk "BEGIN { exit !($m <= 15) }"; then ok; else ko "median over systems $m% > 15%"; fi
-if [ "$within" -ge 3 ]; then ok; else ko "only $within systems within 10%"; fi
+if awk "BEGIN { exit !($m <= 8) }"; then ok; else ko "median over systems $m% > 8%"; fi
+if [ "$within" -ge 5 ]; then ok; else ko "only $within systems within 10%"; fi
 
 # the measured group itself: every other size was fitted (the rest held
 # out), and those come back exactly
@@ -59,5 +64,13 @@ if [ "$within" -ge 3 ]; then ok; else ko "only $within systems within 10%"; fi
 exact=$(awk -F, 'NR > 1 { e = $14 < 0 ? -$14 : $14; if (e < 0.01) n++ } END { print n + 0 }' "$tmp/self.csv")
 rows=$(($(wc -l < "$tmp/self.csv") - 1))
 if [ "$exact" -ge $((rows / 2)) ]; then ok; else ko "$exact of $rows measured rows reproduced within 0.01%"; fi
+
+# a table that names no hosts (no '#  Rank' lines: GCP A4's 2 nodes, its
+# 16 ranks from busbw / algbw) fills the nodes its ranks need on the
+# topology (8 GPUs each: 2), so that the NICs are fitted (they decide its
+# large sizes), not a single node of 16 ranks that they never carry
+"$dpscale" calibrate --import "$R/gcp-a4-b200-2n-allreduce.ref" --topology hgx-b200 -o "$tmp/a4-2n.calib" > "$tmp/a4-2n.out" 2>&1
+if grep -q '^\[measure.allreduce.16.2\]' "$tmp/a4-2n.calib" && grep -q '^nic_bw=' "$tmp/a4-2n.calib"; then ok
+else ko "GCP A4's 16 ranks without hosts: not 2 nodes with the NICs fitted ($(grep '^\[measure' "$tmp/a4-2n.calib"))"; fi
 
 finish reference-transfer

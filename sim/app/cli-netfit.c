@@ -48,6 +48,6 @@ dps_cli_network_table (GString *o, const DpsProfile *p, const DpsTopoSpec *spec)
     if (f->used[i])
       g_string_append_printf (o, "  %-26s %8.3f %8s   %s\n", names[i], s, sd, terms);
     else
-      g_string_append_printf (o, "  %-26s %8s %8s   %s (not measured: as shipped)\n", names[i], "1", "-", terms);
+      g_string_append_printf (o, "  %-26s %8s %8s   %s (not measured or not exercised: as shipped)\n", names[i], "1", "-", terms);
   }
 }
