@@ -52,14 +52,6 @@ config (DpsDdpConfig *c, const DpsModel *m, const DpsTopo *t)
   c->coll.net_overhead_s = 0;
 }
 
-static void
-run (const DpsDdpConfig *c, DpsDdpResult *r)
-{
-  g_autoptr (GError) e = NULL;
-  g_assert_true (dps_ddp_simulate (c, r, &e));
-  g_assert_no_error (e);
-}
-
 /* The GPUs' spread (gpu_spread_cv), without randomness: the buckets wait
  * for the slowest of the 16 replicas, whose compute is the expected maximum
  * of 16 normals, 1.76599 sd, above the mean: at 5% the step (24 ms of
@@ -79,31 +71,31 @@ test_gpu_spread (void)
   DpsDdpResult base, r;
   config (&c, m, many);
   g_assert_cmpint (c.n_gpus, ==, 16);
-  run (&c, &base);
+  test_ddp_run (&c, &base);
   c.gpu_spread_cv = 0.05;
-  run (&c, &r);
+  test_ddp_run (&c, &r);
   double want = 1.76599 * 0.05 * 24e-3;
   g_assert_cmpfloat (REL (r.step_mean_s - base.step_mean_s, want), <, 1e-4);
   g_assert_cmpfloat (REL (r.straggler_s, want), <, 1e-4);
   g_assert_cmpfloat (REL (r.compute_s, base.compute_s), <, 1e-9);
   c.grad_accum = 4;
   c.gpu_spread_cv = 0;
-  run (&c, &base);
+  test_ddp_run (&c, &base);
   c.gpu_spread_cv = 0.05;
-  run (&c, &r);
+  test_ddp_run (&c, &r);
   g_assert_cmpfloat (REL (r.step_mean_s - base.step_mean_s, 4 * want), <, 1e-4);
   config (&c, m, one);
   c.n_gpus = 1;
-  run (&c, &base);
+  test_ddp_run (&c, &base);
   c.gpu_spread_cv = 0.05;
-  run (&c, &r);
+  test_ddp_run (&c, &r);
   g_assert_cmpfloat (r.step_mean_s, ==, base.step_mean_s);
   config (&c, m, many);
   c.jitter_cv = 1e-6;
   c.trials = 200;
-  run (&c, &base);
+  test_ddp_run (&c, &base);
   c.gpu_spread_cv = 0.05;
-  run (&c, &r);
+  test_ddp_run (&c, &r);
   g_assert_cmpfloat (REL (r.step_mean_s - base.step_mean_s, want), <, 0.3);
 }
 

@@ -62,14 +62,6 @@ free_comm (DpsDdpConfig *c)
   c->coll.net_overhead_s = 0;
 }
 
-static void
-run (const DpsDdpConfig *c, DpsDdpResult *r)
-{
-  g_autoptr (GError) e = NULL;
-  g_assert_true (dps_ddp_simulate (c, r, &e));
-  g_assert_no_error (e);
-}
-
 /* With communication for free (huge bandwidth, no latency) a step is the
  * compute alone: efficiency 1. */
 static void
@@ -81,7 +73,7 @@ test_free_comm (void)
   config (&c, m, t);
   free_comm (&c);
   DpsDdpResult r;
-  run (&c, &r);
+  test_ddp_run (&c, &r);
   g_assert_cmpfloat (REL (r.efficiency, 1.0), <, 1e-6);
   /* and compute is 8 x (1 + 2) ms */
   g_assert_cmpfloat (REL (r.compute_s, 24e-3), <, 1e-12);
@@ -113,12 +105,12 @@ test_overlap_bounds (void)
   double comm = sum_of_buckets (&c);
   DpsDdpResult r;
   c.no_overlap = TRUE;
-  run (&c, &r);
+  test_ddp_run (&c, &r);
   double compute = 24e-3;
   g_assert_cmpint (r.n_buckets, ==, 8);
   g_assert_cmpfloat (REL (r.step_mean_s, compute + comm + r.optimizer_s), <, 1e-9);
   c.no_overlap = FALSE;
-  run (&c, &r);
+  test_ddp_run (&c, &r);
   double step = r.step_mean_s - r.optimizer_s;
   g_assert_cmpfloat (step, >=, MAX (compute, comm) * (1 - 1e-12));
   g_assert_cmpfloat (step, <=, (compute + comm) * (1 + 1e-12));
@@ -137,7 +129,7 @@ test_slow_replica (void)
   c.slow_replicas = 1;
   c.slow_factor = 1.5;
   DpsDdpResult r;
-  run (&c, &r);
+  test_ddp_run (&c, &r);
   /* the last bucket (layer 0's gradients) can only be all-reduced once the
    * slow replica has finished its backward, at 1.5 x 24 ms */
   g_autoptr (DpsCollCost) cost = dps_coll_cost_new (t, &c.coll, 16, DPS_OP_ALLREDUCE, c.algo_mask, c.proto_mask, 0,
@@ -161,9 +153,9 @@ test_grad_accum (void)
   config (&c, m, t);
   c.no_overlap = TRUE;
   DpsDdpResult r1, r4;
-  run (&c, &r1);
+  test_ddp_run (&c, &r1);
   c.grad_accum = 4;
-  run (&c, &r4);
+  test_ddp_run (&c, &r4);
   g_assert_cmpfloat (REL (r4.comm_total_s, r1.comm_total_s), <, 1e-12);
   g_assert_cmpfloat (REL (r4.compute_s, 4 * r1.compute_s), <, 1e-12);
   g_assert_cmpfloat (r4.global_batch, ==, 4 * r1.global_batch);
@@ -184,7 +176,7 @@ test_strong_scaling (void)
     c.n_gpus = n;
     c.global_batch = 64;
     DpsDdpResult r;
-    run (&c, &r);
+    test_ddp_run (&c, &r);
     g_assert_cmpfloat (r.batch_per_replica, ==, 64.0 / n);
     if (n == 1)
       c1 = r.compute_s;
@@ -205,14 +197,14 @@ test_compression (void)
   DpsDdpConfig c;
   config (&c, m, t);
   DpsDdpResult r;
-  run (&c, &r);
+  test_ddp_run (&c, &r);
   g_assert_cmpfloat (r.comm_bytes, ==, 4.0 * 1001000);
   c.compress = DPS_COMPRESS_FP16;
-  run (&c, &r);
+  test_ddp_run (&c, &r);
   g_assert_cmpfloat (r.comm_bytes, ==, 2.0 * 1001000);
   c.compress = DPS_COMPRESS_POWERSGD;
   c.powersgd_rank = 4;
-  run (&c, &r);
+  test_ddp_run (&c, &r);
   g_assert_cmpfloat (r.comm_bytes, ==, 4.0 * (2000 * 4 + 1000));
 }
 
@@ -232,12 +224,12 @@ test_memory (void)
   c.mixed = TRUE;
   c.optimizer = DPS_OPT_ADAM;
   DpsDdpResult r;
-  run (&c, &r);
+  test_ddp_run (&c, &r);
   g_assert_cmpfloat (r.memory.total - r.memory.activations, ==, 16.0 * m->n_params);
   g_assert_cmpfloat (r.memory.activations, ==, dps_model_act_bytes (m) * 8);
   /* without the bucket view DDP keeps a second copy of the gradients */
   c.grad_as_bucket_view = FALSE;
-  run (&c, &r);
+  test_ddp_run (&c, &r);
   g_assert_cmpfloat (r.memory.buckets, ==, 2.0 * m->n_params);
 }
 
@@ -267,9 +259,9 @@ test_trace_typical (void)
   c.trace_replicas = 4;
   c.seed = 7;
   DpsDdpResult first, many;
-  run (&c, &first);
+  test_ddp_run (&c, &first);
   c.trials = 200;
-  run (&c, &many);
+  test_ddp_run (&c, &many);
   double f = trace_end (&first), typical = trace_end (&many);
   g_assert_cmpfloat (REL (f, first.step_mean_s), <, 1e-9);   /* one trial: its own step */
   g_assert_cmpfloat (fabs (typical - many.step_mean_s), <, fabs (f - many.step_mean_s));
@@ -293,10 +285,10 @@ test_seeds (void)
   c.trials = 30;
   c.seed = 7;
   DpsDdpResult a, b, d;
-  run (&c, &a);
-  run (&c, &b);
+  test_ddp_run (&c, &a);
+  test_ddp_run (&c, &b);
   c.seed = 8;
-  run (&c, &d);
+  test_ddp_run (&c, &d);
   g_assert_cmpfloat (a.step_mean_s, ==, b.step_mean_s);
   g_assert_cmpfloat (a.step_p95_s, ==, b.step_p95_s);
   g_assert_cmpfloat (a.step_mean_s, !=, d.step_mean_s);
@@ -324,7 +316,7 @@ test_compute_cv (void)
   c.compute_cv = 0.05;
   c.trials = 400;
   DpsDdpResult r;
-  run (&c, &r);
+  test_ddp_run (&c, &r);
   double half = (r.step_p95_s - r.step_p5_s) / 2;
   g_assert_cmpfloat (REL (half, 1.645 * 0.05 * 24e-3), <, 0.3);
   g_assert_cmpfloat (REL (r.step_mean_s, 24e-3 + r.optimizer_s), <, 0.01);
@@ -332,7 +324,7 @@ test_compute_cv (void)
   free_comm (&c);
   c.compute_cv = 0.05;
   c.trials = 200;
-  run (&c, &r);
+  test_ddp_run (&c, &r);
   double grow = r.step_mean_s - (24e-3 + r.optimizer_s);
   g_assert_cmpfloat (REL (grow, 1.77 * 0.05 * 24e-3), <, 0.3);
 }
@@ -354,16 +346,16 @@ test_launch (void)
   config (&c, m, t);
   free_comm (&c);
   DpsDdpResult base, r;
-  run (&c, &base);
+  test_ddp_run (&c, &base);
   c.launch_s = 0.5e-3;
-  run (&c, &r);
+  test_ddp_run (&c, &r);
   g_assert_cmpfloat (fabs (r.step_mean_s - base.step_mean_s - 0.5e-3), <, 1e-12);
   g_assert_cmpfloat (fabs (r.exposed_comm_s - base.exposed_comm_s - 0.5e-3), <, 1e-12);
   c.no_overlap = TRUE;
   c.launch_s = 0;
-  run (&c, &base);
+  test_ddp_run (&c, &base);
   c.launch_s = 0.5e-3;
-  run (&c, &r);
+  test_ddp_run (&c, &r);
   g_assert_cmpfloat (fabs (r.step_mean_s - base.step_mean_s - 0.5e-3), <, 1e-12);
 }
 
@@ -381,15 +373,15 @@ test_launch_busy (void)
   config (&c, m, t);
   DpsDdpResult serial, overlapped, r;
   c.no_overlap = TRUE;
-  run (&c, &serial);
+  test_ddp_run (&c, &serial);
   c.no_overlap = FALSE;
-  run (&c, &overlapped);
+  test_ddp_run (&c, &overlapped);
   g_assert_cmpfloat (overlapped.step_mean_s, <, serial.step_mean_s);
   c.launch_busy_s = 1.0;
-  run (&c, &r);
+  test_ddp_run (&c, &r);
   g_assert_cmpfloat (REL (r.step_mean_s, serial.step_mean_s), <, 1e-12);
   c.launch_busy_s = 6e-3;
-  run (&c, &r);
+  test_ddp_run (&c, &r);
   g_assert_cmpfloat (r.step_mean_s, >, overlapped.step_mean_s);
   g_assert_cmpfloat (r.step_mean_s, <, serial.step_mean_s);
 }
@@ -407,7 +399,7 @@ test_convergence_and_cost (void)
   c.steps_to_target = 1000;
   c.price_per_gpu_hour = 3.6;
   DpsDdpResult r;
-  run (&c, &r);
+  test_ddp_run (&c, &r);
   g_assert_cmpfloat (r.global_batch, ==, 128);
   g_assert_cmpfloat (r.steps_to_target, ==, 1000 * (1 + 256.0 / 128));
   g_assert_cmpfloat (REL (r.time_to_target_s, r.steps_to_target * r.step_mean_s), <, 1e-12);
@@ -425,7 +417,7 @@ test_loader (void)
   config (&c, m, t);
   c.loader_samples_per_s = 100;
   DpsDdpResult r;
-  run (&c, &r);
+  test_ddp_run (&c, &r);
   g_assert_cmpfloat (REL (r.step_mean_s, 0.64), <, 1e-12);
   g_assert_cmpfloat (r.loader_bound_s, >, 0);
 }
@@ -496,7 +488,7 @@ test_default_contention (void)
   /* the simulator uses it unless one is given, and says what it cost */
   DpsDdpResult r;
   c.batch = 256;
-  run (&c, &r);
+  test_ddp_run (&c, &r);
   g_assert_cmpfloat (REL (r.contention, inter), <, 1e-9);
   g_assert_cmpfloat (r.contention_s, >, 0);
   dps_ddp_result_clear (&r);
@@ -534,7 +526,7 @@ test_fixed_costs (void)
     config (&c, m, t);
     free_comm (&c);
     c.contention = 0;
-    run (&c, &r);
+    test_ddp_run (&c, &r);
     if (!fast) {
       g_assert_cmpfloat (REL (r.bucket_copy_s, 160e-6), <, 1e-9);
       g_assert_cmpfloat (r.hooks_s, ==, 0);
@@ -552,7 +544,7 @@ test_fixed_costs (void)
     free_comm (&c);
     c.contention = 0;
     c.grad_as_bucket_view = TRUE;
-    run (&c, &r);
+    test_ddp_run (&c, &r);
     if (!fast) {
       g_assert_cmpfloat (REL (r.bucket_copy_s, 80e-6), <, 1e-9);
       g_assert_cmpfloat (r.copy_out_s, ==, 0);
@@ -560,7 +552,7 @@ test_fixed_costs (void)
     dps_ddp_result_clear (&r);
     config (&c, m, t);
     c.n_gpus = 1;
-    run (&c, &r);
+    test_ddp_run (&c, &r);
     g_assert_cmpfloat (r.bucket_copy_s + r.hooks_s + r.copy_out_s, ==, 0);
     g_assert_cmpfloat (REL (r.step_mean_s, r.single_step_s), <, 1e-9);
     dps_ddp_result_clear (&r);

@@ -65,15 +65,6 @@ step_us (const char *name, gboolean kernels)
   return (kernels ? kernel : step) / steps;
 }
 
-static double
-layers_s (const DpsModel *m)
-{
-  double s = 0;
-  for (int i = 0; i < dps_model_n_layers (m); i++)
-    s += dps_model_layer (m, i)->fwd_time_s + dps_model_layer (m, i)->bwd_time_s;
-  return s;
-}
-
 /* The CPU fixture: the model's four children are the layers (Block_0's
  * Linear_1 and LayerNorm_0 roll up into it), with the parameters of
  * nn.Linear(256, 512), nn.Linear(512, 256) + nn.LayerNorm(256) and
@@ -107,8 +98,8 @@ test_cpu (void)
   g_assert_cmpfloat (REL (dps_model_layer (m, 0)->bwd_time_s, 2360e-6), <, 1e-9);
   double step = step_us ("mlp-cpu.json", FALSE) * 1e-6;
   g_assert_cmpfloat (REL (step, 8207e-6), <, 1e-9);
-  g_assert_cmpfloat (layers_s (m), <=, step);
-  g_assert_cmpfloat (layers_s (m), >=, 0.95 * step);
+  g_assert_cmpfloat (test_layers_s (m), <=, step);
+  g_assert_cmpfloat (test_layers_s (m), >=, 0.95 * step);
   g_assert_nonnull (strstr (m->note, "CPU time"));
   /* measured on CPU cores, in fp32 (aten::addmm's "Input type" float) */
   g_assert_cmpstr (m->device, ==, "cpu");
@@ -131,8 +122,8 @@ test_cuda (void)
   g_assert_cmpfloat (REL (dps_model_layer (m, 0)->fwd_time_s, 105e-6), <, 1e-9);
   g_assert_cmpfloat (REL (dps_model_layer (m, 0)->bwd_time_s, 200e-6), <, 1e-9);
   double step = step_us ("mlp-cuda.json", TRUE) * 1e-6;
-  g_assert_cmpfloat (layers_s (m), <=, step);
-  g_assert_cmpfloat (layers_s (m), >=, 0.95 * step);
+  g_assert_cmpfloat (test_layers_s (m), <=, step);
+  g_assert_cmpfloat (test_layers_s (m), >=, 0.95 * step);
   g_assert_nonnull (strstr (m->note, "GPU kernel time"));
   g_assert_nonnull (strstr (m->note, "NVIDIA A100-SXM4-40GB"));
   g_assert_cmpstr (m->device, ==, "NVIDIA A100-SXM4-40GB");   /* deviceProperties[0].name */
@@ -470,7 +461,7 @@ test_predict_as_csv (void)
     g_assert_no_error (e);
     step[k] = r.step_mean_s;
     /* and the step is at least the layers' compute at the traced batch */
-    g_assert_cmpfloat (step[k], >=, layers_s (models[k]));
+    g_assert_cmpfloat (step[k], >=, test_layers_s (models[k]));
     dps_ddp_result_clear (&r);
   }
   g_assert_cmpfloat (step[0], ==, step[1]);

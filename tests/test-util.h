@@ -2,6 +2,7 @@
 #pragma once
 
 #include "sim/topo-load.h"
+#include "sim/ddp.h"
 
 #include <math.h>
 
@@ -45,4 +46,23 @@ test_topo_from_text (const char *file_name, const char *text, int nodes)
   DpsTopo *t = dps_topo_new (s, nodes, &e);
   g_assert_no_error (e);
   return t;
+}
+
+/* Simulates c into r; aborts the test when it fails. */
+static inline void
+test_ddp_run (const DpsDdpConfig *c, DpsDdpResult *r)
+{
+  g_autoptr (GError) e = NULL;
+  g_assert_true (dps_ddp_simulate (c, r, &e));
+  g_assert_no_error (e);
+}
+
+/* The forward and backward seconds of every layer of m, summed. */
+static inline double
+test_layers_s (const DpsModel *m)
+{
+  double s = 0;
+  for (int i = 0; i < dps_model_n_layers (m); i++)
+    s += dps_model_layer (m, i)->fwd_time_s + dps_model_layer (m, i)->bwd_time_s;
+  return s;
 }
