@@ -18,21 +18,6 @@ make_topo (int nodes)
     "[nic]\ncount = 8\nbw_Gbps = 1e10\nlatency_us = 0\ngpus = 0;1;2;3;4;5;6;7\n", nodes);
 }
 
-/* A profiled model: 8 layers, 1M parameters each, forward 1 ms and
- * backward 2 ms per layer at batch 8 (24 ms of compute a step). */
-static DpsModel *
-csv_model (void)
-{
-  GString *s = g_string_new ("# batch: 8\nlayer,params,forward_ms,backward_ms\n");
-  for (int i = 0; i < 8; i++)
-    g_string_append_printf (s, "l%d,1000000,1,2\n", i);
-  g_autoptr (GError) e = NULL;
-  DpsModel *m = dps_model_load_csv_data ("m.csv", s->str, -1, &e);
-  g_assert_no_error (e);
-  g_string_free (s, TRUE);
-  return m;
-}
-
 /* Collectives for free (no latency, no fill); identical GPUs. */
 static void
 config (DpsDdpConfig *c, const DpsModel *m, const DpsTopo *t)
@@ -64,7 +49,7 @@ config (DpsDdpConfig *c, const DpsModel *m, const DpsTopo *t)
 static void
 test_gpu_spread (void)
 {
-  g_autoptr (DpsModel) m = csv_model ();
+  g_autoptr (DpsModel) m = test_csv_model ();
   g_autoptr (DpsTopo) one = make_topo (1);
   g_autoptr (DpsTopo) many = make_topo (2);
   DpsDdpConfig c;

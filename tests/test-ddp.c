@@ -22,21 +22,6 @@ make_topo (int nodes, double intra_GBps, double nic_Gbps)
   return test_topo_from_text ("t.topo", text, nodes);
 }
 
-/* A profiled model: 8 layers, 1M parameters each, forward 1 ms and
- * backward 2 ms per layer at batch 8. */
-static DpsModel *
-csv_model (void)
-{
-  GString *s = g_string_new ("# batch: 8\nlayer,params,forward_ms,backward_ms\n");
-  for (int i = 0; i < 8; i++)
-    g_string_append_printf (s, "l%d,1000000,1,2\n", i);
-  g_autoptr (GError) e = NULL;
-  DpsModel *m = dps_model_load_csv_data ("m.csv", s->str, -1, &e);
-  g_assert_no_error (e);
-  g_string_free (s, TRUE);
-  return m;
-}
-
 static void
 config (DpsDdpConfig *c, const DpsModel *m, const DpsTopo *t)
 {
@@ -67,7 +52,7 @@ free_comm (DpsDdpConfig *c)
 static void
 test_free_comm (void)
 {
-  g_autoptr (DpsModel) m = csv_model ();
+  g_autoptr (DpsModel) m = test_csv_model ();
   g_autoptr (DpsTopo) t = make_topo (2, 1e9, 1e10);
   DpsDdpConfig c;
   config (&c, m, t);
@@ -98,7 +83,7 @@ sum_of_buckets (const DpsDdpConfig *c)
 static void
 test_overlap_bounds (void)
 {
-  g_autoptr (DpsModel) m = csv_model ();
+  g_autoptr (DpsModel) m = test_csv_model ();
   g_autoptr (DpsTopo) t = make_topo (2, 100, 10);   /* a slow network: comm matters */
   DpsDdpConfig c;
   config (&c, m, t);
@@ -122,7 +107,7 @@ test_overlap_bounds (void)
 static void
 test_slow_replica (void)
 {
-  g_autoptr (DpsModel) m = csv_model ();
+  g_autoptr (DpsModel) m = test_csv_model ();
   g_autoptr (DpsTopo) t = make_topo (2, 100, 100);
   DpsDdpConfig c;
   config (&c, m, t);
@@ -147,7 +132,7 @@ test_slow_replica (void)
 static void
 test_grad_accum (void)
 {
-  g_autoptr (DpsModel) m = csv_model ();
+  g_autoptr (DpsModel) m = test_csv_model ();
   g_autoptr (DpsTopo) t = make_topo (2, 100, 10);
   DpsDdpConfig c;
   config (&c, m, t);
@@ -167,7 +152,7 @@ test_grad_accum (void)
 static void
 test_strong_scaling (void)
 {
-  g_autoptr (DpsModel) m = csv_model ();
+  g_autoptr (DpsModel) m = test_csv_model ();
   double c1 = 0;
   for (int n = 1; n <= 8; n *= 2) {
     g_autoptr (DpsTopo) t = make_topo (1, 100, 100);
@@ -251,7 +236,7 @@ trace_end (const DpsDdpResult *r)
 static void
 test_trace_typical (void)
 {
-  g_autoptr (DpsModel) m = csv_model ();
+  g_autoptr (DpsModel) m = test_csv_model ();
   g_autoptr (DpsTopo) t = make_topo (2, 100, 100);
   DpsDdpConfig c;
   config (&c, m, t);
@@ -276,7 +261,7 @@ test_trace_typical (void)
 static void
 test_seeds (void)
 {
-  g_autoptr (DpsModel) m = csv_model ();
+  g_autoptr (DpsModel) m = test_csv_model ();
   g_autoptr (DpsTopo) t = make_topo (2, 100, 100);
   DpsDdpConfig c;
   config (&c, m, t);
@@ -307,7 +292,7 @@ test_seeds (void)
 static void
 test_compute_cv (void)
 {
-  g_autoptr (DpsModel) m = csv_model ();
+  g_autoptr (DpsModel) m = test_csv_model ();
   g_autoptr (DpsTopo) one = make_topo (1, 1e9, 1e10);
   g_autoptr (DpsTopo) many = make_topo (2, 1e9, 1e10);
   DpsDdpConfig c;
@@ -340,7 +325,7 @@ test_compute_cv (void)
 static void
 test_launch (void)
 {
-  g_autoptr (DpsModel) m = csv_model ();
+  g_autoptr (DpsModel) m = test_csv_model ();
   g_autoptr (DpsTopo) t = make_topo (2, 1e9, 1e10);
   DpsDdpConfig c;
   config (&c, m, t);
@@ -367,7 +352,7 @@ test_launch (void)
 static void
 test_launch_busy (void)
 {
-  g_autoptr (DpsModel) m = csv_model ();
+  g_autoptr (DpsModel) m = test_csv_model ();
   g_autoptr (DpsTopo) t = make_topo (2, 100, 10);
   DpsDdpConfig c;
   config (&c, m, t);
@@ -391,7 +376,7 @@ test_launch_busy (void)
 static void
 test_convergence_and_cost (void)
 {
-  g_autoptr (DpsModel) m = csv_model ();
+  g_autoptr (DpsModel) m = test_csv_model ();
   g_autoptr (DpsTopo) t = make_topo (2, 100, 100);
   DpsDdpConfig c;
   config (&c, m, t);
@@ -411,7 +396,7 @@ test_convergence_and_cost (void)
 static void
 test_loader (void)
 {
-  g_autoptr (DpsModel) m = csv_model ();
+  g_autoptr (DpsModel) m = test_csv_model ();
   g_autoptr (DpsTopo) t = make_topo (2, 100, 100);
   DpsDdpConfig c;
   config (&c, m, t);
@@ -427,7 +412,7 @@ test_loader (void)
 static void
 test_refused (void)
 {
-  g_autoptr (DpsModel) m = csv_model ();
+  g_autoptr (DpsModel) m = test_csv_model ();
   g_autoptr (DpsTopo) t = make_topo (2, 100, 100);
   static const struct { int field; double value; const char *want; } cases[] = {
     { 0, 0, "bucket cap: must be more than 0" },
@@ -513,7 +498,7 @@ test_default_contention (void)
 static void
 test_fixed_costs (void)
 {
-  g_autoptr (DpsModel) m = csv_model ();
+  g_autoptr (DpsModel) m = test_csv_model ();
   for (int fast = 0; fast < 2; fast++) {
     g_autofree char *text = g_strdup_printf (
       "[system]\nname = t\ngpus_per_node = 8\n"
