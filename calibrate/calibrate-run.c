@@ -169,6 +169,7 @@ cpu_across_nodes (DpsProfile *prof, const DpsCalibrateSpec *s, GError **error)
                                   s->pdata, error))
     return FALSE;
   prof->machine_nodes = s->nodes;
+  prof->machine_link_Bps = s->link_gbps * 1e9 / 8;
   return TRUE;
 }
 

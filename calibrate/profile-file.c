@@ -70,6 +70,8 @@ dps_profile_save (const DpsProfile *p, const char *path, GError **error)
     g_key_file_set_integer (k, "machine", "ranks_per_node", p->machine_ranks);
     if (p->machine_nodes > 1)
       g_key_file_set_integer (k, "machine", "nodes", p->machine_nodes);
+    if (p->machine_nodes > 1 && p->machine_link_Bps > 0)
+      g_key_file_set_double (k, "machine", "link_gbps", p->machine_link_Bps * 8 / 1e9);
     set_str (k, "machine", "name", p->machine_name);
   }
   for (int g = 0; g < p->fit.n_groups; g++) {
@@ -404,14 +406,17 @@ profile_from_keyfile (const DpsKeyFile *kf, const char *path, GError **error)
   d->gap_emulated = waits && g_str_equal (waits, "emulated");
   if (dps_key_file_has_group (kf, "machine")) {
     gint64 r, nn;
-    static const char *const mkeys[] = { "ranks_per_node", "nodes", "name", NULL };
+    double link_gbps;
+    static const char *const mkeys[] = { "ranks_per_node", "nodes", "name", "link_gbps", NULL };
     if (!dps_key_file_check_keys (kf, "machine", mkeys, error)
         || !dps_key_file_get_int (kf, "machine", "ranks_per_node", TRUE, 0, 1, DPS_TOPO_MAX_GPUS_PER_NODE, &r, error)
         || !dps_key_file_get_int (kf, "machine", "nodes", FALSE, 1, 1, 64, &nn, error)
-        || !dps_key_file_get_string (kf, "machine", "name", FALSE, "this machine", &p->machine_name, error))
+        || !dps_key_file_get_string (kf, "machine", "name", FALSE, "this machine", &p->machine_name, error)
+        || !dps_key_file_get_double (kf, "machine", "link_gbps", FALSE, 0, 0, 1e6, &link_gbps, error))
       return NULL;
     p->machine_ranks = (int) r;
     p->machine_nodes = (int) nn;
+    p->machine_link_Bps = link_gbps * 1e9 / 8;
   }
   gsize ngr;
   char **gnames = dps_key_file_groups (kf, &ngr);

@@ -234,10 +234,12 @@ dps_profile_machine_spec (const DpsProfile *p, int ranks, int nodes)
   s->max_nodes = MAX (p->machine_nodes, 1);
   s->channels = 1;
   if (p->machine_nodes > 1) {
-    /* emulated nodes: one shaped link each (its rate from the inter-node fit) */
+    /* emulated nodes: one shaped link each, at the rate it was shaped to
+     * (the network fit's datasheet; its prior pulls towards it); older
+     * profiles, which did not say it, 1 GB/s as before */
     s->n_nics = 1;
     s->nic_gpu = g_new0 (int, 1);
-    s->nic_bw_Bps = 1e9;
+    s->nic_bw_Bps = p->machine_link_Bps > 0 ? p->machine_link_Bps : 1e9;
   }
   return s;
 }

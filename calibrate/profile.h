@@ -59,6 +59,7 @@ typedef struct {
   DpsFit     fit;
   int        machine_ranks;        /* CPU machine: ranks per node; 0 if none */
   int        machine_nodes;        /* emulated nodes it was calibrated over (1: one machine) */
+  double     machine_link_Bps;     /* their shaped links, bytes/s each way (0: not said, older profiles) */
   char      *machine_name;
   double     gemm_peak_flops;      /* best measured fp32 GEMM, FLOP/s */
   GArray    *gemm;                 /* DpsGemmPoint */

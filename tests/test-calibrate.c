@@ -318,6 +318,7 @@ test_latency_only_regime (void)
   g_assert_true (dps_fit_levels (p->data, &p->fit, NULL));
   p->machine_ranks = 2;
   p->machine_nodes = 2;
+  p->machine_link_Bps = 1.25e8;   /* shaped to 1 Gbit/s */
   g_autoptr (DpsTopoSpec) spec = dps_profile_machine_spec (p, 4, 2);
   dps_profile_apply_topo (p, spec, 4, 2);
   g_assert_cmpfloat (spec->nic_bw_Bps, <, 1e12);
@@ -328,6 +329,11 @@ test_latency_only_regime (void)
   {
     g_autoptr (DpsProfile) back = save_and_load (p, "u.calib", &dir, &path);
     g_assert_cmpfloat (back->fit.group[1].bw_Bps[0], ==, DPS_FIT_UNBOUNDED_BPS);
+    /* the emulated link's rate comes back, and is the machine's NIC as
+     * shaped (the network fit's datasheet): 1 Gbit/s = 1.25e8 B/s */
+    g_assert_cmpfloat (REL (back->machine_link_Bps, 1.25e8), <, 1e-12);
+    g_autoptr (DpsTopoSpec) bs = dps_profile_machine_spec (back, 4, 2);
+    g_assert_cmpfloat (REL (bs->nic_bw_Bps, 1.25e8), <, 1e-12);
   }
   replace_in_file (path, "100000", "1e+21");
   {
