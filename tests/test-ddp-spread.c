@@ -31,10 +31,7 @@ config (DpsDdpConfig *c, const DpsModel *m, const DpsTopo *t)
   c->first_bucket_bytes = 0;
   c->trace_replicas = 0;
   c->gpu_spread_cv = 0;
-  memset (c->coll.base_s, 0, sizeof c->coll.base_s);
-  memset (c->coll.step_s, 0, sizeof c->coll.step_s);
-  memset (c->coll.fill_bytes, 0, sizeof c->coll.fill_bytes);
-  c->coll.net_overhead_s = 0;
+  test_free_comm_params (c);
 }
 
 /* The GPUs' spread (gpu_spread_cv), without randomness: the buckets wait

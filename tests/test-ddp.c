@@ -36,17 +36,6 @@ config (DpsDdpConfig *c, const DpsModel *m, const DpsTopo *t)
   c->gpu_spread_cv = 0;          /* identical GPUs: the spread has its own test */
 }
 
-/* collectives cost nothing: no latency, and (with a huge topology
- * bandwidth) no transfer time */
-static void
-free_comm (DpsDdpConfig *c)
-{
-  memset (c->coll.base_s, 0, sizeof c->coll.base_s);
-  memset (c->coll.step_s, 0, sizeof c->coll.step_s);
-  memset (c->coll.fill_bytes, 0, sizeof c->coll.fill_bytes);
-  c->coll.net_overhead_s = 0;
-}
-
 /* With communication for free (huge bandwidth, no latency) a step is the
  * compute alone: efficiency 1. */
 static void
@@ -56,7 +45,7 @@ test_free_comm (void)
   g_autoptr (DpsTopo) t = make_topo (2, 1e9, 1e10);
   DpsDdpConfig c;
   config (&c, m, t);
-  free_comm (&c);
+  test_free_comm_params (&c);
   DpsDdpResult r;
   test_ddp_run (&c, &r);
   g_assert_cmpfloat (REL (r.efficiency, 1.0), <, 1e-6);
@@ -306,7 +295,7 @@ test_compute_cv (void)
   g_assert_cmpfloat (REL (half, 1.645 * 0.05 * 24e-3), <, 0.3);
   g_assert_cmpfloat (REL (r.step_mean_s, 24e-3 + r.optimizer_s), <, 0.01);
   config (&c, m, many);
-  free_comm (&c);
+  test_free_comm_params (&c);
   c.compute_cv = 0.05;
   c.trials = 200;
   test_ddp_run (&c, &r);
@@ -329,7 +318,7 @@ test_launch (void)
   g_autoptr (DpsTopo) t = make_topo (2, 1e9, 1e10);
   DpsDdpConfig c;
   config (&c, m, t);
-  free_comm (&c);
+  test_free_comm_params (&c);
   DpsDdpResult base, r;
   test_ddp_run (&c, &base);
   c.launch_s = 0.5e-3;
@@ -509,7 +498,7 @@ test_fixed_costs (void)
     DpsDdpConfig c;
     DpsDdpResult r;
     config (&c, m, t);
-    free_comm (&c);
+    test_free_comm_params (&c);
     c.contention = 0;
     test_ddp_run (&c, &r);
     if (!fast) {
@@ -526,7 +515,7 @@ test_fixed_costs (void)
     }
     dps_ddp_result_clear (&r);
     config (&c, m, t);
-    free_comm (&c);
+    test_free_comm_params (&c);
     c.contention = 0;
     c.grad_as_bucket_view = TRUE;
     test_ddp_run (&c, &r);
