@@ -21,11 +21,11 @@ dps_cli_network_table (GString *o, const DpsProfile *p, const DpsTopoSpec *spec)
     double s = f->scale[i];
     switch (i) {
     case DPS_NETFIT_INTRA_BW:
-      terms = g_strdup_printf ("%.1f of %.1f GB/s per GPU inside a node", spec->intra_bw_Bps * s / 1e9,
+      terms = g_strdup_printf ("%.3g of %.3g GB/s per GPU inside a node", spec->intra_bw_Bps * s / 1e9,
                                spec->intra_bw_Bps / 1e9);
       break;
     case DPS_NETFIT_NIC_BW:
-      terms = spec->n_nics ? g_strdup_printf ("%.1f of %.1f GB/s per NIC", spec->nic_bw_Bps * s / 1e9,
+      terms = spec->n_nics ? g_strdup_printf ("%.3g of %.3g GB/s per NIC", spec->nic_bw_Bps * s / 1e9,
                                               spec->nic_bw_Bps / 1e9)
                            : g_strdup ("no NICs");
       break;
