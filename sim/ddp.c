@@ -382,15 +382,11 @@ trace_closest_trial (const DpsDdpConfig *c, DpsCollCost *cost, const DpsBuckets 
   g_rand_free (rand);
 }
 
-/* Simulates c->trials steps; fills out (clear it with dps_ddp_result_clear).
- * Fails on impossible settings: no GPUs, a bucket cap of 0, a global batch
- * smaller than the replica count, a topology that cannot hold the GPUs; the
- * message starts with the quantity refused ("bucket cap: ..."), which the
- * command line turns into its flag. */
-gboolean
-dps_ddp_simulate (const DpsDdpConfig *c, DpsDdpResult *out, GError **error)
+/* The batch per replica of c (from its global batch where one is given),
+ * or FALSE with the quantity that is impossible. */
+static gboolean
+ddp_batch (const DpsDdpConfig *c, double *batch_out, GError **error)
 {
-  memset (out, 0, sizeof *out);
   int N = c->n_gpus;
   if (c->bucket_cap_bytes <= 0 || !isfinite (c->bucket_cap_bytes)) {
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "bucket cap: must be more than 0");
@@ -420,6 +416,64 @@ dps_ddp_simulate (const DpsDdpConfig *c, DpsDdpResult *out, GError **error)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "batch: must be at least 1");
     return FALSE;
   }
+  *batch_out = batch;
+  return TRUE;
+}
+
+/* What follows from the mean step: the input pipeline's bound, efficiency,
+ * throughput, memory, cost and time to target. */
+static void
+ddp_totals (const DpsDdpConfig *c, double batch, double single, DpsDdpResult *out)
+{
+  int N = c->n_gpus;
+  const DpsModel *m = c->model;
+  const DpsDeviceSpec *dev = &dps_topo_spec (c->topo)->gpu;
+  /* the input pipeline: each node's loader must supply its GPUs' samples */
+  if (c->loader_samples_per_s > 0) {
+    int per_node = MIN (N, dps_topo_gpus_per_node (c->topo));
+    double t_load = per_node * batch * c->grad_accum / c->loader_samples_per_s;
+    if (t_load > out->step_mean_s) {
+      out->loader_bound_s = t_load - out->step_mean_s;
+      out->step_mean_s = t_load;
+      out->step_p5_s = MAX (out->step_p5_s, t_load);
+      out->step_p95_s = MAX (out->step_p95_s, t_load);
+    }
+  }
+  out->single_step_s = single;
+  out->efficiency = single / out->step_mean_s;
+  out->samples_per_s = out->global_batch / out->step_mean_s;
+  out->tokens_per_s = out->samples_per_s * m->seq_len;
+  dps_memory_estimate (m, c->mixed, c->grad_dtype, c->optimizer, c->grad_as_bucket_view, c->compute.dtype,
+                       batch, &out->memory);
+  if (c->flash_attention || c->checkpoint) {
+    out->memory.total -= out->memory.activations;
+    out->memory.activations = dps_model_kept_act_bytes (m, c->flash_attention, c->checkpoint) / 2
+                              * dps_dtype_bytes (c->compute.dtype) * batch;
+    out->memory.total += out->memory.activations;
+  }
+  out->fits = out->memory.total <= dev->memory_bytes;
+  out->cost_per_step = N * c->price_per_gpu_hour * out->step_mean_s / 3600;
+  out->cost_per_msample = out->cost_per_step / out->global_batch * 1e6;
+  if (c->critical_batch > 0 && c->steps_to_target > 0) {
+    out->steps_to_target = c->steps_to_target * (1 + c->critical_batch / out->global_batch);
+    out->time_to_target_s = out->steps_to_target * out->step_mean_s;
+    out->cost_to_target = out->steps_to_target * out->cost_per_step;
+  }
+}
+
+/* Simulates c->trials steps; fills out (clear it with dps_ddp_result_clear).
+ * Fails on impossible settings: no GPUs, a bucket cap of 0, a global batch
+ * smaller than the replica count, a topology that cannot hold the GPUs; the
+ * message starts with the quantity refused ("bucket cap: ..."), which the
+ * command line turns into its flag. */
+gboolean
+dps_ddp_simulate (const DpsDdpConfig *c, DpsDdpResult *out, GError **error)
+{
+  memset (out, 0, sizeof *out);
+  int N = c->n_gpus;
+  double batch, micro = N * (double) c->grad_accum;
+  if (!ddp_batch (c, &batch, error))
+    return FALSE;
   /* the device's contention unless one is given */
   DpsDdpConfig resolved = *c;
   if (resolved.contention < 0)
@@ -444,7 +498,6 @@ dps_ddp_simulate (const DpsDdpConfig *c, DpsDdpResult *out, GError **error)
     return FALSE;
   }
   double *fwd = g_new (double, L), *bwd = g_new (double, L), opt_s;
-  const DpsDeviceSpec *dev = &dps_topo_spec (c->topo)->gpu;
   dps_ddp_compute_times (c, batch, fwd, bwd, &opt_s);
   double single = opt_s;
   for (int l = 0; l < L; l++)
@@ -499,37 +552,7 @@ dps_ddp_simulate (const DpsDdpConfig *c, DpsDdpResult *out, GError **error)
   out->contention_s = sum.contention / T;
   out->optimizer_s = opt_s;
   out->overlap = out->comm_total_s > 0 ? 1 - out->exposed_comm_s / out->comm_total_s : 1;
-  /* the input pipeline: each node's loader must supply its GPUs' samples */
-  if (c->loader_samples_per_s > 0) {
-    int per_node = MIN (N, dps_topo_gpus_per_node (c->topo));
-    double t_load = per_node * batch * c->grad_accum / c->loader_samples_per_s;
-    if (t_load > out->step_mean_s) {
-      out->loader_bound_s = t_load - out->step_mean_s;
-      out->step_mean_s = t_load;
-      out->step_p5_s = MAX (out->step_p5_s, t_load);
-      out->step_p95_s = MAX (out->step_p95_s, t_load);
-    }
-  }
-  out->single_step_s = single;
-  out->efficiency = single / out->step_mean_s;
-  out->samples_per_s = out->global_batch / out->step_mean_s;
-  out->tokens_per_s = out->samples_per_s * m->seq_len;
-  dps_memory_estimate (m, c->mixed, c->grad_dtype, c->optimizer, c->grad_as_bucket_view, c->compute.dtype,
-                       batch, &out->memory);
-  if (c->flash_attention || c->checkpoint) {
-    out->memory.total -= out->memory.activations;
-    out->memory.activations = dps_model_kept_act_bytes (m, c->flash_attention, c->checkpoint) / 2
-                              * dps_dtype_bytes (c->compute.dtype) * batch;
-    out->memory.total += out->memory.activations;
-  }
-  out->fits = out->memory.total <= dev->memory_bytes;
-  out->cost_per_step = N * c->price_per_gpu_hour * out->step_mean_s / 3600;
-  out->cost_per_msample = out->cost_per_step / out->global_batch * 1e6;
-  if (c->critical_batch > 0 && c->steps_to_target > 0) {
-    out->steps_to_target = c->steps_to_target * (1 + c->critical_batch / out->global_batch);
-    out->time_to_target_s = out->steps_to_target * out->step_mean_s;
-    out->cost_to_target = out->steps_to_target * out->cost_per_step;
-  }
+  ddp_totals (c, batch, single, out);
   g_free (steps);
   g_rand_free (rand);
   g_free (fwd);
