@@ -359,6 +359,152 @@ dps_profile_load_data (const char *name, const char *data, gssize len, GError **
   return kf ? profile_from_keyfile (kf, name, error) : NULL;
 }
 
+/* [profile]'s keys other than format into p (its data d). */
+static gboolean
+load_profile_keys (const DpsKeyFile *kf, DpsProfile *p, DpsCalData *d, GError **error)
+{
+  if (!dps_key_file_get_string (kf, "profile", "backend", TRUE, NULL, &d->backend, error)
+      || !dps_key_file_get_string (kf, "profile", "created", FALSE, NULL, &p->created, error)
+      || !dps_key_file_get_string (kf, "profile", "host", FALSE, NULL, &d->host, error)
+      || !dps_key_file_get_string (kf, "profile", "library", FALSE, NULL, &d->library, error)
+      || !dps_key_file_get_string (kf, "profile", "devices", FALSE, NULL, &d->devices, error)
+      || !dps_key_file_get_string (kf, "profile", "env", FALSE, NULL, &d->env, error)
+      || !dps_key_file_get_string (kf, "profile", "source", FALSE, NULL, &d->source, error)
+      || !dps_key_file_get_double (kf, "profile", "gap_ms", FALSE, 0, 0, 1e6, &d->gap_s, error)
+      || !dps_key_file_get_double (kf, "profile", "handoff_us", FALSE, 0, 0, 1e6, &d->handoff_s, error))
+    return FALSE;
+  d->gap_s *= 1e-3;
+  d->handoff_s *= 1e-6;
+  g_autofree char *waits = NULL;
+  if (!dps_key_file_get_string (kf, "profile", "gap_waits", FALSE, NULL, &waits, error))
+    return FALSE;
+  if (waits && !g_str_equal (waits, "busy") && !g_str_equal (waits, "emulated")) {
+    dps_key_file_error (kf, "profile", "gap_waits", error, "'%s' is not busy or emulated", waits);
+    return FALSE;
+  }
+  d->gap_emulated = waits && g_str_equal (waits, "emulated");
+  return TRUE;
+}
+
+/* [machine], where there is one, into p. */
+static gboolean
+load_machine (const DpsKeyFile *kf, DpsProfile *p, GError **error)
+{
+  if (!dps_key_file_has_group (kf, "machine"))
+    return TRUE;
+  gint64 r, nn;
+  double link_gbps;
+  static const char *const mkeys[] = { "ranks_per_node", "nodes", "name", "link_gbps", NULL };
+  if (!dps_key_file_check_keys (kf, "machine", mkeys, error)
+      || !dps_key_file_get_int (kf, "machine", "ranks_per_node", TRUE, 0, 1, DPS_TOPO_MAX_GPUS_PER_NODE, &r, error)
+      || !dps_key_file_get_int (kf, "machine", "nodes", FALSE, 1, 1, 64, &nn, error)
+      || !dps_key_file_get_string (kf, "machine", "name", FALSE, "this machine", &p->machine_name, error)
+      || !dps_key_file_get_double (kf, "machine", "link_gbps", FALSE, 0, 0, 1e6, &link_gbps, error))
+    return FALSE;
+  p->machine_ranks = (int) r;
+  p->machine_nodes = (int) nn;
+  p->machine_link_Bps = link_gbps * 1e9 / 8;
+  return TRUE;
+}
+
+/* [compute], where there is one, into p: GEMM peak, copy bandwidth and
+ * the measured GEMM points. */
+static gboolean
+load_compute (const DpsKeyFile *kf, DpsProfile *p, GError **error)
+{
+  if (!dps_key_file_has_group (kf, "compute"))
+    return TRUE;
+  static const char *const ckeys[] = { "gemm_fp32_gflops", "copy_GBps", "gemm", NULL };
+  double g, c;
+  if (!dps_key_file_check_keys (kf, "compute", ckeys, error)
+      || !dps_key_file_get_double (kf, "compute", "gemm_fp32_gflops", FALSE, 0, 0, 1e9, &g, error)
+      || !dps_key_file_get_double (kf, "compute", "copy_GBps", FALSE, 0, 0, 1e9, &c, error))
+    return FALSE;
+  p->gemm_peak_flops = g * 1e9;
+  p->copy_bw_Bps = c * 1e9;
+  g_autofree char *raw = NULL;
+  dps_key_file_get_string (kf, "compute", "gemm", FALSE, NULL, &raw, NULL);
+  g_auto (GStrv) items = raw ? g_strsplit (raw, ";", -1) : NULL;
+  for (int i = 0; items && items[i]; i++) {
+    g_auto (GStrv) f = g_strsplit (g_strstrip (items[i]), ",", -1);
+    DpsGemmPoint q;
+    DpsDtype dt;
+    if (!items[i][0])
+      continue;
+    if (g_strv_length (f) != 5 || !dps_dtype_parse (f[0], &dt) || !dps_parse_double (f[1], &q.m)
+        || !dps_parse_double (f[2], &q.n) || !dps_parse_double (f[3], &q.k) || !dps_parse_double (f[4], &q.flops)
+        || q.flops < 0) {
+      dps_key_file_error (kf, "compute", "gemm", error, "'%s' is not dtype,m,n,k,GFLOP/s", items[i]);
+      return FALSE;
+    }
+    q.dtype = dt;
+    q.flops *= 1e9;
+    g_array_append_val (p->gemm, q);
+  }
+  return TRUE;
+}
+
+/* One [contention.N] group g into p. */
+static gboolean
+load_contention (const DpsKeyFile *kf, const char *g, DpsProfile *p, GError **error)
+{
+  static const char *const ckeys[] = { "ranks", "compute", "comm", "copy_GBps", NULL };
+  gint64 r;
+  DpsContention ct;
+  if (!dps_key_file_check_keys (kf, g, ckeys, error)
+      || !dps_key_file_get_int (kf, g, "ranks", TRUE, 0, 1, DPS_TOPO_MAX_GPUS, &r, error)
+      || !dps_key_file_get_double (kf, g, "compute", TRUE, 0, 0, 100, &ct.compute, error)
+      || !dps_key_file_get_double (kf, g, "comm", TRUE, 0, 0, 100, &ct.comm, error)
+      || !dps_key_file_get_double (kf, g, "copy_GBps", TRUE, 0, 1e-6, 1e9, &ct.copy_Bps, error))
+    return FALSE;
+  ct.ranks = (int) r;
+  ct.copy_Bps *= 1e9;
+  g_array_append_val (p->contention, ct);
+  return TRUE;
+}
+
+/* One [layers.R.NAME] or [layers.NAME] group g into p. */
+static gboolean
+load_layers (const DpsKeyFile *kf, const char *g, DpsProfile *p, GError **error)
+{
+  static const char *const lkeys[] = { "batch", "forward_ms", "backward_ms", "sgd_ms", "compute_cv", NULL };
+  gint64 batch;
+  double sgd_ms = 0, cv = 0;
+  gsize nf, nb;
+  if (!dps_key_file_check_keys (kf, g, lkeys, error)
+      || !dps_key_file_get_int (kf, g, "batch", TRUE, 0, 1, 1 << 24, &batch, error))
+    return FALSE;
+  g_autofree double *f = get_list (kf, g, "forward_ms", TRUE, &nf, error);
+  g_autofree double *b = f ? get_list (kf, g, "backward_ms", TRUE, &nb, error) : NULL;
+  if (!f || !b || !dps_key_file_get_double (kf, g, "sgd_ms", FALSE, 0, 0, 1e9, &sgd_ms, error)
+      || !dps_key_file_get_double (kf, g, "compute_cv", FALSE, 0, 0, 10, &cv, error))
+    return FALSE;
+  if (nf != nb) {
+    dps_key_file_error (kf, g, "backward_ms", error, "%zu entries, forward_ms has %zu", nb, nf);
+    return FALSE;
+  }
+  for (gsize j = 0; j < nf; j++) {
+    if (f[j] < 0 || b[j] < 0) {
+      dps_key_file_error (kf, g, f[j] < 0 ? "forward_ms" : "backward_ms", error, "negative time");
+      return FALSE;
+    }
+    f[j] *= 1e-3;
+    b[j] *= 1e-3;
+  }
+  /* "layers.R.NAME": R ranks at once; "layers.NAME": one */
+  const char *name = g + 7;
+  int ranks = 1;
+  char *dot = strchr (name, '.');
+  if (dot && dot > name && strspn (name, "0123456789") == (gsize) (dot - name)) {
+    ranks = (int) MIN (g_ascii_strtoll (name, NULL, 10), DPS_TOPO_MAX_GPUS);
+    name = dot + 1;
+  }
+  DpsLayerTimes *lt = dps_profile_add_layers (p, name, (int) batch, MAX (ranks, 1), f, b, (int) nf);
+  lt->sgd_s = sgd_ms * 1e-3;
+  lt->compute_cv = cv;
+  return TRUE;
+}
+
 static DpsProfile *
 profile_from_keyfile (const DpsKeyFile *kf, const char *path, GError **error)
 {
@@ -384,40 +530,10 @@ profile_from_keyfile (const DpsKeyFile *kf, const char *path, GError **error)
   DpsCalData *d = p->data;
   g_free (p->created);
   p->created = NULL;
-  if (!dps_key_file_get_string (kf, "profile", "backend", TRUE, NULL, &d->backend, error)
-      || !dps_key_file_get_string (kf, "profile", "created", FALSE, NULL, &p->created, error)
-      || !dps_key_file_get_string (kf, "profile", "host", FALSE, NULL, &d->host, error)
-      || !dps_key_file_get_string (kf, "profile", "library", FALSE, NULL, &d->library, error)
-      || !dps_key_file_get_string (kf, "profile", "devices", FALSE, NULL, &d->devices, error)
-      || !dps_key_file_get_string (kf, "profile", "env", FALSE, NULL, &d->env, error)
-      || !dps_key_file_get_string (kf, "profile", "source", FALSE, NULL, &d->source, error)
-      || !dps_key_file_get_double (kf, "profile", "gap_ms", FALSE, 0, 0, 1e6, &d->gap_s, error)
-      || !dps_key_file_get_double (kf, "profile", "handoff_us", FALSE, 0, 0, 1e6, &d->handoff_s, error))
+  if (!load_profile_keys (kf, p, d, error))
     return NULL;
-  d->gap_s *= 1e-3;
-  d->handoff_s *= 1e-6;
-  g_autofree char *waits = NULL;
-  if (!dps_key_file_get_string (kf, "profile", "gap_waits", FALSE, NULL, &waits, error))
+  if (!load_machine (kf, p, error))
     return NULL;
-  if (waits && !g_str_equal (waits, "busy") && !g_str_equal (waits, "emulated")) {
-    dps_key_file_error (kf, "profile", "gap_waits", error, "'%s' is not busy or emulated", waits);
-    return NULL;
-  }
-  d->gap_emulated = waits && g_str_equal (waits, "emulated");
-  if (dps_key_file_has_group (kf, "machine")) {
-    gint64 r, nn;
-    double link_gbps;
-    static const char *const mkeys[] = { "ranks_per_node", "nodes", "name", "link_gbps", NULL };
-    if (!dps_key_file_check_keys (kf, "machine", mkeys, error)
-        || !dps_key_file_get_int (kf, "machine", "ranks_per_node", TRUE, 0, 1, DPS_TOPO_MAX_GPUS_PER_NODE, &r, error)
-        || !dps_key_file_get_int (kf, "machine", "nodes", FALSE, 1, 1, 64, &nn, error)
-        || !dps_key_file_get_string (kf, "machine", "name", FALSE, "this machine", &p->machine_name, error)
-        || !dps_key_file_get_double (kf, "machine", "link_gbps", FALSE, 0, 0, 1e6, &link_gbps, error))
-      return NULL;
-    p->machine_ranks = (int) r;
-    p->machine_nodes = (int) nn;
-    p->machine_link_Bps = link_gbps * 1e9 / 8;
-  }
   gsize ngr;
   char **gnames = dps_key_file_groups (kf, &ngr);
   for (gsize i = 0; i < ngr; i++)
@@ -431,95 +547,21 @@ profile_from_keyfile (const DpsKeyFile *kf, const char *path, GError **error)
     }
   if (!dps_profile_network_load (p, kf, error))
     return NULL;
-  if (dps_key_file_has_group (kf, "compute")) {
-    static const char *const ckeys[] = { "gemm_fp32_gflops", "copy_GBps", "gemm", NULL };
-    double g, c;
-    if (!dps_key_file_check_keys (kf, "compute", ckeys, error)
-        || !dps_key_file_get_double (kf, "compute", "gemm_fp32_gflops", FALSE, 0, 0, 1e9, &g, error)
-        || !dps_key_file_get_double (kf, "compute", "copy_GBps", FALSE, 0, 0, 1e9, &c, error))
-      return NULL;
-    p->gemm_peak_flops = g * 1e9;
-    p->copy_bw_Bps = c * 1e9;
-    g_autofree char *raw = NULL;
-    dps_key_file_get_string (kf, "compute", "gemm", FALSE, NULL, &raw, NULL);
-    g_auto (GStrv) items = raw ? g_strsplit (raw, ";", -1) : NULL;
-    for (int i = 0; items && items[i]; i++) {
-      g_auto (GStrv) f = g_strsplit (g_strstrip (items[i]), ",", -1);
-      DpsGemmPoint q;
-      DpsDtype dt;
-      if (!items[i][0])
-        continue;
-      if (g_strv_length (f) != 5 || !dps_dtype_parse (f[0], &dt) || !dps_parse_double (f[1], &q.m)
-          || !dps_parse_double (f[2], &q.n) || !dps_parse_double (f[3], &q.k) || !dps_parse_double (f[4], &q.flops)
-          || q.flops < 0) {
-        dps_key_file_error (kf, "compute", "gemm", error, "'%s' is not dtype,m,n,k,GFLOP/s", items[i]);
-        return NULL;
-      }
-      q.dtype = dt;
-      q.flops *= 1e9;
-      g_array_append_val (p->gemm, q);
-    }
-  }
+  if (!load_compute (kf, p, error))
+    return NULL;
   gsize ng;
   char **names = dps_key_file_groups (kf, &ng);
   for (gsize i = 0; i < ng; i++) {
     const char *g = names[i];
     if (g_str_has_prefix (g, "run.") && !p->run_section)
       p->run_section = g_strdup (g);
-    if (g_str_has_prefix (g, "contention.")) {
-      static const char *const ckeys[] = { "ranks", "compute", "comm", "copy_GBps", NULL };
-      gint64 r;
-      DpsContention ct;
-      if (!dps_key_file_check_keys (kf, g, ckeys, error)
-          || !dps_key_file_get_int (kf, g, "ranks", TRUE, 0, 1, DPS_TOPO_MAX_GPUS, &r, error)
-          || !dps_key_file_get_double (kf, g, "compute", TRUE, 0, 0, 100, &ct.compute, error)
-          || !dps_key_file_get_double (kf, g, "comm", TRUE, 0, 0, 100, &ct.comm, error)
-          || !dps_key_file_get_double (kf, g, "copy_GBps", TRUE, 0, 1e-6, 1e9, &ct.copy_Bps, error))
-        return NULL;
-      ct.ranks = (int) r;
-      ct.copy_Bps *= 1e9;
-      g_array_append_val (p->contention, ct);
-    }
+    if (g_str_has_prefix (g, "contention.") && !load_contention (kf, g, p, error))
+      return NULL;
     if (g_str_has_prefix (g, "measure.allreduce.")) {
       if (!load_measure (kf, g, d, error))
         return NULL;
-    } else if (g_str_has_prefix (g, "layers.")) {
-      static const char *const lkeys[] = { "batch", "forward_ms", "backward_ms", "sgd_ms", "compute_cv", NULL };
-      gint64 batch;
-      double sgd_ms = 0, cv = 0;
-      gsize nf, nb;
-      if (!dps_key_file_check_keys (kf, g, lkeys, error)
-          || !dps_key_file_get_int (kf, g, "batch", TRUE, 0, 1, 1 << 24, &batch, error))
-        return NULL;
-      g_autofree double *f = get_list (kf, g, "forward_ms", TRUE, &nf, error);
-      g_autofree double *b = f ? get_list (kf, g, "backward_ms", TRUE, &nb, error) : NULL;
-      if (!f || !b || !dps_key_file_get_double (kf, g, "sgd_ms", FALSE, 0, 0, 1e9, &sgd_ms, error)
-          || !dps_key_file_get_double (kf, g, "compute_cv", FALSE, 0, 0, 10, &cv, error))
-        return NULL;
-      if (nf != nb) {
-        dps_key_file_error (kf, g, "backward_ms", error, "%zu entries, forward_ms has %zu", nb, nf);
-        return NULL;
-      }
-      for (gsize j = 0; j < nf; j++) {
-        if (f[j] < 0 || b[j] < 0) {
-          dps_key_file_error (kf, g, f[j] < 0 ? "forward_ms" : "backward_ms", error, "negative time");
-          return NULL;
-        }
-        f[j] *= 1e-3;
-        b[j] *= 1e-3;
-      }
-      /* "layers.R.NAME": R ranks at once; "layers.NAME": one */
-      const char *name = g + 7;
-      int ranks = 1;
-      char *dot = strchr (name, '.');
-      if (dot && dot > name && strspn (name, "0123456789") == (gsize) (dot - name)) {
-        ranks = (int) MIN (g_ascii_strtoll (name, NULL, 10), DPS_TOPO_MAX_GPUS);
-        name = dot + 1;
-      }
-      DpsLayerTimes *lt = dps_profile_add_layers (p, name, (int) batch, MAX (ranks, 1), f, b, (int) nf);
-      lt->sgd_s = sgd_ms * 1e-3;
-      lt->compute_cv = cv;
-    }
+    } else if (g_str_has_prefix (g, "layers.") && !load_layers (kf, g, p, error))
+      return NULL;
   }
   /* a machine of one device (one GPU) has no collective to fit; with
    * all-reduces of 2 or more ranks measured, a fit must be there */
