@@ -42,6 +42,142 @@ save_level (GKeyFile *k, const char *group, const DpsFitLevel *l)
   g_key_file_set_integer (k, group, "points", l->n_points);
 }
 
+/* [compute]: GEMM peak, copy bandwidth and the measured GEMM points. */
+static void
+save_compute (GKeyFile *k, const DpsProfile *p)
+{
+  if (p->gemm_peak_flops > 0)
+    g_key_file_set_double (k, "compute", "gemm_fp32_gflops", p->gemm_peak_flops / 1e9);
+  if (p->copy_bw_Bps > 0)
+    g_key_file_set_double (k, "compute", "copy_GBps", p->copy_bw_Bps / 1e9);
+  if (p->gemm->len) {
+    GString *g = g_string_new (NULL);
+    for (guint i = 0; i < p->gemm->len; i++) {
+      const DpsGemmPoint *q = &g_array_index (p->gemm, DpsGemmPoint, i);
+      g_string_append_printf (g, "%s%s,%g,%g,%g,%.4g", i ? ";" : "", dps_dtype_name (q->dtype), q->m, q->n, q->k,
+                              q->flops / 1e9);
+    }
+    g_key_file_set_value (k, "compute", "gemm", g->str);
+    g_string_free (g, TRUE);
+  }
+}
+
+/* One [layers.R.NAME] group a set of per-layer times. */
+static void
+save_layers (GKeyFile *k, const DpsProfile *p)
+{
+  for (guint i = 0; i < p->layers->len; i++) {
+    const DpsLayerTimes *l = p->layers->pdata[i];
+    g_autofree char *group = l->ranks > 1 ? g_strdup_printf ("layers.%d.%s", l->ranks, l->model)
+                                           : g_strdup_printf ("layers.%s", l->model);
+    g_key_file_set_integer (k, group, "batch", l->batch);
+    g_autofree double *f = g_new (double, MAX (l->fwd_s->len, 1)), *b = g_new (double, MAX (l->fwd_s->len, 1));
+    for (guint j = 0; j < l->fwd_s->len; j++) {
+      f[j] = g_array_index (l->fwd_s, double, j) * 1e3;
+      b[j] = g_array_index (l->bwd_s, double, j) * 1e3;
+    }
+    g_key_file_set_double_list (k, group, "forward_ms", f, l->fwd_s->len);
+    g_key_file_set_double_list (k, group, "backward_ms", b, l->bwd_s->len);
+    if (l->sgd_s > 0)
+      g_key_file_set_double (k, group, "sgd_ms", l->sgd_s * 1e3);
+    if (l->compute_cv > 0)
+      g_key_file_set_double (k, group, "compute_cv", l->compute_cv);
+  }
+}
+
+/* One [contention.N] group a measured rank count. */
+static void
+save_contention (GKeyFile *k, const DpsProfile *p)
+{
+  for (guint i = 0; i < p->contention->len; i++) {
+    const DpsContention *ct = &g_array_index (p->contention, DpsContention, i);
+    g_autofree char *group = g_strdup_printf ("contention.%d", ct->ranks);
+    g_key_file_set_integer (k, group, "ranks", ct->ranks);
+    g_key_file_set_double (k, group, "compute", ct->compute);
+    g_key_file_set_double (k, group, "comm", ct->comm);
+    g_key_file_set_double (k, group, "copy_GBps", ct->copy_Bps / 1e9);
+  }
+}
+
+/* The [measure.allreduce.R.N] group g: d's points of that rank and node
+ * count, in the order taken. */
+static void
+save_measure_group (GKeyFile *k, const DpsCalData *d, const char *g)
+{
+  GArray *sz = g_array_new (FALSE, FALSE, sizeof (double)), *t = g_array_new (FALSE, FALSE, sizeof (double));
+  GArray *ti = g_array_new (FALSE, FALSE, sizeof (double));
+  GArray *wr = g_array_new (FALSE, FALSE, sizeof (int)), *ho = g_array_new (FALSE, FALSE, sizeof (int));
+  GArray *es = g_array_new (FALSE, FALSE, sizeof (double)), *cvs = g_array_new (FALSE, FALSE, sizeof (double));
+  GArray *busy = g_array_new (FALSE, FALSE, sizeof (double));
+  gboolean any_estimate = FALSE, any_cv = FALSE, any_busy = FALSE;
+  int ranks = 0, nodes = 0;
+  for (guint i = 0; i < d->points->len; i++) {
+    const DpsCalPoint *pt = &g_array_index (d->points, DpsCalPoint, i);
+    g_autofree char *pg = g_strdup_printf ("measure.allreduce.%d.%d", pt->ranks, pt->nodes);
+    if (!g_str_equal (pg, g))
+      continue;
+    ranks = pt->ranks;
+    nodes = pt->nodes;
+    double us = pt->time_s * 1e6, ius = pt->time_ip_s * 1e6;
+    int h = pt->held_out;
+    g_array_append_val (sz, pt->bytes);
+    g_array_append_val (t, us);
+    g_array_append_val (ti, ius);
+    g_array_append_val (wr, pt->wrong);
+    g_array_append_val (ho, h);
+    double est = pt->estimate_s * 1e6;
+    any_estimate |= est > 0;
+    g_array_append_val (es, est);
+    any_cv |= pt->cv > 0;
+    g_array_append_val (cvs, pt->cv);
+    double bus = pt->busy_time_s * 1e6;
+    any_busy |= bus > 0;
+    g_array_append_val (busy, bus);
+  }
+  g_key_file_set_integer (k, g, "ranks", ranks);
+  g_key_file_set_integer (k, g, "nodes", nodes);
+  g_key_file_set_double_list (k, g, "size_bytes", (double *) sz->data, sz->len);
+  g_key_file_set_double_list (k, g, "time_us", (double *) t->data, t->len);
+  g_key_file_set_double_list (k, g, "time_inplace_us", (double *) ti->data, ti->len);
+  g_key_file_set_integer_list (k, g, "wrong", (int *) wr->data, wr->len);
+  g_key_file_set_integer_list (k, g, "held_out", (int *) ho->data, ho->len);
+  if (any_estimate)
+    g_key_file_set_double_list (k, g, "nccl_estimate_us", (double *) es->data, es->len);
+  if (any_cv)
+    g_key_file_set_double_list (k, g, "cv", (double *) cvs->data, cvs->len);
+  if (any_busy)
+    g_key_file_set_double_list (k, g, "busy_us", (double *) busy->data, busy->len);
+  g_array_free (busy, TRUE);
+  g_array_free (es, TRUE);
+  g_array_free (cvs, TRUE);
+  g_array_free (sz, TRUE);
+  g_array_free (t, TRUE);
+  g_array_free (ti, TRUE);
+  g_array_free (wr, TRUE);
+  g_array_free (ho, TRUE);
+}
+
+/* d's measurements, a group per rank and node count, in the order taken. */
+static void
+save_measures (GKeyFile *k, const DpsCalData *d)
+{
+  GHashTable *groups = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  GPtrArray *order = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; i < d->points->len; i++) {
+    const DpsCalPoint *pt = &g_array_index (d->points, DpsCalPoint, i);
+    char *g = g_strdup_printf ("measure.allreduce.%d.%d", pt->ranks, pt->nodes);
+    if (!g_hash_table_contains (groups, g)) {
+      g_hash_table_add (groups, g_strdup (g));
+      g_ptr_array_add (order, g);
+    } else
+      g_free (g);
+  }
+  for (guint gi = 0; gi < order->len; gi++)
+    save_measure_group (k, d, order->pdata[gi]);
+  g_ptr_array_unref (order);
+  g_hash_table_unref (groups);
+}
+
 /* Writes the profile as dps_write_file does: a regular file whole or not at
  * all, a device in place; errors read "-o PATH: reason". */
 gboolean
@@ -79,113 +215,10 @@ dps_profile_save (const DpsProfile *p, const char *path, GError **error)
     save_level (k, group, &p->fit.group[g]);
   }
   dps_profile_network_save (p, k);
-  if (p->gemm_peak_flops > 0)
-    g_key_file_set_double (k, "compute", "gemm_fp32_gflops", p->gemm_peak_flops / 1e9);
-  if (p->copy_bw_Bps > 0)
-    g_key_file_set_double (k, "compute", "copy_GBps", p->copy_bw_Bps / 1e9);
-  if (p->gemm->len) {
-    GString *g = g_string_new (NULL);
-    for (guint i = 0; i < p->gemm->len; i++) {
-      const DpsGemmPoint *q = &g_array_index (p->gemm, DpsGemmPoint, i);
-      g_string_append_printf (g, "%s%s,%g,%g,%g,%.4g", i ? ";" : "", dps_dtype_name (q->dtype), q->m, q->n, q->k,
-                              q->flops / 1e9);
-    }
-    g_key_file_set_value (k, "compute", "gemm", g->str);
-    g_string_free (g, TRUE);
-  }
-  for (guint i = 0; i < p->layers->len; i++) {
-    const DpsLayerTimes *l = p->layers->pdata[i];
-    g_autofree char *group = l->ranks > 1 ? g_strdup_printf ("layers.%d.%s", l->ranks, l->model)
-                                           : g_strdup_printf ("layers.%s", l->model);
-    g_key_file_set_integer (k, group, "batch", l->batch);
-    g_autofree double *f = g_new (double, MAX (l->fwd_s->len, 1)), *b = g_new (double, MAX (l->fwd_s->len, 1));
-    for (guint j = 0; j < l->fwd_s->len; j++) {
-      f[j] = g_array_index (l->fwd_s, double, j) * 1e3;
-      b[j] = g_array_index (l->bwd_s, double, j) * 1e3;
-    }
-    g_key_file_set_double_list (k, group, "forward_ms", f, l->fwd_s->len);
-    g_key_file_set_double_list (k, group, "backward_ms", b, l->bwd_s->len);
-    if (l->sgd_s > 0)
-      g_key_file_set_double (k, group, "sgd_ms", l->sgd_s * 1e3);
-    if (l->compute_cv > 0)
-      g_key_file_set_double (k, group, "compute_cv", l->compute_cv);
-  }
-  for (guint i = 0; i < p->contention->len; i++) {
-    const DpsContention *ct = &g_array_index (p->contention, DpsContention, i);
-    g_autofree char *group = g_strdup_printf ("contention.%d", ct->ranks);
-    g_key_file_set_integer (k, group, "ranks", ct->ranks);
-    g_key_file_set_double (k, group, "compute", ct->compute);
-    g_key_file_set_double (k, group, "comm", ct->comm);
-    g_key_file_set_double (k, group, "copy_GBps", ct->copy_Bps / 1e9);
-  }
-  /* measurements, grouped by rank and node count, in the order taken */
-  GHashTable *groups = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  GPtrArray *order = g_ptr_array_new_with_free_func (g_free);
-  for (guint i = 0; i < d->points->len; i++) {
-    const DpsCalPoint *pt = &g_array_index (d->points, DpsCalPoint, i);
-    char *g = g_strdup_printf ("measure.allreduce.%d.%d", pt->ranks, pt->nodes);
-    if (!g_hash_table_contains (groups, g)) {
-      g_hash_table_add (groups, g_strdup (g));
-      g_ptr_array_add (order, g);
-    } else
-      g_free (g);
-  }
-  for (guint gi = 0; gi < order->len; gi++) {
-    const char *g = order->pdata[gi];
-    GArray *sz = g_array_new (FALSE, FALSE, sizeof (double)), *t = g_array_new (FALSE, FALSE, sizeof (double));
-    GArray *ti = g_array_new (FALSE, FALSE, sizeof (double));
-    GArray *wr = g_array_new (FALSE, FALSE, sizeof (int)), *ho = g_array_new (FALSE, FALSE, sizeof (int));
-    GArray *es = g_array_new (FALSE, FALSE, sizeof (double)), *cvs = g_array_new (FALSE, FALSE, sizeof (double));
-    GArray *busy = g_array_new (FALSE, FALSE, sizeof (double));
-    gboolean any_estimate = FALSE, any_cv = FALSE, any_busy = FALSE;
-    int ranks = 0, nodes = 0;
-    for (guint i = 0; i < d->points->len; i++) {
-      const DpsCalPoint *pt = &g_array_index (d->points, DpsCalPoint, i);
-      g_autofree char *pg = g_strdup_printf ("measure.allreduce.%d.%d", pt->ranks, pt->nodes);
-      if (!g_str_equal (pg, g))
-        continue;
-      ranks = pt->ranks;
-      nodes = pt->nodes;
-      double us = pt->time_s * 1e6, ius = pt->time_ip_s * 1e6;
-      int h = pt->held_out;
-      g_array_append_val (sz, pt->bytes);
-      g_array_append_val (t, us);
-      g_array_append_val (ti, ius);
-      g_array_append_val (wr, pt->wrong);
-      g_array_append_val (ho, h);
-      double est = pt->estimate_s * 1e6;
-      any_estimate |= est > 0;
-      g_array_append_val (es, est);
-      any_cv |= pt->cv > 0;
-      g_array_append_val (cvs, pt->cv);
-      double bus = pt->busy_time_s * 1e6;
-      any_busy |= bus > 0;
-      g_array_append_val (busy, bus);
-    }
-    g_key_file_set_integer (k, g, "ranks", ranks);
-    g_key_file_set_integer (k, g, "nodes", nodes);
-    g_key_file_set_double_list (k, g, "size_bytes", (double *) sz->data, sz->len);
-    g_key_file_set_double_list (k, g, "time_us", (double *) t->data, t->len);
-    g_key_file_set_double_list (k, g, "time_inplace_us", (double *) ti->data, ti->len);
-    g_key_file_set_integer_list (k, g, "wrong", (int *) wr->data, wr->len);
-    g_key_file_set_integer_list (k, g, "held_out", (int *) ho->data, ho->len);
-    if (any_estimate)
-      g_key_file_set_double_list (k, g, "nccl_estimate_us", (double *) es->data, es->len);
-    if (any_cv)
-      g_key_file_set_double_list (k, g, "cv", (double *) cvs->data, cvs->len);
-    if (any_busy)
-      g_key_file_set_double_list (k, g, "busy_us", (double *) busy->data, busy->len);
-    g_array_free (busy, TRUE);
-    g_array_free (es, TRUE);
-    g_array_free (cvs, TRUE);
-    g_array_free (sz, TRUE);
-    g_array_free (t, TRUE);
-    g_array_free (ti, TRUE);
-    g_array_free (wr, TRUE);
-    g_array_free (ho, TRUE);
-  }
-  g_ptr_array_unref (order);
-  g_hash_table_unref (groups);
+  save_compute (k, p);
+  save_layers (k, p);
+  save_contention (k, p);
+  save_measures (k, d);
   gsize len = 0;
   g_autofree char *text = g_key_file_to_data (k, &len, NULL);
   return dps_write_file (path, "-o", text, len, error);
