@@ -275,7 +275,10 @@ dps_tune_plateau_bytes (const DpsCollCtx *ctx, DpsAlgo algo, DpsProto proto)
  * outside NCCL's figure, and are added unscaled.  (On the suite's 2-node
  * p4d Simple table the rows of 64 KiB to 1 MiB move from 23-54% too fast
  * to within 20%, aws-p4d 29.2 -> 17.2%; no other table moves: their ring
- * Simple rows are bandwidth-bound.) */
+ * Simple rows are bandwidth-bound.  The figure is NCCL's since 2.18; that
+ * table ran 2.9.9, whose factor was 1.9 for every GPU from nRanks / 16 x
+ * 64 KiB: with it aws-p4d would be 30.2%, with 1.2 29.1%, with 1.6
+ * 21.4%, its rows of 64 KiB to 1 MiB lying near 20%.) */
 void
 dps_tune_ring_latency (const DpsCollCtx *ctx, DpsAlgo algo, int nsteps, int ninter,
                        gboolean with_base, double *latency_s)
