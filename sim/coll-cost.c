@@ -11,6 +11,8 @@ typedef struct {
   double   cap_Bps[DPS_PROTO_COUNT];   /* NCCL's ceiling (dps_tune_bw_cap_Bps); 0: none */
   double   eager_bytes[DPS_PROTO_COUNT];   /* dps_tune_eager_bytes; 0: none */
   double   handshake_s[DPS_PROTO_COUNT];   /* in lat_s, not paid up to eager_bytes */
+  double   plateau_bytes[DPS_PROTO_COUNT]; /* dps_tune_plateau_bytes; 0: none */
+  double   below_plateau_s[DPS_PROTO_COUNT];   /* in lat_s, not paid below plateau_bytes */
   double   load_per_byte_s;            /* analytical, payload 1 */
   double   flow_per_byte_s;            /* flow-level, payload 1 */
 } AlgoCost;
@@ -37,6 +39,8 @@ ceiling_scale (const AlgoCost *ac, int p, double bytes, double link_s)
 static double
 latency_at (const AlgoCost *ac, int p, double bytes)
 {
+  if (bytes < ac->plateau_bytes[p])
+    return ac->lat_s[p] - ac->below_plateau_s[p];
   return ac->lat_s[p] - (bytes <= ac->eager_bytes[p] ? ac->handshake_s[p] : 0);
 }
 
@@ -73,6 +77,23 @@ eager_latency (const DpsCollCtx *ctx, AlgoCost *ac)
       continue;
     ac->eager_bytes[p] = eb;
     ac->handshake_s[p] = MAX (0, at_ref[p] - at_eager[p]);
+  }
+}
+
+/* Where NCCL's plateau effect of the ring lengthens the latency from a
+ * size on (dps_tune_plateau_bytes), the latency spared below it: the
+ * latency terms at the reference size less those at half that size
+ * (below any eager size too: dps_tune_eager_bytes is larger). */
+static void
+plateau_latency (const DpsCollCtx *ctx, AlgoCost *ac)
+{
+  double at_ref[DPS_PROTO_COUNT], below[DPS_PROTO_COUNT];
+  for (int p = 0; p < DPS_PROTO_COUNT; p++) {
+    double from = ac->payload[p] > 0 ? dps_tune_plateau_bytes (ctx, ctx->algo, p) : 0;
+    if (from <= 0 || from >= REF_BYTES || !plan_latency (ctx, REF_BYTES, at_ref) || !plan_latency (ctx, from / 2, below))
+      continue;
+    ac->plateau_bytes[p] = from;
+    ac->below_plateau_s[p] = MAX (0, at_ref[p] - below[p]);
   }
 }
 
@@ -168,6 +189,7 @@ dps_coll_cost_new (const DpsTopo *topo, const DpsCollParams *params, int n_gpus,
     }
     (void) t_ana;
     eager_latency (&ctx, ac);
+    plateau_latency (&ctx, ac);
     if (mode == DPS_MODE_FLOW) {
       double t = dps_plan_time_flow (topo, plan, ref_proto);
       /* per byte at payload 1 and without the fill: the plan ran with its

@@ -231,9 +231,11 @@ dps_tune_eager_bytes (const DpsCollCtx *ctx, DpsAlgo algo, DpsProto proto)
  * is larger than the transport's eager message (dps_tune_eager_bytes)
  * takes three crossings of the network for one: the request, the
  * receiver's read and its response (EFA's read protocol), so twice its
- * latency more.  (On the suite's 2-node p4d table with Simple this puts
- * the 2-16 MiB rows within 3%, 25-65% too fast without it; the 512 KiB and
- * 1 MiB rows, eager messages, stay 50% too fast.) */
+ * latency more.  (On the suite's 2-node p4d table with Simple this put
+ * the 2-16 MiB rows within 3%, 25-65% too fast without it, before NCCL's
+ * plateau of the ring (dps_tune_ring_latency) made them 5-12% too slow;
+ * the 512 KiB and 1 MiB rows, eager messages, were 50% too fast, with
+ * the plateau 15-20%.) */
 double
 dps_tune_step_s (const DpsCollCtx *ctx, DpsAlgo algo, DpsLinkKind kind, DpsProto proto)
 {
@@ -251,8 +253,32 @@ dps_tune_step_s (const DpsCollCtx *ctx, DpsAlgo algo, DpsLinkKind kind, DpsProto
   return s;
 }
 
+/* The smallest collective (bytes) from which NCCL's "plateau effect of
+ * ring" lengthens ctx's algo with proto, or 0 where it never does: a ring
+ * all-reduce with Simple across nodes, once each rank's share of a
+ * channel, bytes / (channels x ranks), reaches 64 bytes (NCCL
+ * src/graph/tuning.cc, ncclTopoGetAlgoTime). */
+double
+dps_tune_plateau_bytes (const DpsCollCtx *ctx, DpsAlgo algo, DpsProto proto)
+{
+  if (algo != DPS_ALGO_RING || proto != DPS_PROTO_SIMPLE || ctx->op != DPS_OP_ALLREDUCE || ctx->n_nodes < 2)
+    return 0;
+  return 64.0 * MAX (ctx->channels, 1) * ctx->n_nodes * ctx->ranks_per_node;
+}
+
 /* NCCL's ring latency for every protocol: base + (nsteps - ninter) intra
- * steps + ninter network steps. */
+ * steps + ninter network steps.  From dps_tune_plateau_bytes on, Simple's
+ * is NCCL's 1.4 times that (1.9 below compute capability 8.0: Volta;
+ * ncclTopoGetAlgoTime), the network steps' latency the transport's
+ * (dps_net_transport_extra_us) included; the read protocol's two added
+ * crossings of a step past the eager size are the transport's exchange,
+ * outside NCCL's figure, and are added unscaled.  (On the suite's 2-node
+ * p4d Simple table the rows of 64 KiB to 1 MiB move from 23-54% too fast
+ * to within 20%, aws-p4d 29.2 -> 17.2%; no other table moves: their ring
+ * Simple rows are bandwidth-bound.  The figure is NCCL's since 2.18; that
+ * table ran 2.9.9, whose factor was 1.9 for every GPU from nRanks / 16 x
+ * 64 KiB: with it aws-p4d would be 30.2%, with 1.2 29.1%, with 1.6
+ * 21.4%, its rows of 64 KiB to 1 MiB lying near 20%.) */
 void
 dps_tune_ring_latency (const DpsCollCtx *ctx, DpsAlgo algo, int nsteps, int ninter,
                        gboolean with_base, double *latency_s)
@@ -262,4 +288,11 @@ dps_tune_ring_latency (const DpsCollCtx *ctx, DpsAlgo algo, int nsteps, int nint
     latency_s[p] = (with_base ? ctx->params->base_s[algo][p] : 0)
                    + (nsteps - ninter) * dps_tune_step_s (ctx, algo, intra, p)
                    + ninter * dps_tune_step_s (ctx, algo, DPS_LINK_NET, p);
+  double from = dps_tune_plateau_bytes (ctx, algo, DPS_PROTO_SIMPLE);
+  if (from <= 0 || ctx->bytes < from)
+    return;
+  double factor = compcap_index (dps_topo_spec (ctx->topo)->gpu.model) < 1 ? 1.9 : 1.4;
+  double once = ctx->params->step_s[algo][DPS_LINK_NET][DPS_PROTO_SIMPLE] + dps_topo_spec (ctx->topo)->net_extra_s;
+  double read = ninter * (dps_tune_step_s (ctx, algo, DPS_LINK_NET, DPS_PROTO_SIMPLE) - once);
+  latency_s[DPS_PROTO_SIMPLE] = (latency_s[DPS_PROTO_SIMPLE] - read) * factor + read;
 }

@@ -54,8 +54,12 @@ const char *dps_vertex_kind_name (DpsVertexKind k) { return vertex_names[k]; }
  * where NCCL's InfiniBand figures give 35 and 103 us; median |error| of
  * those rows 75% at 0, 23% at 48 to 64); above 1 MiB there its steps'
  * chunks pass the eager size and take three times it
- * (dps_net_transport_eager_bytes), the 512 KiB and 1 MiB rows stay 1.5
- * times the model's time (eager messages: not explained).  TCPX (A3)
+ * (dps_net_transport_eager_bytes), the 512 KiB and 1 MiB rows stay 1.15
+ * to 1.2 times the model's time (eager messages: not explained).  With
+ * NCCL's plateau of the ring (dps_tune_ring_latency: 1.4 times ring
+ * Simple's latency across nodes from 64 bytes a rank and channel) the
+ * grid's best is 48 us again (rows below 64 KiB: 28% at 40, 23% at 48,
+ * 25% at 56).  TCPX (A3)
  * tables are met with 0, their bandwidth being what limits them at the
  * sizes published. */
 double

@@ -104,6 +104,34 @@ test_eager_latency (void)
   g_assert_cmpfloat (fabs (above - below - 2 * 2 * 62e-6), <, 1e-7);
 }
 
+/* On two DGX H100 nodes with ring and Simple, NCCL's plateau effect
+ * lengthens the latency 1.4 times from 8 KiB on (dps_tune_plateau_bytes:
+ * 64 bytes per rank and channel): the cached answer, whose plan is the
+ * reference size's, equals a fresh plan's on both sides, and the time
+ * jumps there by 0.4 x the 147.6 us below it. */
+static void
+test_plateau_latency (void)
+{
+  g_autoptr (DpsTopo) t = test_shipped_topo ("dgx-h100", 2);
+  DpsCollParams p;
+  dps_coll_params_nccl (&p);
+  guint simple = 1u << DPS_PROTO_SIMPLE;
+  g_autoptr (GError) e = NULL;
+  g_autoptr (DpsCollCost) c = dps_coll_cost_new (t, &p, 16, DPS_OP_ALLREDUCE, 1u << DPS_ALGO_RING, simple, 0,
+                                                 DPS_MODE_ANALYTICAL, 0, &e);
+  g_assert_no_error (e);
+  for (double bytes = 1024; bytes <= 1 << 16; bytes *= 2) {
+    DpsAlgo ca, fa;
+    DpsProto cp, fp;
+    double cached = dps_coll_cost_time (c, bytes, &ca, &cp);
+    double fresh = fresh_time_of (t, &p, 16, bytes, DPS_MODE_ANALYTICAL, 1u << DPS_ALGO_RING, simple, &fa, &fp);
+    if (REL (cached, fresh) > 1e-6)
+      g_error ("%g bytes: cached %g s, a fresh plan %g s", bytes, cached, fresh);
+  }
+  double below = dps_coll_cost_time (c, 8191, NULL, NULL), from = dps_coll_cost_time (c, 8192, NULL, NULL);
+  g_assert_cmpfloat (fabs (from - below - 0.4 * 147.6e-6), <, 1e-8);
+}
+
 /* Given the largest size it will be asked about, the cost skips the
  * algorithms whose latency alone exceeds another's time at that size; the
  * answers up to that size are those of the cost that builds every
@@ -188,6 +216,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/coll-cost/equals-fresh-plan", test_equals_fresh_plan);
   g_test_add_func ("/coll-cost/eager-latency", test_eager_latency);
+  g_test_add_func ("/coll-cost/plateau-latency", test_plateau_latency);
   g_test_add_func ("/coll-cost/pruning-keeps-answers", test_pruning_keeps_answers);
   g_test_add_func ("/coll-cost/nothing-to-move", test_nothing_to_move);
   g_test_add_func ("/coll-cost/correction", test_correction);

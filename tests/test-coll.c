@@ -498,6 +498,59 @@ test_efa_read_protocol (void)
   g_assert_cmpfloat (dps_tune_eager_bytes (&ctx, DPS_ALGO_RING, DPS_PROTO_SIMPLE), ==, 0);
 }
 
+/* The latency terms of plan with proto, all phases. */
+static double
+plan_latency_s (const DpsPlan *plan, DpsProto proto)
+{
+  double l = 0;
+  for (guint i = 0; i < plan->phases->len; i++)
+    l += g_array_index (plan->phases, DpsPhase, i).latency_s[proto];
+  return l;
+}
+
+/* NCCL's plateau effect of the ring (tuning.cc, ncclTopoGetAlgoTime): a
+ * ring all-reduce with Simple across nodes takes 1.4 times its latency
+ * once each rank's share of a channel reaches 64 bytes.  Over 2 DGX H100
+ * nodes (16 ranks, 8 channels) that is from 8 KiB: below, NCCL's 8.4 us
+ * base, 28 NVLink steps of 3.4 us and 2 network steps of 14 + 8 us, 147.6
+ * us; from 8 KiB 1.4 times that.  LL keeps its latency, as do one node
+ * and all-gather; Volta's factor is 1.9.  On 2 p4de nodes past EFA's
+ * eager size the read protocol's two added crossings a network step
+ * (2 x 2 x 62 us) are the transport's and are not scaled. */
+static void
+test_ring_plateau (void)
+{
+  g_autoptr (DpsTopo) h = shipped ("dgx-h100", 2);
+  DpsCollParams p;
+  dps_coll_params_nccl (&p);
+  DpsCollCtx ctx;
+  g_assert_true (dps_coll_ctx_init (&ctx, h, &p, 16, DPS_OP_ALLREDUCE, 1 << 20, NULL));
+  g_assert_cmpfloat (dps_tune_plateau_bytes (&ctx, DPS_ALGO_RING, DPS_PROTO_SIMPLE), ==, 8192);
+  g_assert_cmpfloat (dps_tune_plateau_bytes (&ctx, DPS_ALGO_RING, DPS_PROTO_LL), ==, 0);
+  g_assert_cmpfloat (dps_tune_plateau_bytes (&ctx, DPS_ALGO_TREE, DPS_PROTO_SIMPLE), ==, 0);
+  g_autoptr (DpsPlan) below = plan_for (h, &p, 16, DPS_OP_ALLREDUCE, 8191, DPS_ALGO_RING);
+  g_autoptr (DpsPlan) from = plan_for (h, &p, 16, DPS_OP_ALLREDUCE, 8192, DPS_ALGO_RING);
+  g_assert_cmpfloat (REL (plan_latency_s (below, DPS_PROTO_SIMPLE), 147.6e-6), <, 1e-9);
+  g_assert_cmpfloat (REL (plan_latency_s (from, DPS_PROTO_SIMPLE), 1.4 * 147.6e-6), <, 1e-9);
+  g_assert_cmpfloat (REL (plan_latency_s (from, DPS_PROTO_LL), plan_latency_s (below, DPS_PROTO_LL)), <, 1e-12);
+  g_autoptr (DpsPlan) ag_below = plan_for (h, &p, 16, DPS_OP_ALLGATHER, 4096, DPS_ALGO_RING);
+  g_autoptr (DpsPlan) ag_from = plan_for (h, &p, 16, DPS_OP_ALLGATHER, 1 << 20, DPS_ALGO_RING);
+  g_assert_cmpfloat (REL (plan_latency_s (ag_from, DPS_PROTO_SIMPLE), plan_latency_s (ag_below, DPS_PROTO_SIMPLE)), <, 1e-12);
+  g_autoptr (DpsTopo) one = shipped ("dgx-h100", 1);
+  g_autoptr (DpsPlan) one_below = plan_for (one, &p, 8, DPS_OP_ALLREDUCE, 1024, DPS_ALGO_RING);
+  g_autoptr (DpsPlan) one_from = plan_for (one, &p, 8, DPS_OP_ALLREDUCE, 1 << 20, DPS_ALGO_RING);
+  g_assert_cmpfloat (REL (plan_latency_s (one_from, DPS_PROTO_SIMPLE), plan_latency_s (one_below, DPS_PROTO_SIMPLE)), <, 1e-12);
+  g_autoptr (DpsTopo) v = shipped ("dgx1-v100", 2);
+  g_autoptr (DpsPlan) v_below = plan_for (v, &p, 16, DPS_OP_ALLREDUCE, 64, DPS_ALGO_RING);
+  g_autoptr (DpsPlan) v_from = plan_for (v, &p, 16, DPS_OP_ALLREDUCE, 1 << 20, DPS_ALGO_RING);
+  g_assert_cmpfloat (REL (plan_latency_s (v_from, DPS_PROTO_SIMPLE), 1.9 * plan_latency_s (v_below, DPS_PROTO_SIMPLE)), <, 1e-9);
+  g_autoptr (DpsTopo) a = shipped ("aws-p4de", 2);
+  g_autoptr (DpsPlan) eager = plan_for (a, &p, 16, DPS_OP_ALLREDUCE, 1 << 20, DPS_ALGO_RING);
+  g_autoptr (DpsPlan) read = plan_for (a, &p, 16, DPS_OP_ALLREDUCE, 2 << 20, DPS_ALGO_RING);
+  g_assert_cmpfloat (fabs (plan_latency_s (read, DPS_PROTO_SIMPLE) - plan_latency_s (eager, DPS_PROTO_SIMPLE) - 2 * 2 * 62e-6),
+                     <, 1e-12);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -508,6 +561,7 @@ main (int argc, char **argv)
   g_test_add_func ("/coll/fill", test_fill);
   g_test_add_func ("/coll/channel-ceiling", test_channel_ceiling);
   g_test_add_func ("/coll/efa-read-protocol", test_efa_read_protocol);
+  g_test_add_func ("/coll/ring/plateau", test_ring_plateau);
   g_test_add_func ("/coll/mesh-ring-bw", test_mesh_ring_bw);
   g_test_add_func ("/coll/tree/pow2", test_tree_pow2);
   g_test_add_func ("/coll/hier/2-and-4-nodes", test_hier);
