@@ -8,9 +8,10 @@
 #     2026-12-03, 10.1% for the earlier bar of 12%; the issue's target is
 #     10%, its goal 5%: see the README's "How well it predicts real
 #     clusters" for what is left)
-#   - at least 14 of the 16 systems with a median of at most 20% (15 when
-#     the bar was set, 14 for the earlier bar of 13; the issue's target is
-#     every one)
+#   - every one of the 16 systems with a median of at most 20% (the
+#     issue's target; all 16 when the bar was set, aws-p4d the nearest at
+#     17.2%, which NCCL's plateau of the ring brought from 29.2%; 14 for the
+#     earlier bar of 15)
 #   - every file read, none left out (a table that cannot be read fails)
 # Its output lists each system's median and the ten worst rows.
 set -u
@@ -37,7 +38,7 @@ for s in $(cut -d' ' -f1 "$tmp/rows" | sort -u); do
   if awk "BEGIN { exit !($m <= 20) }"; then within=$((within + 1)); fi
 done
 if awk "BEGIN { exit !($all <= 10) }"; then ok; else ko "suite median |error| $all% > 10%"; fi
-if [ "$within" -ge 14 ]; then ok; else ko "only $within of $systems systems within 20%"; fi
+if [ "$within" -ge "$systems" ]; then ok; else ko "only $within of $systems systems within 20%"; fi
 echo "ten worst rows (file, size B, measured/model busbw GB/s, algo, proto, error %):"
 awk -F, 'NR > 1 && $7 >= 65536 { e = $14 < 0 ? -$14 : $14; printf "%s %s %s %s %s %s %s %s\n", e, $1, $7, $10, $11, $12, $13, $14 }' "$tmp/suite.csv" \
   | sort -gr | head -10 | awk '{ printf "  %-48s %12s %8s %8s %5s %6s %+8.1f\n", $2, $3, $4, $5, $6, $7, $8 }'
