@@ -15,7 +15,7 @@ set output outfile
 set datafile separator ","
 set datafile columnheaders
 set title title noenhanced
-set key outside right top Left reverse noenhanced font ",9"
+set key outside right top Left reverse noenhanced font ",10"
 set logscale xy 10
 set xlabel "measured bus bandwidth (GB/s)"
 set ylabel "dpscale's bus bandwidth (GB/s)"
@@ -23,9 +23,13 @@ set grid xtics ytics lc rgb "#dddddd"
 set size ratio -1
 set xrange [0.1:2000]
 set yrange [0.1:2000]
-# columns: 1 file, 2 system, ... 7 size_bytes, 10 measured_busbw_GBps, 11 predicted_busbw_GBps
+# columns: 1 file, 2 system (a series each), ... 7 size_bytes, 10 measured_busbw_GBps, 11 predicted_busbw_GBps
 stats datafile using 0 nooutput
-files = system("tail -n +2 '".datafile."' | cut -d, -f1 | uniq | tr '\\n' ' '")
+systems = system("tail -n +2 '".datafile."' | cut -d, -f2 | sort -u | tr '\\n' ' '")
+# one series per system: gnuplot's 8 colours, then circles, squares and
+# triangles (7, 5, 9), so that no two systems look alike
+ptype(i) = ((i - 1) / 8) % 3 == 0 ? 7 : ((i - 1) / 8) % 3 == 1 ? 5 : 9
 plot x with lines lc rgb "#888888" notitle, \
      1.2*x with lines dt 2 lc rgb "#bbbbbb" title "+-20%", 0.8*x with lines dt 2 lc rgb "#bbbbbb" notitle, \
-     for [f in files] datafile using (strcol(1) eq f && $7 >= 65536 ? $10 : NaN):11 with points pt 7 ps 0.7 title f
+     for [i=1:words(systems)] datafile using (strcol(2) eq word(systems, i) && $7 >= 65536 ? $10 : NaN):11 \
+         with points lc i pt ptype(i) ps 0.8 title word(systems, i)
