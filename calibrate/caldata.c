@@ -2,6 +2,9 @@
 #include "calibrate/caldata.h"
 #include "sim/coll.h"
 
+#include <stdio.h>
+#include <string.h>
+
 DpsCalData *
 dps_cal_data_new (const char *backend)
 {
@@ -39,4 +42,14 @@ double
 dps_cal_busbw_Bps (const DpsCalPoint *p)
 {
   return p->bytes / p->time_s * dps_coll_busbw_factor (DPS_OP_ALLREDUCE, p->ranks);
+}
+
+int
+dps_cal_data_cores (const DpsCalData *d)
+{
+  int n = 0;
+  char rest[16] = "";
+  if (!d->devices || sscanf (d->devices, "%d CPU core%15s", &n, rest) != 2 || strcmp (rest, "s") != 0 || n < 1)
+    return 0;
+  return n;
 }

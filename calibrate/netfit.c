@@ -28,6 +28,25 @@ dps_netfit_apply_spec (const DpsNetFit *f, DpsTopoSpec *spec)
   spec->max_nodes = 0;   /* the point of the fit: any node count */
 }
 
+/* MPI ranks on CPU cores: shared memory's copies and reductions are made
+ * by the cores, so a ring of n ranks moves its 2(n-1) S bytes with
+ * min(n, cores) of them: each rank's bandwidth is the fitted one times
+ * cores / n where the ranks outnumber the cores (every rank of a machine,
+ * its emulated nodes' too: they share its cores).  Measured on 2 cores
+ * (`dpscale calibrate --gpus 2,4`, then `--gpus 8`, in three runs): 4 ranks
+ * take 2.8 to 4.6 times 2 ranks' time from 1 MiB (a ring of ranks with a
+ * core each: 1.5; sharing 2 cores: 3), 8 ranks 1.7 to 4.3 times 4 ranks'
+ * (1.17; sharing: 2.33). */
+void
+dps_netfit_share_cores (const DpsNetFit *f, DpsTopoSpec *spec, int ranks)
+{
+  if (f->cores <= 0 || ranks <= f->cores)
+    return;
+  double share = (double) f->cores / ranks;
+  spec->intra_bw_Bps *= share;
+  spec->pcie_bw_Bps *= share;
+}
+
 /* NCCL's per-step latencies scaled by the fit, over a node's links and
  * across nodes; a ring library's fit keeps to ring.  NCCL's base latency
  * of each algorithm stays its table's: the figure is the links' per-step
@@ -64,6 +83,7 @@ typedef struct {
   const DpsCalPoint *pts;
   int               n;
   gboolean          ring_only;
+  int               cores;                /* DpsNetFit's */
   gboolean          free[DPS_NETFIT_N];   /* varied in this stage */
   double            fixed[DPS_NETFIT_N];  /* the others' scales */
   double            prior_w[DPS_NETFIT_N]; /* the prior's weight: noise variance / prior variance */
@@ -102,6 +122,7 @@ model_time (const DpsNetFit *f, const DpsTopoSpec *spec, int ranks, int nodes, d
 {
   g_autoptr (DpsTopoSpec) s = dps_topo_spec_copy (spec);
   dps_netfit_apply_spec (f, s);
+  dps_netfit_share_cores (f, s, ranks);
   /* a group of fewer ranks per node than the nodes hold (emulated nodes of
    * one rank each) uses that many of each node's devices */
   if (nodes > 1 && ranks / nodes < s->gpus_per_node && ranks % nodes == 0 && !s->ring)
@@ -131,6 +152,7 @@ unpack (const Problem *pb, const double *x, DpsNetFit *f)
   for (int i = 0; i < DPS_NETFIT_N; i++)
     f->scale[i] = pb->free[i] ? exp (x[j++]) : pb->fixed[i];
   f->ring_only = pb->ring_only;
+  f->cores = pb->cores;
 }
 
 static double
@@ -308,8 +330,9 @@ dps_netfit_fit (const DpsCalData *d, const DpsTopoSpec *spec, gboolean ring_only
   out->used[DPS_NETFIT_INTRA_BW] = out->used[DPS_NETFIT_INTRA_LAT] = single || spec->gpus_per_node > 1;
   out->used[DPS_NETFIT_NIC_BW] = out->used[DPS_NETFIT_NET_LAT] = multi && spec->n_nics > 0;
   out->used[DPS_NETFIT_NVLS] = spec->nvls && !ring_only;
+  out->cores = ring_only ? dps_cal_data_cores (d) : 0;
   Problem pb = { .spec = spec, .pts = (const DpsCalPoint *) pts->data, .n = (int) pts->len, .ring_only = ring_only,
-                 .wall = TRUE, .nodes_lo = 1, .nodes_hi = G_MAXINT };
+                 .cores = out->cores, .wall = TRUE, .nodes_lo = 1, .nodes_hi = G_MAXINT };
   for (int i = 0; i < DPS_NETFIT_N; i++)
     pb.fixed[i] = 1;
   /* a first look: the topology must hold every group */

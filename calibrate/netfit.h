@@ -22,7 +22,9 @@
  * groups cannot reach or do not exercise (no fitted point's time depends
  * on it by 5% or more) stays at 1 (the datasheet's).  The
  * fitted figures then serve any rank or node count; the per-group ring fits
- * (fit.h) still reproduce the groups that were measured, exactly.
+ * (fit.h) still reproduce the groups that were measured, exactly.  MPI
+ * ranks on CPU cores share them where they outnumber them
+ * (dps_netfit_share_cores), in the fit and in what it predicts.
  */
 #pragma once
 
@@ -41,6 +43,7 @@ typedef struct {
   double   rms_log;                 /* rms of log(model / measured) over the fitted points */
   int      n_points;
   gboolean ring_only;               /* the measurements are of a ring library (MPI): fitted and used with ring alone */
+  int      cores;                   /* a ring library's ranks share this many CPU cores (0: a core each) */
 } DpsNetFit;
 
 /* NCCL's sizes below this are not fitted: there its LL latencies rule,
@@ -55,6 +58,7 @@ const char *dps_netfit_name (int i);
 gboolean dps_netfit_fit (const DpsCalData *d, const DpsTopoSpec *spec, gboolean ring_only, DpsNetFit *out,
                          GError **error);
 void     dps_netfit_apply_spec (const DpsNetFit *f, DpsTopoSpec *spec);
+void     dps_netfit_share_cores (const DpsNetFit *f, DpsTopoSpec *spec, int ranks);
 void     dps_netfit_apply_params (const DpsNetFit *f, DpsCollParams *params, guint *algo_mask);
 double   dps_netfit_time (const DpsNetFit *f, const DpsTopoSpec *spec, int ranks, int nodes, double bytes,
                           GError **error);

@@ -24,6 +24,8 @@ dps_profile_network_save (const DpsProfile *p, GKeyFile *k)
   g_key_file_set_double (k, "network", "rms_log", f->rms_log);
   g_key_file_set_integer (k, "network", "points", f->n_points);
   g_key_file_set_boolean (k, "network", "ring_only", f->ring_only);
+  if (f->cores > 0)
+    g_key_file_set_integer (k, "network", "cores", f->cores);
   g_key_file_set_comment (k, "network", NULL,
                           " the simulator's own figures fitted to every group at once: multipliers of the\n"
                           " topology's bandwidths (intra_bw, nic_bw), of NCCL's per-step latencies inside\n"
@@ -39,17 +41,19 @@ dps_profile_network_load (DpsProfile *p, const DpsKeyFile *kf, GError **error)
     return TRUE;
   static const char *const keys[] = { "topology", "intra_bw", "intra_bw_sd", "nic_bw", "nic_bw_sd", "intra_lat",
                                       "intra_lat_sd", "net_lat", "net_lat_sd", "nvls", "nvls_sd", "rms_log",
-                                      "points", "ring_only", NULL };
+                                      "points", "ring_only", "cores", NULL };
   DpsNetFit *f = &p->net;
-  gint64 n;
+  gint64 n, cores;
   g_autofree char *topo = NULL;
   if (!dps_key_file_check_keys (kf, "network", keys, error)
       || !dps_key_file_get_string (kf, "network", "topology", TRUE, NULL, &topo, error)
       || !dps_key_file_get_double (kf, "network", "rms_log", FALSE, 0, 0, 100, &f->rms_log, error)
       || !dps_key_file_get_int (kf, "network", "points", FALSE, 0, 0, G_MAXINT, &n, error)
-      || !dps_key_file_get_bool (kf, "network", "ring_only", FALSE, FALSE, &f->ring_only, error))
+      || !dps_key_file_get_bool (kf, "network", "ring_only", FALSE, FALSE, &f->ring_only, error)
+      || !dps_key_file_get_int (kf, "network", "cores", FALSE, 0, 0, 1 << 20, &cores, error))
     return FALSE;
   f->n_points = (int) n;
+  f->cores = (int) cores;   /* profiles before it: a core each, as they were fitted */
   for (int i = 0; i < DPS_NETFIT_N; i++) {
     g_autofree char *sd = g_strconcat (dps_netfit_name (i), "_sd", NULL);
     f->used[i] = dps_key_file_has_key (kf, "network", dps_netfit_name (i));

@@ -134,6 +134,7 @@ dps_profile_apply_topo (const DpsProfile *p, DpsTopoSpec *spec, int ranks, int n
 {
   if (dps_profile_uses_network (p, ranks, nodes)) {
     dps_netfit_apply_spec (&p->net, spec);
+    dps_netfit_share_cores (&p->net, spec, ranks);
     return;
   }
   const DpsFitLevel *intra = dps_fit_nearest (&p->fit, MIN (ranks, spec->gpus_per_node), FALSE);

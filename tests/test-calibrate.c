@@ -335,6 +335,23 @@ test_latency_only_regime (void)
     g_autoptr (DpsTopoSpec) bs = dps_profile_machine_spec (back, 4, 2);
     g_assert_cmpfloat (REL (bs->nic_bw_Bps, 1.25e8), <, 1e-12);
   }
+  /* an MPI profile's network fit records the cores its ranks shared
+   * (dps_netfit_share_cores), and it comes back; a profile from before
+   * that, without the key, keeps a core a rank, as it was fitted */
+  p->data->devices = g_strdup ("2 CPU cores");
+  g_assert_true (dps_profile_fit_network (p, NULL, NULL));
+  g_assert_cmpint (p->net.cores, ==, 2);
+  {
+    g_autofree char *d2 = NULL, *p2 = NULL;
+    g_autoptr (DpsProfile) back = save_and_load (p, "c.calib", &d2, &p2);
+    g_assert_cmpint (back->net.cores, ==, 2);
+    replace_in_file (p2, "cores=2\n", "");
+    g_autoptr (DpsProfile) old = dps_profile_load (p2, NULL);
+    g_assert_nonnull (old);
+    g_assert_cmpint (old->net.cores, ==, 0);
+    g_unlink (p2);
+    g_rmdir (d2);
+  }
   replace_in_file (path, "100000", "1e+21");
   {
     g_autoptr (GError) e = NULL;

@@ -187,6 +187,42 @@ test_latency_scales_steps (void)
   g_assert_cmpfloat (p.base_s[DPS_ALGO_RING][DPS_PROTO_SIMPLE], ==, 2 * ref.base_s[DPS_ALGO_RING][DPS_PROTO_SIMPLE]);
 }
 
+/* MPI ranks outnumbering the CPU cores share them (dps_netfit_share_cores):
+ * measured at 2 and 4 ranks on 2 cores with a known bandwidth, the fit
+ * gives that bandwidth and the core count back, and at 8 ranks, never
+ * measured, a ring moving 2(n-1) S bytes with 2 cores takes 7/3 of 4
+ * ranks' time for a large message, where ranks with a core each would take
+ * (2 x 7/8) / (2 x 3/4) = 7/6 of it. */
+static void
+test_shared_cores (void)
+{
+  g_autoptr (DpsTopoSpec) s = test_shipped_spec ("dgx-a100");
+  DpsNetFit truth = { .fitted = TRUE, .ring_only = TRUE, .cores = 2 };
+  for (int i = 0; i < DPS_NETFIT_N; i++)
+    truth.scale[i] = 1;
+  truth.scale[DPS_NETFIT_INTRA_BW] = 0.5;
+  g_autoptr (DpsCalData) d = dps_cal_data_new ("cpu-mpi");
+  d->devices = g_strdup ("2 CPU cores");
+  g_assert_cmpint (dps_cal_data_cores (d), ==, 2);
+  measure (d, &truth, s, 2, 1);
+  measure (d, &truth, s, 4, 1);
+  DpsNetFit f;
+  g_assert_true (dps_netfit_fit (d, s, TRUE, &f, NULL));
+  g_assert_cmpint (f.cores, ==, 2);
+  g_assert_cmpfloat (fabs (f.scale[DPS_NETFIT_INTRA_BW] / 0.5 - 1), <, 0.03);
+  double big = 1 << 30;
+  double t4 = dps_netfit_time (&f, s, 4, 1, big, NULL), t8 = dps_netfit_time (&f, s, 8, 1, big, NULL);
+  g_assert_cmpfloat (fabs (t8 / dps_netfit_time (&truth, s, 8, 1, big, NULL) - 1), <, 0.03);
+  g_assert_cmpfloat (fabs (t8 / t4 / (7.0 / 3) - 1), <, 0.02);
+  f.cores = 0;   /* a core each: the ring alone */
+  g_assert_cmpfloat (fabs (dps_netfit_time (&f, s, 8, 1, big, NULL) / dps_netfit_time (&f, s, 4, 1, big, NULL)
+                           / (7.0 / 6) - 1), <, 0.02);
+  /* other devices lines name no cores */
+  g_free (d->devices);
+  d->devices = g_strdup ("NVIDIA H100 80GB HBM3");
+  g_assert_cmpint (dps_cal_data_cores (d), ==, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -197,5 +233,6 @@ main (int argc, char **argv)
   g_test_add_func ("/netfit/barely-determined", test_barely_determined);
   g_test_add_func ("/netfit/product-split", test_product_split);
   g_test_add_func ("/netfit/latency-scales-steps", test_latency_scales_steps);
+  g_test_add_func ("/netfit/shared-cores", test_shared_cores);
   return g_test_run ();
 }
