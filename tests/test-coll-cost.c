@@ -74,6 +74,33 @@ test_equals_fresh_plan (void)
   }
 }
 
+/* A 16-rank all-reduce's cost on t with ring and Simple alone, analytical. */
+static DpsCollCost *
+ring_simple_cost (const DpsTopo *t, const DpsCollParams *p)
+{
+  g_autoptr (GError) e = NULL;
+  DpsCollCost *c = dps_coll_cost_new (t, p, 16, DPS_OP_ALLREDUCE, 1u << DPS_ALGO_RING, 1u << DPS_PROTO_SIMPLE, 0,
+                                      DPS_MODE_ANALYTICAL, 0, &e);
+  g_assert_no_error (e);
+  return c;
+}
+
+/* The cached answer, whose plan is the reference size's, equals a fresh
+ * plan's at every size from from to to (by 2). */
+static void
+assert_cached_is_fresh (DpsCollCost *c, const DpsTopo *t, const DpsCollParams *p, double from, double to)
+{
+  for (double bytes = from; bytes <= to; bytes *= 2) {
+    DpsAlgo ca, fa;
+    DpsProto cp, fp;
+    double cached = dps_coll_cost_time (c, bytes, &ca, &cp);
+    double fresh = fresh_time_of (t, p, 16, bytes, DPS_MODE_ANALYTICAL, 1u << DPS_ALGO_RING, 1u << DPS_PROTO_SIMPLE,
+                                  &fa, &fp);
+    if (REL (cached, fresh) > 1e-6)
+      g_error ("%g bytes: cached %g s, a fresh plan %g s", bytes, cached, fresh);
+  }
+}
+
 /* On two p4de nodes with Simple, the ring's EFA network steps take three
  * times as long once a channel's chunk passes EFA's eager 8 KiB
  * (dps_tune_eager_bytes: above 1 MiB for 16 ranks and 8 channels), so the
@@ -86,19 +113,8 @@ test_eager_latency (void)
   g_autoptr (DpsTopo) t = test_shipped_topo ("aws-p4de", 2);
   DpsCollParams p;
   dps_coll_params_nccl (&p);
-  guint simple = 1u << DPS_PROTO_SIMPLE;
-  g_autoptr (GError) e = NULL;
-  g_autoptr (DpsCollCost) c = dps_coll_cost_new (t, &p, 16, DPS_OP_ALLREDUCE, 1u << DPS_ALGO_RING, simple, 0,
-                                                 DPS_MODE_ANALYTICAL, 0, &e);
-  g_assert_no_error (e);
-  for (double bytes = 1 << 18; bytes <= 1 << 24; bytes *= 2) {
-    DpsAlgo ca, fa;
-    DpsProto cp, fp;
-    double cached = dps_coll_cost_time (c, bytes, &ca, &cp);
-    double fresh = fresh_time_of (t, &p, 16, bytes, DPS_MODE_ANALYTICAL, 1u << DPS_ALGO_RING, simple, &fa, &fp);
-    if (REL (cached, fresh) > 1e-6)
-      g_error ("%g bytes: cached %g s, a fresh plan %g s", bytes, cached, fresh);
-  }
+  g_autoptr (DpsCollCost) c = ring_simple_cost (t, &p);
+  assert_cached_is_fresh (c, t, &p, 1 << 18, 1 << 24);
   /* just above 1 MiB: 2 network steps x 2 x (14 + 48) us more */
   double below = dps_coll_cost_time (c, 1 << 20, NULL, NULL), above = dps_coll_cost_time (c, (1 << 20) + 128, NULL, NULL);
   g_assert_cmpfloat (fabs (above - below - 2 * 2 * 62e-6), <, 1e-7);
@@ -115,19 +131,8 @@ test_plateau_latency (void)
   g_autoptr (DpsTopo) t = test_shipped_topo ("dgx-h100", 2);
   DpsCollParams p;
   dps_coll_params_nccl (&p);
-  guint simple = 1u << DPS_PROTO_SIMPLE;
-  g_autoptr (GError) e = NULL;
-  g_autoptr (DpsCollCost) c = dps_coll_cost_new (t, &p, 16, DPS_OP_ALLREDUCE, 1u << DPS_ALGO_RING, simple, 0,
-                                                 DPS_MODE_ANALYTICAL, 0, &e);
-  g_assert_no_error (e);
-  for (double bytes = 1024; bytes <= 1 << 16; bytes *= 2) {
-    DpsAlgo ca, fa;
-    DpsProto cp, fp;
-    double cached = dps_coll_cost_time (c, bytes, &ca, &cp);
-    double fresh = fresh_time_of (t, &p, 16, bytes, DPS_MODE_ANALYTICAL, 1u << DPS_ALGO_RING, simple, &fa, &fp);
-    if (REL (cached, fresh) > 1e-6)
-      g_error ("%g bytes: cached %g s, a fresh plan %g s", bytes, cached, fresh);
-  }
+  g_autoptr (DpsCollCost) c = ring_simple_cost (t, &p);
+  assert_cached_is_fresh (c, t, &p, 1024, 1 << 16);
   double below = dps_coll_cost_time (c, 8191, NULL, NULL), from = dps_coll_cost_time (c, 8192, NULL, NULL);
   g_assert_cmpfloat (fabs (from - below - 0.4 * 147.6e-6), <, 1e-8);
 }
