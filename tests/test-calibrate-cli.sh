@@ -38,6 +38,14 @@ if "$bin" collective --calibration "$tmp/p.calib" --gpus 16 -b 1M -e 1M >"$tmp/c
    && grep -q "16 ranks, more than the 4 .* measured: predicted through its network fit" "$tmp/err" \
    && grep -q '^ *1048576 ' "$tmp/c16"; then ok; else ko "16 ranks: $(cat "$tmp/err")"; fi
 
+# the profile's figures in the terms of what it measured: `topo
+# --calibration` shows the calibrated machine (4 CPU ranks on 1 node), and
+# its table's datasheet figure is the one calibrate printed, not DGX H100's
+if "$bin" topo --calibration "$tmp/p.calib" >"$tmp/topo" 2>"$tmp/err" && grep -q "^1 node x 4 GPUs" "$tmp/topo" \
+   && grep -q "^network fit on vm\|^network fit on .*(calibrated)" "$tmp/topo" \
+   && [ "$(grep 'per GPU inside a node' "$tmp/topo")" = "$(grep 'per GPU inside a node' "$tmp/out")" ]; then ok
+else ko "topo --calibration: $(head -3 "$tmp/topo") $(cat "$tmp/err")"; fi
+
 # all-reduces timed as DDP issues them (each after 10 ms without
 # communication): the profile says how they were measured, and a gap that
 # is neither a time nor -1 is refused

@@ -103,6 +103,20 @@ describe (GString *out, const DpsTopo *t, gboolean all_links)
   }
 }
 
+/* The machine prof calibrated, as a topology of its own nodes (NULL for a
+ * profile of imported logs, which describes no machine); --nodes and
+ * --gpus (0: not given) do not apply to it (a note says so). */
+static DpsTopoSpec *
+calibrated_machine (const DpsProfile *prof, int nodes, int gpus)
+{
+  if (prof->machine_ranks <= 0)
+    return NULL;
+  if (nodes > 0 || gpus > 0)
+    dps_cli_note ("topo: --nodes and --gpus do not apply to a calibrated machine: shown as measured");
+  /* machine_ranks: the most ranks measured, over all its (emulated) nodes */
+  return dps_profile_machine_spec (prof, prof->machine_ranks, MAX (prof->machine_nodes, 1));
+}
+
 int
 dps_cmd_topo (int argc, char **argv)
 {
@@ -151,7 +165,11 @@ dps_cmd_topo (int argc, char **argv)
   const char *name = positional ? positional : topology;
   if (!name && prof && prof->net_topology)
     name = prof->net_topology;   /* the topology its figures scale */
-  g_autoptr (DpsTopo) t = dps_cli_topology (name, nodes, gpus, &n_gpus, &error);
+  /* a profile of this machine (no cluster named in it): the machine as it
+   * calibrated it, the datasheet its network fit scales */
+  g_autoptr (DpsTopoSpec) machine = !name && prof && !prof->net_topology ? calibrated_machine (prof, nodes, gpus) : NULL;
+  g_autoptr (DpsTopo) t = machine ? dps_topo_new (machine, MAX (prof->machine_nodes, 1), &error)
+                                  : dps_cli_topology (name, nodes, gpus, &n_gpus, &error);
   g_free (topology);
   if (!t)
     return dps_cli_fail ("topo", error);
