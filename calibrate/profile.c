@@ -3,6 +3,7 @@
  * writing it as a key file is profile-file.c. */
 #include "calibrate/profile.h"
 #include "calibrate/profile-network.h"
+#include "real/netemu.h"
 #include "sim/nccl-tune.h"
 #include "sim/base/stats.h"
 
@@ -235,12 +236,12 @@ dps_profile_machine_spec (const DpsProfile *p, int ranks, int nodes)
   s->max_nodes = MAX (p->machine_nodes, 1);
   s->channels = 1;
   if (p->machine_nodes > 1) {
-    /* emulated nodes: one shaped link each, at the rate it was shaped to
-     * (the network fit's datasheet; its prior pulls towards it); older
-     * profiles, which did not say it, 1 GB/s as before */
+    /* emulated nodes: one shaped link each, at what TCP carries of the rate
+     * it was shaped to (the network fit's datasheet; its prior pulls
+     * towards it); older profiles, which did not say it, 1 GB/s as before */
     s->n_nics = 1;
     s->nic_gpu = g_new0 (int, 1);
-    s->nic_bw_Bps = p->machine_link_Bps > 0 ? p->machine_link_Bps : 1e9;
+    s->nic_bw_Bps = p->machine_link_Bps > 0 ? p->machine_link_Bps * DPS_NETEMU_PAYLOAD_SHARE : 1e9;
   }
   return s;
 }

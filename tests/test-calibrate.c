@@ -329,11 +329,12 @@ test_latency_only_regime (void)
   {
     g_autoptr (DpsProfile) back = save_and_load (p, "u.calib", &dir, &path);
     g_assert_cmpfloat (back->fit.group[1].bw_Bps[0], ==, DPS_FIT_UNBOUNDED_BPS);
-    /* the emulated link's rate comes back, and is the machine's NIC as
-     * shaped (the network fit's datasheet): 1 Gbit/s = 1.25e8 B/s */
+    /* the emulated link's rate comes back, and the machine's NIC is what
+     * TCP carries of it (the network fit's datasheet): 1 Gbit/s = 1.25e8
+     * B/s of frames, 1448 of each 1514 bytes payload */
     g_assert_cmpfloat (REL (back->machine_link_Bps, 1.25e8), <, 1e-12);
     g_autoptr (DpsTopoSpec) bs = dps_profile_machine_spec (back, 4, 2);
-    g_assert_cmpfloat (REL (bs->nic_bw_Bps, 1.25e8), <, 1e-12);
+    g_assert_cmpfloat (REL (bs->nic_bw_Bps, 1.25e8 * 1448 / 1514), <, 1e-12);
   }
   /* an MPI profile's network fit records the cores its ranks shared
    * (dps_netfit_share_cores), and it comes back; a profile from before
