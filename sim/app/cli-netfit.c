@@ -3,6 +3,17 @@
 #include "sim/app/cli-util.h"
 #include "calibrate/profile.h"
 
+#include <math.h>
+
+/* v to three significant figures, trailing zeros kept ("0.120", "47.5",
+ * "366"), in a new string. */
+static char *
+sig3 (double v)
+{
+  int decimals = v > 0 ? (int) MAX (0, 2 - floor (log10 (v))) : 0;
+  return g_strdup_printf ("%.*f", MIN (decimals, 9), v);
+}
+
 /* Appends the table of p's network fit on spec (the unscaled topology it
  * scales), or a line saying the profile has none. */
 void
@@ -17,16 +28,16 @@ dps_cli_network_table (GString *o, const DpsProfile *p, const DpsTopoSpec *spec)
                           100 * f->rms_log, f->ring_only ? " (a ring library: ring alone)" : "");
   g_string_append_printf (o, "  %-26s %8s %8s   %s\n", "figure", "fitted", "+-", "in the topology's terms (+-: ? where NCCL's choice makes a kink)");
   for (int i = 0; i < DPS_NETFIT_N; i++) {
-    g_autofree char *terms = NULL;
+    g_autofree char *terms = NULL, *got = NULL, *sheet = NULL;
     double s = f->scale[i];
     switch (i) {
     case DPS_NETFIT_INTRA_BW:
-      terms = g_strdup_printf ("%.3g of %.3g GB/s per GPU inside a node", spec->intra_bw_Bps * s / 1e9,
-                               spec->intra_bw_Bps / 1e9);
+      terms = g_strdup_printf ("%s of %s GB/s per GPU inside a node", got = sig3 (spec->intra_bw_Bps * s / 1e9),
+                               sheet = sig3 (spec->intra_bw_Bps / 1e9));
       break;
     case DPS_NETFIT_NIC_BW:
-      terms = spec->n_nics ? g_strdup_printf ("%.3g of %.3g GB/s per NIC", spec->nic_bw_Bps * s / 1e9,
-                                              spec->nic_bw_Bps / 1e9)
+      terms = spec->n_nics ? g_strdup_printf ("%s of %s GB/s per NIC", got = sig3 (spec->nic_bw_Bps * s / 1e9),
+                                              sheet = sig3 (spec->nic_bw_Bps / 1e9))
                            : g_strdup ("no NICs");
       break;
     case DPS_NETFIT_INTRA_LAT:
