@@ -11,26 +11,14 @@
 static DpsTopo *
 make_topo (int nodes)
 {
-  return test_topo_from_text ("t.topo",
-    "[system]\nname = t\ngpus_per_node = 8\n"
-    "[gpu]\nmodel = g\nbf16_tflops = 100\nfp32_tflops = 10\nmemory_GB = 80\nmemory_bw_GBps = 1000\n"
-    "[intra]\nfabric = nvswitch\nbw_GBps = 1e9\npcie_GBps = 1e9\n"
-    "[nic]\ncount = 8\nbw_Gbps = 1e10\nlatency_us = 0\ngpus = 0;1;2;3;4;5;6;7\n", nodes);
+  return test_switch_topo (nodes, 1e9, 1e10);
 }
 
 /* Collectives for free (no latency, no fill); identical GPUs. */
 static void
 config (DpsDdpConfig *c, const DpsModel *m, const DpsTopo *t)
 {
-  dps_ddp_config_default (c);
-  c->model = m;
-  c->topo = t;
-  c->n_gpus = dps_topo_n_gpus (t);
-  c->batch = 8;
-  c->bucket_cap_bytes = 4e6;
-  c->first_bucket_bytes = 0;
-  c->trace_replicas = 0;
-  c->gpu_spread_cv = 0;
+  test_ddp_config (c, m, t);
   test_free_comm_params (c);
 }
 

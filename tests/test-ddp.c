@@ -10,41 +10,15 @@
 #include <math.h>
 #include <string.h>
 
-/* Nodes of 8 GPUs on a switch; NIC and NVSwitch bandwidth as given. */
-static DpsTopo *
-make_topo (int nodes, double intra_GBps, double nic_Gbps)
-{
-  g_autofree char *text = g_strdup_printf (
-    "[system]\nname = t\ngpus_per_node = 8\n"
-    "[gpu]\nmodel = g\nbf16_tflops = 100\nfp32_tflops = 10\nmemory_GB = 80\nmemory_bw_GBps = 1000\n"
-    "[intra]\nfabric = nvswitch\nbw_GBps = %g\npcie_GBps = %g\n"
-    "[nic]\ncount = 8\nbw_Gbps = %g\nlatency_us = 0\ngpus = 0;1;2;3;4;5;6;7\n", intra_GBps, intra_GBps, nic_Gbps);
-  return test_topo_from_text ("t.topo", text, nodes);
-}
-
-static void
-config (DpsDdpConfig *c, const DpsModel *m, const DpsTopo *t)
-{
-  dps_ddp_config_default (c);
-  c->model = m;
-  c->topo = t;
-  c->n_gpus = dps_topo_n_gpus (t);
-  c->batch = 8;
-  c->bucket_cap_bytes = 4e6;     /* one layer's fp32 gradients per bucket */
-  c->first_bucket_bytes = 0;
-  c->trace_replicas = 0;
-  c->gpu_spread_cv = 0;          /* identical GPUs: the spread has its own test */
-}
-
 /* With communication for free (huge bandwidth, no latency) a step is the
  * compute alone: efficiency 1. */
 static void
 test_free_comm (void)
 {
   g_autoptr (DpsModel) m = test_csv_model ();
-  g_autoptr (DpsTopo) t = make_topo (2, 1e9, 1e10);
+  g_autoptr (DpsTopo) t = test_switch_topo (2, 1e9, 1e10);
   DpsDdpConfig c;
-  config (&c, m, t);
+  test_ddp_config (&c, m, t);
   test_free_comm_params (&c);
   DpsDdpResult r;
   test_ddp_run (&c, &r);
@@ -73,9 +47,9 @@ static void
 test_overlap_bounds (void)
 {
   g_autoptr (DpsModel) m = test_csv_model ();
-  g_autoptr (DpsTopo) t = make_topo (2, 100, 10);   /* a slow network: comm matters */
+  g_autoptr (DpsTopo) t = test_switch_topo (2, 100, 10);   /* a slow network: comm matters */
   DpsDdpConfig c;
-  config (&c, m, t);
+  test_ddp_config (&c, m, t);
   double comm = sum_of_buckets (&c);
   DpsDdpResult r;
   c.no_overlap = TRUE;
@@ -97,9 +71,9 @@ static void
 test_slow_replica (void)
 {
   g_autoptr (DpsModel) m = test_csv_model ();
-  g_autoptr (DpsTopo) t = make_topo (2, 100, 100);
+  g_autoptr (DpsTopo) t = test_switch_topo (2, 100, 100);
   DpsDdpConfig c;
-  config (&c, m, t);
+  test_ddp_config (&c, m, t);
   c.slow_replicas = 1;
   c.slow_factor = 1.5;
   DpsDdpResult r;
@@ -122,9 +96,9 @@ static void
 test_grad_accum (void)
 {
   g_autoptr (DpsModel) m = test_csv_model ();
-  g_autoptr (DpsTopo) t = make_topo (2, 100, 10);
+  g_autoptr (DpsTopo) t = test_switch_topo (2, 100, 10);
   DpsDdpConfig c;
-  config (&c, m, t);
+  test_ddp_config (&c, m, t);
   c.no_overlap = TRUE;
   DpsDdpResult r1, r4;
   test_ddp_run (&c, &r1);
@@ -144,9 +118,9 @@ test_strong_scaling (void)
   g_autoptr (DpsModel) m = test_csv_model ();
   double c1 = 0;
   for (int n = 1; n <= 8; n *= 2) {
-    g_autoptr (DpsTopo) t = make_topo (1, 100, 100);
+    g_autoptr (DpsTopo) t = test_switch_topo (1, 100, 100);
     DpsDdpConfig c;
-    config (&c, m, t);
+    test_ddp_config (&c, m, t);
     c.n_gpus = n;
     c.global_batch = 64;
     DpsDdpResult r;
@@ -167,9 +141,9 @@ test_compression (void)
   dps_model_add_layer (m, "fc", 1e9, 0, 0);
   dps_model_add_tensor (m, "fc.weight", 1000, 1000);
   dps_model_add_vector (m, "fc.bias", 1000);
-  g_autoptr (DpsTopo) t = make_topo (1, 100, 100);
+  g_autoptr (DpsTopo) t = test_switch_topo (1, 100, 100);
   DpsDdpConfig c;
-  config (&c, m, t);
+  test_ddp_config (&c, m, t);
   DpsDdpResult r;
   test_ddp_run (&c, &r);
   g_assert_cmpfloat (r.comm_bytes, ==, 4.0 * 1001000);
@@ -190,9 +164,9 @@ test_memory (void)
 {
   g_autoptr (GError) e = NULL;
   g_autoptr (DpsModel) m = dps_model_load ("gpt2", &e);
-  g_autoptr (DpsTopo) t = make_topo (1, 100, 100);
+  g_autoptr (DpsTopo) t = test_switch_topo (1, 100, 100);
   DpsDdpConfig c;
-  config (&c, m, t);
+  test_ddp_config (&c, m, t);
   c.grad_dtype = DPS_DTYPE_BF16;
   c.grad_as_bucket_view = TRUE;
   c.mixed = TRUE;
@@ -226,9 +200,9 @@ static void
 test_trace_typical (void)
 {
   g_autoptr (DpsModel) m = test_csv_model ();
-  g_autoptr (DpsTopo) t = make_topo (2, 100, 100);
+  g_autoptr (DpsTopo) t = test_switch_topo (2, 100, 100);
   DpsDdpConfig c;
-  config (&c, m, t);
+  test_ddp_config (&c, m, t);
   c.jitter_cv = 0.2;
   c.trace_replicas = 4;
   c.seed = 7;
@@ -251,9 +225,9 @@ static void
 test_seeds (void)
 {
   g_autoptr (DpsModel) m = test_csv_model ();
-  g_autoptr (DpsTopo) t = make_topo (2, 100, 100);
+  g_autoptr (DpsTopo) t = test_switch_topo (2, 100, 100);
   DpsDdpConfig c;
-  config (&c, m, t);
+  test_ddp_config (&c, m, t);
   c.jitter_cv = 0.1;
   c.os_noise_s = 1e-3;
   c.trials = 30;
@@ -282,10 +256,10 @@ static void
 test_compute_cv (void)
 {
   g_autoptr (DpsModel) m = test_csv_model ();
-  g_autoptr (DpsTopo) one = make_topo (1, 1e9, 1e10);
-  g_autoptr (DpsTopo) many = make_topo (2, 1e9, 1e10);
+  g_autoptr (DpsTopo) one = test_switch_topo (1, 1e9, 1e10);
+  g_autoptr (DpsTopo) many = test_switch_topo (2, 1e9, 1e10);
   DpsDdpConfig c;
-  config (&c, m, one);
+  test_ddp_config (&c, m, one);
   c.n_gpus = 1;
   c.compute_cv = 0.05;
   c.trials = 400;
@@ -294,7 +268,7 @@ test_compute_cv (void)
   double half = (r.step_p95_s - r.step_p5_s) / 2;
   g_assert_cmpfloat (REL (half, 1.645 * 0.05 * 24e-3), <, 0.3);
   g_assert_cmpfloat (REL (r.step_mean_s, 24e-3 + r.optimizer_s), <, 0.01);
-  config (&c, m, many);
+  test_ddp_config (&c, m, many);
   test_free_comm_params (&c);
   c.compute_cv = 0.05;
   c.trials = 200;
@@ -315,9 +289,9 @@ static void
 test_launch (void)
 {
   g_autoptr (DpsModel) m = test_csv_model ();
-  g_autoptr (DpsTopo) t = make_topo (2, 1e9, 1e10);
+  g_autoptr (DpsTopo) t = test_switch_topo (2, 1e9, 1e10);
   DpsDdpConfig c;
-  config (&c, m, t);
+  test_ddp_config (&c, m, t);
   test_free_comm_params (&c);
   DpsDdpResult base, r;
   test_ddp_run (&c, &base);
@@ -342,9 +316,9 @@ static void
 test_launch_busy (void)
 {
   g_autoptr (DpsModel) m = test_csv_model ();
-  g_autoptr (DpsTopo) t = make_topo (2, 100, 10);
+  g_autoptr (DpsTopo) t = test_switch_topo (2, 100, 10);
   DpsDdpConfig c;
-  config (&c, m, t);
+  test_ddp_config (&c, m, t);
   DpsDdpResult serial, overlapped, r;
   c.no_overlap = TRUE;
   test_ddp_run (&c, &serial);
@@ -366,9 +340,9 @@ static void
 test_convergence_and_cost (void)
 {
   g_autoptr (DpsModel) m = test_csv_model ();
-  g_autoptr (DpsTopo) t = make_topo (2, 100, 100);
+  g_autoptr (DpsTopo) t = test_switch_topo (2, 100, 100);
   DpsDdpConfig c;
-  config (&c, m, t);
+  test_ddp_config (&c, m, t);
   c.critical_batch = 256;
   c.steps_to_target = 1000;
   c.price_per_gpu_hour = 3.6;
@@ -386,9 +360,9 @@ static void
 test_loader (void)
 {
   g_autoptr (DpsModel) m = test_csv_model ();
-  g_autoptr (DpsTopo) t = make_topo (2, 100, 100);
+  g_autoptr (DpsTopo) t = test_switch_topo (2, 100, 100);
   DpsDdpConfig c;
-  config (&c, m, t);
+  test_ddp_config (&c, m, t);
   c.loader_samples_per_s = 100;
   DpsDdpResult r;
   test_ddp_run (&c, &r);
@@ -402,7 +376,7 @@ static void
 test_refused (void)
 {
   g_autoptr (DpsModel) m = test_csv_model ();
-  g_autoptr (DpsTopo) t = make_topo (2, 100, 100);
+  g_autoptr (DpsTopo) t = test_switch_topo (2, 100, 100);
   static const struct { int field; double value; const char *want; } cases[] = {
     { 0, 0, "bucket cap: must be more than 0" },
     /* fewer samples than 16 replicas */
@@ -415,7 +389,7 @@ test_refused (void)
     DpsDdpConfig c;
     DpsDdpResult r;
     g_autoptr (GError) e = NULL;
-    config (&c, m, t);
+    test_ddp_config (&c, m, t);
     double v = cases[i].value;
     switch (cases[i].field) {
     case 0: c.bucket_cap_bytes = v; break;
@@ -441,7 +415,7 @@ test_default_contention (void)
   g_assert_no_error (e);
   g_autoptr (DpsTopo) one = test_shipped_topo ("dgx-h100", 1), two = test_shipped_topo ("dgx-h100", 2);
   DpsDdpConfig c;
-  config (&c, m, one);
+  test_ddp_config (&c, m, one);
   c.compute.dtype = DPS_DTYPE_FP16;
   c.mixed = TRUE;
   const DpsTopoSpec *s = dps_topo_spec (one);
@@ -453,7 +427,7 @@ test_default_contention (void)
   g_assert_cmpfloat (intra, >, 0.1);
   g_assert_cmpfloat (intra, <, 0.4);
   /* across nodes a GPU's bus is its share of the NICs: less HBM traffic */
-  config (&c, m, two);
+  test_ddp_config (&c, m, two);
   c.compute.dtype = DPS_DTYPE_FP16;
   double nic = s->nic_bw_Bps * s->n_nics / s->gpus_per_node;
   double inter = 24.0 / 132 * (1 - mem) + 3 * nic / 3350e9 * mem;
@@ -467,11 +441,11 @@ test_default_contention (void)
   g_assert_cmpfloat (r.contention_s, >, 0);
   dps_ddp_result_clear (&r);
   /* one GPU: nothing overlaps; an unknown device ("g"): no figures */
-  config (&c, m, one);
+  test_ddp_config (&c, m, one);
   c.n_gpus = 1;
   g_assert_cmpfloat (dps_ddp_default_contention (&c, 256), ==, 0);
-  g_autoptr (DpsTopo) t = make_topo (1, 100, 100);
-  config (&c, m, t);
+  g_autoptr (DpsTopo) t = test_switch_topo (1, 100, 100);
+  test_ddp_config (&c, m, t);
   g_assert_cmpfloat (dps_ddp_default_contention (&c, 256), ==, 0);
 }
 
@@ -497,7 +471,7 @@ test_fixed_costs (void)
     g_autoptr (DpsTopo) t = test_topo_from_text ("t.topo", text, 1);
     DpsDdpConfig c;
     DpsDdpResult r;
-    config (&c, m, t);
+    test_ddp_config (&c, m, t);
     test_free_comm_params (&c);
     c.contention = 0;
     test_ddp_run (&c, &r);
@@ -514,7 +488,7 @@ test_fixed_costs (void)
       g_assert_cmpfloat (REL (r.opt_launch_s, 8 * 4e-6 - 8 * 1e6 * 30 / 0.8e15), <, 1e-6);
     }
     dps_ddp_result_clear (&r);
-    config (&c, m, t);
+    test_ddp_config (&c, m, t);
     test_free_comm_params (&c);
     c.contention = 0;
     c.grad_as_bucket_view = TRUE;
@@ -524,7 +498,7 @@ test_fixed_costs (void)
       g_assert_cmpfloat (r.copy_out_s, ==, 0);
     }
     dps_ddp_result_clear (&r);
-    config (&c, m, t);
+    test_ddp_config (&c, m, t);
     c.n_gpus = 1;
     test_ddp_run (&c, &r);
     g_assert_cmpfloat (r.bucket_copy_s + r.hooks_s + r.copy_out_s, ==, 0);

@@ -49,6 +49,36 @@ test_topo_from_text (const char *file_name, const char *text, int nodes)
   return t;
 }
 
+/* Nodes of 8 GPUs on an NVSwitch, a NIC each: the DDP tests' cluster, with
+ * the switch's and the NICs' bandwidth as given. */
+static inline DpsTopo *
+test_switch_topo (int nodes, double intra_GBps, double nic_Gbps)
+{
+  g_autofree char *text = g_strdup_printf (
+    "[system]\nname = t\ngpus_per_node = 8\n"
+    "[gpu]\nmodel = g\nbf16_tflops = 100\nfp32_tflops = 10\nmemory_GB = 80\nmemory_bw_GBps = 1000\n"
+    "[intra]\nfabric = nvswitch\nbw_GBps = %g\npcie_GBps = %g\n"
+    "[nic]\ncount = 8\nbw_Gbps = %g\nlatency_us = 0\ngpus = 0;1;2;3;4;5;6;7\n", intra_GBps, intra_GBps, nic_Gbps);
+  return test_topo_from_text ("t.topo", text, nodes);
+}
+
+/* The DDP tests' configuration of m on all of t's GPUs: batch 8, buckets
+ * of 4 MB (one layer's fp32 gradients of test_csv_model), no first
+ * bucket, no trace, identical GPUs (the spread has its own test). */
+static inline void
+test_ddp_config (DpsDdpConfig *c, const DpsModel *m, const DpsTopo *t)
+{
+  dps_ddp_config_default (c);
+  c->model = m;
+  c->topo = t;
+  c->n_gpus = dps_topo_n_gpus (t);
+  c->batch = 8;
+  c->bucket_cap_bytes = 4e6;
+  c->first_bucket_bytes = 0;
+  c->trace_replicas = 0;
+  c->gpu_spread_cv = 0;
+}
+
 /* Simulates c into r; aborts the test when it fails. */
 static inline void
 test_ddp_run (const DpsDdpConfig *c, DpsDdpResult *r)
