@@ -371,3 +371,32 @@ dps_key_file_get_choice (const DpsKeyFile *kf, const char *group, const char *ke
   dps_key_file_error (kf, group, key, error, "unknown value '%s' (expected one of: %s)", v, list);
   return FALSE;
 }
+
+/* See keyfile.h. */
+double *
+dps_key_file_get_doubles (const DpsKeyFile *kf, const char *g, const char *key, gboolean required, gsize *n,
+                          GError **error)
+{
+  g_autofree char *raw = NULL;
+  if (!dps_key_file_get_string (kf, g, key, required, NULL, &raw, error))
+    return NULL;
+  if (!raw) {
+    *n = 0;
+    return g_new0 (double, 1);
+  }
+  g_auto (GStrv) parts = g_strsplit_set (raw, ";,", -1);
+  double *v = g_new0 (double, g_strv_length (parts) + 1);
+  gsize k = 0;
+  for (int i = 0; parts[i]; i++) {
+    if (!g_strstrip (parts[i])[0])
+      continue;
+    if (!dps_parse_double (parts[i], &v[k])) {
+      dps_key_file_error (kf, g, key, error, "'%s' is not a number", parts[i]);
+      g_free (v);
+      return NULL;
+    }
+    k++;
+  }
+  *n = k;
+  return v;
+}

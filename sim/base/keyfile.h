@@ -45,3 +45,8 @@ gboolean     dps_key_file_get_string (const DpsKeyFile *kf, const char *group, c
 gboolean     dps_key_file_get_choice (const DpsKeyFile *kf, const char *group, const char *key,
                                       const char *const *choices, gboolean required, int def,
                                       int *out, GError **error);
+/* A list of numbers separated by ';' or ',' (empty entries skipped), its
+ * length in *n; absent and not required: an empty list.  NULL with an
+ * error naming the key when malformed.  The caller frees it. */
+double      *dps_key_file_get_doubles (const DpsKeyFile *kf, const char *group, const char *key,
+                                       gboolean required, gsize *n, GError **error);
