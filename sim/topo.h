@@ -106,6 +106,7 @@ typedef struct {
 typedef struct DpsTopo DpsTopo;
 
 DpsTopoSpec   *dps_topo_spec_copy (const DpsTopoSpec *spec);
+/* per transport (net-transport.c) */
 double         dps_net_transport_extra_us (DpsNetTransport t);
 double         dps_net_transport_eager_bytes (DpsNetTransport t);
 const char    *dps_net_transport_name (DpsNetTransport t);
