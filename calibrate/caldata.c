@@ -44,6 +44,13 @@ dps_cal_busbw_Bps (const DpsCalPoint *p)
   return p->bytes / p->time_s * dps_coll_busbw_factor (DPS_OP_ALLREDUCE, p->ranks);
 }
 
+void
+dps_cal_data_set_cores (DpsCalData *d, int cores)
+{
+  g_free (d->devices);
+  d->devices = g_strdup_printf ("%d CPU cores", cores);
+}
+
 int
 dps_cal_data_cores (const DpsCalData *d)
 {

@@ -50,6 +50,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (DpsCalData, dps_cal_data_free)
 void        dps_cal_data_add (DpsCalData *d, int ranks, int nodes, double bytes, double time_s,
                               double time_ip_s, int wrong);
 double      dps_cal_busbw_Bps (const DpsCalPoint *p);
-/* The CPU cores an MPI calibration ran on, from its devices line ("N CPU
- * cores", as cpu-calibrate.c writes it); 0 for anything else. */
+/* The CPU cores an MPI calibration ran on, as its devices line says them
+ * ("N CPU cores", which dps_cal_data_set_cores writes); 0 for any other
+ * devices line. */
+void        dps_cal_data_set_cores (DpsCalData *d, int cores);
 int         dps_cal_data_cores (const DpsCalData *d);

@@ -133,10 +133,8 @@ dps_mpi_allreduce (const char *mode, const DpsNetEmu *net, DpsCalData *d, const 
     gethostname (host, sizeof host - 1);
     g_free (d->host);
     d->host = g_strdup (host);
-    if (g_str_equal (mode, "allreduce")) {
-      g_free (d->devices);
-      d->devices = g_strdup_printf ("%u CPU cores", g_get_num_processors ());
-    }
+    if (g_str_equal (mode, "allreduce"))
+      dps_cal_data_set_cores (d, (int) g_get_num_processors ());
   }
   return ok;
 }

@@ -245,7 +245,8 @@ dps_netemu_new (int nodes, int ranks_per_node, double link_gbps, GError **error)
    * (tc-tbf(8): "the minimum buffer size can be calculated by dividing the
    * rate by HZ"), and at least one 64 KiB GSO packet.  With 1 ms at HZ 250
    * (a quarter of that) 4 emulated nodes in a ring ran 16 MiB all-reduces
-   * at 87% of 1 Gbit/s and at 63% of 0.5 Gbit/s; with rate/HZ at 91-95%. */
+   * at 87% of 1 Gbit/s and at 63% of 0.5 Gbit/s; with rate/HZ (4 ms) at
+   * 91% of 1 Gbit/s. */
   double rate_Bps = link_gbps * 1e9 / 8;
   long burst = MAX (65536L, (long) (rate_Bps / kernel_hz ()));
   if (!sh (error, "ip link add %s type bridge && ip addr add %s.254/24 dev %s && ip link set %s up", e->bridge,

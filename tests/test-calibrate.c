@@ -339,7 +339,7 @@ test_latency_only_regime (void)
   /* an MPI profile's network fit records the cores its ranks shared
    * (dps_netfit_share_cores), and it comes back; a profile from before
    * that, without the key, keeps a core a rank, as it was fitted */
-  p->data->devices = g_strdup ("2 CPU cores");
+  dps_cal_data_set_cores (p->data, 2);
   g_assert_true (dps_profile_fit_network (p, NULL, NULL));
   g_assert_cmpint (p->net.cores, ==, 2);
   {
