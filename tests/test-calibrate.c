@@ -1,9 +1,7 @@
-/* Unit tests of calibration: the fit (calibrate/fit.c), nccl-tests import
- * (calibrate/nccl-log.c), profiles (calibrate/profile.c), and the claim
- * that the simulator, given a profile, reproduces the fit. */
+/* Unit tests of calibration: the fit (calibrate/fit.c), profiles
+ * (calibrate/profile.c), and the claim that the simulator, given a
+ * profile, reproduces the fit.  nccl-tests import: test-import.c. */
 #include "calibrate/fit.h"
-#include "calibrate/nccl-log.h"
-#include "calibrate/reference.h"
 #include "calibrate/profile.h"
 #include "calibrate/profile-device.h"
 #include "sim/nccl-tune.h"
@@ -128,136 +126,6 @@ test_held_out (void)
   DpsFit f;
   g_assert_true (dps_fit_levels (d, &f, NULL));
   g_assert_cmpfloat (REL (f.group[0].bw_Bps[0], 1e9), <, 1e-6);
-}
-
-static char *
-data_path (const char *name)
-{
-  return g_build_filename (DPS_TEST_DATA, name, NULL);
-}
-
-/* nccl-tests logs: the current layout (root column, #wrong) and the older
- * one (no root, an error column, MPI "[0]" prefixes).  Rank and node
- * counts come from the "Rank ... on HOST" lines; times are microseconds. */
-static void
-test_import (void)
-{
-  g_autoptr (GError) e = NULL;
-  g_autofree char *p1 = data_path ("nccl-tests-1x8.log"), *p2 = data_path ("nccl-tests-2x8-old.log");
-  g_autoptr (DpsCalData) d = dps_cal_data_new ("nccl-tests");
-  g_assert_true (dps_nccl_log_load (p1, d, &e));
-  g_assert_no_error (e);
-  g_assert_cmpint (d->points->len, ==, 14);
-  DpsCalPoint *first = &g_array_index (d->points, DpsCalPoint, 0);
-  g_assert_cmpint (first->ranks, ==, 8);
-  g_assert_cmpint (first->nodes, ==, 1);
-  g_assert_cmpfloat (first->bytes, ==, 8);
-  g_assert_cmpint (first->wrong, ==, 0);
-  /* the log's 70.00 us for 8 bytes: 2 x 7 x 5 us (+ a negligible 0.0000 us of bandwidth) */
-  g_assert_cmpfloat (REL (first->time_s, 70e-6), <, 1e-3);
-  g_assert_true (dps_nccl_log_load (p2, d, &e));
-  DpsCalPoint *second = &g_array_index (d->points, DpsCalPoint, 14);
-  g_assert_cmpint (second->ranks, ==, 16);
-  g_assert_cmpint (second->nodes, ==, 2);
-  /* fitting both logs recovers what generated them */
-  DpsFit f;
-  g_assert_true (dps_fit_levels (d, &f, &e));
-  g_assert_cmpint (f.n_groups, ==, 2);
-  g_assert_cmpfloat (REL (f.group[0].bw_Bps[0], 200e9), <, 0.01);
-  g_assert_cmpfloat (REL (f.group[0].alpha_s[0], 5e-6), <, 0.01);
-}
-
-/* Without "Rank" lines, busbw / algbw = 2(n-1)/n gives n. */
-static void
-test_import_ratio (void)
-{
-  const char *log = "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
-                    "     1048576        262144     float     sum      -1   100.00   10.49   18.35      0   100.00   10.49   18.35      0\n"
-                    "# Avg bus bandwidth    : 18.35\n";
-  g_autoptr (DpsCalData) d = dps_cal_data_new ("nccl-tests");
-  g_assert_true (dps_nccl_log_parse ("x.log", log, -1, d, NULL));
-  g_assert_cmpint (g_array_index (d->points, DpsCalPoint, 0).ranks, ==, 8);
-}
-
-/* Tables as authors paste them: the out-of-place half only (8 columns
- * with root: size count type redop root time algbw busbw), a banner line
- * ("NCCL version ...") between the Rank lines and the table, a reference
- * file's '#%' facts (one names "algbw" and "busbw" without being the
- * header), and only the first of the Rank lines: the header's 16 ranks
- * on 2 hosts stand, the time is the out-of-place one. */
-static void
-test_import_pasted (void)
-{
-  const char *ref = "#% system: test (a busbw and algbw figure named in a note)\n"
-                    "#% test: all_reduce_perf\n#% ranks: 16\n#% nodes: 2\n"
-                    "#  Rank  0 Group  0 Pid 1 on host1 device  0 [0x00] NVIDIA H100\n"
-                    "NCCL version 2.21.5+cuda12.4\n"
-                    "#       size         count      type   redop    root     time   algbw   busbw\n"
-                    "     1048576        262144     float     sum      -1   100.00   10.49   19.66\n"
-                    "     2097152        524288     float     sum      -1   150.00   13.98   26.21\n";
-  g_autoptr (GError) e = NULL;
-  g_autoptr (DpsReference) r = dps_reference_parse ("pasted.ref", ref, -1, &e);
-  g_assert_no_error (e);
-  g_assert_cmpint (r->ranks, ==, 16);
-  g_assert_cmpint (r->hosts, ==, 2);
-  g_assert_cmpint (r->data->points->len, ==, 2);
-  DpsCalPoint *p = &g_array_index (r->data->points, DpsCalPoint, 1);
-  g_assert_cmpfloat (p->bytes, ==, 2097152);
-  g_assert_cmpfloat (REL (p->time_s, 150e-6), <, 1e-12);
-}
-
-/* Truncated and malformed logs are refused with the file and line. */
-static void
-test_import_bad (void)
-{
-  static const struct { const char *file, *expect; } cases[] = {
-    { "nccl-tests-truncated.log", "nccl-tests-truncated.log:30: expected 12 or 13 columns" },
-    { "nccl-tests-malformed.log", "nccl-tests-malformed.log:21: not an nccl-tests result row" },
-  };
-  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++) {
-    g_autofree char *p = data_path (cases[i].file);
-    g_autoptr (DpsCalData) d = dps_cal_data_new ("nccl-tests");
-    g_autoptr (GError) e = NULL;
-    g_assert_false (dps_nccl_log_load (p, d, &e));
-    if (!strstr (e->message, cases[i].expect))
-      g_error ("'%s' lacks '%s'", e->message, cases[i].expect);
-  }
-  g_autoptr (GError) e = NULL;
-  g_autoptr (DpsCalData) d = dps_cal_data_new ("nccl-tests");
-  g_assert_false (dps_nccl_log_parse ("empty.log", "", -1, d, &e));
-  g_assert_nonnull (strstr (e->message, "no nccl-tests table"));
-  g_clear_error (&e);
-  /* a row of the out-of-place half alone under a header of both halves is
-   * a cut row, refused */
-  const char *cut = "#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n"
-                    "8 2 float sum -1 10.0 0.00 0.00 0 10.0 0.00 0.00 0\n"
-                    "16 4 float sum -1 10.0 0.00 0.00\n";
-  g_assert_false (dps_nccl_log_parse ("cut.log", cut, -1, d, &e));
-  g_assert_nonnull (strstr (e->message, "cut.log:3: expected 12 or 13 columns"));
-}
-
-/* A log whose rows are whole but whose footer is missing loads, with a
- * warning naming the file and the last row's line. */
-static void
-test_import_no_footer (void)
-{
-  g_autofree char *dir = g_dir_make_tmp ("dpscale-XXXXXX", NULL);
-  g_autofree char *path = g_build_filename (dir, "nofooter.log", NULL);
-  const char *log = "#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n"
-                    "1048576 262144 float sum -1 100.00 10.49 18.35 0 100.00 10.49 18.35 0\n"
-                    "2097152 524288 float sum -1 150.00 13.98 24.47 0 150.00 13.98 24.47 0\n";
-  g_assert_true (g_file_set_contents (path, log, -1, NULL));
-  g_autoptr (DpsCalData) d = dps_cal_data_new ("nccl-tests");
-  g_autoptr (GError) e = NULL;
-  g_autofree char *warning = NULL;
-  g_assert_true (dps_nccl_log_load_warn (path, d, &warning, &e));
-  g_assert_no_error (e);
-  g_assert_cmpint (d->points->len, ==, 2);
-  g_assert_nonnull (warning);
-  g_autofree char *want = g_strdup_printf ("%s:3: no '# Avg bus bandwidth' footer", path);
-  g_assert_nonnull (strstr (warning, want));
-  g_unlink (path);
-  g_rmdir (dir);
 }
 
 /* The simulator given the profile reproduces the fit: `dpscale collective
@@ -590,11 +458,6 @@ main (int argc, char **argv)
   g_test_add_func ("/calibrate/fit/per-rank-count", test_fit_per_rank_count);
   g_test_add_func ("/calibrate/fit/held-out", test_held_out);
   g_test_add_func ("/calibrate/fit/nearest-rank-count", test_nearest_rank_count);
-  g_test_add_func ("/calibrate/import/variants", test_import);
-  g_test_add_func ("/calibrate/import/ratio", test_import_ratio);
-  g_test_add_func ("/calibrate/import/pasted", test_import_pasted);
-  g_test_add_func ("/calibrate/import/bad", test_import_bad);
-  g_test_add_func ("/calibrate/import/no-footer", test_import_no_footer);
   g_test_add_func ("/calibrate/profile/drives-simulator", test_profile_drives_simulator);
   g_test_add_func ("/calibrate/profile/latency-only-regime", test_latency_only_regime);
   g_test_add_func ("/calibrate/profile/roundtrip", test_profile_roundtrip);
