@@ -37,6 +37,21 @@ for s in $(cut -d' ' -f1 "$tmp/rows" | sort -u); do
   systems=$((systems + 1))
   if awk "BEGIN { exit !($m <= 20) }"; then within=$((within + 1)); fi
 done
+# rows of 256 MiB and more, by system: the issue's 7% per system, reported
+# (not a bar: missed, see tests/reference/README.md) as each system's median
+# and its worst row
+awk -F, 'NR > 1 && $7 >= 268435456 { e = $14 < 0 ? -$14 : $14; print $2, e }' "$tmp/suite.csv" > "$tmp/big"
+echo "rows of 256 MiB and more ($(wc -l < "$tmp/big") rows), by system: median and worst |error|"
+big_med=0 big_worst=0 big_n=0
+for s in $(cut -d' ' -f1 "$tmp/big" | sort -u); do
+  m=$(awk -v s="$s" '$1 == s { print $2 }' "$tmp/big" | median)
+  w=$(awk -v s="$s" '$1 == s { print $2 }' "$tmp/big" | sort -g | tail -1)
+  printf '  %-34s %6.1f%% %6.1f%%\n' "$s" "$m" "$w"
+  big_n=$((big_n + 1))
+  if awk "BEGIN { exit !($m <= 7) }"; then big_med=$((big_med + 1)); fi
+  if awk "BEGIN { exit !($w <= 7) }"; then big_worst=$((big_worst + 1)); fi
+done
+echo "  within 7%: $big_med of $big_n systems by their median, $big_worst by their worst row"
 if awk "BEGIN { exit !($all <= 10) }"; then ok; else ko "suite median |error| $all% > 10%"; fi
 if [ "$within" -ge "$systems" ]; then ok; else ko "only $within of $systems systems within 20%"; fi
 echo "ten worst rows (file, size B, measured/model busbw GB/s, algo, proto, error %):"
