@@ -298,9 +298,9 @@ ring_time_oversub (double oversub, DpsNetMode mode)
 }
 
 /* 8 DGX H100 nodes, 4 per leaf.  The ring crosses between the two leaves
- * once each way per channel: 8 channels x 47.5 GB/s = 380 GB/s each way.
- * A leaf's uplink is 32 x 47.5 / oversubscription: 760 GB/s at 2:1, still
- * enough, so the time equals the full fabric's; 190 GB/s at 8:1, half of
+ * once each way per channel: 8 channels x 45 GB/s = 360 GB/s each way.
+ * A leaf's uplink is 32 x 45 / oversubscription: 720 GB/s at 2:1, still
+ * enough, so the time equals the full fabric's; 180 GB/s at 8:1, half of
  * what the ring needs, so the transfer takes twice as long. */
 static void
 test_oversubscription (void)
@@ -439,12 +439,12 @@ test_mesh_ring_bw (void)
  * a tree all-reduce over 2 DGX A100 (Ampere, 2 nodes: 23.6 GB/s of bus
  * bandwidth per channel, 8 channels; algorithm bandwidth half of it) moves
  * 1 GB in 1e9 / (0.5 x 8 x 23.6e9) s, slower than its links would (each
- * NIC carries an eighth of it each way at 23.75 GB/s: 5.3 ms against the
+ * NIC carries an eighth of it each way at 22.5 GB/s: 5.6 ms against the
  * ceiling's 10.6 ms; the difference of 1 GB and 0.5 GB leaves the
  * latency out); a ring with Simple has no ceiling.  Blackwell's rows are
  * those NCCL 2.28 re-measured, not Hopper's doubled: 2 HGX B200 (8
  * channels) hold a tree with Simple to 0.5 x 8 x 42.8 GB/s, below the
- * 8 x 47.5 GB/s its NICs would carry (NCCL 2.25-2.27's 82.8 gave twice it). */
+ * 8 x 45 GB/s its NICs would carry (NCCL 2.25-2.27's 82.8 gave twice it). */
 static void
 test_channel_ceiling (void)
 {
