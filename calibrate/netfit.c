@@ -111,9 +111,11 @@ static const double prior_sd_log[DPS_NETFIT_N] = { 0.1, 0.223, 0.693, 0.693, 0.2
 
 /* A figure is exercised by the measured points when it decides at least
  * this share of one fitted point's time (d log t / d log figure, at the
- * first fit's figures): the NICs of 2 H100 nodes, never their bottleneck
- * (NVLSTree there is bound in the switch), say nothing of what 4 nodes'
- * NICs reach; a fit of them moved them only through NCCL's choice. */
+ * first fit's figures): a figure that no point's time turns on (NVLS's
+ * efficiency on 2 H100 nodes once the first fit has made the switch
+ * faster than their NICs, or the NICs while the switch bounds NVLSTree)
+ * says nothing of other scales, and a fit of it moved it only through
+ * NCCL's choice. */
 #define MIN_SENSITIVITY 0.05
 
 /* One point's modelled time with figures f; < 0 on error. */
