@@ -29,6 +29,16 @@ if "$dpscale" collective --compare $files --format csv > "$tmp/suite.csv" 2> "$t
 read_files=$(tail -n +2 "$tmp/suite.csv" | cut -d, -f1 | sort -u | wc -l)
 if [ "$read_files" -eq "$n_files" ]; then ok; else ko "$read_files of $n_files files compared"; fi
 
+# Trays of one NVLink domain are one node: GCP's 2 A4X hosts of 4 GB200 are
+# one node of gb200-nvl72, so the compare's 1 GiB row is the model's 8-GPU
+# all-gather on it (time to the printed 0.01 us); OCI's 32 trays are 2 nodes
+# of gb200-nvl72-64.
+row=$(awk -F, '$1 == "gcp-a4x-2n-allgather.ref" && $7 == 1073741824 { print $5, $6, $9 }' "$tmp/suite.csv")
+alone=$("$dpscale" collective --topology gb200-nvl72 --gpus 8 --op allgather -b 1G -e 1G | awk '!/^#/ { print $6 }')
+if awk -v r="$row" -v a="$alone" 'BEGIN { split (r, f, " "); exit !(f[1] == 2 && f[2] == 1 && f[3] - a < 0.01 && a - f[3] < 0.01) }'; then ok; else ko "A4X trays: hosts, nodes, time $row, alone $alone us"; fi
+oci=$(awk -F, '$1 == "oci-gb200-v3-32n-allreduce.ref" { print $5, $6; exit }' "$tmp/suite.csv")
+if [ "$oci" = "32 2" ]; then ok; else ko "OCI trays: hosts and nodes '$oci', not '32 2'"; fi
+
 # |error| of rows >= 64 KiB, by system
 awk -F, 'NR > 1 && $7 >= 65536 { e = $14 < 0 ? -$14 : $14; print $2, e }' "$tmp/suite.csv" > "$tmp/rows"
 all=$(cut -d' ' -f2 "$tmp/rows" | median)
