@@ -79,11 +79,13 @@ num_member (JsonObject *o, const char *key, double *out)
   return isfinite (*out);
 }
 
+/* A non-negative id that fits a gint64 (2^63 and up is none: the cast
+ * would be undefined), or -1. */
 static gint64
 id_member (JsonObject *o, const char *key)
 {
   double v;
-  return num_member (o, key, &v) && v >= 0 ? (gint64) v : -1;
+  return num_member (o, key, &v) && v >= 0 && v < 0x1p63 ? (gint64) v : -1;
 }
 
 /* pid and tid are numbers, or strings in some exporters: one key for both */
@@ -94,9 +96,17 @@ thread_key (JsonObject *o)
   for (const char *const *key = (const char *const[]) { "pid", "tid", NULL }; *key; key++) {
     JsonNode *n = json_object_get_member (o, *key);
     guint64 v = 0;
-    if (n && JSON_NODE_HOLDS_VALUE (n))
-      v = json_node_get_value_type (n) == G_TYPE_STRING ? g_str_hash (json_node_get_string (n))
-                                                        : (guint64) json_node_get_int (n);
+    if (n && JSON_NODE_HOLDS_VALUE (n)) {
+      GType t = json_node_get_value_type (n);
+      if (t == G_TYPE_STRING)
+        v = g_str_hash (json_node_get_string (n));
+      else if (t == G_TYPE_INT64)
+        v = (guint64) json_node_get_int (n);
+      else if (t == G_TYPE_DOUBLE) {   /* json-glib's own cast of a huge double is undefined */
+        double d = json_node_get_double (n);
+        v = isfinite (d) && fabs (d) < 0x1p63 ? (guint64) (gint64) d : 0;
+      }
+    }
     k = k * 1000003 + v;
   }
   return (gint64) k;

@@ -250,6 +250,45 @@ test_seq_clash (void)
   g_assert_nonnull (strstr (m->note, "FLOPs from with_flops"));
 }
 
+/* Ids beyond what a gint64 holds are no ids (their cast was undefined:
+ * found by fuzz-trace).  An "External id" of 6.7e66 on a CPU op leaves the
+ * layers as test_seq_clash's (A_0: 5 x 4 weights; B_0: 2 x 5 + 2); a
+ * kernel on a pid of 1e300 whose ids are 6.7e66 and -1e300 leads to no op,
+ * which the loader refuses by name, as for any kernel without its op. */
+static void
+test_huge_ids (void)
+{
+  const char *cpu =
+    "{\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"nn.Module: Net_0\", \"pid\": 1, \"tid\": 1, "
+    "\"ts\": 0, \"dur\": 40},"
+    "{\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"nn.Module: A_0\", \"pid\": 1, \"tid\": 1, "
+    "\"ts\": 1, \"dur\": 20},"
+    "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::linear\", \"pid\": 1, \"tid\": 1, \"ts\": 2, "
+    "\"dur\": 8, \"args\": {\"External id\": 6.7e66, \"Sequence number\": 7, \"Input Dims\": [[3, 4], [5, 4], []]}},"
+    "{\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"nn.Module: B_0\", \"pid\": 1, \"tid\": 1, "
+    "\"ts\": 25, \"dur\": 10},"
+    "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::linear\", \"pid\": 1, \"tid\": 1, \"ts\": 26, "
+    "\"dur\": 8, \"args\": {\"Sequence number\": 8, \"Input Dims\": [[3, 5], [2, 5], [2]]}},"
+    "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"autograd::engine::evaluate_function: AddmmBackward0\", "
+    "\"pid\": 1, \"tid\": 1, \"ts\": 50, \"dur\": 40, \"args\": {\"Sequence number\": 8}},"
+    "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"autograd::engine::evaluate_function: MmBackward0\", "
+    "\"pid\": 1, \"tid\": 1, \"ts\": 95, \"dur\": 30, \"args\": {\"Sequence number\": 7}}";
+  g_autofree char *cpu_only = g_strdup_printf ("{\"traceEvents\": [%s]}", cpu);
+  g_autoptr (GError) e = NULL;
+  g_autoptr (DpsModel) m = dps_model_load_trace_data ("huge-ids.json", cpu_only, -1, &e);
+  g_assert_no_error (e);
+  g_assert_cmpint (dps_model_n_layers (m), ==, 2);
+  g_assert_cmpint (dps_model_layer (m, 0)->n_params, ==, 20);
+  g_assert_cmpint (dps_model_layer (m, 1)->n_params, ==, 12);
+  g_autofree char *with_kernel = g_strdup_printf (
+    "{\"traceEvents\": [%s, {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"gemm\", \"pid\": 1e300, "
+    "\"tid\": 7, \"ts\": 3, \"dur\": 2, \"args\": {\"External id\": 6.7e66, \"correlation\": -1e300}}]}", cpu);
+  g_autoptr (DpsModel) k = dps_model_load_trace_data ("huge-ids.json", with_kernel, -1, &e);
+  g_assert_null (k);
+  g_assert_error (e, DPS_ERROR, DPS_ERROR_INPUT);
+  g_assert_nonnull (strstr (e->message, "none of its 1 kernels and copies leads to the op that launched it"));
+}
+
 /* A trace taken under DDP: the NCCL kernel its reducer launched in the
  * backward node (60 us) is no layer's time and not in the step's kernels;
  * the layer keeps its own GEMM's 12 us. */
@@ -478,6 +517,7 @@ main (int argc, char **argv)
   g_test_add_func ("/model-trace/steps-by-optimizer", test_steps_by_optimizer);
   g_test_add_func ("/model-trace/device-by-kernel", test_device_by_kernel);
   g_test_add_func ("/model-trace/seq-clash", test_seq_clash);
+  g_test_add_func ("/model-trace/huge-ids", test_huge_ids);
   g_test_add_func ("/model-trace/split", test_split);
   g_test_add_func ("/model-trace/nccl-left-out", test_nccl_left_out);
   g_test_add_func ("/model-trace/truncated-malformed", test_truncated_malformed);
