@@ -126,6 +126,36 @@ bare_table_line (Parse *ps, const char *l)
          || g_str_has_prefix (l, "nThread") || strstr (l, "out-of-place");
 }
 
+/* Whether l is NCCL's own debug output ("host:pid:tid [dev] NCCL INFO ...",
+ * NCCL WARN, TRACE), which NCCL_DEBUG=INFO interleaves with the table. */
+static gboolean
+nccl_debug_line (const char *l)
+{
+  return strstr (l, " NCCL INFO ") || strstr (l, " NCCL WARN ") || strstr (l, " NCCL TRACE ")
+         || g_str_has_prefix (l, "NCCL INFO ") || g_str_has_prefix (l, "NCCL WARN ");
+}
+
+/* Whether l is a whole result row of both halves (12 or 13 columns) whose
+ * type and operation are nccl-tests' own, so that a table pasted without
+ * its header lines (a log's tail) starts there: size count type redop
+ * [root] time ...  */
+static gboolean
+headless_row (const char *l)
+{
+  static const char *const types[] = { "int8", "uint8", "int32", "uint32", "int64", "uint64", "half", "float",
+                                       "double", "bfloat16", "f8e4m3", "f8e5m2", NULL };
+  static const char *const ops[] = { "sum", "prod", "min", "max", "avg", "none", "mulsum", NULL };
+  if (!g_ascii_isdigit (l[0]))
+    return FALSE;
+  g_auto (GStrv) t = g_strsplit_set (l, " \t", -1);
+  const char *tok[14];
+  int n = 0;
+  for (int j = 0; t[j] && n < 14; j++)
+    if (t[j][0])
+      tok[n++] = t[j];
+  return (n == 12 || n == 13) && g_strv_contains (types, tok[2]) && g_strv_contains (ops, tok[3]);
+}
+
 /* One result row (line ln, next the line after it or NULL): kept, or left
  * out (wrong results, a repeat, size 0), or refused. */
 static gboolean
@@ -264,8 +294,12 @@ dps_nccl_log_parse_hinted (const char *name, const char *text, gssize len, DpsNc
       continue;   /* blank, or a reference file's facts (calibrate/reference.h), never the table's */
     if (l[0] == '#')
       comment_line (&ps, l);
+    else if (nccl_debug_line (l))
+      ;   /* NCCL_DEBUG's lines, before, inside or after the table */
+    else if (!ps.header && !ps.footer && headless_row (l))
+      ok = row_line (&ps, l, i + 1, lines[i + 1], error), ps.header = ps.halves = TRUE;   /* a table without its header */
     else if (bare_table_line (&ps, l) || !ps.header || g_str_has_prefix (l, "NCCL version") || ps.footer)
-      ;   /* banners before the table (NCCL INFO lines and the like), the lines after it */
+      ;   /* banners before the table, the lines after it */
     else
       ok = row_line (&ps, l, i + 1, lines[i + 1], error);
   }

@@ -88,6 +88,37 @@ test_import_pasted (void)
   g_assert_cmpfloat (REL (p->time_s, 150e-6), <, 1e-12);
 }
 
+/* A log's tail as kubectl or a job's output gives it: no header lines,
+ * NCCL_DEBUG=INFO's lines before, between and after the rows, the footer.
+ * The rows of both halves (13 columns, a type and an operation of
+ * nccl-tests') start the table; the NCCL lines are skipped wherever they
+ * are; busbw / algbw = 1.75 gives 8 ranks.  A line of 13 fields whose type
+ * is not nccl-tests' does not start a table. */
+static void
+test_import_tail (void)
+{
+  const char *tail = "worker-0:60:109 [0] NCCL INFO Connected all rings, use ring PXN 0 GDR 1\n"
+                     "     1048576        262144     float     sum      -1    32.18   32.59   57.02      0    31.90   32.87   57.52      0\n"
+                     "worker-1:61:113 [1] NCCL INFO comm 0xbae114ae20b0 rank 5 nranks 8 cudaDev 1 - Init COMPLETE\n"
+                     "     2097152        524288     float     sum      -1    35.89   58.43  102.26      0    35.50   59.07  103.38      0\n"
+                     "worker-0:61:113 [1] NCCL INFO comm 0xbae114ae20b0 rank 1 nranks 8 cudaDev 1 - Destroy COMPLETE\n"
+                     "# Out of bounds values : 0 OK\n"
+                     "# Avg bus bandwidth    : 79.64\n";
+  g_autoptr (GError) e = NULL;
+  g_autoptr (DpsCalData) d = dps_cal_data_new ("nccl-tests");
+  g_assert_true (dps_nccl_log_parse ("tail.log", tail, -1, d, &e));
+  g_assert_no_error (e);
+  g_assert_cmpint (d->points->len, ==, 2);
+  DpsCalPoint *p = &g_array_index (d->points, DpsCalPoint, 1);
+  g_assert_cmpint (p->ranks, ==, 8);
+  g_assert_cmpfloat (p->bytes, ==, 2097152);
+  g_assert_cmpfloat (REL (p->time_s, 35.89e-6), <, 1e-12);
+  const char *other = "1 2 apples sum -1 3 4 5 6 7 8 9 10\n# Avg bus bandwidth    : 5\n";
+  g_autoptr (DpsCalData) d2 = dps_cal_data_new ("nccl-tests");
+  g_assert_false (dps_nccl_log_parse ("other.log", other, -1, d2, &e));
+  g_assert_nonnull (strstr (e->message, "no nccl-tests table"));
+}
+
 /* Truncated and malformed logs are refused with the file and line. */
 static void
 test_import_bad (void)
@@ -149,6 +180,7 @@ main (int argc, char **argv)
   g_test_add_func ("/calibrate/import/variants", test_import);
   g_test_add_func ("/calibrate/import/ratio", test_import_ratio);
   g_test_add_func ("/calibrate/import/pasted", test_import_pasted);
+  g_test_add_func ("/calibrate/import/tail", test_import_tail);
   g_test_add_func ("/calibrate/import/bad", test_import_bad);
   g_test_add_func ("/calibrate/import/no-footer", test_import_no_footer);
   return g_test_run ();
