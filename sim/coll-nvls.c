@@ -66,7 +66,7 @@ nvls_plan (const DpsCollCtx *ctx, DpsPlan *plan)
   double S = ctx->bytes;
   DpsPhase *ph = dps_plan_add_phase_sized (plan, (guint) (2 * r * m + 4 * r * m));
   for (int p = 0; p < DPS_PROTO_COUNT; p++)
-    ph->latency_s[p] = ctx->params->base_s[DPS_ALGO_NVLS][p]
+    ph->latency_s[p] = ctx->params->base_s[DPS_ALGO_NVLS][p] + ctx->params->call_s
                        + ctx->params->step_s[DPS_ALGO_NVLS][DPS_LINK_NVLINK][p]
                        + 2 * dps_ceil_log2 (m) * dps_tune_step_s (ctx, DPS_ALGO_NVLS, DPS_LINK_NET, p);
   if (m == 1) {

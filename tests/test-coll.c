@@ -38,7 +38,7 @@ zero_params (DpsCollParams *p)
   memset (p->fill_bytes, 0, sizeof p->fill_bytes);
   memset (p->base_s, 0, sizeof p->base_s);
   memset (p->step_s, 0, sizeof p->step_s);
-  p->net_overhead_s = 0;
+  p->net_overhead_s = p->call_s = 0;
   for (int a = 0; a < DPS_ALGO_COUNT; a++) {
     p->algo_bw_factor[a] = 1;
     for (int q = 0; q < DPS_PROTO_COUNT; q++)
@@ -175,7 +175,7 @@ test_hier (void)
  * GPU sends S up and receives S down at NCCL's Hopper NVLS efficiency
  * (0.85 of 370.8 GB/s) times the 0.85 of it the published tables reach,
  * after a 32 MB pipeline fill (sim/nccl-cost.c):
- * (S + 32 MB) / (0.85 x 0.85 x 370.8 GB/s) + 25 us.  Across 2 nodes of
+ * (S + 32 MB) / (0.85 x 0.85 x 370.8 GB/s) + 25 us + the call's 12.  Across 2 nodes of
  * 4 GPUs (100 GB/s to the switch at NVLS efficiency 0.5, 12.5 GB/s NICs)
  * the switch's efficiency slows the switch alone: each GPU sends S + S/4
  * up at 50 GB/s (25 ms for 1 GB) while its NIC carries S/4 each way at
@@ -203,7 +203,7 @@ test_nvls (void)
   ctx.algo = DPS_ALGO_NVLS;
   g_assert_true (dps_coll_build_plan (&ctx, &plan, &e));
   g_assert_cmpfloat (plan->payload[DPS_PROTO_LL], ==, 0);
-  double expect = 25e-6 + (1e9 + 32e6) / (0.85 * 0.85 * 370.8e9);
+  double expect = 25e-6 + 12e-6 + (1e9 + 32e6) / (0.85 * 0.85 * 370.8e9);
   g_assert_cmpfloat (REL (dps_plan_time_analytical (h100, plan, DPS_PROTO_SIMPLE), expect), <, 1e-9);
   dps_plan_unref (plan);
   DpsCollParams z;
@@ -513,7 +513,8 @@ plan_latency_s (const DpsPlan *plan, DpsProto proto)
  * once each rank's share of a channel reaches 64 bytes.  Over 2 DGX H100
  * nodes (16 ranks, 8 channels) that is from 8 KiB: below, NCCL's 8.4 us
  * base, 28 NVLink steps of 3.4 us and 2 network steps of 14 + 8 us, 147.6
- * us; from 8 KiB 1.4 times that.  LL keeps its latency, as do one node
+ * us, and the call's own cost (call_s, 12 us) beside it; from 8 KiB 1.4
+ * times the 147.6, the call's cost not scaled.  LL keeps its latency, as do one node
  * and all-gather; Volta's factor is 1.9.  On 2 p4de nodes past EFA's
  * eager size the read protocol's two added crossings a network step
  * (2 x 2 x 62 us) are the transport's and are not scaled. */
@@ -530,8 +531,9 @@ test_ring_plateau (void)
   g_assert_cmpfloat (dps_tune_plateau_bytes (&ctx, DPS_ALGO_TREE, DPS_PROTO_SIMPLE), ==, 0);
   g_autoptr (DpsPlan) below = plan_for (h, &p, 16, DPS_OP_ALLREDUCE, 8191, DPS_ALGO_RING);
   g_autoptr (DpsPlan) from = plan_for (h, &p, 16, DPS_OP_ALLREDUCE, 8192, DPS_ALGO_RING);
-  g_assert_cmpfloat (REL (plan_latency_s (below, DPS_PROTO_SIMPLE), 147.6e-6), <, 1e-9);
-  g_assert_cmpfloat (REL (plan_latency_s (from, DPS_PROTO_SIMPLE), 1.4 * 147.6e-6), <, 1e-9);
+  g_assert_cmpfloat (p.call_s, ==, 12e-6);
+  g_assert_cmpfloat (REL (plan_latency_s (below, DPS_PROTO_SIMPLE), 147.6e-6 + 12e-6), <, 1e-9);
+  g_assert_cmpfloat (REL (plan_latency_s (from, DPS_PROTO_SIMPLE), 1.4 * 147.6e-6 + 12e-6), <, 1e-9);
   g_assert_cmpfloat (REL (plan_latency_s (from, DPS_PROTO_LL), plan_latency_s (below, DPS_PROTO_LL)), <, 1e-12);
   g_autoptr (DpsPlan) ag_below = plan_for (h, &p, 16, DPS_OP_ALLGATHER, 4096, DPS_ALGO_RING);
   g_autoptr (DpsPlan) ag_from = plan_for (h, &p, 16, DPS_OP_ALLGATHER, 1 << 20, DPS_ALGO_RING);
@@ -543,7 +545,8 @@ test_ring_plateau (void)
   g_autoptr (DpsTopo) v = shipped ("dgx1-v100", 2);
   g_autoptr (DpsPlan) v_below = plan_for (v, &p, 16, DPS_OP_ALLREDUCE, 64, DPS_ALGO_RING);
   g_autoptr (DpsPlan) v_from = plan_for (v, &p, 16, DPS_OP_ALLREDUCE, 1 << 20, DPS_ALGO_RING);
-  g_assert_cmpfloat (REL (plan_latency_s (v_from, DPS_PROTO_SIMPLE), 1.9 * plan_latency_s (v_below, DPS_PROTO_SIMPLE)), <, 1e-9);
+  g_assert_cmpfloat (REL (plan_latency_s (v_from, DPS_PROTO_SIMPLE) - p.call_s,
+                          1.9 * (plan_latency_s (v_below, DPS_PROTO_SIMPLE) - p.call_s)), <, 1e-9);
   g_autoptr (DpsTopo) a = shipped ("aws-p4de", 2);
   g_autoptr (DpsPlan) eager = plan_for (a, &p, 16, DPS_OP_ALLREDUCE, 1 << 20, DPS_ALGO_RING);
   g_autoptr (DpsPlan) read = plan_for (a, &p, 16, DPS_OP_ALLREDUCE, 2 << 20, DPS_ALGO_RING);
