@@ -8,13 +8,14 @@
 #     2026-12-03, 10.1% for the earlier bar of 12%; the issue's target is
 #     10%, its goal 5%: see the README's "How well it predicts real
 #     clusters" for what is left)
-#   - every one of the 18 systems with a median of at most 20% (the
+#   - every one of the 19 systems with a median of at most 20% (the
 #     issue's target; all 16 when the bar was set, aws-p4d the nearest at
 #     17.2%, which NCCL's plateau of the ring brought from 29.2%; 14 for the
 #     earlier bar of 15; since InfiniBand and RoCE NICs are at the fitted
 #     0.90 of line rate, suite 8.8%, the 128-node RoCE ring the nearest at
-#     19.3%; with the three GB200 NVL72 tables, 9.6% over 18 systems, the
-#     two NVL72 ones on their own bar, below)
+#     19.3%; with the four GB200 NVL72 tables, 9.7% over 19 systems, two
+#     NVL72 ones on their own bar, below; with a call's own cost (12 us),
+#     9.2%, the RTX 5090 the nearest at 19.4%)
 #   - every file read, none left out (a table that cannot be read fails)
 # Its output lists each system's median and the ten worst rows.
 set -u
@@ -43,11 +44,12 @@ if [ "$oci" = "32 2" ]; then ok; else ko "OCI trays: hosts and nodes '$oci', not
 awk -F, 'NR > 1 && $7 >= 65536 { e = $14 < 0 ? -$14 : $14; print $2, e }' "$tmp/suite.csv" > "$tmp/rows"
 all=$(cut -d' ' -f2 "$tmp/rows" | median)
 echo "suite: $n_files files, $(wc -l < "$tmp/rows") rows of 64 KiB and more, median |error| $(printf %.1f "$all")%"
-# The GB200 NVL72 systems, added when the model missed them (gcp-a4x 42%,
-# oci-gb200-v3 33%: tests/reference/README.md), are held to their own bar
-# (their figure then, plus 5) so that they count and cannot get worse
-# unseen; every other system to the issue's 20%.
-bar_of () { case $1 in gcp-a4x) echo 47 ;; oci-gb200-v3) echo 38 ;; *) echo 20 ;; esac; }
+# Two GB200 NVL72 systems, which the model misses (gcp-a4x 41% when added,
+# 20.8% since a call's own cost; oci-gb200-v3 33%, 27.7%:
+# tests/reference/README.md), are held to their own bar (their figure
+# now, plus 5) so that they count and cannot get worse unseen; every
+# other system to the issue's 20%.
+bar_of () { case $1 in gcp-a4x) echo 26 ;; oci-gb200-v3) echo 33 ;; *) echo 20 ;; esac; }
 within=0 systems=0 under20=0
 for s in $(cut -d' ' -f1 "$tmp/rows" | sort -u); do
   m=$(awk -v s="$s" '$1 == s { print $2 }' "$tmp/rows" | median)
