@@ -51,6 +51,23 @@ two_halves (const char *header)
   return b && strstr (b + 5, "busbw");
 }
 
+/* The blank-separated fields of l: at most max of them in tok, pointing
+ * into *owner (the caller frees it); their count, or max + 1 where l has
+ * more. */
+static int
+fields (const char *l, GStrv *owner, char **tok, int max)
+{
+  *owner = g_strsplit_set (l, " \t", -1);
+  int n = 0;
+  for (int j = 0; (*owner)[j]; j++)
+    if ((*owner)[j][0]) {
+      if (n == max)
+        return max + 1;
+      tok[n++] = (*owner)[j];
+    }
+  return n;
+}
+
 /* What a log's lines have said so far. */
 typedef struct {
   const char      *name;
@@ -93,12 +110,10 @@ comment_line (Parse *ps, const char *l)
   const char *cts = strstr (l, "Collective test starting:");
   if (cts && ps->hints && !ps->hints->test)
     ps->hints->test = g_strstrip (g_strdup (cts + strlen ("Collective test starting:")));
-  g_auto (GStrv) t = g_strsplit_set (l + 1, " \t", -1);
-  int n = 0;
+  g_auto (GStrv) t = NULL;
   char *tok[16];
-  for (int j = 0; t[j] && n < 16; j++)
-    if (t[j][0])
-      tok[n++] = t[j];
+  int n = fields (l + 1, &t, tok, 16);
+  n = MIN (n, 16);   /* the first 16 of a longer line */
   if (n >= 4 && g_str_equal (tok[0], "Rank"))
     for (int j = 2; j + 1 < n; j++)
       if (g_str_equal (tok[j], "on")) {
@@ -147,12 +162,9 @@ headless_row (const char *l)
   static const char *const ops[] = { "sum", "prod", "min", "max", "avg", "none", "mulsum", NULL };
   if (!g_ascii_isdigit (l[0]))
     return FALSE;
-  g_auto (GStrv) t = g_strsplit_set (l, " \t", -1);
-  const char *tok[14];
-  int n = 0;
-  for (int j = 0; t[j] && n < 14; j++)
-    if (t[j][0])
-      tok[n++] = t[j];
+  g_auto (GStrv) t = NULL;
+  char *tok[13];
+  int n = fields (l, &t, tok, 13);
   return (n == 12 || n == 13) && g_strv_contains (types, tok[2]) && g_strv_contains (ops, tok[3]);
 }
 
@@ -161,17 +173,9 @@ headless_row (const char *l)
 static gboolean
 row_line (Parse *ps, char *l, int ln, const char *next, GError **error)
 {
-  g_auto (GStrv) t = g_strsplit_set (l, " \t", -1);
+  g_auto (GStrv) t = NULL;
   char *tok[16];
-  int n = 0;
-  for (int j = 0; t[j]; j++)
-    if (t[j][0]) {
-      if (n == 16) {
-        n = 17;
-        break;
-      }
-      tok[n++] = t[j];
-    }
+  int n = fields (l, &t, tok, 16);   /* 17: more than 16 */
   /* 13 or 12 columns (with and without root); a table without its in-place
    * half (as some authors paste it) has 9, 8 or 7 */
   gboolean oop_only = n >= 7 && n <= 9 && !ps->halves;   /* under a header of both halves it is a cut row */
