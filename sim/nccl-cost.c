@@ -38,9 +38,9 @@ dps_coll_params_nccl (DpsCollParams *p)
    * once over the whole reference suite (tests/reference/nccl, median
    * |error| of busbw over rows of 64 KiB and more: 9.65% at 0, 9.33 at
    * 10, 9.32 at 11, 9.17 at 12, 9.25 at 13 and 14, the RTX 5090 passing
-   * the 20% every system keeps from 13; rows below 64 KiB 43 -> 27%): one node of
-   * 8 H100 or GB200 takes 21-33 us for 8 bytes where NCCL's figures give
-   * 15.  The same for every algorithm, so NCCL's choice does not move;
+   * the 20% every system keeps from 13; rows below 64 KiB 43 -> 27%): one
+   * node of 8 H100 or GB200 takes 21-33 us for 8 bytes where NCCL's
+   * figures give 15.  The same for every algorithm, so NCCL's choice does not move;
    * outside NCCL's plateau factor of the ring. */
   p->call_s = 12.0 * US;
   /* payload efficiency: LL carries 4 data bytes per 8; LL128 120 per 128
@@ -290,8 +290,9 @@ dps_tune_plateau_bytes (const DpsCollCtx *ctx, DpsAlgo algo, DpsProto proto)
  * to within 20%, aws-p4d 29.2 -> 17.2%; no other table moves: their ring
  * Simple rows are bandwidth-bound.  The figure is NCCL's since 2.18; that
  * table ran 2.9.9, whose factor was 1.9 for every GPU from nRanks / 16 x
- * 64 KiB: with it aws-p4d would be 30.2%, with 1.2 29.1%, with 1.6
- * 21.4%, its rows of 64 KiB to 1 MiB lying near 20%.) */
+ * 64 KiB: with it aws-p4d would have been 30.2%, with 1.2 29.1%, with 1.6
+ * 21.4%, its rows of 64 KiB to 1 MiB lying near 20%; all measured before
+ * a call's own cost, with which aws-p4d is 15.5%.) */
 void
 dps_tune_ring_latency (const DpsCollCtx *ctx, DpsAlgo algo, int nsteps, int ninter,
                        gboolean with_base, double *latency_s)
