@@ -4,12 +4,24 @@
  * reduces, and receives the reduced S back by multicast: S each way per GPU,
  * against 2(r-1)/r S for a ring, which is why NCCL prefers NVLS for large
  * messages on NVSwitch systems.  NCCL's Hopper efficiency factor (0.85)
- * applies to the flows to and from the switch.  Across nodes (NCCL's NVLSTree) the switch reduce-scatters
- * (up S, down S/r), the GPUs with the same local index all-reduce their S/r
- * slice over a double binary tree between nodes, and the switch gathers
- * (up S/r, down S).  Only where the topology says nvls = true; all-reduce
+ * applies to the flows to and from the switch.  Across nodes (NCCL's
+ * NVLSTree) the switch reduce-scatters, the GPUs with the same local index
+ * all-reduce their S/r slice over a double binary tree between nodes, and
+ * the switch gathers.  Only where the topology says nvls = true; all-reduce
  * with the Simple protocol only.  As in NCCL, the in-switch and between-node
  * parts are pipelined: one phase of concurrent flows.
+ *
+ * The switch's part across m nodes runs at NVLS's one-node bus bandwidth,
+ * as NCCL's tuner has it (src/graph/tuning.cc gives NVLS and NVLSTree the
+ * same per-channel busBw inside the node, nvlsEfficiency x bwIntra x 2):
+ * each GPU moves 2(mr-1)/(mr) / (2(r-1)/r) S each way, 1.071 S on 2 nodes
+ * of 8.  Counting the reduce-scatter's and gather's own S/r instead (S +
+ * S/r, 1.125 S) made the 2-node plateau 5% low on all three InfiniBand
+ * H100 systems of the suite (nebius, dell, gj-aion: 466-469 GB/s measured,
+ * 441-445 modelled) and 9% low on H200; with NCCL's figure their 2-node
+ * rows from 256 MiB are within 0.7%, 1.0%, 0.6% and 4.7% (the suite's
+ * median 9.00 -> 8.89%).  The 2-node B200s are limited by their NICs
+ * either way.
  */
 #include "sim/coll.h"
 #include "sim/nccl-cost.h"
@@ -73,9 +85,10 @@ nvls_plan (const DpsCollCtx *ctx, DpsPlan *plan)
     switch_flows (ctx, ph, S, S);
     return;
   }
-  /* reduce-scatter (up S, down S/r) and all-gather (up S/r, down S) in the
-   * switch, pipelined with the trees between nodes */
-  switch_flows (ctx, ph, S + S / r, S / r + S);
+  /* reduce-scatter and all-gather in the switch, at NVLS's one-node bus
+   * bandwidth over m r ranks; pipelined with the trees between nodes */
+  double k = r > 1 ? (double) (m * r - 1) / (m * r) * r / (r - 1) : 1 + 1.0 / r;
+  switch_flows (ctx, ph, k * S, k * S);
   int *gpus = g_new (int, m);
   for (int i = 0; i < r; i++) {
     for (int node = 0; node < m; node++)

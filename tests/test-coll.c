@@ -177,9 +177,12 @@ test_hier (void)
  * after a 32 MB pipeline fill (sim/nccl-cost.c):
  * (S + 32 MB) / (0.85 x 0.85 x 370.8 GB/s) + 25 us + the call's 12.  Across 2 nodes of
  * 4 GPUs (100 GB/s to the switch at NVLS efficiency 0.5, 12.5 GB/s NICs)
- * the switch's efficiency slows the switch alone: each GPU sends S + S/4
- * up at 50 GB/s (25 ms for 1 GB) while its NIC carries S/4 each way at
- * 12.5 GB/s (20 ms), so 25 ms, where derating the NICs too gave 40 ms. */
+ * the switch's efficiency slows the switch alone: each GPU sends and
+ * receives 7/6 S through the switch (NVLS's one-node bus bandwidth over 8
+ * ranks: (7/8) / (3/4) S) at 50 GB/s, 23.3 ms for 1 GB, while its NIC
+ * carries S/4 each way at 12.5 GB/s (20 ms), so 23.3 ms, where derating
+ * the NICs too gave 40 ms.  The bus bandwidth, 2 (n-1)/n S / t, is then
+ * the one node's: 1.5 GB / 20 ms = 1.75 GB / 23.3 ms = 75 GB/s. */
 static void
 test_nvls (void)
 {
@@ -210,8 +213,14 @@ test_nvls (void)
   zero_params (&z);
   g_autoptr (DpsTopo) two = make_topo (4, 2, "nvls = true\nnvls_efficiency = 0.5");
   g_autoptr (DpsPlan) nv = plan_for (two, &z, 8, DPS_OP_ALLREDUCE, 1e9, DPS_ALGO_NVLS);
-  g_assert_cmpfloat (REL (dps_plan_time_analytical (two, nv, DPS_PROTO_SIMPLE), 25e-3), <, 1e-9);
-  g_assert_cmpfloat (REL (dps_plan_time_flow (two, nv, DPS_PROTO_SIMPLE), 25e-3), <, 1e-9);
+  g_assert_cmpfloat (REL (dps_plan_time_analytical (two, nv, DPS_PROTO_SIMPLE), 1e9 * 7 / 6 / 50e9), <, 1e-9);
+  g_assert_cmpfloat (REL (dps_plan_time_flow (two, nv, DPS_PROTO_SIMPLE), 1e9 * 7 / 6 / 50e9), <, 1e-9);
+  g_autoptr (DpsTopo) one = make_topo (4, 1, "nvls = true\nnvls_efficiency = 0.5");
+  g_autoptr (DpsPlan) nv1 = plan_for (one, &z, 4, DPS_OP_ALLREDUCE, 1e9, DPS_ALGO_NVLS);
+  double bus1 = 1.5e9 / dps_plan_time_analytical (one, nv1, DPS_PROTO_SIMPLE);
+  double bus2 = 1.75e9 / dps_plan_time_analytical (two, nv, DPS_PROTO_SIMPLE);
+  g_assert_cmpfloat (REL (bus1, 75e9), <, 1e-9);
+  g_assert_cmpfloat (REL (bus2, bus1), <, 1e-9);
 }
 
 /* NCCL's protocol choice by size: LL (least latency) for small messages,
