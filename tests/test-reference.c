@@ -21,19 +21,19 @@
  * that a change making them worse fails; nothing in the model is fitted to
  * these tables.  Against the issue's targets (tests/reference/ddp/README.md
  * says why the misses are what they are):
- *   scaling median 3%, worst 8%: PyTorch DDP's median 1.1% and all
- *     entries' 2.6% meet it (4.0% and 2.3% before the step waited for the
- *     slowest of N GPUs, sim/ddp.h DPS_DDP_GPU_SPREAD_CV); worst 23% (DDP)
- *     and 36% (all, Horovod at 16 to 32 DGX-2H nodes) miss it: losses no
- *     part of the model accounts for (most likely the data pipeline of
- *     PyTorch's ResNet-50 in mixed precision; TF32 BERT at 32 A100 nodes,
- *     where mixed precision at the same nodes is within 2%; Horovod at
- *     scale);
- *   uncalibrated median 15%: all entries' 9.3% meets it, PyTorch's 17.7%
+ *   scaling median 3%, worst 8%: all entries' 2.4% and PyTorch DDP's 1.2%
+ *     meet it (Lambda's H100 on 2-8 GPUs within 1.4% and 7.0%); worst 23%
+ *     (DDP) and 36% (Horovod on 16-32 DGX-2H nodes) miss it: losses no part
+ *     of the model accounts for (most likely DLE ResNet-50's data pipeline
+ *     in mixed precision, as Lambda's on synthetic data scales within 1.4%;
+ *     TF32 BERT at 32 A100 nodes; Horovod at scale);
+ *   uncalibrated median 15%: all entries' 9.2% meets it, PyTorch's 17.7%
  *     does not (its BERT phase-2 tables publish twice what full 512-token
  *     sequences take);
- *   transfer median 12%: all entries' 11.5% meets it, PyTorch's 12.9%
- *     just misses it. */
+ *   transfer median 12%: all entries' 12.1% and PyTorch's 13.9% miss it
+ *     since Lambda's H100 came (11.5%, 12.9% before): its BERT SQuAD moves
+ *     between V100 and A100 within 3.3%, to or from H100 (PyTorch 1.13,
+ *     CUDA 11.8) 24-38% off, the H100 slower than its ratios say. */
 #include "sim/ddp.h"
 #include "sim/base/datadir.h"
 #include "sim/base/stats.h"
@@ -48,7 +48,7 @@
  * PyTorch DDP's): see the summaries the test prints */
 static const double scaling_bars[4] = { 0.03, 0.37, 0.015, 0.245 };
 static const double uncal_bars[4] = { 0.10, 0.53, 0.19, 0.53 };
-static const double transfer_bars[4] = { 0.12, 0.33, 0.14, 0.20 };
+static const double transfer_bars[4] = { 0.13, 0.40, 0.15, 0.40 };
 
 typedef struct {
   int    gpus, nodes, accum;
@@ -442,6 +442,22 @@ test_scaling (void)
   summarise ("scaling (a)", errs, scaling_bars, 0.03);
 }
 
+/* Whether the model's kernels describe how r computed: its convolution
+ * efficiencies in mixed precision were fitted on DeepLearningExamples,
+ * which runs AMP in NHWC (sim/compute.c); a table that says it ran NCHW
+ * ("#% layout: nchw", Lambda's ResNet-50: cuDNN transposes around every
+ * tensor-core convolution) is a layout the model does not have.  Such a
+ * table still counts for (a), which takes its compute from the table. */
+static gboolean
+compute_described (const Ref *r, gboolean say)
+{
+  if (!g_str_has_prefix (meta (r, "layout"), "nchw"))
+    return TRUE;
+  if (say)
+    printf ("  %-55s left out: NCHW in mixed precision, a layout the model does not have\n", r->file);
+  return FALSE;
+}
+
 /* (b): one GPU, nothing measured. */
 static void
 test_uncalibrated (void)
@@ -450,6 +466,8 @@ test_uncalibrated (void)
   g_autoptr (GArray) errs = g_array_new (FALSE, FALSE, sizeof (Entry));
   for (guint i = 0; i < refs->len; i++) {
     const Ref *r = refs->pdata[i];
+    if (!compute_described (r, TRUE))
+      continue;
     for (guint k = 0; k < r->rows->len; k++) {
       const Row *row = &g_array_index (r->rows, Row, k);
       g_autoptr (DpsModel) m = ref_model (r);
@@ -486,7 +504,8 @@ test_transfer (void)
     for (guint j = 0; j < refs->len; j++) {
       const Ref *a = refs->pdata[i], *b = refs->pdata[j];
       const char *ta = ref_topology (a), *tb = ref_topology (b);
-      if (i == j || !ta || !tb || (strstr (ta, "v100") && strstr (tb, "v100")) || g_str_equal (ta, tb) || !same_job (a, b))
+      if (i == j || !ta || !tb || (strstr (ta, "v100") && strstr (tb, "v100")) || g_str_equal (ta, tb) || !same_job (a, b)
+          || !compute_described (a, FALSE) || !compute_described (b, FALSE))
         continue;
       const Row *ra = base_row (a, "amp"), *rb = base_row (b, "amp");
       g_autoptr (DpsModel) m = ref_model (a);
@@ -559,6 +578,16 @@ test_parse (void)
   g_assert_cmpint (find_row (e, 32, "amp")->accum, ==, 128);
   g_assert_true (is_ddp (a) && !is_ddp (b));
   g_assert_cmpstr (ref_topology (b), ==, "dgx2-v100");
+  /* Lambda's CSV rows: the per-GPU batch (its file prints the global
+   * one, 896 at 8 GPUs), an H100 on dgx-h100, and its ResNet-50 in NCHW
+   * out of (b) and (c) */
+  Ref *f = load_one ("bert-large-h100-80g-pytorch-lambda-squad.ref");
+  Ref *g = load_one ("resnet50-h100-80g-pytorch-lambda.ref");
+  g_ptr_array_add (keep, f), g_ptr_array_add (keep, g);
+  g_assert_cmpfloat (find_row (f, 8, "amp")->batch, ==, 112);
+  g_assert_cmpfloat (find_row (f, 8, "amp")->throughput, ==, 2167);
+  g_assert_cmpstr (ref_topology (f), ==, "dgx-h100");
+  g_assert_true (compute_described (f, FALSE) && !compute_described (g, FALSE));
 }
 
 int
