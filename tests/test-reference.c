@@ -442,12 +442,10 @@ test_scaling (void)
   summarise ("scaling (a)", errs, scaling_bars, 0.03);
 }
 
-/* Whether the model's kernels describe how r computed: its convolution
- * efficiencies in mixed precision were fitted on DeepLearningExamples,
- * which runs AMP in NHWC (sim/compute.c); a table that says it ran NCHW
- * ("#% layout: nchw", Lambda's ResNet-50: cuDNN transposes around every
- * tensor-core convolution) is a layout the model does not have.  Such a
- * table still counts for (a), which takes its compute from the table. */
+/* Whether the model's kernels describe how r computed: its mixed-precision
+ * convolutions were fitted in DeepLearningExamples' NHWC (sim/compute.c), so
+ * a table run in NCHW ("#% layout: nchw", Lambda's ResNet-50) is left out of
+ * (b) and (c); (a) takes its compute from the table and keeps it. */
 static gboolean
 compute_described (const Ref *r, gboolean say)
 {
