@@ -78,7 +78,7 @@ nvls_plan (const DpsCollCtx *ctx, DpsPlan *plan)
   double S = ctx->bytes;
   DpsPhase *ph = dps_plan_add_phase_sized (plan, (guint) (2 * r * m + 4 * r * m));
   for (int p = 0; p < DPS_PROTO_COUNT; p++)
-    ph->latency_s[p] = ctx->params->base_s[DPS_ALGO_NVLS][p] + ctx->params->call_s
+    ph->latency_s[p] = ctx->params->base_s[DPS_ALGO_NVLS][p]
                        + ctx->params->step_s[DPS_ALGO_NVLS][DPS_LINK_NVLINK][p]
                        + 2 * dps_ceil_log2 (m) * dps_tune_step_s (ctx, DPS_ALGO_NVLS, DPS_LINK_NET, p);
   if (m == 1) {
@@ -87,7 +87,7 @@ nvls_plan (const DpsCollCtx *ctx, DpsPlan *plan)
   }
   /* reduce-scatter and all-gather in the switch, at NVLS's one-node bus
    * bandwidth over m r ranks; pipelined with the trees between nodes */
-  double k = r > 1 ? (double) (m * r - 1) / (m * r) * r / (r - 1) : 1 + 1.0 / r;
+  double k = r > 1 ? (double) (m * r - 1) / (m * r) * r / (r - 1) : 2;   /* one GPU a node: S + S/r */
   switch_flows (ctx, ph, k * S, k * S);
   int *gpus = g_new (int, m);
   for (int i = 0; i < r; i++) {

@@ -30,7 +30,7 @@ tree_plan (const DpsCollCtx *ctx, DpsPlan *plan)
   DpsPhase *ph = dps_plan_add_phase_sized (plan, (guint) (2 * r * m * nch));
   DpsLinkKind intra = dps_topo_intra_kind (ctx->topo);
   for (int p = 0; p < DPS_PROTO_COUNT; p++)
-    ph->latency_s[p] = ctx->params->base_s[DPS_ALGO_TREE][p] + ctx->params->call_s
+    ph->latency_s[p] = ctx->params->base_s[DPS_ALGO_TREE][p]
                        + 2 * ((r - 1) * dps_tune_step_s (ctx, DPS_ALGO_TREE, intra, p)
                               + dps_ceil_log2 (m) * dps_tune_step_s (ctx, DPS_ALGO_TREE, DPS_LINK_NET, p));
   /* LL128 keeps 120 of 128 bytes across nodes; NCCL uses 7/9 inside one */

@@ -309,6 +309,11 @@ dps_coll_build_plan (const DpsCollCtx *ctx, DpsPlan **out, GError **error)
   memcpy (plan->uncapped, plan->payload, sizeof plan->payload);
   if (dps_ctx_n_ranks (ctx) > 1 && ctx->bytes > 0) {
     a->plan (ctx, plan);
+    /* a call's own cost (nccl-cost.c), once a call whatever the algorithm,
+     * outside NCCL's plateau of the ring: on the first phase's latency */
+    DpsPhase *first = &g_array_index (plan->phases, DpsPhase, 0);
+    for (int p = 0; p < DPS_PROTO_COUNT; p++)
+      first->latency_s[p] += ctx->params->call_s;
     cap_payload (ctx, plan);
   }
   *out = plan;

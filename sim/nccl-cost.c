@@ -279,8 +279,7 @@ dps_tune_plateau_bytes (const DpsCollCtx *ctx, DpsAlgo algo, DpsProto proto)
 }
 
 /* NCCL's ring latency for every protocol: base + (nsteps - ninter) intra
- * steps + ninter network steps, and with the base the call's own cost
- * (call_s).  From dps_tune_plateau_bytes on, Simple's
+ * steps + ninter network steps.  From dps_tune_plateau_bytes on, Simple's
  * is NCCL's 1.4 times that (1.9 below compute capability 8.0: Volta;
  * ncclTopoGetAlgoTime), the network steps' latency the transport's
  * (dps_net_transport_extra_us) included; the read protocol's two added
@@ -303,12 +302,10 @@ dps_tune_ring_latency (const DpsCollCtx *ctx, DpsAlgo algo, int nsteps, int nint
                    + (nsteps - ninter) * dps_tune_step_s (ctx, algo, intra, p)
                    + ninter * dps_tune_step_s (ctx, algo, DPS_LINK_NET, p);
   double from = dps_tune_plateau_bytes (ctx, algo, DPS_PROTO_SIMPLE);
-  if (from > 0 && ctx->bytes >= from) {
-    double factor = compcap_index (dps_topo_spec (ctx->topo)->gpu.model) < 1 ? 1.9 : 1.4;
-    double once = ctx->params->step_s[algo][DPS_LINK_NET][DPS_PROTO_SIMPLE] + dps_topo_spec (ctx->topo)->net_extra_s;
-    double read = ninter * (dps_tune_step_s (ctx, algo, DPS_LINK_NET, DPS_PROTO_SIMPLE) - once);
-    latency_s[DPS_PROTO_SIMPLE] = (latency_s[DPS_PROTO_SIMPLE] - read) * factor + read;
-  }
-  for (int p = 0; with_base && p < DPS_PROTO_COUNT; p++)
-    latency_s[p] += ctx->params->call_s;   /* once a call, outside the plateau */
+  if (from <= 0 || ctx->bytes < from)
+    return;
+  double factor = compcap_index (dps_topo_spec (ctx->topo)->gpu.model) < 1 ? 1.9 : 1.4;
+  double once = ctx->params->step_s[algo][DPS_LINK_NET][DPS_PROTO_SIMPLE] + dps_topo_spec (ctx->topo)->net_extra_s;
+  double read = ninter * (dps_tune_step_s (ctx, algo, DPS_LINK_NET, DPS_PROTO_SIMPLE) - once);
+  latency_s[DPS_PROTO_SIMPLE] = (latency_s[DPS_PROTO_SIMPLE] - read) * factor + read;
 }
