@@ -41,22 +41,25 @@ dps_dtype_bytes (DpsDtype dtype)
  * 16 to 32 channels on NVSwitch systems of that generation.  Assumed for
  * the others in proportion to their NVLink generation's channels: V100 8,
  * A100 16, B200 32; L40S (PCIe, no NVLink) 8.  The V100
- * has no tf32 or bf16 units (fp32 and fp16 stand in).  Looked up by the
- * tokens in the name, the more specific rows first. */
+ * has no tf32 or bf16 units (fp32 and fp16 stand in).  The architecture
+ * (NVIDIA's name for the generation) decides what compute.c expects of the
+ * tensor cores.  Looked up by the tokens in the name, the more specific
+ * rows first. */
 static const struct {
   const char *token, *also;
   double fp32, tf32, fp16, bf16, mem_GB, bw_GBps;
   int sms, nccl_sms;
+  const char *arch;
 } known[] = {
-  { "H200", NULL, 67, 494, 989, 989, 141, 4800, 132, 24 },
-  { "H100", "PCIE", 51, 378, 756, 756, 80, 2000, 114, 16 },
-  { "H100", NULL, 67, 494, 989, 989, 80, 3350, 132, 24 },
-  { "A100", "40GB", 19.5, 156, 312, 312, 40, 1555, 108, 16 },
-  { "A100", "PCIE", 19.5, 156, 312, 312, 80, 1935, 108, 8 },
-  { "A100", NULL, 19.5, 156, 312, 312, 80, 2039, 108, 16 },
-  { "V100", NULL, 15.7, 15.7, 125, 125, 32, 900, 80, 8 },
-  { "B200", NULL, 80, 1100, 2250, 2250, 192, 8000, 148, 32 },
-  { "L40S", NULL, 91.6, 183, 362, 362, 48, 864, 142, 8 },
+  { "H200", NULL, 67, 494, 989, 989, 141, 4800, 132, 24, "hopper" },
+  { "H100", "PCIE", 51, 378, 756, 756, 80, 2000, 114, 16, "hopper" },
+  { "H100", NULL, 67, 494, 989, 989, 80, 3350, 132, 24, "hopper" },
+  { "A100", "40GB", 19.5, 156, 312, 312, 40, 1555, 108, 16, "ampere" },
+  { "A100", "PCIE", 19.5, 156, 312, 312, 80, 1935, 108, 8, "ampere" },
+  { "A100", NULL, 19.5, 156, 312, 312, 80, 2039, 108, 16, "ampere" },
+  { "V100", NULL, 15.7, 15.7, 125, 125, 32, 900, 80, 8, "volta" },
+  { "B200", NULL, 80, 1100, 2250, 2250, 192, 8000, 148, 32, "blackwell" },
+  { "L40S", NULL, 91.6, 183, 362, 362, 48, 864, 142, 8, "ada" },
 };
 
 /* The known device whose tokens name contains (case and '-', '_' aside),
@@ -78,6 +81,7 @@ dps_device_lookup (const char *name)
       d->memory_bw_Bps = known[i].bw_GBps * 1e9;
       table[i].sm_count = known[i].sms;
       table[i].nccl_sms = known[i].nccl_sms;
+      table[i].arch = known[i].arch;
     }
     g_once_init_leave (&done, 1);
   }

@@ -26,6 +26,7 @@ typedef struct {
   DpsDeviceSpec spec;                    /* spec.model is the family's name (static) */
   int           sm_count;
   int           nccl_sms;                /* SMs NCCL's collective kernels hold while they run */
+  const char   *arch;                    /* "volta", "ampere", "ada", "hopper", "blackwell" */
 } DpsKnownDevice;
 
 const DpsKnownDevice *dps_device_lookup (const char *name);

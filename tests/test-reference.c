@@ -19,21 +19,9 @@
  * Horovod, the Paddle ones with Paddle's own data parallelism: kept, and
  * said).  The bars below are the figures reached, with a small margin, so
  * that a change making them worse fails; nothing in the model is fitted to
- * these tables.  Against the issue's targets (tests/reference/ddp/README.md
- * says why the misses are what they are):
- *   scaling median 3%, worst 8%: all entries' 2.2% and PyTorch DDP's 1.2%
- *     meet it (Lambda's H100 on 2-8 GPUs within 1.4% and 7.0%); worst 23%
- *     (DDP) and 36% (Horovod on 16-32 DGX-2H nodes) miss it: losses no part
- *     of the model accounts for (most likely DLE ResNet-50's data pipeline
- *     in mixed precision, as Lambda's on synthetic data scales within 1.4%;
- *     TF32 BERT at 32 A100 nodes; Horovod at scale);
- *   uncalibrated median 15%: all entries' 9.3% meets it, PyTorch's 17.7%
- *     does not (its BERT phase-2 tables publish twice what full 512-token
- *     sequences take);
- *   transfer median 12%: all entries' 13.9% and PyTorch's 15.8% miss it
- *     since Lambda's H100 came (11.5%, 12.9% before): its BERT SQuAD moves
- *     between V100 and A100 within 3.3%, to or from H100 22-38% off (CUDA
- *     11.8 and 12.4 alike), the H100 slower than its ratios say. */
+ * these tables.  tests/reference/ddp/README.md gives the
+ * figures against the issue's targets, and why the misses are what they
+ * are. */
 #include "sim/ddp.h"
 #include "sim/base/datadir.h"
 #include "sim/base/stats.h"
@@ -47,8 +35,8 @@
 /* the bars (fractions: median and worst |error| of all entries, then of
  * PyTorch DDP's): see the summaries the test prints */
 static const double scaling_bars[4] = { 0.03, 0.37, 0.015, 0.245 };
-static const double uncal_bars[4] = { 0.10, 0.53, 0.19, 0.53 };
-static const double transfer_bars[4] = { 0.145, 0.40, 0.165, 0.40 };
+static const double uncal_bars[4] = { 0.10, 0.62, 0.19, 0.62 };
+static const double transfer_bars[4] = { 0.25, 0.56, 0.27, 0.56 };
 
 typedef struct {
   int    gpus, nodes, accum;
@@ -196,8 +184,8 @@ ref_load (const char *path)
   return r;
 }
 
-/* The shipped model the table trained (at its sequence length), NULL
- * when none is shipped. */
+/* The shipped model the table trained (a BERT at its sequence length),
+ * NULL when none is shipped. */
 static DpsModel *
 ref_model (const Ref *r)
 {
@@ -205,9 +193,10 @@ ref_model (const Ref *r)
   g_autoptr (GError) e = NULL;
   if (g_str_equal (name, "resnet50"))
     return dps_model_load ("resnet50", &e);
-  if (!g_str_equal (name, "bert-large"))
+  if (!g_str_equal (name, "bert-large") && !g_str_equal (name, "bert-base"))
     return NULL;
-  g_autofree char *path = dps_data_path ("sim/models", "bert-large.model");
+  g_autofree char *file = g_strconcat (name, ".model", NULL);
+  g_autofree char *path = dps_data_path ("sim/models", file);
   g_autofree char *text = NULL;
   g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
   int seq = atoi (meta (r, "seq"));
@@ -215,7 +204,7 @@ ref_model (const Ref *r)
   g_autofree char *with = g_strdup_printf ("seq = %d", seq);
   g_autoptr (GRegex) re = g_regex_new ("seq = 512", 0, 0, NULL);
   g_autofree char *data = g_regex_replace_literal (re, text, -1, 0, with, 0, NULL);
-  DpsModel *m = dps_model_load_keyfile_data ("bert-large", data, -1, &e);
+  DpsModel *m = dps_model_load_keyfile_data (name, data, -1, &e);
   g_assert_no_error (e);
   return m;
 }
@@ -224,6 +213,8 @@ static const char *
 ref_topology (const Ref *r)
 {
   const char *gpu = meta (r, "gpu");
+  if (strstr (gpu, "PCIe"))
+    return strstr (gpu, "H100") ? "pcie-8x-h100" : strstr (gpu, "A100") ? "pcie-8gpu-2x100g" : NULL;
   if (strstr (gpu, "A100"))
     return "dgx-a100";
   if (strstr (gpu, "H100"))
@@ -492,7 +483,7 @@ same_job (const Ref *a, const Ref *b)
 }
 
 /* (c): a 1-GPU mixed-precision figure on one generation, transferred to
- * the other's device (same dtype both sides: amp). */
+ * another's device (same dtype both sides: amp). */
 static void
 test_transfer (void)
 {
@@ -502,7 +493,8 @@ test_transfer (void)
     for (guint j = 0; j < refs->len; j++) {
       const Ref *a = refs->pdata[i], *b = refs->pdata[j];
       const char *ta = ref_topology (a), *tb = ref_topology (b);
-      if (i == j || !ta || !tb || (strstr (ta, "v100") && strstr (tb, "v100")) || g_str_equal (ta, tb) || !same_job (a, b)
+      const DpsKnownDevice *da = dps_device_lookup (meta (a, "gpu")), *db = dps_device_lookup (meta (b, "gpu"));
+      if (!ta || !tb || !da || !db || g_str_equal (da->arch, db->arch) || !same_job (a, b)
           || !compute_described (a, FALSE) || !compute_described (b, FALSE))
         continue;
       const Row *ra = base_row (a, "amp"), *rb = base_row (b, "amp");
@@ -581,11 +573,17 @@ test_parse (void)
    * out of (b) and (c) */
   Ref *f = load_one ("bert-large-h100-80g-pytorch-lambda-squad.ref");
   Ref *g = load_one ("resnet50-h100-80g-pytorch-lambda.ref");
-  g_ptr_array_add (keep, f), g_ptr_array_add (keep, g);
+  Ref *h = load_one ("bert-base-h100-80g-pytorch-lambda-squad.ref");
+  Ref *p = load_one ("bert-base-h100-80g-pcie-pytorch-lambda-squad.ref");
+  g_ptr_array_add (keep, f), g_ptr_array_add (keep, g), g_ptr_array_add (keep, h), g_ptr_array_add (keep, p);
   g_assert_cmpfloat (find_row (f, 8, "amp")->batch, ==, 112);
   g_assert_cmpfloat (find_row (f, 8, "amp")->throughput, ==, 2167);
   g_assert_cmpstr (ref_topology (f), ==, "dgx-h100");
   g_assert_true (compute_described (f, FALSE) && !compute_described (g, FALSE));
+  /* BERT-base: 320 a GPU, the 8-GPU row (70 of 100 steps ran) left out */
+  g_assert_cmpfloat (find_row (h, 4, "amp")->batch, ==, 320);
+  g_assert_cmpint (h->rows->len, ==, 3);
+  g_assert_cmpstr (ref_topology (p), ==, "pcie-8x-h100");
 }
 
 int
