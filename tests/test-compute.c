@@ -206,11 +206,45 @@ test_file_times (void)
   g_assert_nonnull (strstr (e->message, "t.csv: times measured on cpu"));
 }
 
+/* Hopper's tensor cores reach 0.625 of Ampere's fraction of peak (fitted
+ * over Lambda's H100 tables, sim/compute.c): the same round GEMM on a
+ * device named as an H100 or H200 takes 1/0.625 as long, on an A100 or a
+ * B200 (no Hopper) as on the unnamed device; SIMT fp32, memory-bound
+ * kernels and --efficiency are untouched. */
+static void
+test_hopper_tensor (void)
+{
+  g_autoptr (DpsModel) m = three_layers ();
+  DpsComputeParams p;
+  dps_compute_params_default (&p);
+  const char *names[] = { "test", "H100 SXM5", "NVIDIA H200", "H100 PCIe", "A100 SXM4 80GB", "B200" };
+  const double scale[] = { 1, 0.625, 0.625, 0.625, 1, 1 };
+  for (gsize i = 0; i < G_N_ELEMENTS (names); i++) {
+    DpsDeviceSpec d = round_device (100e12, 1e12);
+    d.model = (char *) names[i];
+    double f[3], b[3];
+    p.dtype = DPS_DTYPE_BF16;
+    p.efficiency = 0;
+    dps_compute_layer_times (m, &d, &p, 1, f, b);
+    g_assert_cmpfloat_with_epsilon (f[0], 25e-3 / scale[i], 1e-9);
+    g_assert_cmpfloat_with_epsilon (f[1], 1.25e-3, 1e-12);
+    g_assert_cmpfloat_with_epsilon (dps_compute_kind_efficiency (DPS_KERNEL_CONV, DPS_DTYPE_TF32, &d), 0.2 * scale[i], 1e-12);
+    p.dtype = DPS_DTYPE_FP32;
+    dps_compute_layer_times (m, &d, &p, 1, f, b);
+    g_assert_cmpfloat_with_epsilon (f[0], 1e12 / 7.5e12, 1e-9);
+    p.dtype = DPS_DTYPE_BF16;
+    p.efficiency = 0.5;
+    dps_compute_layer_times (m, &d, &p, 1, f, b);
+    g_assert_cmpfloat_with_epsilon (f[0], 1e12 / 50e12, 1e-9);
+  }
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/compute/roofline/kinds", test_roofline);
+  g_test_add_func ("/compute/roofline/hopper", test_hopper_tensor);
   g_test_add_func ("/compute/transfer/parts", test_transfer_parts);
   g_test_add_func ("/compute/transfer/bound-changes", test_transfer_bound_changes);
   g_test_add_func ("/compute/zoo/kernels", test_zoo_kernels);
