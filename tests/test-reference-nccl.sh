@@ -17,7 +17,7 @@
 #     NVL72 ones on their own bar, below; with a call's own cost (12 us),
 #     9.2%, the RTX 5090 the nearest at 19.4%; with OCI's GB300 trays,
 #     9.0% over 20 systems; with NVLSTree's switch at NVLS's one-node bus
-#     bandwidth, 8.9%)
+#     bandwidth, 8.96%)
 #   - every file read, none left out (a table that cannot be read fails)
 # Its output lists each system's median and the ten worst rows.
 set -u
