@@ -42,24 +42,29 @@ dps_dtype_bytes (DpsDtype dtype)
  * the others in proportion to their NVLink generation's channels: V100 8,
  * A100 16, B200 32; L40S (PCIe, no NVLink) 8.  The V100
  * has no tf32 or bf16 units (fp32 and fp16 stand in).  The architecture
- * (NVIDIA's name for the generation) decides what compute.c expects of the
- * tensor cores.  Looked up by the tokens in the name, the more specific
- * rows first. */
+ * is NVIDIA's name for the generation; its tensor cores' dense fp16 FLOP
+ * per SM and clock are NVIDIA's architecture whitepapers' (Volta 8 tensor
+ * cores an SM of 64 FMA a clock: 1024; Ampere A100 4 of 256: 2048; Hopper
+ * 4 of 512: 4096; Blackwell twice Hopper's: 8192, as 2250 TFLOP/s over
+ * 148 SMs at ~1.85 GHz; Ada L40S 1024, as 362 TFLOP/s over 142 SMs at
+ * 2.52 GHz), which decide what compute.c expects of them.  Looked up by
+ * the tokens in the name, the more specific rows first. */
 static const struct {
   const char *token, *also;
   double fp32, tf32, fp16, bf16, mem_GB, bw_GBps;
   int sms, nccl_sms;
   const char *arch;
+  int tensor_flop_per_sm_clock;
 } known[] = {
-  { "H200", NULL, 67, 494, 989, 989, 141, 4800, 132, 24, "hopper" },
-  { "H100", "PCIE", 51, 378, 756, 756, 80, 2000, 114, 16, "hopper" },
-  { "H100", NULL, 67, 494, 989, 989, 80, 3350, 132, 24, "hopper" },
-  { "A100", "40GB", 19.5, 156, 312, 312, 40, 1555, 108, 16, "ampere" },
-  { "A100", "PCIE", 19.5, 156, 312, 312, 80, 1935, 108, 8, "ampere" },
-  { "A100", NULL, 19.5, 156, 312, 312, 80, 2039, 108, 16, "ampere" },
-  { "V100", NULL, 15.7, 15.7, 125, 125, 32, 900, 80, 8, "volta" },
-  { "B200", NULL, 80, 1100, 2250, 2250, 192, 8000, 148, 32, "blackwell" },
-  { "L40S", NULL, 91.6, 183, 362, 362, 48, 864, 142, 8, "ada" },
+  { "H200", NULL, 67, 494, 989, 989, 141, 4800, 132, 24, "hopper", 4096 },
+  { "H100", "PCIE", 51, 378, 756, 756, 80, 2000, 114, 16, "hopper", 4096 },
+  { "H100", NULL, 67, 494, 989, 989, 80, 3350, 132, 24, "hopper", 4096 },
+  { "A100", "40GB", 19.5, 156, 312, 312, 40, 1555, 108, 16, "ampere", 2048 },
+  { "A100", "PCIE", 19.5, 156, 312, 312, 80, 1935, 108, 8, "ampere", 2048 },
+  { "A100", NULL, 19.5, 156, 312, 312, 80, 2039, 108, 16, "ampere", 2048 },
+  { "V100", NULL, 15.7, 15.7, 125, 125, 32, 900, 80, 8, "volta", 1024 },
+  { "B200", NULL, 80, 1100, 2250, 2250, 192, 8000, 148, 32, "blackwell", 8192 },
+  { "L40S", NULL, 91.6, 183, 362, 362, 48, 864, 142, 8, "ada", 1024 },
 };
 
 /* The known device whose tokens name contains (case and '-', '_' aside),
@@ -82,6 +87,7 @@ dps_device_lookup (const char *name)
       table[i].sm_count = known[i].sms;
       table[i].nccl_sms = known[i].nccl_sms;
       table[i].arch = known[i].arch;
+      table[i].tensor_flop_per_sm_clock = known[i].tensor_flop_per_sm_clock;
     }
     g_once_init_leave (&done, 1);
   }

@@ -27,6 +27,7 @@ typedef struct {
   int           sm_count;
   int           nccl_sms;                /* SMs NCCL's collective kernels hold while they run */
   const char   *arch;                    /* "volta", "ampere", "ada", "hopper", "blackwell" */
+  int           tensor_flop_per_sm_clock;/* dense fp16 FLOP of one SM's tensor cores per clock */
 } DpsKnownDevice;
 
 const DpsKnownDevice *dps_device_lookup (const char *name);

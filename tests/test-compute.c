@@ -206,19 +206,20 @@ test_file_times (void)
   g_assert_nonnull (strstr (e->message, "t.csv: times measured on cpu"));
 }
 
-/* Hopper's tensor cores reach 0.625 of Ampere's fraction of peak (fitted
- * over Lambda's H100 tables, sim/compute.c): the same round GEMM on a
- * device named as an H100 or H200 takes 1/0.625 as long, on an A100 or a
- * B200 (no Hopper) as on the unnamed device; SIMT fp32, memory-bound
- * kernels and --efficiency are untouched. */
+/* Each doubling of the tensor cores' FLOP per SM and clock past the
+ * A100's keeps 0.625 of the fraction of peak (fitted over Lambda's H100
+ * tables, sim/compute.c): the same round GEMM on a device named as an H100
+ * or H200 (twice) takes 1/0.625 as long, on a B200 (four times) 1/0.625^2,
+ * on an A100, a V100, an L40S or the unnamed device as given; SIMT fp32,
+ * memory-bound kernels and --efficiency are untouched. */
 static void
 test_hopper_tensor (void)
 {
   g_autoptr (DpsModel) m = three_layers ();
   DpsComputeParams p;
   dps_compute_params_default (&p);
-  const char *names[] = { "test", "H100 SXM5", "NVIDIA H200", "H100 PCIe", "A100 SXM4 80GB", "B200" };
-  const double scale[] = { 1, 0.625, 0.625, 0.625, 1, 1 };
+  const char *names[] = { "test", "H100 SXM5", "NVIDIA H200", "H100 PCIe", "A100 SXM4 80GB", "B200", "V100", "L40S" };
+  const double scale[] = { 1, 0.625, 0.625, 0.625, 1, 0.625 * 0.625, 1, 1 };
   for (gsize i = 0; i < G_N_ELEMENTS (names); i++) {
     DpsDeviceSpec d = round_device (100e12, 1e12);
     d.model = (char *) names[i];
