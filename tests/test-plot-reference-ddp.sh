@@ -1,0 +1,25 @@
+#!/bin/sh
+# plots/reference-ddp.sh, the DDP suite's picture: its CSV holds every entry
+# test-reference counts (the "all N entries" of each summary: (a) scaling,
+# (b) uncalibrated, (c) transfer), each with a published and a predicted
+# per-GPU throughput, and the picture is a PNG; a build folder without the
+# test is refused with one line and no files.
+set -u
+build=$1
+top=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/cli-lib.sh"
+if sh "$top/plots/reference-ddp.sh" "$build" "$tmp/suite.png" > "$tmp/out" 2>&1; then ok; else ko "script failed: $(cat "$tmp/out")"; fi
+"$build/tests/test-reference" > "$tmp/test" 2>&1
+for k in scaling:scaling uncalibrated:uncalibrated transfer:transfer; do
+  kind=${k%%:*}
+  want=$(grep "^${k#*:}.*: all [0-9]* entries" "$tmp/test" | sed 's/.*: all \([0-9]*\) entries.*/\1/')
+  got=$(grep -c "^$kind," "$tmp/suite.csv")
+  if [ -n "$want" ] && [ "$got" = "$want" ]; then ok; else ko "$kind: $got rows in the CSV, the test counts '$want'"; fi
+done
+if awk -F, 'NR > 1 && !($3 > 0 && $4 > 0) { bad = 1 } END { exit bad }' "$tmp/suite.csv"; then ok; else ko "a row without both throughputs"; fi
+if [ "$(head -c 4 "$tmp/suite.png" | od -An -c | tr -d ' ')" = "211PNG" ]; then ok; else ko "not a PNG"; fi
+mkdir "$tmp/empty"
+if sh "$top/plots/reference-ddp.sh" "$tmp/empty" "$tmp/empty/x.png" 2> "$tmp/err"; then ko "a build without test-reference accepted"; else ok; fi
+if [ "$(wc -l < "$tmp/err")" -eq 1 ] && grep -q "test-reference not built" "$tmp/err"; then ok; else ko "error: $(cat "$tmp/err")"; fi
+if [ -z "$(ls "$tmp/empty")" ]; then ok; else ko "files left: $(ls "$tmp/empty")"; fi
+finish plot-reference-ddp
