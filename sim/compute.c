@@ -58,7 +58,7 @@ dps_compute_params_default (DpsComputeParams *p)
  * 0.625; 10.9% at 0.6, 8.6% at 0.65, 9.7% at 0.675).  Each table alone
  * would ask 0.5-0.6 (BERT-base) or 0.625-0.71 (BERT-large).  Not fitted to
  * them, and within 16%: the H200 (+7.1% BERT-base, -15.5% BERT-large) and
- * the B200 at 0.39 (+3.1%, -18.3%; with Ampere's fractions +115% and
+ * the B200 at 0.39 (+3.2%, -18.2%; with Ampere's fractions +115% and
  * +77%).  Why the tensor cores fall short is not isolated (the rest of the
  * SM and the clocks under the power cap did not keep pace; kernels
  * without Hopper's warpgroup MMA, though CUDA 12.4 moved the H100 3%). */

@@ -8,8 +8,8 @@
  * (b) uncalibrated: one GPU's throughput from the model's kernels on the
  *     shipped topology's device, nothing measured;
  * (c) transfer: one GPU's published figure on one generation (its layer
- *     times scaled to it) transferred to the other generation's device
- *     (dps_compute_transfer), against that generation's published figure
+ *     times scaled to it) transferred to another generation's device
+ *     (dps_compute_transfer), against that device's published figure
  *     in the same framework, model, sequence and precision.
  *
  * Each prints its entries and their errors (ctest -V shows them), each
