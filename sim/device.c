@@ -47,8 +47,17 @@ dps_dtype_bytes (DpsDtype dtype)
  * cores an SM of 64 FMA a clock: 1024; Ampere A100 4 of 256: 2048; Hopper
  * 4 of 512: 4096; Blackwell twice Hopper's: 8192, as 2250 TFLOP/s over
  * 148 SMs at ~1.85 GHz; Ada L40S 1024, as 362 TFLOP/s over 142 SMs at
- * 2.52 GHz), which decide what compute.c expects of them.  Looked up by
- * the tokens in the name, the more specific rows first. */
+ * 2.52 GHz), which decide what compute.c expects of them.  The Grace
+ * superchips' GPUs: GH200 is an H100's die with 96 GB of HBM3 at
+ * 4 TB/s (NVIDIA's GH200 datasheet); Blackwell Ultra's per-GPU dense
+ * figures as Verda's GB300 NVL72 page tabulates NVIDIA's
+ * (verda.com/blog/gb300-nvl72-architecture, read 2026-12-04): GB300
+ * 2.5 PFLOP/s fp16/bf16, 1.25 tf32, 80 TFLOP/s fp32, 279 GB, 8 TB/s;
+ * HGX B300 2.25, 1.1, 75, 270 GB, 7.7 TB/s; 160 SMs (20,480 CUDA
+ * cores at 128 an SM), so 8192 FLOP per SM and clock at ~1.9 GHz, as
+ * Blackwell's.  GB200 is the B200 row (the same page: 2.25 PFLOP/s).
+ * Looked up by the tokens in the name at a word's start ("GH200" is not
+ * an H200), the more specific rows first. */
 static const struct {
   const char *token, *also;
   double fp32, tf32, fp16, bf16, mem_GB, bw_GBps;
@@ -56,6 +65,7 @@ static const struct {
   const char *arch;
   int tensor_flop_per_sm_clock;
 } known[] = {
+  { "GH200", NULL, 67, 494, 989, 989, 96, 4000, 132, 24, "hopper", 4096 },
   { "H200", NULL, 67, 494, 989, 989, 141, 4800, 132, 24, "hopper", 4096 },
   { "H100", "PCIE", 51, 378, 756, 756, 80, 2000, 114, 16, "hopper", 4096 },
   { "H100", NULL, 67, 494, 989, 989, 80, 3350, 132, 24, "hopper", 4096 },
@@ -64,8 +74,22 @@ static const struct {
   { "A100", NULL, 19.5, 156, 312, 312, 80, 2039, 108, 16, "ampere", 2048 },
   { "V100", NULL, 15.7, 15.7, 125, 125, 32, 900, 80, 8, "volta", 1024 },
   { "B200", NULL, 80, 1100, 2250, 2250, 192, 8000, 148, 32, "blackwell", 8192 },
+  { "GB300", NULL, 80, 1250, 2500, 2500, 279, 8000, 160, 32, "blackwell", 8192 },
+  { "B300", NULL, 75, 1100, 2250, 2250, 270, 7700, 160, 32, "blackwell", 8192 },
   { "L40S", NULL, 91.6, 183, 362, 362, 48, 864, 142, 8, "ada", 1024 },
 };
+
+/* Whether token occurs in s where a word starts: at the start or after
+ * a character that is not a letter or digit ("NVIDIA H100", "DGX-H100",
+ * "8xH100" aside: an 'x' count prefix counts as a start too). */
+static gboolean
+word_in (const char *s, const char *token)
+{
+  for (const char *p = strstr (s, token); p; p = strstr (p + 1, token))
+    if (p == s || !g_ascii_isalnum (p[-1]) || (p[-1] == 'X' && (p - 1 == s || g_ascii_isdigit (p[-2]))))
+      return TRUE;
+  return FALSE;
+}
 
 /* The known device whose tokens name contains (case and '-', '_' aside),
  * or NULL.  Static: do not free. */
@@ -96,7 +120,7 @@ dps_device_lookup (const char *name)
   g_autofree char *up = g_ascii_strup (name, -1);
   g_strdelimit (up, "-_", ' ');
   for (gsize i = 0; i < G_N_ELEMENTS (known); i++)
-    if (strstr (up, known[i].token) && (!known[i].also || strstr (up, known[i].also)))
+    if (word_in (up, known[i].token) && (!known[i].also || strstr (up, known[i].also)))
       return &table[i];
   return NULL;
 }

@@ -387,6 +387,17 @@ test_layers_on_device (void)
   g_assert_nonnull (a100);
   g_assert_true (dps_device_lookup ("NVIDIA A100-SXM4-40GB") != a100);
   g_assert_null (dps_device_lookup ("Quadro K600"));
+  /* a token counts where a word starts: a GH200 is an H100's die with
+   * 96 GB (not an H200's 141), a GB300 Blackwell Ultra (not Ampere's
+   * fractions, as an unknown device would get) */
+  const DpsKnownDevice *gh200 = dps_device_lookup ("NVIDIA GH200 480GB"), *gb300 = dps_device_lookup ("NVIDIA GB300");
+  g_assert_nonnull (gh200);
+  g_assert_cmpfloat (gh200->spec.memory_bytes, ==, 96e9);
+  g_assert_cmpfloat (dps_device_lookup ("NVIDIA H200")->spec.memory_bytes, ==, 141e9);
+  g_assert_nonnull (gb300);
+  g_assert_cmpstr (gb300->arch, ==, "blackwell");
+  g_assert_true (dps_device_lookup ("NVIDIA_B300_SXM6") != gb300);
+  g_assert_true (dps_device_lookup ("8xH100 SXM5") == h100);
   DpsComputeParams cp;
   dps_compute_params_default (&cp);
   struct { const char *backend, *devices; DpsLayersUse use; double factor; const char *said; } cases[] = {
