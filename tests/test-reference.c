@@ -25,6 +25,7 @@
 #include "sim/ddp.h"
 #include "sim/base/datadir.h"
 #include "sim/base/stats.h"
+#include "reference-ddp.h"
 #include "test-util.h"
 
 #include <math.h>
@@ -38,158 +39,12 @@ static const double scaling_bars[4] = { 0.03, 0.37, 0.015, 0.245 };
 static const double uncal_bars[4] = { 0.095, 0.53, 0.11, 0.53 };
 static const double transfer_bars[4] = { 0.075, 0.33, 0.09, 0.28 };
 
-typedef struct {
-  int    gpus, nodes, accum;
-  char   prec[8];
-  double batch, throughput;    /* batch: micro-batch per GPU */
-} Row;
-
-typedef struct {
-  char       *file;
-  GHashTable *meta;            /* "#% key: value" */
-  GArray     *rows;            /* Row */
-} Ref;
-
-static void
-ref_free (gpointer p)
-{
-  Ref *r = p;
-  g_free (r->file);
-  g_hash_table_unref (r->meta);
-  g_array_free (r->rows, TRUE);
-  g_free (r);
-}
-
-static const char *
-meta (const Ref *r, const char *key)
-{
-  const char *v = g_hash_table_lookup (r->meta, key);
-  return v ? v : "";
-}
-
-/* The cells of a printed table line "| a | b |", stripped of '*'. */
-static char **
-cells (const char *line)
-{
-  g_autofree char *s = g_strstrip (g_strdup (line));
-  char *t = s;
-  if (*t == '|')
-    t++;
-  if (*t && t[strlen (t) - 1] == '|')
-    t[strlen (t) - 1] = 0;
-  char **c = g_strsplit (t, "|", -1);
-  for (int i = 0; c[i]; i++) {
-    GString *g = g_string_new (NULL);
-    for (const char *q = c[i]; *q; q++)
-      if (*q != '*')
-        g_string_append_c (g, *q);
-    g_free (c[i]);
-    c[i] = g_strstrip (g_string_free (g, FALSE));
-  }
-  return c;
-}
-
-static int
-find_col (char **hdr, const char *exact, const char *contains)
-{
-  for (int i = 0; hdr[i]; i++) {
-    g_autofree char *low = g_ascii_strdown (hdr[i], -1);
-    if ((exact && g_ascii_strcasecmp (hdr[i], exact) == 0) || (contains && strstr (low, contains)))
-      return i;
-  }
-  return -1;
-}
-
-/* Gradient accumulation from the printed table, where it prints it: the
- * steps column ("64 and 32": full precision then mixed, or "256 , 512"
- * when its header names mixed precision first), matched by GPU count. */
-static void
-accumulation (Ref *r, GPtrArray *table)
-{
-  if (table->len < 3)
-    return;
-  g_auto (GStrv) hdr = cells (table->pdata[0]);
-  int acc = find_col (hdr, NULL, "accumulation steps");
-  if (acc < 0)
-    acc = find_col (hdr, NULL, "gradient accumulation");
-  if (acc < 0)
-    return;
-  g_autofree char *acc_low = g_ascii_strdown (hdr[acc], -1);
-  gboolean amp_first = strstr (acc_low, "mixed precision,") != NULL;
-  /* GPUs from "Nodes" (or "Num Nodes") times "GPUs / node" (else the
-   * file's gpus_per_node), or a "GPUs" column */
-  int nodes = find_col (hdr, NULL, "nodes"), gpn = find_col (hdr, "GPUs / node", NULL), gpus = find_col (hdr, "GPUs", NULL);
-  int per_node = atoi (meta (r, "gpus_per_node"));
-  for (guint i = 2; i < table->len; i++) {
-    g_auto (GStrv) c = cells (table->pdata[i]);
-    int n = (int) g_strv_length (c);
-    if (acc >= n)
-      continue;
-    int g = nodes >= 0 && gpn >= 0 && MAX (nodes, gpn) < n ? atoi (c[nodes]) * atoi (c[gpn])
-            : nodes >= 0 && nodes < n && per_node > 0 ? atoi (c[nodes]) * per_node
-            : gpus >= 0 && gpus < n ? atoi (c[gpus]) : 0;
-    g_auto (GStrv) parts = g_regex_split_simple ("\\s*(?:and|,)\\s*", c[acc], 0, 0);
-    if (g <= 0 || g_strv_length (parts) < 2)
-      continue;
-    for (guint k = 0; k < r->rows->len; k++) {
-      Row *row = &g_array_index (r->rows, Row, k);
-      gboolean amp = g_str_equal (row->prec, "amp");
-      if (row->gpus == g)
-        row->accum = MAX (1, atoi (parts[amp == amp_first ? 0 : 1]));
-    }
-  }
-}
-
-static Ref *
-ref_load (const char *path)
-{
-  g_autofree char *text = NULL;
-  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
-  Ref *r = g_new0 (Ref, 1);
-  r->file = g_path_get_basename (path);
-  r->meta = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  r->rows = g_array_new (FALSE, FALSE, sizeof (Row));
-  g_autoptr (GPtrArray) table = g_ptr_array_new ();
-  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
-  gboolean block = FALSE;
-  for (int i = 0; lines[i]; i++) {
-    char *l = lines[i];
-    if (g_str_has_prefix (l, "#% ")) {
-      char *colon = strchr (l + 3, ':');
-      if (colon)
-        g_hash_table_replace (r->meta, g_strstrip (g_strndup (l + 3, colon - l - 3)), g_strstrip (g_strdup (colon + 1)));
-    } else if (g_str_has_prefix (l, "#| "))
-      g_ptr_array_add (table, l + 3);
-    else if (g_str_has_prefix (l, "gpus nodes precision"))
-      block = TRUE;
-    else if (block && *l) {
-      Row row = { .accum = 1 };
-      g_assert_cmpint (sscanf (l, "%d %d %7s %lf %lf", &row.gpus, &row.nodes, row.prec, &row.batch, &row.throughput), ==, 5);
-      g_array_append_val (r->rows, row);
-    }
-  }
-  accumulation (r, table);
-  /* steps the table does not print but its file infers ("#% accumulation:
-   * N (why)") */
-  int inferred = atoi (meta (r, "accumulation"));
-  for (guint k = 0; inferred > 1 && k < r->rows->len; k++)
-    if (g_array_index (r->rows, Row, k).accum == 1)
-      g_array_index (r->rows, Row, k).accum = inferred;
-  /* a printed batch that is the accumulated one (the file says so) */
-  if (strstr (meta (r, "inferred"), "ACCUMULATED batch"))
-    for (guint k = 0; k < r->rows->len; k++) {
-      Row *row = &g_array_index (r->rows, Row, k);
-      row->batch = MAX (1, round (row->batch / row->accum));
-    }
-  return r;
-}
-
 /* The shipped model the table trained (a BERT at its sequence length),
  * NULL when none is shipped. */
 static DpsModel *
 ref_model (const Ref *r)
 {
-  const char *name = meta (r, "model");
+  const char *name = ref_meta (r, "model");
   g_autoptr (GError) e = NULL;
   if (g_str_equal (name, "resnet50"))
     return dps_model_load ("resnet50", &e);
@@ -199,7 +54,7 @@ ref_model (const Ref *r)
   g_autofree char *path = dps_data_path ("sim/models", file);
   g_autofree char *text = NULL;
   g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
-  int seq = atoi (meta (r, "seq"));
+  int seq = atoi (ref_meta (r, "seq"));
   g_assert_cmpint (seq, >, 0);
   g_autofree char *with = g_strdup_printf ("seq = %d", seq);
   g_autoptr (GRegex) re = g_regex_new ("seq = 512", 0, 0, NULL);
@@ -212,7 +67,7 @@ ref_model (const Ref *r)
 static const char *
 ref_topology (const Ref *r)
 {
-  const char *gpu = meta (r, "gpu");
+  const char *gpu = ref_meta (r, "gpu");
   if (strstr (gpu, "PCIe"))
     return strstr (gpu, "H100") ? "pcie-8x-h100" : strstr (gpu, "A100") ? "pcie-8gpu-2x100g" : NULL;
   if (strstr (gpu, "H200") || strstr (gpu, "B200"))
@@ -222,7 +77,7 @@ ref_topology (const Ref *r)
   if (strstr (gpu, "H100"))
     return "dgx-h100";
   if (strstr (gpu, "V100"))
-    return atoi (meta (r, "gpus_per_node")) == 16 ? "dgx2-v100" : "dgx1-v100";
+    return atoi (ref_meta (r, "gpus_per_node")) == 16 ? "dgx2-v100" : "dgx1-v100";
   return NULL;
 }
 
@@ -242,7 +97,7 @@ ref_config (const Ref *r, const Row *row, DpsModel *m, DpsTopo *topo, DpsDdpConf
   c->compute.dtype = g_str_equal (row->prec, "amp") ? DPS_DTYPE_FP16
                      : g_str_equal (row->prec, "tf32") ? DPS_DTYPE_TF32 : DPS_DTYPE_FP32;
   c->mixed = c->compute.dtype == DPS_DTYPE_FP16;
-  const char *fw = meta (r, "framework"), *opt = meta (r, "optimizer");
+  const char *fw = ref_meta (r, "framework"), *opt = ref_meta (r, "optimizer");
   c->optimizer = g_str_has_prefix (opt, "SGD") ? DPS_OPT_MOMENTUM : DPS_OPT_ADAM;   /* LAMB moves Adam's bytes */
   if (strstr (fw, "bucket_cap_mb = total GPU memory"))
     c->bucket_cap_bytes = c->first_bucket_bytes = dps_topo_spec (topo)->gpu.memory_bytes;
@@ -277,31 +132,6 @@ predict (const Ref *r, const Row *row, DpsModel *m, double scale)
   return per_gpu;
 }
 
-static gint
-cmp_names (gconstpointer a, gconstpointer b)
-{
-  return strcmp (*(const char *const *) a, *(const char *const *) b);
-}
-
-static GPtrArray *
-load_all (void)
-{
-  GPtrArray *refs = g_ptr_array_new_with_free_func (ref_free);
-  g_autoptr (GDir) dir = g_dir_open (DPS_REFERENCE_DIR, 0, NULL);
-  g_assert_nonnull (dir);
-  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
-  for (const char *n; (n = g_dir_read_name (dir));)
-    if (g_str_has_suffix (n, ".ref"))
-      g_ptr_array_add (names, g_strdup (n));
-  g_ptr_array_sort (names, cmp_names);
-  for (guint i = 0; i < names->len; i++) {
-    g_autofree char *p = g_build_filename (DPS_REFERENCE_DIR, names->pdata[i], NULL);
-    g_ptr_array_add (refs, ref_load (p));
-  }
-  g_assert_cmpint (refs->len, >=, 30);
-  return refs;
-}
-
 /* One prediction's error, its table, and whether that table ran PyTorch's
  * DistributedDataParallel (torch's or apex's); the others all-reduce with
  * Horovod (TensorFlow, MXNet) or Paddle's own data parallelism. */
@@ -314,7 +144,7 @@ typedef struct {
 static gboolean
 is_ddp (const Ref *r)
 {
-  return g_str_has_prefix (meta (r, "framework"), "PyTorch");
+  return g_str_has_prefix (ref_meta (r, "framework"), "PyTorch");
 }
 
 static void
@@ -374,19 +204,6 @@ summarise (const char *what, GArray *entries, const double bars[4], double targe
   g_assert_cmpfloat (dworst, <=, bars[3]);
 }
 
-/* The row of r with the fewest GPUs in precision prec (NULL if none). */
-static const Row *
-base_row (const Ref *r, const char *prec)
-{
-  const Row *best = NULL;
-  for (guint k = 0; k < r->rows->len; k++) {
-    const Row *row = &g_array_index (r->rows, Row, k);
-    if (g_str_equal (row->prec, prec) && (!best || row->gpus < best->gpus))
-      best = row;
-  }
-  return best;
-}
-
 /* Scales m's layer times until row's predicted per-GPU throughput is
  * pub: secant steps on the logarithms (the throughput follows the layer
  * times less than in proportion where the optimizer, DDP's costs or
@@ -442,7 +259,7 @@ test_scaling (void)
 static gboolean
 compute_described (const Ref *r, gboolean say)
 {
-  if (!g_str_has_prefix (meta (r, "layout"), "nchw"))
+  if (!g_str_has_prefix (ref_meta (r, "layout"), "nchw"))
     return TRUE;
   if (say)
     printf ("  %-55s left out: NCHW in mixed precision, a layout the model does not have\n", r->file);
@@ -479,9 +296,9 @@ test_uncalibrated (void)
 static gboolean
 same_job (const Ref *a, const Ref *b)
 {
-  g_auto (GStrv) fa = g_strsplit (meta (a, "framework"), " ", 2), fb = g_strsplit (meta (b, "framework"), " ", 2);
-  return g_str_equal (fa[0], fb[0]) && g_str_equal (meta (a, "model"), meta (b, "model"))
-         && g_str_equal (meta (a, "seq"), meta (b, "seq")) && g_str_equal (meta (a, "task"), meta (b, "task"));
+  g_auto (GStrv) fa = g_strsplit (ref_meta (a, "framework"), " ", 2), fb = g_strsplit (ref_meta (b, "framework"), " ", 2);
+  return g_str_equal (fa[0], fb[0]) && g_str_equal (ref_meta (a, "model"), ref_meta (b, "model"))
+         && g_str_equal (ref_meta (a, "seq"), ref_meta (b, "seq")) && g_str_equal (ref_meta (a, "task"), ref_meta (b, "task"));
 }
 
 /* (c): a 1-GPU mixed-precision figure on one generation, transferred to
@@ -495,7 +312,7 @@ test_transfer (void)
     for (guint j = 0; j < refs->len; j++) {
       const Ref *a = refs->pdata[i], *b = refs->pdata[j];
       const char *ta = ref_topology (a), *tb = ref_topology (b);
-      const DpsKnownDevice *da = dps_device_lookup (meta (a, "gpu")), *db = dps_device_lookup (meta (b, "gpu"));
+      const DpsKnownDevice *da = dps_device_lookup (ref_meta (a, "gpu")), *db = dps_device_lookup (ref_meta (b, "gpu"));
       if (!ta || !tb || !da || !db || g_str_equal (da->arch, db->arch) || !same_job (a, b)
           || !compute_described (a, FALSE) || !compute_described (b, FALSE))
         continue;
@@ -517,25 +334,6 @@ test_transfer (void)
               rb->throughput, 100 * err);
     }
   summarise ("transfer between generations (c)", errs, transfer_bars, 0.12);
-}
-
-/* The row of r at gpus GPUs in precision prec (fails if none). */
-static const Row *
-find_row (const Ref *r, int gpus, const char *prec)
-{
-  for (guint k = 0; k < r->rows->len; k++) {
-    const Row *row = &g_array_index (r->rows, Row, k);
-    if (row->gpus == gpus && g_str_equal (row->prec, prec))
-      return row;
-  }
-  g_assert_not_reached ();
-}
-
-static Ref *
-load_one (const char *name)
-{
-  g_autofree char *p = g_build_filename (DPS_REFERENCE_DIR, name, NULL);
-  return ref_load (p);
 }
 
 /* What the loader reads from the printed tables: accumulation steps from
