@@ -112,7 +112,9 @@ dps_coll_predict (const DpsCollCtx *ctx, guint algo_mask, guint proto_mask, DpsN
  * starts with '^' ("^NVLS", "Tree,Ring", "simple").  A list names exactly
  * what may run; an exclusion takes its names from *mask (start it at what
  * NCCL may choose).  NVLSTree is NVLS across nodes here; CollNet and PAT
- * are not modelled and are skipped; hier, dpscale's own, may be named.
+ * are not modelled and are skipped (PAT runs only with one GPU a node,
+ * CollNet only on a SHARP fabric: tests/reference/README.md); hier,
+ * dpscale's own, may be named.
  * key names the setting in messages.  FALSE with error on an unknown name
  * or a list that leaves nothing to run (*mask then unchanged). */
 gboolean
