@@ -23,6 +23,8 @@ test_shipped (void)
       g_assert_cmpint (dps_topo_n_gpus (t), ==, nodes * k);
       int links[DPS_ROUTE_MAX];
       int last = dps_topo_n_gpus (t) - 1;
+      if (last == 0)
+        continue;   /* one GPU in all (gh200's node): no other to reach */
       g_assert_cmpint (dps_topo_route (t, 0, last, links), >, 0);
       g_assert_cmpint (dps_topo_route (t, last, 0, links), >, 0);
       /* a route is a connected walk from the source to the destination */
