@@ -55,7 +55,9 @@ dps_dtype_bytes (DpsDtype dtype)
  * 2.5 PFLOP/s fp16/bf16, 1.25 tf32, 80 TFLOP/s fp32, 279 GB, 8 TB/s;
  * HGX B300 2.25, 1.1, 75, 270 GB, 7.7 TB/s; 160 SMs (20,480 CUDA
  * cores at 128 an SM), so 8192 FLOP per SM and clock at ~1.9 GHz, as
- * Blackwell's.  GB200 is the B200 row (the same page: 2.25 PFLOP/s).
+ * Blackwell's.  GB200 per GPU as NVIDIA's GB200 NVL72 datasheet gives
+ * the rack (topologies/gb200-nvl72.topo): 2.5 PFLOP/s fp16 dense, 13.4 TB
+ * and 576 TB/s over 72 GPUs: 186 GB, 8 TB/s; the B200's 148 SMs.
  * Looked up by the tokens in the name at a word's start ("GH200" is not
  * an H200), the more specific rows first. */
 static const struct {
@@ -74,6 +76,7 @@ static const struct {
   { "A100", NULL, 19.5, 156, 312, 312, 80, 2039, 108, 16, "ampere", 2048 },
   { "V100", NULL, 15.7, 15.7, 125, 125, 32, 900, 80, 8, "volta", 1024 },
   { "B200", NULL, 80, 1100, 2250, 2250, 192, 8000, 148, 32, "blackwell", 8192 },
+  { "GB200", NULL, 80, 1250, 2500, 2500, 186, 8000, 148, 32, "blackwell", 8192 },
   { "GB300", NULL, 80, 1250, 2500, 2500, 279, 8000, 160, 32, "blackwell", 8192 },
   { "B300", NULL, 75, 1100, 2250, 2250, 270, 7700, 160, 32, "blackwell", 8192 },
   { "L40S", NULL, 91.6, 183, 362, 362, 48, 864, 142, 8, "ada", 1024 },

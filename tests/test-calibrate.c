@@ -398,6 +398,9 @@ test_layers_on_device (void)
   g_assert_cmpstr (gb300->arch, ==, "blackwell");
   g_assert_true (dps_device_lookup ("NVIDIA_B300_SXM6") != gb300);
   g_assert_true (dps_device_lookup ("8xH100 SXM5") == h100);
+  /* and a GB200 is not left unknown for not being a word-start B200 */
+  g_assert_cmpstr (dps_device_lookup ("NVIDIA GB200")->arch, ==, "blackwell");
+  g_assert_true (dps_device_lookup ("B200 (GB200 NVL72)") == dps_device_lookup ("NVIDIA B200"));
   DpsComputeParams cp;
   dps_compute_params_default (&cp);
   struct { const char *backend, *devices; DpsLayersUse use; double factor; const char *said; } cases[] = {
