@@ -82,9 +82,10 @@ static const struct {
   { "L40S", NULL, 91.6, 183, 362, 362, 48, 864, 142, 8, "ada", 1024 },
 };
 
-/* Whether token occurs in s where a word starts: at the start or after
- * a character that is not a letter or digit ("NVIDIA H100", "DGX-H100",
- * "8xH100" aside: an 'x' count prefix counts as a start too). */
+/* Whether token occurs in s where a word starts: at s's start, after a
+ * character that is neither letter nor digit ("NVIDIA H100", "DGX H100"
+ * once '-' is a space), or after a count's 'X' ("8XH100"); so "GH200" is
+ * not an H200 nor "GB200" a B200. */
 static gboolean
 word_in (const char *s, const char *token)
 {

@@ -231,9 +231,9 @@ fit_to (const Ref *r, const Row *row, DpsModel *m, double pub)
  * optimizer over fewer micro-batches.  Where a table prints a later row
  * faster than an earlier one such a model must put both at or below one
  * figure p: the best p (their harmonic mean) leaves both
- * (hi - lo) / (hi + lo) off; against the base row, which (a) reproduces,
- * the later row stays 1 - lo / hi off.  pred: the model's figures, which
- * must themselves keep the rule (checked). */
+ * (hi - lo) / (hi + lo) off; against a row at the base row's GPUs, which
+ * (a) takes as published, the later row stays 1 - lo / hi off.  pred: the
+ * model's figures, which must themselves keep the rule (checked). */
 static double
 monotone_floor (const Ref *r, const double *pred, const Row **worst_a, const Row **worst_b)
 {
@@ -245,7 +245,8 @@ monotone_floor (const Ref *r, const double *pred, const Row **worst_a, const Row
         continue;
       g_assert_cmpfloat (pred[j], <=, pred[i] * (1 + 1e-3));
       double lo = a->throughput / a->gpus, hi = b->throughput / b->gpus;
-      double f = hi <= lo ? 0 : a == base_row (r, a->prec) ? 1 - lo / hi : (hi - lo) / (hi + lo);
+      gboolean fixed = a->gpus == base_row (r, a->prec)->gpus;   /* not predicted: test_scaling's rule */
+      double f = hi <= lo ? 0 : fixed ? 1 - lo / hi : (hi - lo) / (hi + lo);
       if (f > floor)
         floor = f, *worst_a = a, *worst_b = b;
     }
@@ -443,7 +444,10 @@ test_parse (void)
  * 80 at 4, 64 GPUs 90 at 2.  32 -> 64 rises at fewer steps: both within
  * (90 - 80) / (90 + 80) = 5.9% at best (85 for both, the harmonic mean
  * 84.7 exactly); base -> 64 falls and sets nothing.  At 64 GPUs x16
- * steps (more than 32's 4) the pair no longer binds: floor 0. */
+ * steps (more than 32's 4) the pair no longer binds: floor 0.  With 32
+ * GPUs then at 120 a GPU, above the base row that (a) takes as published,
+ * the 32-GPU prediction stays at or below 100: 1 - 100/120 = 1/6 off, not
+ * the harmonic mean's 20/220. */
 static void
 test_floor (void)
 {
@@ -456,6 +460,9 @@ test_floor (void)
   g_assert_true (a == &g_array_index (r.rows, Row, 1) && b == &g_array_index (r.rows, Row, 2));
   g_array_index (r.rows, Row, 2).accum = 16;
   g_assert_cmpfloat (monotone_floor (&r, pred, &a, &b), ==, 0);
+  g_array_index (r.rows, Row, 1).throughput = 32 * 120;
+  g_assert_cmpfloat_with_epsilon (monotone_floor (&r, pred, &a, &b), 1.0 / 6, 1e-12);
+  g_assert_true (a == &g_array_index (r.rows, Row, 0) && b == &g_array_index (r.rows, Row, 1));
   g_array_free (r.rows, TRUE);
 }
 
