@@ -125,6 +125,7 @@ dps_coll_cost_new (const DpsTopo *topo, const DpsCollParams *params, int n_gpus,
     return NULL;
   if (channels > 0)
     ctx.channels = channels;
+  algo_mask = dps_coll_choosable (op, algo_mask);
   DpsCollCost *c = g_new0 (DpsCollCost, 1);
   c->params = *params;
   c->n_ranks = n_gpus;

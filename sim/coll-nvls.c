@@ -7,9 +7,26 @@
  * applies to the flows to and from the switch.  Across nodes (NCCL's
  * NVLSTree) the switch reduce-scatters, the GPUs with the same local index
  * all-reduce their S/r slice over a double binary tree between nodes, and
- * the switch gathers.  Only where the topology says nvls = true; all-reduce
- * with the Simple protocol only.  As in NCCL, the in-switch and between-node
- * parts are pipelined: one phase of concurrent flows.
+ * the switch gathers.  Only where the topology says nvls = true; the Simple
+ * protocol only.  As in NCCL, the in-switch and between-node parts are
+ * pipelined: one phase of concurrent flows.
+ *
+ * All-gather and reduce-scatter run on NVLS inside one NVLink domain only
+ * (NCCL needs CollNet for them across nodes, src/graph/tuning.cc), on at
+ * most 32 ranks (NCCL_MAX_NVLS_ARITY, src/include/device.h, enqueue.cc).
+ * An all-gather sends its S/r once and the switch's multicast brings every
+ * GPU all of S, its own slice included; a reduce-scatter pulls all of S
+ * through the in-switch reduction and gets its reduced S/r (NCCL's
+ * maintainer, NVIDIA/nccl#1083 and #1506: "Send S/N, Receive S" and the
+ * reverse, against (N-1)/N S each way for a ring).  They run at the
+ * links' own rate, without the all-reduce's NVLS efficiency: on one node of
+ * 8 H100 (NVIDIA/nccl#1047, tests/reference/nccl) NVLS reduce-scatter
+ * reaches 355 GB/s of algbw at 1 GiB, 0.96 of the 371 GB/s a ring's links
+ * carry (dgx-h100), where the all-reduce gets 270.  Their busbw is then
+ * (r-1)/r of the ring's, and NCCL's tuner, which gives them nvlsEfficiency
+ * x ((r-1)/r)^2 of the ring's bandwidth and a 25 us latency, never picks
+ * them beside a ring: here too they run only where NVLS is the one
+ * algorithm allowed (NCCL_ALGO=NVLS, `--algo nvls`; coll-cost.c).
  *
  * The switch's part across m nodes runs at NVLS's one-node bus bandwidth,
  * as NCCL's tuner has it (src/graph/tuning.cc gives NVLS and NVLSTree the
@@ -27,6 +44,10 @@
 #include "sim/nccl-cost.h"
 #include "sim/base/error.h"
 
+/* NCCL_MAX_NVLS_ARITY: the most local ranks NVLS all-gather and
+ * reduce-scatter take */
+#define NVLS_MAX_ARITY 32
+
 static gboolean
 nvls_supports (const DpsCollCtx *ctx, GError **error)
 {
@@ -35,9 +56,23 @@ nvls_supports (const DpsCollCtx *ctx, GError **error)
                  "algorithm nvls needs NVSwitch multicast (nvls = true in the topology)");
     return FALSE;
   }
-  if (ctx->op != DPS_OP_ALLREDUCE) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_UNSUPPORTED, "algorithm nvls runs only allreduce, not %s",
-                 dps_coll_op_name (ctx->op));
+  if (ctx->op == DPS_OP_ALLREDUCE)
+    return TRUE;
+  if (ctx->op != DPS_OP_ALLGATHER && ctx->op != DPS_OP_REDUCE_SCATTER) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_UNSUPPORTED,
+                 "algorithm nvls runs allreduce, allgather and reducescatter, not %s", dps_coll_op_name (ctx->op));
+    return FALSE;
+  }
+  if (ctx->n_nodes > 1) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_UNSUPPORTED,
+                 "algorithm nvls runs %s inside one NVLink domain only, not across %d nodes (NCCL needs CollNet for that)",
+                 dps_coll_op_name (ctx->op), ctx->n_nodes);
+    return FALSE;
+  }
+  if (ctx->ranks_per_node > NVLS_MAX_ARITY) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_UNSUPPORTED,
+                 "algorithm nvls runs %s on at most %d ranks of a node, not %d (NCCL_MAX_NVLS_ARITY)",
+                 dps_coll_op_name (ctx->op), NVLS_MAX_ARITY, ctx->ranks_per_node);
     return FALSE;
   }
   return TRUE;
@@ -60,7 +95,7 @@ switch_efficiency (const DpsCollCtx *ctx)
 static void
 switch_flows (const DpsCollCtx *ctx, DpsPhase *ph, double up, double down)
 {
-  double eff = switch_efficiency (ctx);
+  double eff = ctx->op == DPS_OP_ALLREDUCE ? switch_efficiency (ctx) : 1;
   up /= eff;
   down /= eff;
   for (int node = 0; node < ctx->n_nodes; node++)
@@ -81,6 +116,14 @@ nvls_plan (const DpsCollCtx *ctx, DpsPlan *plan)
     ph->latency_s[p] = ctx->params->base_s[DPS_ALGO_NVLS][p]
                        + ctx->params->step_s[DPS_ALGO_NVLS][DPS_LINK_NVLINK][p]
                        + 2 * dps_ceil_log2 (m) * dps_tune_step_s (ctx, DPS_ALGO_NVLS, DPS_LINK_NET, p);
+  if (ctx->op == DPS_OP_ALLGATHER) {   /* one node (nvls_supports) */
+    switch_flows (ctx, ph, S / r, S);
+    return;
+  }
+  if (ctx->op == DPS_OP_REDUCE_SCATTER) {
+    switch_flows (ctx, ph, S, S / r);
+    return;
+  }
   if (m == 1) {
     switch_flows (ctx, ph, S, S);
     return;

@@ -67,6 +67,17 @@ dps_proto_parse (const char *s, DpsProto *out)
   return TRUE;
 }
 
+/* The algorithms of algo_mask NCCL's tuner may pick for op: all of them,
+ * but NVLS for all-gather and reduce-scatter when a ring is allowed too
+ * (its tuner never picks NVLS for them beside a ring: coll-nvls.c). */
+guint
+dps_coll_choosable (DpsCollOp op, guint algo_mask)
+{
+  if (op != DPS_OP_ALLREDUCE && (algo_mask & (1u << DPS_ALGO_RING)))
+    algo_mask &= ~(1u << DPS_ALGO_NVLS);
+  return algo_mask;
+}
+
 /* nccl-tests' busbw = algbw * factor: all-reduce 2(n-1)/n, reduce-scatter
  * and all-gather (n-1)/n, broadcast 1, so that busbw compares with the
  * bandwidth of the slowest link whatever n is. */

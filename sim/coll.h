@@ -75,6 +75,7 @@ gboolean    dps_coll_op_parse (const char *s, DpsCollOp *out);
 gboolean    dps_algo_parse (const char *s, DpsAlgo *out);
 gboolean    dps_proto_parse (const char *s, DpsProto *out);
 double      dps_coll_busbw_factor (DpsCollOp op, int n_ranks);
+guint       dps_coll_choosable (DpsCollOp op, guint algo_mask);
 gboolean    dps_coll_ctx_init (DpsCollCtx *ctx, const DpsTopo *topo, const DpsCollParams *params,
                                int n_gpus, DpsCollOp op, double bytes, GError **error);
 

@@ -31,6 +31,7 @@ dps_coll_choose (const DpsCollCtx *ctx, guint algo_mask, guint proto_mask,
 {
   g_autoptr (GError) why = NULL;
   DpsCollChoice best = { .time_s = G_MAXDOUBLE };
+  algo_mask = dps_coll_choosable (ctx->op, algo_mask);
   for (int a = 0; a < DPS_ALGO_COUNT; a++) {
     if (!(algo_mask & (1u << a)))
       continue;

@@ -249,6 +249,54 @@ test_call_cost (void)
   }
 }
 
+/* NVLS all-gather and reduce-scatter on one DGX H100 node: each GPU
+ * receives all of S (all-gather) or sends all of S (reduce-scatter) at the
+ * links' rate, 370.8 GB/s, without the all-reduce's NVLS efficiency
+ * (sim/coll-nvls.c, NVIDIA/nccl#1047), after NVLS's 25 us, the call's 12
+ * and its fill of 2 MB on each of 16 channels: 1 GB in 37 us + 1.032 GB /
+ * 370.8 GB/s.  NCCL's tuner never picks NVLS for them beside a ring: both
+ * choosers, the per-size one and the cached cost, take the ring wherever
+ * it is allowed and NVLS where it is the only algorithm, at every size
+ * from 1 kB to 16 GB. */
+static void
+test_nvls_gather_choice (void)
+{
+  DpsCollParams p;
+  dps_coll_params_nccl (&p);
+  g_autoptr (DpsTopo) h100 = test_shipped_topo ("dgx-h100", 1);
+  g_autoptr (GError) e = NULL;
+  static const guint masks[] = { DPS_NCCL_ALGOS, 1u << DPS_ALGO_NVLS };
+  for (int op = DPS_OP_REDUCE_SCATTER; op <= DPS_OP_ALLGATHER; op++)
+    for (gsize m = 0; m < G_N_ELEMENTS (masks); m++) {
+      DpsAlgo want = m == 0 ? DPS_ALGO_RING : DPS_ALGO_NVLS;
+      if (m == 1) {
+        DpsCollCtx ctx;
+        DpsPlan *plan = NULL;
+        g_assert_true (dps_coll_ctx_init (&ctx, h100, &p, 8, (DpsCollOp) op, 1e9, &e));
+        ctx.algo = DPS_ALGO_NVLS;
+        g_assert_true (dps_coll_build_plan (&ctx, &plan, &e));
+        double t = 37e-6 + (1e9 + 32e6) / 370.8e9;
+        g_assert_cmpfloat (fabs (dps_plan_time_analytical (h100, plan, DPS_PROTO_SIMPLE) / t - 1), <, 1e-9);
+        dps_plan_unref (plan);
+      }
+      DpsCollCost *c = dps_coll_cost_new (h100, &p, 8, (DpsCollOp) op, masks[m], DPS_ALL_PROTOS, 0,
+                                          DPS_MODE_ANALYTICAL, 0, &e);
+      g_assert_no_error (e);
+      for (double bytes = 1e3; bytes < 2e10; bytes *= 8) {
+        DpsCollCtx ctx;
+        DpsCollChoice ch;
+        DpsAlgo a;
+        g_assert_true (dps_coll_ctx_init (&ctx, h100, &p, 8, (DpsCollOp) op, bytes, &e));
+        g_assert_true (dps_coll_choose (&ctx, masks[m], DPS_ALL_PROTOS, &ch, &e));
+        g_assert_cmpint (ch.algo, ==, want);
+        dps_plan_unref (ch.plan);
+        dps_coll_cost_time (c, bytes, &a, NULL);
+        g_assert_cmpint (a, ==, want);
+      }
+      dps_coll_cost_free (c);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -261,5 +309,6 @@ main (int argc, char **argv)
   g_test_add_func ("/coll-cost/nothing-to-move", test_nothing_to_move);
   g_test_add_func ("/coll-cost/correction", test_correction);
   g_test_add_func ("/coll-cost/none-applies", test_none_applies);
+  g_test_add_func ("/coll-cost/nvls-gather-choice", test_nvls_gather_choice);
   return g_test_run ();
 }

@@ -171,7 +171,8 @@ test_hier (void)
 }
 
 /* NVLS applies only where the topology has NVSwitch multicast (DGX H100,
- * not DGX A100), only to all-reduce, only with Simple.  On one node each
+ * not DGX A100), to all-reduce, and to all-gather and reduce-scatter inside
+ * one node, only with Simple.  On one node each
  * GPU sends S up and receives S down at NCCL's Hopper NVLS efficiency
  * (0.85 of 370.8 GB/s) times the 0.85 of it the published tables reach,
  * after a 32 MB pipeline fill (sim/nccl-cost.c):
@@ -198,9 +199,13 @@ test_nvls (void)
   g_assert_false (dps_coll_build_plan (&ctx, &plan, &e));
   g_assert_nonnull (strstr (e->message, "nvls"));
   g_clear_error (&e);
-  dps_coll_ctx_init (&ctx, h100, &p, 8, DPS_OP_ALLGATHER, 1e9, &e);
+  /* all-gather on NVLS: inside one node only (NCCL needs CollNet across;
+   * its time in one node: test-coll-cost.c) */
+  g_autoptr (DpsTopo) h100x2 = shipped ("dgx-h100", 2);
+  dps_coll_ctx_init (&ctx, h100x2, &p, 16, DPS_OP_ALLGATHER, 1e9, &e);
   ctx.algo = DPS_ALGO_NVLS;
   g_assert_false (dps_coll_build_plan (&ctx, &plan, &e));
+  g_assert_nonnull (strstr (e->message, "one NVLink domain"));
   g_clear_error (&e);
   dps_coll_ctx_init (&ctx, h100, &p, 8, DPS_OP_ALLREDUCE, 1e9, &e);
   ctx.algo = DPS_ALGO_NVLS;
@@ -221,6 +226,12 @@ test_nvls (void)
   double bus2 = 1.75e9 / dps_plan_time_analytical (two, nv, DPS_PROTO_SIMPLE);
   g_assert_cmpfloat (REL (bus1, 75e9), <, 1e-9);
   g_assert_cmpfloat (REL (bus2, bus1), <, 1e-9);
+  /* all-gather on 4 GPUs of 100 GB/s links: NVLS receives all of S, a
+   * ring 3/4 of it, so NVLS's busbw is 3/4 of the ring's 100 GB/s */
+  g_autoptr (DpsPlan) ag = plan_for (one, &z, 4, DPS_OP_ALLGATHER, 1e9, DPS_ALGO_NVLS);
+  g_autoptr (DpsPlan) ring = plan_for (one, &z, 4, DPS_OP_ALLGATHER, 1e9, DPS_ALGO_RING);
+  g_assert_cmpfloat (REL (0.75e9 / dps_plan_time_analytical (one, ag, DPS_PROTO_SIMPLE), 75e9), <, 1e-9);
+  g_assert_cmpfloat (REL (0.75e9 / dps_plan_time_analytical (one, ring, DPS_PROTO_SIMPLE), 100e9), <, 1e-9);
 }
 
 /* NCCL's protocol choice by size: LL (least latency) for small messages,
