@@ -20,7 +20,7 @@ typedef struct {
 struct DpsCollCost {
   DpsCollParams params;
   int        n_ranks;
-  int        fill_channels[DPS_ALGO_COUNT];   /* dps_tune_fill_channels */
+  double     fill_times[DPS_ALGO_COUNT];   /* dps_tune_fill_times */
   guint      proto_mask;
   DpsNetMode mode;
   AlgoCost   algo[DPS_ALGO_COUNT];
@@ -105,7 +105,7 @@ best_estimate (const DpsCollCost *c, double bytes)
     for (int p = 0; c->algo[a].ok && p < DPS_PROTO_COUNT; p++)
       if (c->algo[a].payload[p] > 0) {
         const AlgoCost *ac = &c->algo[a];
-        double link_s = bytes * dps_tune_fill_factor (&c->params, a, p, c->fill_channels[a], bytes) * ac->load_per_byte_s / ac->payload[p];
+        double link_s = bytes * dps_tune_fill_factor (&c->params, a, p, c->fill_times[a], bytes) * ac->load_per_byte_s / ac->payload[p];
         best = MIN (best, latency_at (ac, p, bytes) + link_s * ceiling_scale (ac, p, bytes, link_s));
       }
   return best;
@@ -130,7 +130,7 @@ dps_coll_cost_new (const DpsTopo *topo, const DpsCollParams *params, int n_gpus,
   c->params = *params;
   c->n_ranks = n_gpus;
   for (int a = 0; a < DPS_ALGO_COUNT; a++)
-    c->fill_channels[a] = dps_tune_fill_channels (&ctx, (DpsAlgo) a);
+    c->fill_times[a] = dps_tune_fill_times (&ctx, (DpsAlgo) a);
   c->proto_mask = proto_mask;
   c->mode = mode;
   g_autoptr (GError) why = NULL;
@@ -172,7 +172,7 @@ dps_coll_cost_new (const DpsTopo *topo, const DpsCollParams *params, int n_gpus,
     for (int p = 0; p < DPS_PROTO_COUNT; p++) {
       /* the payload without the fill at the reference size: the fill is
        * applied at each size asked about */
-      ac->payload[p] = (proto_mask & (1u << p)) ? plan->uncapped[p] * dps_tune_fill_factor (params, a, p, c->fill_channels[a], REF_BYTES) : 0;
+      ac->payload[p] = (proto_mask & (1u << p)) ? plan->uncapped[p] * dps_tune_fill_factor (params, a, p, c->fill_times[a], REF_BYTES) : 0;
       ac->cap_Bps[p] = ac->payload[p] > 0 ? dps_tune_bw_cap_Bps (&ctx, p) : 0;
       if (ac->payload[p] > 0)
         ref_proto = p;
@@ -250,7 +250,7 @@ uncorrected_time (const DpsCollCost *c, double bytes, DpsAlgo *algo, DpsProto *p
     for (int p = 0; p < DPS_PROTO_COUNT; p++) {
       if (ac->payload[p] <= 0 || !dps_tune_size_ok (&c->params, p, bytes))
         continue;
-      double fill = dps_tune_fill_factor (&c->params, a, p, c->fill_channels[a], bytes);
+      double fill = dps_tune_fill_factor (&c->params, a, p, c->fill_times[a], bytes);
       double link_s = bytes * fill * ac->load_per_byte_s / ac->payload[p];
       double scale = ceiling_scale (ac, p, bytes, link_s);
       double lat = latency_at (ac, p, bytes);

@@ -37,7 +37,7 @@ tree_plan (const DpsCollCtx *ctx, DpsPlan *plan)
   if (m == 1)
     plan->payload[DPS_PROTO_LL128] = 7.0 / 9.0 * ctx->params->algo_bw_factor[DPS_ALGO_TREE]
                                      / dps_tune_fill_factor (ctx->params, DPS_ALGO_TREE, DPS_PROTO_LL128,
-                                                           dps_tune_fill_channels (ctx, DPS_ALGO_TREE), ctx->bytes);
+                                                           dps_tune_fill_times (ctx, DPS_ALGO_TREE), ctx->bytes);
   double b = ctx->bytes / nch;
   int order[DPS_TOPO_MAX_GPUS_PER_NODE];
   int *heads = g_new (int, m);

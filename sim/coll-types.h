@@ -27,6 +27,9 @@ typedef struct {
    * channel, the others' the whole collective's); a collective of S bytes
    * moves as if it were S + min(S, fill) (see nccl-cost.c) */
   double fill_bytes[DPS_ALGO_COUNT][DPS_PROTO_COUNT];
+  /* the share of their fill rings and trees pay inside one node (or one
+   * NVLink domain), where no proxy or network stands in the pipeline */
+  double fill_one_node;
   /* calibrated profiles: each protocol slot is a measured size regime, used
    * only for sizes up to its bound (0: unbounded) above the previous one's */
   gboolean sized_regimes;

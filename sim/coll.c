@@ -316,7 +316,7 @@ dps_coll_build_plan (const DpsCollCtx *ctx, DpsPlan **out, GError **error)
     plan->payload[p] = dps_tune_proto_ok (ctx->algo, p)
                        ? ctx->params->bw_factor[ctx->algo][p]
                          * (ctx->algo == DPS_ALGO_NVLS ? 1 : ctx->params->algo_bw_factor[ctx->algo])
-                         / dps_tune_fill_factor (ctx->params, ctx->algo, p, dps_tune_fill_channels (ctx, ctx->algo), ctx->bytes) : 0;
+                         / dps_tune_fill_factor (ctx->params, ctx->algo, p, dps_tune_fill_times (ctx, ctx->algo), ctx->bytes) : 0;
   memcpy (plan->uncapped, plan->payload, sizeof plan->payload);
   if (dps_ctx_n_ranks (ctx) > 1 && ctx->bytes > 0) {
     a->plan (ctx, plan);

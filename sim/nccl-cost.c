@@ -68,28 +68,41 @@ dps_coll_params_nccl (DpsCollParams *p)
    * whole collective's, Simple's 64 MB about NCCL's 4 MiB buffer on each
    * of 16 channels, LL128 3 MB and LL 0.1 MB (fitted, with NCCL's
    * per-channel ceilings of dps_tune_bw_cap_Bps in place); NVLS 2 MB on
-   * each of NCCL's NVLS channels (dps_tune_fill_channels), the fitted
+   * each of NCCL's NVLS channels (dps_tune_fill_times), the fitted
    * 32 MB on Hopper's 16.  Without a fill every collective of 1-64 MiB
    * (DDP's buckets) came out 1.5-3x too fast. */
   static const double fill[DPS_PROTO_COUNT] = { [DPS_PROTO_LL] = 1e5, [DPS_PROTO_LL128] = 3e6, [DPS_PROTO_SIMPLE] = 64e6 };
   for (int q = 0; q < DPS_PROTO_COUNT; q++)
     p->fill_bytes[DPS_ALGO_RING][q] = p->fill_bytes[DPS_ALGO_TREE][q] = fill[q];
   p->fill_bytes[DPS_ALGO_NVLS][DPS_PROTO_SIMPLE] = 2e6;
+  /* Inside one node (or one NVLink domain) rings and trees pay 0.375 of
+   * that fill (dps_tune_fill_times): there a step's chunk goes from GPU to
+   * GPU by load and store, with no proxy thread, network or flush in the
+   * pipeline (NCCL's own tuner keeps its plateau factor of the ring for
+   * nNodes > 1 alone, src/graph/tuning.cc).  Fitted once over the whole
+   * suite (tests/reference/nccl, 39 tables, median |error| of rows of
+   * 64 KiB and more): 1 (as across nodes) 9.81%, 0.5 9.42%, 0.375 9.34%,
+   * 0.25 9.33%, 0.125 9.55%, 0 9.95%; 0.375 over 0.25 for the systems it
+   * keeps closer (V100's cube mesh 16.3 against 18.8%, the RTX 4090 10.0
+   * against 12.3%, GCP's A4X trays 35.4 against 39.1%); all-reduce rows
+   * 8.13 -> 7.79%.  One HGX B200's ring all-gather took 49 us for 16 MiB
+   * where the whole fill gave 85. */
+  p->fill_one_node = 0.375;
   /* NVLS's own efficiency is the topology's (nvls_efficiency: NCCL's
    * per-generation figure); a calibration may scale it */
 }
 
 /* How much longer than its bandwidth term a collective of bytes over
  * channels rings or trees takes while its pipeline fills:
- * (S + min(S, fill)) / S, the fill being the per-channel figure times
- * channels (dps_tune_fill_channels).  The chunks NCCL keeps
+ * (S + min(S, fill)) / S, the fill being fill_bytes times `times`
+ * (dps_tune_fill_times).  The chunks NCCL keeps
  * in flight on every channel must all be under way before the algorithm
  * runs at its full rate: below the fill size a collective reaches half
  * its bandwidth, above it it pays the fill once, a constant time.  */
 double
-dps_tune_fill_factor (const DpsCollParams *p, DpsAlgo algo, DpsProto proto, int channels, double bytes)
+dps_tune_fill_factor (const DpsCollParams *p, DpsAlgo algo, DpsProto proto, double times, double bytes)
 {
-  double f = p->fill_bytes[algo][proto] * MAX (channels, 1);
+  double f = p->fill_bytes[algo][proto] * times;
   return f > 0 && bytes > 0 ? (bytes + MIN (bytes, f)) / bytes : 1;
 }
 
@@ -161,15 +174,16 @@ dps_tune_bw_cap_Bps (const DpsCollCtx *ctx, DpsProto proto)
 /* How many times its fill_bytes ctx's collective with algo fills: for
  * NVLS, NCCL's own NVLS channels (src/transport/nvls.cc:
  * NVLS_NCHANNELS_SM90 16, NVLS_NCHANNELS_SM100 32 across nodes,
- * NVLS_NCHANNELS_SM100_NVL 24 in one node); for rings and trees once,
- * their fill being the whole collective's.  (A ring fill per channel of
- * the topology, tried, made the 2-channel RTX 4090 ring fill a quarter,
+ * NVLS_NCHANNELS_SM100_NVL 24 in one node); for rings and trees once
+ * across nodes, their fill being the whole collective's, and
+ * fill_one_node of it inside one node.  (A ring fill per channel of the
+ * topology, tried, made the 2-channel RTX 4090 ring fill a quarter,
  * 14.5 -> 19.2%, and moved no NVLink system: not borne out.) */
-int
-dps_tune_fill_channels (const DpsCollCtx *ctx, DpsAlgo algo)
+double
+dps_tune_fill_times (const DpsCollCtx *ctx, DpsAlgo algo)
 {
   if (algo != DPS_ALGO_NVLS)
-    return 1;
+    return ctx->n_nodes > 1 ? 1 : ctx->params->fill_one_node;
   if (compcap_index (dps_topo_spec (ctx->topo)->gpu.model) < 3)
     return 16;
   return ctx->n_nodes > 1 ? 32 : 24;

@@ -26,8 +26,8 @@ double   dps_tune_plateau_bytes (const DpsCollCtx *ctx, DpsAlgo algo, DpsProto p
 void     dps_tune_ring_latency (const DpsCollCtx *ctx, DpsAlgo algo, int nsteps, int ninter,
                                 gboolean with_base, double *latency_s);
 gboolean dps_tune_proto_ok (DpsAlgo algo, DpsProto proto);
-double   dps_tune_fill_factor (const DpsCollParams *p, DpsAlgo algo, DpsProto proto, int channels, double bytes);
-int      dps_tune_fill_channels (const DpsCollCtx *ctx, DpsAlgo algo);
+double   dps_tune_fill_factor (const DpsCollParams *p, DpsAlgo algo, DpsProto proto, double times, double bytes);
+double   dps_tune_fill_times (const DpsCollCtx *ctx, DpsAlgo algo);
 double   dps_tune_bw_cap_Bps (const DpsCollCtx *ctx, DpsProto proto);
 gboolean dps_tune_size_ok (const DpsCollParams *p, DpsProto proto, double bytes);
 typedef double (*DpsTimeFn) (double bytes, void *data);

@@ -199,8 +199,7 @@ test_nvls (void)
   g_assert_false (dps_coll_build_plan (&ctx, &plan, &e));
   g_assert_nonnull (strstr (e->message, "nvls"));
   g_clear_error (&e);
-  /* all-gather on NVLS: inside one node only (NCCL needs CollNet across;
-   * its time in one node: test-coll-cost.c) */
+  /* all-gather on NVLS: in one node only (its time: test-coll-cost.c) */
   g_autoptr (DpsTopo) h100x2 = shipped ("dgx-h100", 2);
   dps_coll_ctx_init (&ctx, h100x2, &p, 16, DPS_OP_ALLGATHER, 1e9, &e);
   ctx.algo = DPS_ALGO_NVLS;
@@ -226,8 +225,7 @@ test_nvls (void)
   double bus2 = 1.75e9 / dps_plan_time_analytical (two, nv, DPS_PROTO_SIMPLE);
   g_assert_cmpfloat (REL (bus1, 75e9), <, 1e-9);
   g_assert_cmpfloat (REL (bus2, bus1), <, 1e-9);
-  /* all-gather on 4 GPUs of 100 GB/s links: NVLS receives all of S, a
-   * ring 3/4 of it, so NVLS's busbw is 3/4 of the ring's 100 GB/s */
+  /* all-gather, 4 GPUs: NVLS receives S, a ring 3/4 S: 75 and 100 GB/s */
   g_autoptr (DpsPlan) ag = plan_for (one, &z, 4, DPS_OP_ALLGATHER, 1e9, DPS_ALGO_NVLS);
   g_autoptr (DpsPlan) ring = plan_for (one, &z, 4, DPS_OP_ALLGATHER, 1e9, DPS_ALGO_RING);
   g_assert_cmpfloat (REL (0.75e9 / dps_plan_time_analytical (one, ag, DPS_PROTO_SIMPLE), 75e9), <, 1e-9);
@@ -414,7 +412,7 @@ test_gpu_counts (void)
  * per channel: two channels of 64 MB fill 128 MB, factor 2.  NVLS fills
  * NCCL's own NVLS channels (src/transport/nvls.cc): 16 on Hopper, on
  * Blackwell 24 in one node and 32 across nodes; a ring's fill is its
- * whole collective's (once). */
+ * whole collective's across nodes, 0.375 of it in one (24 MB: 48 MB 1.5). */
 static void
 test_fill (void)
 {
@@ -430,12 +428,14 @@ test_fill (void)
   g_autoptr (DpsTopo) b = shipped ("hgx-b200", 2);
   DpsCollCtx ctx;
   g_assert_true (dps_coll_ctx_init (&ctx, h, &p, 16, DPS_OP_ALLREDUCE, 1e9, NULL));
-  g_assert_cmpint (dps_tune_fill_channels (&ctx, DPS_ALGO_NVLS), ==, 16);
-  g_assert_cmpint (dps_tune_fill_channels (&ctx, DPS_ALGO_RING), ==, 1);
+  g_assert_cmpfloat (dps_tune_fill_times (&ctx, DPS_ALGO_NVLS), ==, 16);
+  g_assert_cmpfloat (dps_tune_fill_times (&ctx, DPS_ALGO_RING), ==, 1);
   g_assert_true (dps_coll_ctx_init (&ctx, b, &p, 16, DPS_OP_ALLREDUCE, 1e9, NULL));
-  g_assert_cmpint (dps_tune_fill_channels (&ctx, DPS_ALGO_NVLS), ==, 32);
+  g_assert_cmpfloat (dps_tune_fill_times (&ctx, DPS_ALGO_NVLS), ==, 32);
   g_assert_true (dps_coll_ctx_init (&ctx, b, &p, 8, DPS_OP_ALLREDUCE, 1e9, NULL));
-  g_assert_cmpint (dps_tune_fill_channels (&ctx, DPS_ALGO_NVLS), ==, 24);
+  g_assert_cmpfloat (dps_tune_fill_times (&ctx, DPS_ALGO_NVLS), ==, 24);
+  p.fill_bytes[DPS_ALGO_RING][DPS_PROTO_SIMPLE] = 64e6;
+  g_assert_cmpfloat (dps_tune_fill_factor (&p, DPS_ALGO_RING, DPS_PROTO_SIMPLE, dps_tune_fill_times (&ctx, DPS_ALGO_RING), 48e6), ==, 1.5);
 }
 
 /* A ring all-reduce inside a DGX-1 runs its 6 channels over the mesh's 6
