@@ -20,7 +20,9 @@
 #     bandwidth, 8.96%; with one H100 server's reduce-scatter pair, 8.7%
 #     over 21; with Vultr's B200 all-gathers and reduce-scatters on 1 and
 #     2 nodes, GCP A4's all-gather and A3 Ultra's (2026-12-04), 9.8% over
-#     23, A3 Ultra on its own bar, below)
+#     23, A3 Ultra on its own bar, below; with rings' and trees' fill
+#     inside one node at 0.375 and Vultr's 2-node all-reduce, 9.26% over
+#     40 tables)
 #   - every file read, none left out (a table that cannot be read fails)
 # Its output lists each system's median and the ten worst rows.
 set -u
