@@ -246,9 +246,15 @@ dps_netemu_new (int nodes, int ranks_per_node, double link_gbps, GError **error)
    * rate by HZ"), and at least one 64 KiB GSO packet.  With 1 ms at HZ 250
    * (a quarter of that) 4 emulated nodes in a ring ran 16 MiB all-reduces
    * at 87% of 1 Gbit/s and at 63% of 0.5 Gbit/s; with rate/HZ (4 ms) at
-   * 91% of 1 Gbit/s. */
+   * 91% of 1 Gbit/s.  At that minimum a late tick overflows the bucket and
+   * its tokens are lost, the more so the more links run at once: on a
+   * 2-core VM (HZ 250, 2026-12-04) 2 nodes ran 16 MiB at 93% and 4 nodes
+   * at 85%, so that 4 nodes predicted from 2 came out 10-12% fast
+   * (tests/test-transfer-emulated.sh, median 10.1-10.3%).  Two ticks' worth
+   * keeps the rate through one late tick: 4 nodes at 92-94%, predicted
+   * within 0.8-1.3% (worst 3.3-4.6%); four ticks 1.4% (1.5%). */
   double rate_Bps = link_gbps * 1e9 / 8;
-  long burst = MAX (65536L, (long) (rate_Bps / kernel_hz ()));
+  long burst = MAX (65536L, (long) (2 * rate_Bps / kernel_hz ()));
   if (!sh (error, "ip link add %s type bridge && ip addr add %s.254/24 dev %s && ip link set %s up", e->bridge,
            e->net, e->bridge, e->bridge))
     return NULL;
