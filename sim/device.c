@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+const char *const dps_gpu_arch_names[] = { "volta", "ampere", "ada", "hopper", "blackwell", NULL };
+
 static const char *const names[DPS_DTYPE_COUNT] = { "fp32", "tf32", "fp16", "bf16" };
 
 const char *

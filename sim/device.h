@@ -31,6 +31,9 @@ typedef struct {
 } DpsKnownDevice;
 
 const DpsKnownDevice *dps_device_lookup (const char *name);
+/* The GPU generations dpscale tells apart ("volta", "ampere", "ada",
+ * "hopper", "blackwell"), NULL-terminated, in that order */
+extern const char *const dps_gpu_arch_names[];
 const char *dps_dtype_name (DpsDtype dtype);
 gboolean    dps_dtype_parse (const char *name, DpsDtype *out);
 int         dps_dtype_bytes (DpsDtype dtype);

@@ -108,19 +108,18 @@ dps_tune_fill_factor (const DpsCollParams *p, DpsAlgo algo, DpsProto proto, doub
 
 /* NCCL's GPU generation index for its tuning tables (src/graph/tuning.cc:
  * compute capability 7.x Volta, 8.x Ampere (Ada too), 9.x Hopper, 10 and
- * up Blackwell), from the device's name; a name it does not know is taken
- * for Hopper, as NCCL's other defaults here are. */
+ * up Blackwell), from the topology's GPU generation (its [gpu] arch, or
+ * the known device its model names); a GPU of no known generation is
+ * taken for Hopper, as NCCL's other defaults here are. */
 static int
-compcap_index (const char *model)
+compcap_index (const DpsTopoSpec *spec)
 {
-  static const struct { const char *name; int idx; } known[] = {
-    { "V100", 0 }, { "A100", 1 }, { "A10", 1 }, { "A30", 1 }, { "A40", 1 }, { "L40", 1 }, { "L4", 1 },
-    { "RTX 30", 1 }, { "RTX 40", 1 }, { "RTX A", 1 }, { "RTX 6000 Ada", 1 },
-    { "H100", 2 }, { "H200", 2 }, { "H800", 2 }, { "H20", 2 },
-    { "B200", 3 }, { "B100", 3 }, { "B300", 3 }, { "RTX 50", 3 }, { "RTX PRO", 3 },
+  static const struct { const char *arch; int idx; } known[] = {
+    { "volta", 0 }, { "ampere", 1 }, { "ada", 1 }, { "hopper", 2 }, { "blackwell", 3 },
   };
-  for (gsize i = 0; model && i < G_N_ELEMENTS (known); i++)
-    if (strstr (model, known[i].name))
+  const char *arch = dps_topo_spec_gpu_arch (spec);
+  for (gsize i = 0; arch && i < G_N_ELEMENTS (known); i++)
+    if (g_str_equal (arch, known[i].arch))
       return known[i].idx;
   return 2;
 }
@@ -154,7 +153,7 @@ dps_tune_bw_cap_Bps (const DpsCollCtx *ctx, DpsProto proto)
   int n = ctx->n_nodes * ctx->ranks_per_node;
   if (n < 2)
     return 0;
-  int cc = compcap_index (dps_topo_spec (ctx->topo)->gpu.model);
+  int cc = compcap_index (dps_topo_spec (ctx->topo));
   int sc = ctx->n_nodes <= 1 ? 0 : ctx->n_nodes <= 2 ? 1 : 2;
   double bus = 0;
   if (proto == DPS_PROTO_LL && (ctx->algo == DPS_ALGO_RING || ctx->algo == DPS_ALGO_TREE))
@@ -184,7 +183,7 @@ dps_tune_fill_times (const DpsCollCtx *ctx, DpsAlgo algo)
 {
   if (algo != DPS_ALGO_NVLS)
     return ctx->n_nodes > 1 ? 1 : ctx->params->fill_one_node;
-  if (compcap_index (dps_topo_spec (ctx->topo)->gpu.model) < 3)
+  if (compcap_index (dps_topo_spec (ctx->topo)) < 3)
     return 16;
   return ctx->n_nodes > 1 ? 32 : 24;
 }
@@ -318,7 +317,7 @@ dps_tune_ring_latency (const DpsCollCtx *ctx, DpsAlgo algo, int nsteps, int nint
   double from = dps_tune_plateau_bytes (ctx, algo, DPS_PROTO_SIMPLE);
   if (from <= 0 || ctx->bytes < from)
     return;
-  double factor = compcap_index (dps_topo_spec (ctx->topo)->gpu.model) < 1 ? 1.9 : 1.4;
+  double factor = compcap_index (dps_topo_spec (ctx->topo)) < 1 ? 1.9 : 1.4;
   double once = ctx->params->step_s[algo][DPS_LINK_NET][DPS_PROTO_SIMPLE] + dps_topo_spec (ctx->topo)->net_extra_s;
   double read = ninter * (dps_tune_step_s (ctx, algo, DPS_LINK_NET, DPS_PROTO_SIMPLE) - once);
   latency_s[DPS_PROTO_SIMPLE] = (latency_s[DPS_PROTO_SIMPLE] - read) * factor + read;

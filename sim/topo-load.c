@@ -9,7 +9,7 @@
 static const char *const groups[] = { "system", "gpu", "intra", "nic", "fabric", "nccl", NULL };
 static const char *const system_keys[] = { "name", "description", "gpus_per_node", "gpus_per_host", "max_nodes",
                                            "price_per_gpu_hour_usd", NULL };
-static const char *const gpu_keys[] = { "model", "fp32_tflops", "tf32_tflops", "fp16_tflops",
+static const char *const gpu_keys[] = { "model", "arch", "fp32_tflops", "tf32_tflops", "fp16_tflops",
                                         "bf16_tflops", "memory_GB", "memory_bw_GBps", NULL };
 static const char *const intra_keys[] = { "fabric", "bw_GBps", "efficiency", "latency_us", "nvls",
                                           "links", "switches", "uplink_GBps", "pcie_GBps", "ring",
@@ -62,10 +62,13 @@ load_gpu (const DpsKeyFile *kf, DpsTopoSpec *s, GError **error)
 {
   static const char *const keys[DPS_DTYPE_COUNT] = { "fp32_tflops", "tf32_tflops", "fp16_tflops", "bf16_tflops" };
   double v;
+  int arch;
   if (!dps_key_file_require_group (kf, "gpu", error)
       || !dps_key_file_check_keys (kf, "gpu", gpu_keys, error)
-      || !dps_key_file_get_string (kf, "gpu", "model", TRUE, NULL, &s->gpu.model, error))
+      || !dps_key_file_get_string (kf, "gpu", "model", TRUE, NULL, &s->gpu.model, error)
+      || !dps_key_file_get_choice (kf, "gpu", "arch", dps_gpu_arch_names, FALSE, -1, &arch, error))
     return FALSE;
+  s->gpu_arch = arch >= 0 ? dps_gpu_arch_names[arch] : NULL;
   for (int d = 0; d < DPS_DTYPE_COUNT; d++) {
     gboolean required = d == DPS_DTYPE_FP32;
     if (!dps_key_file_get_double (kf, "gpu", keys[d], required, 0, 1e-6, 1e6, &v, error))

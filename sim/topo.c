@@ -59,6 +59,17 @@ dps_topo_spec_copy (const DpsTopoSpec *s)
   return c;
 }
 
+/* The GPU's generation: the spec's own (a topology's [gpu] arch), else
+ * the known device its model names (device.c), else NULL. */
+const char *
+dps_topo_spec_gpu_arch (const DpsTopoSpec *s)
+{
+  if (s->gpu_arch)
+    return s->gpu_arch;
+  const DpsKnownDevice *k = dps_device_lookup (s->gpu.model);
+  return k ? k->arch : NULL;
+}
+
 void
 dps_topo_spec_free (DpsTopoSpec *s)
 {

@@ -61,6 +61,7 @@ typedef struct {
   int            gpus_per_host;     /* of one host (tray) of a node: an NVL72 rack is 18 hosts of 4 */
   double         price_per_gpu_hour_usd;  /* what one GPU-hour costs here; 0: not stated */
   DpsDeviceSpec  gpu;
+  const char    *gpu_arch;          /* one of dps_gpu_arch_names (static), or NULL: from gpu.model */
   /* inside a node */
   DpsIntraKind   intra;
   double         intra_bw_Bps;      /* nvswitch: per GPU per direction; pcie: GPU-switch link;
@@ -106,6 +107,7 @@ typedef struct {
 typedef struct DpsTopo DpsTopo;
 
 DpsTopoSpec   *dps_topo_spec_copy (const DpsTopoSpec *spec);
+const char    *dps_topo_spec_gpu_arch (const DpsTopoSpec *spec);
 /* per transport (net-transport.c) */
 double         dps_net_transport_extra_us (DpsNetTransport t);
 double         dps_net_transport_eager_bytes (DpsNetTransport t);

@@ -225,6 +225,49 @@ test_malformed (void)
   }
 }
 
+/* The GPU's generation, which picks NCCL's tuning rows (sim/nccl-cost.c):
+ * [gpu] arch when given, else the known device the model names
+ * (sim/device.c), else none (NCCL's Hopper rows then).  Every shipped
+ * topology has one: the RTX 4090's by its key (Ada, no device row), the
+ * DGX A100's from its model. */
+static void
+test_gpu_arch (void)
+{
+  g_autoptr (GError) e = NULL;
+  g_autoptr (DpsTopoSpec) none = dps_topo_spec_load_data ("t.topo", base, -1, &e);
+  g_assert_no_error (e);
+  g_assert_null (dps_topo_spec_gpu_arch (none));
+  GString *t = g_string_new (base);
+  g_string_replace (t, "model = g", "model = NVIDIA A100-SXM4-80GB", 1);
+  g_autoptr (DpsTopoSpec) named = dps_topo_spec_load_data ("t.topo", t->str, -1, &e);
+  g_assert_no_error (e);
+  g_assert_cmpstr (dps_topo_spec_gpu_arch (named), ==, "ampere");
+  g_string_replace (t, "model = NVIDIA A100-SXM4-80GB", "model = NVIDIA A100-SXM4-80GB\narch = blackwell", 1);
+  g_autoptr (DpsTopoSpec) keyed = dps_topo_spec_load_data ("t.topo", t->str, -1, &e);
+  g_assert_no_error (e);
+  g_assert_cmpstr (dps_topo_spec_gpu_arch (keyed), ==, "blackwell");
+  g_string_replace (t, "arch = blackwell", "arch = turing", 1);
+  g_assert_null (dps_topo_spec_load_data ("t.topo", t->str, -1, &e));
+  g_assert_nonnull (strstr (e->message, "t.topo:6: [gpu] arch: unknown value 'turing'"));
+  g_string_free (t, TRUE);
+  g_auto (GStrv) names = dps_topo_list_shipped ();
+  for (int i = 0; names[i]; i++) {
+    g_autoptr (GError) le = NULL;
+    g_autofree char *path = dps_topo_find (names[i], &le);
+    g_autoptr (DpsTopoSpec) s = path ? dps_topo_spec_load (path, &le) : NULL;
+    g_assert_no_error (le);
+    if (!dps_topo_spec_gpu_arch (s))
+      g_error ("shipped topology %s: its GPU '%s' has no generation", names[i], s->gpu.model);
+  }
+  g_autofree char *rtx_path = dps_topo_find ("pcie-8x-rtx4090", NULL);
+  g_autofree char *a100_path = dps_topo_find ("dgx-a100", NULL);
+  g_autoptr (DpsTopoSpec) rtx = dps_topo_spec_load (rtx_path, NULL);
+  g_assert_cmpstr (rtx->gpu_arch, ==, "ada");
+  g_autoptr (DpsTopoSpec) a100 = dps_topo_spec_load (a100_path, NULL);
+  g_assert_null (a100->gpu_arch);
+  g_assert_cmpstr (dps_topo_spec_gpu_arch (a100), ==, "ampere");
+}
+
 /* A file that does not exist, or a directory, is an I/O error naming it. */
 static void
 test_bad_paths (void)
@@ -273,6 +316,7 @@ main (int argc, char **argv)
   g_test_add_func ("/topo/load/base-valid", test_base_valid);
   g_test_add_func ("/topo/load/malformed", test_malformed);
   g_test_add_func ("/topo/load/bad-paths", test_bad_paths);
+  g_test_add_func ("/topo/load/gpu-arch", test_gpu_arch);
   g_test_add_func ("/topo/bad-sizes", test_bad_sizes);
   return g_test_run ();
 }
