@@ -67,14 +67,14 @@ dps_coll_params_nccl (DpsCollParams *p)
   /* The pipeline fill (dps_tune_fill_factor): for rings and trees the
    * whole collective's, Simple's 64 MB about NCCL's 4 MiB buffer on each
    * of 16 channels, LL128 3 MB and LL 0.1 MB (fitted, with NCCL's
-   * per-channel ceilings of dps_tune_bw_cap_Bps in place); NVLS 2 MB on
-   * each of NCCL's NVLS channels (dps_tune_fill_times), the fitted
-   * 32 MB on Hopper's 16.  Without a fill every collective of 1-64 MiB
-   * (DDP's buckets) came out 1.5-3x too fast. */
+   * per-channel ceilings of dps_tune_bw_cap_Bps in place); NVLS 250 kB
+   * for each GPU on each of NCCL's NVLS channels (dps_tune_fill_times),
+   * the fitted 32 MB on Hopper's 16 of 8 GPUs.  Without a fill every
+   * collective of 1-64 MiB (DDP's buckets) came out 1.5-3x too fast. */
   static const double fill[DPS_PROTO_COUNT] = { [DPS_PROTO_LL] = 1e5, [DPS_PROTO_LL128] = 3e6, [DPS_PROTO_SIMPLE] = 64e6 };
   for (int q = 0; q < DPS_PROTO_COUNT; q++)
     p->fill_bytes[DPS_ALGO_RING][q] = p->fill_bytes[DPS_ALGO_TREE][q] = fill[q];
-  p->fill_bytes[DPS_ALGO_NVLS][DPS_PROTO_SIMPLE] = 2e6;
+  p->fill_bytes[DPS_ALGO_NVLS][DPS_PROTO_SIMPLE] = 2.5e5;
   /* Inside one node (or one NVLink domain) rings and trees pay 0.375 of
    * that fill (dps_tune_fill_times): there a step's chunk goes from GPU to
    * GPU by load and store, with no proxy thread, network or flush in the
@@ -173,7 +173,16 @@ dps_tune_bw_cap_Bps (const DpsCollCtx *ctx, DpsProto proto)
 /* How many times its fill_bytes ctx's collective with algo fills: for
  * NVLS, NCCL's own NVLS channels (src/transport/nvls.cc:
  * NVLS_NCHANNELS_SM90 16, NVLS_NCHANNELS_SM100 32 across nodes,
- * NVLS_NCHANNELS_SM100_NVL 24 in one node); for rings and trees once
+ * NVLS_NCHANNELS_SM100_NVL 24 in one node) times the GPUs of the NVLS
+ * domain: NCCL's NVLS kernel steps each channel through nHeads x
+ * chunkSize at a time, one chunk per GPU (src/device/all_reduce.h,
+ * runNvls: loopCount = nvls->nHeads * chunkSize), so its pipeline holds
+ * as many chunks as the domain has GPUs.  (The fill of 2 MB a channel
+ * was fitted on 8 GPUs; 64 GB300s of one NVL72 rack, the one larger
+ * NVLS domain of the suite, reach half their plateau only from ~256 MiB:
+ * with the fill a channel's at 8 GPUs there, the model was 13-34% fast
+ * from 16 MiB to 1 GiB, worst 23.6% from 256 MiB; in proportion, within
+ * 17%, suite 9.26 -> 9.1%.)  For rings and trees once
  * across nodes, their fill being the whole collective's, and
  * fill_one_node of it inside one node.  (A ring fill per channel of the
  * topology, tried, made the 2-channel RTX 4090 ring fill a quarter,
@@ -183,9 +192,8 @@ dps_tune_fill_times (const DpsCollCtx *ctx, DpsAlgo algo)
 {
   if (algo != DPS_ALGO_NVLS)
     return ctx->n_nodes > 1 ? 1 : ctx->params->fill_one_node;
-  if (compcap_index (dps_topo_spec (ctx->topo)) < 3)
-    return 16;
-  return ctx->n_nodes > 1 ? 32 : 24;
+  int channels = compcap_index (dps_topo_spec (ctx->topo)) < 3 ? 16 : ctx->n_nodes > 1 ? 32 : 24;
+  return (double) channels * ctx->ranks_per_node;
 }
 
 /* NVLS runs only the Simple protocol; the others run all three. */

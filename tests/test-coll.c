@@ -411,8 +411,9 @@ test_gpu_counts (void)
  * 128 MB with F = 64 MB is 1.5 of its bandwidth term; no fill, 1.  F is
  * per channel: two channels of 64 MB fill 128 MB, factor 2.  NVLS fills
  * NCCL's own NVLS channels (src/transport/nvls.cc): 16 on Hopper, on
- * Blackwell 24 in one node and 32 across nodes; a ring's fill is its
- * whole collective's across nodes, 0.375 of it in one (24 MB: 48 MB 1.5). */
+ * Blackwell 24 in one node and 32 across, times the node's GPUs (one
+ * chunk each); a ring's fill is its whole collective's across nodes,
+ * 0.375 of it in one (24 MB: 48 MB 1.5). */
 static void
 test_fill (void)
 {
@@ -424,16 +425,15 @@ test_fill (void)
   g_assert_cmpfloat (dps_tune_fill_factor (&p, DPS_ALGO_RING, DPS_PROTO_SIMPLE, 2, 128e6), ==, 2);
   p.fill_bytes[DPS_ALGO_RING][DPS_PROTO_SIMPLE] = 0;
   g_assert_cmpfloat (dps_tune_fill_factor (&p, DPS_ALGO_RING, DPS_PROTO_SIMPLE, 1, 1e6), ==, 1);
-  g_autoptr (DpsTopo) h = shipped ("dgx-h100", 2);
-  g_autoptr (DpsTopo) b = shipped ("hgx-b200", 2);
+  g_autoptr (DpsTopo) h = shipped ("dgx-h100", 2), b = shipped ("hgx-b200", 2);
   DpsCollCtx ctx;
   g_assert_true (dps_coll_ctx_init (&ctx, h, &p, 16, DPS_OP_ALLREDUCE, 1e9, NULL));
-  g_assert_cmpfloat (dps_tune_fill_times (&ctx, DPS_ALGO_NVLS), ==, 16);
+  g_assert_cmpfloat (dps_tune_fill_times (&ctx, DPS_ALGO_NVLS), ==, 16 * 8);
   g_assert_cmpfloat (dps_tune_fill_times (&ctx, DPS_ALGO_RING), ==, 1);
   g_assert_true (dps_coll_ctx_init (&ctx, b, &p, 16, DPS_OP_ALLREDUCE, 1e9, NULL));
-  g_assert_cmpfloat (dps_tune_fill_times (&ctx, DPS_ALGO_NVLS), ==, 32);
-  g_assert_true (dps_coll_ctx_init (&ctx, b, &p, 8, DPS_OP_ALLREDUCE, 1e9, NULL));
-  g_assert_cmpfloat (dps_tune_fill_times (&ctx, DPS_ALGO_NVLS), ==, 24);
+  g_assert_cmpfloat (dps_tune_fill_times (&ctx, DPS_ALGO_NVLS), ==, 32 * 8);
+  g_assert_true (dps_coll_ctx_init (&ctx, b, &p, 4, DPS_OP_ALLREDUCE, 1e9, NULL));
+  g_assert_cmpfloat (dps_tune_fill_times (&ctx, DPS_ALGO_NVLS), ==, 24 * 4);
   p.fill_bytes[DPS_ALGO_RING][DPS_PROTO_SIMPLE] = 64e6;
   g_assert_cmpfloat (dps_tune_fill_factor (&p, DPS_ALGO_RING, DPS_PROTO_SIMPLE, dps_tune_fill_times (&ctx, DPS_ALGO_RING), 48e6), ==, 1.5);
 }

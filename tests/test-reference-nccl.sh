@@ -22,7 +22,7 @@
 #     2 nodes, GCP A4's all-gather and A3 Ultra's (2026-12-04), 9.8% over
 #     23, A3 Ultra on its own bar, below; with rings' and trees' fill
 #     inside one node at 0.375 and Vultr's 2-node all-reduce, 9.26% over
-#     40 tables)
+#     40 tables; with NVLS's fill per GPU of its domain, 9.14%)
 #   - every file read, none left out (a table that cannot be read fails)
 # Its output lists each system's median and the ten worst rows.
 set -u
