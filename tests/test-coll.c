@@ -512,7 +512,7 @@ test_efa_read_protocol (void)
   g_assert_cmpfloat (REL (dps_tune_step_s (&ctx, DPS_ALGO_RING, DPS_LINK_NET, DPS_PROTO_LL), (2.7 + 48) * 1e-6), <, 1e-9);
   g_assert_true (dps_coll_ctx_init (&ctx, h, &p, 16, DPS_OP_ALLREDUCE, 1 << 30, NULL));
   g_assert_cmpfloat (dps_tune_eager_bytes (&ctx, DPS_ALGO_RING, DPS_PROTO_SIMPLE), ==, 0);
-  g_assert_cmpfloat (REL (dps_tune_step_s (&ctx, DPS_ALGO_RING, DPS_LINK_NET, DPS_PROTO_SIMPLE), (14 + 8) * 1e-6), <, 1e-9);
+  g_assert_cmpfloat (REL (dps_tune_step_s (&ctx, DPS_ALGO_RING, DPS_LINK_NET, DPS_PROTO_SIMPLE), (14 + 1) * 1e-6), <, 1e-9);
   g_autoptr (DpsTopo) p5 = shipped ("aws-p5", 2);
   g_assert_true (dps_coll_ctx_init (&ctx, p5, &p, 16, DPS_OP_ALLREDUCE, 1 << 30, NULL));
   g_assert_cmpfloat (dps_tune_eager_bytes (&ctx, DPS_ALGO_RING, DPS_PROTO_SIMPLE), ==, 0);
@@ -532,9 +532,9 @@ plan_latency_s (const DpsPlan *plan, DpsProto proto)
  * ring all-reduce with Simple across nodes takes 1.4 times its latency
  * once each rank's share of a channel reaches 64 bytes.  Over 2 DGX H100
  * nodes (16 ranks, 8 channels) that is from 8 KiB: below, NCCL's 8.4 us
- * base, 28 NVLink steps of 3.4 us and 2 network steps of 14 + 8 us, 147.6
+ * base, 28 NVLink steps of 3.4 us and 2 network steps of 14 + 1 us, 133.6
  * us, and the call's own cost (call_s, 12 us) beside it; from 8 KiB 1.4
- * times the 147.6, the call's cost not scaled.  LL keeps its latency, as do one node
+ * times the 133.6, the call's cost not scaled.  LL keeps its latency, as do one node
  * and all-gather; Volta's factor is 1.9.  On 2 p4de nodes past EFA's
  * eager size the read protocol's two added crossings a network step
  * (2 x 2 x 62 us) are the transport's and are not scaled. */
@@ -552,8 +552,8 @@ test_ring_plateau (void)
   g_autoptr (DpsPlan) below = plan_for (h, &p, 16, DPS_OP_ALLREDUCE, 8191, DPS_ALGO_RING);
   g_autoptr (DpsPlan) from = plan_for (h, &p, 16, DPS_OP_ALLREDUCE, 8192, DPS_ALGO_RING);
   g_assert_cmpfloat (p.call_s, ==, 12e-6);
-  g_assert_cmpfloat (REL (plan_latency_s (below, DPS_PROTO_SIMPLE), 147.6e-6 + 12e-6), <, 1e-9);
-  g_assert_cmpfloat (REL (plan_latency_s (from, DPS_PROTO_SIMPLE), 1.4 * 147.6e-6 + 12e-6), <, 1e-9);
+  g_assert_cmpfloat (REL (plan_latency_s (below, DPS_PROTO_SIMPLE), 133.6e-6 + 12e-6), <, 1e-9);
+  g_assert_cmpfloat (REL (plan_latency_s (from, DPS_PROTO_SIMPLE), 1.4 * 133.6e-6 + 12e-6), <, 1e-9);
   g_assert_cmpfloat (REL (plan_latency_s (from, DPS_PROTO_LL), plan_latency_s (below, DPS_PROTO_LL)), <, 1e-12);
   g_autoptr (DpsPlan) ag_below = plan_for (h, &p, 16, DPS_OP_ALLGATHER, 4096, DPS_ALGO_RING);
   g_autoptr (DpsPlan) ag_from = plan_for (h, &p, 16, DPS_OP_ALLGATHER, 1 << 20, DPS_ALGO_RING);

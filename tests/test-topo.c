@@ -39,14 +39,14 @@ test_shipped (void)
 
 /* DGX H100: 8 GPUs per node, the GB200 NVL72 rack 72 in one NVLink domain.
  * A network step's latency beyond NCCL's InfiniBand figures is the
- * transport's (sim/topo.c): DGX H100's InfiniBand 8 us, the AWS p4de's
+ * transport's (sim/net-transport.c): DGX H100's InfiniBand 1 us, the AWS p4de's
  * and p5's EFA 48 us. */
 static void
 test_sizes (void)
 {
   g_autoptr (DpsTopo) h = shipped ("dgx-h100", 64);
   g_assert_cmpint (dps_topo_n_gpus (h), ==, 512);
-  g_assert_cmpfloat (fabs (dps_topo_spec (h)->net_extra_s - 8e-6), <, 1e-12);
+  g_assert_cmpfloat (fabs (dps_topo_spec (h)->net_extra_s - 1e-6), <, 1e-12);
   const char *efa[] = { "aws-p4de", "aws-p5" };
   for (gsize i = 0; i < G_N_ELEMENTS (efa); i++) {
     g_autoptr (DpsTopo) a = shipped (efa[i], 2);
