@@ -88,6 +88,25 @@ for s in $(cut -d' ' -f1 "$tmp/big" | sort -u); do
   if awk "BEGIN { exit !($w <= 7) }"; then big_worst=$((big_worst + 1)); fi
 done
 echo "  within 7%: $big_med of $big_n systems by their median, $big_worst by their worst row"
+# --compare's own summary (what a user reads) gives the same medians and
+# worst rows, system by system, as the rows of its CSV do here (to its
+# printed 0.1%; "-" where a system has no row of 256 MiB)
+# shellcheck disable=SC2086
+"$dpscale" collective --compare $files > "$tmp/suite.txt" 2> /dev/null
+summary_ok=1
+for s in $(cut -d' ' -f1 "$tmp/rows" | sort -u); do
+  m=$(awk -v s="$s" '$1 == s { print $2 }' "$tmp/rows" | median)
+  bm=$(awk -v s="$s" '$1 == s { print $2 }' "$tmp/big" | median)
+  bw=$(awk -v s="$s" '$1 == s { print $2 }' "$tmp/big" | sort -g | tail -1)
+  got=$(awk -v s="$s" '$1 == s && NF == 4 { print $2, $3, $4 }' "$tmp/suite.txt")
+  if ! echo "$got" | awk -v m="$m" -v bm="$bm" -v bw="${bw:-nan}" '
+       function near (p, v) { if (v == "nan") return p == "-"; sub (/%$/, "", p); d = p - v; return p ~ /^[0-9.]+$/ && d < 0.051 && d > -0.051 }
+       NF == 3 { exit !(near ($1, m) && near ($2, bm) && near ($3, bw)) } END { if (NR != 1) exit 1 }'; then
+    summary_ok=0
+    echo "  summary of $s: '$got'; its rows give $m, $bm, ${bw:-nan}" >&2
+  fi
+done
+if [ "$summary_ok" -eq 1 ]; then ok; else ko "--compare's per-system summary disagrees with its rows"; fi
 if awk "BEGIN { exit !($all <= 10) }"; then ok; else ko "suite median |error| $all% > 10%"; fi
 if [ "$within" -ge "$systems" ]; then ok; else ko "only $within of $systems systems within their bar (20%; gcp-a4x, oci-gb200-v3 and gcp-a3ultra-h200 their own)"; fi
 echo "ten worst rows (file, size B, measured/model busbw GB/s, algo, proto, error %):"

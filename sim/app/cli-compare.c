@@ -69,14 +69,16 @@ csv_rows (GString *o, const DpsCompareResult *r)
 }
 
 /* Over several files: all rows of 64 KiB and more, and each system's
- * median (a system is its "#% system" id: several scales count as one). */
+ * median over them, then its median and worst over rows of 256 MiB and
+ * more (a system is its "#% system" id: several scales count as one). */
 static void
 table_suite (GString *o, const DpsCompareResult *res, guint n)
 {
   g_autoptr (GArray) all = g_array_new (FALSE, FALSE, sizeof (double));
   g_autoptr (GHashTable) sys = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) g_array_unref);
-  g_autoptr (GHashTable) big = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_free);
+  g_autoptr (GHashTable) big = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) g_array_unref);
   GPtrArray *order = g_ptr_array_new ();
+  int width = 28;
   for (guint f = 0; f < n; f++)
     for (guint i = 0; i < res[f].rows->len; i++) {
       const DpsCompareRow *w = &g_array_index (res[f].rows, DpsCompareRow, i);
@@ -89,13 +91,14 @@ table_suite (GString *o, const DpsCompareResult *res, guint n)
         s = g_array_new (FALSE, FALSE, sizeof (double));
         g_hash_table_insert (sys, res[f].system, s);
         g_ptr_array_add (order, res[f].system);
+        width = MAX (width, (int) strlen (res[f].system));
       }
       g_array_append_val (s, a);
       if (w->bytes >= 256.0 * 1024 * 1024) {
-        double *b = g_hash_table_lookup (big, res[f].system);
+        GArray *b = g_hash_table_lookup (big, res[f].system);
         if (!b)
-          g_hash_table_insert (big, res[f].system, b = g_new0 (double, 1));
-        *b = MAX (*b, a);
+          g_hash_table_insert (big, res[f].system, b = g_array_new (FALSE, FALSE, sizeof (double)));
+        g_array_append_val (b, a);
       }
     }
   if (!all->len) {
@@ -106,13 +109,21 @@ table_suite (GString *o, const DpsCompareResult *res, guint n)
                           "90th percentile %.1f%%\n", n, n > 1 ? "s" : "", order->len, order->len > 1 ? "s" : "",
                           all->len, 100 * dps_quantile ((double *) all->data, all->len, 0.5),
                           100 * dps_quantile ((double *) all->data, all->len, 0.9));
-  g_string_append_printf (o, "# %-28s %10s %12s\n", "system", "median", "worst>=256M");
+  g_string_append_printf (o, "# %-*s %8s %13s %12s\n", width, "system", "median", "median>=256M", "worst>=256M");
   for (guint i = 0; i < order->len; i++) {
     const char *name = order->pdata[i];
     GArray *s = g_hash_table_lookup (sys, name);
-    double *b = g_hash_table_lookup (big, name);
-    g_autofree char *bt = b ? g_strdup_printf ("%.1f%%", 100 * *b) : g_strdup ("-");
-    g_string_append_printf (o, "  %-28s %9.1f%% %12s\n", name, 100 * dps_quantile ((double *) s->data, s->len, 0.5), bt);
+    GArray *b = g_hash_table_lookup (big, name);
+    g_autofree char *bm = NULL, *bw = NULL;
+    if (b) {
+      double worst = 0;
+      for (guint k = 0; k < b->len; k++)
+        worst = MAX (worst, g_array_index (b, double, k));
+      bm = g_strdup_printf ("%.1f%%", 100 * dps_quantile ((double *) b->data, b->len, 0.5));
+      bw = g_strdup_printf ("%.1f%%", 100 * worst);
+    }
+    g_string_append_printf (o, "  %-*s %7.1f%% %13s %12s\n", width, name,
+                            100 * dps_quantile ((double *) s->data, s->len, 0.5), b ? bm : "-", b ? bw : "-");
   }
   g_ptr_array_free (order, TRUE);
 }
