@@ -394,22 +394,27 @@ on_wake (DpsEngine *e, void *data)
       g_array_append_val (done, id);
     }
   }
-  /* copy: callbacks may start flows and reuse the queue */
+  /* each one's callback and data, taken before any is called: a callback
+   * may start a flow, which reuses the queue and may take the id of one
+   * that ended in this same instant */
+  typedef struct { int id; DpsFlowDoneFn fn; void *data; } Ended;
   int n = (int) done->len;
-  int stack_ids[64];
-  int *ids = n <= 64 ? stack_ids : g_new (int, n);
-  memcpy (ids, done->data, sizeof (int) * (gsize) n);
+  Ended stack_ended[64];
+  Ended *ended = n <= 64 ? stack_ended : g_new (Ended, n);
+  for (int i = 0; i < n; i++) {
+    int id = g_array_index (done, int, i);
+    const Flow *f = flow_at (net, id);
+    ended[i] = (Ended) { id, f->fn, f->data };
+  }
   for (int i = 0; i < n; i++)
-    remove_flow (net, ids[i]);
+    remove_flow (net, ended[i].id);
   if (n > 0)
     want_solve (net);
-  for (int i = 0; i < n; i++) {
-    Flow *f = flow_at (net, ids[i]);
-    if (f->fn)
-      f->fn (net, ids[i], f->data);
-  }
-  if (ids != stack_ids)
-    g_free (ids);
+  for (int i = 0; i < n; i++)
+    if (ended[i].fn)
+      ended[i].fn (net, ended[i].id, ended[i].data);
+  if (ended != stack_ended)
+    g_free (ended);
   if (net->solve == DPS_EVENT_NONE)
     schedule_wake (net);
 }

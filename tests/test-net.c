@@ -164,6 +164,47 @@ test_empty_route (void)
   dps_engine_free (eng);
 }
 
+/* A callback may start a flow at once, and the id it gets may be one that
+ * completed in the same instant: the others completing then are still
+ * told, each with its own data, and the new flow only when it ends.  A and
+ * B (100 bytes each) share a link of 10 B/s and end at 20 s; A's callback
+ * starts C (100 bytes), alone on the link, so C ends at 30 s. */
+typedef struct { DpsNet *net; Done *c; } Chain;
+static Done chain_a;
+
+static void
+on_done_start (DpsNet *net, int flow, void *data)
+{
+  Chain *ch = data;
+  chain_a.end_s = dps_engine_now (eng);
+  chain_a.done++;
+  int l = 0;
+  dps_net_flow_start (ch->net, &l, 1, 100, 0, on_done_eng, ch->c);
+}
+
+static void
+test_start_in_callback (void)
+{
+  eng = dps_engine_new ();
+  double cap[] = { 10.0 };
+  DpsNet *net = dps_net_new (eng, cap, 1);
+  int l = 0;
+  Done b = { 0 }, c = { 0 };
+  chain_a = (Done) { 0 };
+  Chain ch = { net, &c };
+  dps_net_flow_start (net, &l, 1, 100, 0, on_done_start, &ch);
+  dps_net_flow_start (net, &l, 1, 100, 0, on_done_eng, &b);
+  dps_engine_run (eng);
+  g_assert_cmpint (chain_a.done, ==, 1);
+  g_assert_cmpfloat_with_epsilon (chain_a.end_s, 20.0, 1e-9);
+  g_assert_cmpint (b.done, ==, 1);
+  g_assert_cmpfloat_with_epsilon (b.end_s, 20.0, 1e-9);
+  g_assert_cmpint (c.done, ==, 1);
+  g_assert_cmpfloat_with_epsilon (c.end_s, 30.0, 1e-9);
+  dps_net_free (net);
+  dps_engine_free (eng);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -176,5 +217,6 @@ main (int argc, char **argv)
   g_test_add_func ("/net/maxmin/components", test_components);
   g_test_add_func ("/net/maxmin/batched-solve", test_batched_solve);
   g_test_add_func ("/net/empty-route", test_empty_route);
+  g_test_add_func ("/net/start-in-callback", test_start_in_callback);
   return g_test_run ();
 }
