@@ -290,8 +290,36 @@ def param_rows(units, order, model):
     return rows, left
 
 
+def keep_heap():
+    """On the CPU a step's tensors are allocated and freed every step, and
+    glibc gives blocks past its thresholds back to the system and maps them
+    again, so that every step faults its pages in anew: on a 2-core VM that
+    made steps of 27-54 ms where they take 21-22, and a layer's time the
+    kernel's as much as its own.  Holding the heap (glibc's mallopt: no
+    trimming, no mmap below 32 MiB) times the layers; on the GPU torch's
+    caching allocator does the same, and elsewhere this does nothing."""
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None)
+        m_trim_threshold, m_mmap_threshold = -1, -3
+        libc.mallopt(m_trim_threshold, 1 << 30)
+        libc.mallopt(m_mmap_threshold, 32 << 20)
+    except (OSError, AttributeError):
+        pass
+
+
 def main(argv):
     a = parse_args(argv)
+    if a.threads:
+        # the BLAS torch calls (OpenBLAS on Debian) keeps threads of its own,
+        # as many as the cores unless told before it loads: they spin
+        # between calls, and with --clock cpu their time was counted as the
+        # step's (a 2-core machine: steps of 44-59 ms where one thread took
+        # 28-35)
+        for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ.setdefault(var, str(a.threads))
+    if a.device == "cpu":
+        keep_heap()
     try:
         import torch
     except ImportError:
