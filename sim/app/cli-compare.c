@@ -116,11 +116,9 @@ table_suite (GString *o, const DpsCompareResult *res, guint n)
     GArray *b = g_hash_table_lookup (big, name);
     g_autofree char *bm = NULL, *bw = NULL;
     if (b) {
-      double worst = 0;
-      for (guint k = 0; k < b->len; k++)
-        worst = MAX (worst, g_array_index (b, double, k));
+      /* dps_quantile sorts them: the worst is then the last */
       bm = g_strdup_printf ("%.1f%%", 100 * dps_quantile ((double *) b->data, b->len, 0.5));
-      bw = g_strdup_printf ("%.1f%%", 100 * worst);
+      bw = g_strdup_printf ("%.1f%%", 100 * dps_quantile_sorted ((double *) b->data, b->len, 1));
     }
     g_string_append_printf (o, "  %-*s %7.1f%% %13s %12s\n", width, name,
                             100 * dps_quantile ((double *) s->data, s->len, 0.5), b ? bm : "-", b ? bw : "-");
