@@ -6,19 +6,60 @@
 #include <math.h>
 #include <string.h>
 
-/* Drops an MPI launcher's prefix: "[0] ", "[1,0]<stdout>:". */
+/* Length of an RFC 3339 time stamp and the blanks after it at l, as
+ * `kubectl logs --timestamps` and log collectors put before each line
+ * ("2024-05-01T12:00:00.123456789Z "), else 0. */
+static size_t
+timestamp_len (const char *l)
+{
+  static const char shape[] = "dddd-dd-ddTdd:dd:dd";
+  size_t i = 0;
+  for (; shape[i]; i++) {
+    gboolean ok = shape[i] == 'd' ? g_ascii_isdigit (l[i]) : shape[i] == 'T' ? (l[i] == 'T' || l[i] == ' ') : l[i] == shape[i];
+    if (!ok)
+      return 0;
+  }
+  if (l[i] == '.' || l[i] == ',')
+    for (i++; g_ascii_isdigit (l[i]); i++)
+      ;
+  if (l[i] == 'Z')
+    i++;
+  else if ((l[i] == '+' || l[i] == '-') && g_ascii_isdigit (l[i + 1]) && g_ascii_isdigit (l[i + 2])) {
+    i += 3;
+    if (l[i] == ':')
+      i++;
+    while (g_ascii_isdigit (l[i]))
+      i++;
+  }
+  if (l[i] != ' ' && l[i] != '\t')
+    return 0;
+  while (l[i] == ' ' || l[i] == '\t')
+    i++;
+  return i;
+}
+
+/* Drops what launchers and log collectors put before each line, in the
+ * order they stack: a time stamp (above), Slurm's `srun --label` task
+ * number ("12: "; a table row has no colon after its first number) and
+ * MPI's "[0] " or "[1,0]<stdout>:". */
 static char *
 strip_prefix (char *l)
 {
   while (*l == ' ' || *l == '\t')
     l++;
-  if (*l == '[') {
-    char *e = strchr (l, ']');
-    if (e) {
-      l = e + 1;
-      if (g_str_has_prefix (l, "<stdout>:") || g_str_has_prefix (l, "<stderr>:"))
-        l += 9;
-    }
+  l += timestamp_len (l);
+  const char *d = l;
+  while (g_ascii_isdigit (*d))
+    d++;
+  if (d > l && d[0] == ':' && (d[1] == ' ' || d[1] == '\t'))
+    for (l = (char *) d + 1; *l == ' ' || *l == '\t'; l++)
+      ;
+  for (char *e; *l == '[' && (e = strchr (l, ']'));) {   /* "[1,0]<stdout>:[0] " has two */
+    l = e + 1;
+    if (g_str_has_prefix (l, "<stdout>:") || g_str_has_prefix (l, "<stderr>:"))
+      l += 9;
+    while (*l == ' ' || *l == '\t')
+      l++;
   }
   return l;
 }
@@ -119,6 +160,10 @@ comment_line (Parse *ps, const char *l)
       if (g_str_equal (tok[j], "on")) {
         g_hash_table_add (ps->ranks, g_strdup (tok[1]));
         g_hash_table_add (ps->hosts, g_strdup (tok[j + 1]));
+        /* "... device  0 [0x07] NVIDIA H100 80GB HBM3": the name after the bus id */
+        const char *bus = strstr (l, "] ");
+        if (bus && ps->hints && !ps->hints->device && strstr (l, "device"))
+          ps->hints->device = g_strstrip (g_strdup (bus + 2));
         break;
       }
 }
@@ -335,6 +380,7 @@ dps_nccl_log_load_warn (const char *path, DpsCalData *into, char **warning, GErr
   DpsNcclLogHints hints = { 0 };
   gboolean ok = dps_nccl_log_parse_hinted (path, data, (gssize) len, &hints, into, error);
   g_free (hints.test);
+  g_free (hints.device);
   if (!ok)
     return FALSE;
   GString *w = g_string_new (NULL);

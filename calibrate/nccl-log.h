@@ -2,8 +2,9 @@
  *
  * Accepts the layouts nccl-tests has printed over its versions: with or
  * without the root column, "#wrong" counts or an "error" column (0e+00),
- * N/A, MPI launchers' "[0]" or "[1,0]<stdout>:" prefixes, numbers in any
- * width; and tables as authors paste them: without the '#' before the
+ * N/A, numbers in any width, lines behind launchers' and collectors'
+ * prefixes (MPI's "[0]" or "[1,0]<stdout>:", Slurm's `srun --label`
+ * "0: ", an RFC 3339 time stamp as `kubectl logs --timestamps` gives); and tables as authors paste them: without the '#' before the
  * header lines, the out-of-place half alone, banners such as "NCCL
  * version" inside.  The rank count comes from the "#  Rank r ... on HOST"
  * lines (their hosts give the node count), else from the hints, else from
@@ -21,6 +22,7 @@
 typedef struct {
   int      ranks, hosts;       /* in: where the log has no "#  Rank" lines (0: unknown) */
   char    *test;               /* out: "Collective test starting:" name, a new string; NULL none */
+  char    *device;             /* out: the first Rank line's device ("NVIDIA H100 80GB HBM3"), a new string; NULL none */
   char     redop[16];          /* out: the first row's redop column ("sum", "none") */
   int      footer_missing;     /* out: the last row's line when no footer follows it (0: there is one) */
   int      wrong_rows, wrong_line;           /* out: rows left out for a non-zero #wrong, the first's line */

@@ -145,6 +145,9 @@ dps_reference_parse (const char *name, const char *text, gssize len, GError **er
   if (op < 0)
     op = g_str_equal (hints.redop, "none") ? DPS_OP_ALLGATHER : DPS_OP_ALLREDUCE;
   g_free (hints.test);
+  if (hints.device && *hints.device && !dps_reference_get (r, "gpu"))
+    g_hash_table_replace (r->meta, g_strdup ("gpu"), g_steal_pointer (&hints.device));   /* a log's own GPUs */
+  g_free (hints.device);
   if (!ok)
     return NULL;
   r->op = op;

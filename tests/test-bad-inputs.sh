@@ -164,6 +164,9 @@ else
   null=/dev/null full=/dev/full
 fi
 log=$(dirname "$0")/data/nccl-tests-1x8.log
+# a log without a topology: the error names its GPUs and the shipped
+# topologies with them (the log's Rank lines say NVIDIA H100 80GB HBM3)
+expect 1 "nccl-tests-1x8.log: no '#% topology:' line: give --topology (its GPUs, NVIDIA H100 80GB HBM3, are those of the shipped aws-p5, dgx-h100, dgx-h100-oversub2, gcp-a3-high, gcp-a3-mega, pcie-8x-h100)" collective --compare "$log"
 expect 1 "\-o $full: No space left on device" predict --gpus 8 -o "$full"
 chardev "$full"
 expect 1 "\-\-trace $full: No space left on device" predict --gpus 8 --trace "$full"

@@ -119,6 +119,60 @@ test_import_tail (void)
   g_assert_nonnull (strstr (e->message, "no nccl-tests table"));
 }
 
+/* What launchers and collectors put before each line: Slurm's `srun
+ * --label` ("0: "), an RFC 3339 time stamp (`kubectl logs --timestamps`),
+ * MPI's "[1,0]<stdout>:", alone or stacked, give the very rows of the bare
+ * log; its first Rank line's device comes out in the hints.  A row whose
+ * first number has a colon after it ("1048576: ...") is not a label but a
+ * broken row. */
+static void
+test_import_prefixes (void)
+{
+  g_autofree char *path = data_path ("nccl-tests-2x8-old.log");
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  g_autoptr (DpsCalData) bare = dps_cal_data_new ("nccl-tests");
+  DpsNcclLogHints h0 = { 0 };
+  g_assert_true (dps_nccl_log_parse_hinted ("bare.log", text, -1, &h0, bare, NULL));
+  g_assert_cmpstr (h0.device, ==, "Tesla V100-SXM2-32GB");
+  g_free (h0.test);
+  g_free (h0.device);
+  static const char *const prefixes[] = { "0: ", "12:\t", "2024-05-01T12:00:00.123456789Z ",
+                                          "2024-05-01 12:00:00,5+02:00 3: [1,0]<stdout>:", NULL };
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  for (int k = 0; prefixes[k]; k++) {
+    GString *t = g_string_new (NULL);
+    for (int i = 0; lines[i]; i++)
+      if (lines[i][0])
+        g_string_append_printf (t, "%s%s\n", prefixes[k], lines[i]);
+    g_autoptr (DpsCalData) d = dps_cal_data_new ("nccl-tests");
+    g_autoptr (GError) e = NULL;
+    DpsNcclLogHints h = { 0 };
+    gboolean ok = dps_nccl_log_parse_hinted ("prefixed.log", t->str, -1, &h, d, &e);
+    g_string_free (t, TRUE);
+    g_assert_no_error (e);
+    g_assert_true (ok);
+    g_assert_cmpstr (h.device, ==, "Tesla V100-SXM2-32GB");
+    g_free (h.test);
+    g_free (h.device);
+    g_assert_cmpint (d->points->len, ==, bare->points->len);
+    for (guint i = 0; i < d->points->len; i++) {
+      DpsCalPoint *a = &g_array_index (d->points, DpsCalPoint, i), *b = &g_array_index (bare->points, DpsCalPoint, i);
+      g_assert_cmpfloat (a->bytes, ==, b->bytes);
+      g_assert_cmpfloat (a->time_s, ==, b->time_s);
+      g_assert_cmpint (a->ranks, ==, 16);
+      g_assert_cmpint (a->nodes, ==, 2);
+    }
+  }
+  const char *colon = "#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n"
+                      "1048576: 262144 float sum -1 100.00 10.49 18.35 0 100.00 10.49 18.35 0\n"
+                      "# Avg bus bandwidth    : 18.35\n";
+  g_autoptr (DpsCalData) d = dps_cal_data_new ("nccl-tests");
+  g_autoptr (GError) e = NULL;
+  g_assert_false (dps_nccl_log_parse ("colon.log", colon, -1, d, &e));
+  g_assert_nonnull (strstr (e->message, "colon.log:2:"));
+}
+
 /* Truncated and malformed logs are refused with the file and line. */
 static void
 test_import_bad (void)
@@ -181,6 +235,7 @@ main (int argc, char **argv)
   g_test_add_func ("/calibrate/import/ratio", test_import_ratio);
   g_test_add_func ("/calibrate/import/pasted", test_import_pasted);
   g_test_add_func ("/calibrate/import/tail", test_import_tail);
+  g_test_add_func ("/calibrate/import/prefixes", test_import_prefixes);
   g_test_add_func ("/calibrate/import/bad", test_import_bad);
   g_test_add_func ("/calibrate/import/no-footer", test_import_no_footer);
   return g_test_run ();
