@@ -1,5 +1,6 @@
 /* nccl-log.c — see nccl-log.h. */
 #include "calibrate/nccl-log.h"
+#include "sim/coll.h"
 #include "sim/base/error.h"
 #include "sim/base/file.h"
 
@@ -118,7 +119,7 @@ typedef struct {
   GArray          *rows;            /* DpsCalPoint, ranks and nodes not yet set */
   int              wrong_rows, wrong_line, repeat_rows, repeat_line, repeat_of, last_line;
   gboolean         footer, header, halves;
-  double           ratio;           /* busbw / algbw of a row */
+  double           ratio, ratio_alg;   /* busbw / algbw of the row of the largest algbw, that algbw */
 } Parse;
 
 static void
@@ -213,6 +214,75 @@ headless_row (const char *l)
   return (n == 12 || n == 13) && g_strv_contains (types, tok[2]) && g_strv_contains (ops, tok[3]);
 }
 
+/* Whether l (stripped) is one of the lines a run of a test starts with
+ * before its table: its banners, Rank lines and column header. */
+static gboolean
+run_start_line (const char *l)
+{
+  if (strstr (l, "algbw") && strstr (l, "busbw"))
+    return TRUE;
+  if (g_str_has_prefix (l, "NCCL version"))
+    return TRUE;
+  if (l[0] != '#')
+    return FALSE;
+  const char *w = l + 1;
+  while (*w == ' ' || *w == '\t')
+    w++;
+  return g_str_has_prefix (w, "nccl-tests version") || g_str_has_prefix (w, "Collective test starting")
+         || g_str_has_prefix (w, "nThread") || g_str_has_prefix (w, "Using devices")
+         || (g_str_has_prefix (w, "Rank") && (w[4] == ' ' || w[4] == '\t'));
+}
+
+/* The operation a test's name says ("all_gather_perf_mpi"), or -1. */
+int
+dps_nccl_test_op (const char *test)
+{
+  if (!test)
+    return -1;
+  if (strstr (test, "all_reduce"))
+    return DPS_OP_ALLREDUCE;
+  if (strstr (test, "all_gather"))
+    return DPS_OP_ALLGATHER;
+  if (strstr (test, "reduce_scatter"))
+    return DPS_OP_REDUCE_SCATTER;
+  if (strstr (test, "broadcast"))
+    return DPS_OP_BROADCAST;
+  return -1;
+}
+
+/* The operation of the table hints describe: its test's name; else, its
+ * rank count n known (> 1) and its busbw / algbw read from a row of at
+ * least 1 GB/s (printed to two decimals: within 1%), the nearest of 2(n-1)/n
+ * (an all-reduce), (n-1)/n (an all-gather when its redop is "none", else
+ * a reduce-scatter) and 1 (a broadcast), where it is within 1% and the
+ * next nearest at least twice as far; else its redop ("none": an
+ * all-gather, else an all-reduce). */
+DpsCollOp
+dps_nccl_log_op (const DpsNcclLogHints *h, int ranks)
+{
+  int op = dps_nccl_test_op (h->test);
+  if (op >= 0)
+    return (DpsCollOp) op;
+  gboolean none = g_str_equal (h->redop, "none");
+  if (ranks > 1 && h->ratio > 0 && h->ratio_algbw >= 1) {
+    double n = ranks, want[3] = { 2 * (n - 1) / n, (n - 1) / n, 1 }, d[3];
+    DpsCollOp ops[3] = { DPS_OP_ALLREDUCE, none ? DPS_OP_ALLGATHER : DPS_OP_REDUCE_SCATTER, DPS_OP_BROADCAST };
+    int best = 0;
+    for (int i = 0; i < 3; i++) {
+      d[i] = fabs (h->ratio / want[i] - 1);
+      if (d[i] < d[best])
+        best = i;
+    }
+    double next = G_MAXDOUBLE;
+    for (int i = 0; i < 3; i++)
+      if (i != best)
+        next = MIN (next, d[i]);
+    if (d[best] < 0.01 && next >= 2 * d[best])
+      return ops[best];
+  }
+  return none ? DPS_OP_ALLGATHER : DPS_OP_ALLREDUCE;
+}
+
 /* One result row (line ln, next the line after it or NULL): kept, or left
  * out (wrong results, a repeat, size 0), or refused. */
 static gboolean
@@ -266,8 +336,10 @@ row_line (Parse *ps, char *l, int ln, const char *next, GError **error)
     return TRUE;
   }
   g_hash_table_insert (ps->seen, key, GINT_TO_POINTER (ln));
-  if (alg > 0 && bus > 0 && ps->ratio == 0)
-    ps->ratio = bus / alg;
+  if (alg > ps->ratio_alg && bus > 0) {
+    ps->ratio = bus / alg;   /* from the row of most digits: they are printed to two decimals */
+    ps->ratio_alg = alg;
+  }
   DpsCalPoint p = { .nodes = 1, .bytes = (double) size, .time_s = t_oop * 1e-6, .time_ip_s = t_ip * 1e-6,
                     .wrong = wrong1 < 0 || wrong2 < 0 ? -1 : wrong1 + wrong2 };
   g_array_append_val (ps->rows, p);
@@ -305,7 +377,16 @@ finish (Parse *ps, DpsCalData *into, GError **error)
    * said, not refused (logs pasted or saved without their last lines) */
   if (!ps->footer && hints)
     hints->footer_missing = ps->last_line;
-  if (n_ranks == 0 && ps->ratio > 0 && ps->ratio < 2)
+  if (hints) {
+    hints->ratio = ps->ratio;
+    hints->ratio_algbw = ps->ratio_alg;
+  }
+  int op = dps_nccl_test_op (hints ? hints->test : NULL);
+  gboolean halves = op == DPS_OP_ALLGATHER || op == DPS_OP_REDUCE_SCATTER
+                    || (op < 0 && hints && g_str_equal (hints->redop, "none"));
+  if (n_ranks == 0 && halves && ps->ratio > 0 && ps->ratio < 1)
+    n_ranks = (int) lround (1 / (1 - ps->ratio));   /* all-gather, reduce-scatter: busbw / algbw = (n-1)/n */
+  else if (n_ranks == 0 && !halves && ps->ratio > 0 && ps->ratio < 2)
     n_ranks = (int) lround (2 / (2 - ps->ratio));   /* busbw / algbw = 2(n-1)/n */
   if (n_ranks < 1)
     return dps_set_error_at (error, ps->name, 0, "cannot tell the rank count: no '#  Rank' lines and no busbw/algbw ratio");
@@ -337,10 +418,18 @@ dps_nccl_log_parse_hinted (const char *name, const char *text, gssize len, DpsNc
                .seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL),
                .rows = g_array_new (FALSE, TRUE, sizeof (DpsCalPoint)) };
   gboolean ok = TRUE;
-  for (int i = 0; lines[i] && ok; i++) {
+  int first = MIN (hints ? MAX (hints->start_line, 0) : 0, (int) g_strv_length (lines));
+  if (hints)
+    hints->next_line = 0;
+  for (int i = first; lines[i] && ok; i++) {
     char *l = g_strstrip (strip_prefix (lines[i]));
     if (!l[0] || (l[0] == '#' && l[1] == '%'))
       continue;   /* blank, or a reference file's facts (calibrate/reference.h), never the table's */
+    if (ps.last_line && run_start_line (l)) {
+      if (hints)
+        hints->next_line = i;   /* the next run of a log of several: this table ends here */
+      break;
+    }
     if (l[0] == '#')
       comment_line (&ps, l);
     else if (nccl_debug_line (l))
@@ -377,27 +466,46 @@ dps_nccl_log_load_warn (const char *path, DpsCalData *into, char **warning, GErr
   g_autofree char *data = dps_read_file (path, "log", &len, error);
   if (!data)
     return FALSE;
-  DpsNcclLogHints hints = { 0 };
-  gboolean ok = dps_nccl_log_parse_hinted (path, data, (gssize) len, &hints, into, error);
-  g_free (hints.test);
-  g_free (hints.device);
-  if (!ok)
-    return FALSE;
-  GString *w = g_string_new (NULL);
-  if (hints.wrong_rows)
-    g_string_append_printf (w, "%s:%d: %d row%s with a non-zero #wrong count (the first here): left out of the fit\n",
-                            path, hints.wrong_line, hints.wrong_rows, hints.wrong_rows == 1 ? "" : "s");
-  if (hints.repeat_rows)
-    g_string_append_printf (w, "%s:%d: repeats the row of line %d (%d repeated row%s): left out of the fit\n", path,
-                            hints.repeat_line, hints.repeat_of, hints.repeat_rows, hints.repeat_rows == 1 ? "" : "s");
-  if (hints.footer_missing)
-    g_string_append_printf (w, "%s:%d: no '# Avg bus bandwidth' footer after the last row: the log may be cut "
-                            "short (its rows are whole: taken)\n", path, hints.footer_missing);
+  g_autoptr (GString) w = g_string_new (NULL);
+  g_autoptr (GString) others = g_string_new (NULL);
+  int kept = 0, start = 0;
+  do {
+    /* one table at a time (a log of several runs), kept when it is an all-reduce */
+    DpsNcclLogHints hints = { .start_line = start };
+    g_autoptr (DpsCalData) one = dps_cal_data_new ("nccl-tests");
+    gboolean ok = dps_nccl_log_parse_hinted (path, data, (gssize) len, &hints, one, error);
+    DpsCollOp op = ok ? dps_nccl_log_op (&hints, g_array_index (one->points, DpsCalPoint, 0).ranks) : DPS_OP_ALLREDUCE;
+    g_free (hints.test);
+    g_free (hints.device);
+    if (!ok)
+      return FALSE;
+    if (op != DPS_OP_ALLREDUCE) {
+      g_string_append_printf (w, "%s:%d: a table of %s, left out: the fit is of all-reduces\n", path, start + 1,
+                              dps_coll_op_name (op));
+      g_string_append_printf (others, "%s%s", others->len ? ", " : "", dps_coll_op_name (op));
+      start = hints.next_line;
+      continue;
+    }
+    kept++;
+    g_array_append_vals (into->points, one->points->data, one->points->len);
+    if (hints.wrong_rows)
+      g_string_append_printf (w, "%s:%d: %d row%s with a non-zero #wrong count (the first here): left out of the fit\n",
+                              path, hints.wrong_line, hints.wrong_rows, hints.wrong_rows == 1 ? "" : "s");
+    if (hints.repeat_rows)
+      g_string_append_printf (w, "%s:%d: repeats the row of line %d (%d repeated row%s): left out of the fit\n", path,
+                              hints.repeat_line, hints.repeat_of, hints.repeat_rows, hints.repeat_rows == 1 ? "" : "s");
+    if (hints.footer_missing)
+      g_string_append_printf (w, "%s:%d: no '# Avg bus bandwidth' footer after the last row: the log may be cut "
+                              "short (its rows are whole: taken)\n", path, hints.footer_missing);
+    start = hints.next_line;
+  } while (start > 0);
+  if (!kept)
+    return dps_set_error_at (error, path, 0, "no all-reduce table (%s here): import all_reduce_perf's output",
+                             others->str);
   if (w->len && warning) {
     g_string_truncate (w, w->len - 1);
-    *warning = g_string_free (w, FALSE);
-  } else
-    g_string_free (w, TRUE);
+    *warning = g_strdup (w->str);
+  }
   g_autofree char *src = into->source ? g_strdup_printf ("%s %s", into->source, path) : g_strdup (path);
   g_free (into->source);
   into->source = g_steal_pointer (&src);

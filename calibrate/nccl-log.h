@@ -11,16 +11,29 @@
  * busbw / algbw = 2(n-1)/n.  A row with fewer columns than the header
  * names is a cut log and is refused; a log whose rows are whole but whose
  * "# Avg bus bandwidth" footer is missing loads, and the caller is told
- * (footer_missing; dps_nccl_log_load_warn words it).  A row with a
+ * (footer_missing; dps_nccl_log_load_warn words it).  A log of several
+ * runs (all_reduce_perf, then all_gather_perf, each with its Rank lines)
+ * is read one table at a time: where a run's first lines ("# nccl-tests
+ * version", "# Collective test starting", "# nThread", "# Using devices",
+ * Rank lines, a header) follow a table's rows, that table ends and
+ * next_line says where the next starts; dps_nccl_log_op tells each
+ * table's operation, and dps_nccl_log_load_warn keeps the all-reduce
+ * tables, saying which it left out.  A row with a
  * non-zero #wrong count, and a row that repeats an earlier one (the same
  * size, type, operation and root), are left out and counted in the hints.
  */
 #pragma once
 
 #include "calibrate/caldata.h"
+#include "sim/coll-types.h"
 
 typedef struct {
   int      ranks, hosts;       /* in: where the log has no "#  Rank" lines (0: unknown) */
+  int      start_line;         /* in: the line (from 0) where the table to read starts its run: 0,
+                                * or a next_line */
+  int      next_line;          /* out: the line (from 0) where another run of the test begins
+                                * after this table (a log of several tables); 0: none */
+  double   ratio, ratio_algbw; /* out: busbw / algbw of the row of the largest algbw (0: none), that algbw (GB/s) */
   char    *test;               /* out: "Collective test starting:" name, a new string; NULL none */
   char    *device;             /* out: the first Rank line's device ("NVIDIA H100 80GB HBM3"), a new string; NULL none */
   char     redop[16];          /* out: the first row's redop column ("sum", "none") */
@@ -32,5 +45,7 @@ typedef struct {
 gboolean dps_nccl_log_parse_hinted (const char *name, const char *text, gssize len, DpsNcclLogHints *hints,
                                     DpsCalData *into, GError **error);
 gboolean dps_nccl_log_parse (const char *name, const char *text, gssize len, DpsCalData *into, GError **error);
+int       dps_nccl_test_op (const char *test);
+DpsCollOp dps_nccl_log_op (const DpsNcclLogHints *hints, int ranks);
 gboolean dps_nccl_log_load (const char *path, DpsCalData *into, GError **error);
 gboolean dps_nccl_log_load_warn (const char *path, DpsCalData *into, char **warning, GError **error);

@@ -87,27 +87,12 @@ header_int (DpsReference *r, const char *key, int *out, GError **error)
   return TRUE;
 }
 
-static int
-op_of_test (const char *t)
-{
-  if (!t)
-    return -1;
-  if (strstr (t, "all_reduce"))
-    return DPS_OP_ALLREDUCE;
-  if (strstr (t, "all_gather"))
-    return DPS_OP_ALLGATHER;
-  if (strstr (t, "reduce_scatter"))
-    return DPS_OP_REDUCE_SCATTER;
-  if (strstr (t, "broadcast"))
-    return DPS_OP_BROADCAST;
-  return -1;
-}
-
-/* Reads a reference (or a plain nccl-tests log) from text; name is used in
- * messages.  Errors: a malformed header value, a table the log reader
- * refuses, an operation or rank count it cannot tell. */
-DpsReference *
-dps_reference_parse (const char *name, const char *text, gssize len, GError **error)
+/* Reads the table of text whose run starts at line *start (from 0) into a
+ * reference; *start becomes the line where the next table's run starts,
+ * 0 when none.  name is used in messages.  Errors: a malformed header
+ * value, a table the log reader refuses, a rank count it cannot tell. */
+static DpsReference *
+parse_table (const char *name, const char *text, gssize len, int *start, GError **error)
 {
   if (len < 0)
     len = (gssize) strlen (text);
@@ -137,23 +122,23 @@ dps_reference_parse (const char *name, const char *text, gssize len, GError **er
     return NULL;
   if (!ranks && nodes && per_node)
     ranks = nodes * per_node;
-  DpsNcclLogHints hints = { .ranks = ranks, .hosts = nodes };
+  DpsNcclLogHints hints = { .ranks = ranks, .hosts = nodes, .start_line = *start };
   gboolean ok = dps_nccl_log_parse_hinted (name, text, len, &hints, r->data, error);
-  int op = op_of_test (dps_reference_get (r, "test"));
-  if (op < 0)
-    op = op_of_test (hints.test);
-  if (op < 0)
-    op = g_str_equal (hints.redop, "none") ? DPS_OP_ALLGATHER : DPS_OP_ALLREDUCE;
-  g_free (hints.test);
+  *start = hints.next_line;
+  if (!hints.test)
+    hints.test = g_strdup (dps_reference_get (r, "test"));   /* the table's own test line, else the header's */
   if (hints.device && *hints.device && !dps_reference_get (r, "gpu"))
     g_hash_table_replace (r->meta, g_strdup ("gpu"), g_steal_pointer (&hints.device));   /* a log's own GPUs */
   g_free (hints.device);
+  if (ok) {
+    DpsCalPoint *p0 = &g_array_index (r->data->points, DpsCalPoint, 0);
+    r->ranks = p0->ranks;
+    r->hosts = p0->nodes;
+    r->op = dps_nccl_log_op (&hints, r->ranks);
+  }
+  g_free (hints.test);
   if (!ok)
     return NULL;
-  r->op = op;
-  DpsCalPoint *p0 = &g_array_index (r->data->points, DpsCalPoint, 0);
-  r->ranks = p0->ranks;
-  r->hosts = p0->nodes;
   if (ranks && r->ranks != ranks) {
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: the header says %d ranks, the log's Rank lines %d",
                  name, ranks, r->ranks);
@@ -167,10 +152,45 @@ dps_reference_parse (const char *name, const char *text, gssize len, GError **er
   return g_steal_pointer (&r);
 }
 
+/* Reads a reference (or a plain nccl-tests log) from text, its first table
+ * (dps_reference_load_all reads every table of a log of several). */
+DpsReference *
+dps_reference_parse (const char *name, const char *text, gssize len, GError **error)
+{
+  int start = 0;
+  return parse_table (name, text, len, &start, error);
+}
+
 DpsReference *
 dps_reference_load (const char *path, GError **error)
 {
   gsize len;
   g_autofree char *data = dps_read_file (path, "reference", &len, error);
   return data ? dps_reference_parse (path, data, (gssize) len, error) : NULL;
+}
+
+/* Every table of the log or reference at path, in order (a log of several
+ * runs: all_reduce_perf, then all_gather_perf, ...), a new array of
+ * DpsReference; each has the line (from 1) where its run starts when there
+ * are several, else 0.  NULL on an error in any. */
+GPtrArray *
+dps_reference_load_all (const char *path, GError **error)
+{
+  gsize len;
+  g_autofree char *data = dps_read_file (path, "reference", &len, error);
+  if (!data)
+    return NULL;
+  g_autoptr (GPtrArray) all = g_ptr_array_new_with_free_func ((GDestroyNotify) dps_reference_free);
+  int start = 0;
+  do {
+    int line = start;
+    DpsReference *r = parse_table (path, data, (gssize) len, &start, error);
+    if (!r)
+      return NULL;
+    r->line = line + 1;
+    g_ptr_array_add (all, r);
+  } while (start > 0);
+  if (all->len == 1)
+    ((DpsReference *) all->pdata[0])->line = 0;
+  return g_steal_pointer (&all);
 }

@@ -6,9 +6,13 @@
  * pasted table often ends at its last row).  A plain nccl-tests log loads
  * too, with no facts beyond what its own lines say.
  *
- * What the header decides: the operation (test: all_reduce_perf,
- * all_gather_perf, reduce_scatter_perf; else the log's own "Collective
- * test starting" line or its redop column), the rank and host counts where
+ * A log of several runs holds several tables (dps_reference_load_all
+ * reads each, dps_reference_parse the first); a reference file holds one.
+ *
+ * What the header decides: the operation (the log's own "Collective test
+ * starting" line; else test: all_reduce_perf, all_gather_perf,
+ * reduce_scatter_perf; else busbw / algbw against the ranks and the redop
+ * column: dps_nccl_log_op), the rank and host counts where
  * the log has no "#  Rank" lines, the dpscale topology that describes the
  * hardware (topology), and what NCCL was told (env: NCCL_ALGO, NCCL_PROTO
  * in NCCL's syntax, "^" excluding; NCCL_NVLS_ENABLE=0; NCCL_MIN_NCHANNELS,
@@ -27,10 +31,12 @@ typedef struct {
   int         ranks, hosts;
   guint       algo_mask, proto_mask;   /* what the environment allowed NCCL */
   int         min_channels;            /* NCCL_MIN_NCHANNELS (0: NCCL's own count) */
+  int         line;                    /* where its run starts in a log of several tables (from 1); 0: one */
 } DpsReference;
 
 DpsReference *dps_reference_load (const char *path, GError **error);
 DpsReference *dps_reference_parse (const char *name, const char *text, gssize len, GError **error);
+GPtrArray    *dps_reference_load_all (const char *path, GError **error);
 void          dps_reference_free (DpsReference *r);
 const char   *dps_reference_get (const DpsReference *r, const char *key);
 gboolean      dps_nccl_env_masks (const char *env, guint *algo_mask, guint *proto_mask, GError **error);

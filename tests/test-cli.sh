@@ -301,4 +301,15 @@ else ko "timeline lanes: $(grep -o '>[a-z ]*replica [0-9]<' "$tmp/tl.svg" | tr '
 if PATH=/nonexistent "$bin" plot "$tmp/col.csv" 2>"$tmp/err"; then ko "plot without gnuplot"
 else grep -q "apt-get install gnuplot-nox" "$tmp/err" && ok || ko "gnuplot message"; fi
 
+# a log of two runs (8 ranks on one host, then 16 behind Slurm's srun
+# --label on two): each table compared on its own, named by the line its
+# run starts on (35: the first log's 33 lines and the second's comment
+# before its nThread line), and summed up as two tables
+d="$(dirname "$0")/data"
+{ cat "$d/nccl-tests-1x8.log"; sed 's/^/3: /' "$d/nccl-tests-2x8-old.log"; } >"$tmp/runs.log"
+"$bin" collective --compare "$tmp/runs.log" --topology dgx-h100 >"$tmp/out" 2>"$tmp/err"
+if grep -q "^# $tmp/runs.log:1: runs.log, allreduce on 8 ranks (1 host)" "$tmp/out" \
+   && grep -q "^# $tmp/runs.log:35: runs.log, allreduce on 16 ranks (2 hosts)" "$tmp/out" \
+   && grep -q "^# suite: 2 tables, 1 system" "$tmp/out"; then ok; else ko "compare of a log of two runs: $(head -3 "$tmp/err")"; fi
+
 finish cli

@@ -4,6 +4,7 @@
 #include "calibrate/fit.h"
 #include "calibrate/nccl-log.h"
 #include "calibrate/reference.h"
+#include "sim/coll-types.h"
 #include "sim/base/error.h"
 
 #include <glib/gstdio.h>
@@ -173,6 +174,80 @@ test_import_prefixes (void)
   g_assert_nonnull (strstr (e->message, "colon.log:2:"));
 }
 
+/* A log of several runs, as a script that runs all_reduce_perf and then
+ * reduce_scatter_perf and all_gather_perf into one file leaves it: each
+ * table is read on its own, with its own Rank lines (8 ranks on one host,
+ * then 16 on two), and its operation told without a test line by
+ * busbw / algbw against its ranks: 2(n-1)/n = 1.75 an all-reduce, (n-1)/n
+ * = 0.9375 with redop sum a reduce-scatter, with redop none an all-gather.
+ * Calibration keeps the all-reduce and says which tables it left out, by
+ * their lines; a log of no all-reduce is refused. */
+static void
+test_import_runs (void)
+{
+  g_autofree char *p1 = data_path ("nccl-tests-1x8.log");
+  g_autofree char *ar = NULL;
+  g_assert_true (g_file_get_contents (p1, &ar, NULL, NULL));
+  GString *ranks16 = g_string_new ("# nThread 1 nGpus 1 minBytes 8 maxBytes 8 step: 2(factor)\n#\n# Using devices\n");
+  for (int r = 0; r < 16; r++)
+    g_string_append_printf (ranks16, "#  Rank %2d Group  0 Pid %d on node%02d device  %d [0x07] NVIDIA H100 80GB HBM3\n",
+                            r, 100 + r, r / 8, r % 8);
+  g_string_append (ranks16, "#\n#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n");
+  g_autofree char *tail = g_string_free (ranks16, FALSE);
+  g_autofree char *log = g_strconcat (ar, tail,
+                                      "1048576 16384 float sum -1 100.00 10.49 9.83 0 100.00 10.49 9.83 0\n"
+                                      "# Avg bus bandwidth : 9.83\n#\n", tail,
+                                      "1048576 16384 float none -1 90.00 11.65 10.92 0 90.00 11.65 10.92 0\n"
+                                      "# Avg bus bandwidth : 10.92\n", NULL);
+  g_autofree char *dir = g_dir_make_tmp ("dpscale-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "runs.log", NULL);
+  g_assert_true (g_file_set_contents (path, log, -1, NULL));
+  g_autoptr (GError) e = NULL;
+  g_autoptr (GPtrArray) t = dps_reference_load_all (path, &e);
+  g_assert_no_error (e);
+  g_assert_cmpint (t->len, ==, 3);
+  const int op[3] = { DPS_OP_ALLREDUCE, DPS_OP_REDUCE_SCATTER, DPS_OP_ALLGATHER }, ranks[3] = { 8, 16, 16 };
+  const int hosts[3] = { 1, 2, 2 }, rows[3] = { 14, 1, 1 };
+  /* the 1x8 log's 33 lines, then a run of 16 ranks: 21 lines before its row, the row, footer and '#' */
+  const int line[3] = { 1, 34, 58 };
+  for (int i = 0; i < 3; i++) {
+    const DpsReference *r = t->pdata[i];
+    g_assert_cmpint (r->op, ==, op[i]);
+    g_assert_cmpint (r->ranks, ==, ranks[i]);
+    g_assert_cmpint (r->hosts, ==, hosts[i]);
+    g_assert_cmpint (r->data->points->len, ==, rows[i]);
+    g_assert_cmpint (r->line, ==, line[i]);
+  }
+  g_autoptr (DpsCalData) d = dps_cal_data_new ("nccl-tests");
+  g_autofree char *warning = NULL;
+  g_assert_true (dps_nccl_log_load_warn (path, d, &warning, &e));
+  g_assert_cmpint (d->points->len, ==, 14);
+  g_autofree char *w1 = g_strdup_printf ("%s:34: a table of reducescatter, left out", path);
+  g_autofree char *w2 = g_strdup_printf ("%s:58: a table of allgather, left out", path);
+  g_assert_nonnull (strstr (warning, w1));
+  g_assert_nonnull (strstr (warning, w2));
+  const char *gather = strstr (log, "# nThread 1 nGpus 1 minBytes 8 maxBytes 8");
+  gather = strstr (gather + 1, "# nThread 1 nGpus 1 minBytes 8 maxBytes 8");
+  g_assert_true (g_file_set_contents (path, gather, -1, NULL));
+  g_autoptr (DpsCalData) d2 = dps_cal_data_new ("nccl-tests");
+  g_assert_false (dps_nccl_log_load_warn (path, d2, NULL, &e));
+  g_autofree char *want = g_strdup_printf ("%s: no all-reduce table (allgather here)", path);
+  g_assert_nonnull (strstr (e->message, want));
+  g_unlink (path);
+  g_rmdir (dir);
+  /* busbw / algbw = 1 on 8 ranks: a broadcast when read from a row of 5 GB/s,
+   * but from one of 0.01 (printed 0.01 and 0.01: the ratio could be 0.3 to 3)
+   * the redop decides; on 64 ranks 0.992 is as near (n-1)/n = 0.984 as 1:
+   * the redop decides too */
+  DpsNcclLogHints h = { .ratio = 1, .ratio_algbw = 5, .redop = "sum" };
+  g_assert_cmpint (dps_nccl_log_op (&h, 8), ==, DPS_OP_BROADCAST);
+  h.ratio_algbw = 0.01;
+  g_assert_cmpint (dps_nccl_log_op (&h, 8), ==, DPS_OP_ALLREDUCE);
+  h.ratio = 0.992;
+  h.ratio_algbw = 5;
+  g_assert_cmpint (dps_nccl_log_op (&h, 64), ==, DPS_OP_ALLREDUCE);
+}
+
 /* Truncated and malformed logs are refused with the file and line. */
 static void
 test_import_bad (void)
@@ -236,6 +311,7 @@ main (int argc, char **argv)
   g_test_add_func ("/calibrate/import/pasted", test_import_pasted);
   g_test_add_func ("/calibrate/import/tail", test_import_tail);
   g_test_add_func ("/calibrate/import/prefixes", test_import_prefixes);
+  g_test_add_func ("/calibrate/import/runs", test_import_runs);
   g_test_add_func ("/calibrate/import/bad", test_import_bad);
   g_test_add_func ("/calibrate/import/no-footer", test_import_no_footer);
   return g_test_run ();

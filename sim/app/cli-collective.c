@@ -358,7 +358,8 @@ dps_cmd_collective (int argc, char **argv)
                          "with the algorithm and protocol that NCCL's cost model picks.\n\n"
                          "Example: dpscale collective --topology dgx-a100 --nodes 4 -b 8 -e 8G -f 2\n\n"
                          "With --compare LOG, the model beside each row of a measured nccl-tests log (or a\n"
-                         "published reference: tests/reference/nccl/), the error per row and its median:\n"
+                         "published reference: tests/reference/nccl/), the error per row and its median; a\n"
+                         "log of several runs (all_reduce_perf, then all_gather_perf) is compared table by table:\n"
                          "  dpscale collective --compare my-cluster.log --topology dgx-h100 --plot cmp.png",
                          entries, &argc, &argv, &error))
     ;

@@ -68,7 +68,7 @@ csv_rows (GString *o, const DpsCompareResult *r)
   }
 }
 
-/* Over several files: all rows of 64 KiB and more, and each system's
+/* Over several tables: all rows of 64 KiB and more, and each system's
  * median over them, then its median and worst over rows of 256 MiB and
  * more (a system is its "#% system" id: several scales count as one). */
 static void
@@ -105,7 +105,7 @@ table_suite (GString *o, const DpsCompareResult *res, guint n)
     g_ptr_array_free (order, TRUE);
     return;
   }
-  g_string_append_printf (o, "# suite: %u file%s, %u system%s, %u rows of 64 KiB and more: median |error| %.1f%%, "
+  g_string_append_printf (o, "# suite: %u table%s, %u system%s, %u rows of 64 KiB and more: median |error| %.1f%%, "
                           "90th percentile %.1f%%\n", n, n > 1 ? "s" : "", order->len, order->len > 1 ? "s" : "",
                           all->len, 100 * dps_quantile ((double *) all->data, all->len, 0.5),
                           100 * dps_quantile ((double *) all->data, all->len, 0.9));
@@ -163,27 +163,31 @@ dps_cmd_collective_compare (char **files, const char *topology, const DpsProfile
                             DpsFormat format, const char *output, const char *plot_path)
 {
   GError *error = NULL;
-  guint n = g_strv_length (files);
-  DpsCompareResult *res = g_new0 (DpsCompareResult, n);
+  g_autoptr (GArray) all = g_array_new (FALSE, TRUE, sizeof (DpsCompareResult));
   g_autoptr (GString) o = g_string_new (format == DPS_FORMAT_CSV ? csv_header : NULL);
-  guint done = 0;
-  for (; done < n && !error; done++) {
-    g_autoptr (DpsReference) ref = dps_reference_load (files[done], &error);
-    if (!ref || !dps_compare_reference (ref, topology, profile, mode, &res[done], &error))
-      break;
-    if (format == DPS_FORMAT_CSV)
-      csv_rows (o, &res[done]);
-    else
-      table_file (o, &res[done], dps_reference_get (ref, "nccl_env"));
+  for (guint f = 0; files[f] && !error; f++) {
+    g_autoptr (GPtrArray) tables = dps_reference_load_all (files[f], &error);   /* a log may hold several runs */
+    for (guint t = 0; tables && t < tables->len && !error; t++) {
+      const DpsReference *ref = tables->pdata[t];
+      DpsCompareResult r;
+      if (!dps_compare_reference (ref, topology, profile, mode, &r, &error))
+        break;
+      g_array_append_val (all, r);
+      if (format == DPS_FORMAT_CSV)
+        csv_rows (o, &r);
+      else
+        table_file (o, &r, dps_reference_get (ref, "nccl_env"));
+    }
   }
+  DpsCompareResult *res = (DpsCompareResult *) (void *) all->data;
+  guint n = all->len;
   if (!error && format != DPS_FORMAT_CSV && n > 1)
     table_suite (o, res, n);
   if (!error && plot_path)
     plot (plot_path, res, n, &error);
   if (!error)
     dps_cli_emit (output, o, &error);
-  for (guint i = 0; i < done; i++)
+  for (guint i = 0; i < n; i++)
     dps_compare_result_clear (&res[i]);
-  g_free (res);
   return error ? dps_cli_fail ("collective", error) : 0;
 }

@@ -103,7 +103,7 @@ dps_compare_reference (const DpsReference *ref, const char *topology, const DpsP
   g_autofree char *note = NULL;
   dps_profile_apply_coll (profile, tname, n_gpus, dps_topo_n_nodes (topo), &params, &amask, &pmask, &note);
   dps_cli_note (note);
-  out->path = g_strdup (ref->path);
+  out->path = ref->line ? g_strdup_printf ("%s:%d", ref->path, ref->line) : g_strdup (ref->path);   /* which table of a log of several */
   /* the system's id: the header's first word (several scales of one system share it) */
   const char *sys = dps_reference_get (ref, "system");
   out->system = sys ? g_strndup (sys, strcspn (sys, " \t,(")) : g_path_get_basename (ref->path);
