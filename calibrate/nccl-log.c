@@ -233,7 +233,9 @@ run_start_line (const char *l)
          || (g_str_has_prefix (w, "Rank") && (w[4] == ' ' || w[4] == '\t'));
 }
 
-/* The operation a test's name says ("all_gather_perf_mpi"), or -1. */
+/* The operation a test's name says ("all_gather_perf_mpi"); DPS_OP_COUNT
+ * for one of nccl-tests' other tests (alltoall_perf, sendrecv_perf,
+ * reduce_perf, ...: not modelled); -1 for no name or another. */
 int
 dps_nccl_test_op (const char *test)
 {
@@ -247,10 +249,13 @@ dps_nccl_test_op (const char *test)
     return DPS_OP_REDUCE_SCATTER;
   if (strstr (test, "broadcast"))
     return DPS_OP_BROADCAST;
+  if (strstr (test, "_perf"))
+    return DPS_OP_COUNT;
   return -1;
 }
 
-/* The operation of the table hints describe: its test's name; else, its
+/* The operation of the table hints describe (DPS_OP_COUNT: a test not
+ * modelled): its test's name; else, its
  * rank count n known (> 1) and its busbw / algbw read from a row of at
  * least 1 GB/s (printed to two decimals: within 1%), the nearest of 2(n-1)/n
  * (an all-reduce), (n-1)/n (an all-gather when its redop is "none", else
@@ -475,14 +480,14 @@ dps_nccl_log_load_warn (const char *path, DpsCalData *into, char **warning, GErr
     g_autoptr (DpsCalData) one = dps_cal_data_new ("nccl-tests");
     gboolean ok = dps_nccl_log_parse_hinted (path, data, (gssize) len, &hints, one, error);
     DpsCollOp op = ok ? dps_nccl_log_op (&hints, g_array_index (one->points, DpsCalPoint, 0).ranks) : DPS_OP_ALLREDUCE;
-    g_free (hints.test);
+    g_autofree char *test = hints.test;
     g_free (hints.device);
     if (!ok)
       return FALSE;
     if (op != DPS_OP_ALLREDUCE) {
-      g_string_append_printf (w, "%s:%d: a table of %s, left out: the fit is of all-reduces\n", path, start + 1,
-                              dps_coll_op_name (op));
-      g_string_append_printf (others, "%s%s", others->len ? ", " : "", dps_coll_op_name (op));
+      const char *what = op == DPS_OP_COUNT ? test : dps_coll_op_name (op);
+      g_string_append_printf (w, "%s:%d: a table of %s, left out: the fit is of all-reduces\n", path, start + 1, what);
+      g_string_append_printf (others, "%s%s", others->len ? ", " : "", what);
       start = hints.next_line;
       continue;
     }

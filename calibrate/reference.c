@@ -136,7 +136,8 @@ parse_table (const char *name, const char *text, gssize len, int *start, GError 
     r->hosts = p0->nodes;
     r->op = dps_nccl_log_op (&hints, r->ranks);
   }
-  g_free (hints.test);
+  if (hints.test)
+    g_hash_table_replace (r->meta, g_strdup ("test"), g_steal_pointer (&hints.test));   /* the table's own */
   if (!ok)
     return NULL;
   if (ranks && r->ranks != ranks) {

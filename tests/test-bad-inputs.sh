@@ -166,6 +166,10 @@ fi
 log=$(dirname "$0")/data/nccl-tests-1x8.log
 # a log without a topology: the error names its GPUs and the shipped
 # topologies with them (the log's Rank lines say NVIDIA H100 80GB HBM3)
+# a test the model has no operation for: refused when alone, by its name
+sed '1a # Collective test starting: alltoall_perf' "$log" >"$t/a2a.log"
+expect 1 "a2a.log: alltoall_perf, a test the model has no operation for" collective --compare "$t/a2a.log" --topology dgx-h100
+expect 1 "a2a.log: no all-reduce table (alltoall_perf here): import all_reduce_perf's output" calibrate --import "$t/a2a.log" -o "$t/a2a.calib"
 expect 1 "nccl-tests-1x8.log: no '#% topology:' line: give --topology (its GPUs, NVIDIA H100 80GB HBM3, are those of the shipped aws-p5, dgx-h100, dgx-h100-oversub2, gcp-a3-high, gcp-a3-mega, pcie-8x-h100)" collective --compare "$log"
 expect 1 "\-o $full: No space left on device" predict --gpus 8 -o "$full"
 chardev "$full"

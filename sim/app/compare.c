@@ -72,6 +72,12 @@ dps_compare_reference (const DpsReference *ref, const char *topology, const DpsP
                        DpsNetMode mode, DpsCompareResult *out, GError **error)
 {
   memset (out, 0, sizeof *out);
+  if (ref->op == DPS_OP_COUNT) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: %s, a test the model has no operation for (it predicts "
+                 "all_reduce_perf, all_gather_perf, reduce_scatter_perf and broadcast_perf)", ref->path,
+                 dps_reference_get (ref, "test"));
+    return FALSE;
+  }
   const char *tname = topology ? topology : dps_reference_get (ref, "topology");
   if (!tname && !profile) {
     const char *gpu = dps_reference_get (ref, "gpu");
