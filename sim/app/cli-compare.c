@@ -150,7 +150,7 @@ plot (const char *out, const DpsCompareResult *res, guint n, GError **error)
   close (fd);
   g_autofree char *title = n == 1 ? g_strdup_printf ("%s: model against measured (%s, %d GPUs)", res[0].system,
                                                      dps_coll_op_name (res[0].op), res[0].ranks)
-                                  : g_strdup_printf ("collective model against %u published nccl-tests tables", n);
+                                  : g_strdup_printf ("collective model against %u nccl-tests tables", n);
   gboolean ok = dps_plot_render (n == 1 ? "compare-sizes.gp" : "compare-suite.gp", tmpl, out, title, NULL, error);
   g_unlink (tmpl);
   return ok;
