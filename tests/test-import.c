@@ -19,6 +19,16 @@ data_path (const char *name)
   return g_build_filename (DPS_TEST_DATA, name, NULL);
 }
 
+/* The text of a file of tests/data. */
+static char *
+data_text (const char *name)
+{
+  g_autofree char *path = data_path (name);
+  char *text = NULL;
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  return text;
+}
+
 /* nccl-tests logs: the current layout (root column, #wrong) and the older
  * one (no root, an error column, MPI "[0]" prefixes).  Rank and node
  * counts come from the "Rank ... on HOST" lines; times are microseconds. */
@@ -129,9 +139,7 @@ test_import_tail (void)
 static void
 test_import_prefixes (void)
 {
-  g_autofree char *path = data_path ("nccl-tests-2x8-old.log");
-  g_autofree char *text = NULL;
-  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  g_autofree char *text = data_text ("nccl-tests-2x8-old.log");
   g_autoptr (DpsCalData) bare = dps_cal_data_new ("nccl-tests");
   DpsNcclLogHints h0 = { 0 };
   g_assert_true (dps_nccl_log_parse_hinted ("bare.log", text, -1, &h0, bare, NULL));
@@ -185,9 +193,7 @@ test_import_prefixes (void)
 static void
 test_import_runs (void)
 {
-  g_autofree char *p1 = data_path ("nccl-tests-1x8.log");
-  g_autofree char *ar = NULL;
-  g_assert_true (g_file_get_contents (p1, &ar, NULL, NULL));
+  g_autofree char *ar = data_text ("nccl-tests-1x8.log");
   GString *ranks16 = g_string_new ("# nThread 1 nGpus 1 minBytes 8 maxBytes 8 step: 2(factor)\n#\n# Using devices\n");
   for (int r = 0; r < 16; r++)
     g_string_append_printf (ranks16, "#  Rank %2d Group  0 Pid %d on node%02d device  %d [0x07] NVIDIA H100 80GB HBM3\n",
