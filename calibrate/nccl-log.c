@@ -372,6 +372,8 @@ finish (Parse *ps, DpsCalData *into, GError **error)
     hints->repeat_line = ps->repeat_line;
     hints->repeat_of = ps->repeat_of;
   }
+  if (!ps->header && hints)
+    hints->no_table = TRUE;
   if (!ps->header)
     return dps_set_error_at (error, ps->name, 0, "no nccl-tests table (no header line with algbw and busbw)");
   if (ps->rows->len == 0 && ps->wrong_rows)
@@ -479,6 +481,13 @@ dps_nccl_log_load_warn (const char *path, DpsCalData *into, char **warning, GErr
     DpsNcclLogHints hints = { .start_line = start };
     g_autoptr (DpsCalData) one = dps_cal_data_new ("nccl-tests");
     gboolean ok = dps_nccl_log_parse_hinted (path, data, (gssize) len, &hints, one, error);
+    if (!ok && start > 0 && hints.no_table) {
+      g_clear_error (error);   /* a last run that died before its table: the tables before it stand */
+      g_string_append_printf (w, "%s:%d: a run with no table after it: left out\n", path, start + 1);
+      g_free (hints.test);
+      g_free (hints.device);
+      break;
+    }
     DpsCollOp op = ok ? dps_nccl_log_op (&hints, g_array_index (one->points, DpsCalPoint, 0).ranks) : DPS_OP_ALLREDUCE;
     g_autofree char *test = hints.test;
     g_free (hints.device);

@@ -124,6 +124,13 @@ parse_table (const char *name, const char *text, gssize len, int *start, GError 
     ranks = nodes * per_node;
   DpsNcclLogHints hints = { .ranks = ranks, .hosts = nodes, .start_line = *start };
   gboolean ok = dps_nccl_log_parse_hinted (name, text, len, &hints, r->data, error);
+  if (!ok && *start > 0 && hints.no_table) {
+    g_clear_error (error);   /* a last run that died before its table: the tables before it stand */
+    *start = 0;
+    g_free (hints.test);
+    g_free (hints.device);
+    return NULL;
+  }
   *start = hints.next_line;
   if (!hints.test)
     hints.test = g_strdup (dps_reference_get (r, "test"));   /* the table's own test line, else the header's */
@@ -173,10 +180,14 @@ dps_reference_load (const char *path, GError **error)
 /* Every table of the log or reference at path, in order (a log of several
  * runs: all_reduce_perf, then all_gather_perf, ...), a new array of
  * DpsReference; each has the line (from 1) where its run starts when there
- * are several, else 0.  NULL on an error in any. */
+ * are several, else 0.  A last run with no table after it (it died first)
+ * is left out, and *note (when not NULL) says so: a new string, else NULL.
+ * NULL on an error in any. */
 GPtrArray *
-dps_reference_load_all (const char *path, GError **error)
+dps_reference_load_all (const char *path, char **note, GError **error)
 {
+  if (note)
+    *note = NULL;
   gsize len;
   g_autofree char *data = dps_read_file (path, "reference", &len, error);
   if (!data)
@@ -185,9 +196,17 @@ dps_reference_load_all (const char *path, GError **error)
   int start = 0;
   do {
     int line = start;
-    DpsReference *r = parse_table (path, data, (gssize) len, &start, error);
-    if (!r)
+    GError *e = NULL;
+    DpsReference *r = parse_table (path, data, (gssize) len, &start, &e);
+    if (!r && !e) {
+      if (note)
+        *note = g_strdup_printf ("%s:%d: a run with no table after it: left out", path, line + 1);
+      break;
+    }
+    if (!r) {
+      g_propagate_error (error, e);
       return NULL;
+    }
     r->line = line + 1;
     g_ptr_array_add (all, r);
   } while (start > 0);

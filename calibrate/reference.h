@@ -36,7 +36,7 @@ typedef struct {
 
 DpsReference *dps_reference_load (const char *path, GError **error);
 DpsReference *dps_reference_parse (const char *name, const char *text, gssize len, GError **error);
-GPtrArray    *dps_reference_load_all (const char *path, GError **error);
+GPtrArray    *dps_reference_load_all (const char *path, char **note, GError **error);
 void          dps_reference_free (DpsReference *r);
 const char   *dps_reference_get (const DpsReference *r, const char *key);
 gboolean      dps_nccl_env_masks (const char *env, guint *algo_mask, guint *proto_mask, GError **error);

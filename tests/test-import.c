@@ -209,7 +209,7 @@ test_import_runs (void)
   g_autofree char *path = g_build_filename (dir, "runs.log", NULL);
   g_assert_true (g_file_set_contents (path, log, -1, NULL));
   g_autoptr (GError) e = NULL;
-  g_autoptr (GPtrArray) t = dps_reference_load_all (path, &e);
+  g_autoptr (GPtrArray) t = dps_reference_load_all (path, NULL, &e);
   g_assert_no_error (e);
   g_assert_cmpint (t->len, ==, 3);
   const int op[3] = { DPS_OP_ALLREDUCE, DPS_OP_REDUCE_SCATTER, DPS_OP_ALLGATHER }, ranks[3] = { 8, 16, 16 };
@@ -224,10 +224,20 @@ test_import_runs (void)
     g_assert_cmpint (r->data->points->len, ==, rows[i]);
     g_assert_cmpint (r->line, ==, line[i]);
   }
+  /* a fourth run that died before its table: left out, said; the three stand */
+  g_autofree char *died = g_strconcat (log, "# nccl-tests version 2.17.6\n# nThread 1 nGpus 1\n", NULL);
+  g_assert_true (g_file_set_contents (path, died, -1, NULL));
+  g_autofree char *note = NULL;
+  g_autoptr (GPtrArray) t4 = dps_reference_load_all (path, &note, &e);
+  g_assert_no_error (e);
+  g_assert_cmpint (t4->len, ==, 3);
+  g_autofree char *want_note = g_strdup_printf ("%s:81: a run with no table after it: left out", path);
+  g_assert_cmpstr (note, ==, want_note);
   g_autoptr (DpsCalData) d = dps_cal_data_new ("nccl-tests");
   g_autofree char *warning = NULL;
   g_assert_true (dps_nccl_log_load_warn (path, d, &warning, &e));
   g_assert_cmpint (d->points->len, ==, 14);
+  g_assert_nonnull (strstr (warning, want_note));
   g_autofree char *w1 = g_strdup_printf ("%s:34: a table of reducescatter, left out", path);
   g_autofree char *w2 = g_strdup_printf ("%s:58: a table of allgather, left out", path);
   g_assert_nonnull (strstr (warning, w1));

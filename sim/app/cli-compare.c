@@ -166,7 +166,10 @@ dps_cmd_collective_compare (char **files, const char *topology, const DpsProfile
   g_autoptr (GArray) all = g_array_new (FALSE, TRUE, sizeof (DpsCompareResult));
   g_autoptr (GString) o = g_string_new (format == DPS_FORMAT_CSV ? csv_header : NULL);
   for (guint f = 0; files[f] && !error; f++) {
-    g_autoptr (GPtrArray) tables = dps_reference_load_all (files[f], &error);   /* a log may hold several runs */
+    g_autofree char *died = NULL;
+    g_autoptr (GPtrArray) tables = dps_reference_load_all (files[f], &died, &error);   /* a log may hold several runs */
+    if (died)
+      dps_cli_note (died);
     for (guint t = 0; tables && t < tables->len && !error; t++) {
       const DpsReference *ref = tables->pdata[t];
       if (ref->op == DPS_OP_COUNT && tables->len > 1) {   /* alltoall_perf beside all_reduce_perf: said, left out */
