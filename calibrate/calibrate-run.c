@@ -286,11 +286,23 @@ dps_calibrate_import (char **logs, const char *topology, const DpsCalibrateSpec 
   g_autoptr (DpsProfile) prof = dps_profile_new (dps_cal_data_new ("nccl-tests"));
   DpsCalData *data = prof->data;
   g_autofree guint *starts = g_new0 (guint, g_strv_length (logs) + 1);
+  g_autofree char *tpath = dps_topo_find (topology ? topology : "dgx-h100", error);
+  g_autoptr (DpsTopoSpec) tspec = tpath ? dps_topo_spec_load (tpath, error) : NULL;
+  if (!tspec)
+    return NULL;
   for (int i = 0; logs[i]; i++) {
-    g_autofree char *warning = NULL;
+    g_autofree char *warning = NULL, *device = NULL;
     starts[i] = data->points->len;
-    if (!dps_nccl_log_load_warn (logs[i], data, &warning, error))
+    if (!dps_nccl_log_load_warn (logs[i], data, &device, &warning, error))
       return NULL;
+    if (dps_topo_gpu_differs (tspec, device)) {   /* a B200 log fitted against dgx-h100's datasheet */
+      g_autofree char *fits = dps_topo_shipped_for_gpu (device);
+      g_autofree char *msg = g_strdup_printf ("%s: its GPUs are %s, %s's are %s: give --topology%s%s%s", logs[i],
+                                              device, topology ? topology : "dgx-h100 (the default)",
+                                              tspec->gpu.model, fits ? " (shipped with them: " : "", fits ? fits : "",
+                                              fits ? ")" : "");
+      say (s->warn, msg, s->pdata);
+    }
     starts[i + 1] = data->points->len;
     if (import_repeated (logs, i, data, starts, error))
       return NULL;

@@ -465,11 +465,13 @@ dps_nccl_log_parse (const char *name, const char *text, gssize len, DpsCalData *
  * bandwidth' footer ..."), for rows of wrong results and for repeated rows
  * (both left out of the fit, "FILE:LINE: ..."). */
 gboolean
-dps_nccl_log_load_warn (const char *path, DpsCalData *into, char **warning, GError **error)
+dps_nccl_log_load_warn (const char *path, DpsCalData *into, char **device, char **warning, GError **error)
 {
   gsize len;
   if (warning)
     *warning = NULL;
+  if (device)
+    *device = NULL;
   g_autofree char *data = dps_read_file (path, "log", &len, error);
   if (!data)
     return FALSE;
@@ -490,6 +492,8 @@ dps_nccl_log_load_warn (const char *path, DpsCalData *into, char **warning, GErr
     }
     DpsCollOp op = ok ? dps_nccl_log_op (&hints, g_array_index (one->points, DpsCalPoint, 0).ranks) : DPS_OP_ALLREDUCE;
     g_autofree char *test = hints.test;
+    if (ok && device && !*device)
+      *device = g_steal_pointer (&hints.device);   /* the first table's Rank line */
     g_free (hints.device);
     if (!ok)
       return FALSE;
@@ -529,5 +533,5 @@ dps_nccl_log_load_warn (const char *path, DpsCalData *into, char **warning, GErr
 gboolean
 dps_nccl_log_load (const char *path, DpsCalData *into, GError **error)
 {
-  return dps_nccl_log_load_warn (path, into, NULL, error);
+  return dps_nccl_log_load_warn (path, into, NULL, NULL, error);
 }

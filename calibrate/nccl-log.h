@@ -49,4 +49,5 @@ gboolean dps_nccl_log_parse (const char *name, const char *text, gssize len, Dps
 int       dps_nccl_test_op (const char *test);
 DpsCollOp dps_nccl_log_op (const DpsNcclLogHints *hints, int ranks);
 gboolean dps_nccl_log_load (const char *path, DpsCalData *into, GError **error);
-gboolean dps_nccl_log_load_warn (const char *path, DpsCalData *into, char **warning, GError **error);
+gboolean dps_nccl_log_load_warn (const char *path, DpsCalData *into, char **device, char **warning,
+                                 GError **error);

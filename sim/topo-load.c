@@ -368,3 +368,80 @@ dps_topo_list_shipped (void)
 {
   return dps_data_list ("topologies", ".topo");
 }
+
+/* Whether w is a GPU family's word: one or two letters, two to four
+ * digits and at most one letter more, or four digits ("A100", "GB200",
+ * "L40S", "4090"; not "SXM2", "HBM3" or "80GB"). */
+static gboolean
+family_word (const char *w)
+{
+  size_t letters = 0, digits = 0;
+  while (g_ascii_isalpha (w[letters]))
+    letters++;
+  while (g_ascii_isdigit (w[letters + digits]))
+    digits++;
+  const char *rest = w + letters + digits;
+  if (letters >= 1 && letters <= 2 && digits >= 2 && digits <= 4)
+    return !rest[0] || (g_ascii_isalpha (rest[0]) && !rest[1]);
+  return !letters && digits == 4 && !rest[0];
+}
+
+/* The GPU families a device or model name names, its words of family_word
+ * ("NVIDIA A100-SXM4-80GB" -> A100, "Tesla V100-SXM2-32GB" -> V100, "B200
+ * (GB200 NVL72)" -> B200 and GB200, "NVIDIA GeForce RTX 4090" -> 4090). */
+static GStrv
+families (const char *name)
+{
+  g_auto (GStrv) w = g_strsplit_set (name, " -_/()", -1);
+  GStrvBuilder *b = g_strv_builder_new ();
+  for (int i = 0; w[i]; i++)
+    if (family_word (w[i]))
+      g_strv_builder_add (b, w[i]);
+  GStrv out = g_strv_builder_end (b);
+  g_strv_builder_unref (b);
+  return out;
+}
+
+/* 1: device and model name a family in common; 0: each names families,
+ * none in common; -1: one names none. */
+static int
+same_family (const char *device, const char *model)
+{
+  g_auto (GStrv) a = families (device);
+  g_auto (GStrv) b = families (model);
+  if (!a[0] || !b[0])
+    return -1;
+  for (int i = 0; a[i]; i++)
+    for (int j = 0; b[j]; j++)
+      if (!g_ascii_strcasecmp (a[i], b[j]))
+        return 1;
+  return 0;
+}
+
+/* Whether a topology's GPU is of another family than device's (both
+ * known): a log of A100s against dgx-h100; GB200 is B200's. */
+gboolean
+dps_topo_gpu_differs (const DpsTopoSpec *spec, const char *device)
+{
+  return device && spec->gpu.model && same_family (device, spec->gpu.model) == 0;
+}
+
+/* The shipped topologies whose GPU is of device's family ("NVIDIA H100
+ * 80GB HBM3" -> "aws-p5, dgx-h100, ..."), a new string, or NULL (none, or
+ * no family in device). */
+char *
+dps_topo_shipped_for_gpu (const char *device)
+{
+  if (!device)
+    return NULL;
+  g_auto (GStrv) names = dps_topo_list_shipped ();
+  GString *list = g_string_new (NULL);
+  for (int i = 0; names[i]; i++) {
+    g_autofree char *file = g_strconcat (names[i], ".topo", NULL);
+    g_autofree char *p = dps_data_path ("topologies", file);
+    g_autoptr (DpsTopoSpec) s = p ? dps_topo_spec_load (p, NULL) : NULL;
+    if (s && s->gpu.model && same_family (device, s->gpu.model) == 1)
+      g_string_append_printf (list, "%s%s", list->len ? ", " : "", names[i]);
+  }
+  return list->len ? g_string_free (list, FALSE) : (g_string_free (list, TRUE), NULL);
+}

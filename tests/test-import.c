@@ -235,7 +235,7 @@ test_import_runs (void)
   g_assert_cmpstr (note, ==, want_note);
   g_autoptr (DpsCalData) d = dps_cal_data_new ("nccl-tests");
   g_autofree char *warning = NULL;
-  g_assert_true (dps_nccl_log_load_warn (path, d, &warning, &e));
+  g_assert_true (dps_nccl_log_load_warn (path, d, NULL, &warning, &e));
   g_assert_cmpint (d->points->len, ==, 14);
   g_assert_nonnull (strstr (warning, want_note));
   g_autofree char *w1 = g_strdup_printf ("%s:34: a table of reducescatter, left out", path);
@@ -246,7 +246,7 @@ test_import_runs (void)
   gather = strstr (gather + 1, "# nThread 1 nGpus 1 minBytes 8 maxBytes 8");
   g_assert_true (g_file_set_contents (path, gather, -1, NULL));
   g_autoptr (DpsCalData) d2 = dps_cal_data_new ("nccl-tests");
-  g_assert_false (dps_nccl_log_load_warn (path, d2, NULL, &e));
+  g_assert_false (dps_nccl_log_load_warn (path, d2, NULL, NULL, &e));
   g_autofree char *want = g_strdup_printf ("%s: no all-reduce table (allgather here)", path);
   g_assert_nonnull (strstr (e->message, want));
   g_unlink (path);
@@ -308,7 +308,7 @@ test_import_no_footer (void)
   g_autoptr (DpsCalData) d = dps_cal_data_new ("nccl-tests");
   g_autoptr (GError) e = NULL;
   g_autofree char *warning = NULL;
-  g_assert_true (dps_nccl_log_load_warn (path, d, &warning, &e));
+  g_assert_true (dps_nccl_log_load_warn (path, d, NULL, &warning, &e));
   g_assert_no_error (e);
   g_assert_cmpint (d->points->len, ==, 2);
   g_assert_nonnull (warning);

@@ -303,6 +303,39 @@ test_bad_sizes (void)
   g_assert_nonnull (strstr (e->message, "without NICs"));
 }
 
+/* A log's GPUs against the shipped topologies' models, by the family words
+ * of their names: NVIDIA's device names as nccl-tests' Rank lines print
+ * them find the topologies with that GPU (GB200's is B200, so a B200 log
+ * names the NVL72 racks too; an L40S has its suffix), and another family,
+ * or none, is told apart. */
+static void
+test_gpu_family (void)
+{
+  static const struct { const char *device, *want; } cases[] = {
+    { "NVIDIA H100 80GB HBM3", "aws-p5, dgx-h100, dgx-h100-oversub2, gcp-a3-high, gcp-a3-mega, pcie-8x-h100" },
+    { "NVIDIA A100-SXM4-80GB", "aws-p4de, dgx-a100, pcie-8gpu-2x100g" },
+    { "Tesla V100-SXM2-32GB", "dgx1-v100, dgx2-v100" },
+    { "NVIDIA GB200", "gb200-nvl72, gb200-nvl72-64" },
+    { "NVIDIA B200", "gb200-nvl72, gb200-nvl72-64, hgx-b200" },
+    { "NVIDIA GeForce RTX 4090", "pcie-8x-rtx4090" },
+    { "NVIDIA L40S", "workstation-4gpu" },
+    { "NVIDIA H20", NULL },
+    { "AMD Instinct MI300X", NULL },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    g_autofree char *got = dps_topo_shipped_for_gpu (cases[i].device);
+    g_assert_cmpstr (got, ==, cases[i].want);
+  }
+  g_autoptr (GError) e = NULL;
+  g_autofree char *path = dps_topo_find ("dgx-h100", &e);
+  g_autoptr (DpsTopoSpec) h100 = dps_topo_spec_load (path, &e);
+  g_assert_no_error (e);
+  g_assert_true (dps_topo_gpu_differs (h100, "NVIDIA A100-SXM4-80GB"));
+  g_assert_false (dps_topo_gpu_differs (h100, "NVIDIA H100 80GB HBM3"));
+  g_assert_false (dps_topo_gpu_differs (h100, "some accelerator"));   /* no family: not told */
+  g_assert_false (dps_topo_gpu_differs (h100, NULL));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -317,6 +350,7 @@ main (int argc, char **argv)
   g_test_add_func ("/topo/load/malformed", test_malformed);
   g_test_add_func ("/topo/load/bad-paths", test_bad_paths);
   g_test_add_func ("/topo/load/gpu-arch", test_gpu_arch);
+  g_test_add_func ("/topo/load/gpu-family", test_gpu_family);
   g_test_add_func ("/topo/bad-sizes", test_bad_sizes);
   return g_test_run ();
 }

@@ -2,7 +2,6 @@
 #include "sim/app/compare.h"
 #include "sim/app/cli-util.h"
 #include "sim/base/error.h"
-#include "sim/base/file.h"
 #include "sim/base/stats.h"
 #include "sim/topo-load.h"
 
@@ -18,49 +17,6 @@ dps_compare_result_clear (DpsCompareResult *r)
   if (r->rows)
     g_array_free (r->rows, TRUE);
   memset (r, 0, sizeof *r);
-}
-
-/* The family in a device name, the first word of one or two letters and
- * two to four digits, or of four digits ("NVIDIA A100-SXM4-80GB" -> A100,
- * "Tesla V100-SXM2-32GB" -> V100, "NVIDIA GB200" -> GB200, "NVIDIA
- * GeForce RTX 4090" -> 4090); FALSE when it has none. */
-static gboolean
-gpu_family (const char *device, char *out, gsize size)
-{
-  g_auto (GStrv) w = g_strsplit_set (device, " -_/", -1);
-  for (int i = 0; w[i]; i++) {
-    size_t letters = 0, digits = 0, n = strlen (w[i]);
-    while (g_ascii_isalpha (w[i][letters]))
-      letters++;
-    while (g_ascii_isdigit (w[i][letters + digits]))
-      digits++;
-    if (letters + digits == n && ((letters >= 1 && letters <= 2 && digits >= 2 && digits <= 4) || (!letters && digits == 4))) {
-      g_strlcpy (out, w[i], size);
-      return TRUE;
-    }
-  }
-  return FALSE;
-}
-
-/* The shipped topologies whose GPU model has device's family as a word
- * ("H100" -> "aws-p5, dgx-h100, ..."), a new string, or NULL (none). */
-static char *
-topologies_for_device (const char *device)
-{
-  char fam[16];
-  if (!device || !gpu_family (device, fam, sizeof fam))
-    return NULL;
-  g_auto (GStrv) names = dps_topo_list_shipped ();
-  GString *list = g_string_new (NULL);
-  for (int i = 0; names[i]; i++) {
-    g_autofree char *file = g_strconcat (names[i], ".topo", NULL);
-    g_autofree char *p = dps_data_path ("topologies", file);
-    g_autoptr (DpsTopoSpec) s = p ? dps_topo_spec_load (p, NULL) : NULL;
-    char mfam[16];
-    if (s && s->gpu.model && gpu_family (s->gpu.model, mfam, sizeof mfam) && !g_ascii_strcasecmp (fam, mfam))
-      g_string_append_printf (list, "%s%s", list->len ? ", " : "", names[i]);
-  }
-  return list->len ? g_string_free (list, FALSE) : (g_string_free (list, TRUE), NULL);
 }
 
 /* Predicts every row of ref.  topology (may be NULL) overrides the file's;
@@ -81,7 +37,7 @@ dps_compare_reference (const DpsReference *ref, const char *topology, const DpsP
   const char *tname = topology ? topology : dps_reference_get (ref, "topology");
   if (!tname && !profile) {
     const char *gpu = dps_reference_get (ref, "gpu");
-    g_autofree char *fits = topologies_for_device (gpu);
+    g_autofree char *fits = dps_topo_shipped_for_gpu (gpu);
     if (fits)
       g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: no '#%% topology:' line: give --topology (its GPUs, %s, are "
                    "those of the shipped %s)", ref->path, gpu, fits);
@@ -96,6 +52,14 @@ dps_compare_reference (const DpsReference *ref, const char *topology, const DpsP
     return FALSE;
   }
   const DpsTopoSpec *ts = dps_topo_spec (topo);
+  const char *gpu = dps_reference_get (ref, "gpu");
+  if (tname && dps_topo_gpu_differs (ts, gpu)) {   /* an A100 log against dgx-h100: said, still compared */
+    g_autofree char *fits = dps_topo_shipped_for_gpu (gpu);
+    g_autofree char *note = g_strdup_printf ("%s: its GPUs are %s, %s's are %s%s%s%s", ref->path, gpu, tname,
+                                             ts->gpu.model, fits ? " (shipped with them: " : "", fits ? fits : "",
+                                             fits ? ")" : "");
+    dps_cli_note (note);
+  }
   int k = ts->gpus_per_node, hk = ts->gpus_per_host > 0 ? ts->gpus_per_host : k;
   int per_host = ref->ranks / MAX (ref->hosts, 1);
   if (ref->hosts > 1 && per_host != k && per_host != hk) {
