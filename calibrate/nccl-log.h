@@ -4,9 +4,10 @@
  * without the root column, "#wrong" counts or an "error" column (0e+00),
  * N/A, numbers in any width, lines behind launchers' and collectors'
  * prefixes (MPI's "[0]" or "[1,0]<stdout>:", Slurm's `srun --label`
- * "0: ", an RFC 3339 time stamp as `kubectl logs --timestamps` gives); and tables as authors paste them: without the '#' before the
- * header lines, the out-of-place half alone, banners such as "NCCL
- * version" inside.  The rank count comes from the "#  Rank r ... on HOST"
+ * "0: ", an RFC 3339 time stamp as `kubectl logs --timestamps` gives);
+ * and tables as authors paste them: without the '#' before the header
+ * lines, the out-of-place half alone, banners such as "NCCL version"
+ * inside.  The rank count comes from the "#  Rank r ... on HOST"
  * lines (their hosts give the node count), else from the hints, else from
  * busbw / algbw = 2(n-1)/n.  A row with fewer columns than the header
  * names is a cut log and is refused; a log whose rows are whole but whose

@@ -165,17 +165,17 @@ dps_cmd_collective_compare (char **files, const char *topology, const DpsProfile
   GError *error = NULL;
   g_autoptr (GArray) all = g_array_new (FALSE, TRUE, sizeof (DpsCompareResult));
   g_autoptr (GString) o = g_string_new (format == DPS_FORMAT_CSV ? csv_header : NULL);
+  g_autoptr (GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);   /* said unless an error is */
   for (guint f = 0; files[f] && !error; f++) {
-    g_autofree char *died = NULL;
+    char *died = NULL;
     g_autoptr (GPtrArray) tables = dps_reference_load_all (files[f], &died, &error);   /* a log may hold several runs */
     if (died)
-      dps_cli_note (died);
+      g_ptr_array_add (notes, died);
     for (guint t = 0; tables && t < tables->len && !error; t++) {
       const DpsReference *ref = tables->pdata[t];
       if (ref->op == DPS_OP_COUNT && tables->len > 1) {   /* alltoall_perf beside all_reduce_perf: said, left out */
-        g_autofree char *note = g_strdup_printf ("%s:%d: %s, a test the model has no operation for: left out",
-                                                 ref->path, ref->line, dps_reference_get (ref, "test"));
-        dps_cli_note (note);
+        g_ptr_array_add (notes, g_strdup_printf ("%s:%d: %s, a test the model has no operation for: left out",
+                                                 ref->path, ref->line, dps_reference_get (ref, "test")));
         continue;
       }
       DpsCompareResult r;
@@ -188,6 +188,11 @@ dps_cmd_collective_compare (char **files, const char *topology, const DpsProfile
         table_file (o, &r, dps_reference_get (ref, "nccl_env"));
     }
   }
+  if (!error && !all->len)   /* every table a test the model has no operation for */
+    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "%s%s: no table of all_reduce_perf, all_gather_perf, "
+                 "reduce_scatter_perf or broadcast_perf", files[0], files[1] ? " and the others" : "");
+  for (guint i = 0; !error && i < notes->len; i++)
+    dps_cli_note (notes->pdata[i]);
   DpsCompareResult *res = (DpsCompareResult *) (void *) all->data;
   guint n = all->len;
   if (!error && format != DPS_FORMAT_CSV && n > 1)
