@@ -171,6 +171,8 @@ sed '1a # Collective test starting: alltoall_perf' "$log" >"$t/a2a.log"
 expect 1 "a2a.log: alltoall_perf, a test the model has no operation for" collective --compare "$t/a2a.log" --topology dgx-h100
 expect 1 "a2a.log: no all-reduce table (alltoall_perf here): import all_reduce_perf's output" calibrate --import "$t/a2a.log" -o "$t/a2a.calib"
 cat "$t/a2a.log" "$t/a2a.log" >"$t/a2a2.log"
+# V100 hosts of 8 against the 4-GPU trays of an NVL72 rack: the error alone, not the GPUs' note before it
+expect 1 "nccl-tests-2x8-old.log: hosts of 8 GPUs are neither nodes (72 GPUs) nor hosts (4 GPUs) of gb200-nvl72" collective --compare "$(dirname "$0")/data/nccl-tests-2x8-old.log" --topology gb200-nvl72
 expect 1 "a2a2.log: no table of all_reduce_perf, all_gather_perf, reduce_scatter_perf or broadcast_perf" collective --compare "$t/a2a2.log" --topology dgx-h100
 expect 1 "nccl-tests-1x8.log: no '#% topology:' line: give --topology (its GPUs, NVIDIA H100 80GB HBM3, are those of the shipped aws-p5, dgx-h100, dgx-h100-oversub2, gcp-a3-high, gcp-a3-mega, pcie-8x-h100)" collective --compare "$log"
 expect 1 "\-o $full: No space left on device" predict --gpus 8 -o "$full"

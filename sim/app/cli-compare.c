@@ -181,6 +181,13 @@ dps_cmd_collective_compare (char **files, const char *topology, const DpsProfile
       DpsCompareResult r;
       if (!dps_compare_reference (ref, topology, profile, mode, &r, &error))
         break;
+      if (r.note) {   /* once for a log of several tables */
+        gboolean seen = FALSE;
+        for (guint i = 0; i < notes->len && !seen; i++)
+          seen = g_str_equal (notes->pdata[i], r.note);
+        if (!seen)
+          g_ptr_array_add (notes, g_strdup (r.note));
+      }
       g_array_append_val (all, r);
       if (format == DPS_FORMAT_CSV)
         csv_rows (o, &r);

@@ -12,6 +12,7 @@ void
 dps_compare_result_clear (DpsCompareResult *r)
 {
   g_free (r->path);
+  g_free (r->note);
   g_free (r->system);
   g_free (r->topology);
   if (r->rows)
@@ -52,14 +53,6 @@ dps_compare_reference (const DpsReference *ref, const char *topology, const DpsP
     return FALSE;
   }
   const DpsTopoSpec *ts = dps_topo_spec (topo);
-  const char *gpu = dps_reference_get (ref, "gpu");
-  if (tname && dps_topo_gpu_differs (ts, gpu)) {   /* an A100 log against dgx-h100: said, still compared */
-    g_autofree char *fits = dps_topo_shipped_for_gpu (gpu);
-    g_autofree char *note = g_strdup_printf ("%s: its GPUs are %s, %s's are %s%s%s%s", ref->path, gpu, tname,
-                                             ts->gpu.model, fits ? " (shipped with them: " : "", fits ? fits : "",
-                                             fits ? ")" : "");
-    dps_cli_note (note);
-  }
   int k = ts->gpus_per_node, hk = ts->gpus_per_host > 0 ? ts->gpus_per_host : k;
   int per_host = ref->ranks / MAX (ref->hosts, 1);
   if (ref->hosts > 1 && per_host != k && per_host != hk) {
@@ -67,12 +60,20 @@ dps_compare_reference (const DpsReference *ref, const char *topology, const DpsP
                  "(%d GPUs) of %s", ref->path, per_host, k, hk, tname ? tname : "the calibrated machine");
     return FALSE;
   }
+  const char *gpu = dps_reference_get (ref, "gpu");
+  g_autofree char *gpu_note = NULL;
+  if (tname && dps_topo_gpu_differs (ts, gpu)) {   /* an A100 log against dgx-h100: said, still compared */
+    g_autofree char *fits = dps_topo_shipped_for_gpu (gpu);
+    gpu_note = g_strdup_printf ("%s: its GPUs are %s, %s's are %s%s%s%s", ref->path, gpu, tname, ts->gpu.model,
+                                fits ? " (shipped with them: " : "", fits ? fits : "", fits ? ")" : "");
+  }
   DpsCollParams params;
   dps_coll_params_nccl (&params);
   guint amask = ref->algo_mask, pmask = ref->proto_mask;
   g_autofree char *note = NULL;
   dps_profile_apply_coll (profile, tname, n_gpus, dps_topo_n_nodes (topo), &params, &amask, &pmask, &note);
   dps_cli_note (note);
+  out->note = g_steal_pointer (&gpu_note);
   out->path = ref->line ? g_strdup_printf ("%s:%d", ref->path, ref->line) : g_strdup (ref->path);   /* which table of a log of several */
   /* the system's id: the header's first word (several scales of one system share it) */
   const char *sys = dps_reference_get (ref, "system");

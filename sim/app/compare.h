@@ -26,6 +26,7 @@ typedef struct {
 
 typedef struct {
   char   *path, *system, *topology;
+  char   *note;          /* what the caller should say (the log's GPUs are not the topology's), or NULL */
   int     op, ranks, hosts, nodes;
   gboolean degraded;     /* the source says the system was not healthy */
   GArray *rows;          /* DpsCompareRow, by size */
