@@ -295,12 +295,10 @@ dps_calibrate_import (char **logs, const char *topology, const DpsCalibrateSpec 
     starts[i] = data->points->len;
     if (!dps_nccl_log_load_warn (logs[i], data, &device, &warning, error))
       return NULL;
-    if (dps_topo_gpu_differs (tspec, device)) {   /* a B200 log fitted against dgx-h100's datasheet */
-      g_autofree char *fits = dps_topo_shipped_for_gpu (device);
-      g_autofree char *msg = g_strdup_printf ("%s: its GPUs are %s, %s's are %s: give --topology%s%s%s", logs[i],
-                                              device, topology ? topology : "dgx-h100 (the default)",
-                                              tspec->gpu.model, fits ? " (shipped with them: " : "", fits ? fits : "",
-                                              fits ? ")" : "");
+    g_autofree char *mismatch = dps_topo_gpu_mismatch (tspec, topology ? topology : "dgx-h100 (the default)", device,
+                                                       ": give --topology");
+    if (mismatch) {   /* a B200 log fitted against dgx-h100's datasheet */
+      g_autofree char *msg = g_strdup_printf ("%s: %s", logs[i], mismatch);
       say (s->warn, msg, s->pdata);
     }
     starts[i + 1] = data->points->len;

@@ -372,8 +372,10 @@ finish (Parse *ps, DpsCalData *into, GError **error)
     hints->repeat_line = ps->repeat_line;
     hints->repeat_of = ps->repeat_of;
   }
-  if (!ps->header && hints)
-    hints->no_table = TRUE;
+  if (!ps->header && hints && hints->start_line > 0) {
+    hints->no_table = TRUE;   /* a later run that died before its table: not an error of the log */
+    return FALSE;
+  }
   if (!ps->header)
     return dps_set_error_at (error, ps->name, 0, "no nccl-tests table (no header line with algbw and busbw)");
   if (ps->rows->len == 0 && ps->wrong_rows)
@@ -388,9 +390,8 @@ finish (Parse *ps, DpsCalData *into, GError **error)
     hints->ratio = ps->ratio;
     hints->ratio_algbw = ps->ratio_alg;
   }
-  int op = dps_nccl_test_op (hints ? hints->test : NULL);
-  gboolean halves = op == DPS_OP_ALLGATHER || op == DPS_OP_REDUCE_SCATTER
-                    || (op < 0 && hints && g_str_equal (hints->redop, "none"));
+  DpsCollOp op = hints ? dps_nccl_log_op (hints, 0) : DPS_OP_ALLREDUCE;   /* by its test line, else its redop */
+  gboolean halves = op == DPS_OP_ALLGATHER || op == DPS_OP_REDUCE_SCATTER;
   if (n_ranks == 0 && halves && ps->ratio > 0 && ps->ratio < 1)
     n_ranks = (int) lround (1 / (1 - ps->ratio));   /* all-gather, reduce-scatter: busbw / algbw = (n-1)/n */
   else if (n_ranks == 0 && !halves && ps->ratio > 0 && ps->ratio < 2)
@@ -483,20 +484,17 @@ dps_nccl_log_load_warn (const char *path, DpsCalData *into, char **device, char 
     DpsNcclLogHints hints = { .start_line = start };
     g_autoptr (DpsCalData) one = dps_cal_data_new ("nccl-tests");
     gboolean ok = dps_nccl_log_parse_hinted (path, data, (gssize) len, &hints, one, error);
-    if (!ok && start > 0 && hints.no_table) {
-      g_clear_error (error);   /* a last run that died before its table: the tables before it stand */
-      g_string_append_printf (w, "%s:%d: a run with no table after it: left out\n", path, start + 1);
-      g_free (hints.test);
-      g_free (hints.device);
-      break;
-    }
-    DpsCollOp op = ok ? dps_nccl_log_op (&hints, g_array_index (one->points, DpsCalPoint, 0).ranks) : DPS_OP_ALLREDUCE;
     g_autofree char *test = hints.test;
     if (ok && device && !*device)
       *device = g_steal_pointer (&hints.device);   /* the first table's Rank line */
     g_free (hints.device);
+    if (!ok && hints.no_table) {   /* a last run that died before its table: the tables before it stand */
+      g_string_append_printf (w, "%s:%d: a run with no table after it: left out\n", path, start + 1);
+      break;
+    }
     if (!ok)
       return FALSE;
+    DpsCollOp op = dps_nccl_log_op (&hints, g_array_index (one->points, DpsCalPoint, 0).ranks);
     if (op != DPS_OP_ALLREDUCE) {
       const char *what = op == DPS_OP_COUNT ? test : dps_coll_op_name (op);
       g_string_append_printf (w, "%s:%d: a table of %s, left out: the fit is of all-reduces\n", path, start + 1, what);

@@ -34,7 +34,8 @@ typedef struct {
                                 * or a next_line */
   int      next_line;          /* out: the line (from 0) where another run of the test begins
                                 * after this table (a log of several tables); 0: none */
-  gboolean no_table;           /* out: the text from start_line has no table (no header, no row) */
+  gboolean no_table;           /* out: the run from start_line (> 0) has no table after it, as when it
+                                * died first: the parse returns FALSE without an error */
   double   ratio, ratio_algbw; /* out: busbw / algbw of the row of the largest algbw (0: none), that algbw (GB/s) */
   char    *test;               /* out: "Collective test starting:" name, a new string; NULL none */
   char    *device;             /* out: the first Rank line's device ("NVIDIA H100 80GB HBM3"), a new string; NULL none */

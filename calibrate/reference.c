@@ -124,14 +124,7 @@ parse_table (const char *name, const char *text, gssize len, int *start, GError 
     ranks = nodes * per_node;
   DpsNcclLogHints hints = { .ranks = ranks, .hosts = nodes, .start_line = *start };
   gboolean ok = dps_nccl_log_parse_hinted (name, text, len, &hints, r->data, error);
-  if (!ok && *start > 0 && hints.no_table) {
-    g_clear_error (error);   /* a last run that died before its table: the tables before it stand */
-    *start = 0;
-    g_free (hints.test);
-    g_free (hints.device);
-    return NULL;
-  }
-  *start = hints.next_line;
+  *start = hints.next_line;   /* 0 too for a last run that died before its table (NULL, no error) */
   if (!hints.test)
     hints.test = g_strdup (dps_reference_get (r, "test"));   /* the table's own test line, else the header's */
   if (hints.device && *hints.device && !dps_reference_get (r, "gpu"))

@@ -445,3 +445,17 @@ dps_topo_shipped_for_gpu (const char *device)
   }
   return list->len ? g_string_free (list, FALSE) : (g_string_free (list, TRUE), NULL);
 }
+
+/* What to say when device's GPUs are not spec's (dps_topo_gpu_differs):
+ * "its GPUs are DEVICE, NAME's are MODEL", then middle (may be ""), then
+ * the shipped topologies that have them ("(shipped with them: ...)"); a
+ * new string, else NULL. */
+char *
+dps_topo_gpu_mismatch (const DpsTopoSpec *spec, const char *name, const char *device, const char *middle)
+{
+  if (!dps_topo_gpu_differs (spec, device))
+    return NULL;
+  g_autofree char *fits = dps_topo_shipped_for_gpu (device);
+  return g_strdup_printf ("its GPUs are %s, %s's are %s%s%s%s%s", device, name, spec->gpu.model, middle,
+                          fits ? " (shipped with them: " : "", fits ? fits : "", fits ? ")" : "");
+}

@@ -23,3 +23,4 @@ char        *dps_topo_find (const char *name_or_path, GError **error);
 char       **dps_topo_list_shipped (void);
 gboolean     dps_topo_gpu_differs (const DpsTopoSpec *spec, const char *device);
 char        *dps_topo_shipped_for_gpu (const char *device);
+char        *dps_topo_gpu_mismatch (const DpsTopoSpec *spec, const char *name, const char *device, const char *middle);

@@ -36,8 +36,8 @@ dps_compare_reference (const DpsReference *ref, const char *topology, const DpsP
     return FALSE;
   }
   const char *tname = topology ? topology : dps_reference_get (ref, "topology");
+  const char *gpu = dps_reference_get (ref, "gpu");   /* the header's, or a log's first Rank line's */
   if (!tname && !profile) {
-    const char *gpu = dps_reference_get (ref, "gpu");
     g_autofree char *fits = dps_topo_shipped_for_gpu (gpu);
     if (fits)
       g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: no '#%% topology:' line: give --topology (its GPUs, %s, are "
@@ -60,13 +60,9 @@ dps_compare_reference (const DpsReference *ref, const char *topology, const DpsP
                  "(%d GPUs) of %s", ref->path, per_host, k, hk, tname ? tname : "the calibrated machine");
     return FALSE;
   }
-  const char *gpu = dps_reference_get (ref, "gpu");
-  g_autofree char *gpu_note = NULL;
-  if (tname && dps_topo_gpu_differs (ts, gpu)) {   /* an A100 log against dgx-h100: said, still compared */
-    g_autofree char *fits = dps_topo_shipped_for_gpu (gpu);
-    gpu_note = g_strdup_printf ("%s: its GPUs are %s, %s's are %s%s%s%s", ref->path, gpu, tname, ts->gpu.model,
-                                fits ? " (shipped with them: " : "", fits ? fits : "", fits ? ")" : "");
-  }
+  /* an A100 log against dgx-h100: said (by the caller), still compared */
+  g_autofree char *mismatch = tname ? dps_topo_gpu_mismatch (ts, tname, gpu, "") : NULL;
+  g_autofree char *gpu_note = mismatch ? g_strdup_printf ("%s: %s", ref->path, mismatch) : NULL;
   DpsCollParams params;
   dps_coll_params_nccl (&params);
   guint amask = ref->algo_mask, pmask = ref->proto_mask;
