@@ -31,17 +31,23 @@ dps_reference_get (const DpsReference *r, const char *key)
 /* Narrows the masks (start them at what NCCL may choose) by settings such
  * as "NCCL_ALGO=Ring NCCL_PROTO=^LL NCCL_NVLS_ENABLE=0", separated by
  * spaces, commas between settings allowed after a value ("none stated"
- * and other words without '=' are ignored). */
+ * and other words without '=' are ignored).  NCCL_COLLNET_ENABLE=1 adds
+ * CollNet to what NCCL may choose, before any NCCL_ALGO narrows it. */
 gboolean
 dps_nccl_env_masks (const char *env, guint *algo_mask, guint *proto_mask, GError **error)
 {
   if (!env)
     return TRUE;
   g_auto (GStrv) words = g_strsplit_set (env, " \t;", -1);
+  for (int i = 0; words[i]; i++)
+    if (g_str_has_prefix (words[i], "NCCL_COLLNET_ENABLE=1") && strspn (words[i] + 21, ",") == strlen (words[i] + 21))
+      *algo_mask |= 1u << DPS_ALGO_COLLNET;
   for (int i = 0; words[i]; i++) {
     char *eq = strchr (words[i], '=');
     if (!eq)
       continue;
+    for (gsize n = strlen (eq); n > 1 && eq[n - 1] == ','; n--)
+      eq[n - 1] = 0;   /* a comma between settings */
     *eq = 0;
     const char *k = words[i], *v = eq + 1;
     if (g_str_equal (k, "NCCL_ALGO") && !dps_nccl_list_mask (k, v, TRUE, algo_mask, error))

@@ -7,7 +7,7 @@
 #include <string.h>
 
 static const char *const op_names[] = { "allreduce", "reducescatter", "allgather", "broadcast" };
-static const char *const algo_names[] = { "tree", "ring", "hier", "nvls" };
+static const char *const algo_names[] = { "tree", "ring", "hier", "nvls", "collnet" };
 static const char *const proto_names[] = { "LL", "LL128", "Simple" };
 
 const char *dps_coll_op_name (DpsCollOp op) { return op_names[op]; }
@@ -98,6 +98,7 @@ dps_coll_algo (DpsAlgo algo)
   static const DpsCollAlgo *const table[DPS_ALGO_COUNT] = {
     [DPS_ALGO_TREE] = &dps_coll_tree, [DPS_ALGO_RING] = &dps_coll_ring,
     [DPS_ALGO_HIER] = &dps_coll_hier, [DPS_ALGO_NVLS] = &dps_coll_nvls,
+    [DPS_ALGO_COLLNET] = &dps_coll_collnet,
   };
   g_return_val_if_fail (algo < DPS_ALGO_COUNT, NULL);
   return table[algo];

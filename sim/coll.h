@@ -1,7 +1,7 @@
 /* coll — collectives as plans of point-to-point flows, and their timing.
  *
  * A collective (all-reduce, reduce-scatter, all-gather, broadcast) run with
- * an algorithm (ring, tree, hierarchical, NVLS) and an NCCL protocol (LL,
+ * an algorithm (ring, tree, hierarchical, NVLS, CollNet) and an NCCL protocol (LL,
  * LL128, Simple) becomes a plan: a sequence of phases, each a latency term
  * and a set of concurrent flows.  A pipelined ring or tree is one phase of
  * hop flows, each carrying that hop's total bytes: O(ranks x channels)
@@ -66,6 +66,7 @@ extern const DpsCollAlgo dps_coll_ring;
 extern const DpsCollAlgo dps_coll_tree;
 extern const DpsCollAlgo dps_coll_hier;
 extern const DpsCollAlgo dps_coll_nvls;
+extern const DpsCollAlgo dps_coll_collnet;
 
 const DpsCollAlgo *dps_coll_algo (DpsAlgo algo);
 const char *dps_coll_op_name (DpsCollOp op);

@@ -16,6 +16,7 @@ dps_coll_params_nccl (DpsCollParams *p)
     [DPS_ALGO_RING] = { 6.6, 14.0, 8.4 },
     [DPS_ALGO_HIER] = { 6.6, 14.0, 8.4 },   /* a ring in each phase */
     [DPS_ALGO_NVLS] = { 0, 0, 0 },
+    [DPS_ALGO_COLLNET] = { 0, 0, 0 },
   };
   static const double step[DPS_ALGO_COUNT][DPS_LINK_KINDS][DPS_PROTO_COUNT] = {
     [DPS_ALGO_TREE] = { { 0.6, 1.25, 4.0 }, { 1.0, 1.9, 4.0 }, { 5.0, 8.5, 14 } },
@@ -23,6 +24,9 @@ dps_coll_params_nccl (DpsCollParams *p)
     [DPS_ALGO_HIER] = { { 0.6, 1.9, 3.4 }, { 1.0, 2.5, 5.7 }, { 2.7, 4.0, 14.0 } },
     /* NVLS: NVLink 25 us; across nodes NCCL's NVLSTree, 20.9 us a step */
     [DPS_ALGO_NVLS] = { { 0, 0, 25 }, { 0, 0, 25 }, { 0, 0, 20.9 } },
+    /* CollNet (Direct): NVLink and PCI 3.7 us, the network's reduction in
+     * the switches 31 us (NCCL 2.19 on, src/graph/tuning.cc hwLat) */
+    [DPS_ALGO_COLLNET] = { { 0, 0, 3.7 }, { 0, 0, 3.7 }, { 0, 0, 31 } },
   };
   for (int a = 0; a < DPS_ALGO_COUNT; a++)
     for (int pr = 0; pr < DPS_PROTO_COUNT; pr++) {
@@ -50,6 +54,7 @@ dps_coll_params_nccl (DpsCollParams *p)
     [DPS_ALGO_RING] = { 0.5, 0.92, 1.0 },
     [DPS_ALGO_HIER] = { 0.5, 0.92, 1.0 },
     [DPS_ALGO_NVLS] = { 0, 0, 1.0 },
+    [DPS_ALGO_COLLNET] = { 0, 0, 1.0 },
   };
   memcpy (p->bw_factor, bw, sizeof bw);
   for (int a = 0; a < DPS_ALGO_COUNT; a++)
@@ -74,6 +79,8 @@ dps_coll_params_nccl (DpsCollParams *p)
   static const double fill[DPS_PROTO_COUNT] = { [DPS_PROTO_LL] = 1e5, [DPS_PROTO_LL128] = 3e6, [DPS_PROTO_SIMPLE] = 64e6 };
   for (int q = 0; q < DPS_PROTO_COUNT; q++)
     p->fill_bytes[DPS_ALGO_RING][q] = p->fill_bytes[DPS_ALGO_TREE][q] = fill[q];
+  /* CollNet's channels hold NCCL's buffers as rings' and trees' do */
+  p->fill_bytes[DPS_ALGO_COLLNET][DPS_PROTO_SIMPLE] = fill[DPS_PROTO_SIMPLE];
   p->fill_bytes[DPS_ALGO_NVLS][DPS_PROTO_SIMPLE] = 2.5e5;
   /* Inside one node (or one NVLink domain) rings and trees pay 0.375 of
    * that fill (dps_tune_fill_times): there a step's chunk goes from GPU to
@@ -196,11 +203,22 @@ dps_tune_fill_times (const DpsCollCtx *ctx, DpsAlgo algo)
   return (double) channels * ctx->ranks_per_node;
 }
 
-/* NVLS runs only the Simple protocol; the others run all three. */
+/* NVLS and CollNet run only the Simple protocol; the others all three
+ * (NCCL's tuner gives CollNet's LL and LL128 no bandwidth, "Not used"). */
 gboolean
 dps_tune_proto_ok (DpsAlgo algo, DpsProto proto)
 {
-  return algo != DPS_ALGO_NVLS || proto == DPS_PROTO_SIMPLE;
+  return (algo != DPS_ALGO_NVLS && algo != DPS_ALGO_COLLNET) || proto == DPS_PROTO_SIMPLE;
+}
+
+/* What CollNet's in-switch reduction reaches of the NICs' bandwidth:
+ * NCCL's tuner takes 0.85 of its CollNet Direct all-reduce bandwidth from
+ * compute capability 9.0 on ("if (minCompCap >= 90) busBw *= .85",
+ * src/graph/tuning.cc, NVIDIA/nccl@5067397), all of it before. */
+double
+dps_tune_collnet_efficiency (const DpsCollCtx *ctx)
+{
+  return compcap_index (dps_topo_spec (ctx->topo)) >= 2 ? 0.85 : 1.0;
 }
 
 /* Whether proto may carry a message of bytes: always with NCCL's tables;

@@ -25,6 +25,7 @@ double   dps_tune_step_s (const DpsCollCtx *ctx, DpsAlgo algo, DpsLinkKind kind,
 double   dps_tune_plateau_bytes (const DpsCollCtx *ctx, DpsAlgo algo, DpsProto proto);
 void     dps_tune_ring_latency (const DpsCollCtx *ctx, DpsAlgo algo, int nsteps, int ninter,
                                 gboolean with_base, double *latency_s);
+double   dps_tune_collnet_efficiency (const DpsCollCtx *ctx);
 gboolean dps_tune_proto_ok (DpsAlgo algo, DpsProto proto);
 double   dps_tune_fill_factor (const DpsCollParams *p, DpsAlgo algo, DpsProto proto, double times, double bytes);
 double   dps_tune_fill_times (const DpsCollCtx *ctx, DpsAlgo algo);

@@ -20,7 +20,8 @@ typedef struct {
 
 #define DPS_ALL_ALGOS ((1u << DPS_ALGO_COUNT) - 1)
 /* what NCCL itself chooses among: hier is dpscale's own (Horovod-style)
- * and runs only when asked for */
+ * and runs only when asked for, CollNet only with NCCL_COLLNET_ENABLE=1
+ * (DPS_ALGO_COLLNET added to these) or when named */
 #define DPS_NCCL_ALGOS ((1u << DPS_ALGO_TREE) | (1u << DPS_ALGO_RING) | (1u << DPS_ALGO_NVLS))
 #define DPS_ALL_PROTOS ((1u << DPS_PROTO_COUNT) - 1)
 

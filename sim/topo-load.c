@@ -17,7 +17,7 @@ static const char *const intra_keys[] = { "fabric", "bw_GBps", "efficiency", "la
 static const char *const nic_keys[] = { "count", "bw_Gbps", "efficiency", "gpus", "transport", "latency_us", NULL };
 /* in DpsNetTransport's order */
 static const char *const transport_choices[] = { "ib", "roce", "efa", "socket", "tcpx", "efa-sendrecv", NULL };
-static const char *const fabric_keys[] = { "kind", "latency_us", "nodes_per_leaf", "oversubscription", NULL };
+static const char *const fabric_keys[] = { "kind", "latency_us", "nodes_per_leaf", "oversubscription", "sharp", NULL };
 static const char *const nccl_keys[] = { "channels", NULL };
 static const char *const intra_choices[] = { "nvswitch", "nvlink-mesh", "pcie", NULL };
 static const char *const fabric_choices[] = { "switch", "fat-tree", "rail", NULL };
@@ -279,8 +279,14 @@ load_fabric (const DpsKeyFile *kf, DpsTopoSpec *s, GError **error)
         || !dps_key_file_get_double (kf, "fabric", "latency_us", FALSE, 0, 0, 1e6, &lat, error)
         || !dps_key_file_get_int (kf, "fabric", "nodes_per_leaf", kind != DPS_FABRIC_SWITCH, 1 << 20,
                                   1, 1 << 20, &npl, error)
-        || !dps_key_file_get_double (kf, "fabric", "oversubscription", FALSE, 1, 1, 1024, &over, error))
+        || !dps_key_file_get_double (kf, "fabric", "oversubscription", FALSE, 1, 1, 1024, &over, error)
+        || !dps_key_file_get_bool (kf, "fabric", "sharp", FALSE, FALSE, &s->sharp, error))
       return FALSE;
+    /* SHARP is InfiniBand's (Quantum switches and NCCL's SHARP plugin) */
+    if (s->sharp && (s->n_nics == 0 || s->net_transport != DPS_NET_IB)) {
+      dps_key_file_error (kf, "fabric", "sharp", error, "SHARP needs InfiniBand NICs ([nic] transport = ib)");
+      return FALSE;
+    }
   }
   s->fabric = (DpsFabricKind) kind;
   s->fabric_latency_s = lat * 1e-6;

@@ -87,6 +87,7 @@ typedef struct {
   double         fabric_latency_s;  /* per switch hop */
   int            nodes_per_leaf;
   double         oversubscription;  /* leaf downlink : uplink, >= 1 */
+  gboolean       sharp;             /* the InfiniBand switches reduce (SHARP): NCCL's CollNet can run */
   int            max_nodes;         /* 0: no limit */
   int            channels;          /* NCCL channels (rings) per collective */
 } DpsTopoSpec;

@@ -34,6 +34,7 @@ expect 0 "Avg bus bandwidth" -- collective
 expect 0 "DGX H100" -- topo
 expect 0 "dgx1-v100" -- topo --list
 expect 0 "bisection" -- topo dgx1-v100 --nodes 2
+expect 0 "the switches reduce (SHARP" -- topo dgx-h100 --nodes 2
 expect 2 "\-\-topology: no file 'no-such-thing' and no shipped topology" -- topo no-such-thing
 expect 2 "\-\-gpus: 12 GPUs span nodes of 8" -- collective --gpus 12
 expect 2 "\-\-nodes 2 and \-\-gpus 8 disagree" -- collective --nodes 2 --gpus 8
@@ -66,6 +67,20 @@ else ko "collective with NCCL_ALGO=^nvls"; fi
 export NCCL_ALGO=tree
 expect 0 "" -- collective --format csv -b 1K -e 1G -f 8 --algo ring
 if [ "$(grep -c ',ring,' "$tmp/out")" -eq 7 ]; then ok; else ko "--algo did not win over NCCL_ALGO"; fi
+# CollNet (SHARP) only where NCCL would run it: with NCCL_COLLNET_ENABLE=1
+# (or named) on a fabric whose switches reduce (dgx-h100: sharp = true),
+# across nodes.  4 DGX H100: 1 GiB and 4 GiB take it (the NICs carry S/8
+# each way, a ring 2(n-1)/n S / 8: 1.94 times as much), not without it.
+unset NCCL_ALGO
+expect 0 "" -- collective --nodes 4 --format csv -b 1G -e 4G -f 4
+if [ "$(grep -c ',collnet,' "$tmp/out")" -eq 0 ]; then ok; else ko "collnet chosen without NCCL_COLLNET_ENABLE"; fi
+export NCCL_COLLNET_ENABLE=1
+expect 0 "" -- collective --nodes 4 --format csv -b 1G -e 4G -f 4
+if [ "$(grep -c ',collnet,Simple$' "$tmp/out")" -eq 2 ]; then ok; else ko "NCCL_COLLNET_ENABLE=1 did not pick collnet at 1-4 GiB"; fi
+expect 0 "collectives .*collnet x" -- predict --nodes 4
+unset NCCL_COLLNET_ENABLE
+expect 1 "algorithm collnet needs switches that reduce" -- collective --topology dgx-a100 --nodes 2 --algo collnet
+expect 1 "algorithm collnet needs at least 2 nodes" -- collective --nodes 1 --algo CollNetDirect
 # sweep: NCCL_ALGO=ring gives what --algo ring gives, not the default
 export NCCL_ALGO=ring
 "$bin" sweep --gpus 8,16 --format csv >"$tmp/env.csv" 2>/dev/null

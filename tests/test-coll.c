@@ -232,6 +232,82 @@ test_nvls (void)
   g_assert_cmpfloat (REL (0.75e9 / dps_plan_time_analytical (one, ring, DPS_PROTO_SIMPLE), 100e9), <, 1e-9);
 }
 
+/* CollNet (SHARP): each of a node's h heads sends S/h up through its NIC
+ * and gets the sum back, whatever the node count, at NCCL's 0.85 from
+ * Hopper on (a GPU of no known generation is taken for Hopper); inside
+ * the node a direct reduce-scatter and all-gather move 2(h-1)/h S out of
+ * each GPU.  make_topo: 100 GB/s a GPU in the node, a 12.5 GB/s NIC a GPU. */
+static void
+test_collnet (void)
+{
+  DpsCollParams z;
+  zero_params (&z);
+  const char *sharp = "\n[fabric]\nkind = switch\nsharp = true";
+  /* 4 GPUs: the NICs limit, S / (4 x 0.85 x 12.5 GB/s) on 2 nodes and on
+   * 4 (a ring's would grow with the ranks, 2(n-1)/n S / 4 NICs) */
+  for (int m = 2; m <= 4; m += 2) {
+    g_autoptr (DpsTopo) t = make_topo (4, m, sharp);
+    g_autoptr (DpsPlan) plan = plan_for (t, &z, 4 * m, DPS_OP_ALLREDUCE, 1e9, DPS_ALGO_COLLNET);
+    double t_ana = dps_plan_time_analytical (t, plan, DPS_PROTO_SIMPLE);
+    /* and NCCL's arity term, 2 (r - 1) 0.4 us, which no parameter holds */
+    double expect = 1e9 / (4 * 0.85 * 12.5e9) + 2 * 3 * 0.4e-6;
+    g_assert_cmpfloat (REL (t_ana, expect), <, 1e-9);
+    g_assert_cmpfloat (REL (dps_plan_time_flow (t, plan, DPS_PROTO_SIMPLE), expect), <, 1e-6);
+    g_assert_cmpfloat (plan->payload[DPS_PROTO_LL], ==, 0);
+    g_assert_cmpfloat (plan->payload[DPS_PROTO_LL128], ==, 0);
+  }
+  /* 8 GPUs: the node's links limit, 2 x 7/8 S at 100 GB/s, as sjeaugey
+   * put it for DGX A100 (NVIDIA/nccl#320: "the bottleneck becomes NVLink
+   * which still has to transmit ~2x more data intra-node") */
+  g_autoptr (DpsTopo) t8 = make_topo (8, 2, sharp);
+  g_autoptr (DpsPlan) p8 = plan_for (t8, &z, 16, DPS_OP_ALLREDUCE, 1e9, DPS_ALGO_COLLNET);
+  double t8_ana = dps_plan_time_analytical (t8, p8, DPS_PROTO_SIMPLE);
+  g_assert_cmpfloat (REL (t8_ana, 1.75e9 / 100e9 + 2 * 7 * 0.4e-6), <, 1e-9);
+  /* NCCL's latency: a call, 2 (3.7 us + (r - 1) 0.4 us) in the node and
+   * 31 us in the switches: 12 + 2 (3.7 + 1.2) + 31 = 52.8 us with r = 4 */
+  DpsCollParams p;
+  dps_coll_params_nccl (&p);
+  g_autoptr (DpsTopo) t4 = make_topo (4, 2, sharp);
+  g_autoptr (DpsPlan) lp = plan_for (t4, &p, 8, DPS_OP_ALLREDUCE, 1e9, DPS_ALGO_COLLNET);
+  g_assert_cmpfloat (fabs (g_array_index (lp->phases, DpsPhase, 0).latency_s[DPS_PROTO_SIMPLE] - 52.8e-6), <, 1e-12);
+  /* NCCL's choice: never without NCCL_COLLNET_ENABLE (DPS_NCCL_ALGOS);
+   * with it, CollNet for 1 GB on 4 nodes, where it halves the NICs' bytes */
+  g_autoptr (DpsTopo) t44 = make_topo (4, 4, sharp);
+  DpsCollCtx ctx;
+  DpsCollChoice c;
+  g_autoptr (GError) e = NULL;
+  g_assert_true (dps_coll_ctx_init (&ctx, t44, &p, 16, DPS_OP_ALLREDUCE, 1e9, &e));
+  g_assert_true (dps_coll_choose (&ctx, DPS_NCCL_ALGOS, DPS_ALL_PROTOS, &c, &e));
+  g_assert_cmpint (c.algo, !=, DPS_ALGO_COLLNET);
+  dps_plan_unref (c.plan);
+  g_assert_true (dps_coll_choose (&ctx, DPS_NCCL_ALGOS | 1u << DPS_ALGO_COLLNET, DPS_ALL_PROTOS, &c, &e));
+  g_assert_cmpint (c.algo, ==, DPS_ALGO_COLLNET);
+  g_assert_cmpint (c.proto, ==, DPS_PROTO_SIMPLE);
+  dps_plan_unref (c.plan);
+  /* where NCCL cannot run it: no SHARP, one node, not an all-reduce */
+  struct { DpsTopo *t; int gpus; DpsCollOp op; const char *why; } no[] = {
+    { make_topo (4, 2, NULL), 8, DPS_OP_ALLREDUCE, "sharp = true" },
+    { make_topo (4, 1, sharp), 4, DPS_OP_ALLREDUCE, "at least 2 nodes" },
+    { make_topo (4, 2, sharp), 8, DPS_OP_ALLGATHER, "only allreduce" },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (no); i++) {
+    DpsPlan *plan = NULL;
+    g_assert_true (dps_coll_ctx_init (&ctx, no[i].t, &p, no[i].gpus, no[i].op, 1e9, &e));
+    ctx.algo = DPS_ALGO_COLLNET;
+    g_assert_false (dps_coll_build_plan (&ctx, &plan, &e));
+    g_assert_nonnull (strstr (e->message, no[i].why));
+    g_clear_error (&e);
+    dps_topo_free (no[i].t);
+  }
+  /* SHARP is InfiniBand's: a topology with sharp on other NICs is refused */
+  g_autoptr (DpsTopoSpec) efa = dps_topo_spec_load_data (
+    "efa.topo", "[system]\nname = e\ngpus_per_node = 1\n[gpu]\nmodel = g\nfp32_tflops = 1\nmemory_GB = 1\n"
+    "memory_bw_GBps = 1\n[intra]\nfabric = pcie\nbw_GBps = 10\n[nic]\ncount = 1\nbw_Gbps = 100\n"
+    "transport = efa\ngpus = 0\n[fabric]\nkind = switch\nsharp = true\n", -1, &e);
+  g_assert_null (efa);
+  g_assert_nonnull (strstr (e->message, "InfiniBand"));
+}
+
 /* NCCL's protocol choice by size: LL (least latency) for small messages,
  * LL128 in between, Simple (full bandwidth) for large ones; the protocol
  * never steps back as sizes grow.  Ring on two DGX H100. */
@@ -589,6 +665,7 @@ main (int argc, char **argv)
   g_test_add_func ("/coll/tree/pow2", test_tree_pow2);
   g_test_add_func ("/coll/hier/2-and-4-nodes", test_hier);
   g_test_add_func ("/coll/nvls/where-allowed", test_nvls);
+  g_test_add_func ("/coll/collnet", test_collnet);
   g_test_add_func ("/coll/choice/protocol-by-size", test_protocol_choice);
   g_test_add_func ("/coll/modes-agree", test_modes_agree);
   g_test_add_func ("/coll/oversubscription", test_oversubscription);

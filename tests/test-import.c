@@ -318,6 +318,34 @@ test_import_no_footer (void)
   g_rmdir (dir);
 }
 
+/* A reference's nccl_env narrows what NCCL may choose as NCCL does:
+ * NCCL_COLLNET_ENABLE=1 adds CollNet before NCCL_ALGO narrows (whatever
+ * the order of the words), NCCL_NVLS_ENABLE=0 drops NVLS, and NCCL_ALGO's
+ * CollNetDirect and CollNetChain name dpscale's one collnet. */
+static void
+test_nccl_env (void)
+{
+  const guint T = 1u << DPS_ALGO_TREE, R = 1u << DPS_ALGO_RING, N = 1u << DPS_ALGO_NVLS, C = 1u << DPS_ALGO_COLLNET;
+  const struct { const char *env; guint algos; } cases[] = {
+    { "none stated", T | R | N },
+    { "NCCL_COLLNET_ENABLE=1", T | R | N | C },
+    { "NCCL_ALGO=^NVLS NCCL_COLLNET_ENABLE=1", T | R | C },
+    { "NCCL_COLLNET_ENABLE=1 NCCL_ALGO=Ring", R },
+    { "NCCL_COLLNET_ENABLE=0", T | R | N },
+    { "NCCL_ALGO=CollNetChain,Ring", R | C },
+    { "NCCL_ALGO=collnetdirect NCCL_NVLS_ENABLE=0", C },
+    { "NCCL_NVLS_ENABLE=0, NCCL_COLLNET_ENABLE=1", T | R | C },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++) {
+    guint a = T | R | N, p = 7;
+    g_autoptr (GError) e = NULL;
+    g_assert_true (dps_nccl_env_masks (cases[i].env, &a, &p, &e));
+    g_assert_no_error (e);
+    if (a != cases[i].algos)
+      g_error ("nccl_env '%s': algorithms 0x%x, want 0x%x", cases[i].env, a, cases[i].algos);
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -330,5 +358,6 @@ main (int argc, char **argv)
   g_test_add_func ("/calibrate/import/runs", test_import_runs);
   g_test_add_func ("/calibrate/import/bad", test_import_bad);
   g_test_add_func ("/calibrate/import/no-footer", test_import_no_footer);
+  g_test_add_func ("/calibrate/import/nccl-env", test_nccl_env);
   return g_test_run ();
 }

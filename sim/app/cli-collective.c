@@ -45,7 +45,7 @@ emit_table (GString *out, const DpsTopo *topo, int n_gpus, DpsCollOp op, const c
                           dps_topo_n_nodes (topo), dps_topo_n_nodes (topo) > 1 ? "s" : "",
                           mode == DPS_MODE_FLOW ? "flow-level" : "analytical");
   g_string_append (out, "#\n");
-  g_string_append_printf (out, "# %10s  %12s  %8s  %6s  %6s  %9s  %7s  %7s  %-5s  %-6s\n",
+  g_string_append_printf (out, "# %10s  %12s  %8s  %6s  %6s  %9s  %7s  %7s  %-7s  %-6s\n",
                           "size", "count", "type", "redop", "root", "time", "algbw", "busbw", "algo", "proto");
   g_string_append_printf (out, "# %10s  %12s  %8s  %6s  %6s  %9s  %7s  %7s\n",
                           "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)");
@@ -55,7 +55,7 @@ emit_table (GString *out, const DpsTopo *topo, int n_gpus, DpsCollOp op, const c
   for (guint i = 0; i < n; i++) {
     const Row *r = &rows[i];
     double us = r->time_s * 1e6;
-    g_string_append_printf (out, "  %10" G_GUINT64_FORMAT "  %12" G_GUINT64_FORMAT "  %8s  %6s  %6d  %9.*f  %7.2f  %7.2f  %-5s  %-6s\n",
+    g_string_append_printf (out, "  %10" G_GUINT64_FORMAT "  %12" G_GUINT64_FORMAT "  %8s  %6s  %6d  %9.*f  %7.2f  %7.2f  %-7s  %-6s\n",
                             r->bytes, r->count, type, redop, root, us < 1e4 ? 2 : 0, us,
                             r->algbw_GBps, r->busbw_GBps, dps_algo_name (r->choice.algo),
                             dps_proto_name (r->choice.proto));
@@ -333,7 +333,7 @@ dps_cmd_collective (int argc, char **argv)
     { "maxbytes", 'e', 0, G_OPTION_ARG_STRING, &o.maxb, "Largest size (default 1G)", "SIZE" },
     { "stepfactor", 'f', 0, G_OPTION_ARG_DOUBLE, &o.factor, "Multiply the size by this each row (default 2)", "F" },
     { "datatype", 'd', 0, G_OPTION_ARG_STRING, &o.type, "Element type for the count column (default float)", "TYPE" },
-    { "algo", 'a', 0, G_OPTION_ARG_STRING, &o.algo_s, "Algorithms to pick from, as NCCL_ALGO: ring,tree,nvls (default) and hier", "LIST" },
+    { "algo", 'a', 0, G_OPTION_ARG_STRING, &o.algo_s, "Algorithms to pick from, as NCCL_ALGO: ring,tree,nvls (default), collnet (SHARP: also NCCL_COLLNET_ENABLE=1) and hier", "LIST" },
     { "proto", 'p', 0, G_OPTION_ARG_STRING, &o.proto_s, "Protocols, as NCCL_PROTO: LL,LL128,Simple", "LIST" },
     { "channels", 0, 0, G_OPTION_ARG_INT, &o.channels, "NCCL channels (default: the topology's; -c is nccl-tests' --check)", "N" },
     /* nccl-tests' run controls, so that its command lines paste: none

@@ -34,13 +34,13 @@ table_file (GString *o, const DpsCompareResult *r, const char *env)
                           r->path, r->system, dps_coll_op_name (r->op), r->ranks, r->hosts, r->hosts > 1 ? "s" : "",
                           r->nodes, r->nodes > 1 ? "s" : "", r->topology, env ? ", " : "", env ? env : "",
                           r->degraded ? " (source: degraded system)" : "");
-  g_string_append_printf (o, "# %12s %11s %11s %9s %9s  %-5s %-6s %8s\n", "size", "measured", "model", "measured",
+  g_string_append_printf (o, "# %12s %11s %11s %9s %9s  %-7s %-6s %8s\n", "size", "measured", "model", "measured",
                           "model", "algo", "proto", "error");
-  g_string_append_printf (o, "# %12s %11s %11s %9s %9s  %-5s %-6s %8s\n", "(B)", "(us)", "(us)", "busbw", "busbw", "",
+  g_string_append_printf (o, "# %12s %11s %11s %9s %9s  %-7s %-6s %8s\n", "(B)", "(us)", "(us)", "busbw", "busbw", "",
                           "", "(busbw)");
   for (guint i = 0; i < r->rows->len; i++) {
     const DpsCompareRow *w = &g_array_index (r->rows, DpsCompareRow, i);
-    g_string_append_printf (o, "  %12.0f %11.2f %11.2f %9.2f %9.2f  %-5s %-6s %+7.1f%%\n", w->bytes, w->measured_s * 1e6,
+    g_string_append_printf (o, "  %12.0f %11.2f %11.2f %9.2f %9.2f  %-7s %-6s %+7.1f%%\n", w->bytes, w->measured_s * 1e6,
                             w->predicted_s * 1e6, w->measured_busbw_GBps, w->predicted_busbw_GBps,
                             dps_algo_name (w->algo), dps_proto_name (w->proto), 100 * w->error);
   }

@@ -75,6 +75,8 @@ describe (GString *out, const DpsTopo *t, gboolean all_links)
                             s->oversubscription);
   if (N > 1)
     g_string_append_printf (out, ", %d leaf switch%s", dps_topo_n_leaves (t), dps_topo_n_leaves (t) == 1 ? "" : "es");
+  if (s->sharp)
+    g_string_append (out, "; the switches reduce (SHARP: CollNet with NCCL_COLLNET_ENABLE=1)");
   g_string_append (out, "\n");
   g_string_append_printf (out, "NCCL channels  %d\n\n", s->channels);
 

@@ -387,7 +387,8 @@ mask_from (const char *flag, const char *flag_list, const char *var, gboolean al
 /* --algo and --proto (NULL: not given) as bit masks, each flag winning over
  * the NCCL_ALGO or NCCL_PROTO of the environment, and NCCL_NVLS_ENABLE=0
  * dropping NVLS unless --algo is given: NCCL's own algorithms (ring, tree,
- * NVLS) and every protocol where neither says.  FALSE with error naming
+ * NVLS, and CollNet where NCCL_COLLNET_ENABLE=1) and every protocol where
+ * neither says.  FALSE with error naming
  * the flag or variable on a name it does not know. */
 gboolean
 dps_cli_parse_masks (const char *algo_list, const char *proto_list, guint *algo_mask, guint *proto_mask,
@@ -395,6 +396,8 @@ dps_cli_parse_masks (const char *algo_list, const char *proto_list, guint *algo_
 {
   *algo_mask = DPS_NCCL_ALGOS;
   *proto_mask = DPS_ALL_PROTOS;
+  if (!algo_list && g_strcmp0 (g_getenv ("NCCL_COLLNET_ENABLE"), "1") == 0)
+    *algo_mask |= 1u << DPS_ALGO_COLLNET;
   if (!mask_from ("--algo", algo_list, "NCCL_ALGO", TRUE, algo_mask, error)
       || !mask_from ("--proto", proto_list, "NCCL_PROTO", FALSE, proto_mask, error))
     return FALSE;

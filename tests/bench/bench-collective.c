@@ -1,6 +1,7 @@
 /* Benchmark: one 1 GiB all-reduce over 4096 GPUs (512 DGX H100 nodes),
- * flow-level and analytical, with the algorithm fixed and with NCCL's
- * choice among ring, tree and NVLS.  Wall time includes building the plan. */
+ * flow-level and analytical, with the algorithm fixed (CollNet on the
+ * topology's SHARP, dgx-h100's) and with NCCL's default choice among ring,
+ * tree and NVLS.  Wall time includes building the plan. */
 #include "sim/coll.h"
 #include "sim/nccl-tune.h"
 #include "sim/topo-load.h"
@@ -34,7 +35,7 @@ main (int argc, char **argv)
   printf ("%s x %d nodes = %d GPUs; topology built in %.1f ms (%d links)\n", spec->name, nodes, gpus,
           t_topo * 1e3, dps_topo_n_links (topo));
   printf ("%-8s %-12s %-6s %12s %12s %10s\n", "algo", "mode", "proto", "sim_time_ms", "wall_ms", "flows");
-  DpsAlgo algos[] = { DPS_ALGO_RING, DPS_ALGO_TREE, DPS_ALGO_NVLS };
+  DpsAlgo algos[] = { DPS_ALGO_RING, DPS_ALGO_TREE, DPS_ALGO_NVLS, DPS_ALGO_COLLNET };
   for (gsize i = 0; i < G_N_ELEMENTS (algos) + 1; i++) {
     for (int mode = 0; mode < 2; mode++) {
       DpsCollCtx ctx;
