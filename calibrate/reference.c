@@ -6,6 +6,7 @@
 #include "sim/base/error.h"
 #include "sim/base/file.h"
 
+#include <stdio.h>
 #include <string.h>
 
 void
@@ -32,7 +33,8 @@ dps_reference_get (const DpsReference *r, const char *key)
  * as "NCCL_ALGO=Ring NCCL_PROTO=^LL NCCL_NVLS_ENABLE=0", separated by
  * spaces, commas between settings allowed after a value ("none stated"
  * and other words without '=' are ignored).  NCCL_COLLNET_ENABLE=1 adds
- * CollNet to what NCCL may choose, before any NCCL_ALGO narrows it. */
+ * CollNet to what NCCL may choose, before any NCCL_ALGO narrows it;
+ * NCCL_NVLS_ENABLE=0 and NCCL_PAT_ENABLE=0 take NVLS and PAT away. */
 gboolean
 dps_nccl_env_masks (const char *env, guint *algo_mask, guint *proto_mask, GError **error)
 {
@@ -56,6 +58,8 @@ dps_nccl_env_masks (const char *env, guint *algo_mask, guint *proto_mask, GError
       return FALSE;
     if (g_str_equal (k, "NCCL_NVLS_ENABLE") && g_str_equal (v, "0"))
       *algo_mask &= ~(1u << DPS_ALGO_NVLS);
+    if (g_str_equal (k, "NCCL_PAT_ENABLE") && g_str_equal (v, "0"))
+      *algo_mask &= ~(1u << DPS_ALGO_PAT);
   }
   return TRUE;
 }
@@ -91,6 +95,26 @@ header_int (DpsReference *r, const char *key, int *out, GError **error)
   }
   *out = (int) n;
   return TRUE;
+}
+
+/* NCCL's version code (2.24.3: 22403, as NCCL_VERSION_CODE) from the
+ * header's "nccl" value ("2.26.2+cuda12.8 ...") or else the log's own
+ * "NCCL version 2.26.2" or nccl-tests' "nccl-library=22403"; 0 unknown. */
+static int
+nccl_version (const DpsReference *r, const char *text, gsize len)
+{
+  int ma, mi, pa, code;
+  const char *h = dps_reference_get (r, "nccl");
+  if (h && sscanf (h, "%d.%d.%d", &ma, &mi, &pa) == 3)
+    return ma * 10000 + mi * 100 + pa;
+  g_autofree char *t = g_strndup (text, len);
+  const char *v = strstr (t, "NCCL version ");
+  if (v && sscanf (v + 13, "%d.%d.%d", &ma, &mi, &pa) == 3)
+    return ma * 10000 + mi * 100 + pa;
+  v = strstr (t, "nccl-library=");
+  if (v && sscanf (v + 13, "%d", &code) == 1)
+    return code;
+  return 0;
 }
 
 /* Reads the table of text whose run starts at line *start (from 0) into a
@@ -151,6 +175,10 @@ parse_table (const char *name, const char *text, gssize len, int *start, GError 
                  name, ranks, r->ranks);
     return NULL;
   }
+  /* PAT came with NCCL 2.23 (coll-pat.c) */
+  int version = nccl_version (r, text, (gsize) len);
+  if (version > 0 && version < 22300)
+    r->algo_mask &= ~(1u << DPS_ALGO_PAT);
   if (!dps_nccl_env_masks (dps_reference_get (r, "nccl_env"), &r->algo_mask, &r->proto_mask, error)
       || !min_channels (r, error)) {
     g_prefix_error (error, "%s: nccl_env: ", name);

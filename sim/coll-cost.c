@@ -137,7 +137,7 @@ dps_coll_cost_new (const DpsTopo *topo, const DpsCollParams *params, int n_gpus,
   gboolean any = FALSE;
   /* NVLS and tree first: their latency is low, so a ring that cannot beat
    * them is recognised before its flows are built */
-  static const DpsAlgo order[] = { DPS_ALGO_NVLS, DPS_ALGO_TREE, DPS_ALGO_COLLNET, DPS_ALGO_HIER, DPS_ALGO_RING };
+  static const DpsAlgo order[] = { DPS_ALGO_NVLS, DPS_ALGO_TREE, DPS_ALGO_COLLNET, DPS_ALGO_PAT, DPS_ALGO_HIER, DPS_ALGO_RING };
   for (gsize oi = 0; oi < G_N_ELEMENTS (order); oi++) {
     int a = order[oi];
     if (!(algo_mask & (1u << a)))

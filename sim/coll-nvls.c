@@ -56,6 +56,11 @@ nvls_supports (const DpsCollCtx *ctx, GError **error)
                  "algorithm nvls needs NVSwitch multicast (nvls = true in the topology)");
     return FALSE;
   }
+  if (ctx->ranks_per_node < 2) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_UNSUPPORTED,
+                 "algorithm nvls needs 2 GPUs of a node at least, not 1 (NCCL turns it off below 2: ncclNvlsInit)");
+    return FALSE;
+  }
   if (ctx->op == DPS_OP_ALLREDUCE)
     return TRUE;
   if (ctx->op != DPS_OP_ALLGATHER && ctx->op != DPS_OP_REDUCE_SCATTER) {

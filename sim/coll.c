@@ -7,7 +7,7 @@
 #include <string.h>
 
 static const char *const op_names[] = { "allreduce", "reducescatter", "allgather", "broadcast" };
-static const char *const algo_names[] = { "tree", "ring", "hier", "nvls", "collnet" };
+static const char *const algo_names[] = { "tree", "ring", "hier", "nvls", "collnet", "pat" };
 static const char *const proto_names[] = { "LL", "LL128", "Simple" };
 
 const char *dps_coll_op_name (DpsCollOp op) { return op_names[op]; }
@@ -98,7 +98,7 @@ dps_coll_algo (DpsAlgo algo)
   static const DpsCollAlgo *const table[DPS_ALGO_COUNT] = {
     [DPS_ALGO_TREE] = &dps_coll_tree, [DPS_ALGO_RING] = &dps_coll_ring,
     [DPS_ALGO_HIER] = &dps_coll_hier, [DPS_ALGO_NVLS] = &dps_coll_nvls,
-    [DPS_ALGO_COLLNET] = &dps_coll_collnet,
+    [DPS_ALGO_COLLNET] = &dps_coll_collnet, [DPS_ALGO_PAT] = &dps_coll_pat,
   };
   g_return_val_if_fail (algo < DPS_ALGO_COUNT, NULL);
   return table[algo];
@@ -124,10 +124,28 @@ dps_coll_ctx_init (DpsCollCtx *ctx, const DpsTopo *topo, const DpsCollParams *pa
                  n_gpus, k, k, k);
     return FALSE;
   }
+  return dps_coll_ctx_init_nodes (ctx, topo, params, n_gpus > k ? n_gpus / k : 1, n_gpus > k ? k : n_gpus,
+                                  op, bytes, error);
+}
+
+/* As dps_coll_ctx_init, for per_node GPUs (the first of each) of each of
+ * the first n_nodes nodes: a run of fewer ranks a node than the node has
+ * GPUs (one process a node, as network tests run).  Errors as there. */
+gboolean
+dps_coll_ctx_init_nodes (DpsCollCtx *ctx, const DpsTopo *topo, const DpsCollParams *params,
+                         int n_nodes, int per_node, DpsCollOp op, double bytes, GError **error)
+{
+  int k = dps_topo_gpus_per_node (topo);
+  if (n_nodes < 1 || n_nodes > dps_topo_n_nodes (topo) || per_node < 1 || per_node > k) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT,
+                 "GPU count: %d nodes of %d GPUs asked for, the topology has 1 to %d nodes of %d", n_nodes, per_node,
+                 dps_topo_n_nodes (topo), k);
+    return FALSE;
+  }
   *ctx = (DpsCollCtx) {
     .topo = topo, .params = params,
-    .n_nodes = n_gpus > k ? n_gpus / k : 1,
-    .ranks_per_node = n_gpus > k ? k : n_gpus,
+    .n_nodes = n_nodes,
+    .ranks_per_node = per_node,
     .op = op, .bytes = bytes, .algo = DPS_ALGO_RING,
     .channels = dps_topo_spec (topo)->channels,
     .gpus_per_node = k,

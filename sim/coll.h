@@ -1,7 +1,8 @@
 /* coll — collectives as plans of point-to-point flows, and their timing.
  *
  * A collective (all-reduce, reduce-scatter, all-gather, broadcast) run with
- * an algorithm (ring, tree, hierarchical, NVLS, CollNet) and an NCCL protocol (LL,
+ * an algorithm (ring, tree, hierarchical, NVLS, CollNet,
+ * PAT) and an NCCL protocol (LL,
  * LL128, Simple) becomes a plan: a sequence of phases, each a latency term
  * and a set of concurrent flows.  A pipelined ring or tree is one phase of
  * hop flows, each carrying that hop's total bytes: O(ranks x channels)
@@ -67,6 +68,7 @@ extern const DpsCollAlgo dps_coll_tree;
 extern const DpsCollAlgo dps_coll_hier;
 extern const DpsCollAlgo dps_coll_nvls;
 extern const DpsCollAlgo dps_coll_collnet;
+extern const DpsCollAlgo dps_coll_pat;
 
 const DpsCollAlgo *dps_coll_algo (DpsAlgo algo);
 const char *dps_coll_op_name (DpsCollOp op);
@@ -79,6 +81,8 @@ double      dps_coll_busbw_factor (DpsCollOp op, int n_ranks);
 guint       dps_coll_choosable (DpsCollOp op, guint algo_mask);
 gboolean    dps_coll_ctx_init (DpsCollCtx *ctx, const DpsTopo *topo, const DpsCollParams *params,
                                int n_gpus, DpsCollOp op, double bytes, GError **error);
+gboolean    dps_coll_ctx_init_nodes (DpsCollCtx *ctx, const DpsTopo *topo, const DpsCollParams *params,
+                                     int n_nodes, int per_node, DpsCollOp op, double bytes, GError **error);
 
 /* plans (reference counted: the runner holds one while it runs) */
 DpsPlan    *dps_plan_new (DpsAlgo algo);

@@ -17,6 +17,7 @@ dps_coll_params_nccl (DpsCollParams *p)
     [DPS_ALGO_HIER] = { 6.6, 14.0, 8.4 },   /* a ring in each phase */
     [DPS_ALGO_NVLS] = { 0, 0, 0 },
     [DPS_ALGO_COLLNET] = { 0, 0, 0 },
+    [DPS_ALGO_PAT] = { 8.0, 8.0, 8.0 },
   };
   static const double step[DPS_ALGO_COUNT][DPS_LINK_KINDS][DPS_PROTO_COUNT] = {
     [DPS_ALGO_TREE] = { { 0.6, 1.25, 4.0 }, { 1.0, 1.9, 4.0 }, { 5.0, 8.5, 14 } },
@@ -27,6 +28,8 @@ dps_coll_params_nccl (DpsCollParams *p)
     /* CollNet (Direct): NVLink and PCI 3.7 us, the network's reduction in
      * the switches 31 us (NCCL 2.19 on, src/graph/tuning.cc hwLat) */
     [DPS_ALGO_COLLNET] = { { 0, 0, 3.7 }, { 0, 0, 3.7 }, { 0, 0, 31 } },
+    /* PAT: its network step, of which a round pays 1/3.5 (coll-pat.c) */
+    [DPS_ALGO_PAT] = { { 0, 0, 4.0 }, { 0, 0, 4.0 }, { 0, 0, 14 } },
   };
   for (int a = 0; a < DPS_ALGO_COUNT; a++)
     for (int pr = 0; pr < DPS_PROTO_COUNT; pr++) {
@@ -55,6 +58,7 @@ dps_coll_params_nccl (DpsCollParams *p)
     [DPS_ALGO_HIER] = { 0.5, 0.92, 1.0 },
     [DPS_ALGO_NVLS] = { 0, 0, 1.0 },
     [DPS_ALGO_COLLNET] = { 0, 0, 1.0 },
+    [DPS_ALGO_PAT] = { 0, 0, 1.0 },
   };
   memcpy (p->bw_factor, bw, sizeof bw);
   for (int a = 0; a < DPS_ALGO_COUNT; a++)
@@ -69,6 +73,9 @@ dps_coll_params_nccl (DpsCollParams *p)
    * on every NVLS system of the suite (8 H100 measure ~480 GB/s busbw
    * where NCCL's figure gives 551). */
   p->algo_bw_factor[DPS_ALGO_NVLS] = 0.85;
+  /* PAT: NCCL's own 0.75 of the tree graph's bandwidth (src/graph/tuning.cc,
+   * "if (a == NCCL_ALGO_PAT) busBw *= .75") */
+  p->algo_bw_factor[DPS_ALGO_PAT] = 0.75;
   /* The pipeline fill (dps_tune_fill_factor): for rings and trees the
    * whole collective's, Simple's 64 MB about NCCL's 4 MiB buffer on each
    * of 16 channels, LL128 3 MB and LL 0.1 MB (fitted, with NCCL's
@@ -79,8 +86,9 @@ dps_coll_params_nccl (DpsCollParams *p)
   static const double fill[DPS_PROTO_COUNT] = { [DPS_PROTO_LL] = 1e5, [DPS_PROTO_LL128] = 3e6, [DPS_PROTO_SIMPLE] = 64e6 };
   for (int q = 0; q < DPS_PROTO_COUNT; q++)
     p->fill_bytes[DPS_ALGO_RING][q] = p->fill_bytes[DPS_ALGO_TREE][q] = fill[q];
-  /* CollNet's channels hold NCCL's buffers as rings' and trees' do */
+  /* CollNet's and PAT's channels hold NCCL's buffers as rings' and trees' do */
   p->fill_bytes[DPS_ALGO_COLLNET][DPS_PROTO_SIMPLE] = fill[DPS_PROTO_SIMPLE];
+  p->fill_bytes[DPS_ALGO_PAT][DPS_PROTO_SIMPLE] = fill[DPS_PROTO_SIMPLE];
   p->fill_bytes[DPS_ALGO_NVLS][DPS_PROTO_SIMPLE] = 2.5e5;
   /* Inside one node (or one NVLink domain) rings and trees pay 0.375 of
    * that fill (dps_tune_fill_times): there a step's chunk goes from GPU to
@@ -203,12 +211,13 @@ dps_tune_fill_times (const DpsCollCtx *ctx, DpsAlgo algo)
   return (double) channels * ctx->ranks_per_node;
 }
 
-/* NVLS and CollNet run only the Simple protocol; the others all three
- * (NCCL's tuner gives CollNet's LL and LL128 no bandwidth, "Not used"). */
+/* NVLS, CollNet and PAT run only the Simple protocol; the others all
+ * three (NCCL's tuner gives CollNet's LL and LL128 no bandwidth, "Not
+ * used", and enables PAT with Simple alone). */
 gboolean
 dps_tune_proto_ok (DpsAlgo algo, DpsProto proto)
 {
-  return (algo != DPS_ALGO_NVLS && algo != DPS_ALGO_COLLNET) || proto == DPS_PROTO_SIMPLE;
+  return (algo != DPS_ALGO_NVLS && algo != DPS_ALGO_COLLNET && algo != DPS_ALGO_PAT) || proto == DPS_PROTO_SIMPLE;
 }
 
 /* What CollNet's in-switch reduction reaches of the NICs' bandwidth:
@@ -276,6 +285,17 @@ dps_tune_eager_bytes (const DpsCollCtx *ctx, DpsAlgo algo, DpsProto proto)
   return eager * per * MAX (ctx->channels, 1);
 }
 
+/* Whose network step latency algo takes from NCCL's table: with one rank
+ * a node the tree's, whatever the algorithm ("With ppn=1 latencies are
+ * fully exposed, use the Tree network latency", src/graph/tuning.cc): a
+ * ring of single-GPU nodes pays 5 us a step with LL where one of 8-GPU
+ * nodes pays 2.7.  A calibration's regimes hold their own figures. */
+static DpsAlgo
+net_step_algo (const DpsCollCtx *ctx, DpsAlgo algo, DpsLinkKind kind)
+{
+  return kind == DPS_LINK_NET && ctx->ranks_per_node == 1 && !ctx->params->sized_regimes ? DPS_ALGO_TREE : algo;
+}
+
 /* Per-step latency of algo over links of kind, with NCCL's rule that a
  * ring spanning several nodes pays at least the network overhead on each
  * intra-node step (three times with Simple).  A network step whose chunk
@@ -290,7 +310,7 @@ dps_tune_eager_bytes (const DpsCollCtx *ctx, DpsAlgo algo, DpsProto proto)
 double
 dps_tune_step_s (const DpsCollCtx *ctx, DpsAlgo algo, DpsLinkKind kind, DpsProto proto)
 {
-  double s = ctx->params->step_s[algo][kind][proto];
+  double s = ctx->params->step_s[net_step_algo (ctx, algo, kind)][kind][proto];
   if (kind == DPS_LINK_NET) {
     s += dps_topo_spec (ctx->topo)->net_extra_s;
     double eager = dps_tune_eager_bytes (ctx, algo, proto);
@@ -344,7 +364,8 @@ dps_tune_ring_latency (const DpsCollCtx *ctx, DpsAlgo algo, int nsteps, int nint
   if (from <= 0 || ctx->bytes < from)
     return;
   double factor = compcap_index (dps_topo_spec (ctx->topo)) < 1 ? 1.9 : 1.4;
-  double once = ctx->params->step_s[algo][DPS_LINK_NET][DPS_PROTO_SIMPLE] + dps_topo_spec (ctx->topo)->net_extra_s;
+  double once = ctx->params->step_s[net_step_algo (ctx, algo, DPS_LINK_NET)][DPS_LINK_NET][DPS_PROTO_SIMPLE]
+                + dps_topo_spec (ctx->topo)->net_extra_s;
   double read = ninter * (dps_tune_step_s (ctx, algo, DPS_LINK_NET, DPS_PROTO_SIMPLE) - once);
   latency_s[DPS_PROTO_SIMPLE] = (latency_s[DPS_PROTO_SIMPLE] - read) * factor + read;
 }

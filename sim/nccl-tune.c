@@ -113,9 +113,8 @@ dps_coll_predict (const DpsCollCtx *ctx, guint algo_mask, guint proto_mask, DpsN
  * starts with '^' ("^NVLS", "Tree,Ring", "simple").  A list names exactly
  * what may run; an exclusion takes its names from *mask (start it at what
  * NCCL may choose).  NVLSTree is NVLS across nodes here, and
- * CollNetDirect and CollNetChain (or CollNet) are collnet (coll-collnet.c);
- * PAT is not modelled and is skipped (it runs only with one GPU a node:
- * tests/reference/README.md); hier, dpscale's own, may be named.
+ * CollNetDirect and CollNetChain (or CollNet) are collnet (coll-collnet.c),
+ * PAT pat (coll-pat.c); hier, dpscale's own, may be named.
  * key names the setting in messages.  FALSE with error on an unknown name
  * or a list that leaves nothing to run (*mask then unchanged). */
 gboolean
@@ -134,11 +133,9 @@ dps_nccl_list_mask (const char *key, const char *list, gboolean algo, guint *mas
         a = DPS_ALGO_NVLS;
       else if (g_ascii_strncasecmp (n, "collnet", 7) == 0)
         a = DPS_ALGO_COLLNET;
-      else if (g_ascii_strcasecmp (n, "pat") == 0)
-        continue;
       else if (!dps_algo_parse (n, &a)) {
         g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT,
-                     "%s: unknown algorithm '%s' (NCCL's Ring, Tree, NVLS, NVLSTree, CollNet, or hier)", key, n);
+                     "%s: unknown algorithm '%s' (NCCL's Ring, Tree, NVLS, NVLSTree, CollNet, PAT, or hier)", key, n);
         return FALSE;
       }
       m |= 1u << a;

@@ -81,6 +81,37 @@ expect 0 "collectives .*collnet x" -- predict --nodes 4
 unset NCCL_COLLNET_ENABLE
 expect 1 "algorithm collnet needs switches that reduce" -- collective --topology dgx-a100 --nodes 2 --algo collnet
 expect 1 "algorithm collnet needs at least 2 nodes" -- collective --nodes 1 --algo CollNetDirect
+# PAT: NCCL's all-gather for one GPU a node (--per-node 1): 16 single-GPU
+# DGX H100 nodes take it at 64 KiB (4 rounds of latency for a ring's 15
+# steps), a ring at 4 GiB (PAT has 0.75 of its bandwidth); never with all
+# 8 GPUs of each node, nor with NCCL_PAT_ENABLE=0
+expect 0 "" -- collective --nodes 16 --per-node 1 --op allgather --format csv -b 64K -e 4G -f 65536
+if [ "$(sed -n 2p "$tmp/out" | cut -d, -f1-3)" = "allgather,16,16" ] && grep -q '^allgather,16,16,65536,.*,pat,Simple$' "$tmp/out" \
+   && grep -q '^allgather,16,16,4294967296,.*,ring,Simple$' "$tmp/out"; then ok; else ko "--per-node 1: not PAT at 64 KiB and a ring at 4 GiB on 16 GPUs of 16 nodes"; fi
+expect 0 "" -- collective --nodes 2 --op allgather --format csv -b 64K -e 64K
+if ! grep -q ',pat,' "$tmp/out"; then ok; else ko "PAT with 8 GPUs a node"; fi
+export NCCL_PAT_ENABLE=0
+expect 0 "" -- collective --nodes 16 --per-node 1 --op allgather --format csv -b 64K -e 64K
+if ! grep -q ',pat,' "$tmp/out"; then ok; else ko "PAT despite NCCL_PAT_ENABLE=0"; fi
+unset NCCL_PAT_ENABLE
+expect 1 "algorithm pat runs only with one GPU a node" -- collective --nodes 2 --op allgather --algo PAT
+expect 1 "algorithm pat runs only allgather and reducescatter" -- collective --nodes 4 --per-node 1 --algo pat
+expect 2 "per-node: 9 GPUs asked for in a node of 8" -- collective --nodes 2 --per-node 9
+expect 2 "per-node: goes with --nodes, not --gpus" -- collective --gpus 16 --per-node 1
+# a log of one rank a host compares on that many nodes of the topology, one
+# GPU of each (a ring at 1 MiB on 4 nodes: PAT's 4 x 2.8 us and 0.75 of the
+# bandwidth do not pay for its 2 rounds against the ring's 3 steps)
+cat >"$tmp/one.log" <<'LOG'
+#  Rank  0 Group  0 Pid 1 on h1 device  0 [0x18] NVIDIA H100 80GB HBM3
+#  Rank  1 Group  0 Pid 1 on h2 device  0 [0x18] NVIDIA H100 80GB HBM3
+#  Rank  2 Group  0 Pid 1 on h3 device  0 [0x18] NVIDIA H100 80GB HBM3
+#  Rank  3 Group  0 Pid 1 on h4 device  0 [0x18] NVIDIA H100 80GB HBM3
+NCCL version 2.26.5+cuda12.9
+#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong
+     1048576         65536     float    none      -1    80.00   13.11    9.83      0    80.00   13.11    9.83      0
+LOG
+expect 0 "on 4 ranks (4 hosts) -> 4 nodes of topology dgx-h100" -- collective --topology dgx-h100 --compare "$tmp/one.log"
+if grep -q '^ *1048576 .* ring ' "$tmp/out"; then ok; else ko "a 4-host log of one GPU each: not compared row by row"; fi
 # sweep: NCCL_ALGO=ring gives what --algo ring gives, not the default
 export NCCL_ALGO=ring
 "$bin" sweep --gpus 8,16 --format csv >"$tmp/env.csv" 2>/dev/null

@@ -46,17 +46,24 @@ zero_params (DpsCollParams *p)
   }
 }
 
+/* The plan of algo in ctx, which must build. */
+static DpsPlan *
+plan_in (DpsCollCtx *ctx, DpsAlgo algo)
+{
+  g_autoptr (GError) e = NULL;
+  ctx->algo = algo;
+  DpsPlan *plan = NULL;
+  g_assert_true (dps_coll_build_plan (ctx, &plan, &e));
+  g_assert_no_error (e);
+  return plan;
+}
+
 static DpsPlan *
 plan_for (const DpsTopo *t, const DpsCollParams *p, int gpus, DpsCollOp op, double bytes, DpsAlgo algo)
 {
-  g_autoptr (GError) e = NULL;
   DpsCollCtx ctx;
-  g_assert_true (dps_coll_ctx_init (&ctx, t, p, gpus, op, bytes, &e));
-  ctx.algo = algo;
-  DpsPlan *plan = NULL;
-  g_assert_true (dps_coll_build_plan (&ctx, &plan, &e));
-  g_assert_no_error (e);
-  return plan;
+  g_assert_true (dps_coll_ctx_init (&ctx, t, p, gpus, op, bytes, NULL));
+  return plan_in (&ctx, algo);
 }
 
 
@@ -306,6 +313,105 @@ test_collnet (void)
     "transport = efa\ngpus = 0\n[fabric]\nkind = switch\nsharp = true\n", -1, &e);
   g_assert_null (efa);
   g_assert_nonnull (strstr (e->message, "InfiniBand"));
+}
+
+/* A plan of algo for per_node GPUs of each of m nodes of t. */
+static DpsPlan *
+plan_spread (const DpsTopo *t, const DpsCollParams *p, int m, int per_node, DpsCollOp op, double bytes, DpsAlgo algo)
+{
+  DpsCollCtx ctx;
+  g_assert_true (dps_coll_ctx_init_nodes (&ctx, t, p, m, per_node, op, bytes, NULL));
+  return plan_in (&ctx, algo);
+}
+
+/* PAT (coll-pat.c), NCCL's all-gather and reduce-scatter for one GPU a
+ * node: Bruck's exchange sends (n-1)/n S out of each rank, as a ring does,
+ * at NCCL's 0.75 of the bandwidth, with log2 n rounds of latency.
+ * make_topo: a 12.5 GB/s NIC a GPU, one switch. */
+static void
+test_pat (void)
+{
+  DpsCollParams z;
+  zero_params (&z);
+  z.algo_bw_factor[DPS_ALGO_PAT] = 0.75;
+  g_autoptr (DpsTopo) t = make_topo (8, 16, NULL);
+  /* 12 nodes (not a power of two: the last round sends 4 blocks, not 8):
+   * 1 + 2 + 4 + 4 = 11 blocks of S/12 leave each rank */
+  for (int op = DPS_OP_REDUCE_SCATTER; op <= DPS_OP_ALLGATHER; op++) {
+    g_autoptr (DpsPlan) plan = plan_spread (t, &z, 12, 1, (DpsCollOp) op, 1.2e9, DPS_ALGO_PAT);
+    const DpsPhase *ph = &g_array_index (plan->phases, DpsPhase, 0);
+    double out0 = 0, all = 0;
+    for (guint i = 0; i < ph->flows->len; i++) {
+      const DpsFlowSpec *f = &g_array_index (ph->flows, DpsFlowSpec, i);
+      all += f->bytes;
+      out0 += f->src == 0 ? f->bytes : 0;
+    }
+    g_assert_cmpfloat (REL (out0, 1.1e9), <, 1e-12);
+    g_assert_cmpfloat (REL (all, 12 * 1.1e9), <, 1e-12);
+    /* and NCCL's linear term, n x 2.8 us, which no parameter holds */
+    double expect = 1.1e9 / (0.75 * 12.5e9) + 12 * 2.8e-6;
+    g_assert_cmpfloat (REL (dps_plan_time_analytical (t, plan, DPS_PROTO_SIMPLE), expect), <, 1e-9);
+    g_assert_cmpfloat (REL (dps_plan_time_flow (t, plan, DPS_PROTO_SIMPLE), expect), <, 1e-6);
+    g_assert_cmpfloat (plan->payload[DPS_PROTO_LL], ==, 0);
+    g_assert_cmpfloat (plan->payload[DPS_PROTO_LL128], ==, 0);
+  }
+  /* NCCL's latency: a call (12 us), base 8 us, floor(log2 n) x 14/3.5 us
+   * and n x 2.8 us: 12 nodes 12 + 8 + 3 x 4 + 33.6 = 65.6 us, 16 nodes
+   * 12 + 8 + 4 x 4 + 44.8 = 80.8 us */
+  DpsCollParams p;
+  dps_coll_params_nccl (&p);
+  const struct { int m; double us; } lat[] = { { 12, 65.6 }, { 16, 80.8 } };
+  for (gsize i = 0; i < G_N_ELEMENTS (lat); i++) {
+    g_autoptr (DpsPlan) plan = plan_spread (t, &p, lat[i].m, 1, DPS_OP_ALLGATHER, 1e6, DPS_ALGO_PAT);
+    g_assert_cmpfloat (fabs (g_array_index (plan->phases, DpsPhase, 0).latency_s[DPS_PROTO_SIMPLE] - lat[i].us * 1e-6),
+                       <, 1e-12);
+  }
+  /* one rank a node: a ring's network steps take the tree's latency (LL
+   * 5 us, not the ring's 2.7): 12 + 6.6 + 15 x 5 = 93.6 us on 16 nodes */
+  g_autoptr (DpsPlan) ring = plan_spread (t, &p, 16, 1, DPS_OP_ALLGATHER, 1e6, DPS_ALGO_RING);
+  g_assert_cmpfloat (fabs (g_array_index (ring->phases, DpsPhase, 0).latency_s[DPS_PROTO_LL] - 93.6e-6), <, 1e-12);
+  /* NCCL's choice: PAT for 64 KiB on 16 single-GPU nodes, where it pays 4
+   * rounds for the ring's 15 steps; a ring for 4 GiB, at its full
+   * bandwidth; never with 8 GPUs a node, nor for an all-reduce */
+  const struct { int m, per; DpsCollOp op; double bytes; gboolean pat; } ch[] = {
+    { 16, 1, DPS_OP_ALLGATHER, 1 << 16, TRUE },
+    { 16, 1, DPS_OP_REDUCE_SCATTER, 1 << 16, TRUE },
+    { 16, 1, DPS_OP_ALLGATHER, 4.0 * (1 << 30), FALSE },
+    { 2, 8, DPS_OP_ALLGATHER, 1 << 16, FALSE },
+    { 16, 1, DPS_OP_ALLREDUCE, 1 << 16, FALSE },
+  };
+  g_autoptr (GError) e = NULL;
+  for (gsize i = 0; i < G_N_ELEMENTS (ch); i++) {
+    DpsCollCtx ctx;
+    DpsCollChoice c;
+    g_assert_true (dps_coll_ctx_init_nodes (&ctx, t, &p, ch[i].m, ch[i].per, ch[i].op, ch[i].bytes, &e));
+    g_assert_true (dps_coll_choose (&ctx, DPS_NCCL_ALGOS, DPS_ALL_PROTOS, &c, &e));
+    g_assert_cmpint (c.algo == DPS_ALGO_PAT, ==, ch[i].pat);
+    dps_plan_unref (c.plan);
+  }
+  /* where NCCL cannot run it, and NVLS with one GPU a node */
+  g_autoptr (DpsTopo) nv = make_topo (8, 16, "nvls = true");
+  const struct { int per; DpsCollOp op; DpsAlgo algo; const char *why; } no[] = {
+    { 1, DPS_OP_ALLREDUCE, DPS_ALGO_PAT, "only allgather and reducescatter" },
+    { 8, DPS_OP_ALLGATHER, DPS_ALGO_PAT, "one GPU a node" },
+    { 1, DPS_OP_ALLREDUCE, DPS_ALGO_NVLS, "2 GPUs of a node" },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (no); i++) {
+    DpsCollCtx ctx;
+    DpsPlan *plan = NULL;
+    g_assert_true (dps_coll_ctx_init_nodes (&ctx, nv, &p, 2, no[i].per, no[i].op, 1e9, &e));
+    ctx.algo = no[i].algo;
+    g_assert_false (dps_coll_build_plan (&ctx, &plan, &e));
+    g_assert_nonnull (strstr (e->message, no[i].why));
+    g_clear_error (&e);
+  }
+  /* more nodes or GPUs than the topology has */
+  DpsCollCtx ctx;
+  g_assert_false (dps_coll_ctx_init_nodes (&ctx, t, &p, 17, 1, DPS_OP_ALLGATHER, 1e6, &e));
+  g_assert_nonnull (strstr (e->message, "GPU count"));
+  g_clear_error (&e);
+  g_assert_false (dps_coll_ctx_init_nodes (&ctx, t, &p, 2, 9, DPS_OP_ALLGATHER, 1e6, &e));
+  g_clear_error (&e);
 }
 
 /* NCCL's protocol choice by size: LL (least latency) for small messages,
@@ -666,6 +772,7 @@ main (int argc, char **argv)
   g_test_add_func ("/coll/hier/2-and-4-nodes", test_hier);
   g_test_add_func ("/coll/nvls/where-allowed", test_nvls);
   g_test_add_func ("/coll/collnet", test_collnet);
+  g_test_add_func ("/coll/pat", test_pat);
   g_test_add_func ("/coll/choice/protocol-by-size", test_protocol_choice);
   g_test_add_func ("/coll/modes-agree", test_modes_agree);
   g_test_add_func ("/coll/oversubscription", test_oversubscription);

@@ -5,6 +5,7 @@
 #include "calibrate/nccl-log.h"
 #include "calibrate/reference.h"
 #include "sim/coll-types.h"
+#include "sim/nccl-tune.h"
 #include "sim/base/error.h"
 
 #include <glib/gstdio.h>
@@ -321,28 +322,65 @@ test_import_no_footer (void)
 /* A reference's nccl_env narrows what NCCL may choose as NCCL does:
  * NCCL_COLLNET_ENABLE=1 adds CollNet before NCCL_ALGO narrows (whatever
  * the order of the words), NCCL_NVLS_ENABLE=0 drops NVLS, and NCCL_ALGO's
- * CollNetDirect and CollNetChain name dpscale's one collnet. */
+ * CollNetDirect and CollNetChain name dpscale's one collnet;
+ * NCCL_PAT_ENABLE=0 drops PAT, which NCCL_ALGO names PAT. */
 static void
 test_nccl_env (void)
 {
   const guint T = 1u << DPS_ALGO_TREE, R = 1u << DPS_ALGO_RING, N = 1u << DPS_ALGO_NVLS, C = 1u << DPS_ALGO_COLLNET;
+  const guint P = 1u << DPS_ALGO_PAT;
+  g_assert_cmpuint (DPS_NCCL_ALGOS, ==, T | R | N | P);
   const struct { const char *env; guint algos; } cases[] = {
-    { "none stated", T | R | N },
-    { "NCCL_COLLNET_ENABLE=1", T | R | N | C },
-    { "NCCL_ALGO=^NVLS NCCL_COLLNET_ENABLE=1", T | R | C },
+    { "none stated", T | R | N | P },
+    { "NCCL_COLLNET_ENABLE=1", T | R | N | C | P },
+    { "NCCL_ALGO=^NVLS NCCL_COLLNET_ENABLE=1", T | R | C | P },
     { "NCCL_COLLNET_ENABLE=1 NCCL_ALGO=Ring", R },
-    { "NCCL_COLLNET_ENABLE=0", T | R | N },
+    { "NCCL_COLLNET_ENABLE=0", T | R | N | P },
     { "NCCL_ALGO=CollNetChain,Ring", R | C },
     { "NCCL_ALGO=collnetdirect NCCL_NVLS_ENABLE=0", C },
-    { "NCCL_NVLS_ENABLE=0, NCCL_COLLNET_ENABLE=1", T | R | C },
+    { "NCCL_NVLS_ENABLE=0, NCCL_COLLNET_ENABLE=1", T | R | C | P },
+    { "NCCL_PAT_ENABLE=0", T | R | N },
+    { "NCCL_ALGO=PAT,Ring", R | P },
   };
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++) {
-    guint a = T | R | N, p = 7;
+    guint a = DPS_NCCL_ALGOS, p = 7;
     g_autoptr (GError) e = NULL;
     g_assert_true (dps_nccl_env_masks (cases[i].env, &a, &p, &e));
     g_assert_no_error (e);
     if (a != cases[i].algos)
       g_error ("nccl_env '%s': algorithms 0x%x, want 0x%x", cases[i].env, a, cases[i].algos);
+  }
+}
+
+/* PAT came with NCCL 2.23: a table of an older NCCL (its header's nccl,
+ * the log's "NCCL version" line or nccl-tests' nccl-library code) leaves
+ * it out of what NCCL may choose; a newer or unstated one keeps it. */
+static void
+test_nccl_version (void)
+{
+  const char *rows = "#  Rank  0 Group  0 Pid 1 on host1 device  0 [0x00] NVIDIA H100\n"
+                     "#  Rank  1 Group  0 Pid 1 on host2 device  0 [0x00] NVIDIA H100\n"
+                     "%s\n#       size         count      type   redop    root     time   algbw   busbw\n"
+                     "     1048576        131072     float    none      -1   100.00   10.49    5.24\n";
+  const struct { const char *head, *line; gboolean pat; } cases[] = {
+    { "#% nccl: 2.18.1+cuda12.2", "", FALSE },
+    { "#% nccl: 2.23.4", "", TRUE },
+    { "#% nccl: unknown", "NCCL version 2.21.5+cuda12.4", FALSE },
+    { "", "NCCL version 2.26.5+cuda12.9", TRUE },
+    { "", "# nccl-tests version 2.17.6 nccl-headers=22203 nccl-library=22203", FALSE },
+    { "", "# nccl-tests version 2.17.6 nccl-headers=22809 nccl-library=22809", TRUE },
+    { "", "", TRUE },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++) {
+    g_autofree char *body = g_strdup_printf (rows, cases[i].line);
+    g_autofree char *text = g_strdup_printf ("#%% test: all_gather_perf\n%s\n%s", cases[i].head, body);
+    g_autoptr (GError) e = NULL;
+    g_autoptr (DpsReference) r = dps_reference_parse ("v.ref", text, -1, &e);
+    g_assert_no_error (e);
+    g_assert_cmpint (r->ranks, ==, 2);
+    g_assert_cmpint (r->hosts, ==, 2);
+    if (!!(r->algo_mask & (1u << DPS_ALGO_PAT)) != cases[i].pat)
+      g_error ("'%s' '%s': PAT %s", cases[i].head, cases[i].line, cases[i].pat ? "left out" : "kept");
   }
 }
 
@@ -359,5 +397,6 @@ main (int argc, char **argv)
   g_test_add_func ("/calibrate/import/bad", test_import_bad);
   g_test_add_func ("/calibrate/import/no-footer", test_import_no_footer);
   g_test_add_func ("/calibrate/import/nccl-env", test_nccl_env);
+  g_test_add_func ("/calibrate/import/nccl-version", test_nccl_version);
   return g_test_run ();
 }

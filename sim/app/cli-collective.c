@@ -141,7 +141,7 @@ typedef struct {
   char    *topology, *op_s, *minb, *maxb, *algo_s, *proto_s, *mode_s, *format_s, *output, *type;
   char    *calibration, *plot_path;
   char   **compare;
-  int      nodes, gpus, channels, check, iters, warmup, blocking;
+  int      nodes, gpus, per_node, channels, check, iters, warmup, blocking;
   double   factor;
   /* parsed */
   DpsCollOp  op;
@@ -185,10 +185,10 @@ run_compare (Opts *o, int argc, char **argv)
   g_auto (GStrv) files = g_strv_builder_end (fb);
   DpsFormat cf;
   g_autoptr (DpsProfile) cprof = NULL;
-  if (o->nodes != DPS_UNSET_INT || o->gpus != DPS_UNSET_INT || o->channels != DPS_UNSET_INT || o->minb || o->maxb
-      || o->op_s || o->algo_s || o->proto_s)
+  if (o->nodes != DPS_UNSET_INT || o->gpus != DPS_UNSET_INT || o->per_node != DPS_UNSET_INT
+      || o->channels != DPS_UNSET_INT || o->minb || o->maxb || o->op_s || o->algo_s || o->proto_s)
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--compare: the log sets the GPUs, sizes, operation and "
-                 "NCCL settings; drop --nodes/--gpus/-b/-e/--op/--algo/--proto/--channels");
+                 "NCCL settings; drop --nodes/--gpus/--per-node/-b/-e/--op/--algo/--proto/--channels");
   else if (check_mode (o, &error) && dps_cli_format (o->format_s, &cf, &error) && cf == DPS_FORMAT_JSON)
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--format: --compare writes table or csv");
   if (!error && o->calibration)
@@ -215,8 +215,11 @@ check_opts (Opts *o, int argc, char **argv, GError **error)
     return FALSE;
   else if (!dps_cli_int_given ("--nodes", &o->nodes, 1, G_MAXINT, 0, error)
            || !dps_cli_int_given ("--gpus", &o->gpus, 1, G_MAXINT, 0, error)
+           || !dps_cli_int_given ("--per-node", &o->per_node, 1, DPS_TOPO_MAX_GPUS_PER_NODE, 0, error)
            || !dps_cli_int_given ("--channels", &o->channels, 1, 64, 0, error))
     return FALSE;
+  else if (o->per_node && o->gpus)
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--per-node: goes with --nodes, not --gpus");
   else if (o->op_s && !dps_coll_op_parse (o->op_s, &o->op))
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT,
                  "--op: unknown operation '%s' (allreduce, reducescatter, allgather, broadcast)", o->op_s);
@@ -256,6 +259,15 @@ cluster (const Opts *o, const DpsProfile *profile, int *n_gpus, GError **error)
                  DPS_CLI_MAX_COLLECTIVE_GPUS / dps_topo_gpus_per_node (topo), dps_topo_gpus_per_node (topo), *n_gpus);
     return NULL;
   }
+  if (topo && o->per_node) {
+    int k = dps_topo_gpus_per_node (topo);
+    if (o->per_node > k) {
+      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--per-node: %d GPUs asked for in a node of %d (%s)", o->per_node,
+                   k, dps_topo_spec (topo)->name);
+      return NULL;
+    }
+    *n_gpus = dps_topo_n_nodes (topo) * o->per_node;
+  }
   return g_steal_pointer (&topo);
 }
 
@@ -268,7 +280,9 @@ predict_rows (const Opts *o, const DpsTopo *topo, const DpsCollParams *params, g
   for (double sz = (double) o->lo; sz <= (double) o->hi * (1 + 1e-12); sz *= o->factor) {
     guint64 bytes = (guint64) llround (sz);
     DpsCollCtx ctx;
-    if (!dps_coll_ctx_init (&ctx, topo, params, n_gpus, o->op, (double) bytes, error))
+    if (!(o->per_node ? dps_coll_ctx_init_nodes (&ctx, topo, params, dps_topo_n_nodes (topo), o->per_node, o->op,
+                                                  (double) bytes, error)
+                      : dps_coll_ctx_init (&ctx, topo, params, n_gpus, o->op, (double) bytes, error)))
       return NULL;
     if (o->channels)
       ctx.channels = o->channels;
@@ -322,18 +336,19 @@ run_sizes (Opts *o, GError **error)
 int
 dps_cmd_collective (int argc, char **argv)
 {
-  Opts o = { .nodes = DPS_UNSET_INT, .gpus = DPS_UNSET_INT, .channels = DPS_UNSET_INT, .check = DPS_UNSET_INT,
+  Opts o = { .nodes = DPS_UNSET_INT, .gpus = DPS_UNSET_INT, .per_node = DPS_UNSET_INT, .channels = DPS_UNSET_INT, .check = DPS_UNSET_INT,
              .iters = DPS_UNSET_INT, .warmup = DPS_UNSET_INT, .blocking = DPS_UNSET_INT, .factor = 2 };
   GOptionEntry entries[] = {
     { "topology", 't', 0, G_OPTION_ARG_STRING, &o.topology, "Topology file or shipped name (default dgx-h100)", "NAME|FILE" },
     { "nodes", 0, 0, G_OPTION_ARG_INT, &o.nodes, "Number of nodes (default 2; -n is nccl-tests' --iters)", "N" },
     { "gpus", 'g', 0, G_OPTION_ARG_INT, &o.gpus, "Number of GPUs in all (instead of --nodes; all_reduce_perf -g in one process)", "G" },
+    { "per-node", 0, 0, G_OPTION_ARG_INT, &o.per_node, "With --nodes: GPUs used in each node (default all; 1: one process a node, as network tests run)", "R" },
     { "op", 0, 0, G_OPTION_ARG_STRING, &o.op_s, "allreduce (default), reducescatter, allgather, broadcast", "OP" },
     { "minbytes", 'b', 0, G_OPTION_ARG_STRING, &o.minb, "Smallest size, as nccl-tests: 8, 1K, 32M (default 8)", "SIZE" },
     { "maxbytes", 'e', 0, G_OPTION_ARG_STRING, &o.maxb, "Largest size (default 1G)", "SIZE" },
     { "stepfactor", 'f', 0, G_OPTION_ARG_DOUBLE, &o.factor, "Multiply the size by this each row (default 2)", "F" },
     { "datatype", 'd', 0, G_OPTION_ARG_STRING, &o.type, "Element type for the count column (default float)", "TYPE" },
-    { "algo", 'a', 0, G_OPTION_ARG_STRING, &o.algo_s, "Algorithms to pick from, as NCCL_ALGO: ring,tree,nvls (default), collnet (SHARP: also NCCL_COLLNET_ENABLE=1) and hier", "LIST" },
+    { "algo", 'a', 0, G_OPTION_ARG_STRING, &o.algo_s, "Algorithms to pick from, as NCCL_ALGO: ring,tree,nvls,pat (default; pat with one GPU a node), collnet (SHARP: also NCCL_COLLNET_ENABLE=1) and hier", "LIST" },
     { "proto", 'p', 0, G_OPTION_ARG_STRING, &o.proto_s, "Protocols, as NCCL_PROTO: LL,LL128,Simple", "LIST" },
     { "channels", 0, 0, G_OPTION_ARG_INT, &o.channels, "NCCL channels (default: the topology's; -c is nccl-tests' --check)", "N" },
     /* nccl-tests' run controls, so that its command lines paste: none

@@ -386,8 +386,9 @@ mask_from (const char *flag, const char *flag_list, const char *var, gboolean al
 
 /* --algo and --proto (NULL: not given) as bit masks, each flag winning over
  * the NCCL_ALGO or NCCL_PROTO of the environment, and NCCL_NVLS_ENABLE=0
- * dropping NVLS unless --algo is given: NCCL's own algorithms (ring, tree,
- * NVLS, and CollNet where NCCL_COLLNET_ENABLE=1) and every protocol where
+ * dropping NVLS unless --algo is given (NCCL_PAT_ENABLE=0 PAT): NCCL's own
+ * algorithms (ring, tree, NVLS, PAT, and CollNet where
+ * NCCL_COLLNET_ENABLE=1) and every protocol where
  * neither says.  FALSE with error naming
  * the flag or variable on a name it does not know. */
 gboolean
@@ -403,6 +404,8 @@ dps_cli_parse_masks (const char *algo_list, const char *proto_list, guint *algo_
     return FALSE;
   if (!algo_list && g_strcmp0 (g_getenv ("NCCL_NVLS_ENABLE"), "0") == 0 && *algo_mask != 1u << DPS_ALGO_NVLS)
     *algo_mask &= ~(1u << DPS_ALGO_NVLS);
+  if (!algo_list && g_strcmp0 (g_getenv ("NCCL_PAT_ENABLE"), "0") == 0 && *algo_mask != 1u << DPS_ALGO_PAT)
+    *algo_mask &= ~(1u << DPS_ALGO_PAT);
   return TRUE;
 }
 

@@ -55,10 +55,24 @@ dps_compare_reference (const DpsReference *ref, const char *topology, const DpsP
   const DpsTopoSpec *ts = dps_topo_spec (topo);
   int k = ts->gpus_per_node, hk = ts->gpus_per_host > 0 ? ts->gpus_per_host : k;
   int per_host = ref->ranks / MAX (ref->hosts, 1);
-  if (ref->hosts > 1 && per_host != k && per_host != hk) {
+  /* fewer ranks a host than its GPUs (one process a node, as network
+   * tests run): that many GPUs of each of hosts nodes */
+  gboolean spread = ref->hosts > 1 && hk == k && per_host < k && per_host * ref->hosts == ref->ranks;
+  if (ref->hosts > 1 && per_host != k && per_host != hk && !spread) {
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: hosts of %d GPUs are neither nodes (%d GPUs) nor hosts "
-                 "(%d GPUs) of %s", ref->path, per_host, k, hk, tname ? tname : "the calibrated machine");
+                 "(%d GPUs) of %s, nor fewer GPUs of each of its nodes", ref->path, per_host, k, hk,
+                 tname ? tname : "the calibrated machine");
     return FALSE;
+  }
+  if (spread) {
+    g_clear_pointer (&topo, dps_topo_free);
+    topo = dps_cli_topology_calibrated (tname, profile, ref->hosts, 0, &n_gpus, error);
+    if (!topo) {
+      g_prefix_error (error, "%s: ", ref->path);
+      return FALSE;
+    }
+    ts = dps_topo_spec (topo);
+    n_gpus = ref->ranks;
   }
   /* an A100 log against dgx-h100: said (by the caller), still compared */
   g_autofree char *mismatch = tname ? dps_topo_gpu_mismatch (ts, tname, gpu, "") : NULL;
@@ -88,7 +102,8 @@ dps_compare_reference (const DpsReference *ref, const char *topology, const DpsP
     const DpsCalPoint *p = &g_array_index (pts, DpsCalPoint, i);
     DpsCollCtx ctx;
     DpsCollChoice ch;
-    gboolean ok = dps_coll_ctx_init (&ctx, topo, &params, n_gpus, ref->op, p->bytes, error);
+    gboolean ok = spread ? dps_coll_ctx_init_nodes (&ctx, topo, &params, ref->hosts, per_host, ref->op, p->bytes, error)
+                         : dps_coll_ctx_init (&ctx, topo, &params, n_gpus, ref->op, p->bytes, error);
     if (ok) {
       ctx.channels = MAX (ctx.channels, ref->min_channels);   /* NCCL_MIN_NCHANNELS */
       ok = dps_coll_predict (&ctx, amask, pmask, mode, &ch, error);
