@@ -358,10 +358,10 @@ test_nccl_env (void)
 static void
 test_nccl_version (void)
 {
-  const char *rows = "#  Rank  0 Group  0 Pid 1 on host1 device  0 [0x00] NVIDIA H100\n"
-                     "#  Rank  1 Group  0 Pid 1 on host2 device  0 [0x00] NVIDIA H100\n"
-                     "%s\n#       size         count      type   redop    root     time   algbw   busbw\n"
-                     "     1048576        131072     float    none      -1   100.00   10.49    5.24\n";
+  const char *ranks = "#  Rank  0 Group  0 Pid 1 on host1 device  0 [0x00] NVIDIA H100\n"
+                      "#  Rank  1 Group  0 Pid 1 on host2 device  0 [0x00] NVIDIA H100\n";
+  const char *table = "\n#       size         count      type   redop    root     time   algbw   busbw\n"
+                      "     1048576        131072     float    none      -1   100.00   10.49    5.24\n";
   const struct { const char *head, *line; gboolean pat; } cases[] = {
     { "#% nccl: 2.18.1+cuda12.2", "", FALSE },
     { "#% nccl: 2.23.4", "", TRUE },
@@ -372,8 +372,8 @@ test_nccl_version (void)
     { "", "", TRUE },
   };
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++) {
-    g_autofree char *body = g_strdup_printf (rows, cases[i].line);
-    g_autofree char *text = g_strdup_printf ("#%% test: all_gather_perf\n%s\n%s", cases[i].head, body);
+    g_autofree char *text = g_strconcat ("#% test: all_gather_perf\n", cases[i].head, "\n", ranks, cases[i].line,
+                                         table, NULL);
     g_autoptr (GError) e = NULL;
     g_autoptr (DpsReference) r = dps_reference_parse ("v.ref", text, -1, &e);
     g_assert_no_error (e);
