@@ -30,6 +30,9 @@ typedef struct {
   /* the share of their fill rings and trees pay inside one node (or one
    * NVLink domain), where no proxy or network stands in the pipeline */
   double fill_one_node;
+  /* across nodes a tree pays its fill for every tree_fill_hops hops of its
+   * depth (0: once, whatever the depth) */
+  double tree_fill_hops;
   /* calibrated profiles: each protocol slot is a measured size regime, used
    * only for sizes up to its bound (0: unbounded) above the previous one's */
   gboolean sized_regimes;

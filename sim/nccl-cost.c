@@ -1,6 +1,7 @@
 /* nccl-cost.c — see nccl-cost.h. */
 #include "sim/nccl-cost.h"
 
+#include "sim/coll.h"
 #include <math.h>
 #include <string.h>
 
@@ -103,6 +104,26 @@ dps_coll_params_nccl (DpsCollParams *p)
    * 8.13 -> 7.79%.  One HGX B200's ring all-gather took 49 us for 16 MiB
    * where the whole fill gave 85. */
   p->fill_one_node = 0.375;
+  /* A tree's pipeline is as long as its depth: a chunk climbs the r - 1
+   * GPUs of each node's chain and the levels between nodes (and comes
+   * back down) before the tree runs at its full rate.  NCCL's own depth,
+   * nRanks / nNodes - 1 + log2i(nNodes) (src/graph/connect.cc), and its
+   * shrinking of a tree's LL128 chunks as 1 + log2i(nNodes) + 0.1 ppn
+   * grows (src/enqueue.cc; NVIDIA/nccl@5067397) say as much.  So across
+   * nodes a tree's fill is fill_bytes for every
+   * tree_fill_hops hops of depth: twice it for 2 nodes of 8 GPUs, 16
+   * times for two racks of 64.  Fitted once over the whole suite
+   * (tests/reference/nccl, 40 tables, median |error| of rows of 64 KiB and
+   * more): the whole fill whatever the depth 8.8%, a fill per 8 hops 8.8%,
+   * 6 8.7%, 4 8.6%, 3.5 8.6%, 3 8.4%, 2 8.4%; 4, the least that keeps a
+   * calibration's transfer within its 10% (tests/test-reference-transfer.sh:
+   * gj-aion fitted on 2 and 4 nodes and predicting 8, 7.5% with the whole
+   * fill, 9.5% at 4, 12.4% at 3, its fit taking the network's latency to
+   * 2.4 times NCCL's either way).  Two NVL72 racks' all-reduces
+   * (oci-gb200-v3, 64 GPUs a chain) 34.1 -> 29.5%, gj-aion 7.9 -> 7.5%,
+   * Voltage Park 7.9 -> 7.3%, Nebius 4.8 -> 4.5%; Meta's A100 pair 4.5 ->
+   * 5.3%. */
+  p->tree_fill_hops = 4;
   /* NVLS's own efficiency is the topology's (nvls_efficiency: NCCL's
    * per-generation figure); a calibration may scale it */
 }
@@ -201,10 +222,14 @@ dps_tune_bw_cap_Bps (const DpsCollCtx *ctx, DpsProto proto)
  * across nodes, their fill being the whole collective's, and
  * fill_one_node of it inside one node.  (A ring fill per channel of the
  * topology, tried, made the 2-channel RTX 4090 ring fill a quarter,
- * 14.5 -> 19.2%, and moved no NVLink system: not borne out.) */
+ * 14.5 -> 19.2%, and moved no NVLink system: not borne out.)  A tree
+ * across nodes fills in proportion to its depth, NCCL's r - 1 + floor(log2
+ * m), tree_fill_hops of it to each fill_bytes. */
 double
 dps_tune_fill_times (const DpsCollCtx *ctx, DpsAlgo algo)
 {
+  if (algo == DPS_ALGO_TREE && ctx->n_nodes > 1 && ctx->params->tree_fill_hops > 0)
+    return (ctx->ranks_per_node - 1 + dps_floor_log2 (ctx->n_nodes)) / ctx->params->tree_fill_hops;
   if (algo != DPS_ALGO_NVLS)
     return ctx->n_nodes > 1 ? 1 : ctx->params->fill_one_node;
   int channels = compcap_index (dps_topo_spec (ctx->topo)) < 3 ? 16 : ctx->n_nodes > 1 ? 32 : 24;

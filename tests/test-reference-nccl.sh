@@ -24,7 +24,8 @@
 #     inside one node at 0.375 and Vultr's 2-node all-reduce, 9.26% over
 #     40 tables; with NVLS's fill per GPU of its domain, 9.14%; with a
 #     network step over InfiniBand and RoCE at 1 us beyond NCCL's
-#     figures, not 8, 8.82%, 21 of 23 within 20%, A3 Ultra among them)
+#     figures, not 8, 8.82%, 21 of 23 within 20%, A3 Ultra among them;
+#     with a tree's fill in proportion to its depth, 8.57%)
 #   - every file read, none left out (a table that cannot be read fails)
 # Its output lists each system's median and the ten worst rows.
 set -u
@@ -57,13 +58,14 @@ echo "suite: $n_files files, $(wc -l < "$tmp/rows") rows of 64 KiB and more, med
 # call's own cost, 35.4% since rings fill 0.375 of their pipeline inside
 # one NVLink domain, which brought the suite from 9.8 to 9.3%; oci-gb200-v3
 # 33%, 27.7%, 34.1% since a network step over InfiniBand takes 1 us, not
-# 8, beyond NCCL's figures (bar 39: its trees across two racks are 30-45%
-# slower than the model at 1-256 MiB either way, not for latency);
+# 8, beyond NCCL's figures, 29.5% since a tree's fill grows with its depth,
+# 64 GPUs a rack's chain (bar 35: its trees across two racks are still
+# 21-62% slower than the model from 64 KiB to 256 MiB);
 # gcp-a3ultra-h200 20.9% when added, 12.9% with the 1 us:
 # tests/reference/README.md)
 # are held to their own bar (their figure, plus 5) so that they count and
 # cannot get worse unseen; every other system to the issue's 20%.
-bar_of () { case $1 in gcp-a4x) echo 40 ;; oci-gb200-v3) echo 39 ;; gcp-a3ultra-h200) echo 26 ;; *) echo 20 ;; esac; }
+bar_of () { case $1 in gcp-a4x) echo 40 ;; oci-gb200-v3) echo 35 ;; gcp-a3ultra-h200) echo 26 ;; *) echo 20 ;; esac; }
 within=0 systems=0 under20=0
 for s in $(cut -d' ' -f1 "$tmp/rows" | sort -u); do
   m=$(awk -v s="$s" '$1 == s { print $2 }' "$tmp/rows" | median)
