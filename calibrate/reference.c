@@ -97,6 +97,18 @@ header_int (DpsReference *r, const char *key, int *out, GError **error)
   return TRUE;
 }
 
+/* The (at most 32) characters after text's first key, a new string; NULL
+ * where key is not in text. */
+static char *
+after (const char *text, gsize len, const char *key)
+{
+  const char *k = g_strstr_len (text, (gssize) len, key);
+  if (!k)
+    return NULL;
+  const char *v = k + strlen (key);
+  return g_strndup (v, MIN ((gsize) 32, (gsize) (text + len - v)));
+}
+
 /* NCCL's version code (2.24.3: 22403, as NCCL_VERSION_CODE) from the
  * header's "nccl" value ("2.26.2+cuda12.8 ...") or else the log's own
  * "NCCL version 2.26.2" or nccl-tests' "nccl-library=22403"; 0 unknown. */
@@ -107,12 +119,11 @@ nccl_version (const DpsReference *r, const char *text, gsize len)
   const char *h = dps_reference_get (r, "nccl");
   if (h && sscanf (h, "%d.%d.%d", &ma, &mi, &pa) == 3)
     return ma * 10000 + mi * 100 + pa;
-  g_autofree char *t = g_strndup (text, len);
-  const char *v = strstr (t, "NCCL version ");
-  if (v && sscanf (v + 13, "%d.%d.%d", &ma, &mi, &pa) == 3)
+  g_autofree char *v = after (text, len, "NCCL version ");
+  if (v && sscanf (v, "%d.%d.%d", &ma, &mi, &pa) == 3)
     return ma * 10000 + mi * 100 + pa;
-  v = strstr (t, "nccl-library=");
-  if (v && sscanf (v + 13, "%d", &code) == 1)
+  g_autofree char *l = after (text, len, "nccl-library=");
+  if (l && sscanf (l, "%d", &code) == 1)
     return code;
   return 0;
 }

@@ -53,7 +53,7 @@ pat_plan (const DpsCollCtx *ctx, DpsPlan *plan)
   DpsPhase *ph = dps_plan_add_phase_sized (plan, (guint) (n * rounds));
   for (int p = 0; p < DPS_PROTO_COUNT; p++)
     ph->latency_s[p] = ctx->params->base_s[DPS_ALGO_PAT][p]
-                       + dps_floor_log2 (n) * dps_tune_step_s (ctx, DPS_ALGO_PAT, DPS_LINK_NET, p) * ROUND_SHARE
+                       + dps_tune_log2i (n) * dps_tune_step_s (ctx, DPS_ALGO_PAT, DPS_LINK_NET, p) * ROUND_SHARE
                        + n * RANK_STEP_S;
   double block = ctx->bytes / n;
   for (int d = 1; d < n; d *= 2) {

@@ -178,16 +178,6 @@ dps_ctx_ring (const DpsCollCtx *ctx, int channel, int *order)
     order[i] = tmp[(i + shift) % r];
 }
 
-/* floor(log2 n), NCCL's log2i */
-int
-dps_floor_log2 (int n)
-{
-  int l = 0;
-  while (n >>= 1)
-    l++;
-  return l;
-}
-
 int
 dps_ceil_log2 (int n)
 {

@@ -101,7 +101,6 @@ int         dps_ctx_n_ranks (const DpsCollCtx *ctx);
 void        dps_phase_ring (DpsPhase *phase, const int *gpus, int n, double hop_bytes);
 void        dps_phase_btree (DpsPhase *phase, const int *gpus, int n, int mirror, double bytes);
 int         dps_ceil_log2 (int n);
-int         dps_floor_log2 (int n);
 
 /* The global index of local GPU `local` of node `node`. */
 static inline int

@@ -1,7 +1,6 @@
 /* nccl-cost.c — see nccl-cost.h. */
 #include "sim/nccl-cost.h"
 
-#include "sim/coll.h"
 #include <math.h>
 #include <string.h>
 
@@ -229,7 +228,7 @@ double
 dps_tune_fill_times (const DpsCollCtx *ctx, DpsAlgo algo)
 {
   if (algo == DPS_ALGO_TREE && ctx->n_nodes > 1 && ctx->params->tree_fill_hops > 0)
-    return (ctx->ranks_per_node - 1 + dps_floor_log2 (ctx->n_nodes)) / ctx->params->tree_fill_hops;
+    return (ctx->ranks_per_node - 1 + dps_tune_log2i (ctx->n_nodes)) / ctx->params->tree_fill_hops;
   if (algo != DPS_ALGO_NVLS)
     return ctx->n_nodes > 1 ? 1 : ctx->params->fill_one_node;
   int channels = compcap_index (dps_topo_spec (ctx->topo)) < 3 ? 16 : ctx->n_nodes > 1 ? 32 : 24;

@@ -32,4 +32,12 @@ double   dps_tune_fill_times (const DpsCollCtx *ctx, DpsAlgo algo);
 double   dps_tune_bw_cap_Bps (const DpsCollCtx *ctx, DpsProto proto);
 gboolean dps_tune_size_ok (const DpsCollParams *p, DpsProto proto, double bytes);
 typedef double (*DpsTimeFn) (double bytes, void *data);
+
+/* floor(log2 n) for n >= 1: NCCL's log2i, in its tree depth and PAT's
+ * latency */
+static inline int
+dps_tune_log2i (int n)
+{
+  return (int) g_bit_storage ((gulong) n) - 1;
+}
 double   dps_tune_calibrated (const DpsCollParams *p, double bytes, DpsTimeFn model, void *data);
