@@ -22,9 +22,11 @@
 #   - median |error| of busbw at most 8% (the suite's tables of 256 MiB and
 #     more are held to 7% by the issue, every system's median to 20%)
 #   - every figure within 25%
-# Usage: test-reference-summary.sh DPSCALE_BINARY
+# Usage: test-reference-summary.sh DPSCALE_BINARY [OUT.csv]
+# (OUT.csv: every figure with its prediction, for plots/reference-summary.sh)
 set -u
 dpscale=$1
+csv=${2:-}
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$(dirname "$0")/cli-lib.sh"
 
@@ -54,6 +56,13 @@ while IFS='|' read -r name line label op size model algo e; do
   bw=$(grep -v '^#' "$top/tests/reference/summary/$name.csv" | awk -F, -v l="$line" -v o="$op" '$6 == l && $2 == o { print $4 }')
   printf '  %-24s %4s %-30s %-13s %12s %8s %8s %-5s %7s%%\n' "$name" "$line" "$label" "$op" "$size" "$bw" "$model" "$algo" "$e"
 done < "$tmp/out"
+if [ -n "$csv" ]; then
+  { echo "file,line,label,op,size_bytes,measured_busbw_GBps,predicted_busbw_GBps,algo,error_pct"
+    while IFS='|' read -r name line label op size model algo e; do
+      bw=$(grep -v '^#' "$top/tests/reference/summary/$name.csv" | awk -F, -v l="$line" -v o="$op" '$6 == l && $2 == o { print $4 }')
+      echo "$name,$line,$label,$op,$size,$bw,$model,$algo,$e"
+    done < "$tmp/out"; } > "$csv.part" && mv "$csv.part" "$csv"
+fi
 m=$(awk -F'|' '{ e = $8 < 0 ? -$8 : $8 + 0; print e }' "$tmp/out" | median)
 w=$(awk -F'|' '{ e = $8 < 0 ? -$8 : $8 + 0; print e }' "$tmp/out" | sort -g | tail -1)
 printf 'summaries: %d figures, median |error| %.1f%%, worst %.1f%%\n' "$n" "$m" "$w"

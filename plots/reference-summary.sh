@@ -1,0 +1,17 @@
+#!/bin/sh
+# Draws the published summaries (tests/reference/summary: one bus bandwidth
+# a run) against dpscale's predictions:
+#   sh plots/reference-summary.sh [BUILD_DIR] [OUT.png]
+# runs tests/test-reference-summary.sh with BUILD_DIR/dpscale (default
+# build), keeps every figure and its prediction in OUT's .csv beside the
+# picture, and plots them with plots/reference-summary.gp.
+set -eu
+build=${1:-build}
+out=${2:-reference-summary.png}
+here=$(cd "$(dirname "$0")" && pwd)
+csv=${out%.*}.csv
+[ -x "$build/dpscale" ] || { echo "reference-summary.sh: $build/dpscale not built" >&2; exit 1; }
+sh "$here/../tests/test-reference-summary.sh" "$build/dpscale" "$csv" > /dev/null \
+  || { echo "reference-summary.sh: tests/test-reference-summary.sh failed (run it for its output)" >&2; exit 1; }
+gnuplot -e "datafile='$csv'; outfile='$out'" "$here/reference-summary.gp"
+echo "wrote $csv ($(($(wc -l < "$csv") - 1)) figures) and $out"
