@@ -11,7 +11,9 @@ out=${2:-reference-summary.png}
 here=$(cd "$(dirname "$0")" && pwd)
 csv=${out%.*}.csv
 [ -x "$build/dpscale" ] || { echo "reference-summary.sh: $build/dpscale not built" >&2; exit 1; }
-sh "$here/../tests/test-reference-summary.sh" "$build/dpscale" "$csv" > /dev/null \
+tmp=$(mktemp) && trap 'rm -f "$tmp"' EXIT
+sh "$here/../tests/test-reference-summary.sh" "$build/dpscale" "$tmp" > /dev/null 2>&1 \
   || { echo "reference-summary.sh: tests/test-reference-summary.sh failed (run it for its output)" >&2; exit 1; }
+cp "$tmp" "$csv.part" && mv "$csv.part" "$csv"
 gnuplot -e "datafile='$csv'; outfile='$out'" "$here/reference-summary.gp"
 echo "wrote $csv ($(($(wc -l < "$csv") - 1)) figures) and $out"
