@@ -72,6 +72,7 @@ dps_netfit_apply_params (const DpsNetFit *f, DpsCollParams *params, guint *algo_
   params->net_overhead_s *= f->scale[DPS_NETFIT_NET_LAT];
   if (f->ring_only) {
     params->call_s = 0;   /* a ring library's calls: its fitted latency holds them */
+    params->host_skew_s = 0;
     /* a ring library's own protocols: its fit holds the shape */
     memset (params->fill_bytes, 0, sizeof params->fill_bytes);
     if (algo_mask)

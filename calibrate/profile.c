@@ -105,6 +105,7 @@ dps_profile_apply_params (const DpsProfile *p, int ranks, int nodes, DpsCollPara
   params->sized_regimes = TRUE;
   params->net_overhead_s = 0;
   params->call_s = 0;   /* the measured regimes' latency holds the call's cost */
+  params->host_skew_s = 0;
   for (int q = 0; q < DPS_PROTO_COUNT; q++) {
     gboolean used = q < lv->n_regimes;
     double upper = used && lv->max_bytes[q] > 0 ? lv->max_bytes[q] : 1e15;

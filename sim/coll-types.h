@@ -18,6 +18,10 @@ typedef struct {
   /* what one NCCL call takes beyond its algorithm's latency, as nccl-tests
    * times it back to back (see nccl-cost.c); 0 for a calibrated library */
   double call_s;
+  /* what a call pays for every doubling, beyond two, of the hosts of one
+   * NVLink domain it spans (the trays of an NVL72 rack; see nccl-cost.c);
+   * 0 for a calibrated library */
+  double host_skew_s;
   double step_s[DPS_ALGO_COUNT][DPS_LINK_KINDS][DPS_PROTO_COUNT];
   double net_overhead_s;   /* per intra-node step when a ring spans nodes (NCCL: 1 us Intel, 2 AMD) */
   double bw_factor[DPS_ALGO_COUNT][DPS_PROTO_COUNT];  /* payload efficiency */

@@ -339,11 +339,13 @@ dps_coll_build_plan (const DpsCollCtx *ctx, DpsPlan **out, GError **error)
   memcpy (plan->uncapped, plan->payload, sizeof plan->payload);
   if (dps_ctx_n_ranks (ctx) > 1 && ctx->bytes > 0) {
     a->plan (ctx, plan);
-    /* a call's own cost (nccl-cost.c), once a call whatever the algorithm,
-     * outside NCCL's plateau of the ring: on the first phase's latency */
+    /* a call's own cost (nccl-cost.c: with the skew of the hosts of an
+     * NVLink domain it spans), once a call whatever the algorithm, outside
+     * NCCL's plateau of the ring: on the first phase's latency */
     DpsPhase *first = &g_array_index (plan->phases, DpsPhase, 0);
+    double call = dps_tune_call_s (ctx);
     for (int p = 0; p < DPS_PROTO_COUNT; p++)
-      first->latency_s[p] += ctx->params->call_s;
+      first->latency_s[p] += call;
     cap_payload (ctx, plan);
   }
   *out = plan;

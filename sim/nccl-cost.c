@@ -50,6 +50,25 @@ dps_coll_params_nccl (DpsCollParams *p)
    * figures give 15.  The same for every algorithm, so NCCL's choice does not move;
    * outside NCCL's plateau factor of the ring. */
   p->call_s = 12.0 * US;
+  /* The hosts of one NVLink domain (the 4-GPU trays of an NVL72 rack) are
+   * separate machines whose ranks join each call at their own moment, and
+   * nccl-tests' call lasts until the last has: its time grows with the
+   * hosts it spans, 20 us on 8 trays and 40 on 32 beyond the model (GCP
+   * A4X's all-gather, 8 to 32 GPUs: 21 us at 1 KiB on 2 trays, 57 on 8,
+   * the model 23 and 37; OCI's GB300, 66-75 us up to 4 MiB on 16 trays
+   * where NVLS gives 39-55; OCI's GB200 trays of two racks, 197 us at
+   * 1 KiB on 32, the model's tree 157).  Across nodes the network's step
+   * latencies, fitted on the suite, hold the same; inside an NVLink
+   * domain NCCL's tuner counts no latency for a host's boundary.  A
+   * call pays host_skew_s for every doubling of its hosts beyond two
+   * (dps_tune_call_s; two trays measure what the model gives without it).
+   * Fitted once over the whole suite (tests/reference/nccl, median |error|
+   * of busbw over rows of 64 KiB and more): 8.57% without, 8.40% at 6 us,
+   * 8.34% at 8, 8.31% at 9, 8.34% at 10, 8.38% at 11 and 12, 8.34% at 15;
+   * at 9 GCP's A4X trays 35.4 -> 19.7%, OCI's two GB200 racks 29.5 ->
+   * 15.9%, OCI's GB300 trays 7.5 -> 6.2%, the NVL72 tables' rows below 64
+   * KiB 18.6 -> 4.6%; no other system moves (their hosts are nodes). */
+  p->host_skew_s = 9.0 * US;
   /* payload efficiency: LL carries 4 data bytes per 8; LL128 120 per 128
    * (NCCL uses 0.92 of bus bandwidth for ring LL128 and tree Simple) */
   static const double bw[DPS_ALGO_COUNT][DPS_PROTO_COUNT] = {
@@ -307,6 +326,22 @@ dps_tune_eager_bytes (const DpsCollCtx *ctx, DpsAlgo algo, DpsProto proto)
     return 0;
   int per = algo == DPS_ALGO_RING || algo == DPS_ALGO_HIER ? ctx->n_nodes * ctx->ranks_per_node : 1;
   return eager * per * MAX (ctx->channels, 1);
+}
+
+/* What one call costs beyond its algorithm's latency: call_s, and
+ * host_skew_s for every doubling beyond two of the hosts of one NVLink
+ * domain it spans (the trays of ctx's nodes, where a host holds fewer
+ * GPUs than a node: log2(hosts / 2), hosts counted over all its nodes). */
+double
+dps_tune_call_s (const DpsCollCtx *ctx)
+{
+  const DpsTopoSpec *spec = dps_topo_spec (ctx->topo);
+  int per_host = spec->gpus_per_host > 0 ? spec->gpus_per_host : spec->gpus_per_node;
+  double call = ctx->params->call_s;
+  if (per_host <= 0 || per_host >= spec->gpus_per_node || ctx->ranks_per_node <= per_host)
+    return call;
+  int hosts = ctx->n_nodes * ((ctx->ranks_per_node + per_host - 1) / per_host);
+  return hosts > 2 ? call + ctx->params->host_skew_s * log2 (hosts / 2.0) : call;
 }
 
 /* Whose network step latency algo takes from NCCL's table: with one rank

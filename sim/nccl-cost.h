@@ -22,6 +22,7 @@
 void     dps_coll_params_nccl (DpsCollParams *p);
 double   dps_tune_eager_bytes (const DpsCollCtx *ctx, DpsAlgo algo, DpsProto proto);
 double   dps_tune_step_s (const DpsCollCtx *ctx, DpsAlgo algo, DpsLinkKind kind, DpsProto proto);
+double   dps_tune_call_s (const DpsCollCtx *ctx);
 double   dps_tune_plateau_bytes (const DpsCollCtx *ctx, DpsAlgo algo, DpsProto proto);
 void     dps_tune_ring_latency (const DpsCollCtx *ctx, DpsAlgo algo, int nsteps, int ninter,
                                 gboolean with_base, double *latency_s);

@@ -38,7 +38,7 @@ zero_params (DpsCollParams *p)
   memset (p->fill_bytes, 0, sizeof p->fill_bytes);
   memset (p->base_s, 0, sizeof p->base_s);
   memset (p->step_s, 0, sizeof p->step_s);
-  p->net_overhead_s = p->call_s = 0;
+  p->net_overhead_s = p->call_s = p->host_skew_s = 0;
   for (int a = 0; a < DPS_ALGO_COUNT; a++) {
     p->algo_bw_factor[a] = 1;
     for (int q = 0; q < DPS_PROTO_COUNT; q++)
@@ -756,6 +756,51 @@ test_ring_plateau (void)
                      <, 1e-12);
 }
 
+/* The hosts of one NVLink domain: a call pays host_skew_s (9 us) for every
+ * doubling beyond two of the trays it spans, on top of call_s (12 us),
+ * whatever the algorithm; NCCL counts no latency there (nccl-cost.c).  On
+ * one GB200 NVL72 rack (4 GPUs a tray) 8 GPUs span 2 trays and pay
+ * nothing more; 32 span 8 (2 doublings: 18 us); 72 span 18 (log2 9
+ * doublings).  Two racks of 64 (gb200-nvl72-64) span 32 trays (4: 36 us).
+ * Hosts that are nodes (DGX H100s, or one tray a node of NVL72 racks)
+ * pay nothing more: their network's latencies hold it.  The plan carries
+ * it on its latency, with every protocol; a calibrated library (0) does
+ * not. */
+static void
+test_host_skew (void)
+{
+  DpsCollParams p;
+  dps_coll_params_nccl (&p);
+  g_assert_cmpfloat (p.host_skew_s, ==, 9e-6);
+  g_autoptr (DpsTopo) rack = shipped ("gb200-nvl72", 1);
+  g_autoptr (DpsTopo) racks = shipped ("gb200-nvl72-64", 2);
+  g_autoptr (DpsTopo) racks3 = shipped ("gb200-nvl72", 3);
+  g_autoptr (DpsTopo) dgx = shipped ("dgx-h100", 4);
+  static const struct { int gpus; double extra_us; } one_rack[] = {
+    { 4, 0 }, { 8, 0 }, { 12, 9 * 0.5849625007211562 }, { 32, 18 }, { 64, 27 }, { 72, 9 * 3.1699250014423126 },
+  };
+  DpsCollCtx ctx;
+  for (gsize i = 0; i < G_N_ELEMENTS (one_rack); i++) {
+    g_assert_true (dps_coll_ctx_init (&ctx, rack, &p, one_rack[i].gpus, DPS_OP_ALLREDUCE, 1 << 20, NULL));
+    g_assert_cmpfloat (fabs (dps_tune_call_s (&ctx) - 12e-6 - one_rack[i].extra_us * 1e-6), <, 1e-12);
+  }
+  g_assert_true (dps_coll_ctx_init (&ctx, racks, &p, 128, DPS_OP_ALLREDUCE, 1 << 20, NULL));
+  g_assert_cmpfloat (fabs (dps_tune_call_s (&ctx) - 12e-6 - 36e-6), <, 1e-12);
+  g_assert_true (dps_coll_ctx_init_nodes (&ctx, racks3, &p, 3, 4, DPS_OP_ALLREDUCE, 1 << 20, NULL));
+  g_assert_cmpfloat (dps_tune_call_s (&ctx), ==, 12e-6);
+  g_assert_true (dps_coll_ctx_init (&ctx, dgx, &p, 32, DPS_OP_ALLREDUCE, 1 << 20, NULL));
+  g_assert_cmpfloat (dps_tune_call_s (&ctx), ==, 12e-6);
+  /* on the plan: 32 GPUs of a rack, with and without the skew */
+  DpsCollParams none = p;
+  none.host_skew_s = 0;
+  for (DpsAlgo a = DPS_ALGO_TREE; a <= DPS_ALGO_RING; a++) {
+    g_autoptr (DpsPlan) with = plan_for (rack, &p, 32, DPS_OP_ALLREDUCE, 1 << 20, a);
+    g_autoptr (DpsPlan) without = plan_for (rack, &none, 32, DPS_OP_ALLREDUCE, 1 << 20, a);
+    for (int q = 0; q < DPS_PROTO_COUNT; q++)
+      g_assert_cmpfloat (fabs (plan_latency_s (with, q) - plan_latency_s (without, q) - 18e-6), <, 1e-12);
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -773,6 +818,7 @@ main (int argc, char **argv)
   g_test_add_func ("/coll/nvls/where-allowed", test_nvls);
   g_test_add_func ("/coll/collnet", test_collnet);
   g_test_add_func ("/coll/pat", test_pat);
+  g_test_add_func ("/coll/host-skew", test_host_skew);
   g_test_add_func ("/coll/choice/protocol-by-size", test_protocol_choice);
   g_test_add_func ("/coll/modes-agree", test_modes_agree);
   g_test_add_func ("/coll/oversubscription", test_oversubscription);

@@ -61,6 +61,9 @@ test_own_machine (void)
   dps_coll_params_nccl (&params);
   dps_profile_apply_coll (p, NULL, 4, 1, &params, &am, &pm, &note);
   g_assert_null (note);
+  /* the measured latency holds a call's own cost and any hosts' skew */
+  g_assert_cmpfloat (params.call_s, ==, 0);
+  g_assert_cmpfloat (params.host_skew_s, ==, 0);
   DpsCollCtx ctx;
   DpsCollChoice c;
   double S = 1048576;

@@ -25,7 +25,8 @@
 #     40 tables; with NVLS's fill per GPU of its domain, 9.14%; with a
 #     network step over InfiniBand and RoCE at 1 us beyond NCCL's
 #     figures, not 8, 8.82%, 21 of 23 within 20%, A3 Ultra among them;
-#     with a tree's fill in proportion to its depth, 8.57%)
+#     with a tree's fill in proportion to its depth, 8.57%; with the
+#     skew of the hosts of an NVLink domain, 8.31%, all 23 within 20%)
 #   - every file read, none left out (a table that cannot be read fails)
 # Its output lists each system's median and the ten worst rows.
 set -u
@@ -54,25 +55,21 @@ if [ "$oci" = "32 2" ]; then ok; else ko "OCI trays: hosts and nodes '$oci', not
 awk -F, 'NR > 1 && $7 >= 65536 { e = $14 < 0 ? -$14 : $14; print $2, e }' "$tmp/suite.csv" > "$tmp/rows"
 all=$(cut -d' ' -f2 "$tmp/rows" | median)
 echo "suite: $n_files files, $(wc -l < "$tmp/rows") rows of 64 KiB and more, median |error| $(printf %.1f "$all")%"
-# Three systems the model misses (gcp-a4x 41% when added, 20.8% since a
-# call's own cost, 35.4% since rings fill 0.375 of their pipeline inside
-# one NVLink domain, which brought the suite from 9.8 to 9.3%; oci-gb200-v3
-# 33%, 27.7%, 34.1% since a network step over InfiniBand takes 1 us, not
-# 8, beyond NCCL's figures, 29.5% since a tree's fill grows with its depth,
-# 64 GPUs a rack's chain (bar 35: its trees across two racks are still
-# 21-62% slower than the model from 64 KiB to 256 MiB);
-# gcp-a3ultra-h200 20.9% when added, 12.9% with the 1 us:
-# tests/reference/README.md)
-# are held to their own bar (their figure, plus 5) so that they count and
-# cannot get worse unseen; every other system to the issue's 20%.
-bar_of () { case $1 in gcp-a4x) echo 40 ;; oci-gb200-v3) echo 35 ;; gcp-a3ultra-h200) echo 26 ;; *) echo 20 ;; esac; }
-within=0 systems=0 under20=0
+# Every system is held to the issue's 20%.  Three were once held to their
+# own bar (their figure, plus 5) while the model missed them: gcp-a4x (41%
+# when added, 20.8% since a call's own cost, 35.4% since rings fill 0.375
+# of their pipeline inside one NVLink domain, 19.7% since a call pays the
+# skew of the hosts of an NVLink domain it spans), oci-gb200-v3 (33%,
+# 27.7%, 34.1% since a network step over InfiniBand takes 1 us beyond
+# NCCL's figures, not 8, 29.5% since a tree's fill grows with its depth,
+# 15.9% with the hosts' skew) and gcp-a3ultra-h200 (20.9% when added,
+# 12.9% with the 1 us): tests/reference/README.md.
+systems=0 under20=0
 for s in $(cut -d' ' -f1 "$tmp/rows" | sort -u); do
   m=$(awk -v s="$s" '$1 == s { print $2 }' "$tmp/rows" | median)
   echo "$s $m" >> "$tmp/medians"
   printf '  %-34s %6.1f%%\n' "$s" "$m"
   systems=$((systems + 1))
-  if awk "BEGIN { exit !($m <= $(bar_of "$s")) }"; then within=$((within + 1)); fi
   if awk "BEGIN { exit !($m <= 20) }"; then under20=$((under20 + 1)); fi
 done
 echo "  within 20%: $under20 of $systems systems"
@@ -112,7 +109,7 @@ while read -r s m; do
 done < "$tmp/medians"
 if [ "$summary_ok" -eq 1 ]; then ok; else ko "--compare's per-system summary disagrees with its rows"; fi
 if awk "BEGIN { exit !($all <= 10) }"; then ok; else ko "suite median |error| $all% > 10%"; fi
-if [ "$within" -ge "$systems" ]; then ok; else ko "only $within of $systems systems within their bar (20%; gcp-a4x, oci-gb200-v3 and gcp-a3ultra-h200 their own)"; fi
+if [ "$under20" -ge "$systems" ]; then ok; else ko "only $under20 of $systems systems within 20%"; fi
 echo "ten worst rows (file, size B, measured/model busbw GB/s, algo, proto, error %):"
 awk -F, 'NR > 1 && $7 >= 65536 { e = $14 < 0 ? -$14 : $14; printf "%s %s %s %s %s %s %s %s\n", e, $1, $7, $10, $11, $12, $13, $14 }' "$tmp/suite.csv" \
   | sort -gr | head -10 | awk '{ printf "  %-48s %12s %8s %8s %5s %6s %+8.1f\n", $2, $3, $4, $5, $6, $7, $8 }'

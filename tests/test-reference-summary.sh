@@ -15,7 +15,8 @@
 # median |error| 4.0%, worst +15.6%, two racks' all-reduce, where NVLSTree
 # between two racks of 72 measures 748 GB/s and the model's NVLS 865; with
 # NVIDIA/nccl#1801's four GB200 partitions over InfiniBand, 31 figures,
-# median 4.4%, worst -24.3%: a tree forced across 3 partitions of 8 GPUs
+# median 4.4%, worst -24.3% (-24.4% once a call paid the skew of the
+# hosts of an NVLink domain): a tree forced across 3 partitions of 8 GPUs
 # reaches 486 GB/s under NCCL 2.27.3, where NCCL 2.28's per-channel tree
 # ceiling for Blackwell, which the model takes, allows 367):
 #   - every figure predicted (a row that cannot be read or run fails)
