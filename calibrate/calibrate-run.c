@@ -93,7 +93,7 @@ trays_to_domains (DpsCalData *d, const char *topology, GError **error)
   g_autoptr (DpsTopoSpec) s = path ? dps_topo_spec_load (path, error) : NULL;
   if (!s)
     return FALSE;
-  int k = s->gpus_per_node, hk = s->gpus_per_host > 0 ? s->gpus_per_host : k;
+  int k = s->gpus_per_node, hk = dps_topo_spec_gpus_per_host (s);
   for (guint i = 0; i < d->points->len; i++) {
     DpsCalPoint *p = &g_array_index (d->points, DpsCalPoint, i);
     int per_host = p->ranks / MAX (p->nodes, 1);

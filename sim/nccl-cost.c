@@ -336,9 +336,9 @@ double
 dps_tune_call_s (const DpsCollCtx *ctx)
 {
   const DpsTopoSpec *spec = dps_topo_spec (ctx->topo);
-  int per_host = spec->gpus_per_host > 0 ? spec->gpus_per_host : spec->gpus_per_node;
+  int per_host = dps_topo_spec_gpus_per_host (spec);
   double call = ctx->params->call_s;
-  if (per_host <= 0 || per_host >= spec->gpus_per_node || ctx->ranks_per_node <= per_host)
+  if (per_host >= spec->gpus_per_node || ctx->ranks_per_node <= per_host)
     return call;
   int hosts = ctx->n_nodes * ((ctx->ranks_per_node + per_host - 1) / per_host);
   return hosts > 2 ? call + ctx->params->host_skew_s * log2 (hosts / 2.0) : call;

@@ -70,6 +70,15 @@ dps_topo_spec_gpu_arch (const DpsTopoSpec *s)
   return k ? k->arch : NULL;
 }
 
+/* GPUs of one host of a node: gpus_per_host where set (the trays of an
+ * NVL72 rack), else the whole node (one host a node; a spec built in
+ * code leaves it 0). */
+int
+dps_topo_spec_gpus_per_host (const DpsTopoSpec *s)
+{
+  return s->gpus_per_host > 0 ? s->gpus_per_host : s->gpus_per_node;
+}
+
 void
 dps_topo_spec_free (DpsTopoSpec *s)
 {

@@ -53,7 +53,7 @@ dps_compare_reference (const DpsReference *ref, const char *topology, const DpsP
     return FALSE;
   }
   const DpsTopoSpec *ts = dps_topo_spec (topo);
-  int k = ts->gpus_per_node, hk = ts->gpus_per_host > 0 ? ts->gpus_per_host : k;
+  int k = ts->gpus_per_node, hk = dps_topo_spec_gpus_per_host (ts);
   int per_host = ref->ranks / MAX (ref->hosts, 1);
   /* fewer ranks a host than its GPUs (one process a node, as network
    * tests run): that many GPUs of each of hosts nodes */
