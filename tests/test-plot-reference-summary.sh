@@ -16,9 +16,5 @@ cat "$top"/tests/reference/summary/*.csv | grep -v '^#' | grep -v '^label,' | cu
 tail -n +2 "$tmp/s.csv" | cut -d, -f6 | sort > "$tmp/plotted"
 if cmp -s "$tmp/printed" "$tmp/plotted"; then ok; else ko "the CSV's measured column differs from the files'"; fi
 if awk -F, 'NR > 1 && !($7 > 0) { bad = 1 } END { exit bad }' "$tmp/s.csv"; then ok; else ko "a row without a prediction"; fi
-if [ "$(head -c 4 "$tmp/s.png" | od -An -c | tr -d ' ')" = "211PNG" ]; then ok; else ko "not a PNG"; fi
-mkdir "$tmp/empty"
-if sh "$top/plots/reference-summary.sh" "$tmp/empty" "$tmp/empty/x.png" 2> "$tmp/err"; then ko "a build without dpscale accepted"; else ok; fi
-if [ "$(wc -l < "$tmp/err")" -eq 1 ] && grep -q "dpscale not built" "$tmp/err"; then ok; else ko "error: $(cat "$tmp/err")"; fi
-if [ -z "$(ls "$tmp/empty")" ]; then ok; else ko "files left: $(ls "$tmp/empty")"; fi
+plot_checks "$top/plots/reference-summary.sh" "$tmp/s.png" dpscale
 finish plot-reference-summary
