@@ -460,6 +460,47 @@ dps_nccl_log_parse (const char *name, const char *text, gssize len, DpsCalData *
   return dps_nccl_log_parse_hinted (name, text, len, NULL, into, error);
 }
 
+/* A published reference's counts (tests/reference/README.md): its '#%
+ * ranks:' and '#% nodes:' lines, or nodes times '#% gpus_per_node:', into
+ * hints->ranks and hints->hosts, which stand for Rank lines not pasted (a
+ * paste of the first 100 of 1024 ranks, or of 4 of 8 with '...' between);
+ * hints unchanged where text has none.  FALSE, error set, for a value that
+ * is not a count. */
+gboolean
+dps_nccl_log_header_counts (const char *name, const char *text, gsize len, DpsNcclLogHints *hints, GError **error)
+{
+  static const char *const keys[] = { "ranks", "nodes", "gpus_per_node" };
+  int v[G_N_ELEMENTS (keys)] = { 0 };
+  const char *p = text, *end = text + len;
+  for (int ln = 1; p < end; ln++) {
+    const char *nl = memchr (p, '\n', (gsize) (end - p));
+    const char *e = nl ? nl : end;
+    if (e - p > 2 && p[0] == '#' && p[1] == '%') {
+      g_autofree char *line = g_strndup (p + 2, (gsize) (e - p - 2));
+      char *colon = strchr (line, ':');
+      if (colon) {
+        *colon = 0;
+        const char *key = g_strstrip (line), *val = g_strstrip (colon + 1);
+        for (gsize k = 0; k < G_N_ELEMENTS (keys); k++) {
+          gint64 n;
+          if (!g_str_equal (key, keys[k]))
+            continue;
+          if (!dps_parse_int (val, &n) || n < 1 || n > 1 << 20)
+            return dps_set_error_at (error, name, ln, "'#%% %s: %s' is not a count", key, val);
+          v[k] = (int) n;
+        }
+      }
+    }
+    p = e + 1;
+  }
+  int ranks = v[0] ? v[0] : v[1] && v[2] ? v[1] * v[2] : 0;
+  if (ranks)
+    hints->ranks = ranks;
+  if (v[1])
+    hints->hosts = v[1];
+  return TRUE;
+}
+
 /* Loads the log at path into into; *warning (when not NULL) gets a new
  * string of one-line warnings, one a line, else NULL: for a log whose rows
  * are whole but whose footer is missing ("FILE:LINE: no '# Avg bus
@@ -482,6 +523,8 @@ dps_nccl_log_load_warn (const char *path, DpsCalData *into, char **device, char 
   do {
     /* one table at a time (a log of several runs), kept when it is an all-reduce */
     DpsNcclLogHints hints = { .start_line = start };
+    if (!dps_nccl_log_header_counts (path, data, len, &hints, error))
+      return FALSE;
     g_autoptr (DpsCalData) one = dps_cal_data_new ("nccl-tests");
     gboolean ok = dps_nccl_log_parse_hinted (path, data, (gssize) len, &hints, one, error);
     g_autofree char *test = hints.test;

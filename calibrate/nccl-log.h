@@ -22,6 +22,10 @@
  * tables, saying which it left out.  A row with a
  * non-zero #wrong count, and a row that repeats an earlier one (the same
  * size, type, operation and root), are left out and counted in the hints.
+ * A published reference's header (tests/reference/README.md) gives the
+ * counts where its Rank lines were not all pasted: '#% ranks:', '#%
+ * nodes:', '#% gpus_per_node:' (dps_nccl_log_header_counts; the loaders
+ * of both `calibrate --import` and `collective --compare` read them).
  */
 #pragma once
 
@@ -45,6 +49,8 @@ typedef struct {
   int      repeat_rows, repeat_line, repeat_of;   /* out: rows left out as repeats, the first's line and its original's */
 } DpsNcclLogHints;
 
+gboolean dps_nccl_log_header_counts (const char *name, const char *text, gsize len, DpsNcclLogHints *hints,
+                                     GError **error);
 gboolean dps_nccl_log_parse_hinted (const char *name, const char *text, gssize len, DpsNcclLogHints *hints,
                                     DpsCalData *into, GError **error);
 gboolean dps_nccl_log_parse (const char *name, const char *text, gssize len, DpsCalData *into, GError **error);

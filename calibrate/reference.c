@@ -82,21 +82,6 @@ min_channels (DpsReference *r, GError **error)
   return TRUE;
 }
 
-static gboolean
-header_int (DpsReference *r, const char *key, int *out, GError **error)
-{
-  const char *v = dps_reference_get (r, key);
-  gint64 n;
-  if (!v)
-    return TRUE;
-  if (!dps_parse_int (v, &n) || n < 1 || n > 1 << 20) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: '#%% %s: %s' is not a count", r->path, key, v);
-    return FALSE;
-  }
-  *out = (int) n;
-  return TRUE;
-}
-
 /* The (at most 32) characters after text's first key, a new string; NULL
  * where key is not in text. */
 static char *
@@ -157,13 +142,10 @@ parse_table (const char *name, const char *text, gssize len, int *start, GError 
     }
     p = e + 1;
   }
-  int ranks = 0, nodes = 0, per_node = 0;
-  if (!header_int (r, "ranks", &ranks, error) || !header_int (r, "nodes", &nodes, error)
-      || !header_int (r, "gpus_per_node", &per_node, error))
+  DpsNcclLogHints hints = { .start_line = *start };
+  if (!dps_nccl_log_header_counts (name, text, (gsize) len, &hints, error))
     return NULL;
-  if (!ranks && nodes && per_node)
-    ranks = nodes * per_node;
-  DpsNcclLogHints hints = { .ranks = ranks, .hosts = nodes, .start_line = *start };
+  int ranks = hints.ranks;
   gboolean ok = dps_nccl_log_parse_hinted (name, text, len, &hints, r->data, error);
   *start = hints.next_line;   /* 0 too for a last run that died before its table (NULL, no error) */
   if (!hints.test)

@@ -319,6 +319,51 @@ test_import_no_footer (void)
   g_rmdir (dir);
 }
 
+/* A published reference whose paste holds only some of its Rank lines
+ * (tests/reference/README.md: 2 of 16 here, as a thread pastes the first
+ * 100 of 1024) imports at its header's counts, '#% ranks:' and '#%
+ * nodes:', as `collective --compare` reads it: 16 ranks on 2 nodes, not
+ * the 2 ranks of 1 host the Rank lines alone give; nodes times '#%
+ * gpus_per_node:' where no ranks are given.  A count that is not one is
+ * refused, naming the file and line. */
+static void
+test_import_header_counts (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("dpscale-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "partial.ref", NULL);
+  const char *rows = "#  Rank  0 Group  0 Pid  1 on   hostA device  0 [0x07] NVIDIA H100 80GB HBM3\n"
+                     "#  Rank  1 Group  0 Pid  2 on   hostA device  1 [0x08] NVIDIA H100 80GB HBM3\n"
+                     "#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n"
+                     "1048576 262144 float sum -1 100.00 10.49 19.66 0 100.00 10.49 19.66 0\n"
+                     "# Avg bus bandwidth : 19.66\n";
+  const char *heads[] = { "#% ranks: 16\n#% nodes: 2\n", "#% nodes: 2\n#% gpus_per_node: 8\n" };
+  for (gsize i = 0; i < G_N_ELEMENTS (heads); i++) {
+    g_autofree char *text = g_strconcat ("#% system: test\n", heads[i], rows, NULL);
+    g_assert_true (g_file_set_contents (path, text, -1, NULL));
+    g_autoptr (DpsCalData) d = dps_cal_data_new ("nccl-tests");
+    g_autoptr (GError) e = NULL;
+    g_assert_true (dps_nccl_log_load_warn (path, d, NULL, NULL, &e));
+    g_assert_no_error (e);
+    g_assert_cmpint (d->points->len, ==, 1);
+    g_assert_cmpint (g_array_index (d->points, DpsCalPoint, 0).ranks, ==, 16);
+    g_assert_cmpint (g_array_index (d->points, DpsCalPoint, 0).nodes, ==, 2);
+    g_autoptr (DpsReference) r = dps_reference_load (path, &e);
+    g_assert_no_error (e);
+    g_assert_cmpint (r->ranks, ==, 16);
+    g_assert_cmpint (r->hosts, ==, 2);
+  }
+  g_autofree char *bad = g_strconcat ("#% system: test\n#% ranks: many\n", rows, NULL);
+  g_assert_true (g_file_set_contents (path, bad, -1, NULL));
+  g_autoptr (DpsCalData) d = dps_cal_data_new ("nccl-tests");
+  g_autoptr (GError) e = NULL;
+  g_assert_false (dps_nccl_log_load_warn (path, d, NULL, NULL, &e));
+  g_autofree char *want = g_strdup_printf ("%s:2: '#%% ranks: many' is not a count", path);
+  g_assert_nonnull (e);
+  g_assert_nonnull (strstr (e->message, want));
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 /* A reference's nccl_env narrows what NCCL may choose as NCCL does:
  * NCCL_COLLNET_ENABLE=1 adds CollNet before NCCL_ALGO narrows (whatever
  * the order of the words), NCCL_NVLS_ENABLE=0 drops NVLS, and NCCL_ALGO's
@@ -396,6 +441,7 @@ main (int argc, char **argv)
   g_test_add_func ("/calibrate/import/runs", test_import_runs);
   g_test_add_func ("/calibrate/import/bad", test_import_bad);
   g_test_add_func ("/calibrate/import/no-footer", test_import_no_footer);
+  g_test_add_func ("/calibrate/import/header-counts", test_import_header_counts);
   g_test_add_func ("/calibrate/import/nccl-env", test_nccl_env);
   g_test_add_func ("/calibrate/import/nccl-version", test_nccl_version);
   return g_test_run ();
