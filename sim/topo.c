@@ -114,62 +114,61 @@ add_duplex (DpsTopo *t, int a, int b, double bw_Bps, double latency_s, DpsLinkKi
   return (int) t->links->len - 2;
 }
 
-/* Breadth-first search on the template (node 0): fewest hops from src to
- * dst, transiting only switches and host bridges, or the GPU attached to
- * the NIC when one end is a NIC (PXN: data crosses NVLink to the GPU next to
- * the NIC).  Appends the link ids to tr_data.  Returns
- * the hop count, or -1 when dst cannot be reached. */
+/* Breadth-first search on the template (node 0) from src: prev_link[v]
+ * receives the link by which v is first reached (-1 for src, -2 for a
+ * vertex not reached), transiting only switches and host bridges, or a GPU
+ * attached to pass_nic (-1: none) on its way into it (PXN: data crosses
+ * NVLink to the GPU next to the NIC).  queue holds t->tv vertices: those
+ * reached, in the order they were taken from it; returns their count. */
 static int
-template_bfs (DpsTopo *t, int src, int dst, int *off)
+template_bfs (const DpsTopo *t, int src, int pass_nic, int *prev_link, int *queue)
 {
-  int nv = t->tv;
-  int *prev_link = g_new (int, nv);
-  for (int i = 0; i < nv; i++)
+  for (int i = 0; i < t->tv; i++)
     prev_link[i] = -2;
-  int *queue = g_new (int, nv);
   int head = 0, tail = 0;
   queue[tail++] = src;
   prev_link[src] = -1;
-  DpsVertexKind dst_kind = g_array_index (t->vertices, DpsVertex, dst).kind;
-  DpsVertexKind src_kind = g_array_index (t->vertices, DpsVertex, src).kind;
-  while (head < tail && prev_link[dst] == -2) {
+  while (head < tail) {
     int v = queue[head++];
     DpsVertexKind vk = g_array_index (t->vertices, DpsVertex, v).kind;
     if (v != src && (vk == DPS_VX_NIC || vk == DPS_VX_GPU)) {
       /* a GPU may be passed through only on its way into its own NIC */
       gboolean pxn = FALSE;
-      int nic = dst_kind == DPS_VX_NIC ? dst : src_kind == DPS_VX_NIC ? src : -1;
-      if (vk == DPS_VX_GPU && nic >= 0)
+      if (vk == DPS_VX_GPU && pass_nic >= 0)
         for (int i = t->adj_off[v]; i < t->adj_off[v + 1] && !pxn; i++)
-          pxn = g_array_index (t->links, DpsLink, t->adj[i]).dst == nic;
+          pxn = g_array_index (t->links, DpsLink, t->adj[i]).dst == pass_nic;
       if (!pxn)
         continue;
     }
     for (int i = t->adj_off[v]; i < t->adj_off[v + 1]; i++) {
       int l = t->adj[i];
-      DpsLink *lk = &g_array_index (t->links, DpsLink, l);
+      const DpsLink *lk = &g_array_index (t->links, DpsLink, l);
       if (prev_link[lk->dst] == -2) {
         prev_link[lk->dst] = l;
         queue[tail++] = lk->dst;
       }
     }
   }
-  int hops = -1;
-  if (prev_link[dst] != -2) {
-    int path[DPS_ROUTE_MAX], n = 0;
-    for (int v = dst; v != src && n < DPS_ROUTE_MAX; ) {
-      int l = prev_link[v];
-      path[n++] = l;
-      v = g_array_index (t->links, DpsLink, l).src;
-    }
-    *off = (int) t->tr_data->len;
-    for (int i = n - 1; i >= 0; i--)
-      g_array_append_val (t->tr_data, path[i]);
-    hops = n;
+  return tail;
+}
+
+/* The route template_bfs found from src to dst, appended to tr_data (its
+ * start in *off); returns its hop count, or -1 when dst was not reached. */
+static int
+template_route (DpsTopo *t, const int *prev_link, int src, int dst, int *off)
+{
+  if (prev_link[dst] == -2)
+    return -1;
+  int path[DPS_ROUTE_MAX], n = 0;
+  for (int v = dst; v != src && n < DPS_ROUTE_MAX; ) {
+    int l = prev_link[v];
+    path[n++] = l;
+    v = g_array_index (t->links, DpsLink, l).src;
   }
-  g_free (prev_link);
-  g_free (queue);
-  return hops;
+  *off = (int) t->tr_data->len;
+  for (int i = n - 1; i >= 0; i--)
+    g_array_append_val (t->tr_data, path[i]);
+  return n;
 }
 
 static void
@@ -258,28 +257,72 @@ build_template_routes (DpsTopo *t, GError **error)
   t->gn_len = g_new0 (int, k * MAX (nn, 1));
   t->ng_off = g_new0 (int, k * MAX (nn, 1));
   t->ng_len = g_new0 (int, k * MAX (nn, 1));
+  /* One search from each GPU that passes no GPU: its routes to the other
+   * GPUs, and to the NICs.  A route into NIC n may pass a GPU next to n:
+   * a search that may (pass_nic n) runs as this one until it takes the first GPU next to n from its queue, so n keeps
+   * the route it was reached by before that, else it is reached through
+   * that GPU.  From each NIC one search, which may pass the GPUs next to
+   * it, for its routes to the GPUs. */
+  g_autofree int *prev = g_new (int, t->tv), *queue = g_new (int, t->tv), *pos = g_new (int, t->tv);
+  /* for each NIC the GPUs next to it (the first link of theirs into it) */
+  g_autofree int *in_gpu = g_new (int, MAX (nn, 1) * k), *in_link = g_new (int, MAX (nn, 1) * k),
+                 *n_in = g_new0 (int, MAX (nn, 1));
+  for (int n = 0; n < nn; n++)
+    for (int g = 0; g < k; g++)
+      for (int i = t->adj_off[g]; i < t->adj_off[g + 1]; i++)
+        if (g_array_index (t->links, DpsLink, t->adj[i]).dst == t->nic_tv[n]) {
+          in_gpu[n * k + n_in[n]] = g;
+          in_link[n * k + n_in[n]++] = t->adj[i];
+          break;
+        }
+  const char *name = t->spec->path ? t->spec->path : t->spec->name;
   for (int a = 0; a < k; a++) {
+    int reached = template_bfs (t, a, -1, prev, queue);
+    for (int i = 0; i < t->tv; i++)
+      pos[i] = G_MAXINT;
+    for (int i = 0; i < reached; i++)
+      pos[queue[i]] = i;
     for (int b = 0; b < k; b++) {
       if (a == b)
         continue;
-      int h = template_bfs (t, a, b, &t->gg_off[a * k + b]);
+      int h = template_route (t, prev, a, b, &t->gg_off[a * k + b]);
       if (h < 0) {
-        g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: GPU %d cannot reach GPU %d inside a node",
-                     t->spec->path ? t->spec->path : t->spec->name, a, b);
+        g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: GPU %d cannot reach GPU %d inside a node", name, a, b);
         return FALSE;
       }
       t->gg_len[a * k + b] = h;
     }
     for (int n = 0; n < nn; n++) {
-      int h1 = template_bfs (t, a, t->nic_tv[n], &t->gn_off[a * nn + n]);
-      int h2 = template_bfs (t, t->nic_tv[n], a, &t->ng_off[n * k + a]);
-      if (h1 < 0 || h2 < 0) {
-        g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: GPU %d cannot reach NIC %d",
-                     t->spec->path ? t->spec->path : t->spec->name, a, n);
+      int v = t->nic_tv[n], first = -1;
+      for (int i = 0; i < n_in[n]; i++) {
+        int g = in_gpu[n * k + i];
+        if (g != a && pos[g] < G_MAXINT && (first < 0 || pos[g] < pos[in_gpu[n * k + first]]))
+          first = i;
+      }
+      int by = prev[v] >= 0 ? pos[g_array_index (t->links, DpsLink, prev[v]).src] : G_MAXINT;
+      int h;
+      if (first < 0 || by < pos[in_gpu[n * k + first]])
+        h = template_route (t, prev, a, v, &t->gn_off[a * nn + n]);
+      else if ((h = template_route (t, prev, a, in_gpu[n * k + first], &t->gn_off[a * nn + n])) >= 0) {
+        g_array_append_val (t->tr_data, in_link[n * k + first]);
+        h++;
+      }
+      if (h < 0) {
+        g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: GPU %d cannot reach NIC %d", name, a, n);
         return FALSE;
       }
-      t->gn_len[a * nn + n] = h1;
-      t->ng_len[n * k + a] = h2;
+      t->gn_len[a * nn + n] = h;
+    }
+  }
+  for (int n = 0; n < nn; n++) {
+    template_bfs (t, t->nic_tv[n], t->nic_tv[n], prev, queue);
+    for (int a = 0; a < k; a++) {
+      int h = template_route (t, prev, t->nic_tv[n], a, &t->ng_off[n * k + a]);
+      if (h < 0) {
+        g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: GPU %d cannot reach NIC %d", name, a, n);
+        return FALSE;
+      }
+      t->ng_len[n * k + a] = h;
     }
   }
   return TRUE;
