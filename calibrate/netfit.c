@@ -120,9 +120,12 @@ static const double prior_sd_log[DPS_NETFIT_N] = { 0.1, 0.223, 0.693, 0.693, 0.2
  * NCCL's choice. */
 #define MIN_SENSITIVITY 0.05
 
-/* One point's modelled time with figures f; < 0 on error. */
-static double
-model_time (const DpsNetFit *f, const DpsTopoSpec *spec, int ranks, int nodes, double bytes, GError **error)
+/* The topology a group of ranks on nodes runs on with figures f (NULL on
+ * error): it depends on the group and the figures, not on the size, so a
+ * cost evaluation builds it once a group (an NVL72 rack's 72 GPUs take
+ * milliseconds to route). */
+static DpsTopo *
+model_topo (const DpsNetFit *f, const DpsTopoSpec *spec, int ranks, int nodes, GError **error)
 {
   g_autoptr (DpsTopoSpec) s = dps_topo_spec_copy (spec);
   dps_netfit_apply_spec (f, s);
@@ -133,9 +136,13 @@ model_time (const DpsNetFit *f, const DpsTopoSpec *spec, int ranks, int nodes, d
     s->gpus_per_node = ranks / nodes;
   int k = s->gpus_per_node;
   int n_nodes = MAX (nodes, ranks > k ? (ranks + k - 1) / k : 1);
-  g_autoptr (DpsTopo) topo = dps_topo_new (s, n_nodes, error);
-  if (!topo)
-    return -1;
+  return dps_topo_new (s, n_nodes, error);
+}
+
+/* One point's modelled time on topo (model_topo's) with figures f; < 0 on error. */
+static double
+model_time_on (const DpsNetFit *f, const DpsTopo *topo, int ranks, double bytes, GError **error)
+{
   DpsCollParams params;
   dps_coll_params_nccl (&params);
   guint amask = DPS_NCCL_ALGOS;
@@ -147,6 +154,14 @@ model_time (const DpsNetFit *f, const DpsTopoSpec *spec, int ranks, int nodes, d
     return -1;
   dps_plan_unref (ch.plan);
   return ch.time_s;
+}
+
+/* One point's modelled time with figures f; < 0 on error. */
+static double
+model_time (const DpsNetFit *f, const DpsTopoSpec *spec, int ranks, int nodes, double bytes, GError **error)
+{
+  g_autoptr (DpsTopo) topo = model_topo (f, spec, ranks, nodes, error);
+  return topo ? model_time_on (f, topo, ranks, bytes, error) : -1;
 }
 
 static void
@@ -166,11 +181,20 @@ cost (const double *x, void *data)
   DpsNetFit f = { 0 };
   unpack (pb, x, &f);
   double s = 0;
+  g_autoptr (DpsTopo) topo = NULL;   /* the last group's: a group's points follow each other */
+  int t_ranks = 0, t_nodes = 0;
   for (int i = 0; i < pb->n; i++) {
     const DpsCalPoint *p = &pb->pts[i];
     if (MAX (p->nodes, 1) < pb->nodes_lo || MAX (p->nodes, 1) > pb->nodes_hi)
       continue;
-    double t = model_time (&f, pb->spec, p->ranks, p->nodes, p->bytes, NULL);
+    if (!topo || p->ranks != t_ranks || p->nodes != t_nodes) {
+      g_clear_pointer (&topo, dps_topo_free);
+      if (!(topo = model_topo (&f, pb->spec, p->ranks, p->nodes, NULL)))
+        return HUGE_VAL;
+      t_ranks = p->ranks;
+      t_nodes = p->nodes;
+    }
+    double t = model_time_on (&f, topo, p->ranks, p->bytes, NULL);
     if (!(t > 0))
       return HUGE_VAL;
     double r = log (t / p->time_s);
