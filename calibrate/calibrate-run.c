@@ -302,6 +302,12 @@ dps_calibrate_import (char **logs, const char *topology, const DpsCalibrateSpec 
       say (s->warn, msg, s->pdata);
     }
     starts[i + 1] = data->points->len;
+    for (guint j = starts[i]; j < starts[i + 1]; j++)
+      if (g_array_index (data->points, DpsCalPoint, j).ranks > DPS_SIM_MAX_GPUS) {
+        g_set_error (error, DPS_ERROR, DPS_ERROR_LIMIT, "%s: %d ranks: at most %d GPUs are simulated", logs[i],
+                     g_array_index (data->points, DpsCalPoint, j).ranks, DPS_SIM_MAX_GPUS);
+        return NULL;
+      }
     if (import_repeated (logs, i, data, starts, error))
       return NULL;
     g_auto (GStrv) w = g_strsplit (warning ? warning : "", "\n", -1);

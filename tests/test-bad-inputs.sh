@@ -359,6 +359,14 @@ expect 2 "\-\-import: $log given twice" calibrate --import "$log" --import "$log
 expect 2 "\-\-import: $t/link.log is the same file as $log" calibrate --import "$log" --import "$t/link.log" -o "$t/never.calib"
 expect 2 "\-\-import: $t/copy.log holds the same rows as $log" calibrate --import "$log" --import "$t/copy.log" -o "$t/never.calib"
 absent "$t/never.calib" "$t/never.csv"
+# a reference's header counts stand for Rank lines not pasted: a count
+# that is not one is refused at its line, one past what is simulated
+# refused before any fit (it took minutes, then memory, unrefused)
+printf '#%% ranks: many\n' | cat - "$log" >"$t/notcount.ref"
+expect 1 "notcount.ref:1: '#% ranks: many' is not a count" calibrate --import "$t/notcount.ref" -o "$t/never.calib"
+printf '#%% ranks: 1048576\n#%% nodes: 131072\n' | cat - "$log" >"$t/huge.ref"
+expect 1 "huge.ref: 1048576 ranks: at most 65536 GPUs are simulated" calibrate --import "$t/huge.ref" -o "$t/never.calib"
+absent "$t/never.calib" "$t/never.csv"
 
 # --- a profile of another machine judges nothing here: validate refuses it before any work ---
 c=$(dirname "$0")/fuzz/corpus/profile/cpu-quick.calib

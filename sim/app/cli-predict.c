@@ -250,7 +250,7 @@ dps_cmd_predict (int argc, char **argv)
   DpsDdpResult r = { 0 };
   if (argc > 1)
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "unknown option: unexpected argument '%s'", argv[1]);
-  else if (single ("--gpus", o.gpus, 1, DPS_CLI_MAX_GPUS, &gpus, &error)
+  else if (single ("--gpus", o.gpus, 1, DPS_SIM_MAX_GPUS, &gpus, &error)
            && single ("--batch", o.batch, 1, 1e7, &batch, &error)
            && single ("--bucket-cap-mb", o.bucket_cap, 1e-6, 1e6, &cap, &error)
            && single ("--grad-accum", o.grad_accum, 1, 1e6, &accum, &error)

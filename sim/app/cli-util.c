@@ -160,9 +160,9 @@ size_topology (const DpsTopoSpec *spec, int nodes, int gpus, int *n_gpus, GError
                  "--nodes %d and --gpus %d disagree (%d GPUs per node): give one of them", nodes, gpus, k);
     return NULL;
   }
-  if (gpus > DPS_CLI_MAX_GPUS || nodes > DPS_CLI_MAX_GPUS / k) {
+  if (gpus > DPS_SIM_MAX_GPUS || nodes > DPS_SIM_MAX_GPUS / k) {
     g_set_error (error, DPS_ERROR, DPS_ERROR_LIMIT, "%s: at most %d GPUs are simulated (%d nodes of %d)",
-                 gpus ? "--gpus" : "--nodes", DPS_CLI_MAX_GPUS, DPS_CLI_MAX_GPUS / k, k);
+                 gpus ? "--gpus" : "--nodes", DPS_SIM_MAX_GPUS, DPS_SIM_MAX_GPUS / k, k);
     return NULL;
   }
   if (gpus > k && gpus % k) {

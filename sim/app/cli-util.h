@@ -12,11 +12,9 @@
 
 #define DPS_UNSET_INT G_MININT
 
-/* The largest cluster a command simulates: 65536 GPUs take about 4 s and
- * 0.5-0.7 GB for one predict on 2 cores (dgx-h100, gb200-nvl72); 2^20 took
- * 79 s and 5.4 GB.  A collective's 28 default sizes at 4096 GPUs take 2-3 s
- * (its cost grows with the GPUs times the sizes). */
-#define DPS_CLI_MAX_GPUS 65536
+/* A collective's 28 default sizes at 4096 GPUs take 2-3 s (its cost grows
+ * with the GPUs times the sizes); the largest cluster any command
+ * simulates is DPS_SIM_MAX_GPUS (sim/topo.h). */
 #define DPS_CLI_MAX_COLLECTIVE_GPUS 4096
 
 /* The network model every subcommand predicts with unless --mode says
