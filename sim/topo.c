@@ -259,10 +259,12 @@ build_template_routes (DpsTopo *t, GError **error)
   t->ng_len = g_new0 (int, k * MAX (nn, 1));
   /* One search from each GPU that passes no GPU: its routes to the other
    * GPUs, and to the NICs.  A route into NIC n may pass a GPU next to n:
-   * a search that may (pass_nic n) runs as this one until it takes the first GPU next to n from its queue, so n keeps
-   * the route it was reached by before that, else it is reached through
-   * that GPU.  From each NIC one search, which may pass the GPUs next to
-   * it, for its routes to the GPUs. */
+   * a search that may (pass_nic n) runs as this one until it takes the
+   * first GPU next to n from its queue, so n keeps the route it was
+   * reached by before that, else it is reached through that GPU (the
+   * routes of a search per pair, checked equal on every shipped topology).
+   * From each NIC one search, which may pass the GPUs next to it, for its
+   * routes to the GPUs. */
   g_autofree int *prev = g_new (int, t->tv), *queue = g_new (int, t->tv), *pos = g_new (int, t->tv);
   /* for each NIC the GPUs next to it (the first link of theirs into it) */
   g_autofree int *in_gpu = g_new (int, MAX (nn, 1) * k), *in_link = g_new (int, MAX (nn, 1) * k),

@@ -116,6 +116,21 @@ test_routes (void)
   g_assert_cmpint (count_kind (f, links, n, DPS_LINK_NET), ==, 4);
   n = dps_topo_route (f, 0, 8 * 1, links);   /* same leaf */
   g_assert_cmpint (count_kind (f, links, n, DPS_LINK_NET), ==, 2);
+  /* Two NVL72 racks on a fat tree (routed by one search a GPU, not a
+   * search a pair): GPU 0 to GPU 5 of the other rack leaves by its own NIC
+   * 0, crosses leaf, spine and leaf, and arrives by GPU 5's own NIC 5, no
+   * NVLink on the way; GPU 0 to GPU 5 of its rack goes through the switch */
+  g_autoptr (DpsTopo) x = shipped ("gb200-nvl72", 2);
+  n = dps_topo_route (x, 0, 72 + 5, links);
+  g_assert_cmpint (n, ==, 6);
+  g_assert_cmpint (count_kind (x, links, n, DPS_LINK_NVLINK), ==, 0);
+  const DpsVertex *out = dps_topo_vertex (x, dps_topo_link (x, links[0])->dst);
+  const DpsVertex *in = dps_topo_vertex (x, dps_topo_link (x, links[n - 1])->src);
+  g_assert_true (out->kind == DPS_VX_NIC && out->node == 0 && out->index == 0);
+  g_assert_true (in->kind == DPS_VX_NIC && in->node == 1 && in->index == 5);
+  n = dps_topo_route (x, 0, 5, links);
+  g_assert_cmpint (n, ==, 2);
+  g_assert_cmpint (dps_topo_vertex (x, dps_topo_link (x, links[0])->dst)->kind, ==, DPS_VX_NVSWITCH);
 }
 
 /* DGX-1's hybrid cube mesh: 6 NVLinks a GPU (16 pairs, 8 of them doubled)
