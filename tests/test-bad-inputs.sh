@@ -163,7 +163,7 @@ if [ $root = yes ]; then
 else
   null=/dev/null full=/dev/full
 fi
-log=$(dirname "$0")/data/nccl-tests-1x8.log
+log=$(cd "$(dirname "$0")" && pwd)/data/nccl-tests-1x8.log   # absolute: a symlink to it below must resolve from $t
 # a log without a topology: the error names its GPUs and the shipped
 # topologies with them (the log's Rank lines say NVIDIA H100 80GB HBM3)
 # a test the model has no operation for: refused when alone, by its name
