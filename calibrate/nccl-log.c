@@ -460,17 +460,13 @@ dps_nccl_log_parse (const char *name, const char *text, gssize len, DpsCalData *
   return dps_nccl_log_parse_hinted (name, text, len, NULL, into, error);
 }
 
-/* A published reference's counts (tests/reference/README.md): its '#%
- * ranks:' and '#% nodes:' lines, or nodes times '#% gpus_per_node:', into
- * hints->ranks and hints->hosts, which stand for Rank lines not pasted (a
- * paste of the first 100 of 1024 ranks, or of 4 of 8 with '...' between);
- * hints unchanged where text has none.  FALSE, error set, for a value that
- * is not a count. */
+/* Calls fn with every '#% key: value' line of text (a published
+ * reference's header: tests/reference/README.md), its line (from 1), key
+ * and value stripped; stops at the first fn that returns FALSE, and
+ * returns FALSE then. */
 gboolean
-dps_nccl_log_header_counts (const char *name, const char *text, gsize len, DpsNcclLogHints *hints, GError **error)
+dps_nccl_log_header_foreach (const char *text, gsize len, DpsNcclLogHeaderFn fn, gpointer data, GError **error)
 {
-  static const char *const keys[] = { "ranks", "nodes", "gpus_per_node" };
-  int v[G_N_ELEMENTS (keys)] = { 0 };
   const char *p = text, *end = text + len;
   for (int ln = 1; p < end; ln++) {
     const char *nl = memchr (p, '\n', (gsize) (end - p));
@@ -480,24 +476,52 @@ dps_nccl_log_header_counts (const char *name, const char *text, gsize len, DpsNc
       char *colon = strchr (line, ':');
       if (colon) {
         *colon = 0;
-        const char *key = g_strstrip (line), *val = g_strstrip (colon + 1);
-        for (gsize k = 0; k < G_N_ELEMENTS (keys); k++) {
-          gint64 n;
-          if (!g_str_equal (key, keys[k]))
-            continue;
-          if (!dps_parse_int (val, &n) || n < 1 || n > 1 << 20)
-            return dps_set_error_at (error, name, ln, "'#%% %s: %s' is not a count", key, val);
-          v[k] = (int) n;
-        }
+        if (!fn (ln, g_strstrip (line), g_strstrip (colon + 1), data, error))
+          return FALSE;
       }
     }
     p = e + 1;
   }
-  int ranks = v[0] ? v[0] : v[1] && v[2] ? v[1] * v[2] : 0;
+  return TRUE;
+}
+
+typedef struct {
+  const char *name;
+  int         v[3];   /* ranks, nodes, gpus_per_node; 0 unsaid */
+} HeaderCounts;
+
+static gboolean
+header_count (int line, const char *key, const char *value, gpointer data, GError **error)
+{
+  static const char *const keys[] = { "ranks", "nodes", "gpus_per_node" };
+  HeaderCounts *c = data;
+  for (gsize k = 0; k < G_N_ELEMENTS (keys); k++) {
+    gint64 n;
+    if (!g_str_equal (key, keys[k]))
+      continue;
+    if (!dps_parse_int (value, &n) || n < 1 || n > 1 << 20)
+      return dps_set_error_at (error, c->name, line, "'#%% %s: %s' is not a count", key, value);
+    c->v[k] = (int) n;
+  }
+  return TRUE;
+}
+
+/* A published reference's counts: its '#% ranks:' and '#% nodes:' lines,
+ * or nodes times '#% gpus_per_node:', into hints->ranks and hints->hosts,
+ * which stand for Rank lines not pasted (a paste of the first 100 of 1024
+ * ranks, or of 4 of 8 with '...' between); hints unchanged where text has
+ * none.  FALSE, error set, for a value that is not a count. */
+gboolean
+dps_nccl_log_header_counts (const char *name, const char *text, gsize len, DpsNcclLogHints *hints, GError **error)
+{
+  HeaderCounts c = { .name = name };
+  if (!dps_nccl_log_header_foreach (text, len, header_count, &c, error))
+    return FALSE;
+  int ranks = c.v[0] ? c.v[0] : c.v[1] && c.v[2] ? c.v[1] * c.v[2] : 0;
   if (ranks)
     hints->ranks = ranks;
-  if (v[1])
-    hints->hosts = v[1];
+  if (c.v[1])
+    hints->hosts = c.v[1];
   return TRUE;
 }
 

@@ -49,6 +49,9 @@ typedef struct {
   int      repeat_rows, repeat_line, repeat_of;   /* out: rows left out as repeats, the first's line and its original's */
 } DpsNcclLogHints;
 
+typedef gboolean (*DpsNcclLogHeaderFn) (int line, const char *key, const char *value, gpointer data, GError **error);
+gboolean dps_nccl_log_header_foreach (const char *text, gsize len, DpsNcclLogHeaderFn fn, gpointer data,
+                                      GError **error);
 gboolean dps_nccl_log_header_counts (const char *name, const char *text, gsize len, DpsNcclLogHints *hints,
                                      GError **error);
 gboolean dps_nccl_log_parse_hinted (const char *name, const char *text, gssize len, DpsNcclLogHints *hints,

@@ -117,6 +117,16 @@ nccl_version (const DpsReference *r, const char *text, gsize len)
  * reference; *start becomes the line where the next table's run starts,
  * 0 when none.  name is used in messages.  Errors: a malformed header
  * value, a table the log reader refuses, a rank count it cannot tell. */
+/* A header line into the reference's meta (the last of a key stands) */
+static gboolean
+add_meta (int line, const char *key, const char *value, gpointer meta, GError **error)
+{
+  (void) line;
+  (void) error;
+  g_hash_table_replace (meta, g_strdup (key), g_strdup (value));
+  return TRUE;
+}
+
 static DpsReference *
 parse_table (const char *name, const char *text, gssize len, int *start, GError **error)
 {
@@ -128,20 +138,7 @@ parse_table (const char *name, const char *text, gssize len, int *start, GError 
   r->data = dps_cal_data_new ("nccl-tests");
   r->algo_mask = DPS_NCCL_ALGOS;
   r->proto_mask = DPS_ALL_PROTOS;
-  const char *p = text, *end = text + len;
-  while (p < end) {
-    const char *nl = memchr (p, '\n', (gsize) (end - p));
-    const char *e = nl ? nl : end;
-    if (e - p > 2 && p[0] == '#' && p[1] == '%') {
-      g_autofree char *line = g_strndup (p + 2, (gsize) (e - p - 2));
-      char *colon = strchr (line, ':');
-      if (colon) {
-        *colon = 0;
-        g_hash_table_replace (r->meta, g_strdup (g_strstrip (line)), g_strdup (g_strstrip (colon + 1)));
-      }
-    }
-    p = e + 1;
-  }
+  dps_nccl_log_header_foreach (text, (gsize) len, add_meta, r->meta, NULL);
   DpsNcclLogHints hints = { .start_line = *start };
   if (!dps_nccl_log_header_counts (name, text, (gsize) len, &hints, error))
     return NULL;
