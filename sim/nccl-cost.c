@@ -315,15 +315,20 @@ dps_tune_calibrated (const DpsCollParams *p, double bytes, DpsTimeFn model, void
  * does (dps_net_transport_eager_bytes).  A network step carries a
  * channel's chunk: a ring's share of one rank, S / (ranks x channels), a
  * tree's or NVLS's the channel's S / channels in NCCL's chunks, which are
- * larger than any eager size.  LL's network buffers are in host memory
- * (NCCL src/transport/net.cc: only LL128's and Simple's are on the GPU
- * with GPUDirect), so LL never takes a GPU memory protocol. */
+ * larger than any eager size; LL's chunk is twice its data (a flag with
+ * every 4 bytes).  LL's network buffers are in host memory (NCCL
+ * src/transport/net.cc: only LL128's and Simple's are on the GPU with
+ * GPUDirect), so LL takes no eager size that holds for GPU memory alone
+ * (dps_net_transport_eager_any_memory). */
 double
 dps_tune_eager_bytes (const DpsCollCtx *ctx, DpsAlgo algo, DpsProto proto)
 {
-  double eager = dps_net_transport_eager_bytes (dps_topo_spec (ctx->topo)->net_transport);
-  if (eager <= 0 || proto == DPS_PROTO_LL || ctx->n_nodes < 2)
+  DpsNetTransport t = dps_topo_spec (ctx->topo)->net_transport;
+  double eager = dps_net_transport_eager_bytes (t);
+  if (eager <= 0 || ctx->n_nodes < 2 || (proto == DPS_PROTO_LL && !dps_net_transport_eager_any_memory (t)))
     return 0;
+  if (proto == DPS_PROTO_LL)
+    eager /= 2;
   int per = algo == DPS_ALGO_RING || algo == DPS_ALGO_HIER ? ctx->n_nodes * ctx->ranks_per_node : 1;
   return eager * per * MAX (ctx->channels, 1);
 }
@@ -359,9 +364,9 @@ net_step_algo (const DpsCollCtx *ctx, DpsAlgo algo, DpsLinkKind kind)
  * ring spanning several nodes pays at least the network overhead on each
  * intra-node step (three times with Simple).  A network step whose chunk
  * is larger than the transport's eager message (dps_tune_eager_bytes)
- * takes three crossings of the network for one: the request, the
- * receiver's read and its response (EFA's read protocol), so twice its
- * latency more.  (On the suite's 2-node p4d table with Simple this put
+ * takes the transport's crossings of the network for one
+ * (dps_net_transport_crossings: EFA's read protocol three, its RDMA
+ * write two).  (On the suite's 2-node p4d table with Simple this put
  * the 2-16 MiB rows within 3%, 25-65% too fast without it, before NCCL's
  * plateau of the ring (dps_tune_ring_latency) made them 5-12% too slow;
  * the 512 KiB and 1 MiB rows, eager messages, were 50% too fast, with
@@ -374,7 +379,7 @@ dps_tune_step_s (const DpsCollCtx *ctx, DpsAlgo algo, DpsLinkKind kind, DpsProto
     s += dps_topo_spec (ctx->topo)->net_extra_s;
     double eager = dps_tune_eager_bytes (ctx, algo, proto);
     if (eager > 0 && ctx->bytes > eager)
-      s *= 3;
+      s *= dps_net_transport_crossings (dps_topo_spec (ctx->topo)->net_transport);
   }
   if (kind != DPS_LINK_NET && ctx->n_nodes > 1 && algo != DPS_ALGO_NVLS) {
     double o = ctx->params->net_overhead_s * (proto == DPS_PROTO_SIMPLE ? 3 : 1);
@@ -400,8 +405,8 @@ dps_tune_plateau_bytes (const DpsCollCtx *ctx, DpsAlgo algo, DpsProto proto)
  * steps + ninter network steps.  From dps_tune_plateau_bytes on, Simple's
  * is NCCL's 1.4 times that (1.9 below compute capability 8.0: Volta;
  * ncclTopoGetAlgoTime), the network steps' latency the transport's
- * (dps_net_transport_extra_us) included; the read protocol's two added
- * crossings of a step past the eager size are the transport's exchange,
+ * (dps_net_transport_extra_us) included; the crossings a step past the
+ * eager size adds (dps_net_transport_crossings) are the transport's exchange,
  * outside NCCL's figure, and are added unscaled.  (On the suite's 2-node
  * p4d Simple table the rows of 64 KiB to 1 MiB move from 23-54% too fast
  * to within 20%, aws-p4d 29.2 -> 17.2%; no other table moves: their ring

@@ -117,6 +117,8 @@ int            dps_topo_spec_gpus_per_host (const DpsTopoSpec *spec);
 /* per transport (net-transport.c) */
 double         dps_net_transport_extra_us (DpsNetTransport t);
 double         dps_net_transport_eager_bytes (DpsNetTransport t);
+int            dps_net_transport_crossings (DpsNetTransport t);
+gboolean       dps_net_transport_eager_any_memory (DpsNetTransport t);
 const char    *dps_net_transport_name (DpsNetTransport t);
 void           dps_topo_spec_free (DpsTopoSpec *spec);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (DpsTopoSpec, dps_topo_spec_free)

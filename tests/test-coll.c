@@ -673,8 +673,11 @@ test_channel_ceiling (void)
  * (16 ranks, 8 channels) carries S / 128 a step and channel: up to 1 MiB
  * its network step with Simple takes NCCL's 14 us plus EFA's 48, above it
  * three times that; LL (host memory, NCCL's net.cc) keeps its one step at
- * any size, and p5's EFA (aws-ofi-nccl's RDMA protocol) and InfiniBand
- * (one RDMA write) have no eager limit. */
+ * any size.  p5's EFA (aws-ofi-nccl's RDMA protocol) sends up to its
+ * OFI_NCCL_EAGER_MAX_SIZE, 8 KiB, eagerly, from host memory too (LL, whose
+ * chunk is twice its data: 4 KiB of data), and above it by RDMA write after
+ * the receiver's control message: two crossings, each NCCL's 14 us plus
+ * its own 12.  InfiniBand (one RDMA write) has no eager limit. */
 static void
 test_efa_read_protocol (void)
 {
@@ -696,8 +699,17 @@ test_efa_read_protocol (void)
   g_assert_cmpfloat (dps_tune_eager_bytes (&ctx, DPS_ALGO_RING, DPS_PROTO_SIMPLE), ==, 0);
   g_assert_cmpfloat (REL (dps_tune_step_s (&ctx, DPS_ALGO_RING, DPS_LINK_NET, DPS_PROTO_SIMPLE), (14 + 1) * 1e-6), <, 1e-9);
   g_autoptr (DpsTopo) p5 = shipped ("aws-p5", 2);
-  g_assert_true (dps_coll_ctx_init (&ctx, p5, &p, 16, DPS_OP_ALLREDUCE, 1 << 30, NULL));
-  g_assert_cmpfloat (dps_tune_eager_bytes (&ctx, DPS_ALGO_RING, DPS_PROTO_SIMPLE), ==, 0);
+  g_assert_true (dps_coll_ctx_init (&ctx, p5, &p, 16, DPS_OP_ALLREDUCE, 8192, NULL));
+  ctx.algo = DPS_ALGO_TREE;
+  double ch = ctx.channels;
+  g_assert_cmpfloat (ch, >=, 1);
+  g_assert_cmpfloat (dps_tune_eager_bytes (&ctx, DPS_ALGO_RING, DPS_PROTO_SIMPLE), ==, 8192.0 * 16 * ch);
+  g_assert_cmpfloat (dps_tune_eager_bytes (&ctx, DPS_ALGO_TREE, DPS_PROTO_SIMPLE), ==, 8192.0 * ch);
+  g_assert_cmpfloat (dps_tune_eager_bytes (&ctx, DPS_ALGO_TREE, DPS_PROTO_LL), ==, 4096.0 * ch);
+  double tree_ll = (5.0 + 12) * 1e-6;
+  g_assert_cmpfloat (REL (dps_tune_step_s (&ctx, DPS_ALGO_TREE, DPS_LINK_NET, DPS_PROTO_LL), tree_ll), <, 1e-9);
+  ctx.bytes = 4096.0 * ch + 1;
+  g_assert_cmpfloat (REL (dps_tune_step_s (&ctx, DPS_ALGO_TREE, DPS_LINK_NET, DPS_PROTO_LL), 2 * tree_ll), <, 1e-9);
 }
 
 /* The latency terms of plan with proto, all phases. */
