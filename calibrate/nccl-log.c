@@ -525,6 +525,27 @@ dps_nccl_log_header_counts (const char *name, const char *text, gsize len, DpsNc
   return TRUE;
 }
 
+static gboolean
+header_topology (int line, const char *key, const char *value, gpointer data, GError **error)
+{
+  char **topology = data;
+  if (g_str_equal (key, "topology") && value[0] && !*topology)
+    *topology = g_strdup (value);
+  return TRUE;
+}
+
+/* The topology a published reference names by its '#% topology:' line
+ * (tests/reference/README.md) into *topology, a new string, or NULL for a
+ * log without one; FALSE, error set, where the file cannot be read. */
+gboolean
+dps_nccl_log_file_topology (const char *path, char **topology, GError **error)
+{
+  *topology = NULL;
+  gsize len;
+  g_autofree char *text = dps_read_file (path, "log", &len, error);
+  return text && dps_nccl_log_header_foreach (text, len, header_topology, topology, error);
+}
+
 /* Loads the log at path into into; *warning (when not NULL) gets a new
  * string of one-line warnings, one a line, else NULL: for a log whose rows
  * are whole but whose footer is missing ("FILE:LINE: no '# Avg bus

@@ -54,6 +54,7 @@ gboolean dps_nccl_log_header_foreach (const char *text, gsize len, DpsNcclLogHea
                                       GError **error);
 gboolean dps_nccl_log_header_counts (const char *name, const char *text, gsize len, DpsNcclLogHints *hints,
                                      GError **error);
+gboolean dps_nccl_log_file_topology (const char *path, char **topology, GError **error);
 gboolean dps_nccl_log_parse_hinted (const char *name, const char *text, gssize len, DpsNcclLogHints *hints,
                                     DpsCalData *into, GError **error);
 gboolean dps_nccl_log_parse (const char *name, const char *text, gssize len, DpsCalData *into, GError **error);

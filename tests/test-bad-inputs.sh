@@ -367,6 +367,17 @@ expect 1 "notcount.ref:1: '#% ranks: many' is not a count" calibrate --import "$
 printf '#%% ranks: 1048576\n#%% nodes: 131072\n' | cat - "$log" >"$t/huge.ref"
 expect 1 "huge.ref: 1048576 ranks: at most 65536 GPUs are simulated" calibrate --import "$t/huge.ref" -o "$t/never.calib"
 absent "$t/never.calib" "$t/never.csv"
+# without --topology the import takes the cluster a reference names
+# ('#% topology:'): one that names none that exists, or two references
+# naming two clusters (one profile describes one), are refused before any fit
+printf '#%% topology: nosuch\n' | cat - "$log" >"$t/nosuch.ref"
+expect 1 "nosuch.ref: '#% topology: nosuch' is neither a shipped topology nor a file: give --topology" \
+  calibrate --import "$t/nosuch.ref" -o "$t/never.calib"
+printf '#%% topology: hgx-b200\n' | cat - "$log" >"$t/b200.ref"
+printf '#%% topology: dgx-h100\n' | cat - "$log" | sed 's/^\( *1024 \)/\1 /' >"$t/h100.ref"
+expect 2 "b200.ref names topology hgx-b200, $t/h100.ref names dgx-h100: import each on its own, or give --topology" \
+  calibrate --import "$t/b200.ref" --import "$t/h100.ref" -o "$t/never.calib"
+absent "$t/never.calib" "$t/never.csv"
 
 # --- a profile of another machine judges nothing here: validate refuses it before any work ---
 c=$(dirname "$0")/fuzz/corpus/profile/cpu-quick.calib

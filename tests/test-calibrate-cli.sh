@@ -70,6 +70,19 @@ if grep -q '^backend=nccl-tests' "$tmp/i.calib" && grep -q '^\[fit.16.2\]' "$tmp
 if "$bin" calibrate --import "$data/nccl-tests-truncated.log" -o "$tmp/t.calib" 2>"$tmp/err"; then ko "truncated log accepted"; else
   grep -q "nccl-tests-truncated.log:30:" "$tmp/err" && [ ! -e "$tmp/t.calib" ] && ok || ko "truncated: $(cat "$tmp/err")"; fi
 if "$bin" calibrate --import /nonexistent.log 2>"$tmp/err"; then ko "missing log accepted"; else grep -q "nonexistent.log" "$tmp/err" && ok || ko "missing log message"; fi
+# a published reference names its cluster ('#% topology: aws-p5'): imported
+# without --topology it is fitted on that cluster, the same profile as with
+# --topology aws-p5 (created= aside), and not dgx-h100's, the default
+ref=$(dirname "$0")/reference/nccl/aws-p5-2n-allreduce.ref
+"$bin" calibrate --import "$ref" -o "$tmp/p5a.calib" >"$tmp/out" 2>"$tmp/err" || ko "reference import: $(tail -1 "$tmp/err")"
+"$bin" calibrate --import "$ref" --topology aws-p5 -o "$tmp/p5b.calib" >/dev/null 2>&1 || ko "reference import with --topology"
+"$bin" calibrate --import "$ref" --topology dgx-h100 -o "$tmp/p5c.calib" >/dev/null 2>&1 || ko "reference import on dgx-h100"
+# the two profiles' lines that differ, their time stamps aside
+differ () { diff "$1" "$2" | grep '^[<>]' | grep -v '^[<>] created='; }
+if grep -q "topology aws-p5, from .*aws-p5-2n-allreduce.ref's '#% topology:' line" "$tmp/err" \
+   && grep -q "network fit on AWS p5.48xlarge" "$tmp/out" && [ -z "$(differ "$tmp/p5a.calib" "$tmp/p5b.calib")" ]; then ok
+else ko "reference import: not fitted on its own topology: $(head -1 "$tmp/err")"; fi
+if [ -n "$(differ "$tmp/p5a.calib" "$tmp/p5c.calib")" ]; then ok; else ko "aws-p5 and dgx-h100 fits identical"; fi
 
 # 4. profiles that cannot be used
 printf '[profile]\nformat=9\nbackend=cpu-mpi\n' >"$tmp/new.calib"

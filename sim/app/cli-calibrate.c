@@ -5,6 +5,7 @@
 #include "sim/app/cli.h"
 #include "sim/app/cli-util.h"
 #include "calibrate/calibrate-run.h"
+#include "calibrate/nccl-log.h"
 #include "calibrate/profile-network.h"
 #include "calibrate/gpu.h"
 #include "sim/base/plot.h"
@@ -164,6 +165,44 @@ check_opts (Opts *o, GError **error)
   for (guint i = 0; i < r->len; i++) {
     int v = (int) g_array_index (r, gint64, i);
     g_array_append_val (o->ranks, v);
+  }
+  return TRUE;
+}
+
+/* Without --topology, the one the imported logs name by their '#%
+ * topology:' lines (published references, tests/reference/nccl/), into
+ * o->topology; NULL where none names one (dgx-h100 then, the default).
+ * Logs that name two are refused: each needs its own cluster. */
+static gboolean
+topology_from_logs (Opts *o, GError **error)
+{
+  const char *from = NULL;
+  if (o->topology || !o->imports)
+    return TRUE;
+  for (int i = 0; o->imports[i]; i++) {
+    g_autofree char *t = NULL;
+    if (!dps_nccl_log_file_topology (o->imports[i], &t, error))
+      return FALSE;
+    if (!t)
+      continue;
+    if (!o->topology) {
+      o->topology = g_steal_pointer (&t);
+      from = o->imports[i];
+    } else if (!g_str_equal (t, o->topology)) {
+      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--import: %s names topology %s, %s names %s: import each on its own, or give --topology",
+                   from, o->topology, o->imports[i], t);
+      return FALSE;
+    }
+  }
+  g_autofree char *path = from ? dps_topo_find (o->topology, NULL) : NULL;
+  if (from && !path) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: '#%% topology: %s' is neither a shipped topology nor a file: give --topology",
+                 from, o->topology);
+    return FALSE;
+  }
+  if (from) {
+    g_autofree char *msg = g_strdup_printf ("topology %s, from %s's '#%% topology:' line (--topology to choose another)", o->topology, from);
+    progress (msg, NULL);
   }
   return TRUE;
 }
@@ -333,7 +372,7 @@ dps_cmd_calibrate (int argc, char **argv)
   g_autoptr (DpsProfile) prof = NULL;
   g_autoptr (GString) csv = g_string_new ("ranks,nodes,size_bytes,measured_busbw_GBps,fitted_busbw_GBps,held_out,error_pct\n");
   g_autoptr (GString) table = g_string_new (NULL);
-  if (!error && check_opts (&o, &error) && (prof = calibrate (&o, &error))) {
+  if (!error && check_opts (&o, &error) && topology_from_logs (&o, &error) && (prof = calibrate (&o, &error))) {
     prof->path = g_strdup (out_path);
     if (check_fit (prof, o.topology, table, csv, &error))
       write_outputs (prof, out_path, o.out_kind, csv, table, &error);
