@@ -36,7 +36,7 @@
  *   took SENDRECV's 48, and the p5 table came out twice as slow as measured
  *   below 64 KiB (139 us for 8 bytes), 14.8% off above.
  * TCPX (A3) tables are met with 0, their bandwidth being what limits them
- * at the  * sizes published. */
+ * at the sizes published. */
 double
 dps_net_transport_extra_us (DpsNetTransport t)
 {
@@ -75,10 +75,10 @@ dps_net_transport_eager_bytes (DpsNetTransport t)
  * and its response), RDMA's two (the receiver's control message with its
  * buffer's address, then the write).  NCCL posts its receives ahead of
  * the sends, which can hide the control message; the p5 table says it is
- * not hidden: its rows of 512 KiB to 8 MiB (tree LL128, 120-195 us) are
- * 16-27% too fast with one crossing, within 3% with two, at the latency
- * its rows below 64 KiB choose either way (12 us; median of its rows
- * from 64 KiB 27.4% with one, 7.0% with two). */
+ * not hidden: its rows of 1 to 8 MiB (LL128, 120-195 us) are 24-36% too
+ * fast with one crossing, within 3% with two, at the latency its rows
+ * below 64 KiB choose either way (12 us; median of its rows from 64 KiB
+ * 27.4% with one, 7.0% with two). */
 int
 dps_net_transport_crossings (DpsNetTransport t)
 {
