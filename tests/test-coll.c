@@ -676,8 +676,9 @@ test_channel_ceiling (void)
  * any size.  p5's EFA (aws-ofi-nccl's RDMA protocol) sends up to its
  * OFI_NCCL_EAGER_MAX_SIZE, 8 KiB, eagerly, from host memory too (LL, whose
  * chunk is twice its data: 4 KiB of data), and above it by RDMA write after
- * the receiver's control message: two crossings, each NCCL's 14 us plus
- * its own 12.  InfiniBand (one RDMA write) has no eager limit. */
+ * the receiver's control message: two crossings, each NCCL's step (a
+ * tree's with LL, 5 us) plus its own 12.  InfiniBand (one RDMA write) has
+ * no eager limit. */
 static void
 test_efa_read_protocol (void)
 {
