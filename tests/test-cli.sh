@@ -112,6 +112,19 @@ NCCL version 2.26.5+cuda12.9
 LOG
 expect 0 "on 4 ranks (4 hosts) -> 4 nodes of topology dgx-h100" -- collective --topology dgx-h100 --compare "$tmp/one.log"
 if grep -q '^ *1048576 .* ring ' "$tmp/out"; then ok; else ko "a 4-host log of one GPU each: not compared row by row"; fi
+# and so does one of more ranks than a node holds, 10 hosts of one GPU (it
+# was refused: "10 GPUs span nodes of 8"); 10 ranks spread unevenly over 4
+# hosts fill neither whole nodes nor the same GPUs of each, and are refused
+{ for i in 0 1 2 3 4 5 6 7 8 9; do
+    printf '#  Rank %2d Group  0 Pid 1 on h%d device  0 [0x18] NVIDIA H100 80GB HBM3\n' "$i" "$i"
+  done
+  sed -n '/^NCCL version/,$p' "$tmp/one.log"; } >"$tmp/ten.log"
+expect 0 "on 10 ranks (10 hosts) -> 10 nodes of topology dgx-h100" -- collective --topology dgx-h100 --compare "$tmp/ten.log"
+{ for i in 0 1 2 3 4 5 6 7 8 9; do
+    printf '#  Rank %2d Group  0 Pid 1 on h%d device  %d [0x18] NVIDIA H100 80GB HBM3\n' "$i" $((i % 4)) $((i / 4))
+  done
+  sed -n '/^NCCL version/,$p' "$tmp/one.log"; } >"$tmp/uneven.log"
+expect 1 "uneven.log: --gpus: 10 GPUs span nodes of 8 GPUs" -- collective --topology dgx-h100 --compare "$tmp/uneven.log"
 # sweep: NCCL_ALGO=ring gives what --algo ring gives, not the default
 export NCCL_ALGO=ring
 "$bin" sweep --gpus 8,16 --format csv >"$tmp/env.csv" 2>/dev/null
