@@ -131,9 +131,18 @@ model_topo (const DpsNetFit *f, const DpsTopoSpec *spec, int ranks, int nodes, G
   dps_netfit_apply_spec (f, s);
   dps_netfit_share_cores (f, s, ranks);
   /* a group of fewer ranks per node than the nodes hold (emulated nodes of
-   * one rank each) uses that many of each node's devices */
-  if (nodes > 1 && ranks / nodes < s->gpus_per_node && ranks % nodes == 0 && !s->ring)
+   * one rank each) uses that many of each node's devices; where the node's
+   * NICs name GPUs past those (a GPU node's network test, one rank a node),
+   * whole nodes, which the collective spreads its ranks over */
+  int whole = s->gpus_per_node;
+  gboolean spread = nodes > 1 && ranks / nodes < whole && ranks % nodes == 0;
+  if (spread && !s->ring) {
     s->gpus_per_node = ranks / nodes;
+    DpsTopo *t = dps_topo_new (s, nodes, NULL);
+    if (t)
+      return t;
+    s->gpus_per_node = whole;
+  }
   int k = s->gpus_per_node;
   int n_nodes = MAX (nodes, ranks > k ? (ranks + k - 1) / k : 1);
   return dps_topo_new (s, n_nodes, error);
@@ -149,7 +158,10 @@ model_time_on (const DpsNetFit *f, const DpsTopo *topo, int ranks, double bytes,
   dps_netfit_apply_params (f, &params, &amask);
   DpsCollCtx ctx;
   DpsCollChoice ch;
-  if (!dps_coll_ctx_init (&ctx, topo, &params, ranks, DPS_OP_ALLREDUCE, bytes, error)
+  int m = dps_topo_n_nodes (topo), k = dps_topo_gpus_per_node (topo);
+  gboolean spread = m > 1 && ranks < m * k && ranks % m == 0;   /* model_topo's whole nodes */
+  if (!(spread ? dps_coll_ctx_init_nodes (&ctx, topo, &params, m, ranks / m, DPS_OP_ALLREDUCE, bytes, error)
+               : dps_coll_ctx_init (&ctx, topo, &params, ranks, DPS_OP_ALLREDUCE, bytes, error))
       || !dps_coll_choose (&ctx, amask, DPS_ALL_PROTOS, &ch, error))
     return -1;
   dps_plan_unref (ch.plan);

@@ -95,16 +95,27 @@ static double
 simulated (const DpsProfile *p, const char *topology, const DpsCalPoint *pt, GError **error)
 {
   int n_gpus;
+  g_autoptr (GError) sized = NULL;
   g_autoptr (DpsTopo) topo = dps_cli_topology_calibrated (topology, p, pt->nodes > 1 ? pt->nodes : 0, pt->ranks,
-                                                          &n_gpus, error);
-  if (!topo)
+                                                          &n_gpus, &sized);
+  /* fewer ranks a node than its GPUs (a network test's one rank a node):
+   * whole nodes, which the collective spreads the ranks over, as
+   * `collective --compare` does */
+  if (!topo && pt->nodes > 1 && pt->ranks % pt->nodes == 0)
+    topo = dps_cli_topology_calibrated (topology, p, pt->nodes, 0, &n_gpus, NULL);
+  if (!topo) {
+    g_propagate_error (error, g_steal_pointer (&sized));
     return -1;
+  }
   DpsCollParams params;
   guint amask = DPS_NCCL_ALGOS, pmask = DPS_ALL_PROTOS;
   dps_coll_params_nccl (&params);
   dps_profile_apply_coll (p, topology, pt->ranks, dps_topo_n_nodes (topo), &params, &amask, &pmask, NULL);
   DpsCollCtx ctx;
-  if (!dps_coll_ctx_init (&ctx, topo, &params, pt->ranks, DPS_OP_ALLREDUCE, pt->bytes, error))
+  int m = dps_topo_n_nodes (topo), k = dps_topo_gpus_per_node (topo);
+  gboolean spread = m > 1 && pt->ranks < m * k && pt->ranks % m == 0;
+  if (!(spread ? dps_coll_ctx_init_nodes (&ctx, topo, &params, m, pt->ranks / m, DPS_OP_ALLREDUCE, pt->bytes, error)
+               : dps_coll_ctx_init (&ctx, topo, &params, pt->ranks, DPS_OP_ALLREDUCE, pt->bytes, error)))
     return -1;
   DpsCollChoice c;
   if (!dps_coll_choose (&ctx, amask, pmask, &c, error))
