@@ -158,10 +158,7 @@ model_time_on (const DpsNetFit *f, const DpsTopo *topo, int ranks, double bytes,
   dps_netfit_apply_params (f, &params, &amask);
   DpsCollCtx ctx;
   DpsCollChoice ch;
-  int m = dps_topo_n_nodes (topo), k = dps_topo_gpus_per_node (topo);
-  gboolean spread = m > 1 && ranks < m * k && ranks % m == 0;   /* model_topo's whole nodes */
-  if (!(spread ? dps_coll_ctx_init_nodes (&ctx, topo, &params, m, ranks / m, DPS_OP_ALLREDUCE, bytes, error)
-               : dps_coll_ctx_init (&ctx, topo, &params, ranks, DPS_OP_ALLREDUCE, bytes, error))
+  if (!dps_coll_ctx_init_spread (&ctx, topo, &params, ranks, DPS_OP_ALLREDUCE, bytes, error)   /* model_topo's whole nodes */
       || !dps_coll_choose (&ctx, amask, DPS_ALL_PROTOS, &ch, error))
     return -1;
   dps_plan_unref (ch.plan);

@@ -153,6 +153,20 @@ dps_coll_ctx_init_nodes (DpsCollCtx *ctx, const DpsTopo *topo, const DpsCollPara
   return TRUE;
 }
 
+/* As dps_coll_ctx_init for ranks GPUs of topo, except that ranks filling
+ * no whole nodes but split evenly over all of topo's nodes (a network
+ * test's one rank a node, on more nodes than a node has GPUs) run on that
+ * many GPUs of each (dps_coll_ctx_init_nodes). */
+gboolean
+dps_coll_ctx_init_spread (DpsCollCtx *ctx, const DpsTopo *topo, const DpsCollParams *params, int ranks,
+                          DpsCollOp op, double bytes, GError **error)
+{
+  int m = dps_topo_n_nodes (topo), k = dps_topo_gpus_per_node (topo);
+  if (m > 1 && ranks < m * k && ranks % m == 0)
+    return dps_coll_ctx_init_nodes (ctx, topo, params, m, ranks / m, op, bytes, error);
+  return dps_coll_ctx_init (ctx, topo, params, ranks, op, bytes, error);
+}
+
 int
 dps_ctx_n_ranks (const DpsCollCtx *ctx)
 {

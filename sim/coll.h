@@ -83,6 +83,8 @@ gboolean    dps_coll_ctx_init (DpsCollCtx *ctx, const DpsTopo *topo, const DpsCo
                                int n_gpus, DpsCollOp op, double bytes, GError **error);
 gboolean    dps_coll_ctx_init_nodes (DpsCollCtx *ctx, const DpsTopo *topo, const DpsCollParams *params,
                                      int n_nodes, int per_node, DpsCollOp op, double bytes, GError **error);
+gboolean    dps_coll_ctx_init_spread (DpsCollCtx *ctx, const DpsTopo *topo, const DpsCollParams *params,
+                                      int ranks, DpsCollOp op, double bytes, GError **error);
 
 /* plans (reference counted: the runner holds one while it runs) */
 DpsPlan    *dps_plan_new (DpsAlgo algo);

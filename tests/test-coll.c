@@ -713,6 +713,28 @@ test_efa_read_protocol (void)
   g_assert_cmpfloat (REL (dps_tune_step_s (&ctx, DPS_ALGO_TREE, DPS_LINK_NET, DPS_PROTO_LL), 2 * tree_ll), <, 1e-9);
 }
 
+/* Ranks over a topology's nodes (dps_coll_ctx_init_spread): 80 on 10 DGX
+ * H100 nodes fill them (8 a node); 10 fill no whole nodes but split evenly,
+ * one on each of the 10, as a network test runs; 12 do not split over 10
+ * and are refused as dps_coll_ctx_init refuses them. */
+static void
+test_ctx_spread (void)
+{
+  g_autoptr (DpsTopo) t = shipped ("dgx-h100", 10);
+  DpsCollParams p;
+  dps_coll_params_nccl (&p);
+  DpsCollCtx ctx;
+  g_assert_true (dps_coll_ctx_init_spread (&ctx, t, &p, 80, DPS_OP_ALLREDUCE, 1e6, NULL));
+  g_assert_cmpint (ctx.n_nodes, ==, 10);
+  g_assert_cmpint (ctx.ranks_per_node, ==, 8);
+  g_assert_true (dps_coll_ctx_init_spread (&ctx, t, &p, 10, DPS_OP_ALLREDUCE, 1e6, NULL));
+  g_assert_cmpint (ctx.n_nodes, ==, 10);
+  g_assert_cmpint (ctx.ranks_per_node, ==, 1);
+  g_autoptr (GError) e = NULL;
+  g_assert_false (dps_coll_ctx_init_spread (&ctx, t, &p, 12, DPS_OP_ALLREDUCE, 1e6, &e));
+  g_assert_nonnull (e);
+}
+
 /* The latency terms of plan with proto, all phases. */
 static double
 plan_latency_s (const DpsPlan *plan, DpsProto proto)
@@ -824,6 +846,7 @@ main (int argc, char **argv)
   g_test_add_func ("/coll/fill", test_fill);
   g_test_add_func ("/coll/channel-ceiling", test_channel_ceiling);
   g_test_add_func ("/coll/efa-read-protocol", test_efa_read_protocol);
+  g_test_add_func ("/coll/ctx-spread", test_ctx_spread);
   g_test_add_func ("/coll/ring/plateau", test_ring_plateau);
   g_test_add_func ("/coll/mesh-ring-bw", test_mesh_ring_bw);
   g_test_add_func ("/coll/tree/pow2", test_tree_pow2);

@@ -112,10 +112,7 @@ simulated (const DpsProfile *p, const char *topology, const DpsCalPoint *pt, GEr
   dps_coll_params_nccl (&params);
   dps_profile_apply_coll (p, topology, pt->ranks, dps_topo_n_nodes (topo), &params, &amask, &pmask, NULL);
   DpsCollCtx ctx;
-  int m = dps_topo_n_nodes (topo), k = dps_topo_gpus_per_node (topo);
-  gboolean spread = m > 1 && pt->ranks < m * k && pt->ranks % m == 0;
-  if (!(spread ? dps_coll_ctx_init_nodes (&ctx, topo, &params, m, pt->ranks / m, DPS_OP_ALLREDUCE, pt->bytes, error)
-               : dps_coll_ctx_init (&ctx, topo, &params, pt->ranks, DPS_OP_ALLREDUCE, pt->bytes, error)))
+  if (!dps_coll_ctx_init_spread (&ctx, topo, &params, pt->ranks, DPS_OP_ALLREDUCE, pt->bytes, error))
     return -1;
   DpsCollChoice c;
   if (!dps_coll_choose (&ctx, amask, pmask, &c, error))
