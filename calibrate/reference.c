@@ -113,10 +113,6 @@ nccl_version (const DpsReference *r, const char *text, gsize len)
   return 0;
 }
 
-/* Reads the table of text whose run starts at line *start (from 0) into a
- * reference; *start becomes the line where the next table's run starts,
- * 0 when none.  name is used in messages.  Errors: a malformed header
- * value, a table the log reader refuses, a rank count it cannot tell. */
 /* A header line into the reference's meta (the last of a key stands) */
 static gboolean
 add_meta (int line, const char *key, const char *value, gpointer meta, GError **error)
@@ -127,6 +123,10 @@ add_meta (int line, const char *key, const char *value, gpointer meta, GError **
   return TRUE;
 }
 
+/* Reads the table of text whose run starts at line *start (from 0) into a
+ * reference; *start becomes the line where the next table's run starts,
+ * 0 when none.  name is used in messages.  Errors: a malformed header
+ * value, a table the log reader refuses, a rank count it cannot tell. */
 static DpsReference *
 parse_table (const char *name, const char *text, gssize len, int *start, GError **error)
 {

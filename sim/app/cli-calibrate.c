@@ -202,16 +202,16 @@ topology_from_logs (Opts *o, GError **error)
       return FALSE;
     }
   }
-  g_autofree char *path = from ? dps_topo_find (o->topology, NULL) : NULL;
-  if (from && !path) {
+  if (!from)
+    return TRUE;
+  g_autofree char *path = dps_topo_find (o->topology, NULL);
+  if (!path) {
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: '#%% topology: %s' is neither a shipped topology nor a file: give --topology",
                  from, o->topology);
     return FALSE;
   }
-  if (from) {
-    g_autofree char *msg = g_strdup_printf ("topology %s, from %s's '#%% topology:' line (--topology to choose another)", o->topology, from);
-    progress (msg, NULL);
-  }
+  g_autofree char *msg = g_strdup_printf ("topology %s, from %s's '#%% topology:' line (--topology to choose another)", o->topology, from);
+  progress (msg, NULL);
   return TRUE;
 }
 

@@ -69,7 +69,7 @@ dps_compare_reference (const DpsReference *ref, const char *topology, const DpsP
                  tname ? tname : "the calibrated machine");
     return FALSE;
   }
-  if (spread) {
+  if (spread && dps_topo_n_nodes (topo) != ref->hosts) {   /* unless the fallback above built the hosts' nodes */
     g_clear_pointer (&topo, dps_topo_free);
     topo = dps_cli_topology_calibrated (tname, profile, ref->hosts, 0, &n_gpus, error);
     if (!topo) {
@@ -77,8 +77,9 @@ dps_compare_reference (const DpsReference *ref, const char *topology, const DpsP
       return FALSE;
     }
     ts = dps_topo_spec (topo);
-    n_gpus = ref->ranks;
   }
+  if (spread)
+    n_gpus = ref->ranks;
   /* an A100 log against dgx-h100: said (by the caller), still compared */
   g_autofree char *mismatch = tname ? dps_topo_gpu_mismatch (ts, tname, gpu, "") : NULL;
   g_autofree char *gpu_note = mismatch ? g_strdup_printf ("%s: %s", ref->path, mismatch) : NULL;
