@@ -25,7 +25,10 @@
  * A published reference's header (tests/reference/README.md) gives the
  * counts where its Rank lines were not all pasted: '#% ranks:', '#%
  * nodes:', '#% gpus_per_node:' (dps_nccl_log_header_counts; the loaders
- * of both `calibrate --import` and `collective --compare` read them).
+ * of both `calibrate --import` and `collective --compare` read them), and
+ * the topology it was run on, '#% topology:' (dps_nccl_log_file_topology,
+ * which `calibrate --import` takes without --topology); that header's
+ * reader is nccl-log-header.c.
  */
 #pragma once
 
