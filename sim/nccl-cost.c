@@ -236,20 +236,62 @@ dps_tune_bw_cap_Bps (const DpsCollCtx *ctx, DpsProto proto)
  * NVLS domain of the suite, reach half their plateau only from ~256 MiB:
  * with the fill a channel's at 8 GPUs there, the model was 13-34% fast
  * from 16 MiB to 1 GiB, worst 23.6% from 256 MiB; in proportion, within
- * 17%, suite 9.26 -> 9.1%.)  For rings and trees once
+ * 17%, suite 9.26 -> 9.1%.)  For rings (and PAT and CollNet) once
  * across nodes, their fill being the whole collective's, and
- * fill_one_node of it inside one node.  (A ring fill per channel of the
+ * fill_one_node of it inside one node.  Across nodes that once is for
+ * whole nodes: NCCL's channels there follow the NICs a ring uses (its
+ * search finds a channel per NIC and doubles them, src/graph/search.cc,
+ * dupChannels; 8 NICs, 16 channels of 4 MiB, the 64 MB of Simple's
+ * fill), so ranks that use fewer of a node's NICs (a network test's one
+ * GPU a node) fill that share of it (dps_tune_fill_nic_share: one of a
+ * DGX H100's 8 NICs, 8 MB).  A 10-node H100 cluster with 1, 2 and 4 GPUs
+ * a node (xxrjun/nccl-tests-cluster@455de4f, nccl_N10_G{1,2,4}.log, 30
+ * rows each): median |error| 13.1 -> 8.1%, 13.9 -> 10.7%, 12.0 -> 11.0%,
+ * the rest their NICs' 0.98 of line rate against the model's 0.90; 16
+ * single-A100 nodes' PAT and ring all-gathers (tests/reference/README.md,
+ * "Not modelled"): PAT at 64 MB 4.29 -> 6.75 GB/s (6.88 measured), the
+ * ring 9.65 -> 9.96 (11.88), where NCCL printed 2 channels.  Every table
+ * of the suite runs whole nodes, so none moves.  Trees keep their rule
+ * below, whose depth already follows the ranks a node (the same share on
+ * them: the 4-GPU rows' 32 MiB tree 39 -> 46% off).  (A ring fill per channel of the
  * topology, tried, made the 2-channel RTX 4090 ring fill a quarter,
  * 14.5 -> 19.2%, and moved no NVLink system: not borne out.)  A tree
  * across nodes fills in proportion to its depth, NCCL's r - 1 + floor(log2
  * m), tree_fill_hops of it to each fill_bytes. */
+/* The share of a node's NICs that ctx's ranks on it use (1 for whole
+ * nodes): the NICs of the GPUs in use (the topology's GPU-to-NIC map)
+ * over all the node's NICs.  See dps_tune_fill_times. */
+double
+dps_tune_fill_nic_share (const DpsCollCtx *ctx)
+{
+  const DpsTopoSpec *s = dps_topo_spec (ctx->topo);
+  if (!s->gpu_nic || ctx->ranks_per_node >= s->gpus_per_node)
+    return 1;
+  int all = 0, used = 0;
+  for (int g = 0; g < s->gpus_per_node; g++) {
+    int nic = s->gpu_nic[g];
+    gboolean seen = FALSE;
+    for (int h = 0; h < g && !seen; h++)
+      seen = s->gpu_nic[h] == nic;
+    if (nic < 0 || seen)
+      continue;
+    all++;
+    for (int h = 0; h < ctx->ranks_per_node; h++)
+      if (s->gpu_nic[h] == nic) {
+        used++;
+        break;
+      }
+  }
+  return all > 0 && used > 0 ? (double) used / all : 1;
+}
+
 double
 dps_tune_fill_times (const DpsCollCtx *ctx, DpsAlgo algo)
 {
   if (algo == DPS_ALGO_TREE && ctx->n_nodes > 1 && ctx->params->tree_fill_hops > 0)
     return (ctx->ranks_per_node - 1 + dps_tune_log2i (ctx->n_nodes)) / ctx->params->tree_fill_hops;
   if (algo != DPS_ALGO_NVLS)
-    return ctx->n_nodes > 1 ? 1 : ctx->params->fill_one_node;
+    return ctx->n_nodes > 1 ? dps_tune_fill_nic_share (ctx) : ctx->params->fill_one_node;
   int channels = compcap_index (dps_topo_spec (ctx->topo)) < 3 ? 16 : ctx->n_nodes > 1 ? 32 : 24;
   return (double) channels * ctx->ranks_per_node;
 }

@@ -30,6 +30,7 @@ double   dps_tune_collnet_efficiency (const DpsCollCtx *ctx);
 gboolean dps_tune_proto_ok (DpsAlgo algo, DpsProto proto);
 double   dps_tune_fill_factor (const DpsCollParams *p, DpsAlgo algo, DpsProto proto, double times, double bytes);
 double   dps_tune_fill_times (const DpsCollCtx *ctx, DpsAlgo algo);
+double   dps_tune_fill_nic_share (const DpsCollCtx *ctx);
 double   dps_tune_bw_cap_Bps (const DpsCollCtx *ctx, DpsProto proto);
 gboolean dps_tune_size_ok (const DpsCollParams *p, DpsProto proto, double bytes);
 typedef double (*DpsTimeFn) (double bytes, void *data);

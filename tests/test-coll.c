@@ -735,6 +735,45 @@ test_ctx_spread (void)
   g_assert_nonnull (e);
 }
 
+/* Across nodes a ring's fill is for the NICs its ranks use: NCCL's
+ * channels there follow the NICs (a channel per NIC, doubled:
+ * src/graph/search.cc), so ranks on 1, 2 or 4 of a DGX H100's 8 GPUs (one
+ * NIC each) fill 1/8, 2/8 and 4/8 of what whole nodes fill, and on AWS
+ * p4de, whose GPUs share a NIC in pairs, 1 or 2 GPUs fill 1/4 of the 4
+ * NICs, 4 GPUs 2/4.  A tree keeps its depth rule, (r - 1 + log2 m) /
+ * tree_fill_hops (1 GPU on 8 nodes: 3/4); inside one node nothing
+ * changes (0.375).  Read back through the plan: a one-rank-a-node Simple
+ * ring of 64 MB on dgx-h100 fills 8 MB, payload 1 / (72 / 64). */
+static void
+test_fill_nic_share (void)
+{
+  DpsCollParams p;
+  dps_coll_params_nccl (&p);
+  g_autoptr (DpsTopo) h = shipped ("dgx-h100", 8), a = shipped ("aws-p4de", 2);
+  DpsCollCtx ctx;
+  static const struct { int per_node; double share; } hs[] = { { 1, 0.125 }, { 2, 0.25 }, { 4, 0.5 }, { 8, 1 } };
+  for (gsize i = 0; i < G_N_ELEMENTS (hs); i++) {
+    g_assert_true (dps_coll_ctx_init_nodes (&ctx, h, &p, 8, hs[i].per_node, DPS_OP_ALLREDUCE, 64e6, NULL));
+    g_assert_cmpfloat (dps_tune_fill_nic_share (&ctx), ==, hs[i].share);
+    g_assert_cmpfloat (dps_tune_fill_times (&ctx, DPS_ALGO_RING), ==, hs[i].share);
+  }
+  g_assert_true (dps_coll_ctx_init_nodes (&ctx, h, &p, 8, 1, DPS_OP_ALLREDUCE, 64e6, NULL));
+  g_assert_cmpfloat (dps_tune_fill_times (&ctx, DPS_ALGO_TREE), ==, 0.75);
+  ctx.algo = DPS_ALGO_RING;
+  DpsPlan *plan = NULL;
+  g_assert_true (dps_coll_build_plan (&ctx, &plan, NULL));
+  g_assert_cmpfloat_with_epsilon (plan->uncapped[DPS_PROTO_SIMPLE], 64.0 / 72.0, 1e-12);
+  dps_plan_unref (plan);
+  static const struct { int per_node; double share; } as[] = { { 1, 0.25 }, { 2, 0.25 }, { 4, 0.5 }, { 8, 1 } };
+  for (gsize i = 0; i < G_N_ELEMENTS (as); i++) {
+    g_assert_true (dps_coll_ctx_init_nodes (&ctx, a, &p, 2, as[i].per_node, DPS_OP_ALLREDUCE, 64e6, NULL));
+    g_assert_cmpfloat (dps_tune_fill_times (&ctx, DPS_ALGO_RING), ==, as[i].share);
+  }
+  g_autoptr (DpsTopo) one = shipped ("dgx-h100", 1);
+  g_assert_true (dps_coll_ctx_init_nodes (&ctx, one, &p, 1, 4, DPS_OP_ALLREDUCE, 64e6, NULL));
+  g_assert_cmpfloat (dps_tune_fill_times (&ctx, DPS_ALGO_RING), ==, p.fill_one_node);
+}
+
 /* The latency terms of plan with proto, all phases. */
 static double
 plan_latency_s (const DpsPlan *plan, DpsProto proto)
@@ -847,6 +886,7 @@ main (int argc, char **argv)
   g_test_add_func ("/coll/channel-ceiling", test_channel_ceiling);
   g_test_add_func ("/coll/efa-read-protocol", test_efa_read_protocol);
   g_test_add_func ("/coll/ctx-spread", test_ctx_spread);
+  g_test_add_func ("/coll/fill-nic-share", test_fill_nic_share);
   g_test_add_func ("/coll/ring/plateau", test_ring_plateau);
   g_test_add_func ("/coll/mesh-ring-bw", test_mesh_ring_bw);
   g_test_add_func ("/coll/tree/pow2", test_tree_pow2);
