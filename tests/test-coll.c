@@ -774,6 +774,35 @@ test_fill_nic_share (void)
   g_assert_cmpfloat (dps_tune_fill_times (&ctx, DPS_ALGO_RING), ==, p.fill_one_node);
 }
 
+/* NVLSTree between two nodes moves its bytes between them at the NICs'
+ * rate of pairs: its most loaded link on 2 HGX B200 nodes (a NIC: each
+ * GPU's slice S/8 goes to its twin, S/16 on each of two trees) carries
+ * nvls_pair_net = 0.90 / 0.92 of what it carries at 1, so it drains in
+ * that share of the time; on 4 nodes (a deeper tree) nothing changes. */
+static void
+test_nvls_pair (void)
+{
+  for (int m = 2; m <= 4; m += 2) {
+    g_autoptr (DpsTopo) b = shipped ("hgx-b200", m);
+    double load[2];
+    for (int k = 0; k < 2; k++) {
+      DpsCollParams p;
+      dps_coll_params_nccl (&p);
+      if (k == 1)
+        p.nvls_pair_net = 1;
+      DpsCollCtx ctx;
+      g_assert_true (dps_coll_ctx_init (&ctx, b, &p, 8 * m, DPS_OP_ALLREDUCE, 16.0 * (1 << 30), NULL));
+      ctx.algo = DPS_ALGO_NVLS;
+      DpsPlan *plan = NULL;
+      g_assert_true (dps_coll_build_plan (&ctx, &plan, NULL));
+      dps_plan_time_analytical (b, plan, DPS_PROTO_SIMPLE);
+      load[k] = g_array_index (plan->phases, DpsPhase, 0).load_s;
+      dps_plan_unref (plan);
+    }
+    g_assert_cmpfloat (REL (load[0], load[1] * (m == 2 ? 0.90 / 0.92 : 1)), <, 1e-9);
+  }
+}
+
 /* The latency terms of plan with proto, all phases. */
 static double
 plan_latency_s (const DpsPlan *plan, DpsProto proto)
@@ -892,6 +921,7 @@ main (int argc, char **argv)
   g_test_add_func ("/coll/tree/pow2", test_tree_pow2);
   g_test_add_func ("/coll/hier/2-and-4-nodes", test_hier);
   g_test_add_func ("/coll/nvls/where-allowed", test_nvls);
+  g_test_add_func ("/coll/nvls/pair", test_nvls_pair);
   g_test_add_func ("/coll/collnet", test_collnet);
   g_test_add_func ("/coll/pat", test_pat);
   g_test_add_func ("/coll/host-skew", test_host_skew);
