@@ -137,15 +137,13 @@ nvls_plan (const DpsCollCtx *ctx, DpsPlan *plan)
    * bandwidth over m r ranks; pipelined with the trees between nodes */
   double k = r > 1 ? (double) (m * r - 1) / (m * r) * r / (r - 1) : 2;   /* one GPU a node: S + S/r */
   switch_flows (ctx, ph, k * S, k * S);
-  /* two nodes: a pair, at the NICs' rate of pairs (nvls_pair_net) */
-  double net = m == 2 && ctx->params->nvls_pair_net > 0 ? ctx->params->nvls_pair_net : 1;
   int *gpus = g_new (int, m);
   for (int i = 0; i < r; i++) {
     for (int node = 0; node < m; node++)
       gpus[node] = dps_ctx_gpu (ctx, node, i);
     /* two mirrored trees, half the slice each */
-    dps_phase_btree (ph, gpus, m, 0, S / r / 2 * net);
-    dps_phase_btree (ph, gpus, m, 1, S / r / 2 * net);
+    dps_phase_btree (ph, gpus, m, 0, S / r / 2);
+    dps_phase_btree (ph, gpus, m, 1, S / r / 2);
   }
   g_free (gpus);
 }

@@ -37,10 +37,9 @@ typedef struct {
   /* across nodes a tree pays its fill for every tree_fill_hops hops of its
    * depth (0: once, whatever the depth) */
   double tree_fill_hops;
-  /* NVLSTree between two nodes: its bytes between the nodes count this
-   * many times (< 1: its NICs reach more of their line rate than the
-   * topology's figure, which rings and deeper trees hold; see nccl-cost.c) */
-  double nvls_pair_net;
+  /* the most one NCCL channel moves across nodes with Simple, per
+   * direction (rings and NVLSTree; see nccl-cost.c); 0: no ceiling */
+  double net_channel_Bps;
   /* calibrated profiles: each protocol slot is a measured size regime, used
    * only for sizes up to its bound (0: unbounded) above the previous one's */
   gboolean sized_regimes;

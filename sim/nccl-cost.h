@@ -31,6 +31,7 @@ gboolean dps_tune_proto_ok (DpsAlgo algo, DpsProto proto);
 double   dps_tune_fill_factor (const DpsCollParams *p, DpsAlgo algo, DpsProto proto, double times, double bytes);
 double   dps_tune_fill_times (const DpsCollCtx *ctx, DpsAlgo algo);
 double   dps_tune_fill_nic_share (const DpsCollCtx *ctx);
+int      dps_tune_ring_net_channels (const DpsCollCtx *ctx);
 double   dps_tune_bw_cap_Bps (const DpsCollCtx *ctx, DpsProto proto);
 gboolean dps_tune_size_ok (const DpsCollParams *p, DpsProto proto, double bytes);
 typedef double (*DpsTimeFn) (double bytes, void *data);

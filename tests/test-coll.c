@@ -39,6 +39,7 @@ zero_params (DpsCollParams *p)
   memset (p->base_s, 0, sizeof p->base_s);
   memset (p->step_s, 0, sizeof p->step_s);
   p->net_overhead_s = p->call_s = p->host_skew_s = 0;
+  p->net_channel_Bps = 0;   /* the links alone set the bandwidth */
   for (int a = 0; a < DPS_ALGO_COUNT; a++) {
     p->algo_bw_factor[a] = 1;
     for (int q = 0; q < DPS_PROTO_COUNT; q++)
@@ -498,10 +499,11 @@ ring_time_oversub (double oversub, DpsNetMode mode)
 }
 
 /* 8 DGX H100 nodes, 4 per leaf.  The ring crosses between the two leaves
- * once each way per channel: 8 channels x 45 GB/s = 360 GB/s each way.
- * A leaf's uplink is 32 x 45 / oversubscription: 720 GB/s at 2:1, still
- * enough, so the time equals the full fabric's; 180 GB/s at 8:1, half of
- * what the ring needs, so the transfer takes twice as long. */
+ * once each way per channel: 8 channels x 48.5 GB/s (400 Gb/s at 0.97) =
+ * 388 GB/s each way.  A leaf's uplink is 32 x 48.5 / oversubscription:
+ * 776 GB/s at 2:1, still enough, so the time equals the full fabric's;
+ * 194 GB/s at 8:1, half of what the ring needs, so the transfer takes
+ * twice as long. */
 static void
 test_oversubscription (void)
 {
@@ -774,33 +776,60 @@ test_fill_nic_share (void)
   g_assert_cmpfloat (dps_tune_fill_times (&ctx, DPS_ALGO_RING), ==, p.fill_one_node);
 }
 
-/* NVLSTree between two nodes moves its bytes between them at the NICs'
- * rate of pairs: its most loaded link on 2 HGX B200 nodes (a NIC: each
- * GPU's slice S/8 goes to its twin, S/16 on each of two trees) carries
- * nvls_pair_net = 0.90 / 0.92 of what it carries at 1, so it drains in
- * that share of the time; on 4 nodes (a deeper tree) nothing changes. */
+/* NCCL's ring channels across nodes follow the NICs in use
+ * (src/graph/search.cc, connect.cc): a channel a NIC, doubled where at
+ * most 4 fast NICs (25 GB/s and more) are in use, then doubled again: a
+ * DGX H100 with 1, 2, 4 and 8 GPUs a node runs 4, 8, 16 and 16 channels
+ * (4 a NIC, then 2); DGX A100's 200 Gb/s NICs (24.25 GB/s reachable) are
+ * not doubled the first time: 2 and 16.  One channel moves at most
+ * net_channel_Bps across nodes, so NCCL's ceiling of a Simple ring is
+ * channels x that as bus bandwidth (algorithm bandwidth n/(2(n-1)) of it
+ * for all-reduce, n/(n-1) for all-gather), and NVLSTree's its 16 NVLS
+ * channels' (Hopper) on 2 nodes, half that deeper (each node a parent in
+ * one tree carries 2 S each way); none inside one node. */
 static void
-test_nvls_pair (void)
+test_net_channels (void)
 {
-  for (int m = 2; m <= 4; m += 2) {
-    g_autoptr (DpsTopo) b = shipped ("hgx-b200", m);
-    double load[2];
-    for (int k = 0; k < 2; k++) {
-      DpsCollParams p;
-      dps_coll_params_nccl (&p);
-      if (k == 1)
-        p.nvls_pair_net = 1;
-      DpsCollCtx ctx;
-      g_assert_true (dps_coll_ctx_init (&ctx, b, &p, 8 * m, DPS_OP_ALLREDUCE, 16.0 * (1 << 30), NULL));
-      ctx.algo = DPS_ALGO_NVLS;
-      DpsPlan *plan = NULL;
-      g_assert_true (dps_coll_build_plan (&ctx, &plan, NULL));
-      dps_plan_time_analytical (b, plan, DPS_PROTO_SIMPLE);
-      load[k] = g_array_index (plan->phases, DpsPhase, 0).load_s;
-      dps_plan_unref (plan);
-    }
-    g_assert_cmpfloat (REL (load[0], load[1] * (m == 2 ? 0.90 / 0.92 : 1)), <, 1e-9);
+  DpsCollParams p;
+  dps_coll_params_nccl (&p);
+  g_autoptr (DpsTopo) h = shipped ("dgx-h100", 4), a = shipped ("dgx-a100", 2), one = shipped ("dgx-h100", 1);
+  DpsCollCtx ctx;
+  static const int per[] = { 1, 2, 4, 8 }, hch[] = { 4, 8, 16, 16 };
+  for (gsize i = 0; i < G_N_ELEMENTS (per); i++) {
+    g_assert_true (dps_coll_ctx_init_nodes (&ctx, h, &p, 4, per[i], DPS_OP_ALLREDUCE, 1e9, NULL));
+    g_assert_cmpint (dps_tune_ring_net_channels (&ctx), ==, hch[i]);
   }
+  g_assert_true (dps_coll_ctx_init_nodes (&ctx, a, &p, 2, 1, DPS_OP_ALLREDUCE, 1e9, NULL));
+  g_assert_cmpint (dps_tune_ring_net_channels (&ctx), ==, 2);
+  g_assert_true (dps_coll_ctx_init_nodes (&ctx, a, &p, 2, 8, DPS_OP_ALLREDUCE, 1e9, NULL));
+  g_assert_cmpint (dps_tune_ring_net_channels (&ctx), ==, 16);
+  double c = p.net_channel_Bps;
+  g_assert_cmpfloat (c, >, 0);
+  static const struct { int nodes; DpsCollOp op; DpsAlgo algo; double expect; } caps[] = {
+    { 4, DPS_OP_ALLREDUCE, DPS_ALGO_RING, 16 * 0.5 * 32 / 31.0 },
+    { 4, DPS_OP_ALLGATHER, DPS_ALGO_RING, 16 * 32 / 31.0 },
+    { 2, DPS_OP_ALLREDUCE, DPS_ALGO_NVLS, 16 },
+    { 4, DPS_OP_ALLREDUCE, DPS_ALGO_NVLS, 8 },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (caps); i++) {
+    g_assert_true (dps_coll_ctx_init_nodes (&ctx, h, &p, caps[i].nodes, 8, caps[i].op, 1e9, NULL));
+    ctx.algo = caps[i].algo;
+    g_assert_cmpfloat (REL (dps_tune_bw_cap_Bps (&ctx, DPS_PROTO_SIMPLE), caps[i].expect * c), <, 1e-12);
+  }
+  g_assert_true (dps_coll_ctx_init_nodes (&ctx, one, &p, 1, 8, DPS_OP_ALLREDUCE, 1e9, NULL));
+  ctx.algo = DPS_ALGO_RING;
+  g_assert_cmpfloat (dps_tune_bw_cap_Bps (&ctx, DPS_PROTO_SIMPLE), ==, 0);
+  /* and a plan holds to it: a 64 GiB ring all-reduce on 4 DGX H100, its
+   * NICs good for 8 x 48.5 = 388 GB/s, levels off at 16 channels' busbw */
+  g_assert_true (dps_coll_ctx_init_nodes (&ctx, h, &p, 4, 8, DPS_OP_ALLREDUCE, 64.0 * (1 << 30), NULL));
+  ctx.algo = DPS_ALGO_RING;
+  DpsPlan *plan = NULL;
+  g_assert_true (dps_coll_build_plan (&ctx, &plan, NULL));
+  double t = dps_plan_time_analytical (h, plan, DPS_PROTO_SIMPLE);
+  double busbw = ctx.bytes / t * 2 * 31 / 32;
+  g_assert_cmpfloat (busbw, <=, 16 * c);
+  g_assert_cmpfloat (busbw, >, 0.99 * 16 * c);
+  dps_plan_unref (plan);
 }
 
 /* The latency terms of plan with proto, all phases. */
@@ -916,12 +945,12 @@ main (int argc, char **argv)
   g_test_add_func ("/coll/efa-read-protocol", test_efa_read_protocol);
   g_test_add_func ("/coll/ctx-spread", test_ctx_spread);
   g_test_add_func ("/coll/fill-nic-share", test_fill_nic_share);
+  g_test_add_func ("/coll/net-channels", test_net_channels);
   g_test_add_func ("/coll/ring/plateau", test_ring_plateau);
   g_test_add_func ("/coll/mesh-ring-bw", test_mesh_ring_bw);
   g_test_add_func ("/coll/tree/pow2", test_tree_pow2);
   g_test_add_func ("/coll/hier/2-and-4-nodes", test_hier);
   g_test_add_func ("/coll/nvls/where-allowed", test_nvls);
-  g_test_add_func ("/coll/nvls/pair", test_nvls_pair);
   g_test_add_func ("/coll/collnet", test_collnet);
   g_test_add_func ("/coll/pat", test_pat);
   g_test_add_func ("/coll/host-skew", test_host_skew);

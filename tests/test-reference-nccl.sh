@@ -29,7 +29,9 @@
 #     skew of the hosts of an NVLink domain, 8.31%, all 23 within 20%;
 #     with AWS p5 and a 10-node H100 cluster, 8.57% over 44 tables and 25
 #     systems; with that cluster's runs of 1, 2 and 4 GPUs a node, 9.13%
-#     over 53 tables, 710 rows, all 25 within 20%)
+#     over 53 tables, 710 rows, all 25 within 20%; with the NICs at 0.97
+#     of line rate and one NCCL channel at most 20.5 GB/s across nodes,
+#     7.60%, all 25 within 20%)
 #   - every file read, none left out (a table that cannot be read fails)
 #   - rows of two systems that declare the same inputs predicted alike
 #     (nothing per system reaches the model); the output gives the floor

@@ -20,7 +20,9 @@
 # tree's fill in proportion to its depth: 5.7%, 3.6%, 3.4%, 9.5%, 6.1%;
 # the same day, OCI's GB300 trays, 1 and 2 trays of an NVL72 rack
 # predicting 16, once `calibrate --import` read a reference's header
-# counts (its 2-tray paste elides four of eight Rank lines): 7.0%):
+# counts (its 2-tray paste elides four of eight Rank lines): 7.0%; with
+# the NICs at 0.97 and one NCCL channel at most 20.5 GB/s across nodes:
+# 4.0%, 8.7%, 5.6%, 9.4%, 6.1%, 7.0%, median 6.5%):
 #   - the median over the systems at most 8% (15% for the first figures)
 #   - every system within 10% (2 for the first figures, then 3, then 4)
 # And an exact check: a measured group keeps its own shape (its fitted

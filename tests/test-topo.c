@@ -62,7 +62,7 @@ test_sizes (void)
 /* Bisection bandwidth, by hand:
  * - one DGX H100: 4 GPUs on each side, each 370.8 GB/s into the NVSwitch:
  *   4 x 370.8 = 1483.2 GB/s;
- * - two DGX H100: one node's 8 NICs of 400 Gb/s at 0.90 (45 GB/s) = 360 GB/s;
+ * - two DGX H100: one node's 8 NICs of 400 Gb/s at 0.97 (48.5 GB/s) = 388 GB/s;
  * - one DGX-1: NVLinks across {0-3}|{4-7} are 0-4:2, 1-5:2, 2-6:1, 3-7:1,
  *   6 links of 20 GB/s = 120, plus PCIe through the host, 4 x 12 = 48:
  *   168 GB/s. */
@@ -73,21 +73,21 @@ test_bisection (void)
   g_autoptr (DpsTopo) h2 = shipped ("dgx-h100", 2);
   g_autoptr (DpsTopo) d1 = shipped ("dgx1-v100", 1);
   g_assert_cmpfloat_with_epsilon (dps_topo_bisection_Bps (h1) / 1e9, 1483.2, 1e-6);
-  g_assert_cmpfloat_with_epsilon (dps_topo_bisection_Bps (h2) / 1e9, 360.0, 1e-6);
+  g_assert_cmpfloat_with_epsilon (dps_topo_bisection_Bps (h2) / 1e9, 388.0, 1e-6);
   g_assert_cmpfloat_with_epsilon (dps_topo_bisection_Bps (d1) / 1e9, 168.0, 1e-6);
 }
 
 /* A 2:1 oversubscribed fat tree halves the bisection once the halves sit
  * under different leaves: 8 nodes, 4 per leaf: each leaf's uplink is
- * 32 NICs x 45 / 2 = 720 GB/s, against 1440 GB/s of NICs. */
+ * 32 NICs x 48.5 / 2 = 776 GB/s, against 1552 GB/s of NICs. */
 static void
 test_oversubscribed_bisection (void)
 {
   g_autoptr (DpsTopo) o = shipped ("dgx-h100-oversub2", 8);
-  g_assert_cmpfloat_with_epsilon (dps_topo_leaf_uplink_Bps (o) / 1e9, 720.0, 1e-6);
-  g_assert_cmpfloat_with_epsilon (dps_topo_bisection_Bps (o) / 1e9, 720.0, 1e-6);
+  g_assert_cmpfloat_with_epsilon (dps_topo_leaf_uplink_Bps (o) / 1e9, 776.0, 1e-6);
+  g_assert_cmpfloat_with_epsilon (dps_topo_bisection_Bps (o) / 1e9, 776.0, 1e-6);
   g_autoptr (DpsTopo) r = shipped ("dgx-h100", 8);   /* rail, one group: no spine */
-  g_assert_cmpfloat_with_epsilon (dps_topo_bisection_Bps (r) / 1e9, 1440.0, 1e-6);
+  g_assert_cmpfloat_with_epsilon (dps_topo_bisection_Bps (r) / 1e9, 1552.0, 1e-6);
 }
 
 static int

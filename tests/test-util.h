@@ -122,4 +122,5 @@ test_free_comm_params (DpsDdpConfig *c)
   memset (c->coll.step_s, 0, sizeof c->coll.step_s);
   memset (c->coll.fill_bytes, 0, sizeof c->coll.fill_bytes);
   c->coll.net_overhead_s = c->coll.call_s = 0;
+  c->coll.net_channel_Bps = 0;   /* no channel's ceiling */
 }
