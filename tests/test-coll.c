@@ -590,38 +590,6 @@ test_gpu_counts (void)
   g_assert_false (dps_coll_ctx_init (&ctx, t, &p, 0, DPS_OP_ALLREDUCE, 8, &e));
 }
 
-/* The pipeline fill: a collective of S bytes moves as S + min(S, F).
- * Below F it reaches half its bandwidth (factor 2), above it pays F once:
- * 128 MB with F = 64 MB is 1.5 of its bandwidth term; no fill, 1.  F is
- * per channel: two channels of 64 MB fill 128 MB, factor 2.  NVLS fills
- * NCCL's own NVLS channels (src/transport/nvls.cc): 16 on Hopper, on
- * Blackwell 24 in one node and 32 across, times the node's GPUs (one
- * chunk each); a ring's fill is its whole collective's across nodes,
- * 0.375 of it in one (24 MB: 48 MB 1.5). */
-static void
-test_fill (void)
-{
-  DpsCollParams p;
-  dps_coll_params_nccl (&p);
-  p.fill_bytes[DPS_ALGO_RING][DPS_PROTO_SIMPLE] = 64e6;
-  g_assert_cmpfloat (dps_tune_fill_factor (&p, DPS_ALGO_RING, DPS_PROTO_SIMPLE, 1, 1e6), ==, 2);
-  g_assert_cmpfloat (dps_tune_fill_factor (&p, DPS_ALGO_RING, DPS_PROTO_SIMPLE, 1, 128e6), ==, 1.5);
-  g_assert_cmpfloat (dps_tune_fill_factor (&p, DPS_ALGO_RING, DPS_PROTO_SIMPLE, 2, 128e6), ==, 2);
-  p.fill_bytes[DPS_ALGO_RING][DPS_PROTO_SIMPLE] = 0;
-  g_assert_cmpfloat (dps_tune_fill_factor (&p, DPS_ALGO_RING, DPS_PROTO_SIMPLE, 1, 1e6), ==, 1);
-  g_autoptr (DpsTopo) h = shipped ("dgx-h100", 2), b = shipped ("hgx-b200", 2);
-  DpsCollCtx ctx;
-  g_assert_true (dps_coll_ctx_init (&ctx, h, &p, 16, DPS_OP_ALLREDUCE, 1e9, NULL));
-  g_assert_cmpfloat (dps_tune_fill_times (&ctx, DPS_ALGO_NVLS), ==, 16 * 8);
-  g_assert_cmpfloat (dps_tune_fill_times (&ctx, DPS_ALGO_RING), ==, 1);
-  g_assert_true (dps_coll_ctx_init (&ctx, b, &p, 16, DPS_OP_ALLREDUCE, 1e9, NULL));
-  g_assert_cmpfloat (dps_tune_fill_times (&ctx, DPS_ALGO_NVLS), ==, 32 * 8);
-  g_assert_true (dps_coll_ctx_init (&ctx, b, &p, 4, DPS_OP_ALLREDUCE, 1e9, NULL));
-  g_assert_cmpfloat (dps_tune_fill_times (&ctx, DPS_ALGO_NVLS), ==, 24 * 4);
-  p.fill_bytes[DPS_ALGO_RING][DPS_PROTO_SIMPLE] = 64e6;
-  g_assert_cmpfloat (dps_tune_fill_factor (&p, DPS_ALGO_RING, DPS_PROTO_SIMPLE, dps_tune_fill_times (&ctx, DPS_ALGO_RING), 48e6), ==, 1.5);
-}
-
 /* A ring all-reduce inside a DGX-1 runs its 6 channels over the mesh's 6
  * rings (sim/topo.c), one NVLink each way per channel: bandwidth-bound it
  * takes 2 (n-1)/n S / (6 x 25 GB/s x 0.8) with n = 8 (each GPU sends
@@ -737,101 +705,6 @@ test_ctx_spread (void)
   g_assert_nonnull (e);
 }
 
-/* Across nodes a ring's fill is for the NICs its ranks use: NCCL's
- * channels there follow the NICs (a channel per NIC, doubled:
- * src/graph/search.cc), so ranks on 1, 2 or 4 of a DGX H100's 8 GPUs (one
- * NIC each) fill 1/8, 2/8 and 4/8 of what whole nodes fill, and on AWS
- * p4de, whose GPUs share a NIC in pairs, 1 or 2 GPUs fill 1/4 of the 4
- * NICs, 4 GPUs 2/4.  A tree keeps its depth rule, (r - 1 + log2 m) /
- * tree_fill_hops (1 GPU on 8 nodes: 3/4); inside one node nothing
- * changes (0.375).  Read back through the plan: a one-rank-a-node Simple
- * ring of 64 MB on dgx-h100 fills 8 MB, payload 1 / (72 / 64). */
-static void
-test_fill_nic_share (void)
-{
-  DpsCollParams p;
-  dps_coll_params_nccl (&p);
-  g_autoptr (DpsTopo) h = shipped ("dgx-h100", 8), a = shipped ("aws-p4de", 2);
-  DpsCollCtx ctx;
-  static const struct { int per_node; double share; } hs[] = { { 1, 0.125 }, { 2, 0.25 }, { 4, 0.5 }, { 8, 1 } };
-  for (gsize i = 0; i < G_N_ELEMENTS (hs); i++) {
-    g_assert_true (dps_coll_ctx_init_nodes (&ctx, h, &p, 8, hs[i].per_node, DPS_OP_ALLREDUCE, 64e6, NULL));
-    g_assert_cmpfloat (dps_tune_fill_nic_share (&ctx), ==, hs[i].share);
-    g_assert_cmpfloat (dps_tune_fill_times (&ctx, DPS_ALGO_RING), ==, hs[i].share);
-  }
-  g_assert_true (dps_coll_ctx_init_nodes (&ctx, h, &p, 8, 1, DPS_OP_ALLREDUCE, 64e6, NULL));
-  g_assert_cmpfloat (dps_tune_fill_times (&ctx, DPS_ALGO_TREE), ==, 0.75);
-  ctx.algo = DPS_ALGO_RING;
-  DpsPlan *plan = NULL;
-  g_assert_true (dps_coll_build_plan (&ctx, &plan, NULL));
-  g_assert_cmpfloat_with_epsilon (plan->uncapped[DPS_PROTO_SIMPLE], 64.0 / 72.0, 1e-12);
-  dps_plan_unref (plan);
-  static const struct { int per_node; double share; } as[] = { { 1, 0.25 }, { 2, 0.25 }, { 4, 0.5 }, { 8, 1 } };
-  for (gsize i = 0; i < G_N_ELEMENTS (as); i++) {
-    g_assert_true (dps_coll_ctx_init_nodes (&ctx, a, &p, 2, as[i].per_node, DPS_OP_ALLREDUCE, 64e6, NULL));
-    g_assert_cmpfloat (dps_tune_fill_times (&ctx, DPS_ALGO_RING), ==, as[i].share);
-  }
-  g_autoptr (DpsTopo) one = shipped ("dgx-h100", 1);
-  g_assert_true (dps_coll_ctx_init_nodes (&ctx, one, &p, 1, 4, DPS_OP_ALLREDUCE, 64e6, NULL));
-  g_assert_cmpfloat (dps_tune_fill_times (&ctx, DPS_ALGO_RING), ==, p.fill_one_node);
-}
-
-/* NCCL's ring channels across nodes follow the NICs in use
- * (src/graph/search.cc, connect.cc): a channel a NIC, doubled where at
- * most 4 fast NICs (25 GB/s and more) are in use, then doubled again: a
- * DGX H100 with 1, 2, 4 and 8 GPUs a node runs 4, 8, 16 and 16 channels
- * (4 a NIC, then 2); DGX A100's 200 Gb/s NICs (24.25 GB/s reachable) are
- * not doubled the first time: 2 and 16.  One channel moves at most
- * net_channel_Bps across nodes, so NCCL's ceiling of a Simple ring is
- * channels x that as bus bandwidth (algorithm bandwidth n/(2(n-1)) of it
- * for all-reduce, n/(n-1) for all-gather), and NVLSTree's its 16 NVLS
- * channels' (Hopper) on 2 nodes, half that deeper (each node a parent in
- * one tree carries 2 S each way); none inside one node. */
-static void
-test_net_channels (void)
-{
-  DpsCollParams p;
-  dps_coll_params_nccl (&p);
-  g_autoptr (DpsTopo) h = shipped ("dgx-h100", 4), a = shipped ("dgx-a100", 2), one = shipped ("dgx-h100", 1);
-  DpsCollCtx ctx;
-  static const int per[] = { 1, 2, 4, 8 }, hch[] = { 4, 8, 16, 16 };
-  for (gsize i = 0; i < G_N_ELEMENTS (per); i++) {
-    g_assert_true (dps_coll_ctx_init_nodes (&ctx, h, &p, 4, per[i], DPS_OP_ALLREDUCE, 1e9, NULL));
-    g_assert_cmpint (dps_tune_ring_net_channels (&ctx), ==, hch[i]);
-  }
-  g_assert_true (dps_coll_ctx_init_nodes (&ctx, a, &p, 2, 1, DPS_OP_ALLREDUCE, 1e9, NULL));
-  g_assert_cmpint (dps_tune_ring_net_channels (&ctx), ==, 2);
-  g_assert_true (dps_coll_ctx_init_nodes (&ctx, a, &p, 2, 8, DPS_OP_ALLREDUCE, 1e9, NULL));
-  g_assert_cmpint (dps_tune_ring_net_channels (&ctx), ==, 16);
-  double c = p.net_channel_Bps;
-  g_assert_cmpfloat (c, >, 0);
-  static const struct { int nodes; DpsCollOp op; DpsAlgo algo; double expect; } caps[] = {
-    { 4, DPS_OP_ALLREDUCE, DPS_ALGO_RING, 16 * 0.5 * 32 / 31.0 },
-    { 4, DPS_OP_ALLGATHER, DPS_ALGO_RING, 16 * 32 / 31.0 },
-    { 2, DPS_OP_ALLREDUCE, DPS_ALGO_NVLS, 16 },
-    { 4, DPS_OP_ALLREDUCE, DPS_ALGO_NVLS, 8 },
-  };
-  for (gsize i = 0; i < G_N_ELEMENTS (caps); i++) {
-    g_assert_true (dps_coll_ctx_init_nodes (&ctx, h, &p, caps[i].nodes, 8, caps[i].op, 1e9, NULL));
-    ctx.algo = caps[i].algo;
-    g_assert_cmpfloat (REL (dps_tune_bw_cap_Bps (&ctx, DPS_PROTO_SIMPLE), caps[i].expect * c), <, 1e-12);
-  }
-  g_assert_true (dps_coll_ctx_init_nodes (&ctx, one, &p, 1, 8, DPS_OP_ALLREDUCE, 1e9, NULL));
-  ctx.algo = DPS_ALGO_RING;
-  g_assert_cmpfloat (dps_tune_bw_cap_Bps (&ctx, DPS_PROTO_SIMPLE), ==, 0);
-  /* and a plan holds to it: a 64 GiB ring all-reduce on 4 DGX H100, its
-   * NICs good for 8 x 48.5 = 388 GB/s, levels off at 16 channels' busbw */
-  g_assert_true (dps_coll_ctx_init_nodes (&ctx, h, &p, 4, 8, DPS_OP_ALLREDUCE, 64.0 * (1 << 30), NULL));
-  ctx.algo = DPS_ALGO_RING;
-  DpsPlan *plan = NULL;
-  g_assert_true (dps_coll_build_plan (&ctx, &plan, NULL));
-  double t = dps_plan_time_analytical (h, plan, DPS_PROTO_SIMPLE);
-  double busbw = ctx.bytes / t * 2 * 31 / 32;
-  g_assert_cmpfloat (busbw, <=, 16 * c);
-  g_assert_cmpfloat (busbw, >, 0.99 * 16 * c);
-  dps_plan_unref (plan);
-}
-
 /* The latency terms of plan with proto, all phases. */
 static double
 plan_latency_s (const DpsPlan *plan, DpsProto proto)
@@ -940,12 +813,9 @@ main (int argc, char **argv)
   g_test_add_func ("/coll/ring/closed-form", test_ring_closed_form);
   g_test_add_func ("/coll/ring/ops", test_ring_ops);
   g_test_add_func ("/coll/busbw-factor", test_busbw_factor);
-  g_test_add_func ("/coll/fill", test_fill);
   g_test_add_func ("/coll/channel-ceiling", test_channel_ceiling);
   g_test_add_func ("/coll/efa-read-protocol", test_efa_read_protocol);
   g_test_add_func ("/coll/ctx-spread", test_ctx_spread);
-  g_test_add_func ("/coll/fill-nic-share", test_fill_nic_share);
-  g_test_add_func ("/coll/net-channels", test_net_channels);
   g_test_add_func ("/coll/ring/plateau", test_ring_plateau);
   g_test_add_func ("/coll/mesh-ring-bw", test_mesh_ring_bw);
   g_test_add_func ("/coll/tree/pow2", test_tree_pow2);
