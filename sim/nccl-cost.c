@@ -151,8 +151,8 @@ dps_coll_params_nccl (DpsCollParams *p)
    * voltagepark-h100-ib, gcp-a3ultra-h200, vultr-b200-ib), where 1 to 4
    * GPUs a node, whose rings run 4 channels a NIC
    * (dps_tune_ring_net_channels), and a 128-node ring forced to 32
-   * channels reach 0.97-0.98 of their
-   * NICs' line rate.  Fitted once over the whole suite with the NICs'
+   * channels reach 0.97-0.98 of their NICs' line rate.  Fitted once over
+   * the whole suite with the NICs'
    * efficiency (tests/reference/nccl, 53 tables, median |error| of busbw
    * over rows of 64 KiB and more; NICs over InfiniBand and RoCE at 0.90
    * and no ceiling: 9.13%): at 0.97 of line rate 7.63% at 19.5 GB/s,
@@ -161,8 +161,8 @@ dps_coll_params_nccl (DpsCollParams *p)
    * the 1-4 GPU runs measure, bounds the grid); ceiling alone, NICs at
    * 0.90: 8.57% at 20 (8.60% on rings alone).  20.5, not 20: at 20
    * Dell's 4 H100 nodes, the one such cluster whose rings and NVLSTree
-   * reach 0.91 of line rate
-   * (358-366 GB/s), come out 10.1% off when calibrated on its 2 nodes,
+   * reach 0.91 of line rate (358-366 GB/s), come out 10.1% off when
+   * calibrated on its 2 nodes,
    * past the 10% every system keeps in tests/test-reference-transfer.sh;
    * at 20.5, suite 7.60%, all six transfers within 10% (Dell 8.7%). */
   p->net_channel_Bps = 20.5e9;
@@ -202,6 +202,15 @@ compcap_index (const DpsTopoSpec *spec)
   return 2;
 }
 
+/* NCCL's NVLS channels (src/transport/nvls.cc: NVLS_NCHANNELS_SM90 16,
+ * NVLS_NCHANNELS_SM100 32 across nodes, NVLS_NCHANNELS_SM100_NVL 24 in
+ * one node). */
+static int
+nvls_channels (const DpsCollCtx *ctx)
+{
+  return compcap_index (dps_topo_spec (ctx->topo)) < 3 ? 16 : ctx->n_nodes > 1 ? 32 : 24;
+}
+
 /* The most algorithm bandwidth (bytes/s) NCCL's own model allows ctx's
  * algorithm with proto, or 0 for no limit: its per-channel ceilings, by
  * GPU generation and scale (1 node, 2, more), for ring LL128, tree LL128
@@ -214,7 +223,10 @@ compcap_index (const DpsTopoSpec *spec)
  * algorithm bandwidth as NCCL does (ring: x n / 2(n-1), tree: x 1/2).
  * They are what NCCL measured its kernels to reach: a double binary tree
  * of 2 DGX A100 tops out at 8 x 23.6 GB/s, where the links alone would
- * carry 30% more (tests/reference/nccl/a100-fair-gcm-2n-allreduce.ref). */
+ * carry 30% more (tests/reference/nccl/a100-fair-gcm-2n-allreduce.ref).
+ * Across nodes, Simple rings and NVLSTree also keep to their channels'
+ * ceiling, net_channel_Bps a channel (dps_coll_params_nccl), which NCCL's
+ * tuner does not have. */
 double
 dps_tune_bw_cap_Bps (const DpsCollCtx *ctx, DpsProto proto)
 {
@@ -249,12 +261,10 @@ dps_tune_bw_cap_Bps (const DpsCollCtx *ctx, DpsProto proto)
     if (net > 0)
       return net * (ctx->op == DPS_OP_ALLREDUCE ? 0.5 : 1.0) * n / (n - 1);
   } else if (proto == DPS_PROTO_SIMPLE && ctx->algo == DPS_ALGO_NVLS && ctx->n_nodes > 1 && ctx->params->net_channel_Bps > 0) {
-    /* NVLSTree: NCCL's NVLS channels (16 on Hopper, 32 across nodes on
-     * Blackwell: dps_tune_fill_times) carry each node's S once each way
+    /* NVLSTree: NCCL's NVLS channels carry each node's S once each way
      * between two nodes and 2 S deeper, where every node is a parent in
      * one of the two trees */
-    int ch = cc < 3 ? 16 : 32;
-    return ch * ctx->params->net_channel_Bps / (ctx->n_nodes == 2 ? 1 : 2);
+    return nvls_channels (ctx) * ctx->params->net_channel_Bps / (ctx->n_nodes == 2 ? 1 : 2);
   }
   if (bus <= 0)
     return 0;
@@ -262,43 +272,6 @@ dps_tune_bw_cap_Bps (const DpsCollCtx *ctx, DpsProto proto)
   return bus * 1e9 * ratio;
 }
 
-/* How many times its fill_bytes ctx's collective with algo fills: for
- * NVLS, NCCL's own NVLS channels (src/transport/nvls.cc:
- * NVLS_NCHANNELS_SM90 16, NVLS_NCHANNELS_SM100 32 across nodes,
- * NVLS_NCHANNELS_SM100_NVL 24 in one node) times the GPUs of the NVLS
- * domain: NCCL's NVLS kernel steps each channel through nHeads x
- * chunkSize at a time, one chunk per GPU (src/device/all_reduce.h,
- * runNvls: loopCount = nvls->nHeads * chunkSize), so its pipeline holds
- * as many chunks as the domain has GPUs.  (The fill of 2 MB a channel
- * was fitted on 8 GPUs; 64 GB300s of one NVL72 rack, the one larger
- * NVLS domain of the suite, reach half their plateau only from ~256 MiB:
- * with the fill a channel's at 8 GPUs there, the model was 13-34% fast
- * from 16 MiB to 1 GiB, worst 23.6% from 256 MiB; in proportion, within
- * 17%, suite 9.26 -> 9.1%.)  For rings (and PAT and CollNet) once
- * across nodes, their fill being the whole collective's, and
- * fill_one_node of it inside one node.  Across nodes that once is for
- * whole nodes: NCCL's channels there follow the NICs a ring uses (its
- * search finds a channel per NIC and doubles them, src/graph/search.cc,
- * dupChannels; 8 NICs, 16 channels of 4 MiB, the 64 MB of Simple's
- * fill), so ranks that use fewer of a node's NICs (a network test's one
- * GPU a node) fill that share of it (dps_tune_fill_nic_share: one of a
- * DGX H100's 8 NICs, 8 MB).  A 10-node H100 cluster with 1, 2 and 4 GPUs
- * a node (xxrjun/nccl-tests-cluster@455de4f, nccl_N10_G{1,2,4}.log, 30
- * rows each): median |error| 13.1 -> 8.1%, 13.9 -> 10.7%, 12.0 -> 11.0%,
- * the rest their NICs' 0.98 of line rate against the model's 0.90; 16
- * single-A100 nodes' PAT and ring all-gathers (tests/reference/README.md,
- * "Not modelled"): PAT at 64 MB 4.29 -> 6.75 GB/s (6.88 measured), the
- * ring 9.65 -> 9.96 (11.88), where NCCL printed 2 channels.  Every table
- * of the suite runs whole nodes, so none moves.  Trees keep their rule
- * below, whose depth already follows the ranks a node (the same share on
- * them: the 4-GPU rows' 32 MiB tree 39 -> 46% off).  (A ring fill per channel of the
- * topology, tried, made the 2-channel RTX 4090 ring fill a quarter,
- * 14.5 -> 19.2%, and moved no NVLink system: not borne out.)  A tree
- * across nodes fills in proportion to its depth, NCCL's r - 1 + floor(log2
- * m), tree_fill_hops of it to each fill_bytes. */
-/* The share of a node's NICs that ctx's ranks on it use (1 for whole
- * nodes): the NICs of the GPUs in use (the topology's GPU-to-NIC map)
- * over all the node's NICs.  See dps_tune_fill_times. */
 /* The NICs of a node that ctx's ranks on it use (the topology's GPU-to-NIC
  * map, the ranks on its first GPUs), and in *all the node's NICs. */
 static int
@@ -326,6 +299,9 @@ nics_in_use (const DpsCollCtx *ctx, int *all)
   return used;
 }
 
+/* The share of a node's NICs that ctx's ranks on it use (1 for whole
+ * nodes): the NICs of the GPUs in use (the topology's GPU-to-NIC map)
+ * over all the node's NICs.  See dps_tune_fill_times. */
 double
 dps_tune_fill_nic_share (const DpsCollCtx *ctx)
 {
@@ -351,6 +327,38 @@ dps_tune_ring_net_channels (const DpsCollCtx *ctx)
   return MIN (64, 2 * (dup ? 2 * k : k));
 }
 
+/* How many times its fill_bytes ctx's collective with algo fills: for
+ * NVLS, NCCL's own NVLS channels (nvls_channels) times the GPUs of the
+ * NVLS domain: NCCL's NVLS kernel steps each channel through nHeads x
+ * chunkSize at a time, one chunk per GPU (src/device/all_reduce.h,
+ * runNvls: loopCount = nvls->nHeads * chunkSize), so its pipeline holds
+ * as many chunks as the domain has GPUs.  (The fill of 2 MB a channel
+ * was fitted on 8 GPUs; 64 GB300s of one NVL72 rack, the one larger
+ * NVLS domain of the suite, reach half their plateau only from ~256 MiB:
+ * with the fill a channel's at 8 GPUs there, the model was 13-34% fast
+ * from 16 MiB to 1 GiB, worst 23.6% from 256 MiB; in proportion, within
+ * 17%, suite 9.26 -> 9.1%.)  For rings (and PAT and CollNet) once
+ * across nodes, their fill being the whole collective's, and
+ * fill_one_node of it inside one node.  Across nodes that once is for
+ * whole nodes: NCCL's channels there follow the NICs a ring uses (its
+ * search finds a channel per NIC and doubles them, src/graph/search.cc,
+ * dupChannels; 8 NICs, 16 channels of 4 MiB, the 64 MB of Simple's
+ * fill), so ranks that use fewer of a node's NICs (a network test's one
+ * GPU a node) fill that share of it (dps_tune_fill_nic_share: one of a
+ * DGX H100's 8 NICs, 8 MB).  A 10-node H100 cluster with 1, 2 and 4 GPUs
+ * a node (xxrjun/nccl-tests-cluster@455de4f, nccl_N10_G{1,2,4}.log, 30
+ * rows each): median |error| 13.1 -> 8.1%, 13.9 -> 10.7%, 12.0 -> 11.0%
+ * (3.3% over the 90 rows since the NICs run at 0.97 of line rate); 16
+ * single-A100 nodes' PAT and ring all-gathers (tests/reference/README.md,
+ * "Not modelled"): PAT at 64 MB 4.29 -> 6.75 GB/s (6.88 measured), the
+ * ring 9.65 -> 9.96 (11.88), where NCCL printed 2 channels.  Every table
+ * of the suite runs whole nodes, so none moves.  Trees keep their rule
+ * below, whose depth already follows the ranks a node (the same share on
+ * them: the 4-GPU rows' 32 MiB tree 39 -> 46% off).  (A ring fill per channel of the
+ * topology, tried, made the 2-channel RTX 4090 ring fill a quarter,
+ * 14.5 -> 19.2%, and moved no NVLink system: not borne out.)  A tree
+ * across nodes fills in proportion to its depth, NCCL's r - 1 + floor(log2
+ * m), tree_fill_hops of it to each fill_bytes. */
 double
 dps_tune_fill_times (const DpsCollCtx *ctx, DpsAlgo algo)
 {
@@ -358,8 +366,7 @@ dps_tune_fill_times (const DpsCollCtx *ctx, DpsAlgo algo)
     return (ctx->ranks_per_node - 1 + dps_tune_log2i (ctx->n_nodes)) / ctx->params->tree_fill_hops;
   if (algo != DPS_ALGO_NVLS)
     return ctx->n_nodes > 1 ? dps_tune_fill_nic_share (ctx) : ctx->params->fill_one_node;
-  int channels = compcap_index (dps_topo_spec (ctx->topo)) < 3 ? 16 : ctx->n_nodes > 1 ? 32 : 24;
-  return (double) channels * ctx->ranks_per_node;
+  return (double) nvls_channels (ctx) * ctx->ranks_per_node;
 }
 
 /* NVLS, CollNet and PAT run only the Simple protocol; the others all

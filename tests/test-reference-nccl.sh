@@ -121,12 +121,12 @@ awk -F'|' 'NR == FNR { key[$1] = $2 "|" $3; next }
   "$tmp/inputs" FS=, "$tmp/suite.csv" | sort -k1,1 -k2,2 -k3,3n -k5,5n > "$tmp/same"
 if [ -s "$tmp/same" ] && awk '$7 != 0 { exit 1 }' "$tmp/same"; then ok; else ko "rows of the same inputs predicted differently: $(awk '$7 != 0' "$tmp/same" | head -3)"; fi
 echo "rows of 256 MiB and more that the model cannot tell apart, by group: the least worst |error| any model has there, median and largest over sizes"
-awk '{ g = $1 " " $2 " " $3 " ranks, " $4 " nodes"; n[g]++; v[g, n[g]] = $6
-    for (i = 8; i <= NF; i++) if (!index (" " sys[g] " ", " " $i " ")) sys[g] = sys[g] " " $i }
-  END { for (g in n) { m = 0; for (i = 1; i <= n[g]; i++) { a[i] = v[g, i]; if (a[i] > m) m = a[i] }
-      for (i = 2; i <= n[g]; i++) for (j = i; j > 1 && a[j] < a[j - 1]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
-      med = n[g] % 2 ? a[(n[g] + 1) / 2] : (a[n[g] / 2] + a[n[g] / 2 + 1]) / 2
-      printf "  %-80s %5.1f%% %5.1f%%\n", g ":" sys[g], med, m } }' "$tmp/same" | sort
+cut -d' ' -f1-4 "$tmp/same" | sort -u | while read -r t o r n; do
+  awk -v k="$t $o $r $n" '$1 " " $2 " " $3 " " $4 == k' "$tmp/same" > "$tmp/group"
+  sys=$(cut -d' ' -f8- "$tmp/group" | tr ' ' '\n' | sort -u | tr '\n' ' ')
+  printf '  %-80s %5.1f%% %5.1f%%\n' "$t $o $r ranks, $n nodes: ${sys% }" "$(cut -d' ' -f6 "$tmp/group" | median)" \
+    "$(cut -d' ' -f6 "$tmp/group" | sort -g | tail -1)"
+done
 # --compare's own summary (what a user reads) gives the same medians and
 # worst rows, system by system, as the rows of its CSV gave above (to its
 # printed 0.1%; "-" where a system has no row of 256 MiB)
