@@ -1,6 +1,6 @@
 /* engine — discrete-event simulation kernel.
  *
- * The engine owns a simulated clock (seconds, double) and a binary min-heap
+ * The engine owns a simulated clock (seconds, double) and a 4-ary min-heap
  * of pending events.  Each event is a callback with a user pointer, fired at
  * its time.  Events with equal times fire in the order they were scheduled
  * (a sequence number breaks ties), so a run is fully deterministic.
@@ -9,6 +9,9 @@
  * a free list: in steady state, scheduling and firing allocate nothing.
  * A scheduled event is named by a DpsEventId (slot and generation), which
  * stays safe to cancel after the event has fired or been cancelled.
+ * Cancelling frees the slot at once and leaves the heap entry to be
+ * dropped when it surfaces (or when cancelled entries are half the heap):
+ * sifting then moves heap entries alone.
  */
 #pragma once
 

@@ -130,6 +130,72 @@ test_random_heap (void)
   dps_engine_free (e);
 }
 
+/* The steady state of a simulation: each event schedules another at a
+ * random later time (on a grid of 0.01 s, so that many share a time),
+ * some cancel a pending one, and a burst of far-off events joins midway.
+ * Whatever tier of the queue an event waits in, the events fire in time
+ * order, equal times in the order they were scheduled (the sequence
+ * number each carries), and exactly those not cancelled fire. */
+typedef struct Steady Steady;
+typedef struct { Steady *s; guint64 seq; } SteadyEv;
+struct Steady { GRand *rand; int left; guint64 next; GArray *log; DpsEventId *ids; SteadyEv *evs; int n_ids; int cancelled; };
+
+static void steady_fire (DpsEngine *e, void *data);
+
+static void
+steady_schedule (DpsEngine *e, Steady *s, double at)
+{
+  SteadyEv *ev = &s->evs[s->next];
+  *ev = (SteadyEv) { s, s->next++ };
+  s->ids[s->n_ids++] = dps_engine_at (e, at, steady_fire, ev);
+}
+
+static void
+steady_fire (DpsEngine *e, void *data)
+{
+  SteadyEv *ev = data;
+  Steady *s = ev->s;
+  double rec[2] = { dps_engine_now (e), (double) ev->seq };
+  g_array_append_vals (s->log, rec, 2);
+  if (s->left-- <= 0)
+    return;
+  steady_schedule (e, s, dps_engine_now (e) + g_rand_int_range (s->rand, 0, 1000) / 100.0);
+  if (g_rand_int_range (s->rand, 0, 10) == 0) {
+    DpsEventId victim = s->ids[g_rand_int_range (s->rand, 0, s->n_ids)];
+    if (dps_engine_cancel (e, victim))
+      s->cancelled++;
+  }
+  if (s->left == 50000)
+    for (int i = 0; i < 20000; i++)
+      steady_schedule (e, s, dps_engine_now (e) + 1000 + g_rand_int_range (s->rand, 0, 100000) / 100.0);
+}
+
+static void
+test_steady_state (void)
+{
+  DpsEngine *e = dps_engine_new ();
+  Steady s = { g_rand_new_with_seed (7), 100000, 0, g_array_new (FALSE, FALSE, sizeof (double)),
+               g_new (DpsEventId, 200000), g_new (SteadyEv, 200000), 0, 0 };
+  for (int i = 0; i < 20000; i++)
+    steady_schedule (e, &s, g_rand_int_range (s.rand, 0, 10000) / 100.0);
+  dps_engine_run (e);
+  guint n = s.log->len / 2;
+  g_assert_cmpuint (n, ==, s.next - (guint64) s.cancelled);
+  g_assert_cmpuint (dps_engine_pending (e), ==, 0);
+  for (guint i = 1; i < n; i++) {
+    double t0 = g_array_index (s.log, double, 2 * i - 2), t1 = g_array_index (s.log, double, 2 * i);
+    g_assert_cmpfloat (t0, <=, t1);
+    if (t0 == t1)
+      g_assert_cmpfloat (g_array_index (s.log, double, 2 * i - 1), <, g_array_index (s.log, double, 2 * i + 1));
+  }
+  g_test_message ("%u fired, %d cancelled", n, s.cancelled);
+  g_array_free (s.log, TRUE);
+  g_free (s.ids);
+  g_free (s.evs);
+  g_rand_free (s.rand);
+  dps_engine_free (e);
+}
+
 /* A chain of 1000 events 0.5 s apart ends at 499.5 s having fired 1000. */
 static void
 test_chain (void)
@@ -171,6 +237,7 @@ main (int argc, char **argv)
   g_test_add_func ("/engine/stale-id", test_stale_id);
   g_test_add_func ("/engine/random-heap", test_random_heap);
   g_test_add_func ("/engine/chain", test_chain);
+  g_test_add_func ("/engine/steady-state", test_steady_state);
   g_test_add_func ("/engine/run-until", test_run_until);
   return g_test_run ();
 }
