@@ -1,6 +1,7 @@
 /* run.c — see run.h. */
 #include "dps-config.h"
 #include "real/run.h"
+#include "sim/sched.h"
 #include "real/train-net.h"
 #include "real/gpu-count.h"
 #include "real/launch.h"
@@ -276,33 +277,66 @@ dps_run_csv (const DpsRunResult *r, int batch)
   return csv;
 }
 
-/* Writes one step as a Chrome trace in the simulator's shape (compute lanes
- * per replica, one for the bucket all-reduces, one for the optimizer). */
+static double
+measured_time (const void *data, double bytes, double *lat_s, DpsAlgo *algo, DpsProto *proto)
+{
+  *lat_s = 0;
+  return 0;   /* the spans carry the measured times */
+}
+
+static void
+add_span (GArray *spans, int rank, int task, double start_s, double dur_s)
+{
+  DpsSchedSpan sp = { rank, task, start_s, start_s + dur_s };
+  g_array_append_val (spans, sp);
+}
+
+/* Writes one step as a Chrome trace in the simulator's shape
+ * (dps_sched_write_trace): a process per replica with its compute stream
+ * (forward, backward, optimizer) and, on replica 0, the bucket
+ * all-reduces as measured. */
 gboolean
 dps_run_write_trace (const DpsRunResult *run, int step, const char *path, GError **error)
 {
-  DpsDdpResult r = { .trace = g_array_new (FALSE, FALSE, sizeof (DpsTraceEvent)) };
+  g_autoptr (DpsSched) s = dps_sched_new ();
+  int role = dps_sched_role_add (s, "replica", 0);
+  int cs = dps_sched_stream_add (s, role, "compute", DPS_SCHED_NO_STREAM);
+  int ds = dps_sched_stream_add (s, role, "all-reduce (data parallel)", 0);
+  int comm = dps_sched_comm_add (s, &(DpsSchedComm) { "all-reduce", measured_time, NULL, 0, 0 });
+  int fwd = dps_sched_task_add (s, cs, &(DpsTaskSpec) { .label = "forward", .part = DPS_PART_FORWARD, .comm = -1 });
+  int bwd = dps_sched_task_add (s, cs, &(DpsTaskSpec) { .label = "backward", .part = DPS_PART_BACKWARD, .comm = -1 });
+  int opt = dps_sched_task_add (s, cs, &(DpsTaskSpec) { .label = "optimizer", .part = DPS_PART_OPTIMIZER, .comm = -1 });
+  int n_ranks = 1, n_buckets = 0;
+  for (guint i = 0; i < run->steps->len; i++)
+    n_ranks = MAX (n_ranks, g_array_index (run->steps, DpsRunStep, i).replica + 1);
+  for (guint i = 0; i < run->buckets->len; i++)
+    n_buckets = MAX (n_buckets, g_array_index (run->buckets, DpsRunBucket, i).bucket + 1);
+  int *bucket_task = g_new (int, MAX (n_buckets, 1));
+  for (int b = 0; b < n_buckets; b++) {
+    g_autofree char *label = g_strdup_printf ("all-reduce bucket %d", b);
+    bucket_task[b] = dps_sched_task_add (s, ds, &(DpsTaskSpec) { .label = label, .comm = comm });
+  }
+  DpsSchedResult res = { .spans = g_array_new (FALSE, FALSE, sizeof (DpsSchedSpan)),
+                         .memory = g_array_new (FALSE, FALSE, sizeof (DpsSchedMemSample)) };
   for (guint i = 0; i < run->steps->len; i++) {
-    const DpsRunStep *s = &g_array_index (run->steps, DpsRunStep, i);
-    if (s->step != step)
+    const DpsRunStep *st = &g_array_index (run->steps, DpsRunStep, i);
+    if (st->step != step)
       continue;
-    DpsTraceEvent f = { g_strdup ("forward"), s->replica, 0, s->fwd, FALSE };
-    DpsTraceEvent b = { g_strdup ("backward"), s->replica, s->fwd, s->bwd, FALSE };
-    g_array_append_val (r.trace, f);
-    g_array_append_val (r.trace, b);
-    if (s->replica == 0) {
-      DpsTraceEvent o = { g_strdup ("optimizer"), -2, s->fwd + s->bwd + s->exposed, s->opt, FALSE };
-      g_array_append_val (r.trace, o);
-    }
+    add_span (res.spans, st->replica, fwd, 0, st->fwd);
+    add_span (res.spans, st->replica, bwd, st->fwd, st->bwd);
+    add_span (res.spans, st->replica, opt, st->fwd + st->bwd + st->exposed, st->opt);
   }
   for (guint i = 0; i < run->buckets->len; i++) {
     const DpsRunBucket *b = &g_array_index (run->buckets, DpsRunBucket, i);
-    if (b->step == step) {
-      DpsTraceEvent e = { g_strdup_printf ("bucket %d", b->bucket), -1, b->start, b->dur, TRUE };
-      g_array_append_val (r.trace, e);
-    }
+    if (b->step == step)
+      add_span (res.spans, 0, bucket_task[b->bucket], b->start, b->dur);
   }
-  gboolean ok = dps_ddp_write_trace (&r, path, error);
-  dps_ddp_result_clear (&r);
+  DpsSchedRank *ranks = g_new0 (DpsSchedRank, n_ranks);
+  for (int k = 0; k < n_ranks; k++)
+    ranks[k] = (DpsSchedRank) { .role = role, .weight = 1, .speed = 1, .speed_mean = 1, .trace = TRUE };
+  gboolean ok = dps_sched_write_trace (s, &res, ranks, path, error);
+  g_free (ranks);
+  g_free (bucket_task);
+  dps_sched_result_clear (&res);
   return ok;
 }

@@ -218,12 +218,12 @@ dps_coll_cost_free (DpsCollCost *c)
   g_free (c);
 }
 
-static double uncorrected_time (const DpsCollCost *c, double bytes, DpsAlgo *algo, DpsProto *proto);
+static double uncorrected_time (const DpsCollCost *c, double bytes, double *lat_s, DpsAlgo *algo, DpsProto *proto);
 
 static double
 model_time (double bytes, void *data)
 {
-  return uncorrected_time (data, bytes, NULL, NULL);
+  return uncorrected_time (data, bytes, NULL, NULL, NULL);
 }
 
 /* Time of one collective of bytes (0 for one rank or no bytes); algo and
@@ -232,16 +232,31 @@ model_time (double bytes, void *data)
 double
 dps_coll_cost_time (const DpsCollCost *c, double bytes, DpsAlgo *algo, DpsProto *proto)
 {
-  double t = uncorrected_time (c, bytes, algo, proto);
-  if (c->params.n_corr == 0 || t <= 0)
-    return t;
-  return dps_tune_calibrated (&c->params, bytes, model_time, (void *) c);
+  return dps_coll_cost_time_lat (c, bytes, NULL, algo, proto);
+}
+
+/* As dps_coll_cost_time, and *lat_s (may be NULL) receives the part of it
+ * that is latency (the rest is its bytes at its bandwidth; a calibration's
+ * correction scales both alike). */
+double
+dps_coll_cost_time_lat (const DpsCollCost *c, double bytes, double *lat_s, DpsAlgo *algo, DpsProto *proto)
+{
+  double lat = 0;
+  double t = uncorrected_time (c, bytes, &lat, algo, proto);
+  if (c->params.n_corr > 0 && t > 0) {
+    double corrected = dps_tune_calibrated (&c->params, bytes, model_time, (void *) c);
+    lat *= corrected / t;
+    t = corrected;
+  }
+  if (lat_s)
+    *lat_s = lat;
+  return t;
 }
 
 static double
-uncorrected_time (const DpsCollCost *c, double bytes, DpsAlgo *algo, DpsProto *proto)
+uncorrected_time (const DpsCollCost *c, double bytes, double *lat_s, DpsAlgo *algo, DpsProto *proto)
 {
-  double best = G_MAXDOUBLE, chosen = 0;
+  double best = G_MAXDOUBLE, chosen = 0, chosen_lat = 0;
   int ba = DPS_ALGO_RING, bp = DPS_PROTO_SIMPLE;
   for (int a = 0; a < DPS_ALGO_COUNT; a++) {
     const AlgoCost *ac = &c->algo[a];
@@ -261,6 +276,7 @@ uncorrected_time (const DpsCollCost *c, double bytes, DpsAlgo *algo, DpsProto *p
         bp = p;
         double per_byte = c->mode == DPS_MODE_FLOW ? ac->flow_per_byte_s : ac->load_per_byte_s;
         chosen = lat + bytes * fill * per_byte / ac->payload[p] * scale;
+        chosen_lat = lat;
       }
     }
   }
@@ -268,6 +284,8 @@ uncorrected_time (const DpsCollCost *c, double bytes, DpsAlgo *algo, DpsProto *p
     *algo = (DpsAlgo) ba;
   if (proto)
     *proto = (DpsProto) bp;
+  if (lat_s)
+    *lat_s = c->n_ranks < 2 || bytes <= 0 ? 0 : chosen_lat;
   if (c->n_ranks < 2 || bytes <= 0)
     return 0;
   return chosen;

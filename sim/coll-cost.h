@@ -28,3 +28,5 @@ DpsCollCost *dps_coll_cost_new (const DpsTopo *topo, const DpsCollParams *params
 void         dps_coll_cost_free (DpsCollCost *c);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (DpsCollCost, dps_coll_cost_free)
 double       dps_coll_cost_time (const DpsCollCost *c, double bytes, DpsAlgo *algo, DpsProto *proto);
+double       dps_coll_cost_time_lat (const DpsCollCost *c, double bytes, double *lat_s, DpsAlgo *algo,
+                                     DpsProto *proto);

@@ -2,7 +2,7 @@
 #include "sim/ddp.h"
 #include "sim/buckets.h"
 #include "sim/coll-cost.h"
-#include "sim/engine.h"
+#include "sim/strategy.h"
 #include "sim/base/error.h"
 #include "sim/base/stats.h"
 
@@ -73,21 +73,20 @@ kernel_s (const DpsDdpConfig *c, const DpsDeviceSpec *dev, double bytes, double 
   return MAX (t, c->compute.dispatch_s);
 }
 
-/* Per-layer forward and backward seconds of one replica at batch (the
- * model's measured times, or the roofline on the topology's device), and
- * the optimizer step's seconds: one kernel per parameter tensor (PyTorch's
- * per-parameter loop; foreach and fused optimizers group tensors and
- * launch fewer) moving its bytes at memory bandwidth, or the dispatch. */
-void
-dps_ddp_compute_times (const DpsDdpConfig *c, double batch, double *fwd_s, double *bwd_s, double *opt_s)
+/* Per-layer forward, backward and recompute seconds of one replica at
+ * batch (the model's measured times, or the roofline on the topology's
+ * device): checkpointing runs each checkpointed block's forward again
+ * before its backward (recompute_s, may be NULL), and the optimizer step's
+ * seconds: one kernel per parameter tensor (PyTorch's per-parameter loop;
+ * foreach and fused optimizers group tensors and launch fewer) moving its
+ * bytes at memory bandwidth, or the dispatch. */
+static void
+compute_times (const DpsDdpConfig *c, double batch, double *fwd_s, double *bwd_s, double *recompute_s, double *opt_s)
 {
   const DpsDeviceSpec *dev = &dps_topo_spec (c->topo)->gpu;
   dps_compute_layer_times (c->model, dev, &c->compute, batch, fwd_s, bwd_s);
-  /* checkpointing runs each checkpointed block's forward again before its
-   * backward */
-  for (int i = 0; c->checkpoint && i < dps_model_n_layers (c->model); i++)
-    if (g_array_index (c->model->layers, DpsLayer, i).input_bytes > 0)
-      bwd_s[i] += fwd_s[i];
+  for (int i = 0; recompute_s && i < dps_model_n_layers (c->model); i++)
+    recompute_s[i] = c->checkpoint && g_array_index (c->model->layers, DpsLayer, i).input_bytes > 0 ? fwd_s[i] : 0;
   if (c->optimizer_s > 0) {
     *opt_s = c->optimizer_s;
     return;
@@ -96,6 +95,19 @@ dps_ddp_compute_times (const DpsDdpConfig *c, double batch, double *fwd_s, doubl
   *opt_s = 0;
   for (int i = 0; i < dps_model_n_tensors (c->model); i++)
     *opt_s += kernel_s (c, dev, dps_model_tensor (c->model, i)->numel * per_param, &bw);
+}
+
+/* As compute_times, the recompute counted in the backward: what a replica
+ * computes, as emulated runs wait it. */
+void
+dps_ddp_compute_times (const DpsDdpConfig *c, double batch, double *fwd_s, double *bwd_s, double *opt_s)
+{
+  int L = dps_model_n_layers (c->model);
+  double *rec = g_new (double, MAX (L, 1));
+  compute_times (c, batch, fwd_s, bwd_s, rec, opt_s);
+  for (int i = 0; i < L; i++)
+    bwd_s[i] += rec[i];
+  g_free (rec);
 }
 
 /* DDP's own work per step beyond compute and all-reduce (PyTorch's
@@ -143,84 +155,6 @@ dps_ddp_fixed_costs (const DpsDdpConfig *c, double opt_s, double *bwd_extra_s, D
   out->hooks_s = in_s + out->copy_out_s - out->bucket_copy_s;
 }
 
-typedef struct {
-  const DpsDdpConfig *c;
-  DpsEngine   *e;
-  DpsCollCost *cost;
-  double       comm_factor;    /* this trial's draw of the collective-time uncertainty */
-  int          nb;             /* buckets, the find_unused bitmap included */
-  double      *bytes, *ready;
-  gboolean    *is_ready;
-  int          next;
-  gboolean     busy;
-  double       comm_end, bwd_end, extension, comm_total;
-  GArray      *trace;
-  int          algo_count[DPS_ALGO_COUNT], proto_count[DPS_PROTO_COUNT];
-} Step;
-
-typedef struct { Step *s; int b; } ReadyArg;
-
-static void pump (Step *s);
-
-static void
-on_comm_done (DpsEngine *e, void *data)
-{
-  Step *s = data;
-  s->busy = FALSE;
-  s->comm_end = dps_engine_now (e);
-  s->next++;
-  pump (s);
-}
-
-static void
-trace_add (GArray *trace, const char *name, int lane, double start, double dur, gboolean comm)
-{
-  if (!trace)
-    return;
-  DpsTraceEvent ev = { g_strdup (name), lane, start, dur, comm };
-  g_array_append_val (trace, ev);
-}
-
-/* Launches the next bucket if it is ready and the stream is free. */
-static void
-pump (Step *s)
-{
-  if (s->busy || s->next >= s->nb || !s->is_ready[s->next])
-    return;
-  double now = dps_engine_now (s->e);
-  /* the stream idle since before now: the hand-off to it first; while
-   * backward holds the cores, until it lets the thread run */
-  double bend = s->bwd_end + s->extension;
-  double launch = now <= s->comm_end ? 0 : now < bend ? MIN (s->c->launch_busy_s, bend - now) : s->c->launch_s;
-  DpsAlgo a;
-  DpsProto p;
-  double d = dps_coll_cost_time (s->cost, s->bytes[s->next], &a, &p) * s->comm_factor;
-  s->algo_count[a]++;
-  s->proto_count[p]++;
-  /* while the all-reduce overlaps backward both slow down */
-  double overlap = CLAMP (bend - now - launch, 0, d);
-  double cc = s->c->contention_comm >= 0 ? s->c->contention_comm : s->c->contention;
-  d += cc * overlap;
-  s->extension += s->c->contention * overlap;
-  s->comm_total += launch + d;   /* the stream is taken from the hand-off on */
-  s->busy = TRUE;
-  char name[64];
-  if (s->c->find_unused && s->next == s->nb - 1)
-    g_snprintf (name, sizeof name, "unused-bitmap %s/%s", dps_algo_name (a), dps_proto_name (p));
-  else
-    g_snprintf (name, sizeof name, "bucket %d %s/%s", s->next, dps_algo_name (a), dps_proto_name (p));
-  trace_add (s->trace, name, -1, now + launch, d, TRUE);
-  dps_engine_after (s->e, launch + d, on_comm_done, s);
-}
-
-static void
-on_ready (DpsEngine *e, void *data)
-{
-  ReadyArg *r = data;
-  r->s->is_ready[r->b] = TRUE;
-  pump (r->s);
-}
-
 static double
 gauss (GRand *rand)
 {
@@ -246,139 +180,101 @@ bucket_bytes (const DpsDdpConfig *c, const DpsBuckets *bk, const DpsBucket *b)
   return elems * gb;
 }
 
-typedef struct {
-  double step, compute, straggler, exposed, comm_total, contention;
-} TrialOut;
-
-static void
-trial (const DpsDdpConfig *c, DpsCollCost *cost, const DpsBuckets *bk, const double *bbytes,
-       const double *fwd, const double *bwd, const double *bwd_extra, double after_s, double opt_s, int replicas, GRand *rand,
-       GArray *trace, TrialOut *out, int *algo_count, int *proto_count)
+/* The data-parallel group's all-reduce, for the schedule. */
+static double
+allreduce_time (const void *data, double bytes, double *lat_s, DpsAlgo *algo, DpsProto *proto)
 {
-  const DpsModel *m = c->model;
-  int L = dps_model_n_layers (m), nb = dps_buckets_count (bk), K = c->grad_accum;
-  gboolean random = c->jitter_cv > 0 || c->os_noise_s > 0 || c->compute_cv > 0;
-  /* replicas that can differ: all when random, else normal and slow */
-  int distinct = random ? replicas : (c->slow_replicas > 0 && c->slow_replicas < replicas ? 2 : 1);
+  return dps_coll_cost_time_lat (data, bytes, lat_s, algo, proto);
+}
 
-  int extra = c->find_unused ? 1 : 0;
-  Step s = { .c = c, .cost = cost, .nb = nb + extra, .trace = trace, .comm_factor = 1 };
-  if (c->comm_cv > 0)
-    s.comm_factor = MAX (0.2, 1 + c->comm_cv * gauss (rand));
-  s.bytes = g_new0 (double, s.nb);
-  s.ready = g_new0 (double, s.nb);
-  s.is_ready = g_new0 (gboolean, s.nb);
-  memcpy (s.bytes, bbytes, sizeof (double) * nb);
-  if (extra)
-    s.bytes[nb] = 4.0 * dps_model_n_tensors (m);   /* one int32 per parameter tensor */
-  double *layer_end = g_new (double, L);
-  double sum_end = 0, weight_sum = 0, max_end = 0;
+/* The ranks of one trial: every replica when anything is random (each its
+ * own draws), else one rank for the normal replicas and one for the slow
+ * ones, each timed as the slowest of the GPUs it stands for.  *n receives
+ * their number; the array is new. */
+static DpsSchedRank *
+trial_ranks (const DpsDdpConfig *c, int replicas, GRand *rand, int *n)
+{
+  gboolean random = c->jitter_cv > 0 || c->os_noise_s > 0 || c->compute_cv > 0;
   int n_slow = MIN (c->slow_replicas, replicas);
+  int distinct = random ? replicas : (n_slow > 0 && n_slow < replicas ? 2 : 1);
+  DpsSchedRank *ranks = g_new0 (DpsSchedRank, distinct);
   for (int d = 0; d < distinct; d++) {
-    /* random: replica d; otherwise class 0 stands for the normal replicas
-     * (the first is number n_slow) and class 1 for the slow ones */
+    /* random: replica d; otherwise rank 0 stands for the normal replicas
+     * (the first is number n_slow) and rank 1 for the slow ones */
     int r = random ? d : (d == 0 && n_slow < replicas ? n_slow : 0);
     double weight = random ? 1 : (r >= n_slow ? replicas - n_slow : n_slow);
     double f = r < n_slow ? c->slow_factor : 1;
     if (c->compute_cv > 0)
       f *= MAX (0.2, 1 + c->compute_cv * gauss (rand));
-    /* the GPUs' spread: a random factor per replica, or the class's slowest
-     * (its timeline, which the buckets wait for) against its mean (fm) */
+    /* the GPUs' spread: a random factor per replica, or the slowest of the
+     * rank's GPUs (its timeline, which the buckets wait for) against their
+     * mean */
     double fm = f;
     if (c->gpu_spread_cv > 0 && random)
       fm = f *= MAX (0.2, 1 + c->gpu_spread_cv * gauss (rand));
     else if (c->gpu_spread_cv > 0)
       f *= 1 + c->gpu_spread_cv * dps_expected_max_normal (weight);
-    double t = c->os_noise_s > 0 ? -c->os_noise_s * log (g_rand_double_range (rand, 1e-12, 1)) : 0;
-    double tm = t;
-    gboolean draw = trace && r < c->trace_replicas;
-    for (int k = 0; k < K; k++) {
-      for (int l = 0; l < L; l++) {
-        double j = c->jitter_cv > 0 ? MAX (0.05, 1 + c->jitter_cv * gauss (rand)) : 1;
-        double dt = fwd[l] * f * j;
-        if (draw && k == K - 1)
-          trace_add (trace, dps_model_layer (m, l)->name, r, t, dt, FALSE);
-        t += dt;
-        tm += fwd[l] * fm * j;
-      }
-      for (int l = L - 1; l >= 0; l--) {
-        double j = c->jitter_cv > 0 ? MAX (0.05, 1 + c->jitter_cv * gauss (rand)) : 1;
-        double extra_s = k == K - 1 ? bwd_extra[l] : 0;
-        double dt = bwd[l] * f * j + extra_s;
-        if (draw && k == K - 1)
-          trace_add (trace, dps_model_layer (m, l)->name, r, t, dt, FALSE);
-        t += dt;
-        tm += bwd[l] * fm * j + extra_s;
-        layer_end[l] = t;
-      }
-    }
-    for (int b = 0; b < nb; b++)
-      s.ready[b] = MAX (s.ready[b], layer_end[dps_buckets_get (bk, b)->ready_layer]);
-    sum_end += weight * tm;
-    weight_sum += weight;
-    max_end = MAX (max_end, t);
+    double t0 = c->os_noise_s > 0 ? -c->os_noise_s * log (g_rand_double_range (rand, 1e-12, 1)) : 0;
+    ranks[d] = (DpsSchedRank) { .role = 0, .weight = weight, .speed = f, .speed_mean = fm, .start_s = t0,
+                                .trace = r < c->trace_replicas };
+    ranks[d].groups[DPS_DDP_GROUP_SLOT] = 0;
   }
-  s.bwd_end = max_end;
-  if (extra)
-    s.ready[nb] = max_end;
-  s.e = dps_engine_new ();
-  ReadyArg *args = g_new (ReadyArg, s.nb);
-  for (int b = 0; b < s.nb; b++) {
-    double at = c->no_overlap ? MAX (s.ready[b], max_end) : s.ready[b];
-    args[b] = (ReadyArg) { &s, b };
-    dps_engine_at (s.e, at, on_ready, &args[b]);
+  *n = distinct;
+  return ranks;
+}
+
+typedef struct {
+  double step, compute, straggler, exposed, comm_total, contention;
+} TrialOut;
+
+static const DpsPart compute_parts[] = { DPS_PART_FORWARD, DPS_PART_BACKWARD, DPS_PART_RECOMPUTE, DPS_PART_COPY };
+
+/* One trial on sched: its ranks drawn from rand; the breakdown in out.
+ * With trace, the run's spans and memory are kept in res (cleared by the
+ * caller) and its ranks in *ranks_out. */
+static gboolean
+trial (const DpsDdpConfig *c, const DpsSched *sched, int replicas, GRand *rand, gboolean trace, TrialOut *out,
+       DpsSchedResult *res, DpsSchedRank **ranks_out, int *n_out, GError **error)
+{
+  DpsSchedOpts opts = { .jitter_cv = c->jitter_cv, .comm_factor = 1, .launch_s = c->launch_s,
+                        .launch_busy_s = c->launch_busy_s, .trace = trace };
+  if (c->comm_cv > 0)
+    opts.comm_factor = MAX (0.2, 1 + c->comm_cv * gauss (rand));
+  int n;
+  DpsSchedRank *ranks = trial_ranks (c, replicas, rand, &n);
+  DpsSchedGroup group = { 1, { 0 } };
+  if (!dps_sched_run (sched, ranks, n, &group, 1, &opts, rand, res, error)) {
+    g_free (ranks);
+    return FALSE;
   }
-  dps_engine_run (s.e);
-  double bwd_done = max_end + s.extension;
-  out->compute = sum_end / weight_sum + s.extension;
-  out->straggler = max_end - sum_end / weight_sum;
-  out->exposed = MAX (0, s.comm_end - bwd_done);
-  out->comm_total = s.comm_total;
-  out->contention = s.extension;
-  out->step = MAX (bwd_done, s.comm_end) + after_s + opt_s;
-  if (after_s > 0)
-    trace_add (trace, "bucket copy-out", -2, MAX (bwd_done, s.comm_end), after_s, FALSE);
-  trace_add (trace, "optimizer", -2, MAX (bwd_done, s.comm_end) + after_s, opt_s, FALSE);
-  for (int a = 0; a < DPS_ALGO_COUNT; a++)
-    algo_count[a] = s.algo_count[a];
-  for (int p = 0; p < DPS_PROTO_COUNT; p++)
-    proto_count[p] = s.proto_count[p];
-  dps_engine_free (s.e);
-  g_free (args);
-  g_free (layer_end);
-  g_free (s.bytes);
-  g_free (s.ready);
-  g_free (s.is_ready);
+  /* the breakdown (ddp.h): the mean replica's compute, what the slowest
+   * takes beyond it, the contention the critical rank's compute met, and
+   * that rank's wait for the all-reduces */
+  const DpsSchedRankStats *crit = &res->crit, *mean = &res->mean;
+  double work_mean = mean->start_s, work_crit = crit->start_s, wall_crit = 0;
+  for (gsize i = 0; i < G_N_ELEMENTS (compute_parts); i++) {
+    work_mean += mean->work_mean_s[compute_parts[i]];
+    work_crit += crit->work_s[compute_parts[i]];
+    wall_crit += crit->wall_s[compute_parts[i]];
+  }
+  double extension = wall_crit - (work_crit - crit->start_s);
+  double after = crit->wall_s[DPS_PART_COPY_OUT] + crit->wall_s[DPS_PART_OPTIMIZER];
+  out->step = res->step_s;
+  out->compute = work_mean + extension;
+  out->straggler = work_crit - work_mean;
+  out->contention = extension;
+  out->exposed = MAX (0, res->step_s - work_crit - extension - after);
+  out->comm_total = crit->comm_s;
+  if (ranks_out) {
+    *ranks_out = ranks;
+    *n_out = n;
+  } else
+    g_free (ranks);
+  return TRUE;
 }
 
 /* Trials between the random-number states kept for redrawing the trace. */
 #define TRACE_MARK 64
-
-/* Redraws trace with the trial whose step is closest to mean (order: each
- * trial's step; marks[i]: the random state before trial i * TRACE_MARK), so
- * that the picture shows a typical step rather than the first one drawn.
- * Trial 0's trace, drawn already, stays when it is the closest. */
-static void
-trace_closest_trial (const DpsDdpConfig *c, DpsCollCost *cost, const DpsBuckets *bk, const double *bbytes,
-                     const double *fwd, const double *bwd, const double *bwd_extra, double after_s, double opt_s, int N,
-                     GPtrArray *marks, const double *order, double mean, GArray *trace)
-{
-  int k = 0;
-  for (int t = 1; t < c->trials; t++)
-    if (fabs (order[t] - mean) < fabs (order[k] - mean))
-      k = t;
-  if (k == 0)
-    return;
-  for (guint i = 0; i < trace->len; i++)
-    g_free (g_array_index (trace, DpsTraceEvent, i).name);
-  g_array_set_size (trace, 0);
-  GRand *rand = g_rand_copy (g_ptr_array_index (marks, k / TRACE_MARK));
-  int algo[DPS_ALGO_COUNT] = { 0 }, proto[DPS_PROTO_COUNT] = { 0 };   /* counted once, in the trials */
-  TrialOut o;
-  for (int t = k / TRACE_MARK * TRACE_MARK; t <= k; t++)
-    trial (c, cost, bk, bbytes, fwd, bwd, bwd_extra, after_s, opt_s, N, rand, t == k ? trace : NULL, &o, algo, proto);
-  g_rand_free (rand);
-}
 
 /* The batch per replica of c (from its global batch where one is given),
  * or FALSE with the quantity that is impossible. */
@@ -441,14 +337,13 @@ ddp_totals (const DpsDdpConfig *c, double batch, double single, DpsDdpResult *ou
   out->efficiency = single / out->step_mean_s;
   out->samples_per_s = out->global_batch / out->step_mean_s;
   out->tokens_per_s = out->samples_per_s * m->seq_len;
+  /* the static parts in closed form; the activations at their peak on the
+   * step's timeline (dps_ddp_simulate) */
+  double act = out->memory.activations;
   dps_memory_estimate (m, c->mixed, c->grad_dtype, c->optimizer, c->grad_as_bucket_view, c->compute.dtype,
                        batch, &out->memory);
-  if (c->flash_attention || c->checkpoint) {
-    out->memory.total -= out->memory.activations;
-    out->memory.activations = dps_model_kept_act_bytes (m, c->flash_attention, c->checkpoint) / 2
-                              * dps_dtype_bytes (c->compute.dtype) * batch;
-    out->memory.total += out->memory.activations;
-  }
+  out->memory.total += act - out->memory.activations;
+  out->memory.activations = act;
   out->fits = out->memory.total <= dev->memory_bytes;
   out->cost_per_step = N * c->price_per_gpu_hour * out->step_mean_s / 3600;
   out->cost_per_msample = out->cost_per_step / out->global_batch * 1e6;
@@ -456,6 +351,19 @@ ddp_totals (const DpsDdpConfig *c, double batch, double single, DpsDdpResult *ou
     out->steps_to_target = c->steps_to_target * (1 + c->critical_batch / out->global_batch);
     out->time_to_target_s = out->steps_to_target * out->step_mean_s;
     out->cost_to_target = out->steps_to_target * out->cost_per_step;
+  }
+}
+
+/* The per-layer activation bytes at batch: what each forward saves, and
+ * what a checkpointed layer keeps (its input), in the compute type. */
+static void
+activation_bytes (const DpsDdpConfig *c, double batch, double *act, double *kept)
+{
+  double scale = dps_dtype_bytes (c->compute.dtype) / 2.0 * batch;
+  for (int l = 0; l < dps_model_n_layers (c->model); l++) {
+    const DpsLayer *layer = dps_model_layer (c->model, l);
+    act[l] = (layer->act_bytes - (c->flash_attention ? layer->attn_act_bytes : 0)) * scale;
+    kept[l] = layer->input_bytes * scale;
   }
 }
 
@@ -479,96 +387,157 @@ dps_ddp_simulate (const DpsDdpConfig *c, DpsDdpResult *out, GError **error)
   c = &resolved;
   const DpsModel *m = c->model;
   int L = dps_model_n_layers (m);
-  DpsBuckets *bk = dps_buckets_assign (m, c->bucket_cap_bytes, c->first_bucket_bytes, dps_dtype_bytes (c->grad_dtype));
+  g_autoptr (DpsBuckets) bk = dps_buckets_assign (m, c->bucket_cap_bytes, c->first_bucket_bytes,
+                                                  dps_dtype_bytes (c->grad_dtype));
   int nb = dps_buckets_count (bk);
   double *bbytes = g_new (double, MAX (nb, 1));
+  int *blayer = g_new (int, MAX (nb, 1));
   double max_bucket = 4.0 * dps_model_n_tensors (m);   /* the find_unused bitmap */
   for (int b = 0; b < nb; b++) {
     bbytes[b] = bucket_bytes (c, bk, dps_buckets_get (bk, b));
+    blayer[b] = dps_buckets_get (bk, b)->ready_layer;
     out->comm_bytes += bbytes[b];
     max_bucket = MAX (max_bucket, bbytes[b]);
   }
-  DpsCollCost *cost = dps_coll_cost_new (c->topo, &c->coll, N, DPS_OP_ALLREDUCE, c->algo_mask, c->proto_mask,
-                                         0, c->mode, max_bucket, error);
+  g_autoptr (DpsCollCost) cost = dps_coll_cost_new (c->topo, &c->coll, N, DPS_OP_ALLREDUCE, c->algo_mask,
+                                                    c->proto_mask, 0, c->mode, max_bucket, error);
   if (!cost) {
     g_free (bbytes);
-    dps_buckets_free (bk);
+    g_free (blayer);
     return FALSE;
   }
-  double *fwd = g_new (double, L), *bwd = g_new (double, L), opt_s;
-  dps_ddp_compute_times (c, batch, fwd, bwd, &opt_s);
+  int L1 = MAX (L, 1);
+  double *fwd = g_new (double, L1), *bwd = g_new (double, L1), *rec = g_new (double, L1), opt_s;
+  double *extra = g_new (double, L1), *act = g_new (double, L1), *kept = g_new (double, L1);
+  compute_times (c, batch, fwd, bwd, rec, &opt_s);
   double single = opt_s;
   for (int l = 0; l < L; l++)
-    single += c->grad_accum * (fwd[l] + bwd[l]);
-  double *bwd_extra = g_new (double, L);
-  dps_ddp_fixed_costs (c, opt_s, bwd_extra, out);
+    single += c->grad_accum * (fwd[l] + bwd[l] + rec[l]);
+  dps_ddp_fixed_costs (c, opt_s, extra, out);
+  activation_bytes (c, batch, act, kept);
+  DpsMemory fixed;
+  dps_memory_estimate (m, c->mixed, c->grad_dtype, c->optimizer, c->grad_as_bucket_view, c->compute.dtype, batch,
+                       &fixed);
+  DpsDdpStep step = {
+    .model = m, .grad_accum = c->grad_accum, .fwd_s = fwd, .bwd_s = bwd, .recompute_s = rec, .copy_s = extra,
+    .copy_out_s = out->copy_out_s, .optimizer_s = opt_s, .act_bytes = act, .kept_bytes = kept,
+    .static_bytes = fixed.total - fixed.activations, .n_buckets = nb, .bucket_layer = blayer,
+    .bucket_bytes = bbytes, .no_overlap = c->no_overlap,
+    .unused_bitmap_bytes = c->find_unused ? 4.0 * dps_model_n_tensors (m) : 0,
+    .allreduce = { "all-reduce", allreduce_time, cost, c->contention,
+                   c->contention_comm >= 0 ? c->contention_comm : c->contention },
+  };
+  DpsSched *sched = dps_strategy_ddp (&step);
 
   GRand *rand = g_rand_new_with_seed ((guint32) (c->seed ^ (c->seed >> 32)));
-  double *steps = g_new (double, c->trials);
-  if (c->trace_replicas > 0) {
-    out->trace = g_array_new (FALSE, FALSE, sizeof (DpsTraceEvent));
-  }
-  GPtrArray *marks = out->trace && c->trials > 1 ? g_ptr_array_new_with_free_func ((GDestroyNotify) g_rand_free) : NULL;
-  double *order = marks ? g_new (double, c->trials) : NULL;
+  int T = c->trials;
+  double *steps = g_new (double, T);
+  gboolean want_trace = c->trace_replicas > 0;
+  GPtrArray *marks = want_trace && T > 1 ? g_ptr_array_new_with_free_func ((GDestroyNotify) g_rand_free) : NULL;
   TrialOut sum = { 0 };
-  for (int t = 0; t < c->trials; t++) {
+  gboolean ok = TRUE;
+  double peak = 0;
+  for (int t = 0; t < T && ok; t++) {
     TrialOut o;
+    DpsSchedResult res;
     if (marks && t % TRACE_MARK == 0)
       g_ptr_array_add (marks, g_rand_copy (rand));
-    trial (c, cost, bk, bbytes, fwd, bwd, bwd_extra, out->copy_out_s, opt_s, N, rand, t == 0 ? out->trace : NULL, &o,
-           out->algo_count, out->proto_count);
+    gboolean keep = want_trace && t == 0;
+    ok = trial (c, sched, N, rand, keep, &o, &res, keep ? &out->trace_ranks : NULL, &out->trace_n_ranks, error);
+    if (!ok)
+      break;
     steps[t] = o.step;
-    if (order)
-      order[t] = o.step;
     sum.step += o.step;
     sum.compute += o.compute;
     sum.straggler += o.straggler;
     sum.exposed += o.exposed;
     sum.comm_total += o.comm_total;
     sum.contention += o.contention;
+    for (int a = 0; a < DPS_ALGO_COUNT; a++)
+      out->algo_count[a] = res.comms[0].algo_count[a];
+    for (int p = 0; p < DPS_PROTO_COUNT; p++)
+      out->proto_count[p] = res.comms[0].proto_count[p];
+    if (res.peak_bytes > peak || t == 0) {
+      peak = res.peak_bytes;
+      g_strlcpy (out->peak_task, res.peak.peak_task >= 0 ? dps_sched_task_label (sched, res.peak.peak_task)
+                                                        : "the step's start", sizeof out->peak_task);
+      out->peak_at_s = res.peak.peak_at_s;
+    }
+    if (keep)
+      out->trace_run = res;
+    else
+      dps_sched_result_clear (&res);
   }
-  int T = c->trials;
-  if (marks) {
-    trace_closest_trial (c, cost, bk, bbytes, fwd, bwd, bwd_extra, out->copy_out_s, opt_s, N, marks, order, sum.step / T,
-                         out->trace);
+  if (ok && marks) {
+    /* the trace shows the trial closest to the mean, redrawn from the
+     * random state kept before it */
+    double mean = sum.step / T;
+    int k = 0;
+    for (int t = 1; t < T; t++)
+      if (fabs (steps[t] - mean) < fabs (steps[k] - mean))
+        k = t;
+    if (k > 0) {
+      dps_sched_result_clear (&out->trace_run);
+      g_clear_pointer (&out->trace_ranks, g_free);
+      GRand *r2 = g_rand_copy (g_ptr_array_index (marks, k / TRACE_MARK));
+      for (int t = k / TRACE_MARK * TRACE_MARK; t <= k && ok; t++) {
+        TrialOut o;
+        DpsSchedResult res;
+        gboolean keep = t == k;
+        ok = trial (c, sched, N, r2, keep, &o, &res, keep ? &out->trace_ranks : NULL, &out->trace_n_ranks, error);
+        if (ok && keep)
+          out->trace_run = res;
+        else if (ok)
+          dps_sched_result_clear (&res);
+      }
+      g_rand_free (r2);
+    }
+  }
+  if (marks)
     g_ptr_array_unref (marks);
-    g_free (order);
+  if (ok) {
+    dps_sort_doubles (steps, (gsize) T);
+    out->replicas = N;
+    out->n_buckets = nb;
+    out->batch_per_replica = batch;
+    out->global_batch = batch * micro;
+    out->step_mean_s = sum.step / T;
+    out->step_p5_s = dps_quantile_sorted (steps, (gsize) T, 0.05);
+    out->step_p95_s = dps_quantile_sorted (steps, (gsize) T, 0.95);
+    out->compute_s = sum.compute / T;
+    out->straggler_s = sum.straggler / T;
+    out->exposed_comm_s = sum.exposed / T;
+    out->comm_total_s = sum.comm_total / T;
+    out->contention = c->contention;
+    out->contention_s = sum.contention / T;
+    out->optimizer_s = opt_s;
+    out->overlap = out->comm_total_s > 0 ? 1 - out->exposed_comm_s / out->comm_total_s : 1;
+    out->memory.activations = peak - step.static_bytes;
+    ddp_totals (c, batch, single, out);
   }
-  dps_sort_doubles (steps, (gsize) T);
-  out->replicas = N;
-  out->n_buckets = nb;
-  out->batch_per_replica = batch;
-  out->global_batch = batch * micro;
-  out->step_mean_s = sum.step / T;
-  out->step_p5_s = dps_quantile_sorted (steps, (gsize) T, 0.05);
-  out->step_p95_s = dps_quantile_sorted (steps, (gsize) T, 0.95);
-  out->compute_s = sum.compute / T;
-  out->straggler_s = sum.straggler / T;
-  out->exposed_comm_s = sum.exposed / T;
-  out->comm_total_s = sum.comm_total / T;
-  out->contention = c->contention;
-  out->contention_s = sum.contention / T;
-  out->optimizer_s = opt_s;
-  out->overlap = out->comm_total_s > 0 ? 1 - out->exposed_comm_s / out->comm_total_s : 1;
-  ddp_totals (c, batch, single, out);
+  if (ok && want_trace)
+    out->sched = sched;
+  else
+    dps_sched_free (sched);
   g_free (steps);
   g_rand_free (rand);
   g_free (fwd);
   g_free (bwd);
-  g_free (bwd_extra);
+  g_free (rec);
+  g_free (extra);
+  g_free (act);
+  g_free (kept);
   g_free (bbytes);
-  dps_buckets_free (bk);
-  dps_coll_cost_free (cost);
-  return TRUE;
+  g_free (blayer);
+  if (!ok)
+    dps_ddp_result_clear (out);
+  return ok;
 }
 
 void
 dps_ddp_result_clear (DpsDdpResult *r)
 {
-  if (r->trace) {
-    for (guint i = 0; i < r->trace->len; i++)
-      g_free (g_array_index (r->trace, DpsTraceEvent, i).name);
-    g_array_free (r->trace, TRUE);
-    r->trace = NULL;
-  }
+  dps_sched_result_clear (&r->trace_run);
+  g_clear_pointer (&r->trace_ranks, g_free);
+  g_clear_pointer (&r->sched, dps_sched_free);
 }

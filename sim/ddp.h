@@ -32,6 +32,7 @@
 #include "sim/coll.h"
 #include "sim/compute.h"
 #include "sim/memory.h"
+#include "sim/sched.h"
 
 typedef enum { DPS_COMPRESS_NONE, DPS_COMPRESS_FP16, DPS_COMPRESS_POWERSGD } DpsCompress;
 
@@ -98,8 +99,6 @@ typedef struct {
   char            compute_note[512];   /* where the layer times came from, for the report ("" none) */
 } DpsDdpConfig;
 
-typedef struct { char *name; int lane; double start_s, dur_s; gboolean comm; } DpsTraceEvent;
-
 typedef struct {
   int     replicas, n_buckets;
   double  batch_per_replica, global_batch;
@@ -124,7 +123,14 @@ typedef struct {
   int     algo_count[DPS_ALGO_COUNT], proto_count[DPS_PROTO_COUNT];
   double  cost_per_step, cost_per_msample;
   double  steps_to_target, time_to_target_s, cost_to_target;
-  GArray *trace;                       /* DpsTraceEvent, the trial closest to the mean step; NULL unless asked */
+  char    peak_task[160];              /* the task at which memory peaks (its label) */
+  double  peak_at_s;                   /* ... and when in the step */
+  /* the trial closest to the mean step as the schedule ran it; NULL
+   * unless trace_replicas > 0 */
+  DpsSched      *sched;
+  DpsSchedRank  *trace_ranks;
+  int            trace_n_ranks;
+  DpsSchedResult trace_run;
 } DpsDdpResult;
 
 void     dps_ddp_config_default (DpsDdpConfig *c);

@@ -239,7 +239,11 @@ if [ -z "$(col tokens_per_s "$tmp/out")" ] && [ -n "$(col samples_per_s "$tmp/ou
 expect 0 '"efficiency"' -- predict --format json --gpus 16
 expect 0 "does not fit" -- predict --batch 64 --gpus 8
 expect 0 "" -- predict --gpus 16 --trace "$tmp/t.json"
-if grep -q '"traceEvents"' "$tmp/t.json" && grep -q '"allreduce"' "$tmp/t.json"; then ok; else ko "trace"; fi
+# the schedule: a lane per stream (the compute and the all-reduces), the
+# tasks by name, a memory counter
+if grep -q '"traceEvents"' "$tmp/t.json" && grep -q '"all-reduce bucket 0"' "$tmp/t.json" \
+   && grep -q '"all-reduce (data parallel)"' "$tmp/t.json" && grep -q '"bwd h.47"' "$tmp/t.json" \
+   && grep -q '"name":"memory","ph":"C"' "$tmp/t.json"; then ok; else ko "trace"; fi
 expect 0 "wrote" -- sweep --gpus 1,8,64 -o "$tmp/sw"
 for f in sw.csv sw.png sw.svg; do
   if [ -s "$tmp/$f" ]; then ok; else ko "sweep wrote no $f"; fi

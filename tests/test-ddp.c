@@ -189,10 +189,8 @@ static double
 trace_end (const DpsDdpResult *r)
 {
   double end = 0;
-  for (guint i = 0; i < r->trace->len; i++) {
-    const DpsTraceEvent *e = &g_array_index (r->trace, DpsTraceEvent, i);
-    end = MAX (end, e->start_s + e->dur_s);
-  }
+  for (guint i = 0; i < r->trace_run.spans->len; i++)
+    end = MAX (end, g_array_index (r->trace_run.spans, DpsSchedSpan, i).end_s);
   return end;
 }
 

@@ -66,7 +66,7 @@ done
 
 # emulation: 8 replicas on this machine, real all-reduces, waits for compute
 if "$bin" run --emulate --gpus 8 --steps 4 --warmup 1 --trace "$tmp/e.json" >"$tmp/e" 2>"$tmp/err"; then ok; else ko "emulate: $(tail -2 "$tmp/err")"; fi
-if grep -q "emulated waits" "$tmp/e" && grep -q '"traceEvents"' "$tmp/e.json" && grep -q '"allreduce"' "$tmp/e.json"; then ok; else ko "emulation output"; fi
+if grep -q "emulated waits" "$tmp/e" && grep -q '"traceEvents"' "$tmp/e.json" && grep -q '"all-reduce bucket 0"' "$tmp/e.json"; then ok; else ko "emulation output"; fi
 
 # one replica's layer times (what validate calibrates with): one forward
 # and one backward time per layer of the MLP, all positive; the first

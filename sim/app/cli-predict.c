@@ -84,6 +84,7 @@ emit_table (GString *o, const DpsDdpConfig *c, const DpsDdpResult *r)
                   *a = gb (r->memory.activations);
   g_string_append_printf (o, "  memory         %s GB per replica of %s GB: parameters %s, gradients %s, buckets %s, optimizer %s, activations %s\n",
                           t, dev, p, g, bk, op, a);
+  g_string_append_printf (o, "                 peak as '%s' starts, %.2f ms into the step\n", r->peak_task, r->peak_at_s * 1e3);
   if (!r->fits)
     g_string_append_printf (o, "  WARNING        does not fit: %s GB needed, the %s has %s GB (lower --batch%s, "
                             "or a larger device)\n", t, s->gpu.model, dev,
@@ -208,6 +209,8 @@ emit_json (GString *o, const DpsDdpConfig *c, const DpsDdpResult *r)
   D ("activations", r->memory.activations);
   D ("total", r->memory.total);
   json_builder_end_object (b);
+  S ("memory_peak_task", r->peak_task);
+  D ("memory_peak_at_s", r->peak_at_s);
   json_builder_set_member_name (b, "fits");
   json_builder_add_boolean_value (b, r->fits);
   D ("cost_per_step_usd", r->cost_per_step);

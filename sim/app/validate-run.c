@@ -52,12 +52,25 @@ timeline_measured (GString *t, const DpsRunResult *run, int step)
   }
 }
 
+/* The predicted step's spans in the timeline's lanes: each rank drawn a
+ * replica lane (its compute), the collectives once (rank 0's), the copies
+ * back and the optimizer on the optimizer lane. */
 static void
 timeline_predicted (GString *t, const DpsDdpResult *r)
 {
-  for (guint i = 0; r->trace && i < r->trace->len; i++) {
-    const DpsTraceEvent *e = &g_array_index (r->trace, DpsTraceEvent, i);
-    timeline_row (t, 1, e->lane, e->start_s, e->dur_s, e->comm ? 1 : e->lane == -2 ? 2 : 0);
+  const GArray *spans = r->trace_run.spans;
+  for (guint i = 0; spans && i < spans->len; i++) {
+    const DpsSchedSpan *sp = &g_array_index (spans, DpsSchedSpan, i);
+    DpsPart part = dps_sched_task_part (r->sched, sp->task);
+    double dur = sp->end_s - sp->start_s;
+    if (part == DPS_PART_COMM) {
+      if (sp->rank == 0)
+        timeline_row (t, 1, -1, sp->start_s, dur, 1);
+    } else if (part == DPS_PART_OPTIMIZER || part == DPS_PART_COPY_OUT) {
+      if (sp->rank == 0)
+        timeline_row (t, 1, -2, sp->start_s, dur, 2);
+    } else
+      timeline_row (t, 1, sp->rank, sp->start_s, dur, 0);
   }
 }
 
@@ -217,7 +230,7 @@ predict (const DpsValidateSpec *s, DpsModel *model, const DpsProfile *profile, i
   row->pred_opt_s = r.optimizer_s;
   row->pred_straggler_s = r.straggler_s;
   row->v.ok = TRUE;
-  if (r.trace) {
+  if (r.sched) {
     g_autofree char *tp = g_strconcat (s->prefix, "-predicted-trace.json", NULL);
     dps_ddp_write_trace (&r, tp, NULL);
     timeline_predicted (out->timeline, &r);

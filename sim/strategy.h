@@ -1,0 +1,49 @@
+/* strategy — the builders of a training step's schedule (sched.h), one
+ * file each: a strategy emits tasks, the schedule runs them.
+ *
+ * How a strategy is written (DDP, strategy-ddp.c, is the worked example):
+ *   1. roles: one for each kind of rank doing different work (DDP: one,
+ *      "replica"; a pipeline: one a stage), with the bytes its ranks hold
+ *      through the whole step (parameters, gradients, optimizer state,
+ *      DDP's buckets);
+ *   2. streams: a role's compute stream, and one communication stream for
+ *      each process group its ranks belong to (a group slot; the run maps
+ *      each rank's slot to a group instance);
+ *   3. comm kinds: each collective's cost (the collective model of the
+ *      group's GPUs, coll-cost.h) and the contention of its kernels;
+ *   4. tasks, in each stream's order: compute with its nominal seconds,
+ *      collectives with their bytes, what each waits for beyond its
+ *      stream's order, and the memory it allocates and frees.
+ * The driver (ddp.c) times the layers, chooses the ranks of each trial
+ * (speeds, weights, groups) and reads the step's breakdown from the run.
+ * A new strategy is a new file and a new builder here, not a new engine. */
+#pragma once
+
+#include "sim/model.h"
+#include "sim/sched.h"
+
+/* PyTorch DDP's step: micro-steps of forward and backward, the last one's
+ * bucket all-reduces on the data-parallel group as their gradients are
+ * ready (buckets.h), DDP's copies, then the optimizer. */
+typedef struct {
+  const DpsModel *model;
+  int            grad_accum;       /* micro-steps; the last synchronises */
+  const double  *fwd_s, *bwd_s;    /* per layer, nominal seconds */
+  const double  *recompute_s;      /* per layer: the forward run again before its backward (0: not checkpointed) */
+  const double  *copy_s;           /* per layer: DDP's hook kernels after its backward, last micro-step */
+  double         copy_out_s;       /* DDP's copies back after the last all-reduce */
+  double         optimizer_s;
+  const double  *act_bytes;        /* per layer: activations its forward saves (recomputed: all of them) */
+  const double  *kept_bytes;       /* per layer: what a checkpointed layer keeps from forward (its input) */
+  double         static_bytes;     /* parameters, gradients, buckets, optimizer state */
+  int            n_buckets;
+  const int     *bucket_layer;     /* the layer whose backward readies it */
+  const double  *bucket_bytes;
+  gboolean       no_overlap;       /* all-reduces only after backward */
+  double         unused_bitmap_bytes;   /* > 0: find_unused_parameters' all-reduce after the buckets */
+  DpsSchedComm   allreduce;        /* the data-parallel group's all-reduce */
+} DpsDdpStep;
+
+#define DPS_DDP_GROUP_SLOT 0       /* the data-parallel group of a DDP rank */
+
+DpsSched *dps_strategy_ddp (const DpsDdpStep *in);
