@@ -125,6 +125,23 @@ dps_coll_cost_new (const DpsTopo *topo, const DpsCollParams *params, int n_gpus,
     return NULL;
   if (channels > 0)
     ctx.channels = channels;
+  return dps_coll_cost_new_ctx (&ctx, algo_mask, proto_mask, mode, max_bytes, error);
+}
+
+/* As dps_coll_cost_new, for the GPUs, operation and channels of ctx (its
+ * size and algorithm aside): a group of some GPUs of each node
+ * (dps_coll_ctx_init_nodes). */
+DpsCollCost *
+dps_coll_cost_new_ctx (const DpsCollCtx *ctx_in, guint algo_mask, guint proto_mask, DpsNetMode mode,
+                       double max_bytes, GError **error)
+{
+  DpsCollCtx ctx = *ctx_in;
+  ctx.bytes = REF_BYTES;
+  ctx.latency_only = FALSE;
+  const DpsTopo *topo = ctx.topo;
+  const DpsCollParams *params = ctx.params;
+  DpsCollOp op = ctx.op;
+  int n_gpus = dps_ctx_n_ranks (&ctx);
   algo_mask = dps_coll_choosable (op, algo_mask);
   DpsCollCost *c = g_new0 (DpsCollCost, 1);
   c->params = *params;

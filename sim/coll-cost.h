@@ -25,6 +25,8 @@ typedef struct DpsCollCost DpsCollCost;
 DpsCollCost *dps_coll_cost_new (const DpsTopo *topo, const DpsCollParams *params, int n_gpus,
                                 DpsCollOp op, guint algo_mask, guint proto_mask, int channels,
                                 DpsNetMode mode, double max_bytes, GError **error);
+DpsCollCost *dps_coll_cost_new_ctx (const DpsCollCtx *ctx, guint algo_mask, guint proto_mask, DpsNetMode mode,
+                                    double max_bytes, GError **error);
 void         dps_coll_cost_free (DpsCollCost *c);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (DpsCollCost, dps_coll_cost_free)
 double       dps_coll_cost_time (const DpsCollCost *c, double bytes, DpsAlgo *algo, DpsProto *proto);

@@ -21,10 +21,36 @@ choose_time (double bytes, void *data)
   return ch.time_s;
 }
 
+/* The least latency terms of ctx's algorithm over the protocols allowed
+ * at its size (a plan of its latency alone: no flows built), or
+ * G_MAXDOUBLE where it has no plan or no protocol applies. */
+static double
+least_latency (const DpsCollCtx *ctx, guint proto_mask)
+{
+  DpsCollCtx c = *ctx;
+  c.latency_only = TRUE;
+  DpsPlan *plan = NULL;
+  if (!dps_coll_build_plan (&c, &plan, NULL))
+    return G_MAXDOUBLE;
+  double least = G_MAXDOUBLE;
+  for (int p = 0; p < DPS_PROTO_COUNT; p++) {
+    if (!(proto_mask & (1u << p)) || plan->payload[p] <= 0 || !dps_tune_size_ok (ctx->params, p, ctx->bytes))
+      continue;
+    double lat = 0;
+    for (guint i = 0; i < plan->phases->len; i++)
+      lat += g_array_index (plan->phases, DpsPhase, i).latency_s[p];
+    least = MIN (least, lat);
+  }
+  dps_plan_unref (plan);
+  return least;
+}
+
 /* Picks, among the algorithms in algo_mask and protocols in proto_mask that
  * apply, the pair with the least analytical time, as NCCL does.  Ties go to
  * the lower index (tree before ring; LL before LL128 before Simple).  On
- * success out->plan holds the chosen plan. */
+ * success out->plan holds the chosen plan.  The algorithms of low latency
+ * go first, and one whose latency alone exceeds the best time so far is
+ * not built (a flat ring over thousands of GPUs): the choice is the same. */
 gboolean
 dps_coll_choose (const DpsCollCtx *ctx, guint algo_mask, guint proto_mask,
                  DpsCollChoice *out, GError **error)
@@ -32,11 +58,17 @@ dps_coll_choose (const DpsCollCtx *ctx, guint algo_mask, guint proto_mask,
   g_autoptr (GError) why = NULL;
   DpsCollChoice best = { .time_s = G_MAXDOUBLE };
   algo_mask = dps_coll_choosable (ctx->op, algo_mask);
-  for (int a = 0; a < DPS_ALGO_COUNT; a++) {
+  static const DpsAlgo order[] = { DPS_ALGO_NVLS, DPS_ALGO_TREE, DPS_ALGO_COLLNET, DPS_ALGO_PAT, DPS_ALGO_HIER,
+                                   DPS_ALGO_RING };
+  G_STATIC_ASSERT (G_N_ELEMENTS (order) == DPS_ALGO_COUNT);
+  for (gsize oi = 0; oi < G_N_ELEMENTS (order); oi++) {
+    int a = order[oi];
     if (!(algo_mask & (1u << a)))
       continue;
     DpsCollCtx c = *ctx;
     c.algo = (DpsAlgo) a;
+    if (best.plan && ctx->bytes > 0 && least_latency (&c, proto_mask) > best.time_s)
+      continue;   /* slower whatever its bandwidth */
     DpsPlan *plan = NULL;
     g_clear_error (&why);
     if (!dps_coll_build_plan (&c, &plan, &why))
@@ -46,7 +78,7 @@ dps_coll_choose (const DpsCollCtx *ctx, guint algo_mask, guint proto_mask,
       if (!(proto_mask & (1u << p)) || plan->payload[p] <= 0 || !dps_tune_size_ok (ctx->params, p, ctx->bytes))
         continue;
       double t = dps_plan_time_analytical (ctx->topo, plan, p);
-      if (t < best.time_s) {
+      if (t < best.time_s || (t == best.time_s && best.plan && a < (int) best.algo)) {
         if (best.plan && best.plan != plan)
           dps_plan_unref (best.plan);
         best = (DpsCollChoice) { (DpsAlgo) a, (DpsProto) p, t, plan };
@@ -86,6 +118,21 @@ gboolean
 dps_coll_predict (const DpsCollCtx *ctx, guint algo_mask, guint proto_mask, DpsNetMode mode,
                   DpsCollChoice *out, GError **error)
 {
+  return dps_coll_predict_cached (ctx, algo_mask, proto_mask, mode, NULL, out, error);
+}
+
+/* As dps_coll_predict; cache (may be NULL; zeroed before its first use,
+ * then kept for one group: topology, GPUs, operation and channels) holds
+ * for each algorithm the flow-level time of its plan's bytes over their
+ * analytical time.  A plan's flows all scale with its size (a protocol's
+ * payload inflates them all alike), so the max-min rates and that ratio
+ * are the same at every size: one flow run times an algorithm at all of
+ * them (a 32768-GPU sweep of 28 sizes runs each chosen one once, not 28
+ * times). */
+gboolean
+dps_coll_predict_cached (const DpsCollCtx *ctx, guint algo_mask, guint proto_mask, DpsNetMode mode,
+                         DpsCollFlowCache *cache, DpsCollChoice *out, GError **error)
+{
   if (!dps_coll_choose (ctx, algo_mask, proto_mask, out, error))
     return FALSE;
   if (mode == DPS_MODE_FLOW) {
@@ -101,7 +148,22 @@ dps_coll_predict (const DpsCollCtx *ctx, guint algo_mask, guint proto_mask, DpsN
         dps_plan_unref (rc.plan);
       }
     }
-    out->time_s = dps_plan_time_flow (ctx->topo, out->plan, out->proto) * scale;
+    double lat = 0;
+    for (guint i = 0; i < out->plan->phases->len; i++) {
+      const DpsPhase *ph = &g_array_index (out->plan->phases, DpsPhase, i);
+      lat += ph->latency_s[out->proto] + ph->wire_s;
+    }
+    double ana = dps_plan_time_analytical (ctx->topo, out->plan, out->proto) - lat;
+    double *ratio = cache ? &cache->ratio[out->algo] : NULL;
+    double t;
+    if (ratio && *ratio > 0 && ana > 0)
+      t = lat + *ratio * ana;
+    else {
+      t = dps_plan_time_flow (ctx->topo, out->plan, out->proto);
+      if (ratio && ana > 0 && t > lat)
+        *ratio = (t - lat) / ana;
+    }
+    out->time_s = t * scale;
   }
   dps_plan_unref (out->plan);
   out->plan = NULL;

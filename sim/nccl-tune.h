@@ -32,3 +32,10 @@ gboolean dps_coll_choose (const DpsCollCtx *ctx, guint algo_mask, guint proto_ma
                           DpsCollChoice *out, GError **error);
 gboolean dps_coll_predict (const DpsCollCtx *ctx, guint algo_mask, guint proto_mask, DpsNetMode mode,
                            DpsCollChoice *out, GError **error);
+
+/* Per algorithm, a plan's flow-level bandwidth time over its analytical
+ * one, for one group (dps_coll_predict_cached); 0: not yet run. */
+typedef struct { double ratio[DPS_ALGO_COUNT]; } DpsCollFlowCache;
+
+gboolean dps_coll_predict_cached (const DpsCollCtx *ctx, guint algo_mask, guint proto_mask, DpsNetMode mode,
+                                  DpsCollFlowCache *cache, DpsCollChoice *out, GError **error);

@@ -50,10 +50,9 @@ typedef enum {
 #define DPS_TOPO_MAX_GPUS_PER_NODE 1024
 #define DPS_TOPO_MAX_RINGS 16         /* intra-node rings of a mesh */
 #define DPS_TOPO_MAX_GPUS (1 << 20)
-/* The largest cluster dpscale simulates: 65536 GPUs take about 4 s and
- * 0.5-0.7 GB for one predict on 2 cores (dgx-h100, gb200-nvl72); 2^20 took
- * 79 s and 5.4 GB. */
-#define DPS_SIM_MAX_GPUS 65536
+/* The largest cluster dpscale simulates: 131072 GPUs take about 3 s and
+ * 0.8 GB for one predict on 2 cores (dgx-h100); 2^20 took 79 s and 5.4 GB. */
+#define DPS_SIM_MAX_GPUS 131072
 
 typedef struct { int a, b, count; } DpsMeshLink;
 

@@ -88,16 +88,16 @@ expect 1 "empty: no nccl-tests table" calibrate --import "$t/empty" -o "$t/never
 expect 2 "\-\-gpus: '0'" predict --gpus 0
 expect 2 "\-\-gpus: 0 GPUs asked for\|\-\-gpus" collective --gpus -1
 expect 2 "Cannot parse integer value\|out of range" collective --gpus 2147483648
-expect 2 "\-\-gpus: at most 65536 GPUs are simulated (8192 nodes of 8)" topo --gpus 1000000000
-expect 2 "\-\-gpus: .2147483647. is not a number from 1 to 65536" predict --gpus 2147483647
-# the largest clusters finish in seconds (65536 GPUs: predict about 4 s; 4096 GPUs: collective's 28
-# sizes 2-3 s on 2 cores); beyond, refused at once (2^20 GPUs took 79 s and 5.4 GB)
-expect 2 "\-\-gpus: .1048576. is not a number from 1 to 65536" predict --gpus 1048576
-expect 2 "\-\-gpus: .131072. is not a whole number from 1 to 65536" sweep --gpus 8,131072
-expect 2 "\-\-nodes: at most 65536 GPUs are simulated (8192 nodes of 8)" predict --nodes 8193
-expect 2 "\-\-nodes: at most 4096 GPUs in a collective" collective --nodes 131072
-expect 2 "\-\-nodes: at most 4096 GPUs in a collective (512 nodes of 8), got 4104" collective --nodes 513
-expect 2 "\-\-gpus: at most 4096 GPUs in a collective" collective --gpus 4104
+expect 2 "\-\-gpus: at most 131072 GPUs are simulated (16384 nodes of 8)" topo --gpus 1000000000
+expect 2 "\-\-gpus: .2147483647. is not a number from 1 to 131072" predict --gpus 2147483647
+# the largest clusters finish in seconds (131072 GPUs: predict about 3 s; 32768 GPUs: collective's 28
+# sizes about 1 s on 2 cores); beyond, refused at once (2^20 GPUs took 79 s and 5.4 GB)
+expect 2 "\-\-gpus: .1048576. is not a number from 1 to 131072" predict --gpus 1048576
+expect 2 "\-\-gpus: .262144. is not a whole number from 1 to 131072" sweep --gpus 8,262144
+expect 2 "\-\-nodes: at most 131072 GPUs are simulated (16384 nodes of 8)" predict --nodes 16385
+expect 2 "\-\-nodes: at most 32768 GPUs in a collective" collective --nodes 131072
+expect 2 "\-\-nodes: at most 32768 GPUs in a collective (4096 nodes of 8), got 32776" collective --nodes 4097
+expect 2 "\-\-gpus: at most 32768 GPUs in a collective" collective --gpus 32776
 expect 2 "\-\-minbytes: '1e999'" collective -b 1e999
 expect 2 "\-\-bucket-cap-mb: 'nan'" predict --bucket-cap-mb nan
 expect 2 "\-\-bucket-cap-mb: 'inf'" predict --bucket-cap-mb inf
@@ -258,7 +258,7 @@ fi
 expect 2 "\-\-nodes: 0 is out of range (at least 1)" predict --nodes 0
 expect 2 "\-\-nodes: -2 is out of range" predict --nodes -2
 expect 2 "\-\-nodes: sweep takes GPU counts" sweep --nodes 0
-expect 2 "\-\-gpus: '0' is not a whole number from 1 to 65536" sweep --gpus 0
+expect 2 "\-\-gpus: '0' is not a whole number from 1 to 131072" sweep --gpus 0
 expect 2 "\-\-gpus: 0 is out of range (at least 1)" collective --gpus 0
 expect 2 "\-\-nodes: 0 is out of range (at least 1)" collective --nodes 0
 expect 2 "\-\-channels: 0 is out of range (1 to 64)" collective --channels 0
@@ -365,7 +365,7 @@ absent "$t/never.calib" "$t/never.csv"
 printf '#%% ranks: many\n' | cat - "$log" >"$t/notcount.ref"
 expect 1 "notcount.ref:1: '#% ranks: many' is not a count" calibrate --import "$t/notcount.ref" -o "$t/never.calib"
 printf '#%% ranks: 1048576\n#%% nodes: 131072\n' | cat - "$log" >"$t/huge.ref"
-expect 1 "huge.ref: 1048576 ranks: at most 65536 GPUs are simulated" calibrate --import "$t/huge.ref" -o "$t/never.calib"
+expect 1 "huge.ref: 1048576 ranks: at most 131072 GPUs are simulated" calibrate --import "$t/huge.ref" -o "$t/never.calib"
 absent "$t/never.calib" "$t/never.csv"
 # without --topology the import takes the cluster a reference names
 # ('#% topology:'): one that names none that exists, or two references

@@ -38,7 +38,7 @@ expect 0 "the switches reduce (SHARP" -- topo dgx-h100 --nodes 2
 expect 2 "\-\-topology: no file 'no-such-thing' and no shipped topology" -- topo no-such-thing
 expect 2 "\-\-gpus: 12 GPUs span nodes of 8" -- collective --gpus 12
 expect 2 "\-\-nodes 2 and \-\-gpus 8 disagree" -- collective --nodes 2 --gpus 8
-expect 2 "\-\-gpus: at most 4096 GPUs in a collective" -- collective --gpus 2147483647
+expect 2 "\-\-gpus: at most 32768 GPUs in a collective" -- collective --gpus 2147483647
 expect 2 "\-\-minbytes: 'lots'" -- collective -b lots
 expect 2 "\-\-stepfactor: must be more than 1" -- collective -f 1
 expect 2 "\-\-algo: unknown algorithm 'magic'" -- collective --algo magic

@@ -277,6 +277,7 @@ predict_rows (const Opts *o, const DpsTopo *topo, const DpsCollParams *params, g
               GError **error)
 {
   g_autoptr (GArray) rows = g_array_new (FALSE, TRUE, sizeof (Row));
+  DpsCollFlowCache cache = { 0 };
   for (double sz = (double) o->lo; sz <= (double) o->hi * (1 + 1e-12); sz *= o->factor) {
     guint64 bytes = (guint64) llround (sz);
     DpsCollCtx ctx;
@@ -288,7 +289,7 @@ predict_rows (const Opts *o, const DpsTopo *topo, const DpsCollParams *params, g
       ctx.channels = o->channels;
     Row r = { .bytes = bytes };
     r.count = bytes / o->tsize / ((o->op == DPS_OP_REDUCE_SCATTER || o->op == DPS_OP_ALLGATHER) ? n_gpus : 1);
-    if (!dps_coll_predict (&ctx, amask, pmask, o->mode, &r.choice, error))
+    if (!dps_coll_predict_cached (&ctx, amask, pmask, o->mode, &cache, &r.choice, error))
       return NULL;
     r.time_s = r.choice.time_s;
     r.algbw_GBps = r.time_s > 0 ? bytes / r.time_s / 1e9 : 0;
