@@ -14,10 +14,13 @@ typedef struct {
   double   plateau_bytes[DPS_PROTO_COUNT]; /* dps_tune_plateau_bytes; 0: none */
   double   below_plateau_s[DPS_PROTO_COUNT];   /* in lat_s, not paid below plateau_bytes */
   double   load_per_byte_s;            /* analytical, payload 1 */
-  double   flow_per_byte_s;            /* flow-level, payload 1 */
+  double   flow_per_byte_s;            /* flow-level, payload 1; < 0 until first chosen (flow_plan) */
+  DpsPlan *flow_plan;                  /* flow-level: the plan to time when first chosen */
+  int      ref_proto;
 } AlgoCost;
 
 struct DpsCollCost {
+  const DpsTopo *topo;
   DpsCollParams params;
   int        n_ranks;
   double     fill_times[DPS_ALGO_COUNT];   /* dps_tune_fill_times */
@@ -145,6 +148,7 @@ dps_coll_cost_new_ctx (const DpsCollCtx *ctx_in, guint algo_mask, guint proto_ma
   algo_mask = dps_coll_choosable (op, algo_mask);
   DpsCollCost *c = g_new0 (DpsCollCost, 1);
   c->params = *params;
+  c->topo = topo;
   c->n_ranks = n_gpus;
   for (int a = 0; a < DPS_ALGO_COUNT; a++)
     c->fill_times[a] = dps_tune_fill_times (&ctx, (DpsAlgo) a);
@@ -208,15 +212,16 @@ dps_coll_cost_new_ctx (const DpsCollCtx *ctx_in, guint algo_mask, guint proto_ma
     (void) t_ana;
     eager_latency (&ctx, ac);
     plateau_latency (&ctx, ac);
-    if (mode == DPS_MODE_FLOW) {
-      double t = dps_plan_time_flow (topo, plan, ref_proto);
-      /* per byte at payload 1 and without the fill: the plan ran with its
-       * payload at the reference size, the ceiling's included */
-      ac->flow_per_byte_s = MAX (0, t - ac->lat_s[ref_proto]) * plan->payload[ref_proto] / REF_BYTES;
-    }
     ac->ok = TRUE;
     any = TRUE;
-    dps_plan_unref (plan);
+    if (mode == DPS_MODE_FLOW) {
+      /* timed on the flow-level network the first time it is chosen
+       * (flow_per_byte): an algorithm no size asked for wins is never run */
+      ac->flow_plan = plan;
+      ac->ref_proto = ref_proto;
+      ac->flow_per_byte_s = -1;
+    } else
+      dps_plan_unref (plan);
   }
   if (!any) {
     if (why)
@@ -232,7 +237,31 @@ dps_coll_cost_new_ctx (const DpsCollCtx *ctx_in, guint algo_mask, guint proto_ma
 void
 dps_coll_cost_free (DpsCollCost *c)
 {
+  if (!c)
+    return;
+  for (int a = 0; a < DPS_ALGO_COUNT; a++)
+    if (c->algo[a].flow_plan)
+      dps_plan_unref (c->algo[a].flow_plan);
   g_free (c);
+}
+
+/* An algorithm's flow-level time per byte (payload 1, without the fill):
+ * its plan run once on the empty network at the reference size, the first
+ * time it is asked for. */
+static double
+flow_per_byte (const DpsCollCost *c, int a)
+{
+  AlgoCost *ac = (AlgoCost *) &c->algo[a];   /* filled in once, on demand */
+  if (ac->flow_per_byte_s < 0) {
+    int p = ac->ref_proto;
+    double t = dps_plan_time_flow (c->topo, ac->flow_plan, p);
+    /* the plan ran with its payload at the reference size, the ceiling's
+     * included */
+    ac->flow_per_byte_s = MAX (0, t - ac->lat_s[p]) * ac->flow_plan->payload[p] / REF_BYTES;
+    dps_plan_unref (ac->flow_plan);
+    ac->flow_plan = NULL;
+  }
+  return ac->flow_per_byte_s;
 }
 
 static double uncorrected_time (const DpsCollCost *c, double bytes, double *lat_s, DpsAlgo *algo, DpsProto *proto);
@@ -291,8 +320,7 @@ uncorrected_time (const DpsCollCost *c, double bytes, double *lat_s, DpsAlgo *al
         best = est;
         ba = a;
         bp = p;
-        double per_byte = c->mode == DPS_MODE_FLOW ? ac->flow_per_byte_s : ac->load_per_byte_s;
-        chosen = lat + bytes * fill * per_byte / ac->payload[p] * scale;
+        chosen = bytes * fill / ac->payload[p] * scale;   /* x the per-byte time, below */
         chosen_lat = lat;
       }
     }
@@ -303,7 +331,8 @@ uncorrected_time (const DpsCollCost *c, double bytes, double *lat_s, DpsAlgo *al
     *proto = (DpsProto) bp;
   if (lat_s)
     *lat_s = c->n_ranks < 2 || bytes <= 0 ? 0 : chosen_lat;
-  if (c->n_ranks < 2 || bytes <= 0)
+  if (c->n_ranks < 2 || bytes <= 0 || best == G_MAXDOUBLE)
     return 0;
-  return chosen;
+  double per_byte = c->mode == DPS_MODE_FLOW ? flow_per_byte (c, ba) : c->algo[ba].load_per_byte_s;
+  return chosen_lat + chosen * per_byte;
 }
