@@ -239,6 +239,14 @@ if [ -z "$(col tokens_per_s "$tmp/out")" ] && [ -n "$(col samples_per_s "$tmp/ou
 expect 0 '"efficiency"' -- predict --format json --gpus 16
 expect 0 "does not fit" -- predict --batch 64 --gpus 8
 expect 0 "" -- predict --gpus 16 --trace "$tmp/t.json"
+# --plot draws one step (its streams' tasks and the memory) as PNG or SVG;
+# another extension is refused before any work, naming the flag
+expect 0 "" -- predict --gpus 16 --plot "$tmp/step.png"
+if head -c 4 "$tmp/step.png" | grep -q PNG; then ok; else ko "predict --plot png"; fi
+expect 0 "" -- predict --gpus 16 --checkpoint --plot "$tmp/step.svg"
+if grep -q "</svg>" "$tmp/step.svg"; then ok; else ko "predict --plot svg"; fi
+expect 2 "\-\-plot: .*step.pdf' is not a .png or .svg file" -- predict --plot "$tmp/step.pdf"
+expect 2 "\-\-plot: only for dpscale predict" -- sweep --plot "$tmp/s.png"
 # the schedule: a lane per stream (the compute and the all-reduces), the
 # tasks by name, a memory counter
 if grep -q '"traceEvents"' "$tmp/t.json" && grep -q '"all-reduce bucket 0"' "$tmp/t.json" \

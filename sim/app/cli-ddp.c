@@ -51,7 +51,8 @@ dps_ddp_options (DpsDdpOpts *o, gboolean sweep)
     { "proto", 'p', 0, G_OPTION_ARG_STRING, &o->proto, "Protocols allowed, as NCCL_PROTO (LL,LL128,Simple)", "LIST" },
     { "format", 0, 0, G_OPTION_ARG_STRING, &o->format, "table (default), csv or json", "FMT" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &o->output, sweep ? "Write PREFIX.csv and PREFIX.png/.svg (default dpscale-sweep)" : "Write the result to FILE instead of stdout", sweep ? "PREFIX" : "FILE" },
-    { "trace", 0, 0, G_OPTION_ARG_FILENAME, &o->trace, "Write one step as a Chrome trace (Perfetto opens it)", "FILE" },
+    { "trace", 0, sweep ? G_OPTION_FLAG_HIDDEN : 0, G_OPTION_ARG_FILENAME, &o->trace, "Write one step as a Chrome trace (Perfetto opens it)", "FILE" },
+    { "plot", 0, sweep ? G_OPTION_FLAG_HIDDEN : 0, G_OPTION_ARG_FILENAME, &o->plot, "Draw one step: its streams' tasks and the memory (.png or .svg)", "FILE" },
     { "calibration", 'C', 0, G_OPTION_ARG_FILENAME, &o->calibration, "A profile from dpscale calibrate: fitted network, measured layer times (and its machine, without --topology)", "FILE" },
     G_OPTION_ENTRY_NULL
   };
@@ -63,7 +64,7 @@ dps_ddp_opts_clear (DpsDdpOpts *o)
 {
   char **strs[] = { &o->model, &o->topology, &o->gpus, &o->batch, &o->bucket_cap, &o->grad_accum,
                     &o->first_bucket, &o->grad_dtype, &o->dtype, &o->optimizer, &o->compress, &o->mode,
-                    &o->algo, &o->proto, &o->format, &o->output, &o->trace, &o->calibration };
+                    &o->algo, &o->proto, &o->format, &o->output, &o->trace, &o->plot, &o->calibration };
   for (gsize i = 0; i < G_N_ELEMENTS (strs); i++)
     g_clear_pointer (strs[i], g_free);
 }

@@ -9,7 +9,7 @@
 typedef struct {
   char   *model, *topology, *gpus, *batch, *bucket_cap, *grad_accum;
   char   *first_bucket, *grad_dtype, *dtype, *optimizer, *compress, *mode, *algo, *proto;
-  char   *format, *output, *trace, *calibration;
+  char   *format, *output, *trace, *plot, *calibration;
   int     nodes, slow_replicas, trials, seed;
   double  global_batch, contention, jitter, slow_factor, os_noise_ms, loader_rate, critical_batch;
   double  steps_to_target, price, efficiency, gpu_spread;

@@ -2,6 +2,7 @@
  * and breakdown, efficiency, throughput, memory and cost. */
 #include "sim/app/cli.h"
 #include "sim/app/cli-ddp.h"
+#include "sim/app/step-plot.h"
 #include "sim/base/error.h"
 #include "sim/base/file.h"
 
@@ -20,6 +21,20 @@ single (const char *flag, const char *text, double lo, double hi, double *out, G
     return FALSE;
   }
   *out = v;
+  return TRUE;
+}
+
+/* --plot's file: a picture gnuplot writes, .png or .svg. */
+static gboolean
+plot_kind (const char *path, GError **error)
+{
+  DpsOutputKind kind = { 0 };
+  if (!dps_output_kind (path, "--plot", &kind, error))
+    return FALSE;
+  if (!g_str_has_suffix (path, ".png") && !g_str_has_suffix (path, ".svg")) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--plot: '%s' is not a .png or .svg file", path);
+    return FALSE;
+  }
   return TRUE;
 }
 
@@ -260,7 +275,8 @@ dps_cmd_predict (int argc, char **argv)
            && dps_cli_format (o.format, &format, &error)
            && dps_ddp_opts_apply (&o, &c, &error)
            && (!o.output || g_str_equal (o.output, "-") || dps_output_kind (o.output, "-o", &(DpsOutputKind){ 0 }, &error))
-           && (!o.trace || dps_output_kind (o.trace, "--trace", &(DpsOutputKind){ 0 }, &error))) {
+           && (!o.trace || dps_output_kind (o.trace, "--trace", &(DpsOutputKind){ 0 }, &error))
+           && (!o.plot || plot_kind (o.plot, &error))) {
     if (gpus != floor (gpus) || accum != floor (accum))
       g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--gpus and --grad-accum take whole numbers");
     else if ((!o.calibration || (profile = dps_profile_load (o.calibration, &error)))
@@ -271,7 +287,7 @@ dps_cmd_predict (int argc, char **argv)
         c.batch = batch;
         c.bucket_cap_bytes = cap * 1024 * 1024;
         c.grad_accum = (int) accum;
-        c.trace_replicas = o.trace ? 8 : 0;
+        c.trace_replicas = o.trace ? 8 : o.plot ? 4 : 0;
         dps_ddp_simulate (&c, &r, &error);
       }
     }
@@ -285,7 +301,11 @@ dps_cmd_predict (int argc, char **argv)
       dps_predict_csv_row (out, &c, &r);
     } else
       emit_json (out, &c, &r);
+    g_autofree char *title = o.plot ? g_strdup_printf ("%s on %d x %s: one step, %.2f ms", model->name, c.n_gpus,
+                                                        dps_topo_spec (topo)->gpu.model, r.step_mean_s * 1e3) : NULL;
     if (o.trace && !dps_ddp_write_trace (&r, o.trace, &error))
+      ;
+    else if (o.plot && !dps_step_plot (&r, o.plot, title, dps_topo_spec (topo)->gpu.memory_bytes, &error))
       ;
     else
       dps_cli_emit (o.output, out, &error);

@@ -166,8 +166,9 @@ setup (DpsDdpOpts *o, int argc, char **argv, Sweep *s, GError **error)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "unknown option: unexpected argument '%s'", argv[1]);
   else if (o->nodes != DPS_UNSET_INT)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--nodes: sweep takes GPU counts (--gpus LIST)");
-  else if (o->trace)
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--trace: only for dpscale predict");
+  else if (o->trace || o->plot)
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: only for dpscale predict (sweep draws its own)",
+                 o->trace ? "--trace" : "--plot");
   else if (num_list ("--gpus", o->gpus, "1,2,4,8,16,32,64,128,256,512,1024", 1, DPS_SIM_MAX_GPUS, TRUE, &s->gpus, error)
            && num_list ("--bucket-cap-mb", o->bucket_cap, "25", 1e-6, 1e6, FALSE, &s->caps, error)
            && num_list ("--batch", o->batch, "4", 1, 1e7, FALSE, &s->batches, error)
