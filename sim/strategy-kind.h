@@ -1,0 +1,34 @@
+/* strategy-kind — the data-parallel strategies by name, one vocabulary for
+ * every command (predict, sweep, advise, run, validate).
+ *
+ *   ddp     PyTorch DDP (NO_SHARD): a whole replica on every rank, gradients
+ *           all-reduced in buckets
+ *   zero1   optimizer state sharded (DeepSpeed ZeRO-1)
+ *   zero2   and gradients: reduce-scattered instead of all-reduced
+ *           (ZeRO-2; PyTorch FSDP's SHARD_GRAD_OP)
+ *   fsdp    and parameters: all-gathered per wrapped unit before its
+ *           forward and again before its backward (FULL_SHARD, ZeRO-3)
+ *   hsdp    fsdp inside a shard group, replicas across groups: gradients
+ *           reduce-scattered in the group, then all-reduced across groups
+ *           (HYBRID_SHARD)
+ * PyTorch's names (NO_SHARD, SHARD_GRAD_OP, FULL_SHARD, HYBRID_SHARD) and
+ * zero3 are accepted, in any case. */
+#pragma once
+
+#include <glib.h>
+
+typedef enum {
+  DPS_STRATEGY_DDP,
+  DPS_STRATEGY_ZERO1,
+  DPS_STRATEGY_ZERO2,
+  DPS_STRATEGY_FSDP,
+  DPS_STRATEGY_HSDP,
+  DPS_STRATEGY_COUNT
+} DpsStrategy;
+
+gboolean    dps_strategy_parse (const char *name, DpsStrategy *out);
+const char *dps_strategy_name (DpsStrategy s);
+const char *dps_strategy_pytorch_name (DpsStrategy s);
+gboolean    dps_strategy_shards_params (DpsStrategy s);
+gboolean    dps_strategy_shards_grads (DpsStrategy s);
+gboolean    dps_strategy_shards_optimizer (DpsStrategy s);
