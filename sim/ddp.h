@@ -33,8 +33,14 @@
 #include "sim/compute.h"
 #include "sim/memory.h"
 #include "sim/sched.h"
+#include "sim/strategy-kind.h"
 
 typedef enum { DPS_COMPRESS_NONE, DPS_COMPRESS_FP16, DPS_COMPRESS_POWERSGD } DpsCompress;
+
+/* What FSDP wraps as a unit: each transformer block (the layers whose
+ * input activation checkpointing keeps; the other layers are the root
+ * unit), each layer, or the whole model as one. */
+typedef enum { DPS_FSDP_UNIT_BLOCK, DPS_FSDP_UNIT_LAYER, DPS_FSDP_UNIT_MODEL } DpsFsdpUnit;
 
 /* The spread of compute speed among GPUs of one model in one cluster, as
  * sd / mean: Sinha et al., "Not All GPUs Are Created Equal", SC22
@@ -64,7 +70,15 @@ typedef struct {
   DpsCompress     compress;
   int             powersgd_rank;
   int             grad_accum;
-  gboolean        no_overlap, find_unused, grad_as_bucket_view, mixed;
+  gboolean        no_overlap, find_unused, grad_as_bucket_view;
+  gboolean        mixed;               /* bf16 parameters with an fp32 master copy (Megatron, DeepSpeed, FSDP's
+                                        * MixedPrecision); FALSE: fp32 parameters (torch.autocast) */
+  DpsStrategy     strategy;            /* DDP, ZeRO-1, ZeRO-2/SHARD_GRAD_OP, FSDP/FULL_SHARD, HSDP */
+  int             shard_group;         /* HSDP: ranks a shard group; 0: one node's GPUs */
+  DpsFsdpUnit     fsdp_unit;
+  gboolean        reshard_after_forward;   /* FULL_SHARD's (FALSE: FSDP2's reshard_after_forward=False) */
+  int             limit_all_gathers;   /* units gathered ahead at most (2); 0: no rate limiter */
+  DpsPrefetch     backward_prefetch;
   gboolean        flash_attention;     /* SDPA/flash attention: no score matrices kept (memory) */
   gboolean        checkpoint;          /* activation checkpointing of every block: inputs kept, each
                                         * block's forward run again in backward */
@@ -99,8 +113,22 @@ typedef struct {
   char            compute_note[512];   /* where the layer times came from, for the report ("" none) */
 } DpsDdpConfig;
 
+/* One kind of collective of a step (all-reduce, all-gather,
+ * reduce-scatter on a group), as run. */
+typedef struct {
+  char    name[48];
+  double  count;                       /* run per step */
+  double  time_s;                      /* their time, summed */
+  double  exposed_s;                   /* the critical rank's compute idle waiting for them */
+} DpsDdpCommStats;
+
 typedef struct {
   int     replicas, n_buckets;
+  DpsStrategy strategy;
+  int     shards;                      /* ranks a shard group (1: nothing sharded) */
+  int     n_units;                     /* FSDP's wrapped units (the root aside) */
+  int     n_comms;
+  DpsDdpCommStats comms[DPS_SCHED_MAX_COMMS];
   double  batch_per_replica, global_batch;
   double  step_mean_s, step_p5_s, step_p95_s;
   double  compute_s, straggler_s, exposed_comm_s, optimizer_s, comm_total_s, loader_bound_s;
@@ -119,7 +147,7 @@ typedef struct {
   double  samples_per_s, tokens_per_s;
   DpsMemory memory;
   gboolean fits;
-  double  comm_bytes;                  /* all-reduced per step per replica */
+  double  comm_bytes;                  /* sent by collectives per step and rank (nccl-tests' sizes) */
   int     algo_count[DPS_ALGO_COUNT], proto_count[DPS_PROTO_COUNT];
   double  cost_per_step, cost_per_msample;
   double  steps_to_target, time_to_target_s, cost_to_target;

@@ -1,4 +1,4 @@
-/* memory — device memory one DDP replica needs, in bytes.
+/* memory — device memory one data-parallel rank needs, in bytes.
  *
  * parameters (4 bytes each in fp32; 2 in mixed precision, which adds a 4-byte
  * fp32 master copy to the optimizer's share), gradients (the gradient type's
@@ -6,20 +6,35 @@
  * gradient_as_bucket_view), optimizer state (SGD none, momentum 4, Adam 8
  * bytes per parameter) and the activations kept for backward.  Adam in mixed
  * precision with bf16 gradients is thus the classic 2 + 2 + 4 + 8 = 16 bytes
- * per parameter, plus activations. */
+ * per parameter, plus activations.
+ *
+ * Sharded, as the ZeRO paper counts it (Rajbhandari et al., SC20, figure 1:
+ * parameters P, gradients G and optimizer state K bytes a parameter, here
+ * with K the master copy and the optimizer's states; N ranks share the
+ * state): DDP P + G + K (and its buckets, G), ZeRO-1 P + G + K/N, ZeRO-2
+ * and SHARD_GRAD_OP P + (G + K)/N, ZeRO-3, FSDP and HSDP (N the shard
+ * group) (P + G + K)/N.  The parameters FSDP gathers and the gradients it
+ * holds unsharded come and go during the step (the schedule's memory
+ * timeline). */
 #pragma once
 
 #include "sim/model.h"
 #include "sim/device.h"
+#include "sim/strategy-kind.h"
 
 typedef enum { DPS_OPT_SGD, DPS_OPT_MOMENTUM, DPS_OPT_ADAM } DpsOptimizer;
 
 typedef struct {
-  double params, grads, buckets, optimizer, activations, total;
+  double params, grads, buckets, optimizer;   /* held through the step (this rank's shards) */
+  double activations;                         /* saved for backward, at the step's peak */
+  double gathered;                            /* at the peak: gathered parameters, unsharded gradients */
+  double total;
 } DpsMemory;
 
 void     dps_memory_estimate (const DpsModel *m, gboolean mixed, DpsDtype grad_dtype, DpsOptimizer opt,
                               gboolean grad_as_bucket_view, DpsDtype act_dtype, double batch, DpsMemory *out);
+void     dps_memory_static (double n_params, gboolean mixed, DpsDtype grad_dtype, DpsOptimizer opt,
+                            gboolean grad_as_bucket_view, DpsStrategy strategy, int shards, DpsMemory *out);
 double   dps_optimizer_bytes_moved (DpsOptimizer opt, gboolean mixed);
 gboolean dps_optimizer_parse (const char *s, DpsOptimizer *out);
 const char *dps_optimizer_name (DpsOptimizer opt);

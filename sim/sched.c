@@ -21,6 +21,7 @@ typedef struct {
 typedef struct {
   const char *label;   /* in the program's string chunk */
   DpsPart part;
+  DpsMemKind alloc_kind, free_kind;
   double  work_s, bytes, alloc_bytes, free_bytes;
   int     comm, stream, index;
   guint   flags;
@@ -100,6 +101,7 @@ int
 dps_sched_comm_add (DpsSched *s, const DpsSchedComm *comm)
 {
   g_return_val_if_fail (comm->time != NULL, -1);
+  g_return_val_if_fail (s->comms->len < DPS_SCHED_MAX_COMMS, -1);
   DpsSchedComm c = *comm;
   c.name = g_string_chunk_insert (s->strings, comm->name ? comm->name : "collective");
   g_array_append_val (s->comms, c);
@@ -119,7 +121,7 @@ dps_sched_task_add (DpsSched *s, int stream, const DpsTaskSpec *spec)
     .label = g_string_chunk_insert_const (s->strings, spec->label ? spec->label : ""),
     .part = spec->comm >= 0 ? DPS_PART_COMM : spec->part,
     .work_s = MAX (0, spec->work_s), .bytes = spec->bytes,
-    .alloc_bytes = spec->alloc_bytes, .free_bytes = spec->free_bytes,
+    .alloc_bytes = spec->alloc_bytes, .free_bytes = spec->free_bytes, .alloc_kind = spec->alloc_kind, .free_kind = spec->free_kind,
     .comm = spec->comm, .stream = stream, .index = (int) st->tasks->len, .flags = spec->flags,
     .first_dep = (int) s->deps->len, .n_deps = spec->n_deps,
   };
@@ -174,6 +176,8 @@ typedef struct {
   DpsEventId ev;
   /* compute: the running task */
   double     remaining, rate, t_last, start_s, jitter, work_s;
+  double     wait_s;         /* compute: since when its head waits for a dependency (< 0: not waiting) */
+  int        wait_comm;      /* ... the comm kind of the collective it waits for (-1 another task) */
 } StreamState;
 
 typedef struct {
@@ -181,7 +185,7 @@ typedef struct {
   int     compute;                   /* its compute stream's index in Run.streams, or -1 */
   double  sum_c;                     /* contention of the collectives running on it */
   gboolean computing;                /* its compute stream busy, as its collectives count it */
-  double  mem_cur;
+  double  mem_cur, mem_kind[DPS_MEM_KINDS];
   DpsSchedRankStats st;
 } RankState;
 
@@ -243,27 +247,37 @@ task_done (const Run *r, int rank, int task)
   return FALSE;
 }
 
+/* Whether t's dependencies have ended on rank; if not, *blocking (may be
+ * NULL) receives the first that has not. */
 static gboolean
-deps_done (const Run *r, int rank, const Task *t)
+deps_done (const Run *r, int rank, const Task *t, int *blocking)
 {
-  for (int i = 0; i < t->n_deps; i++)
-    if (!task_done (r, rank, g_array_index (r->s->deps, int, t->first_dep + i)))
+  for (int i = 0; i < t->n_deps; i++) {
+    int d = g_array_index (r->s->deps, int, t->first_dep + i);
+    if (!task_done (r, rank, d)) {
+      if (blocking)
+        *blocking = d;
       return FALSE;
+    }
+  }
   return TRUE;
 }
 
 static void
-mem_change (Run *r, int rank, double delta, int task)
+mem_change (Run *r, int rank, double delta, int task, DpsMemKind kind)
 {
   RankState *rs = &r->rs[rank];
   if (delta == 0)
     return;
   rs->mem_cur += delta;
+  rs->mem_kind[kind] += delta;
   double now = dps_engine_now (r->e);
   if (rs->mem_cur > rs->st.peak_bytes * (1 + 1e-12)) {
     rs->st.peak_bytes = rs->mem_cur;
     rs->st.peak_task = task;
     rs->st.peak_at_s = now;
+    for (int k = 0; k < DPS_MEM_KINDS; k++)
+      rs->st.peak_kind_bytes[k] = rs->mem_kind[k];
   }
   if (r->out->memory && r->ranks[rank].trace) {
     DpsSchedMemSample m = { rank, now, rs->mem_cur };
@@ -366,7 +380,12 @@ start_compute (Run *r, StreamState *ss, int task_id)
   ss->work_s = t->work_s * f * j;
   rs->st.work_s[t->part] += ss->work_s;
   rs->st.work_mean_s[t->part] += t->work_s * fm * j;
-  mem_change (r, ss->rank, t->alloc_bytes, task_id);
+  mem_change (r, ss->rank, t->alloc_bytes, task_id, t->alloc_kind);
+  if (ss->wait_s >= 0) {   /* idle since: waiting for a collective is exposed communication */
+    if (ss->wait_comm >= 0)
+      rs->st.exposed_s[ss->wait_comm] += now - ss->wait_s;
+    ss->wait_s = -1;
+  }
   ss->state = ST_RUNNING;
   ss->start_s = now;
   ss->remaining = ss->work_s;
@@ -388,7 +407,7 @@ on_compute_done (DpsEngine *e, void *data)
   rs->st.wall_s[t->part] += now - ss->start_s;
   rs->st.last_end_s[t->part] = now;
   span (r, ss->rank, task_id, ss->start_s, now);
-  mem_change (r, ss->rank, -t->free_bytes, task_id);
+  mem_change (r, ss->rank, -t->free_bytes, task_id, t->free_kind);
   ss->pc++;
   ss->end_last_s = now;
   ss->state = ST_WAIT;
@@ -436,7 +455,7 @@ group_start (Run *r, GroupState *g)
     StreamState *ss = &r->streams[r->members[g->first_member + i]];
     ss->state = ST_RUNNING;
     ss->start_s = now;
-    mem_change (r, ss->rank, t->alloc_bytes, g->task);
+    mem_change (r, ss->rank, t->alloc_bytes, g->task, t->alloc_kind);
     RankState *rs = &r->rs[ss->rank];
     rs->sum_c += g->contention;
     if (rs->computing) {
@@ -512,7 +531,7 @@ on_group_phase (DpsEngine *e, void *data)
       compute_retime (r, &r->streams[rs->compute]);
     rs->st.comm_s += now - g->start_s + ss->delay_s;
     span (r, ss->rank, task, g->start_s, now);
-    mem_change (r, ss->rank, -t->free_bytes, task);
+    mem_change (r, ss->rank, -t->free_bytes, task, t->free_kind);
     ss->pc++;
     ss->end_last_s = now;
     ss->state = ST_WAIT;
@@ -562,8 +581,14 @@ advance (Run *r, int rank)
       continue;
     }
     const Task *t = task_at (r, task);
-    if (!deps_done (r, rank, t))
+    int blocking = -1;
+    if (!deps_done (r, rank, t, &blocking)) {
+      if (ss->group < 0 && ss->wait_s < 0) {
+        ss->wait_s = now;
+        ss->wait_comm = task_at (r, blocking)->comm;
+      }
       continue;
+    }
     if (ss->group < 0) {
       start_compute (r, ss, task);
       continue;
@@ -608,7 +633,11 @@ stats_add (DpsSchedRankStats *sum, const DpsSchedRankStats *x, double w)
     sum->last_end_s[p] += w * x->last_end_s[p];
   }
   sum->comm_s += w * x->comm_s;
+  for (int c = 0; c < DPS_SCHED_MAX_COMMS; c++)
+    sum->exposed_s[c] += w * x->exposed_s[c];
   sum->peak_bytes += w * x->peak_bytes;
+  for (int k = 0; k < DPS_MEM_KINDS; k++)
+    sum->peak_kind_bytes[k] += w * x->peak_kind_bytes[k];
 }
 
 /* Plays s on ranks (n_ranks of them, each with its group instances among
@@ -654,7 +683,8 @@ dps_sched_run (const DpsSched *s, const DpsSchedRank *ranks, int n_ranks, const 
       int sid = g_array_index (role->streams, int, i);
       const Stream *st = &g_array_index (s->streams, Stream, sid);
       StreamState *ss = &r.streams[pos];
-      *ss = (StreamState) { .run = &r, .rank = k, .stream = sid, .group = -1, .end_last_s = ranks[k].start_s };
+      *ss = (StreamState) { .run = &r, .rank = k, .stream = sid, .group = -1, .end_last_s = ranks[k].start_s,
+                            .wait_s = -1, .wait_comm = -1 };
       if (st->group_slot == DPS_SCHED_NO_STREAM)
         rs->compute = pos;
       else {

@@ -77,6 +77,14 @@ typedef enum {
 #define DPS_TASK_FIXED  (1u << 1)   /* not scaled by the rank's speed factor */
 
 #define DPS_SCHED_MAX_RES 2          /* resources a group's collectives share at most */
+#define DPS_SCHED_MAX_COMMS 8        /* comm kinds a program has at most */
+
+/* What memory a task's bytes are, for the peak's breakdown. */
+typedef enum {
+  DPS_MEM_ACTIVATIONS,     /* saved in forward for backward (and recomputed) */
+  DPS_MEM_BUFFERS,         /* gathered parameters, unsharded gradients, received activations */
+  DPS_MEM_KINDS
+} DpsMemKind;
 
 typedef struct DpsSched DpsSched;
 
@@ -101,6 +109,7 @@ typedef struct {
   guint       flags;           /* DPS_TASK_* */
   double      alloc_bytes;     /* allocated when it starts */
   double      free_bytes;      /* freed when it ends */
+  DpsMemKind  alloc_kind, free_kind;   /* what those bytes are */
   const int  *deps;            /* tasks of the same role it waits for, besides its stream's previous */
   int         n_deps;
 } DpsTaskSpec;
@@ -161,7 +170,9 @@ typedef struct {
   double wall_s[DPS_PART_COUNT];     /* compute wall time, contention included */
   double last_end_s[DPS_PART_COUNT]; /* when its last task of each part ended (0 none) */
   double comm_s;                     /* its collectives' durations, launch delays included */
+  double exposed_s[DPS_SCHED_MAX_COMMS];   /* its compute idle waiting for a collective of each kind */
   double peak_bytes;                 /* memory */
+  double peak_kind_bytes[DPS_MEM_KINDS];   /* of it, each kind's at the peak (the rest: static) */
   int    peak_task;                  /* the task that brought the peak (-1: the static bytes) */
   double peak_at_s;
 } DpsSchedRankStats;

@@ -76,7 +76,16 @@ dps_strategy_ddp (const DpsDdpStep *in)
   int after = comm_end >= 0 ? 1 : 0;
   if (in->copy_out_s > 0)
     compute (s, cs, "ddp copy-out", DPS_PART_COPY_OUT, in->copy_out_s, DPS_TASK_FIXED, 0, 0, &comm_end, after);
-  compute (s, cs, "optimizer", DPS_PART_OPTIMIZER, in->optimizer_s, DPS_TASK_FIXED, 0, 0, &comm_end, after);
+  int opt = compute (s, cs, in->n_param_gathers > 0 ? "optimizer (shard)" : "optimizer", DPS_PART_OPTIMIZER,
+                     in->optimizer_s, DPS_TASK_FIXED, 0, 0, &comm_end, after);
+  if (in->n_param_gathers > 0) {
+    int ag = dps_sched_comm_add (s, &in->allgather);
+    for (int i = 0; i < in->n_param_gathers; i++) {
+      g_snprintf (label, sizeof label, "all-gather parameters %d", i);
+      DpsTaskSpec t = { .label = label, .comm = ag, .bytes = in->param_gather_bytes[i], .deps = &opt, .n_deps = 1 };
+      dps_sched_task_add (s, ds, &t);
+    }
+  }
   g_free (ready);
   return s;
 }

@@ -26,6 +26,12 @@ typedef enum {
   DPS_STRATEGY_COUNT
 } DpsStrategy;
 
+/* FSDP's backward prefetch: the next unit's gather issued before the
+ * current unit's backward (BACKWARD_PRE, PyTorch's default), after it
+ * (BACKWARD_POST), or when the next unit's own backward is about to start
+ * (None). */
+typedef enum { DPS_PREFETCH_PRE, DPS_PREFETCH_POST, DPS_PREFETCH_NONE } DpsPrefetch;
+
 gboolean    dps_strategy_parse (const char *name, DpsStrategy *out);
 const char *dps_strategy_name (DpsStrategy s);
 const char *dps_strategy_pytorch_name (DpsStrategy s);

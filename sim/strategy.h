@@ -21,10 +21,12 @@
 
 #include "sim/model.h"
 #include "sim/sched.h"
+#include "sim/strategy-kind.h"
 
 /* PyTorch DDP's step: micro-steps of forward and backward, the last one's
  * bucket all-reduces on the data-parallel group as their gradients are
- * ready (buckets.h), DDP's copies, then the optimizer. */
+ * ready (buckets.h), DDP's copies, then the optimizer; for ZeRO-1 the
+ * optimizer on this rank's shard, then its updates all-gathered. */
 typedef struct {
   const DpsModel *model;
   int            grad_accum;       /* micro-steps; the last synchronises */
@@ -42,8 +44,40 @@ typedef struct {
   gboolean       no_overlap;       /* all-reduces only after backward */
   double         unused_bitmap_bytes;   /* > 0: find_unused_parameters' all-reduce after the buckets */
   DpsSchedComm   allreduce;        /* the data-parallel group's all-reduce */
+  int            n_param_gathers;  /* ZeRO-1: the updated parameters all-gathered after the optimizer */
+  const double  *param_gather_bytes;
+  DpsSchedComm   allgather;
 } DpsDdpStep;
 
 #define DPS_DDP_GROUP_SLOT 0       /* the data-parallel group of a DDP rank */
 
 DpsSched *dps_strategy_ddp (const DpsDdpStep *in);
+
+/* Sharded data parallelism's step (strategy-fsdp.c): FSDP's FULL_SHARD
+ * (reshard_after_forward) and SHARD_GRAD_OP, each wrapped unit's
+ * parameters all-gathered on the shard group before its forward (and
+ * again before its backward when resharded), its gradients
+ * reduce-scattered after its backward and, for HSDP, the shard then
+ * all-reduced across the replicate group; the optimizer on the shard. */
+typedef struct {
+  const DpsModel *model;
+  int            grad_accum;       /* micro-steps, each reducing its gradients (FSDP without no_sync) */
+  const double  *fwd_s, *bwd_s, *recompute_s, *act_bytes, *kept_bytes;   /* per layer, as DpsDdpStep's */
+  double         optimizer_s;      /* the optimizer on this rank's shard */
+  double         static_bytes;     /* this rank's shards of parameters, gradients, optimizer state */
+  int            n_units;
+  const int     *unit_of_layer;    /* per layer: its unit, or -1: the root (gathered through the whole micro-step) */
+  const double  *unit_gather_bytes;   /* per unit and the root last (n_units + 1): the whole unit as gathered */
+  const double  *unit_reduce_bytes;   /* ... its gradients as reduce-scattered (the whole unit) */
+  gboolean       reshard_after_forward;
+  int            limit_all_gathers;   /* units gathered ahead at most (FSDP's rate limiter: 2); 0 no limit */
+  DpsPrefetch    backward_prefetch;
+  gboolean       hsdp;             /* all-reduce each shard across the replicate group */
+  int            shards;           /* ranks a shard group */
+  DpsSchedComm   allgather, reducescatter, allreduce;   /* the last: HSDP's replicate group */
+} DpsShardStep;
+
+#define DPS_SHARD_GROUP_SLOT 0     /* the group a rank's shards are spread over */
+#define DPS_REPLICATE_GROUP_SLOT 1 /* HSDP: the ranks that hold the same shard */
+
+DpsSched *dps_strategy_fsdp (const DpsShardStep *in);

@@ -77,6 +77,44 @@ test_resnet50 (void)
   g_assert_cmpfloat (fabs (b64.activations - 64 * b1.activations), <=, 1e-9 * b64.activations);
 }
 
+/* The ZeRO paper's accounting (Rajbhandari et al., SC20, figure 1), with
+ * K = 12 bytes of Adam state a parameter in mixed precision (fp32 master
+ * copy, two moments) and fp16/bf16 parameters and gradients, for N = 64:
+ * DDP 16 (gradient_as_bucket_view: no bucket copy), ZeRO-1 4 + 12/N,
+ * ZeRO-2 2 + 14/N, ZeRO-3 (FSDP) 16/N bytes a parameter; HSDP as ZeRO-3
+ * over its shard group (8 here).  Its 7.5B-parameter example, 120 GB with
+ * DDP, is 1.875 GB with ZeRO-3 over 64 ranks. */
+static void
+test_zero_accounting (void)
+{
+  double psi = 7.5e9, n = 64;
+  struct { DpsStrategy s; int shards; double per_param; } want[] = {
+    { DPS_STRATEGY_DDP, 64, 16 },
+    { DPS_STRATEGY_ZERO1, 64, 4 + 12 / n },
+    { DPS_STRATEGY_ZERO2, 64, 2 + 14 / n },
+    { DPS_STRATEGY_FSDP, 64, 16 / n },
+    { DPS_STRATEGY_HSDP, 8, 16 / 8.0 },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (want); i++) {
+    DpsMemory mem;
+    dps_memory_static (psi, TRUE, DPS_DTYPE_BF16, DPS_OPT_ADAM, TRUE, want[i].s, want[i].shards, &mem);
+    g_test_message ("%s: %.4g bytes a parameter", dps_strategy_name (want[i].s), mem.total / psi);
+    g_assert_cmpfloat (fabs (mem.total - want[i].per_param * psi), <=, 1e-9 * mem.total);
+    g_assert_cmpfloat (mem.activations, ==, 0);
+  }
+  DpsMemory ddp, z3;
+  dps_memory_static (psi, TRUE, DPS_DTYPE_BF16, DPS_OPT_ADAM, TRUE, DPS_STRATEGY_DDP, 1, &ddp);
+  dps_memory_static (psi, TRUE, DPS_DTYPE_BF16, DPS_OPT_ADAM, TRUE, DPS_STRATEGY_FSDP, 64, &z3);
+  g_assert_cmpfloat (ddp.total, ==, 120e9);
+  g_assert_cmpfloat (z3.total, ==, 1.875e9);
+  /* torch.autocast's fp32 parameters and gradients, DDP's bucket copy: 4 +
+   * 4 + 4 + 8 = 20 bytes a parameter; sharded fully, 16 / N */
+  dps_memory_static (psi, FALSE, DPS_DTYPE_FP32, DPS_OPT_ADAM, FALSE, DPS_STRATEGY_DDP, 1, &ddp);
+  dps_memory_static (psi, FALSE, DPS_DTYPE_FP32, DPS_OPT_ADAM, FALSE, DPS_STRATEGY_FSDP, 64, &z3);
+  g_assert_cmpfloat (ddp.total, ==, 20 * psi);
+  g_assert_cmpfloat (z3.total, ==, 16 * psi / 64);
+}
+
 /* The optimizer step per parameter reads the parameter and gradient and
  * writes the parameter (3 x 4 bytes in fp32, 3 x 2 mixed), reads and
  * writes each fp32 state (8 bytes a state) and, mixed, the fp32 master
@@ -112,6 +150,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/memory/fp32-momentum", test_fp32_momentum);
   g_test_add_func ("/memory/mixed-adam", test_mixed_adam);
+  g_test_add_func ("/memory/zero-accounting", test_zero_accounting);
   g_test_add_func ("/memory/resnet50", test_resnet50);
   g_test_add_func ("/memory/optimizer-bytes-moved", test_bytes_moved);
   g_test_add_func ("/memory/optimizer-names", test_names);

@@ -100,7 +100,8 @@ test_waits_for_slowest (void)
 
 /* A compute task that waits for a collective (an all-gather of the
  * parameters its forward needs) starts at the collective's end: 0.7 s,
- * then 1 s of forward: 1.7 s. */
+ * then 1 s of forward: 1.7 s; the 0.7 s its compute stood idle count as
+ * that collective's exposed time. */
 static void
 test_compute_waits (void)
 {
@@ -116,6 +117,7 @@ test_compute_waits (void)
   DpsSchedGroup g = { 0 };
   DpsSchedResult out;
   g_assert_cmpfloat_with_epsilon (run (s, &r, 1, &g, 1, NULL, &out), 1.7, 1e-12);
+  g_assert_cmpfloat_with_epsilon (out.crit.exposed_s[comm], 0.7, 1e-12);
   dps_sched_result_clear (&out);
 }
 
@@ -198,6 +200,7 @@ test_memory_peak (void)
   g_assert_cmpfloat (out.peak_bytes, ==, 20);
   g_assert_cmpint (out.peak.peak_task, ==, f1);
   g_assert_cmpfloat (out.peak.peak_at_s, ==, 1.0);
+  g_assert_cmpfloat (out.peak.peak_kind_bytes[DPS_MEM_ACTIVATIONS], ==, 10);
   /* the counter track: 10 at 0, 15, 20, 15, 18, 13 */
   double want[] = { 10, 15, 20, 15, 18, 13 };
   g_assert_cmpuint (out.memory->len, ==, G_N_ELEMENTS (want));

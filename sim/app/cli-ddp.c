@@ -12,7 +12,7 @@ GOptionEntry *
 dps_ddp_options (DpsDdpOpts *o, gboolean sweep)
 {
   /* flags whose zero is not their absence: dps_ddp_opts_apply tells them apart */
-  o->nodes = DPS_UNSET_INT;
+  o->nodes = o->shard_group = o->limit_all_gathers = DPS_UNSET_INT;
   o->global_batch = o->slow_factor = o->loader_rate = o->efficiency = o->gpu_spread = dps_cli_unset ();
   GOptionEntry e[] = {
     { "model", 'M', 0, G_OPTION_ARG_STRING, &o->model, "Model: a shipped name, a .model or a per-layer .csv file (default gpt2-xl)", "NAME|FILE" },
@@ -23,8 +23,15 @@ dps_ddp_options (DpsDdpOpts *o, gboolean sweep)
     { "global-batch", 'G', 0, G_OPTION_ARG_DOUBLE, &o->global_batch, "Strong scaling: this many samples per step, split across replicas", "B" },
     { "bucket-cap-mb", 0, 0, G_OPTION_ARG_STRING, &o->bucket_cap, sweep ? "Bucket caps in MiB (default 25)" : "DDP bucket cap in MiB (default 25)", sweep ? "LIST" : "MB" },
     { "first-bucket-mb", 0, 0, G_OPTION_ARG_STRING, &o->first_bucket, "Cap of the first bucket in MiB (default 1)", "MB" },
-    { "grad-dtype", 0, 0, G_OPTION_ARG_STRING, &o->grad_dtype, "Gradient type: fp32 (default), bf16, fp16", "T" },
-    { "dtype", 0, 0, G_OPTION_ARG_STRING, &o->dtype, "Compute type: bf16 (default, mixed precision), fp16, tf32, fp32", "T" },
+    { "strategy", 'S', 0, G_OPTION_ARG_STRING, &o->strategy, "Data parallelism: ddp (default), zero1, zero2 (SHARD_GRAD_OP), fsdp (FULL_SHARD, ZeRO-3), hsdp (HYBRID_SHARD); PyTorch's names too", "S" },
+    { "shard-group", 0, 0, G_OPTION_ARG_INT, &o->shard_group, "hsdp: GPUs a shard group (default: one node's)", "G" },
+    { "fsdp-unit", 0, 0, G_OPTION_ARG_STRING, &o->fsdp_unit, "What FSDP wraps as a unit: block (each transformer block, default), layer, model", "U" },
+    { "no-reshard-after-forward", 0, 0, G_OPTION_ARG_NONE, &o->no_reshard, "fsdp: keep each unit gathered from its forward to its backward (FSDP2's reshard_after_forward=False)", NULL },
+    { "backward-prefetch", 0, 0, G_OPTION_ARG_STRING, &o->backward_prefetch, "fsdp: pre (BACKWARD_PRE, default), post, none", "P" },
+    { "limit-all-gathers", 0, 0, G_OPTION_ARG_INT, &o->limit_all_gathers, "fsdp: units gathered ahead at most (default 2, FSDP's rate limiter; 0 none)", "N" },
+    { "precision", 0, 0, G_OPTION_ARG_STRING, &o->precision, "amp (default: torch.autocast, fp32 parameters, bf16 compute), bf16 (bf16 parameters, fp32 master copy: Megatron, DeepSpeed, FSDP's MixedPrecision), fp32", "P" },
+    { "grad-dtype", 0, 0, G_OPTION_ARG_STRING, &o->grad_dtype, "Gradient type, the reduction's: fp32 (default), bf16, fp16", "T" },
+    { "dtype", 0, 0, G_OPTION_ARG_STRING, &o->dtype, "Compute type: bf16 (default), fp16, tf32, fp32 (default: --precision's)", "T" },
     { "optimizer", 0, 0, G_OPTION_ARG_STRING, &o->optimizer, "adam (default, as in every subcommand), momentum, sgd", "OPT" },
     { "compress", 0, 0, G_OPTION_ARG_STRING, &o->compress, "Gradient compression hook: fp16 or powersgd:R", "HOOK" },
     { "grad-accum", 'k', 0, G_OPTION_ARG_STRING, &o->grad_accum, sweep ? "Micro-steps per step (default 1)" : "Gradient accumulation: K micro-steps, K-1 of them no_sync (default 1)", sweep ? "LIST" : "K" },
@@ -64,6 +71,7 @@ dps_ddp_opts_clear (DpsDdpOpts *o)
 {
   char **strs[] = { &o->model, &o->topology, &o->gpus, &o->batch, &o->bucket_cap, &o->grad_accum,
                     &o->first_bucket, &o->grad_dtype, &o->dtype, &o->optimizer, &o->compress, &o->mode,
+                    &o->strategy, &o->precision, &o->fsdp_unit, &o->backward_prefetch,
                     &o->algo, &o->proto, &o->format, &o->output, &o->trace, &o->plot, &o->calibration };
   for (gsize i = 0; i < G_N_ELEMENTS (strs); i++)
     g_clear_pointer (strs[i], g_free);
@@ -106,6 +114,15 @@ apply_kinds (const DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
     }
     c->grad_dtype = dt;
   }
+  /* the precision: amp's fp32 parameters with bf16 compute, bf16
+   * parameters with an fp32 master copy, or fp32 throughout */
+  if (o->precision && !g_str_equal (o->precision, "amp") && !g_str_equal (o->precision, "bf16")
+      && !g_str_equal (o->precision, "fp32")) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--precision: '%s' is not amp, bf16 or fp32", o->precision);
+    return FALSE;
+  }
+  c->mixed = o->precision && g_str_equal (o->precision, "bf16");
+  c->compute.dtype = o->precision && g_str_equal (o->precision, "fp32") ? DPS_DTYPE_FP32 : DPS_DTYPE_BF16;
   if (o->dtype) {
     if (!dps_dtype_parse (o->dtype, &dt)) {
       g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--dtype: '%s' is not bf16, fp16, tf32 or fp32", o->dtype);
@@ -113,7 +130,38 @@ apply_kinds (const DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
     }
     c->compute.dtype = dt;
   }
-  c->mixed = c->compute.dtype == DPS_DTYPE_BF16 || c->compute.dtype == DPS_DTYPE_FP16;
+  if (o->strategy && !dps_strategy_parse (o->strategy, &c->strategy)) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT,
+                 "--strategy: '%s' is not ddp, zero1, zero2, fsdp or hsdp (or NO_SHARD, SHARD_GRAD_OP, FULL_SHARD, HYBRID_SHARD)",
+                 o->strategy);
+    return FALSE;
+  }
+  if (o->fsdp_unit) {
+    static const char *const units[] = { "block", "layer", "model" };
+    int i = 0;
+    while (i < 3 && !g_str_equal (o->fsdp_unit, units[i]))
+      i++;
+    if (i == 3) {
+      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--fsdp-unit: '%s' is not block, layer or model", o->fsdp_unit);
+      return FALSE;
+    }
+    c->fsdp_unit = (DpsFsdpUnit) i;
+  }
+  if (o->backward_prefetch) {
+    static const char *const modes[] = { "pre", "post", "none" };
+    int i = 0;
+    while (i < 3 && g_ascii_strcasecmp (o->backward_prefetch, modes[i]) != 0
+           && !(i < 2 && g_ascii_strncasecmp (o->backward_prefetch, "backward_", 9) == 0
+                && g_ascii_strcasecmp (o->backward_prefetch + 9, modes[i]) == 0))
+      i++;
+    if (i == 3) {
+      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--backward-prefetch: '%s' is not pre, post or none",
+                   o->backward_prefetch);
+      return FALSE;
+    }
+    c->backward_prefetch = (DpsPrefetch) i;
+  }
+  c->reshard_after_forward = !o->no_reshard;
   if (o->optimizer && !dps_optimizer_parse (o->optimizer, &c->optimizer)) {
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--optimizer: '%s' is not adam, momentum or sgd", o->optimizer);
     return FALSE;
@@ -155,6 +203,8 @@ dps_ddp_opts_apply (DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
 {
   /* given, these must be in range; not given, 0 (the default) from here on */
   if (!dps_cli_int_given ("--nodes", &o->nodes, 1, G_MAXINT, 0, error)
+      || !dps_cli_int_given ("--shard-group", &o->shard_group, 1, DPS_SIM_MAX_GPUS, 0, error)
+      || !dps_cli_int_given ("--limit-all-gathers", &o->limit_all_gathers, 0, 1024, 2, error)
       || !dps_cli_double_given ("--global-batch", &o->global_batch, 0, FALSE, 1e9, 0, error)
       || !dps_cli_double_given ("--efficiency", &o->efficiency, 0, FALSE, 1, 0, error)
       || !dps_cli_double_given ("--slow-factor", &o->slow_factor, 0, FALSE, 1000, 0, error)
@@ -183,6 +233,12 @@ dps_ddp_opts_apply (DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
     return FALSE;
   }
   c->global_batch = o->global_batch;
+  c->shard_group = o->shard_group;
+  c->limit_all_gathers = o->limit_all_gathers;
+  if (o->shard_group > 0 && c->strategy != DPS_STRATEGY_HSDP) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--shard-group: only with --strategy hsdp");
+    return FALSE;
+  }
   c->no_overlap = o->no_overlap;
   c->find_unused = o->find_unused;
   c->grad_as_bucket_view = o->gabv;

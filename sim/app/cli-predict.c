@@ -59,8 +59,16 @@ emit_table (GString *o, const DpsDdpConfig *c, const DpsDdpResult *r)
   g_string_append_printf (o, "  batch          %g per replica x %d replica%s x %d micro-step%s = %g samples per step (%s scaling)\n",
                           r->batch_per_replica, r->replicas, r->replicas > 1 ? "s" : "", c->grad_accum,
                           c->grad_accum > 1 ? "s" : "", r->global_batch, c->global_batch > 0 ? "strong" : "weak");
-  g_string_append_printf (o, "  buckets        %d (cap %.3g MiB, first %.3g MiB), %.2f GB all-reduced per step\n\n",
-                          r->n_buckets, c->bucket_cap_bytes / 1048576, c->first_bucket_bytes / 1048576, r->comm_bytes / 1e9);
+  if (r->strategy == DPS_STRATEGY_DDP)
+    g_string_append_printf (o, "  buckets        %d (cap %.3g MiB, first %.3g MiB), %.2f GB all-reduced per step\n\n",
+                            r->n_buckets, c->bucket_cap_bytes / 1048576, c->first_bucket_bytes / 1048576, r->comm_bytes / 1e9);
+  else if (r->strategy == DPS_STRATEGY_ZERO1)
+    g_string_append_printf (o, "  strategy       zero1: optimizer state in shards of 1/%d; %d buckets all-reduced, the parameters "
+                            "all-gathered; %.2f GB per step\n\n", r->shards, r->n_buckets, r->comm_bytes / 1e9);
+  else
+    g_string_append_printf (o, "  strategy       %s (%s): shards of 1/%d, %d wrapped unit%s and the root; %.2f GB gathered and "
+                            "reduced per step\n\n", dps_strategy_name (r->strategy), dps_strategy_pytorch_name (r->strategy),
+                            r->shards, r->n_units, r->n_units == 1 ? "" : "s", r->comm_bytes / 1e9);
   if (c->compute_note[0]) {
     g_string_truncate (o, o->len - 1);
     g_string_append_printf (o, "  layers         %s\n\n", c->compute_note);
@@ -73,11 +81,19 @@ emit_table (GString *o, const DpsDdpConfig *c, const DpsDdpResult *r)
   g_string_append_printf (o, "    compute      %9.2f ms   forward + backward%s\n", r->compute_s * 1e3,
                           c->grad_accum > 1 ? " of every micro-step" : "");
   if (r->contention_s > 0)
-    g_string_append_printf (o, "    contention   %9.2f ms   of compute: backward %.0f%% slower while all-reduces overlap it\n",
-                            r->contention_s * 1e3, 100 * r->contention);
+    g_string_append_printf (o, "    contention   %9.2f ms   of compute: %.0f%% slower while %s overlap it\n",
+                            r->contention_s * 1e3, 100 * r->contention, r->n_comms <= 1 ? "all-reduces" : "collectives");
   g_string_append_printf (o, "    stragglers   %9.2f ms   waiting for the slowest replica\n", r->straggler_s * 1e3);
-  g_string_append_printf (o, "    exposed comm %9.2f ms   of %.2f ms of all-reduce (%.0f%% hidden behind backward)\n",
-                          r->exposed_comm_s * 1e3, r->comm_total_s * 1e3, r->overlap * 100);
+  if (r->n_comms <= 1)
+    g_string_append_printf (o, "    exposed comm %9.2f ms   of %.2f ms of all-reduce (%.0f%% hidden behind backward)\n",
+                            r->exposed_comm_s * 1e3, r->comm_total_s * 1e3, r->overlap * 100);
+  else {
+    g_string_append_printf (o, "    exposed comm %9.2f ms   of %.2f ms of collectives (%.0f%% hidden behind compute)\n",
+                            r->exposed_comm_s * 1e3, r->comm_total_s * 1e3, r->overlap * 100);
+    for (int k = 0; k < r->n_comms; k++)
+      g_string_append_printf (o, "      %-26s %9.2f ms in %g, %.2f ms exposed\n", r->comms[k].name,
+                              r->comms[k].time_s * 1e3, r->comms[k].count, r->comms[k].exposed_s * 1e3);
+  }
   if (r->bucket_copy_s + r->hooks_s > 0)
     g_string_append_printf (o, "    ddp overhead %9.2f ms   bucket copies %.2f ms at HBM bandwidth, per-tensor hooks' kernels %.2f ms more"
                             " (%.2f ms of both after the all-reduce)\n", (r->bucket_copy_s + r->hooks_s) * 1e3,
@@ -88,22 +104,42 @@ emit_table (GString *o, const DpsDdpConfig *c, const DpsDdpResult *r)
   g_string_append_c (o, '\n');
   if (r->loader_bound_s > 0)
     g_string_append_printf (o, "    input wait   %9.2f ms   the data loader bounds the step\n", r->loader_bound_s * 1e3);
-  g_string_append_printf (o, "  throughput     %.1f samples/s", r->samples_per_s);
+  g_string_append_printf (o, "  throughput     %.1f samples/s (%.3g per GPU)", r->samples_per_s, r->samples_per_s / r->replicas);
   if (m->seq_len)
-    g_string_append_printf (o, ", %.0f tokens/s", r->tokens_per_s);
-  g_string_append_printf (o, " (%.1f per GPU)\n", r->samples_per_s / r->replicas);
+    g_string_append_printf (o, ", %.0f tokens/s (%.0f per GPU)", r->tokens_per_s, r->tokens_per_s / r->replicas);
+  g_string_append_c (o, '\n');
   g_string_append_printf (o, "  scaling eff.   %.1f %%   against one replica at the same batch (%.2f ms per step)\n",
                           r->efficiency * 100, r->single_step_s * 1e3);
   g_autofree char *t = gb (r->memory.total), *dev = gb (s->gpu.memory_bytes), *p = gb (r->memory.params),
                   *g = gb (r->memory.grads), *bk = gb (r->memory.buckets), *op = gb (r->memory.optimizer),
-                  *a = gb (r->memory.activations);
-  g_string_append_printf (o, "  memory         %s GB per replica of %s GB: parameters %s, gradients %s, buckets %s, optimizer %s, activations %s\n",
-                          t, dev, p, g, bk, op, a);
-  g_string_append_printf (o, "                 peak as '%s' starts, %.2f ms into the step\n", r->peak_task, r->peak_at_s * 1e3);
-  if (!r->fits)
-    g_string_append_printf (o, "  WARNING        does not fit: %s GB needed, the %s has %s GB (lower --batch%s, "
-                            "or a larger device)\n", t, s->gpu.model, dev,
-                            r->memory.buckets > 0 ? ", --grad-as-bucket-view" : "");
+                  *a = gb (r->memory.activations), *ga = gb (r->memory.gathered);
+  if (r->strategy == DPS_STRATEGY_DDP)
+    g_string_append_printf (o, "  memory         %s GB per replica of %s GB: parameters %s, gradients %s, buckets %s, optimizer %s, activations %s\n",
+                            t, dev, p, g, bk, op, a);
+  else
+    g_string_append_printf (o, "  memory         %s GB per rank of %s GB: parameters %s, gradients %s, optimizer %s (%s), "
+                            "activations %s, gathered parameters and gradients %s\n", t, dev, p, g, op,
+                            r->strategy == DPS_STRATEGY_ZERO1 ? "its shard" : "their shards", a, ga);
+  g_string_append_printf (o, "                 peak as '%s' starts, %.2f ms into the step; %s precision%s\n", r->peak_task,
+                          r->peak_at_s * 1e3, c->mixed ? "bf16 parameters with an fp32 master copy"
+                                              : c->compute.dtype == DPS_DTYPE_FP32 ? "fp32" : "torch.autocast (fp32 parameters)",
+                          c->compute.dtype == DPS_DTYPE_FP32 ? "" : c->compute.dtype == DPS_DTYPE_FP16 ? ", fp16 compute"
+                          : c->compute.dtype == DPS_DTYPE_TF32 ? ", tf32 compute" : ", bf16 compute");
+  if (!r->fits) {
+    g_autoptr (GString) what = g_string_new (NULL);
+    if (!c->checkpoint && m->seq_len)
+      g_string_append (what, ", --checkpoint");
+    if (!c->flash_attention && m->heads)
+      g_string_append (what, ", --flash-attention");
+    if (r->strategy != DPS_STRATEGY_FSDP && r->strategy != DPS_STRATEGY_HSDP)
+      g_string_append (what, ", --strategy fsdp");
+    if (r->batch_per_replica > 1)
+      g_string_append (what, ", a smaller --batch");
+    if (r->memory.buckets > 0)
+      g_string_append (what, ", --grad-as-bucket-view");
+    g_string_append_printf (o, "  WARNING        does not fit: %s GB needed, the %s has %s GB (try %s; dpscale advise searches them)\n",
+                            t, s->gpu.model, dev, what->len ? what->str + 2 : "a larger device");
+  }
   g_string_append (o, "  collectives   ");
   for (int a2 = 0; a2 < DPS_ALGO_COUNT; a2++)
     if (r->algo_count[a2])
@@ -222,8 +258,22 @@ emit_json (GString *o, const DpsDdpConfig *c, const DpsDdpResult *r)
   D ("buckets", r->memory.buckets);
   D ("optimizer", r->memory.optimizer);
   D ("activations", r->memory.activations);
+  D ("gathered", r->memory.gathered);
   D ("total", r->memory.total);
   json_builder_end_object (b);
+  S ("strategy", dps_strategy_name (r->strategy));
+  I ("shards", r->shards);
+  json_builder_set_member_name (b, "collectives");
+  json_builder_begin_array (b);
+  for (int k = 0; k < r->n_comms; k++) {
+    json_builder_begin_object (b);
+    S ("name", r->comms[k].name);
+    D ("count", r->comms[k].count);
+    D ("time_s", r->comms[k].time_s);
+    D ("exposed_s", r->comms[k].exposed_s);
+    json_builder_end_object (b);
+  }
+  json_builder_end_array (b);
   S ("memory_peak_task", r->peak_task);
   D ("memory_peak_at_s", r->peak_at_s);
   json_builder_set_member_name (b, "fits");

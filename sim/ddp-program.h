@@ -1,0 +1,41 @@
+/* ddp-program — the schedule of one configuration's step, as the driver
+ * (ddp-run.c) runs it: the per-layer inputs every strategy takes, and the
+ * program a strategy's builder makes of them with the collective costs it
+ * owns.  Private to the ddp*.c files. */
+#pragma once
+
+#include "sim/ddp.h"
+#include "sim/coll-cost.h"
+#include "sim/strategy.h"
+
+/* What every strategy's step is made of, per replica at the batch. */
+typedef struct {
+  double  batch;
+  int     n_layers;
+  double *fwd_s, *bwd_s, *recompute_s;   /* per layer, nominal seconds */
+  double *act_bytes, *kept_bytes;        /* per layer: saved by forward; kept when checkpointed */
+  double  optimizer_s;                   /* over the whole model */
+} DpsDdpInputs;
+
+#define DPS_DDP_MAX_COSTS 4
+
+typedef struct {
+  DpsSched    *sched;
+  DpsCollCost *costs[DPS_DDP_MAX_COSTS];   /* owned: the comm kinds' data */
+  DpsMemory    fixed;          /* the static parts (this rank's shards) */
+  int          shards;         /* ranks a shard group (1 for DDP) */
+  gboolean     hsdp;           /* two group slots: shard, replicate */
+  int          n_buckets;      /* DDP's */
+  int          n_units;        /* FSDP's wrapped units (the root aside) */
+  double       comm_bytes;     /* sent by collectives per rank and step (nccl-tests' sizes) */
+  double       optimizer_s;    /* this rank's (its shard's) */
+} DpsDdpProgram;
+
+void     dps_ddp_inputs_init (const DpsDdpConfig *c, double batch, DpsDdpInputs *in);
+void     dps_ddp_inputs_clear (DpsDdpInputs *in);
+gboolean dps_ddp_program_replicas (const DpsDdpConfig *c, const DpsDdpInputs *in, DpsDdpResult *out,
+                                   DpsDdpProgram *p, GError **error);
+gboolean dps_ddp_program_shards (const DpsDdpConfig *c, const DpsDdpInputs *in, DpsDdpProgram *p, GError **error);
+void     dps_ddp_program_clear (DpsDdpProgram *p);
+double   dps_ddp_group_contention (const DpsDdpConfig *c, double batch, int ranks, gboolean spans_nodes);
+double   dps_ddp_comm_time (const void *cost, double bytes, double *lat_s, DpsAlgo *algo, DpsProto *proto);

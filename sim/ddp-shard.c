@@ -1,0 +1,126 @@
+/* ddp-shard.c — the program of the sharded strategies (ZeRO-2 /
+ * SHARD_GRAD_OP, FSDP / FULL_SHARD, HSDP) for a configuration: its wrapped
+ * units, each unit's bytes as gathered and reduced, the collective costs
+ * of its groups, and its static memory; strategy-fsdp.c emits the tasks. */
+#include "sim/ddp-program.h"
+#include "sim/base/error.h"
+
+#include <string.h>
+
+/* The unit of each layer for c's wrapping (-1: the root unit); returns the
+ * number of units. */
+static int
+assign_units (const DpsDdpConfig *c, int *unit_of_layer)
+{
+  const DpsModel *m = c->model;
+  int L = dps_model_n_layers (m), U = 0;
+  gboolean blocks = FALSE;
+  for (int l = 0; l < L; l++)
+    blocks |= dps_model_layer (m, l)->input_bytes > 0;
+  for (int l = 0; l < L; l++) {
+    gboolean own = c->fsdp_unit == DPS_FSDP_UNIT_LAYER
+                   || (c->fsdp_unit == DPS_FSDP_UNIT_BLOCK && (!blocks || dps_model_layer (m, l)->input_bytes > 0));
+    unit_of_layer[l] = own ? U++ : -1;
+  }
+  return U;
+}
+
+/* The shard group of c: HSDP's (its flag, else one node's GPUs, at most
+ * all), every rank otherwise; FALSE when it does not divide the ranks. */
+static gboolean
+shard_group (const DpsDdpConfig *c, int *G, GError **error)
+{
+  int N = c->n_gpus, k = dps_topo_gpus_per_node (c->topo);
+  *G = c->strategy != DPS_STRATEGY_HSDP ? N : c->shard_group > 0 ? c->shard_group : MIN (k, N);
+  if (*G < 1 || *G > N || N % *G != 0) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "shard group: %d ranks do not divide the %d GPUs", *G, N);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* A cost for op on a group of ranks GPUs: the first ranks of one node, or
+ * whole nodes, or (stride: ranks spread one a shard group) per_node GPUs
+ * of each of n_nodes nodes. */
+static DpsCollCost *
+group_cost (const DpsDdpConfig *c, DpsCollOp op, int n_nodes, int per_node, double max_bytes, GError **error)
+{
+  DpsCollCtx ctx;
+  if (!dps_coll_ctx_init_nodes (&ctx, c->topo, &c->coll, n_nodes, per_node, op, max_bytes, error))
+    return NULL;
+  return dps_coll_cost_new_ctx (&ctx, c->algo_mask, c->proto_mask, c->mode, max_bytes, error);
+}
+
+/* The program of c's sharded strategy at in's batch; fills p. */
+gboolean
+dps_ddp_program_shards (const DpsDdpConfig *c, const DpsDdpInputs *in, DpsDdpProgram *p, GError **error)
+{
+  const DpsModel *m = c->model;
+  int N = c->n_gpus, L = in->n_layers, k = dps_topo_gpus_per_node (c->topo), G;
+  memset (p, 0, sizeof *p);
+  if (!shard_group (c, &G, error))
+    return FALSE;
+  p->shards = G;
+  p->hsdp = c->strategy == DPS_STRATEGY_HSDP;
+  g_autofree int *unit_of_layer = g_new (int, MAX (L, 1));
+  int U = assign_units (c, unit_of_layer);
+  p->n_units = U;
+  /* each unit's (and the root's, last) parameters: gathered in the
+   * parameters' type, reduced in the gradients' */
+  g_autofree double *gather = g_new0 (double, U + 1), *reduce = g_new0 (double, U + 1);
+  double pb = c->mixed ? 2 : 4, gb = dps_dtype_bytes (c->grad_dtype), largest = 0;
+  for (int l = 0; l < L; l++) {
+    int u = unit_of_layer[l] < 0 ? U : unit_of_layer[l];
+    gather[u] += (double) dps_model_layer (m, l)->n_params * pb;
+    reduce[u] += (double) dps_model_layer (m, l)->n_params * gb;
+  }
+  for (int u = 0; u <= U; u++) {
+    largest = MAX (largest, MAX (gather[u], reduce[u]));
+    p->comm_bytes += gather[u] * (c->reshard_after_forward && c->strategy != DPS_STRATEGY_ZERO2 && u < U ? 2 : 1)
+                     * c->grad_accum + reduce[u] * c->grad_accum;
+  }
+  /* the shard group: G GPUs of a node, or whole nodes; HSDP's replicate
+   * group the GPUs holding the same shard, N / G of them, spread evenly
+   * over the nodes */
+  int sg_nodes = G > k ? G / k : 1, sg_per = G > k ? k : G;
+  if (!(p->costs[0] = group_cost (c, DPS_OP_ALLGATHER, sg_nodes, sg_per, largest, error))
+      || !(p->costs[1] = group_cost (c, DPS_OP_REDUCE_SCATTER, sg_nodes, sg_per, largest, error)))
+    return FALSE;
+  int R = N / G;
+  if (p->hsdp && R > 1) {
+    int r_nodes = MIN (R, MAX (1, N / k)), r_per = R / r_nodes;
+    if (!(p->costs[2] = group_cost (c, DPS_OP_ALLREDUCE, r_nodes, r_per, largest / G, error)))
+      return FALSE;
+    for (int u = 0; u <= U; u++)
+      p->comm_bytes += reduce[u] / G * c->grad_accum;
+  }
+  p->hsdp = p->hsdp && R > 1;
+  dps_memory_static ((double) m->n_params, c->mixed, c->grad_dtype, c->optimizer, FALSE, c->strategy, G, &p->fixed);
+  p->optimizer_s = in->optimizer_s / G;
+  double cc = c->contention_comm >= 0 ? c->contention_comm : c->contention;
+  double batch = in->batch;
+  double c_shard = dps_ddp_group_contention (c, batch, G, G > k);
+  double c_rep = dps_ddp_group_contention (c, batch, R, TRUE);
+  /* a contention given (a profile's, a flag's) applies to every group */
+  gboolean given = c->contention >= 0 && c->contention != dps_ddp_default_contention (c, batch);
+  if (given)
+    c_shard = c_rep = c->contention;
+  DpsShardStep step = {
+    .model = m, .grad_accum = c->grad_accum, .fwd_s = in->fwd_s, .bwd_s = in->bwd_s,
+    .recompute_s = in->recompute_s, .act_bytes = in->act_bytes, .kept_bytes = in->kept_bytes,
+    .optimizer_s = p->optimizer_s, .static_bytes = p->fixed.total, .n_units = U, .unit_of_layer = unit_of_layer,
+    .unit_gather_bytes = gather, .unit_reduce_bytes = reduce,
+    .reshard_after_forward = c->reshard_after_forward && c->strategy != DPS_STRATEGY_ZERO2,
+    .limit_all_gathers = c->limit_all_gathers, .backward_prefetch = c->backward_prefetch,
+    .hsdp = p->hsdp, .shards = G,
+    .allgather = { p->hsdp ? "all-gather (shard group)" : "all-gather", dps_ddp_comm_time, p->costs[0], c_shard,
+                   given ? cc : c_shard },
+    .reducescatter = { p->hsdp ? "reduce-scatter (shard group)" : "reduce-scatter", dps_ddp_comm_time, p->costs[1],
+                       c_shard, given ? cc : c_shard },
+    .allreduce = { "all-reduce (replicate group)", dps_ddp_comm_time, p->costs[2], c_rep, given ? cc : c_rep },
+  };
+  if (!p->hsdp)
+    step.allreduce.time = dps_ddp_comm_time;   /* unused: no replicate group */
+  p->sched = dps_strategy_fsdp (&step);
+  return TRUE;
+}

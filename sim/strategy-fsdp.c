@@ -1,0 +1,212 @@
+/* strategy-fsdp.c — sharded data parallelism's step as a schedule
+ * (strategy.h): PyTorch FSDP's FULL_SHARD and SHARD_GRAD_OP (ZeRO-3 and
+ * ZeRO-2), and HYBRID_SHARD (HSDP).
+ *
+ * One role, "rank", with a compute stream and the shard group's
+ * communication stream (one NCCL communicator: its all-gathers and
+ * reduce-scatters run one after another, in the order they are issued);
+ * HSDP adds the replicate group's stream.  The model is cut into wrapped
+ * units (a transformer block each by default); the layers outside every
+ * unit belong to the root unit, gathered at the start of each micro-step
+ * and kept until its backward ends (FSDP does not reshard the root after
+ * forward).  For each micro-step:
+ *   - forward: unit u's all-gather, then its layers' forward, which wait
+ *     for it; with the rate limiter (limit_all_gathers) the gather of u
+ *     waits until unit u - limit has run its forward and freed its
+ *     parameters; resharded after forward, the gathered parameters are
+ *     freed when the unit's forward ends;
+ *   - backward, units in reverse: resharded units are gathered again
+ *     before their backward; with backward prefetch BACKWARD_PRE the
+ *     gather of the next unit is issued before the current unit's
+ *     gradients are reduced (on the one stream it runs first), with POST
+ *     or none after; each unit's gradients, held unsharded from its first
+ *     backward task, are reduce-scattered when its last backward task
+ *     ends and freed when that ends; HSDP then all-reduces the shard
+ *     across the replicas, on the replicate group's stream.
+ * The optimizer updates this rank's shard after the last reduction. */
+#include "sim/strategy.h"
+
+/* Adds a compute task; returns its id. */
+static int
+compute (DpsSched *s, int stream, const char *label, DpsPart part, double work_s, const int *deps, int n_deps)
+{
+  DpsTaskSpec t = { .label = label, .part = part, .work_s = work_s, .comm = -1, .flags = DPS_TASK_JITTER,
+                    .deps = deps, .n_deps = n_deps };
+  return dps_sched_task_add (s, stream, &t);
+}
+
+/* Adds a collective of bytes on stream; returns its id. */
+static int
+collective (DpsSched *s, int stream, int comm, const char *label, double bytes, double alloc, double free,
+            const int *deps, int n_deps)
+{
+  int d[4], n = 0;
+  for (int i = 0; i < n_deps; i++)
+    if (deps[i] >= 0)
+      d[n++] = deps[i];
+  DpsTaskSpec t = { .label = label, .comm = comm, .bytes = bytes, .alloc_bytes = alloc, .free_bytes = free,
+                    .alloc_kind = DPS_MEM_BUFFERS, .free_kind = DPS_MEM_BUFFERS, .deps = d, .n_deps = n };
+  return dps_sched_task_add (s, stream, &t);
+}
+
+/* The schedule of in (a new program; free with dps_sched_free). */
+DpsSched *
+dps_strategy_fsdp (const DpsShardStep *in)
+{
+  const DpsModel *m = in->model;
+  int L = dps_model_n_layers (m), U = in->n_units, K = MAX (1, in->grad_accum);
+  DpsSched *s = dps_sched_new ();
+  int role = dps_sched_role_add (s, "rank", in->static_bytes);
+  int cs = dps_sched_stream_add (s, role, "compute", DPS_SCHED_NO_STREAM);
+  int ss = dps_sched_stream_add (s, role, in->hsdp ? "shard group" : "data parallel", DPS_SHARD_GROUP_SLOT);
+  int rs = in->hsdp ? dps_sched_stream_add (s, role, "replicate group", DPS_REPLICATE_GROUP_SLOT) : -1;
+  int ag = dps_sched_comm_add (s, &in->allgather);
+  int rsc = dps_sched_comm_add (s, &in->reducescatter);
+  int ar = in->hsdp ? dps_sched_comm_add (s, &in->allreduce) : -1;
+  /* each unit's first and last layer (the root, unit U: -1 when empty) */
+  int *first = g_new (int, U + 1), *last = g_new (int, U + 1);
+  for (int u = 0; u <= U; u++)
+    first[u] = last[u] = -1;
+  for (int l = 0; l < L; l++) {
+    int u = in->unit_of_layer[l] < 0 ? U : in->unit_of_layer[l];
+    if (first[u] < 0)
+      first[u] = l;
+    last[u] = l;
+  }
+  int *fwd_end = g_new (int, U + 1), *bwd_end = g_new (int, U + 1), *gather = g_new (int, U + 1);
+  int *fwd_task = g_new (int, MAX (L, 1)), *bwd_task = g_new (int, MAX (L, 1));
+  gboolean reshard = in->reshard_after_forward;
+  int limit = in->limit_all_gathers;
+  char label[160];
+  for (int k = 0; k < K; k++) {
+    g_autofree char *micro = K > 1 ? g_strdup_printf (" (micro-step %d)", k + 1) : g_strdup ("");
+    for (int u = 0; u <= U; u++)
+      gather[u] = fwd_end[u] = bwd_end[u] = -1;
+    /* forward: the root's gather first, then the units' as the rate
+     * limiter lets them go (unit u + limit once unit u's forward ends) */
+    if (first[U] >= 0) {
+      g_snprintf (label, sizeof label, "all-gather root%s", micro);
+      gather[U] = collective (s, ss, ag, label, in->unit_gather_bytes[U], in->unit_gather_bytes[U], 0, NULL, 0);
+    }
+    for (int u = 0; u < U && (limit <= 0 || u < limit); u++) {
+      g_snprintf (label, sizeof label, "all-gather unit %d%s", u, micro);
+      gather[u] = collective (s, ss, ag, label, in->unit_gather_bytes[u], in->unit_gather_bytes[u], 0, NULL, 0);
+    }
+    for (int l = 0; l < L; l++) {
+      int u = in->unit_of_layer[l] < 0 ? U : in->unit_of_layer[l];
+      double saved = in->recompute_s[l] > 0 ? in->kept_bytes[l] : in->act_bytes[l];
+      /* a resharded unit frees its gathered parameters when its last
+       * layer's forward ends */
+      double freed = u < U && reshard && l == last[u] ? in->unit_gather_bytes[u] : 0;
+      g_snprintf (label, sizeof label, "fwd %s%s", dps_model_layer (m, l)->name, micro);
+      int dep = l == first[u] ? gather[u] : -1;
+      DpsTaskSpec t = { .label = label, .part = DPS_PART_FORWARD, .work_s = in->fwd_s[l], .comm = -1,
+                        .flags = DPS_TASK_JITTER, .alloc_bytes = saved, .free_bytes = freed,
+                        .alloc_kind = DPS_MEM_ACTIVATIONS, .free_kind = DPS_MEM_BUFFERS, .deps = &dep,
+                        .n_deps = dep >= 0 };
+      fwd_task[l] = dps_sched_task_add (s, cs, &t);
+      if (l == last[u] && u < U) {
+        fwd_end[u] = fwd_task[l];
+        if (limit > 0 && u + limit < U) {
+          g_snprintf (label, sizeof label, "all-gather unit %d%s", u + limit, micro);
+          gather[u + limit] = collective (s, ss, ag, label, in->unit_gather_bytes[u + limit],
+                                          in->unit_gather_bytes[u + limit], 0, &fwd_end[u], 1);
+        }
+      }
+    }
+    /* backward, units in reverse: resharded units gathered again (the
+     * next one issued before the current unit's backward with
+     * BACKWARD_PRE, after it with POST, when its own backward is about to
+     * start without prefetch), each unit's gradients reduce-scattered
+     * when its backward ends */
+    int next = reshard ? U - 1 : -1;   /* the next unit to gather again */
+    if (next >= 0) {
+      g_snprintf (label, sizeof label, "all-gather unit %d (backward)%s", next, micro);
+      gather[next] = collective (s, ss, ag, label, in->unit_gather_bytes[next], in->unit_gather_bytes[next], 0,
+                                 NULL, 0);
+      next--;
+    }
+    for (int l = L - 1; l >= 0; l--) {
+      int u = in->unit_of_layer[l] < 0 ? U : in->unit_of_layer[l];
+      const char *name = dps_model_layer (m, l)->name;
+      gboolean unit_start = l == last[u], unit_done = l == first[u];
+      if (unit_start && u < U && next == u - 1 && next >= 0 && in->backward_prefetch == DPS_PREFETCH_PRE) {
+        /* issued before this unit computes, held back by the limiter
+         * until unit next + limit's backward ended */
+        int dep = limit > 0 && next + limit < U ? bwd_end[next + limit] : -1;
+        g_snprintf (label, sizeof label, "all-gather unit %d (backward)%s", next, micro);
+        gather[next] = collective (s, ss, ag, label, in->unit_gather_bytes[next], in->unit_gather_bytes[next], 0,
+                                   &dep, 1);
+        next--;
+      }
+      int need = unit_start && u < U && reshard ? gather[u] : -1;
+      double freed = in->act_bytes[l];
+      if (in->recompute_s[l] > 0) {
+        g_snprintf (label, sizeof label, "recompute %s%s", name, micro);
+        DpsTaskSpec t = { .label = label, .part = DPS_PART_RECOMPUTE, .work_s = in->recompute_s[l], .comm = -1,
+                          .flags = DPS_TASK_JITTER, .alloc_bytes = in->act_bytes[l],
+                          .alloc_kind = DPS_MEM_ACTIVATIONS, .deps = &need, .n_deps = need >= 0 };
+        dps_sched_task_add (s, cs, &t);
+        freed += in->kept_bytes[l];
+        need = -1;
+      }
+      /* the unit's gradients, held unsharded from its first backward task
+       * until reduce-scattered */
+      g_snprintf (label, sizeof label, "bwd %s%s", name, micro);
+      DpsTaskSpec t = { .label = label, .part = DPS_PART_BACKWARD, .work_s = in->bwd_s[l], .comm = -1,
+                        .flags = DPS_TASK_JITTER, .alloc_bytes = unit_start ? in->unit_reduce_bytes[u] : 0,
+                        .free_bytes = freed, .alloc_kind = DPS_MEM_BUFFERS, .free_kind = DPS_MEM_ACTIVATIONS,
+                        .deps = &need, .n_deps = need >= 0 };
+      bwd_task[l] = dps_sched_task_add (s, cs, &t);
+      if (!unit_done || u == U)
+        continue;   /* the root's gradients are reduced after all of backward */
+      bwd_end[u] = bwd_task[l];
+      if (next == u - 1 && next >= 0 && in->backward_prefetch == DPS_PREFETCH_POST) {
+        g_snprintf (label, sizeof label, "all-gather unit %d (backward)%s", next, micro);
+        gather[next] = collective (s, ss, ag, label, in->unit_gather_bytes[next], in->unit_gather_bytes[next], 0,
+                                   &bwd_end[u], 1);
+        next--;
+      }
+      /* the reduction frees the unsharded gradients, and the unit's
+       * parameters: the gathered copy (resharded) or the forward's */
+      g_snprintf (label, sizeof label, "reduce-scatter unit %d%s", u, micro);
+      int r = collective (s, ss, rsc, label, in->unit_reduce_bytes[u], 0,
+                          in->unit_reduce_bytes[u] + in->unit_gather_bytes[u], &bwd_end[u], 1);
+      if (in->hsdp) {
+        g_snprintf (label, sizeof label, "all-reduce unit %d shard%s", u, micro);
+        collective (s, rs, ar, label, in->unit_reduce_bytes[u] / in->shards, 0, 0, &r, 1);
+      }
+      if (next == u - 1 && next >= 0 && in->backward_prefetch == DPS_PREFETCH_NONE) {
+        g_snprintf (label, sizeof label, "all-gather unit %d (backward)%s", next, micro);
+        gather[next] = collective (s, ss, ag, label, in->unit_gather_bytes[next], in->unit_gather_bytes[next], 0,
+                                   &bwd_end[u], 1);
+        next--;
+      }
+    }
+    if (first[U] >= 0) {
+      int dep = bwd_task[first[U]];
+      g_snprintf (label, sizeof label, "reduce-scatter root%s", micro);
+      int r = collective (s, ss, rsc, label, in->unit_reduce_bytes[U], 0,
+                          in->unit_reduce_bytes[U] + in->unit_gather_bytes[U], &dep, 1);
+      if (in->hsdp) {
+        g_snprintf (label, sizeof label, "all-reduce root shard%s", micro);
+        collective (s, rs, ar, label, in->unit_reduce_bytes[U] / in->shards, 0, 0, &r, 1);
+      }
+    }
+  }
+  /* the last reduction of each stream ends after every other on it */
+  int deps[2], n = 0;
+  if ((deps[n] = dps_sched_stream_last (s, ss)) >= 0)
+    n++;
+  if (rs >= 0 && (deps[n] = dps_sched_stream_last (s, rs)) >= 0)
+    n++;
+  compute (s, cs, "optimizer (shard)", DPS_PART_OPTIMIZER, in->optimizer_s, deps, n);
+  g_free (first);
+  g_free (last);
+  g_free (fwd_end);
+  g_free (bwd_end);
+  g_free (gather);
+  g_free (fwd_task);
+  g_free (bwd_task);
+  return s;
+}

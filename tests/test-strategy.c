@@ -1,0 +1,173 @@
+/* Unit tests of the strategies' programs (sim/strategy-fsdp.c), run on the
+ * schedule with collectives of fixed times, against timelines worked out
+ * by hand in each comment. */
+#include "sim/strategy.h"
+#include "sim/model-gen.h"
+
+#include <math.h>
+
+/* A collective that takes total seconds whatever its size. */
+typedef struct { double total; } Fixed;
+
+static double
+fixed_time (const void *data, double bytes, double *lat_s, DpsAlgo *algo, DpsProto *proto)
+{
+  *lat_s = 0;
+  return ((const Fixed *) data)->total;
+}
+
+/* A model of 4 layers, each its own unit. */
+static DpsModel *
+four_layers (void)
+{
+  static const int widths[] = { 8, 8, 8, 8, 8 };
+  DpsModel *m = dps_model_gen_mlp ("m", widths, 5);
+  g_assert_cmpint (dps_model_n_layers (m), ==, 4);
+  return m;
+}
+
+typedef struct {
+  DpsModel *m;
+  double fwd[4], bwd[4], rec[4], act[4], kept[4], gather[5], reduce[5];
+  int unit[4];
+  Fixed ag, rs, ar;
+  DpsShardStep step;
+} Case;
+
+/* Four units of 1 s forward and 2 s backward, gathers and reductions of
+ * 0.25 s, 10 bytes of activations a layer, a unit's parameters 1 byte
+ * gathered and its gradients 2 bytes unsharded, 5 bytes static; the
+ * optimizer 0.5 s; no root. */
+static void
+case_init (Case *k)
+{
+  k->m = four_layers ();
+  for (int l = 0; l < 4; l++) {
+    k->fwd[l] = 1, k->bwd[l] = 2, k->rec[l] = 0, k->act[l] = 10, k->kept[l] = 0;
+    k->gather[l] = 1, k->reduce[l] = 2, k->unit[l] = l;
+  }
+  k->gather[4] = k->reduce[4] = 0;
+  k->ag.total = k->rs.total = k->ar.total = 0.25;
+  k->step = (DpsShardStep) {
+    .model = k->m, .grad_accum = 1, .fwd_s = k->fwd, .bwd_s = k->bwd, .recompute_s = k->rec, .act_bytes = k->act,
+    .kept_bytes = k->kept, .optimizer_s = 0.5, .static_bytes = 5, .n_units = 4, .unit_of_layer = k->unit,
+    .unit_gather_bytes = k->gather, .unit_reduce_bytes = k->reduce, .reshard_after_forward = TRUE,
+    .limit_all_gathers = 2, .backward_prefetch = DPS_PREFETCH_PRE, .shards = 2,
+    .allgather = { "all-gather", fixed_time, &k->ag, 0, 0 },
+    .reducescatter = { "reduce-scatter", fixed_time, &k->rs, 0, 0 },
+    .allreduce = { "all-reduce", fixed_time, &k->ar, 0, 0 },
+  };
+}
+
+static double
+run (const DpsShardStep *step, DpsSchedResult *out)
+{
+  g_autoptr (DpsSched) s = dps_strategy_fsdp (step);
+  DpsSchedRank r = { .role = 0, .weight = 1, .speed = 1, .speed_mean = 1 };
+  r.groups[DPS_SHARD_GROUP_SLOT] = 0;
+  r.groups[DPS_REPLICATE_GROUP_SLOT] = 1;
+  DpsSchedGroup g[2] = { { 1, { 0 } }, { 1, { 1 } } };
+  DpsSchedOpts o = { 0 };
+  g_autoptr (GError) e = NULL;
+  g_assert_true (dps_sched_run (s, &r, 1, g, step->hsdp ? 2 : 1, &o, NULL, out, &e));
+  g_assert_no_error (e);
+  return out->step_s;
+}
+
+/* FULL_SHARD with BACKWARD_PRE and the rate limiter of 2.  Forward: gather
+ * 0 [0, 0.25] and 1 [0.25, 0.5]; unit 0 computes [0.25, 1.25], after
+ * which gather 2 may go [1.25, 1.5]; then 1 [1.25, 2.25], gather 3
+ * [2.25, 2.5], 2 [2.25, 3.25], 3 [3.25, 4.25].  Backward: unit 3 and (PRE)
+ * unit 2 gathered again right after [2.5, 3.0]; unit 3 computes [4.25,
+ * 6.25], its reduce-scatter [6.25, 6.5], unit 1's gather (held back until
+ * unit 3 is done) [6.5, 6.75]; unit 2 [6.25, 8.25], reduce [8.25, 8.5],
+ * unit 0's gather [8.5, 8.75]; unit 1 [8.25, 10.25], reduce [10.25,
+ * 10.5]; unit 0 [10.25, 12.25], reduce [12.25, 12.5]; the optimizer
+ * [12.5, 13].  Exposed: unit 0's first gather and the last reduction,
+ * 0.25 s each.  Memory peaks as unit 3's backward starts: 5 static, 40 of
+ * activations, units 3 and 2 gathered (2) and unit 3's gradients (2): 49. */
+static void
+test_full_shard (void)
+{
+  Case k;
+  case_init (&k);
+  DpsSchedResult out;
+  g_assert_cmpfloat_with_epsilon (run (&k.step, &out), 13.0, 1e-12);
+  g_assert_cmpfloat_with_epsilon (out.crit.exposed_s[0], 0.25, 1e-12);   /* all-gather */
+  g_assert_cmpfloat_with_epsilon (out.crit.exposed_s[1], 0.25, 1e-12);   /* reduce-scatter */
+  g_assert_cmpfloat (out.comms[0].count, ==, 8);
+  g_assert_cmpfloat (out.comms[1].count, ==, 4);
+  g_assert_cmpfloat (out.peak_bytes, ==, 49);
+  g_assert_cmpfloat (out.peak.peak_at_s, ==, 4.25);
+  g_assert_cmpfloat (out.peak.peak_kind_bytes[DPS_MEM_ACTIVATIONS], ==, 40);
+  g_assert_cmpfloat (out.peak.peak_kind_bytes[DPS_MEM_BUFFERS], ==, 4);
+  dps_sched_result_clear (&out);
+  dps_model_free (k.m);
+}
+
+/* SHARD_GRAD_OP (ZeRO-2): the forward's gathers are kept until each unit's
+ * backward ends, none again: the same 13 s here, 4 gathers, and the
+ * memory peaks as unit 3's forward starts with all four units gathered
+ * and its activations: 5 + 40 + 4 = 49, staying at 49 + 2 (unit 3's
+ * gradients) - 0 when its backward starts: 51. */
+static void
+test_shard_grad_op (void)
+{
+  Case k;
+  case_init (&k);
+  k.step.reshard_after_forward = FALSE;
+  DpsSchedResult out;
+  g_assert_cmpfloat_with_epsilon (run (&k.step, &out), 13.0, 1e-12);
+  g_assert_cmpfloat (out.comms[0].count, ==, 4);
+  g_assert_cmpfloat (out.peak_bytes, ==, 51);
+  g_assert_cmpfloat (out.peak.peak_at_s, ==, 4.25);
+  dps_sched_result_clear (&out);
+  dps_model_free (k.m);
+}
+
+/* Gathers slower than compute (1.5 s against 1 s): forward is the
+ * gathers' pace.  Gather 0 [0, 1.5], 1 [1.5, 3]; unit 0 [1.5, 2.5];
+ * gather 2 [3, 4.5]; unit 1 [3, 4]; gather 3 (after unit 1) [4.5, 6];
+ * unit 2 [4.5, 5.5]; unit 3 [6, 7]: the compute waits 1.5 + 3 x 0.5 s. */
+static void
+test_gathers_bound (void)
+{
+  Case k;
+  case_init (&k);
+  k.ag.total = 1.5;
+  k.step.reshard_after_forward = FALSE;   /* backward then needs no gather */
+  DpsSchedResult out;
+  run (&k.step, &out);
+  /* backward of 8 s from 7, reductions of 0.25 s behind it, optimizer */
+  g_assert_cmpfloat_with_epsilon (out.step_s, 7 + 8 + 0.25 + 0.5, 1e-12);
+  g_assert_cmpfloat_with_epsilon (out.crit.exposed_s[0], 1.5 + 0.5 + 0.5 + 0.5, 1e-12);
+  dps_sched_result_clear (&out);
+  dps_model_free (k.m);
+}
+
+/* HSDP: each unit's reduced shard all-reduced across the replicate group
+ * (0.25 s) after its reduce-scatter; the last one [12.5, 12.75] delays the
+ * optimizer: 13.25 s. */
+static void
+test_hsdp (void)
+{
+  Case k;
+  case_init (&k);
+  k.step.hsdp = TRUE;
+  DpsSchedResult out;
+  g_assert_cmpfloat_with_epsilon (run (&k.step, &out), 13.25, 1e-12);
+  g_assert_cmpfloat (out.comms[2].count, ==, 4);
+  dps_sched_result_clear (&out);
+  dps_model_free (k.m);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/strategy/fsdp/full-shard", test_full_shard);
+  g_test_add_func ("/strategy/fsdp/shard-grad-op", test_shard_grad_op);
+  g_test_add_func ("/strategy/fsdp/gathers-bound", test_gathers_bound);
+  g_test_add_func ("/strategy/fsdp/hsdp", test_hsdp);
+  return g_test_run ();
+}
