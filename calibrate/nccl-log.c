@@ -315,8 +315,10 @@ row_line (Parse *ps, char *l, int ln, const char *next, GError **error)
       || !dps_parse_double (tok[o + 2], &bus)
       || (o + 3 < n && !is_wrong_field (tok[o + 3], &wrong1))
       || (!oop_only && (!dps_parse_double (tok[o + 4], &t_ip) || !is_wrong_field (tok[o + 7], &wrong2)))
-      || t_oop < 0 || t_ip < 0)
-    return dps_set_error_at (error, ps->name, ln, "not an nccl-tests result row: '%s'", l);
+      || t_oop < 0 || t_ip < 0) {
+    g_autofree char *q = dps_quote (l);
+    return dps_set_error_at (error, ps->name, ln, "not an nccl-tests result row: '%s'", q);
+  }
   ps->last_line = ln;
   if (ps->hints && ps->hints->redop[0] == 0)
     g_strlcpy (ps->hints->redop, tok[3], sizeof ps->hints->redop);

@@ -55,8 +55,9 @@ get_ints (const DpsKeyFile *kf, const char *key, gboolean allow_m, GArray **out,
     if (allow_m && g_str_equal (parts[i], "M"))
       v = 0;
     else if (!dps_parse_int (parts[i], &v) || v < 1 || v > 1 << 20) {
+      g_autofree char *q = dps_quote (parts[i]);
       dps_key_file_error (kf, "model", key, error, "'%s' is not a whole number from 1 to 1048576%s",
-                          parts[i], allow_m ? " (or M for a pool)" : "");
+                          q, allow_m ? " (or M for a pool)" : "");
       g_array_free (a, TRUE);
       return FALSE;
     }
@@ -220,11 +221,13 @@ csv_header (CsvCols *c, char **f, int n, const char *file, int ln, GError **erro
     else if (g_str_equal (f[j], "backward_s"))
       k = 4;
     if (!csv_col_names[k]) {
-      g_autofree char *all = g_strjoinv (", ", (char **) csv_col_names);
-      return dps_set_error_at (error, file, ln, "unknown column '%s' (expected %s; forward_s, backward_s)", f[j], all);
+      g_autofree char *all = g_strjoinv (", ", (char **) csv_col_names), *q = dps_quote (f[j]);
+      return dps_set_error_at (error, file, ln, "unknown column '%s' (expected %s; forward_s, backward_s)", q, all);
     }
-    if (*slot[k] >= 0)
-      return dps_set_error_at (error, file, ln, "column '%s' given twice", f[j]);
+    if (*slot[k] >= 0) {
+      g_autofree char *q = dps_quote (f[j]);
+      return dps_set_error_at (error, file, ln, "column '%s' given twice", q);
+    }
     *slot[k] = j;
   }
   if ((c->layer < 0 && c->name < 0) || c->params < 0 || c->fwd < 0 || c->bwd < 0)
@@ -270,9 +273,11 @@ csv_tensors (DpsModel *m, const CsvCols *c, char **f, gint64 params, gboolean ad
   const char *layer = f[c->name >= 0 ? c->name : c->layer];
   gint64 count = -1;
   if (c->n_tensors >= 0 && f[c->n_tensors][0]
-      && (!dps_parse_int (f[c->n_tensors], &count) || count < 0 || count > MAX (params, 0) || (count == 0) != (params == 0)))
+      && (!dps_parse_int (f[c->n_tensors], &count) || count < 0 || count > MAX (params, 0) || (count == 0) != (params == 0))) {
+    g_autofree char *q = dps_quote (f[c->n_tensors]);
     return dps_set_error_at (error, file, ln, "n_tensors: '%s' is not a count of tensors from %d to params (%" G_GINT64_FORMAT ")",
-                             f[c->n_tensors], params > 0, params);
+                             q, params > 0, params);
+  }
   if (c->tensors >= 0 && f[c->tensors][0]) {
     g_auto (GStrv) list = g_strsplit (f[c->tensors], ";", -1);
     gint64 sum = 0;
@@ -280,8 +285,10 @@ csv_tensors (DpsModel *m, const CsvCols *c, char **f, gint64 params, gboolean ad
     for (; list[k]; k++) {
       gint64 numel, rows, cols;
       g_strstrip (list[k]);
-      if (!tensor_shape (list[k], &numel, &rows, &cols) || sum + numel > (G_GINT64_CONSTANT (1) << 44))
-        return dps_set_error_at (error, file, ln, "tensors: '%s' is not a shape (768x768) or an element count", list[k]);
+      if (!tensor_shape (list[k], &numel, &rows, &cols) || sum + numel > (G_GINT64_CONSTANT (1) << 44)) {
+        g_autofree char *q = dps_quote (list[k]);
+        return dps_set_error_at (error, file, ln, "tensors: '%s' is not a shape (768x768) or an element count", q);
+      }
       sum += numel;
       if (add) {
         g_autofree char *tn = g_strdup_printf ("%s[%d]", layer, k);
@@ -326,23 +333,25 @@ csv_row (DpsModel *m, const CsvCols *c, char **f, GArray *act, const char *file,
   const char *fwd_col = c->unit < 1 ? "forward_ms" : "forward_s", *bwd_col = c->unit < 1 ? "backward_ms" : "backward_s";
   if (!layer[0])
     return dps_set_error_at (error, file, ln, "empty layer name");
+  g_autofree char *q = NULL;   /* the cell a message quotes */
   if (!dps_parse_int (f[c->params], &params) || params < 0 || params > (G_GINT64_CONSTANT (1) << 44))
-    return dps_set_error_at (error, file, ln, "params: '%s' is not a whole number of parameters", f[c->params]);
+    return dps_set_error_at (error, file, ln, "params: '%s' is not a whole number of parameters", q = dps_quote (f[c->params]));
   if (!dps_parse_double (f[c->fwd], &fwd) || fwd < 0 || fwd > 1e6)
-    return dps_set_error_at (error, file, ln, "%s: '%s' is not a time >= 0", fwd_col, f[c->fwd]);
+    return dps_set_error_at (error, file, ln, "%s: '%s' is not a time >= 0", fwd_col, q = dps_quote (f[c->fwd]));
   if (!dps_parse_double (f[c->bwd], &bwd) || bwd < 0 || bwd > 1e6)
-    return dps_set_error_at (error, file, ln, "%s: '%s' is not a time >= 0", bwd_col, f[c->bwd]);
+    return dps_set_error_at (error, file, ln, "%s: '%s' is not a time >= 0", bwd_col, q = dps_quote (f[c->bwd]));
   if (c->flops >= 0 && f[c->flops][0] && (!dps_parse_double (f[c->flops], &flops) || flops < 0))
-    return dps_set_error_at (error, file, ln, "flops: '%s' is not a number >= 0", f[c->flops]);
+    return dps_set_error_at (error, file, ln, "flops: '%s' is not a number >= 0", q = dps_quote (f[c->flops]));
   if (c->act >= 0 && f[c->act][0] && (!dps_parse_double (f[c->act], &a) || a < 0 || a > 1e18))
-    return dps_set_error_at (error, file, ln, "activation_bytes: '%s' is not a number of bytes >= 0", f[c->act]);
+    return dps_set_error_at (error, file, ln, "activation_bytes: '%s' is not a number of bytes >= 0",
+                             q = dps_quote (f[c->act]));
   int tied = -1;
   if (c->tied >= 0 && f[c->tied][0]) {
     if ((tied = find_layer (m, f[c->tied])) < 0)
-      return dps_set_error_at (error, file, ln, "tied_to: no earlier layer '%s'", f[c->tied]);
+      return dps_set_error_at (error, file, ln, "tied_to: no earlier layer '%s'", q = dps_quote (f[c->tied]));
     if (params > dps_model_layer (m, tied)->n_params)
       return dps_set_error_at (error, file, ln, "tied_to: %" G_GINT64_FORMAT " parameters, '%s' has only %" G_GINT64_FORMAT,
-                               params, f[c->tied], dps_model_layer (m, tied)->n_params);
+                               params, q = dps_quote (f[c->tied]), dps_model_layer (m, tied)->n_params);
   }
   int li = dps_model_add_layer (m, layer, flops, 0, 0);
   DpsLayer *l = &g_array_index (m->layers, DpsLayer, li);

@@ -321,7 +321,8 @@ dps_cli_name_flag (GError *error)
     }
 }
 
-/* Prints "dpscale CMD: message" on stderr, frees error, returns the exit
+/* Prints "dpscale CMD: message" on stderr (one line of at most
+ * DPS_MESSAGE_MAX_BYTES, dps_one_line), frees error, returns the exit
  * status: 2 for usage errors (an unknown or malformed flag), 1 for the rest
  * (bad files, failed writes, unsupported requests).  A quantity the core
  * refused is named by its flag (dps_cli_name_flag). */
@@ -333,7 +334,8 @@ dps_cli_fail (const char *cmd, GError *error)
                   && (g_str_has_prefix (error->message, "-") || g_str_has_prefix (error->message, "unknown option"));
   gboolean usage = error->domain == G_OPTION_ERROR || flag;
   int status = usage ? DPS_EXIT_USAGE : 1;
-  fprintf (stderr, "dpscale %s: %s\n", cmd, error->message);
+  g_autofree char *line = dps_one_line (error->message, -1, DPS_MESSAGE_MAX_BYTES);
+  fprintf (stderr, "dpscale %s: %s\n", cmd, line);
   g_error_free (error);
   return status;
 }

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <errno.h>
+#include <string.h>
 
 G_DEFINE_QUARK (dps-error-quark, dps_error)
 
@@ -104,13 +105,63 @@ dps_format_size (guint64 bytes)
   return g_strdup_printf ("%g%s", v, suffix[i]);
 }
 
+/* Text fit for a one-line message: len bytes of text (len < 0: up to its
+ * NUL) with each control character written as an escape (\n, \t, \xNN)
+ * and invalid UTF-8 as \xNN, cut after at most max_bytes of it (at a
+ * character's boundary) with "..." after.  A new string. */
+char *
+dps_one_line (const char *text, gssize len, gsize max_bytes)
+{
+  gsize n = len < 0 ? strlen (text) : (gsize) len;
+  GString *o = g_string_sized_new (MIN (n, max_bytes) + 8);
+  const char *p = text, *end = text + n;
+  while (p < end) {
+    if (o->len >= max_bytes) {
+      g_string_append (o, "...");
+      break;
+    }
+    guchar c = (guchar) *p;
+    gunichar u = c < 0x80 ? c : g_utf8_get_char_validated (p, end - p);
+    if (c == '\n')
+      g_string_append (o, "\\n");
+    else if (c == '\t')
+      g_string_append (o, "\\t");
+    else if (c < 0x20 || c == 0x7f || u == (gunichar) -1 || u == (gunichar) -2) {
+      g_string_append_printf (o, "\\x%02x", c);
+      p++;
+      continue;
+    } else if (c >= 0x80) {
+      const char *next = g_utf8_next_char (p);
+      if (o->len + (gsize) (next - p) > max_bytes) {
+        g_string_append (o, "...");
+        break;
+      }
+      g_string_append_len (o, p, next - p);
+      p = next;
+      continue;
+    } else
+      g_string_append_c (o, (char) c);
+    p++;
+  }
+  return g_string_free (o, FALSE);
+}
+
+/* A file's text as a message quotes it: dps_one_line with at most
+ * DPS_QUOTE_MAX_BYTES.  A new string. */
+char *
+dps_quote (const char *text)
+{
+  return dps_one_line (text, -1, DPS_QUOTE_MAX_BYTES);
+}
+
 gboolean
 dps_set_error_at (GError **error, const char *name, int line, const char *fmt, ...)
 {
   va_list ap;
   va_start (ap, fmt);
-  g_autofree char *msg = g_strdup_vprintf (fmt, ap);
+  g_autofree char *text = g_strdup_vprintf (fmt, ap);
   va_end (ap);
+  g_autofree char *msg = dps_one_line (text, -1, DPS_MESSAGE_MAX_BYTES);
   if (line > 0)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s:%d: %s", name, line, msg);
   else

@@ -21,6 +21,16 @@ gboolean dps_parse_int (const char *text, gint64 *out);
 gboolean dps_parse_size (const char *text, guint64 *out_bytes);
 char    *dps_format_size (guint64 bytes);
 
+/* The most bytes of a file's text a message quotes (a cell, a line, a
+ * value), and the most bytes of any message printed: a 200 KB line is
+ * quoted as its first bytes and "...". */
+#define DPS_QUOTE_MAX_BYTES 64
+#define DPS_MESSAGE_MAX_BYTES 4096
+char    *dps_one_line (const char *text, gssize len, gsize max_bytes);
+char    *dps_quote (const char *text);
+
 /* Sets a DPS_ERROR_INPUT error "NAME:LINE: message" ("NAME: message" where
- * line < 1) and returns FALSE, for parsers that point at the faulty line. */
+ * line < 1), the message on one line of at most DPS_MESSAGE_MAX_BYTES
+ * (dps_one_line), and returns FALSE, for parsers that point at the faulty
+ * line. */
 gboolean dps_set_error_at (GError **error, const char *name, int line, const char *fmt, ...) G_GNUC_PRINTF (4, 5);

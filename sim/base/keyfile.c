@@ -170,8 +170,9 @@ dps_key_file_error (const DpsKeyFile *kf, const char *group, const char *key,
 {
   va_list ap;
   va_start (ap, fmt);
-  g_autofree char *msg = g_strdup_vprintf (fmt, ap);
+  g_autofree char *text = g_strdup_vprintf (fmt, ap);
   va_end (ap);
+  g_autofree char *msg = dps_one_line (text, -1, DPS_MESSAGE_MAX_BYTES);
   int line = key ? dps_key_file_line (kf, group, key) : 0;
   if (!line && group)
     line = dps_key_file_line (kf, group, NULL);
@@ -262,7 +263,8 @@ dps_key_file_get_double (const DpsKeyFile *kf, const char *group, const char *ke
   }
   double d;
   if (!dps_parse_double (v, &d)) {
-    dps_key_file_error (kf, group, key, error, "expected a number, got '%s'", v);
+    g_autofree char *q = dps_quote (v);
+    dps_key_file_error (kf, group, key, error, "expected a number, got '%s'", q);
     return FALSE;
   }
   if (d < min || d > max) {
@@ -288,7 +290,8 @@ dps_key_file_get_int (const DpsKeyFile *kf, const char *group, const char *key,
   }
   gint64 i;
   if (!dps_parse_int (v, &i)) {
-    dps_key_file_error (kf, group, key, error, "expected a whole number, got '%s'", v);
+    g_autofree char *q = dps_quote (v);
+    dps_key_file_error (kf, group, key, error, "expected a whole number, got '%s'", q);
     return FALSE;
   }
   if (i < min || i > max) {
@@ -319,7 +322,8 @@ dps_key_file_get_bool (const DpsKeyFile *kf, const char *group, const char *key,
   else if (g_str_equal (v, "false"))
     *out = FALSE;
   else {
-    dps_key_file_error (kf, group, key, error, "expected true or false, got '%s'", v);
+    g_autofree char *q = dps_quote (v);
+    dps_key_file_error (kf, group, key, error, "expected true or false, got '%s'", q);
     return FALSE;
   }
   return TRUE;
@@ -367,8 +371,8 @@ dps_key_file_get_choice (const DpsKeyFile *kf, const char *group, const char *ke
       return TRUE;
     }
   }
-  g_autofree char *list = g_strjoinv (", ", (char **) choices);
-  dps_key_file_error (kf, group, key, error, "unknown value '%s' (expected one of: %s)", v, list);
+  g_autofree char *list = g_strjoinv (", ", (char **) choices), *q = dps_quote (v);
+  dps_key_file_error (kf, group, key, error, "unknown value '%s' (expected one of: %s)", q, list);
   return FALSE;
 }
 
@@ -391,7 +395,8 @@ dps_key_file_get_doubles (const DpsKeyFile *kf, const char *g, const char *key, 
     if (!g_strstrip (parts[i])[0])
       continue;
     if (!dps_parse_double (parts[i], &v[k])) {
-      dps_key_file_error (kf, g, key, error, "'%s' is not a number", parts[i]);
+      g_autofree char *q = dps_quote (parts[i]);
+      dps_key_file_error (kf, g, key, error, "'%s' is not a number", q);
       g_free (v);
       return NULL;
     }
