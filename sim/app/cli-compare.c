@@ -129,6 +129,12 @@ table_suite (GString *o, const DpsCompareResult *res, guint n)
 static const char csv_header[] = "file,system,op,ranks,hosts,nodes,size_bytes,measured_us,predicted_us,"
                                  "measured_busbw_GBps,predicted_busbw_GBps,algo,proto,error_pct\n";
 
+static gint
+cmp_names (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
 /* Writes the picture: busbw by size for one file, predicted against
  * measured over all rows for several. */
 static gboolean
@@ -151,7 +157,26 @@ plot (const char *out, const DpsCompareResult *res, guint n, GError **error)
   g_autofree char *title = n == 1 ? g_strdup_printf ("%s: model against measured (%s, %d GPUs)", res[0].system,
                                                      dps_coll_op_name (res[0].op), res[0].ranks)
                                   : g_strdup_printf ("collective model against %u nccl-tests tables", n);
-  gboolean ok = dps_plot_render (n == 1 ? "compare-sizes.gp" : "compare-suite.gp", tmpl, out, title, NULL, error);
+  /* the systems, a series each in name order, as quoted text (a reference's
+   * "#% system:" line is a file's text, never gnuplot code) */
+  g_autoptr (GPtrArray) systems = g_ptr_array_new ();
+  for (guint f = 0; f < n; f++) {
+    gboolean seen = FALSE;
+    for (guint i = 0; i < systems->len && !seen; i++)
+      seen = g_str_equal (systems->pdata[i], res[f].system);
+    if (!seen)
+      g_ptr_array_add (systems, res[f].system);
+  }
+  g_ptr_array_sort (systems, cmp_names);
+  g_autoptr (GString) vars = g_string_new (NULL);
+  g_string_append_printf (vars, "nsystems=%u; array systems[%u] = [", systems->len, systems->len);
+  for (guint i = 0; i < systems->len; i++) {
+    g_autofree char *literal = dps_plot_literal (systems->pdata[i]);
+    g_string_append_printf (vars, "%s%s", i ? ", " : "", literal);
+  }
+  g_string_append (vars, "]");
+  gboolean ok = dps_plot_render (n == 1 ? "compare-sizes.gp" : "compare-suite.gp", tmpl, out, title,
+                                 n == 1 ? NULL : vars->str, error);
   g_unlink (tmpl);
   return ok;
 }

@@ -11,6 +11,7 @@
 #include "sim/base/error.h"
 #include "sim/base/file.h"
 
+#include <glib/gstdio.h>
 #include <string.h>
 
 /* The columns that tell series apart, with how the legend names a value. */
@@ -33,19 +34,6 @@ by_gpus (gconstpointer a, gconstpointer b, gpointer data)
   double x = g_ascii_strtod ((*(char *const *const *) a)[c], NULL);
   double y = g_ascii_strtod ((*(char *const *const *) b)[c], NULL);
   return (x > y) - (x < y);
-}
-
-/* A gnuplot string literal. */
-static void
-append_quoted (GString *o, const char *s)
-{
-  g_string_append_c (o, '"');
-  for (; *s; s++) {
-    if (*s == '"' || *s == '\\')
-      g_string_append_c (o, '\\');
-    g_string_append_c (o, *s);
-  }
-  g_string_append_c (o, '"');
 }
 
 /* Splits CSV text into its header's fields and its rows' fields (names
@@ -78,9 +66,10 @@ split_rows (const char *path, const char *text, GStrv *header, GPtrArray *rows, 
 
 /* Reads the sweep CSV at csv_path, writes PREFIX.dat (the series' blocks)
  * and PREFIX.png and PREFIX.svg drawn from it with plots/sweep.gp under
- * title; appends ", FILE" to wrote for each file written.  Every file is
- * whole or absent; FALSE with error on an unreadable CSV or a failed
- * gnuplot (the .dat may then exist alone). */
+ * title; appends ", FILE" to wrote for each file written.  The series'
+ * names (the CSV's cells) and the title reach gnuplot as quoted text
+ * (dps_plot_literal).  The three go together: FALSE with error on an
+ * unreadable CSV or a failed gnuplot, and none of them is left. */
 gboolean
 dps_sweep_plot (const char *csv_path, const char *prefix, const char *title, GString *wrote, GError **error)
 {
@@ -140,9 +129,8 @@ dps_sweep_plot (const char *csv_path, const char *prefix, const char *title, GSt
   for (guint s = 0; s < names->len; s++) {
     g_string_append_printf (dat, "%s# series %u: %s\n%s", s ? "\n\n" : "", s + 1, (char *) names->pdata[s],
                             ((GString *) blocks->pdata[s])->str);
-    if (s)
-      g_string_append (vars, ", ");
-    append_quoted (vars, names->pdata[s]);
+    g_autofree char *literal = dps_plot_literal (names->pdata[s]);   /* text, never code */
+    g_string_append_printf (vars, "%s%s", s ? ", " : "", literal);
   }
   g_string_append (vars, "]");
   g_autofree char *dat_path = g_strconcat (prefix, ".dat", NULL);
@@ -150,10 +138,12 @@ dps_sweep_plot (const char *csv_path, const char *prefix, const char *title, GSt
   g_autofree char *svg = g_strconcat (prefix, ".svg", NULL);
   if (!dps_cli_emit (dat_path, dat, error))
     return FALSE;
-  g_string_append_printf (wrote, ", %s", dat_path);
   if (!dps_plot_render ("sweep.gp", dat_path, png, title, vars->str, error)
-      || !dps_plot_render ("sweep.gp", dat_path, svg, title, vars->str, error))
+      || !dps_plot_render ("sweep.gp", dat_path, svg, title, vars->str, error)) {
+    g_unlink (dat_path);
+    g_unlink (png);
     return FALSE;
-  g_string_append_printf (wrote, ", %s, %s", png, svg);
+  }
+  g_string_append_printf (wrote, ", %s, %s, %s", dat_path, png, svg);
   return TRUE;
 }

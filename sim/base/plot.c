@@ -31,6 +31,17 @@ gp_literal (const char *s, gboolean path)
   return g_string_free (q, FALSE);
 }
 
+/* Text (a title, a series' name, any string from a file or a user) as a
+ * gnuplot string literal that gnuplot takes as text, never as code: in
+ * single quotes, where gnuplot substitutes no backquote, macro or escape;
+ * a single quote doubled, a control character (a newline would end the
+ * command) a blank.  A new string. */
+char *
+dps_plot_literal (const char *text)
+{
+  return gp_literal (text ? text : "", FALSE);
+}
+
 /* A path gnuplot reads as a plain file name: a relative one gets "./", so a
  * name such as "<cmd", "|cmd", "-", "+" or "$block" is never a pipe, standard
  * input, a pseudo-file or a data block. */
@@ -45,6 +56,27 @@ gp_path (const char *path, GError **error)
                  shown);
   }
   return q;
+}
+
+/* What gnuplot said last on stderr, on one line of bounded length: its
+ * message ("line 33: No data in plot") without the script's path before
+ * it; the lines above (the command, a caret under it) only show where.
+ * NULL when it said nothing. */
+static char *
+last_line (const char *err)
+{
+  if (!err)
+    return NULL;
+  g_auto (GStrv) lines = g_strsplit (err, "\n", -1);
+  const char *last = NULL;
+  for (int i = 0; lines[i]; i++)
+    if (g_strstrip (lines[i])[0])
+      last = lines[i];
+  if (!last)
+    return NULL;
+  if (last[0] == '"' && strstr (last + 1, "\" "))   /* "/path/script.gp" line 33: ... */
+    last = strstr (last + 1, "\" ") + 2;
+  return dps_one_line (last, -1, 256);
 }
 
 /* TRUE when the picture at path is whole: a PNG ends with its IEND chunk, an
@@ -65,10 +97,12 @@ picture_complete (const char *path, gboolean svg)
   return n >= 20 && memcmp (data, "\x89PNG", 4) == 0 && memcmp (data + n - 12, iend, 12) == 0;
 }
 
-/* Runs gnuplot on plots/SCRIPT with datafile, outfile (.png or .svg) and
- * title (and extra_vars, gnuplot assignments made by dpscale itself, never
- * from a user; may be NULL).  Every user's text reaches gnuplot as a
- * single-quoted string, never as code.  The picture is written to a
+/* Runs gnuplot on plots/SCRIPT with datafile, outfile (.png or .svg, told
+ * by its extension; any other is refused) and
+ * title (and extra_vars, gnuplot assignments made by dpscale itself, may be
+ * NULL: any text from a file or a user in them only as dps_plot_literal
+ * strings).  Every user's text reaches gnuplot as a single-quoted string,
+ * never as code.  The picture is written to a
  * temporary file beside outfile, checked whole, and renamed, so it is whole
  * or absent; outfile must be a regular file or a new path.  Errors: gnuplot
  * missing (naming the Debian package), the script missing, a path that
@@ -96,8 +130,14 @@ dps_plot_render (const char *script, const char *datafile, const char *outfile, 
                  outfile);
     return FALSE;
   }
-  const char *ext = strrchr (outfile, '.');
-  gboolean svg = ext && g_str_equal (ext, ".svg");
+  g_autofree char *base = g_path_get_basename (outfile);
+  const char *ext = strrchr (base, '.');
+  if (!ext || !(g_str_equal (ext, ".png") || g_str_equal (ext, ".svg"))) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: a picture is written as .png or .svg, not %s", outfile,
+                 ext ? ext : "without an extension");
+    return FALSE;
+  }
+  gboolean svg = g_str_equal (ext, ".svg");
   g_autofree char *qd = gp_path (datafile, error);
   if (!qd)
     return FALSE;
@@ -107,7 +147,7 @@ dps_plot_render (const char *script, const char *datafile, const char *outfile, 
   g_autofree char *tmp = dps_temp_beside (outfile, svg ? ".svg" : ".png", error);
   if (!tmp)
     return FALSE;
-  g_autofree char *qo = gp_path (tmp, NULL), *qt = gp_literal (title ? title : "", FALSE);
+  g_autofree char *qo = gp_path (tmp, NULL), *qt = dps_plot_literal (title);
   g_autofree char *vars = g_strdup_printf ("datafile=%s; outfile=%s; title=%s%s%s", qd, qo, qt,
                                            extra_vars ? "; " : "", extra_vars ? extra_vars : "");
   const char *argv[] = { gnuplot, "-e", vars, path, NULL };
@@ -117,11 +157,9 @@ dps_plot_render (const char *script, const char *datafile, const char *outfile, 
   if (!g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, &err, &status, &local)
       || !g_spawn_check_wait_status (status, NULL)) {
     g_unlink (tmp);
-    g_autofree char *first = err ? g_strdup (g_strstrip (err)) : NULL;
-    if (first && strchr (first, '\n'))
-      *strrchr (first, '\n') = 0;
+    g_autofree char *why = last_line (err);
     g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME, "gnuplot failed on %s: %s", script,
-                 local ? local->message : first && *first ? first : "unknown error");
+                 local ? local->message : why ? why : "unknown error");
     return FALSE;
   }
   if (!picture_complete (tmp, svg)) {
