@@ -3,10 +3,12 @@
 #include "sim/base/error.h"
 
 #include <math.h>
+#include <string.h>
 
 void
 dps_compute_params_default (DpsComputeParams *p)
 {
+  memset (p, 0, sizeof *p);
   p->dtype = DPS_DTYPE_BF16;
   p->efficiency = 0;
   /* STREAM-like copies reach 80-90% of HBM's datasheet bandwidth on
@@ -74,6 +76,16 @@ arch_tensor_scale (const DpsDeviceSpec *dev)
 }
 
 /* dps_compute_kind_efficiency, with dev's arch_tensor_scale given */
+/* Fused attention's fraction of the tensor cores' peak in training on
+ * Ampere: FlashAttention-2's forward and backward together at head
+ * dimension 128 and 2k-16k tokens reach 60-65% of the A100's (Dao 2023,
+ * arXiv:2307.08691, figures 4-6: 187-203 TFLOP/s of 312); Hopper's share
+ * follows the tensor cores' (TENSOR_SHARE_PER_DOUBLING: 0.375 of the
+ * H100's, FlashAttention-2's 335-338 TFLOP/s there). */
+#define FUSED_ATTENTION_EFFICIENCY 0.6
+/* ... and its backward's work beyond the bwd_ratio of 2 (compute.h) */
+#define FUSED_BWD_EXTRA 0.5
+
 static double
 kind_efficiency (DpsKernelKind kind, DpsDtype dtype, const DpsDeviceSpec *dev, double scale)
 {
@@ -81,6 +93,37 @@ kind_efficiency (DpsKernelKind kind, DpsDtype dtype, const DpsDeviceSpec *dev, d
   if (!tensor)
     return kind == DPS_KERNEL_CONV ? 0.8 : 0.75;
   return scale * (kind == DPS_KERNEL_CONV && dtype == DPS_DTYPE_TF32 ? 0.2 : 0.4);
+}
+
+/* A linear layer's GEMM on tensor cores by its reduction length K (its
+ * input features): each output tile pays a fixed cost (prologue,
+ * epilogue, the last partial wave) worth GEMM_K0 elements of K, so it
+ * reaches GEMM_PEAK_SHARE x K / (K + GEMM_K0) of the peak (times the
+ * architecture's share, arch_tensor_scale), averaged over a kernel's GEMMs
+ * as GEMM_PEAK_SHARE / (1 + GEMM_K0 x mean(1 / K)).  BERT-large's blocks
+ * (K 1024 and 4096) come out at 0.37 of Ampere's peak, a 7B LLM's (K 4096
+ * to 16384) at 0.70.  Fitted together over tests/reference/ddp's one-GPU
+ * figures (b) and transfers (c), the grid in tests/reference/README.md;
+ * tests/reference/fsdp is the held-out check.  Linear layers of unknown
+ * shape (a trace's kernels) keep kind_efficiency's. */
+#define GEMM_PEAK_SHARE 0.975
+#define GEMM_K0 1792.0
+
+static double
+gemm_efficiency (const DpsKernel *k, DpsDtype dtype, const DpsDeviceSpec *dev, double scale)
+{
+  gboolean tensor = dtype != DPS_DTYPE_FP32 && dev->peak_flops[dtype] > 1.5 * dev->peak_flops[DPS_DTYPE_FP32];
+  if (!tensor || k->inv_k <= 0)
+    return kind_efficiency (k->kind, dtype, dev, scale);
+  return scale * GEMM_PEAK_SHARE / (1 + GEMM_K0 * k->inv_k);
+}
+
+/* Fused attention's efficiency on dev in dtype (with arch_tensor_scale). */
+static double
+fused_efficiency (DpsDtype dtype, const DpsDeviceSpec *dev, double scale)
+{
+  gboolean tensor = dtype != DPS_DTYPE_FP32 && dev->peak_flops[dtype] > 1.5 * dev->peak_flops[DPS_DTYPE_FP32];
+  return tensor ? scale * FUSED_ATTENTION_EFFICIENCY : kind_efficiency (DPS_KERNEL_ATTENTION, dtype, dev, scale);
 }
 
 double
@@ -111,7 +154,7 @@ dps_compute_layer_split (const DpsModel *m, int layer, const DpsDeviceSpec *dev,
   const DpsLayer *l = dps_model_layer (m, layer);
   double bw = dev->memory_bw_Bps * p->mem_efficiency;
   double eb = dps_dtype_bytes (p->dtype);
-  out->flops_s = out->memory_s = out->host_s = 0;
+  out->flops_s = out->memory_s = out->host_s = out->fused_attn_s = 0;
   double scale = p->efficiency > 0 ? 1 : arch_tensor_scale (dev);
   if (l->n_kernels == 0) {
     double e = p->efficiency > 0 ? p->efficiency : kind_efficiency (DPS_KERNEL_GEMM, p->dtype, dev, scale);
@@ -122,10 +165,20 @@ dps_compute_layer_split (const DpsModel *m, int layer, const DpsDeviceSpec *dev,
   }
   for (int i = 0; i < l->n_kernels; i++) {
     const DpsKernel *k = dps_model_kernel (m, l->first_kernel + i);
-    double e = p->efficiency > 0 ? p->efficiency : kind_efficiency (k->kind, p->dtype, dev, scale);
+    gboolean fused = p->flash_attention && k->kind == DPS_KERNEL_ATTENTION;
+    if (p->flash_attention && k->kind != DPS_KERNEL_ATTENTION && k->score_bytes > 0)
+      continue;   /* a pass over the scores, which fused attention never writes */
+    double e = p->efficiency > 0 ? p->efficiency
+               : fused ? fused_efficiency (p->dtype, dev, scale)
+               : k->kind == DPS_KERNEL_GEMM ? gemm_efficiency (k, p->dtype, dev, scale)
+               : kind_efficiency (k->kind, p->dtype, dev, scale);
+    double bytes = k->bytes - (fused ? k->score_bytes : 0);
     double t_flops = k->flops * batch / (dev->peak_flops[p->dtype] * e);
-    double t_mem = (k->weight_elems * eb + k->bytes / 2 * eb * batch) / bw;
-    add_term (out, t_flops, t_mem, k->count * p->dispatch_s);
+    double t_mem = (k->weight_elems * eb + bytes / 2 * eb * batch) / bw;
+    double before = out->flops_s + out->memory_s + out->host_s;
+    add_term (out, t_flops, t_mem, (fused ? 1 : k->count) * p->dispatch_s);
+    if (fused)
+      out->fused_attn_s += out->flops_s + out->memory_s + out->host_s - before;
   }
 }
 
@@ -145,7 +198,7 @@ dps_compute_layer_times (const DpsModel *m, const DpsDeviceSpec *dev, const DpsC
     DpsComputeSplit s;
     dps_compute_layer_split (m, i, dev, p, batch, &s);
     fwd_s[i] = s.flops_s + s.memory_s + s.host_s;
-    bwd_s[i] = p->bwd_ratio * fwd_s[i];
+    bwd_s[i] = p->bwd_ratio * fwd_s[i] + FUSED_BWD_EXTRA * s.fused_attn_s;
   }
 }
 

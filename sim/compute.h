@@ -14,6 +14,13 @@
  * them, scaled linearly from the batch they were measured at; measured on
  * another device they are transferred (dps_compute_transfer).
  *
+ * With fused attention (FlashAttention, PyTorch's SDPA) a block's
+ * attention is one kernel: its GEMMs' FLOPs at the fused kernel's
+ * efficiency, moving Q, K, V and the output but no score matrix, and the
+ * passes over the scores (softmax, its dropout) vanish; its backward
+ * recomputes the scores: 2.5 x its forward (Dao 2023, FlashAttention-2:
+ * five GEMMs against two).
+ *
  * Each kernel is compute-bound or memory-bound on a given device; the
  * split (dps_compute_layer_split) says how much of a layer's time is which,
  * and transfer scales each part by the two devices' ratio. */
@@ -29,6 +36,7 @@ typedef struct {
   double   mem_efficiency; /* fraction of memory bandwidth reached */
   double   bwd_ratio;      /* backward / forward (2) */
   double   dispatch_s;     /* the shortest a kernel takes: the host issuing it */
+  gboolean flash_attention;/* attention fused (FlashAttention, SDPA): one kernel, no score matrices */
 } DpsComputeParams;
 
 /* one layer's forward time on a device, by what bounds it */
@@ -36,6 +44,7 @@ typedef struct {
   double flops_s;          /* kernels bound by FLOP/s */
   double memory_s;         /* kernels bound by memory bandwidth */
   double host_s;           /* kernels bound by the host's dispatch */
+  double fused_attn_s;     /* of them, fused attention's (its backward does more than twice its work) */
 } DpsComputeSplit;
 
 void   dps_compute_params_default (DpsComputeParams *p);

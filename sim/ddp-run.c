@@ -210,10 +210,12 @@ dps_ddp_simulate (const DpsDdpConfig *c, DpsDdpResult *out, GError **error)
   double batch, micro = N * (double) c->grad_accum;
   if (!ddp_batch (c, &batch, error))
     return FALSE;
-  /* the device's contention unless one is given */
+  /* fused attention times attention as one kernel; the device's
+   * contention unless one is given */
   DpsDdpConfig resolved = *c;
+  resolved.compute.flash_attention = c->flash_attention;
   if (resolved.contention < 0)
-    resolved.contention = dps_ddp_default_contention (c, batch);
+    resolved.contention = dps_ddp_default_contention (&resolved, batch);
   c = &resolved;
   DpsDdpInputs in;
   dps_ddp_inputs_init (c, batch, &in);

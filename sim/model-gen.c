@@ -22,15 +22,23 @@
 
 /* The work of one transformer block on sq tokens: its linear layers
  * (mm weight elements, 2 x mm FLOPs and gemm_io activation elements per
- * token), attention over sq positions, and mem_per_token elements of
- * memory-bound passes per token. */
+ * token; mm_over_k: their weight elements each over its input features,
+ * so that mm_over_k / mm is the FLOP-weighted mean of 1 / K), attention
+ * over sq positions (the scores written and the
+ * probabilities read: a s^2 each), and mem_per_token elements of
+ * memory-bound passes per token, of which score_per_token (in n_score
+ * passes: softmax, its dropout) over the scores. */
 static void
-block_kernels (DpsModel *m, gint64 sq, gint64 d, int heads, double mm, double gemm_io, int n_gemm,
-               double mem_per_token, int n_mem)
+block_kernels (DpsModel *m, gint64 sq, gint64 d, int heads, double mm, double gemm_io, int n_gemm, double mm_over_k,
+               double mem_per_token, int n_mem, double score_per_token, int n_score)
 {
   dps_model_add_kernel (m, DPS_KERNEL_GEMM, sq * 2.0 * mm, sq * gemm_io, mm, n_gemm);
+  dps_model_kernel_set_inv_k (m, mm_over_k / mm);
   dps_model_add_kernel (m, DPS_KERNEL_ATTENTION, 4.0 * sq * sq * d, 4.0 * sq * d + 2.0 * heads * sq * sq, 0, 2);
-  dps_model_add_kernel (m, DPS_KERNEL_MEMORY, 0, sq * mem_per_token, 0, n_mem);
+  dps_model_kernel_set_score_bytes (m, 2.0 * heads * sq * sq);
+  dps_model_add_kernel (m, DPS_KERNEL_MEMORY, 0, sq * (mem_per_token - score_per_token), 0, n_mem - n_score);
+  dps_model_add_kernel (m, DPS_KERNEL_MEMORY, 0, sq * score_per_token, 0, n_score);
+  dps_model_kernel_set_score_bytes (m, sq * score_per_token);
 }
 
 /* What a transformer block's activations hold beyond their total: its
@@ -52,6 +60,7 @@ lm_head_kernels (DpsModel *m, gint64 sq, gint64 d, gint64 v)
 {
   dps_model_add_kernel (m, DPS_KERNEL_MEMORY, 0, sq * 2.0 * d, 0, 1);
   dps_model_add_kernel (m, DPS_KERNEL_GEMM, sq * 2.0 * d * v, sq * (double) (d + v), (double) d * v, 1);
+  dps_model_kernel_set_inv_k (m, 1.0 / d);
   dps_model_add_kernel (m, DPS_KERNEL_MEMORY, 0, sq * 3.0 * v, 0, 3);
 }
 
@@ -86,7 +95,8 @@ dps_model_gen_transformer (const char *name, const DpsTransformerShape *s)
       double mm = 3 * d * d + d * d + 2 * d * f;
       block_memory (m, dps_model_add_layer (m, n, sq * (2 * mm + 4.0 * sq * d), act_block, io_block), sq, d, s->heads);
       /* c_attn, c_proj, c_fc, c_proj; ln x 2, softmax, dropout x 3, residual x 2, GELU */
-      block_kernels (m, sq, d, s->heads, mm, 8.0 * d + 2.0 * f, 4, 15.0 * d + 2.0 * f + 4.5 * s->heads * sq, 10);
+      block_kernels (m, sq, d, s->heads, mm, 8.0 * d + 2.0 * f, 4, 5.0 * d + f,
+                     15.0 * d + 2.0 * f + 4.5 * s->heads * sq, 10, 4.5 * s->heads * sq, 2);
 #define T(suffix, r, c) g_snprintf (n, sizeof n, "h.%d." suffix, i), dps_model_add_tensor (m, n, r, c)
 #define V(suffix, k) g_snprintf (n, sizeof n, "h.%d." suffix, i), dps_model_add_vector (m, n, k)
       V ("ln_1.weight", d); V ("ln_1.bias", d);
@@ -117,7 +127,8 @@ dps_model_gen_transformer (const char *name, const DpsTransformerShape *s)
       double mm = 4 * d * d + 2 * d * f;
       block_memory (m, dps_model_add_layer (m, n, sq * (2 * mm + 4.0 * sq * d), act_block, io_block), sq, d, s->heads);
       /* query, key, value, output, intermediate, output; as GPT-2's block */
-      block_kernels (m, sq, d, s->heads, mm, 10.0 * d + 2.0 * f, 6, 15.0 * d + 2.0 * f + 4.5 * s->heads * sq, 10);
+      block_kernels (m, sq, d, s->heads, mm, 10.0 * d + 2.0 * f, 6, 5.0 * d + f,
+                     15.0 * d + 2.0 * f + 4.5 * s->heads * sq, 10, 4.5 * s->heads * sq, 2);
 #undef T
 #undef V
 #define T(suffix, r, c) g_snprintf (n, sizeof n, "encoder.layer.%d." suffix, i), dps_model_add_tensor (m, n, r, c)
@@ -133,6 +144,7 @@ dps_model_gen_transformer (const char *name, const DpsTransformerShape *s)
     }
     dps_model_add_layer (m, "pooler", 2.0 * d * d, d * 2.0, d * 4.0);
     dps_model_add_kernel (m, DPS_KERNEL_GEMM, 2.0 * d * d, 2.0 * d, (double) d * d, 1);
+    dps_model_kernel_set_inv_k (m, 1.0 / d);
     dps_model_add_kernel (m, DPS_KERNEL_MEMORY, 0, 2.0 * d, 0, 1);
     dps_model_add_tensor (m, "pooler.dense.weight", d, d);
     dps_model_add_vector (m, "pooler.dense.bias", d);
@@ -148,7 +160,8 @@ dps_model_gen_transformer (const char *name, const DpsTransformerShape *s)
       /* q, k, v, o, gate, up, down; RMSNorm x 2 (5 passes each), rotary
        * embeddings on q and k, softmax, residual x 2, SwiGLU; attention
        * over the q heads' width */
-      block_kernels (m, sq, q, s->heads, mm, 8.0 * d + 4.0 * f, 7, 34.0 * d + 3.0 * f + 2.0 * s->heads * sq, 20);
+      block_kernels (m, sq, q, s->heads, mm, 8.0 * d + 4.0 * f, 7, (double) q + 2.0 * kv + 2.0 * d + 2.0 * f,
+                     34.0 * d + 3.0 * f + 2.0 * s->heads * sq, 20, 2.0 * s->heads * sq, 1);
 #undef T
 #undef V
 #define T(suffix, r, c) g_snprintf (n, sizeof n, "model.layers.%d." suffix, i), dps_model_add_tensor (m, n, r, c)
@@ -232,6 +245,7 @@ dps_model_gen_resnet (const char *name, const int *blocks, int n_stages, int ima
   dps_model_add_layer (m, "avgpool+fc", 2.0 * cin * classes, (cin + classes) * 2.0, cin * h * h * 2.0);
   dps_model_add_kernel (m, DPS_KERNEL_MEMORY, 0, (double) cin * h * h + cin, 0, 1);
   dps_model_add_kernel (m, DPS_KERNEL_GEMM, 2.0 * cin * classes, (double) cin + classes, (double) cin * classes, 1);
+  dps_model_kernel_set_inv_k (m, 1.0 / cin);
   dps_model_add_kernel (m, DPS_KERNEL_MEMORY, 0, 3.0 * classes, 0, 2);
   dps_model_add_tensor (m, "fc.weight", classes, cin);
   dps_model_add_vector (m, "fc.bias", classes);
@@ -273,6 +287,7 @@ dps_model_gen_vgg (const char *name, const int *config, int n_cfg, int image, in
     dps_model_add_layer (m, n, 2.0 * dims[i] * dims[i + 1], dims[i + 1] * 2.0 * 2, dims[i + 1] * 4.0);
     dps_model_add_kernel (m, DPS_KERNEL_GEMM, 2.0 * dims[i] * dims[i + 1], (double) dims[i] + dims[i + 1],
                           (double) dims[i] * dims[i + 1], 1);
+    dps_model_kernel_set_inv_k (m, 1.0 / dims[i]);
     /* ReLU and dropout */
     dps_model_add_kernel (m, DPS_KERNEL_MEMORY, 0, 4.5 * dims[i + 1], 0, 2);
     g_snprintf (n, sizeof n, "classifier.%d.weight", 3 * i);
@@ -296,6 +311,7 @@ dps_model_gen_mlp (const char *name, const int *widths, int n)
                          (widths[i] + widths[i + 1]) * 2.0);
     dps_model_add_kernel (m, DPS_KERNEL_GEMM, 2.0 * widths[i] * widths[i + 1], (double) widths[i] + widths[i + 1],
                           (double) widths[i] * widths[i + 1], 1);
+    dps_model_kernel_set_inv_k (m, 1.0 / widths[i]);
     if (i + 2 < n)
       dps_model_add_kernel (m, DPS_KERNEL_MEMORY, 0, 2.0 * widths[i + 1], 0, 1);
     g_snprintf (s, sizeof s, "fc%d.weight", i);

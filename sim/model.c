@@ -90,9 +90,30 @@ void
 dps_model_add_kernel (DpsModel *m, DpsKernelKind kind, double flops, double bytes, double weight_elems, int count)
 {
   g_return_if_fail (m->layers->len > 0 && kind < DPS_KERNEL_KINDS && count >= 1);
-  DpsKernel k = { kind, flops, bytes, weight_elems, count };
+  DpsKernel k = { kind, flops, bytes, weight_elems, count, 0, 0 };
   g_array_append_val (m->kernels, k);
   g_array_index (m->layers, DpsLayer, m->layers->len - 1).n_kernels++;
+}
+
+/* Marks score_bytes of the last kernel's bytes as attention's score
+ * matrices (all of them for a pass over the scores: softmax, its dropout),
+ * which fused attention does not move. */
+void
+dps_model_kernel_set_score_bytes (DpsModel *m, double score_bytes)
+{
+  g_return_if_fail (m->kernels->len > 0);
+  DpsKernel *k = &g_array_index (m->kernels, DpsKernel, m->kernels->len - 1);
+  g_return_if_fail (score_bytes >= 0 && score_bytes <= k->bytes * (1 + 1e-12));
+  k->score_bytes = score_bytes;
+}
+
+/* Gives the last kernel (GEMMs) the FLOP-weighted mean of 1 / K over the
+ * GEMMs it stands for, K their reduction length (compute.h). */
+void
+dps_model_kernel_set_inv_k (DpsModel *m, double inv_k)
+{
+  g_return_if_fail (m->kernels->len > 0 && inv_k >= 0);
+  g_array_index (m->kernels, DpsKernel, m->kernels->len - 1).inv_k = inv_k;
 }
 
 const DpsKernel *

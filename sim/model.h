@@ -41,6 +41,10 @@ typedef struct {
   double bytes;          /* activations read and written per sample, forward, 2-byte elements */
   double weight_elems;   /* weight elements read once per pass */
   int    count;          /* kernels launched per forward */
+  double score_bytes;    /* of bytes, those of attention's score matrices (a s^2 per head per sample),
+                          * which fused (flash) attention neither reads nor writes */
+  double inv_k;          /* GEMMs: the FLOP-weighted mean of 1 / K, K each GEMM's reduction length
+                          * (its input features); 0: not known */
 } DpsKernel;
 
 typedef struct {
@@ -85,6 +89,8 @@ void      dps_model_add_tensor (DpsModel *m, const char *name, gint64 rows, gint
 void      dps_model_add_vector (DpsModel *m, const char *name, gint64 numel);
 void      dps_model_add_kernel (DpsModel *m, DpsKernelKind kind, double flops, double bytes, double weight_elems,
                                 int count);
+void      dps_model_kernel_set_score_bytes (DpsModel *m, double score_bytes);
+void      dps_model_kernel_set_inv_k (DpsModel *m, double inv_k);
 const DpsKernel *dps_model_kernel (const DpsModel *m, int i);
 const char *dps_kernel_kind_name (DpsKernelKind kind);
 int       dps_model_n_layers (const DpsModel *m);

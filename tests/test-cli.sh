@@ -281,9 +281,10 @@ if head -c 8 "$tmp/two.png" | grep -q PNG && grep -q "<title>DGX H100</title>" "
 then ok; else ko "two-topology plot pictures, legend or title"; fi
 # what PyTorch users set to fit: GPT-2 XL at 16 sequences a GPU does not fit
 # an H100 (145 GB of activations); flash attention drops the score matrices
-# (it fits, the step unchanged); checkpointing keeps block inputs and runs
-# each block's forward again (its compute grows by a forward, about half
-# of backward's, and it fits)
+# (it fits) and fuses attention into one kernel without the passes over
+# the scores (compute 0.68 -> 0.57 s: faster, by less than a third);
+# checkpointing keeps block inputs and runs each block's forward again
+# (its compute grows by a forward, about half of backward's, and it fits)
 for v in eager flash ckpt; do
   case $v in eager) f="";; flash) f="--flash-attention";; ckpt) f="--checkpoint";; esac
   # shellcheck disable=SC2086
@@ -291,7 +292,8 @@ for v in eager flash ckpt; do
 done
 if grep -q '"fits" : false' "$tmp/m-eager.json" && grep -q '"fits" : true' "$tmp/m-flash.json" \
    && grep -q '"fits" : true' "$tmp/m-ckpt.json" \
-   && [ "$(num compute_s "$tmp/m-flash.json")" = "$(num compute_s "$tmp/m-eager.json")" ] \
+   && awk -v a="$(num compute_s "$tmp/m-eager.json")" -v b="$(num compute_s "$tmp/m-flash.json")" \
+        'BEGIN { exit !(b < a && b > 0.67 * a) }' \
    && awk -v a="$(num compute_s "$tmp/m-eager.json")" -v b="$(num compute_s "$tmp/m-ckpt.json")" \
         'BEGIN { exit !(b > 1.2 * a && b < 1.5 * a) }'; then ok
 else ko "flash attention / checkpointing: fits and compute as stated"; fi
