@@ -29,6 +29,8 @@ typedef struct {
   int          n_units;        /* FSDP's wrapped units (the root aside) */
   double       comm_bytes;     /* sent by collectives per rank and step (nccl-tests' sizes) */
   double       optimizer_s;    /* this rank's (its shard's) */
+  gboolean     pipeline;       /* tensor and pipeline parallel: one role a stage */
+  int          tp, pp, vpp, dp, micro_batches;
 } DpsDdpProgram;
 
 void     dps_ddp_inputs_init (const DpsDdpConfig *c, double batch, DpsDdpInputs *in);
@@ -36,6 +38,9 @@ void     dps_ddp_inputs_clear (DpsDdpInputs *in);
 gboolean dps_ddp_program_replicas (const DpsDdpConfig *c, const DpsDdpInputs *in, DpsDdpResult *out,
                                    DpsDdpProgram *p, GError **error);
 gboolean dps_ddp_program_shards (const DpsDdpConfig *c, const DpsDdpInputs *in, DpsDdpProgram *p, GError **error);
+gboolean dps_ddp_program_parallel (const DpsDdpConfig *c, const DpsDdpInputs *in, DpsDdpProgram *p, GError **error);
+DpsSchedRank *dps_ddp_parallel_place (const DpsDdpProgram *p, const DpsSchedRank *replicas, int n_replicas, int *n,
+                                      DpsSchedGroup **groups, int *n_groups);
 void     dps_ddp_program_clear (DpsDdpProgram *p);
 double   dps_ddp_group_contention (const DpsDdpConfig *c, double batch, int ranks, gboolean spans_nodes);
 double   dps_ddp_comm_time (const void *cost, double bytes, double *lat_s, DpsAlgo *algo, DpsProto *proto);

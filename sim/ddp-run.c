@@ -77,18 +77,24 @@ trial (const DpsDdpConfig *c, const DpsDdpProgram *p, int replicas, GRand *rand,
                         .launch_busy_s = c->launch_busy_s, .trace = trace };
   if (c->comm_cv > 0)
     opts.comm_factor = MAX (0.2, 1 + c->comm_cv * gauss (rand));
-  int n;
-  DpsSchedRank *ranks = trial_ranks (c, p, replicas, rand, &n);
-  /* each group on resources of its own: one group's collectives run one
-   * after another; HSDP's shard groups (NVLink) and replicate groups (the
-   * GPUs' NICs) use different ones */
-  int n_groups = 1;
-  for (int k = 0; k < n; k++)
-    for (int slot = 0; slot < (p->hsdp ? 2 : 1); slot++)
-      n_groups = MAX (n_groups, ranks[k].groups[slot] + 1);
-  DpsSchedGroup *groups = g_new0 (DpsSchedGroup, n_groups);
-  for (int g = 0; g < n_groups; g++)
-    groups[g] = (DpsSchedGroup) { 1, { g } };
+  int n, n_groups = 1;
+  DpsSchedRank *ranks = trial_ranks (c, p, p->pipeline ? p->dp : replicas, rand, &n);
+  DpsSchedGroup *groups;
+  if (p->pipeline) {
+    DpsSchedRank *classes = ranks;
+    ranks = dps_ddp_parallel_place (p, classes, n, &n, &groups, &n_groups);
+    g_free (classes);
+  } else {
+    /* each group on resources of its own: one group's collectives run one
+     * after another; HSDP's shard groups (NVLink) and replicate groups (the
+     * GPUs' NICs) use different ones */
+    for (int k = 0; k < n; k++)
+      for (int slot = 0; slot < (p->hsdp ? 2 : 1); slot++)
+        n_groups = MAX (n_groups, ranks[k].groups[slot] + 1);
+    groups = g_new0 (DpsSchedGroup, n_groups);
+    for (int g = 0; g < n_groups; g++)
+      groups[g] = (DpsSchedGroup) { 1, { g } };
+  }
   gboolean ok = dps_sched_run (p->sched, ranks, n, groups, n_groups, &opts, rand, res, error);
   g_free (groups);
   if (!ok) {
@@ -107,6 +113,12 @@ trial (const DpsDdpConfig *c, const DpsDdpProgram *p, int replicas, GRand *rand,
   }
   double extension = wall_crit - (work_crit - crit->start_s);
   double after = crit->wall_s[DPS_PART_COPY_OUT] + crit->wall_s[DPS_PART_OPTIMIZER];
+  if (p->pipeline) {
+    /* stages differ in their work: the critical one's, at its GPUs' mean */
+    work_mean = crit->start_s;
+    for (gsize i = 0; i < G_N_ELEMENTS (compute_parts); i++)
+      work_mean += crit->work_mean_s[compute_parts[i]];
+  }
   out->step = res->step_s;
   out->compute = work_mean + extension;
   out->straggler = work_crit - work_mean;
@@ -224,8 +236,10 @@ dps_ddp_simulate (const DpsDdpConfig *c, DpsDdpResult *out, GError **error)
     single += c->grad_accum * (in.fwd_s[l] + in.bwd_s[l] + in.recompute_s[l]);
   DpsDdpProgram prog;
   gboolean sharded = c->strategy != DPS_STRATEGY_DDP && c->strategy != DPS_STRATEGY_ZERO1;
-  gboolean ok = sharded ? dps_ddp_program_shards (c, &in, &prog, error)
-                        : dps_ddp_program_replicas (c, &in, out, &prog, error);
+  gboolean parallel = c->tp > 1 || c->pp > 1;
+  gboolean ok = parallel ? dps_ddp_program_parallel (c, &in, &prog, error)
+                : sharded ? dps_ddp_program_shards (c, &in, &prog, error)
+                : dps_ddp_program_replicas (c, &in, out, &prog, error);
   if (!ok) {
     dps_ddp_program_clear (&prog);
     dps_ddp_inputs_clear (&in);
@@ -321,9 +335,20 @@ dps_ddp_simulate (const DpsDdpConfig *c, DpsDdpResult *out, GError **error)
     out->replicas = N;
     out->n_buckets = prog.n_buckets;
     out->n_units = prog.n_units;
+    out->tp = MAX (1, prog.tp);
+    out->pp = MAX (1, prog.pp);
+    out->vpp = MAX (1, prog.vpp);
+    out->dp = prog.pipeline ? prog.dp : N;
+    out->micro_batches = prog.pipeline ? prog.micro_batches : c->grad_accum;
     out->comm_bytes = prog.comm_bytes;
     out->batch_per_replica = batch;
-    out->global_batch = batch * micro;
+    out->global_batch = batch * (prog.pipeline ? (double) prog.micro_batches * prog.dp : micro);
+    if (prog.pipeline) {
+      /* one GPU running the whole model over the step's micro-batches */
+      single = in.optimizer_s;
+      for (int l = 0; l < in.n_layers; l++)
+        single += prog.micro_batches * (in.fwd_s[l] + in.bwd_s[l] + in.recompute_s[l]);
+    }
     out->step_mean_s = sum.step / T;
     out->step_p5_s = dps_quantile_sorted (steps, (gsize) T, 0.05);
     out->step_p95_s = dps_quantile_sorted (steps, (gsize) T, 0.95);
@@ -341,6 +366,7 @@ dps_ddp_simulate (const DpsDdpConfig *c, DpsDdpResult *out, GError **error)
     out->memory.optimizer = prog.fixed.optimizer;
     out->memory.total = peak;
     ddp_totals (c, batch, single, out);
+    out->efficiency /= (double) out->tp * out->pp;   /* per GPU against one GPU */
   }
   if (ok && want_trace)
     out->sched = g_steal_pointer (&prog.sched);

@@ -41,6 +41,8 @@ dps_ddp_config_default (DpsDdpConfig *c)
   c->reshard_after_forward = TRUE;
   c->limit_all_gathers = 2;
   c->backward_prefetch = DPS_PREFETCH_PRE;
+  c->tp = c->pp = c->vpp = 1;
+  c->pipe_schedule = DPS_PIPE_1F1B;
 }
 
 /* What NCCL's all-reduce kernels take from backward while they overlap

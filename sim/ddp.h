@@ -79,6 +79,10 @@ typedef struct {
   gboolean        reshard_after_forward;   /* FULL_SHARD's (FALSE: FSDP2's reshard_after_forward=False) */
   int             limit_all_gathers;   /* units gathered ahead at most (2); 0: no rate limiter */
   DpsPrefetch     backward_prefetch;
+  int             tp, pp, vpp;         /* tensor and pipeline parallel degrees, virtual stages; 1: none */
+  int             micro_batches;       /* pipeline micro-batches a step; 0: grad_accum, at least 4 pp */
+  gboolean        sequence_parallel;   /* Megatron's: norms and dropout split along the sequence */
+  DpsPipeSchedule pipe_schedule;
   gboolean        flash_attention;     /* SDPA/flash attention: no score matrices kept (memory) */
   gboolean        checkpoint;          /* activation checkpointing of every block: inputs kept, each
                                         * block's forward run again in backward */
@@ -127,6 +131,7 @@ typedef struct {
   DpsStrategy strategy;
   int     shards;                      /* ranks a shard group (1: nothing sharded) */
   int     n_units;                     /* FSDP's wrapped units (the root aside) */
+  int     tp, pp, vpp, dp, micro_batches;   /* the layout a pipeline ran */
   int     n_comms;
   DpsDdpCommStats comms[DPS_SCHED_MAX_COMMS];
   double  batch_per_replica, global_batch;

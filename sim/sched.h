@@ -135,7 +135,8 @@ const char *dps_sched_comm_name (const DpsSched *s, int comm);
 int       dps_sched_n_comms (const DpsSched *s);
 
 #define DPS_SCHED_NO_STREAM (-1)   /* group_slot of a compute stream */
-#define DPS_SCHED_MAX_SLOTS 4      /* process groups a rank belongs to at most */
+#define DPS_SCHED_MAX_SLOTS 40     /* process groups a rank belongs to at most (a pipeline stage: tensor,
+                                    * data parallel, and 4 point-to-point links per virtual stage) */
 
 /* One rank of a run. */
 typedef struct {

@@ -32,6 +32,12 @@ typedef enum {
  * (None). */
 typedef enum { DPS_PREFETCH_PRE, DPS_PREFETCH_POST, DPS_PREFETCH_NONE } DpsPrefetch;
 
+/* The pipeline schedules (Megatron-LM's names): every forward then every
+ * backward (GPipe); one forward one backward after a warm-up (1F1B,
+ * PipeDream-Flush); 1F1B over virtual stages, each stage holding vpp
+ * chunks of layers (interleaved). */
+typedef enum { DPS_PIPE_GPIPE, DPS_PIPE_1F1B, DPS_PIPE_INTERLEAVED } DpsPipeSchedule;
+
 gboolean    dps_strategy_parse (const char *name, DpsStrategy *out);
 const char *dps_strategy_name (DpsStrategy s);
 const char *dps_strategy_pytorch_name (DpsStrategy s);

@@ -81,3 +81,42 @@ typedef struct {
 #define DPS_REPLICATE_GROUP_SLOT 1 /* HSDP: the ranks that hold the same shard */
 
 DpsSched *dps_strategy_fsdp (const DpsShardStep *in);
+
+/* Tensor and pipeline parallelism with data parallelism over the rest
+ * (strategy-pipeline.c): pp stages of consecutive layers, each split over
+ * tp GPUs; micro-batches through the stages in the schedule's order,
+ * activations and their gradients sent between neighbouring stages (a
+ * send blocks its stage's compute until it is received, as Megatron's
+ * p2p calls do); inside each transformer block two tensor-parallel
+ * all-reduces in forward and two in backward (with sequence
+ * parallelism a reduce-scatter and an all-gather each) that the compute
+ * waits for; each layer's gradients all-reduced over the data-parallel
+ * group once its last micro-batch's backward ends; then the optimizer. */
+typedef struct {
+  const DpsModel *model;
+  int            pp, vpp, n_micro;
+  DpsPipeSchedule schedule;
+  gboolean       sequence_parallel;
+  const double  *fwd_s, *bwd_s, *recompute_s;   /* per layer and micro-batch, this GPU's share (1/tp) */
+  const double  *act_bytes, *kept_bytes;        /* per layer and micro-batch, this GPU's */
+  const int     *stage_of_layer, *chunk_of_layer;
+  const double  *tp_bytes;          /* per layer: each tensor-parallel collective's size (0: none) */
+  const int     *tp_per_pass;       /* per layer: collectives a forward (and a backward) waits for */
+  double         p2p_bytes;         /* a micro-batch's activations between stages */
+  const double  *grad_bytes;        /* per layer: its gradients, as all-reduced over the data-parallel group */
+  const double  *stage_static_bytes;   /* per stage */
+  const double  *stage_optimizer_s;    /* per stage */
+  DpsSchedComm   tp_allreduce, tp_reducescatter, tp_allgather, p2p, dp_allreduce;
+} DpsPipeStep;
+
+#define DPS_PIPE_TP_SLOT 0
+#define DPS_PIPE_DP_SLOT 1
+/* the point-to-point slots of virtual stage c: activations in, out,
+ * gradients in, out */
+#define DPS_PIPE_P2P_SLOT(c, k) (2 + 4 * (c) + (k))
+enum { DPS_P2P_ACT_IN, DPS_P2P_ACT_OUT, DPS_P2P_GRAD_IN, DPS_P2P_GRAD_OUT };
+#define DPS_PIPE_MAX_VPP ((DPS_SCHED_MAX_SLOTS - 2) / 4)
+
+DpsSched *dps_strategy_pipeline (const DpsPipeStep *in);
+gboolean  dps_pipe_chunk_has_prev (int pp, int vpp, int stage, int chunk);
+gboolean  dps_pipe_chunk_has_next (int pp, int vpp, int stage, int chunk);

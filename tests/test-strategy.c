@@ -161,6 +161,111 @@ test_hsdp (void)
   dps_model_free (k.m);
 }
 
+/* A pipeline of 4 stages, 2 layers each (8 in all), each layer 0.5 s
+ * forward and 1 s backward a micro-batch (a stage: 1 and 2 s), 8
+ * micro-batches, sends instant, 1 byte of activations a layer.  vpp 2
+ * puts layer j on stage j mod 4, chunk j / 4. */
+typedef struct {
+  DpsModel *m;
+  double fwd[8], bwd[8], rec[8], act[8], kept[8], tpb[8], grads[8], stat[4], opt[4];
+  int stage[8], chunk[8], tpp[8];
+  Fixed zero;
+  DpsPipeStep step;
+} Pipe;
+
+static void
+pipe_init (Pipe *p, DpsPipeSchedule sched, int vpp)
+{
+  static const int widths[] = { 4, 4, 4, 4, 4, 4, 4, 4, 4 };
+  p->m = dps_model_gen_mlp ("m", widths, 9);
+  for (int l = 0; l < 8; l++) {
+    p->fwd[l] = 0.5, p->bwd[l] = 1, p->rec[l] = 0, p->act[l] = 1, p->kept[l] = 0, p->tpb[l] = 0, p->grads[l] = 0;
+    p->tpp[l] = 0;
+    p->stage[l] = vpp > 1 ? l % 4 : l / 2;
+    p->chunk[l] = vpp > 1 ? l / 4 : 0;
+  }
+  for (int s = 0; s < 4; s++)
+    p->stat[s] = 0, p->opt[s] = 0;
+  p->zero.total = 0;
+  DpsSchedComm none = { "c", fixed_time, &p->zero, 0, 0 };
+  p->step = (DpsPipeStep) {
+    .model = p->m, .pp = 4, .vpp = vpp, .n_micro = 8, .schedule = sched, .fwd_s = p->fwd, .bwd_s = p->bwd,
+    .recompute_s = p->rec, .act_bytes = p->act, .kept_bytes = p->kept, .stage_of_layer = p->stage,
+    .chunk_of_layer = p->chunk, .tp_bytes = p->tpb, .tp_per_pass = p->tpp, .p2p_bytes = 0, .grad_bytes = p->grads,
+    .stage_static_bytes = p->stat, .stage_optimizer_s = p->opt,
+    .tp_allreduce = none, .tp_reducescatter = none, .tp_allgather = none, .p2p = none, .dp_allreduce = none,
+  };
+}
+
+/* Runs p on one rank a stage (links wired as ddp-parallel.c does). */
+static double
+pipe_run (Pipe *p, DpsSchedResult *out)
+{
+  g_autoptr (DpsSched) s = dps_strategy_pipeline (&p->step);
+  int V = p->step.vpp, pp = 4, ng = pp + pp + pp * V * 2;
+  DpsSchedRank r[4];
+  DpsSchedGroup *g = g_new0 (DpsSchedGroup, ng);
+  for (int i = 0; i < ng; i++)
+    g[i] = (DpsSchedGroup) { 1, { i } };
+  for (int st = 0; st < pp; st++) {
+    r[st] = (DpsSchedRank) { .role = st, .weight = 1, .speed = 1, .speed_mean = 1 };
+    r[st].groups[DPS_PIPE_TP_SLOT] = st;
+    r[st].groups[DPS_PIPE_DP_SLOT] = pp + st;
+  }
+  for (int st = 0; st < pp; st++)
+    for (int c = 0; c < V; c++)
+      if (dps_pipe_chunk_has_next (pp, V, st, c)) {
+        int ns = st < pp - 1 ? st + 1 : 0, nc = st < pp - 1 ? c : c + 1, link = 2 * pp + (st * V + c) * 2;
+        r[st].groups[DPS_PIPE_P2P_SLOT (c, DPS_P2P_ACT_OUT)] = link;
+        r[st].groups[DPS_PIPE_P2P_SLOT (c, DPS_P2P_GRAD_IN)] = link + 1;
+        r[ns].groups[DPS_PIPE_P2P_SLOT (nc, DPS_P2P_ACT_IN)] = link;
+        r[ns].groups[DPS_PIPE_P2P_SLOT (nc, DPS_P2P_GRAD_OUT)] = link + 1;
+      }
+  DpsSchedOpts o = { 0 };
+  g_autoptr (GError) e = NULL;
+  gboolean ok = dps_sched_run (s, r, 4, g, ng, &o, NULL, out, &e);
+  g_free (g);
+  g_assert_no_error (e);
+  g_assert_true (ok);
+  return out->step_s;
+}
+
+/* 1F1B and GPipe take (M + pp - 1)(t_f + t_b) = 11 x 3 = 33 s: every
+ * stage computes 24 s and waits out the bubble, 3 x 3 s.  1F1B holds at
+ * most pp micro-batches' activations on the first stage (4 x 2 layers x
+ * 1 byte, plus the one a layer's backward is about to free: the peak is
+ * 8 bytes); GPipe all 8 (16 bytes). */
+static void
+test_pipeline_bubble (void)
+{
+  double want_peak[] = { 16, 8 };
+  DpsPipeSchedule kinds[] = { DPS_PIPE_GPIPE, DPS_PIPE_1F1B };
+  for (int i = 0; i < 2; i++) {
+    Pipe p;
+    pipe_init (&p, kinds[i], 1);
+    DpsSchedResult out;
+    g_assert_cmpfloat_with_epsilon (pipe_run (&p, &out), 33.0, 1e-9);
+    g_assert_cmpfloat_with_epsilon (out.mean.work_s[DPS_PART_FORWARD] + out.mean.work_s[DPS_PART_BACKWARD], 24.0, 1e-9);
+    g_assert_cmpfloat (out.peak_bytes, ==, want_peak[i]);
+    g_assert_cmpint (out.peak_rank, ==, 0);
+    dps_sched_result_clear (&out);
+    dps_model_free (p.m);
+  }
+}
+
+/* Interleaved 1F1B over 2 virtual stages: the bubble shrinks by vpp, to
+ * (pp - 1)(t_f + t_b) / 2 = 4.5 s: 24 + 4.5 = 28.5 s. */
+static void
+test_pipeline_interleaved (void)
+{
+  Pipe p;
+  pipe_init (&p, DPS_PIPE_INTERLEAVED, 2);
+  DpsSchedResult out;
+  g_assert_cmpfloat_with_epsilon (pipe_run (&p, &out), 28.5, 1e-9);
+  dps_sched_result_clear (&out);
+  dps_model_free (p.m);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -169,5 +274,7 @@ main (int argc, char **argv)
   g_test_add_func ("/strategy/fsdp/shard-grad-op", test_shard_grad_op);
   g_test_add_func ("/strategy/fsdp/gathers-bound", test_gathers_bound);
   g_test_add_func ("/strategy/fsdp/hsdp", test_hsdp);
+  g_test_add_func ("/strategy/pipeline/bubble", test_pipeline_bubble);
+  g_test_add_func ("/strategy/pipeline/interleaved", test_pipeline_interleaved);
   return g_test_run ();
 }

@@ -2,6 +2,7 @@
 #include "sim/app/cli-ddp.h"
 #include "calibrate/profile-device.h"
 #include "sim/nccl-tune.h"
+#include "sim/strategy.h"
 #include "sim/base/error.h"
 
 #include <math.h>
@@ -12,7 +13,7 @@ GOptionEntry *
 dps_ddp_options (DpsDdpOpts *o, gboolean sweep)
 {
   /* flags whose zero is not their absence: dps_ddp_opts_apply tells them apart */
-  o->nodes = o->shard_group = o->limit_all_gathers = DPS_UNSET_INT;
+  o->nodes = o->shard_group = o->limit_all_gathers = o->tp = o->pp = o->vpp = o->micro_batches = DPS_UNSET_INT;
   o->global_batch = o->slow_factor = o->loader_rate = o->efficiency = o->gpu_spread = dps_cli_unset ();
   GOptionEntry e[] = {
     { "model", 'M', 0, G_OPTION_ARG_STRING, &o->model, "Model: a shipped name, a .model or a per-layer .csv file (default gpt2-xl)", "NAME|FILE" },
@@ -29,6 +30,12 @@ dps_ddp_options (DpsDdpOpts *o, gboolean sweep)
     { "no-reshard-after-forward", 0, 0, G_OPTION_ARG_NONE, &o->no_reshard, "fsdp: keep each unit gathered from its forward to its backward (FSDP2's reshard_after_forward=False)", NULL },
     { "backward-prefetch", 0, 0, G_OPTION_ARG_STRING, &o->backward_prefetch, "fsdp: pre (BACKWARD_PRE, default), post, none", "P" },
     { "limit-all-gathers", 0, 0, G_OPTION_ARG_INT, &o->limit_all_gathers, "fsdp: units gathered ahead at most (default 2, FSDP's rate limiter; 0 none)", "N" },
+    { "tp", 0, 0, G_OPTION_ARG_INT, &o->tp, "Tensor parallel GPUs a group (Megatron's, inside a node; default 1)", "T" },
+    { "pp", 0, 0, G_OPTION_ARG_INT, &o->pp, "Pipeline stages (default 1); data parallelism over the rest", "P" },
+    { "vpp", 0, 0, G_OPTION_ARG_INT, &o->vpp, "Virtual stages a pipeline stage holds (interleaved 1F1B; default 1)", "V" },
+    { "micro-batches", 0, 0, G_OPTION_ARG_INT, &o->micro_batches, "Pipeline micro-batches a step (default: --grad-accum, at least 4 x --pp)", "M" },
+    { "pp-schedule", 0, 0, G_OPTION_ARG_STRING, &o->pp_schedule, "gpipe, 1f1b (default) or interleaved (default with --vpp > 1)", "S" },
+    { "sequence-parallel", 0, 0, G_OPTION_ARG_NONE, &o->sequence_parallel, "With --tp: norms and dropout split along the sequence (a reduce-scatter and an all-gather for each all-reduce)", NULL },
     { "precision", 0, 0, G_OPTION_ARG_STRING, &o->precision, "amp (default: torch.autocast, fp32 parameters, bf16 compute), bf16 (bf16 parameters, fp32 master copy: Megatron, DeepSpeed, FSDP's MixedPrecision), fp32", "P" },
     { "grad-dtype", 0, 0, G_OPTION_ARG_STRING, &o->grad_dtype, "Gradient type, the reduction's: fp32 (default), bf16, fp16", "T" },
     { "dtype", 0, 0, G_OPTION_ARG_STRING, &o->dtype, "Compute type: bf16 (default), fp16, tf32, fp32 (default: --precision's)", "T" },
@@ -71,7 +78,7 @@ dps_ddp_opts_clear (DpsDdpOpts *o)
 {
   char **strs[] = { &o->model, &o->topology, &o->gpus, &o->batch, &o->bucket_cap, &o->grad_accum,
                     &o->first_bucket, &o->grad_dtype, &o->dtype, &o->optimizer, &o->compress, &o->mode,
-                    &o->strategy, &o->precision, &o->fsdp_unit, &o->backward_prefetch,
+                    &o->strategy, &o->precision, &o->fsdp_unit, &o->backward_prefetch, &o->pp_schedule,
                     &o->algo, &o->proto, &o->format, &o->output, &o->trace, &o->plot, &o->calibration };
   for (gsize i = 0; i < G_N_ELEMENTS (strs); i++)
     g_clear_pointer (strs[i], g_free);
@@ -205,6 +212,10 @@ dps_ddp_opts_apply (DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
   if (!dps_cli_int_given ("--nodes", &o->nodes, 1, G_MAXINT, 0, error)
       || !dps_cli_int_given ("--shard-group", &o->shard_group, 1, DPS_SIM_MAX_GPUS, 0, error)
       || !dps_cli_int_given ("--limit-all-gathers", &o->limit_all_gathers, 0, 1024, 2, error)
+      || !dps_cli_int_given ("--tp", &o->tp, 1, 1024, 1, error)
+      || !dps_cli_int_given ("--pp", &o->pp, 1, 1024, 1, error)
+      || !dps_cli_int_given ("--vpp", &o->vpp, 1, DPS_PIPE_MAX_VPP, 1, error)
+      || !dps_cli_int_given ("--micro-batches", &o->micro_batches, 1, 1000000, 0, error)
       || !dps_cli_double_given ("--global-batch", &o->global_batch, 0, FALSE, 1e9, 0, error)
       || !dps_cli_double_given ("--efficiency", &o->efficiency, 0, FALSE, 1, 0, error)
       || !dps_cli_double_given ("--slow-factor", &o->slow_factor, 0, FALSE, 1000, 0, error)
@@ -233,6 +244,37 @@ dps_ddp_opts_apply (DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
     return FALSE;
   }
   c->global_batch = o->global_batch;
+  c->tp = o->tp;
+  c->pp = o->pp;
+  c->vpp = o->vpp;
+  c->micro_batches = o->micro_batches;
+  c->sequence_parallel = o->sequence_parallel;
+  c->pipe_schedule = o->vpp > 1 ? DPS_PIPE_INTERLEAVED : DPS_PIPE_1F1B;
+  if (o->pp_schedule) {
+    static const char *const names[] = { "gpipe", "1f1b", "interleaved" };
+    int i = 0;
+    while (i < 3 && g_ascii_strcasecmp (o->pp_schedule, names[i]) != 0)
+      i++;
+    if (i == 3) {
+      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--pp-schedule: '%s' is not gpipe, 1f1b or interleaved", o->pp_schedule);
+      return FALSE;
+    }
+    c->pipe_schedule = (DpsPipeSchedule) i;
+  }
+  if ((o->vpp > 1) != (c->pipe_schedule == DPS_PIPE_INTERLEAVED)) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s", o->vpp > 1 ? "--vpp: virtual stages run the interleaved schedule"
+                                                                     : "--pp-schedule: interleaved needs --vpp 2 or more");
+    return FALSE;
+  }
+  if (o->sequence_parallel && o->tp < 2) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--sequence-parallel: needs --tp 2 or more");
+    return FALSE;
+  }
+  if ((o->tp > 1 || o->pp > 1) && c->strategy != DPS_STRATEGY_DDP && c->strategy != DPS_STRATEGY_ZERO1) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--strategy: with --tp or --pp the data parallelism is ddp or "
+                 "zero1 (Megatron's distributed optimizer), not %s", dps_strategy_name (c->strategy));
+    return FALSE;
+  }
   c->shard_group = o->shard_group;
   c->limit_all_gathers = o->limit_all_gathers;
   if (o->shard_group > 0 && c->strategy != DPS_STRATEGY_HSDP) {

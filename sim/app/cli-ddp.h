@@ -9,9 +9,9 @@
 typedef struct {
   char   *model, *topology, *gpus, *batch, *bucket_cap, *grad_accum;
   char   *first_bucket, *grad_dtype, *dtype, *optimizer, *compress, *mode, *algo, *proto;
-  char   *strategy, *precision, *fsdp_unit, *backward_prefetch;
-  int     shard_group, limit_all_gathers;
-  gboolean no_reshard;
+  char   *strategy, *precision, *fsdp_unit, *backward_prefetch, *pp_schedule;
+  int     shard_group, limit_all_gathers, tp, pp, vpp, micro_batches;
+  gboolean no_reshard, sequence_parallel;
   char   *format, *output, *trace, *plot, *calibration;
   int     nodes, slow_replicas, trials, seed;
   double  global_batch, contention, jitter, slow_factor, os_noise_ms, loader_rate, critical_batch;

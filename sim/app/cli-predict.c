@@ -56,10 +56,22 @@ emit_table (GString *o, const DpsDdpConfig *c, const DpsDdpResult *r)
   g_autofree char *tokens = m->seq_len ? g_strdup_printf ("; %d tokens per sample", m->seq_len) : g_strdup ("");
   g_string_append_printf (o, "  model          %.3f B parameters in %d tensors, %d layers%s\n", m->n_params / 1e9,
                           dps_model_n_tensors (m), dps_model_n_layers (m), tokens);
-  g_string_append_printf (o, "  batch          %g per replica x %d replica%s x %d micro-step%s = %g samples per step (%s scaling)\n",
-                          r->batch_per_replica, r->replicas, r->replicas > 1 ? "s" : "", c->grad_accum,
-                          c->grad_accum > 1 ? "s" : "", r->global_batch, c->global_batch > 0 ? "strong" : "weak");
-  if (r->strategy == DPS_STRATEGY_DDP)
+  if (r->tp > 1 || r->pp > 1)
+    g_string_append_printf (o, "  batch          %g a micro-batch x %d micro-batches x %d replica%s = %g samples per step\n",
+                            r->batch_per_replica, r->micro_batches, r->dp, r->dp > 1 ? "s" : "", r->global_batch);
+  else
+    g_string_append_printf (o, "  batch          %g per replica x %d replica%s x %d micro-step%s = %g samples per step (%s scaling)\n",
+                            r->batch_per_replica, r->replicas, r->replicas > 1 ? "s" : "", c->grad_accum,
+                            c->grad_accum > 1 ? "s" : "", r->global_batch, c->global_batch > 0 ? "strong" : "weak");
+  static const char *const schedules[] = { "GPipe", "1F1B", "interleaved 1F1B" };
+  if (r->tp > 1 || r->pp > 1)
+    g_string_append_printf (o, "  layout         tp %d x pp %d x dp %d%s, %s over %d micro-batches%s; %s, %.2f GB sent per step\n\n",
+                            r->tp, r->pp, r->dp, r->vpp > 1 ? g_strdup_printf (" (%d virtual stages each)", r->vpp) : "",
+                            schedules[r->pp > 1 ? c->pipe_schedule : 0], r->micro_batches,
+                            c->sequence_parallel ? ", sequence parallel" : "",
+                            r->tp > dps_topo_gpus_per_node (c->topo) ? "tensor parallel ACROSS nodes"
+                            : "tensor parallel inside a node", r->comm_bytes / 1e9);
+  else if (r->strategy == DPS_STRATEGY_DDP)
     g_string_append_printf (o, "  buckets        %d (cap %.3g MiB, first %.3g MiB), %.2f GB all-reduced per step\n\n",
                             r->n_buckets, c->bucket_cap_bytes / 1048576, c->first_bucket_bytes / 1048576, r->comm_bytes / 1e9);
   else if (r->strategy == DPS_STRATEGY_ZERO1)
@@ -88,11 +100,12 @@ emit_table (GString *o, const DpsDdpConfig *c, const DpsDdpResult *r)
     g_string_append_printf (o, "    exposed comm %9.2f ms   of %.2f ms of all-reduce (%.0f%% hidden behind backward)\n",
                             r->exposed_comm_s * 1e3, r->comm_total_s * 1e3, r->overlap * 100);
   else {
-    g_string_append_printf (o, "    exposed comm %9.2f ms   of %.2f ms of collectives (%.0f%% hidden behind compute)\n",
-                            r->exposed_comm_s * 1e3, r->comm_total_s * 1e3, r->overlap * 100);
+    g_string_append_printf (o, "    exposed comm %9.2f ms   the compute waiting for collectives%s\n", r->exposed_comm_s * 1e3,
+                            r->pp > 1 ? " (and the pipeline's bubble)" : "");
     for (int k = 0; k < r->n_comms; k++)
-      g_string_append_printf (o, "      %-26s %9.2f ms in %g, %.2f ms exposed\n", r->comms[k].name,
-                              r->comms[k].time_s * 1e3, r->comms[k].count, r->comms[k].exposed_s * 1e3);
+      if (r->comms[k].count > 0)
+        g_string_append_printf (o, "      %-32s %9.2f ms in %g, %.2f ms exposed\n", r->comms[k].name,
+                                r->comms[k].time_s * 1e3, r->comms[k].count, r->comms[k].exposed_s * 1e3);
   }
   if (r->bucket_copy_s + r->hooks_s > 0)
     g_string_append_printf (o, "    ddp overhead %9.2f ms   bucket copies %.2f ms at HBM bandwidth, per-tensor hooks' kernels %.2f ms more"
@@ -108,12 +121,19 @@ emit_table (GString *o, const DpsDdpConfig *c, const DpsDdpResult *r)
   if (m->seq_len)
     g_string_append_printf (o, ", %.0f tokens/s (%.0f per GPU)", r->tokens_per_s, r->tokens_per_s / r->replicas);
   g_string_append_c (o, '\n');
-  g_string_append_printf (o, "  scaling eff.   %.1f %%   against one replica at the same batch (%.2f ms per step)\n",
-                          r->efficiency * 100, r->single_step_s * 1e3);
+  if (r->tp > 1 || r->pp > 1)
+    g_string_append_printf (o, "  scaling eff.   %.1f %%   against one GPU running the whole model (%.2f ms per step)\n",
+                            r->efficiency * 100, r->single_step_s * 1e3);
+  else
+    g_string_append_printf (o, "  scaling eff.   %.1f %%   against one replica at the same batch (%.2f ms per step)\n",
+                            r->efficiency * 100, r->single_step_s * 1e3);
   g_autofree char *t = gb (r->memory.total), *dev = gb (s->gpu.memory_bytes), *p = gb (r->memory.params),
                   *g = gb (r->memory.grads), *bk = gb (r->memory.buckets), *op = gb (r->memory.optimizer),
                   *a = gb (r->memory.activations), *ga = gb (r->memory.gathered);
-  if (r->strategy == DPS_STRATEGY_DDP)
+  if (r->tp > 1 || r->pp > 1)
+    g_string_append_printf (o, "  memory         %s GB per GPU of %s GB (the fullest stage): parameters %s, gradients %s, optimizer %s "
+                            "(stage 0), activations and received tensors %s\n", t, dev, p, g, op, a);
+  else if (r->strategy == DPS_STRATEGY_DDP)
     g_string_append_printf (o, "  memory         %s GB per replica of %s GB: parameters %s, gradients %s, buckets %s, optimizer %s, activations %s\n",
                             t, dev, p, g, bk, op, a);
   else

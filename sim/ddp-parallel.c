@@ -1,0 +1,241 @@
+/* ddp-parallel.c — the program of tensor and pipeline parallelism with
+ * data parallelism over the rest (strategy-pipeline.c emits its tasks):
+ * the layout on the topology, each stage's layers, what one GPU of a
+ * tensor-parallel group computes, holds and sends, and the collective
+ * costs of its groups.
+ *
+ * Ranks are placed as Megatron-LM orders them: tensor parallel innermost
+ * (consecutive GPUs, inside a node when tp divides it), then the pipeline,
+ * data parallel outermost: rank r has tp index r mod tp, stage
+ * (r / tp) mod pp, replica r / (tp pp).
+ *
+ * One GPU of a tensor-parallel group of t (Megatron: attention and MLP
+ * split by columns then rows, the embedding and the head by the
+ * vocabulary) computes 1/t of each layer's FLOP-bound kernels; its
+ * memory-bound ones (norms, dropout, residuals) are replicated, or split
+ * too with sequence parallelism.  It keeps of a block's activations, per
+ * Korthikanti et al. 2022 (s b h (10 + 24/t) + 5 a s^2 b / t bytes), the
+ * 10 of 34 replicated parts whole without sequence parallelism, all /t
+ * with it.  Each block waits for two collectives of its activations (s b
+ * h x 2 bytes) in forward and two in backward; the embedding one.
+ * Stages hold the transformer blocks evenly (pp x vpp chunks, chunk j =
+ * c pp + s on stage s), the layers before the first block on the first,
+ * those after the last on the last. */
+#include "sim/ddp-program.h"
+#include "sim/base/error.h"
+
+#include <math.h>
+#include <string.h>
+
+/* A cost for op on n_nodes nodes of per_node GPUs each. */
+static DpsCollCost *
+cost_on (const DpsDdpConfig *c, DpsCollOp op, int n_nodes, int per_node, double max_bytes, GError **error)
+{
+  DpsCollCtx ctx;
+  if (!dps_coll_ctx_init_nodes (&ctx, c->topo, &c->coll, n_nodes, per_node, op, max_bytes, error))
+    return NULL;
+  return dps_coll_cost_new_ctx (&ctx, c->algo_mask, c->proto_mask, c->mode, max_bytes, error);
+}
+
+/* A send between neighbouring stages: as a two-rank all-gather of twice
+ * its bytes, in which each rank sends its half to the other (NCCL's
+ * send/recv and its all-gather of two move the same bytes the same way). */
+static double
+p2p_time (const void *cost, double bytes, double *lat_s, DpsAlgo *algo, DpsProto *proto)
+{
+  return dps_coll_cost_time_lat (cost, 2 * bytes, lat_s, algo, proto);
+}
+
+/* Blocks per chunk j of C: an even share, the remainder on the last. */
+static int
+chunk_of_block (int b, int n_blocks, int C)
+{
+  int per = MAX (1, n_blocks / C);
+  return MIN (b / per, C - 1);
+}
+
+gboolean
+dps_ddp_program_parallel (const DpsDdpConfig *c, const DpsDdpInputs *in, DpsDdpProgram *p, GError **error)
+{
+  const DpsModel *m = c->model;
+  const DpsDeviceSpec *dev = &dps_topo_spec (c->topo)->gpu;
+  int N = c->n_gpus, tp = MAX (1, c->tp), pp = MAX (1, c->pp), L = in->n_layers;
+  int k = dps_topo_gpus_per_node (c->topo);
+  gboolean interleaved = c->pipe_schedule == DPS_PIPE_INTERLEAVED;
+  int V = interleaved ? MAX (1, c->vpp) : 1;
+  memset (p, 0, sizeof *p);
+  if (N % (tp * pp) != 0) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "layout: tp %d x pp %d does not divide the %d GPUs", tp, pp, N);
+    return FALSE;
+  }
+  if (V > DPS_PIPE_MAX_VPP) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "virtual stages: %d, at most %d", V, DPS_PIPE_MAX_VPP);
+    return FALSE;
+  }
+  int dp = N / (tp * pp);
+  int M = c->micro_batches > 0 ? c->micro_batches : pp > 1 ? MAX (c->grad_accum, 4 * pp) : c->grad_accum;
+  if (interleaved && M % pp != 0) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT,
+                 "micro-batches: the interleaved schedule takes a multiple of the %d stages, not %d", pp, M);
+    return FALSE;
+  }
+  /* the stages' layers */
+  int n_blocks = 0, first_block = -1, last_block = -1;
+  for (int l = 0; l < L; l++)
+    if (dps_model_layer (m, l)->input_bytes > 0) {
+      if (first_block < 0)
+        first_block = l;
+      last_block = l;
+      n_blocks++;
+    }
+  if (n_blocks < pp * V) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "layout: %d transformer blocks cannot fill %d stages x %d chunks",
+                 n_blocks, pp, V);
+    return FALSE;
+  }
+  g_autofree int *stage = g_new (int, MAX (L, 1)), *chunk = g_new (int, MAX (L, 1)), *tp_pass = g_new (int, MAX (L, 1));
+  g_autofree double *fwd = g_new (double, MAX (L, 1)), *bwd = g_new (double, MAX (L, 1));
+  g_autofree double *rec = g_new (double, MAX (L, 1)), *act = g_new (double, MAX (L, 1));
+  g_autofree double *kept = g_new (double, MAX (L, 1)), *tpb = g_new (double, MAX (L, 1));
+  g_autofree double *grads = g_new (double, MAX (L, 1));
+  g_autofree double *stage_params = g_new0 (double, pp);
+  double act_bytes_el = dps_dtype_bytes (c->compute.dtype) / 2.0, gb = dps_dtype_bytes (c->grad_dtype);
+  double p2p_bytes = 0, largest_tp = 0, largest_grad = 0;
+  gboolean sp = c->sequence_parallel && tp > 1;
+  for (int l = 0, b = 0; l < L; l++) {
+    const DpsLayer *layer = dps_model_layer (m, l);
+    gboolean block = layer->input_bytes > 0;
+    int j = block ? chunk_of_block (b++, n_blocks, pp * V) : l < first_block ? 0 : pp * V - 1;
+    chunk[l] = j / pp;
+    stage[l] = j % pp;
+    /* this GPU's share of the layer's time: its FLOP-bound kernels / tp */
+    DpsComputeSplit s;
+    dps_compute_layer_split (m, l, dev, &c->compute, in->batch, &s);
+    double whole = s.flops_s + s.memory_s + s.host_s;
+    double f = whole > 0 ? (s.flops_s / tp + s.memory_s / (sp ? tp : 1) + s.host_s) / whole : 1.0 / tp;
+    fwd[l] = in->fwd_s[l] * f;
+    bwd[l] = in->bwd_s[l] * f;
+    rec[l] = in->recompute_s[l] * f;
+    /* its activations */
+    double attn = c->flash_attention ? 0 : layer->attn_act_bytes / 2 * act_bytes_el * in->batch;
+    double rest = in->act_bytes[l] - attn;
+    act[l] = block ? rest * (sp ? 1.0 / tp : (10 + 24.0 / tp) / 34) + attn / tp : in->act_bytes[l] / tp;
+    kept[l] = in->kept_bytes[l] / (sp ? tp : 1);
+    /* what its tensor-parallel group reduces: a block's activations twice
+     * a pass, the embedding's once */
+    tpb[l] = block ? layer->input_bytes * act_bytes_el * in->batch : 0;
+    tp_pass[l] = tp < 2 ? 0 : block ? 2 : 0;
+    if (block)
+      p2p_bytes = MAX (p2p_bytes, layer->input_bytes * act_bytes_el * in->batch / (sp ? tp : 1));
+    largest_tp = MAX (largest_tp, tpb[l]);
+    grads[l] = dp > 1 ? (double) layer->n_params / tp * gb : 0;
+    largest_grad = MAX (largest_grad, grads[l]);
+    stage_params[stage[l]] += (double) layer->n_params / tp;
+  }
+  (void) last_block;
+  /* the groups' costs: tensor parallel on tp consecutive GPUs; the
+   * neighbouring stage tp GPUs on (another node when a stage fills one);
+   * data parallel every tp pp-th GPU */
+  int tp_nodes = tp > k ? tp / k : 1, tp_per = tp > k ? k : tp;
+  gboolean p2p_across = tp * pp > k;
+  int dp_per = tp * pp < k ? k / (tp * pp) : 1, dp_nodes = dp / dp_per;
+  if ((tp > 1 && (!(p->costs[0] = cost_on (c, DPS_OP_ALLREDUCE, tp_nodes, tp_per, largest_tp, error))
+                  || !(p->costs[1] = cost_on (c, DPS_OP_REDUCE_SCATTER, tp_nodes, tp_per, largest_tp, error))))
+      || (pp > 1 && !(p->costs[2] = cost_on (c, DPS_OP_ALLGATHER, p2p_across ? 2 : 1, p2p_across ? 1 : 2,
+                                            2 * p2p_bytes, error)))
+      || (dp > 1 && !(p->costs[3] = cost_on (c, DPS_OP_ALLREDUCE, MAX (dp_nodes, 1), dp_per, largest_grad, error))))
+    return FALSE;
+  /* each stage's state: DDP's over its parameters (Megatron's contiguous
+   * gradient buffer: no bucket copy), or ZeRO-1's (its distributed
+   * optimizer) over the replicas */
+  DpsStrategy dps = c->strategy == DPS_STRATEGY_ZERO1 ? DPS_STRATEGY_ZERO1 : DPS_STRATEGY_DDP;
+  g_autofree double *stage_static = g_new (double, pp), *stage_opt = g_new (double, pp);
+  for (int s = 0; s < pp; s++) {
+    DpsMemory mem;
+    dps_memory_static (stage_params[s], c->mixed, c->grad_dtype, c->optimizer, TRUE, dps, dp, &mem);
+    stage_static[s] = mem.total;
+    stage_opt[s] = in->optimizer_s * stage_params[s] / MAX ((double) m->n_params, 1) / (dps == DPS_STRATEGY_ZERO1 ? dp : 1);
+    if (s == 0) {
+      p->fixed = mem;
+      p->optimizer_s = stage_opt[s];
+    }
+  }
+  double cc = c->contention_comm >= 0 ? c->contention_comm : c->contention;
+  double c_dp = dps_ddp_group_contention (c, in->batch, dp, TRUE);
+  DpsPipeStep step = {
+    .model = m, .pp = pp, .vpp = V, .n_micro = M, .schedule = pp > 1 ? c->pipe_schedule : DPS_PIPE_GPIPE,
+    .sequence_parallel = sp, .fwd_s = fwd, .bwd_s = bwd, .recompute_s = rec, .act_bytes = act, .kept_bytes = kept,
+    .stage_of_layer = stage, .chunk_of_layer = chunk, .tp_bytes = tpb, .tp_per_pass = tp_pass,
+    .p2p_bytes = p2p_bytes, .grad_bytes = grads, .stage_static_bytes = stage_static, .stage_optimizer_s = stage_opt,
+    .tp_allreduce = { "all-reduce (tensor parallel)", dps_ddp_comm_time, p->costs[0], 0, 0 },
+    .tp_reducescatter = { "reduce-scatter (tensor parallel)", dps_ddp_comm_time, p->costs[1], 0, 0 },
+    .tp_allgather = { "all-gather (tensor parallel)", dps_ddp_comm_time, p->costs[1], 0, 0 },
+    .p2p = { "send/recv (pipeline)", p2p_time, p->costs[2], 0, 0 },
+    .dp_allreduce = { "all-reduce (data parallel)", dps_ddp_comm_time, p->costs[3], c_dp, cc >= 0 ? cc : c_dp },
+  };
+  /* a comm kind without a group has no cost: its tasks never run */
+  if (!p->costs[0])
+    step.tp_allreduce.data = step.tp_reducescatter.data = step.tp_allgather.data = NULL;
+  p->sched = dps_strategy_pipeline (&step);
+  p->pipeline = TRUE;
+  p->tp = tp;
+  p->pp = pp;
+  p->vpp = V;
+  p->dp = dp;
+  p->micro_batches = M;
+  p->shards = dps == DPS_STRATEGY_ZERO1 ? dp : 1;
+  for (int l = 0; l < L; l++)
+    p->comm_bytes += grads[l] / MAX (pp, 1) + M * 2.0 * tp_pass[l] * tpb[l] / pp;
+  return TRUE;
+}
+
+/* The ranks of a trial of p: each replica class (the straggler draws of
+ * ddp-run.c) as pp ranks, one a stage, each standing for its tensor-
+ * parallel group; their groups: each rank's tensor-parallel group its own,
+ * each stage's replicas one data-parallel group, and for each replica
+ * each link between chunks two (activations, gradients).  *n, *groups
+ * (new) and *n_groups receive them; returns the new ranks. */
+DpsSchedRank *
+dps_ddp_parallel_place (const DpsDdpProgram *p, const DpsSchedRank *replicas, int n_replicas, int *n,
+                        DpsSchedGroup **groups, int *n_groups)
+{
+  int pp = p->pp, V = p->vpp, R = n_replicas * pp;
+  DpsSchedRank *ranks = g_new0 (DpsSchedRank, R);
+  int ng = R + pp + n_replicas * pp * V * 2;
+  DpsSchedGroup *g = g_new0 (DpsSchedGroup, ng);
+  /* resources: a stage's NVLink (its tensor-parallel collectives) and
+   * NICs (its data-parallel all-reduces and sends) */
+  for (int i = 0; i < R; i++)
+    g[i] = (DpsSchedGroup) { 1, { i % pp } };
+  for (int s = 0; s < pp; s++)
+    g[R + s] = (DpsSchedGroup) { 1, { pp + s } };
+  for (int d = 0; d < n_replicas; d++)
+    for (int s = 0; s < pp; s++) {
+      DpsSchedRank *r = &ranks[d * pp + s];
+      *r = replicas[d];
+      r->role = s;
+      r->weight = replicas[d].weight * p->tp;
+      r->trace = replicas[d].trace && d * pp + s < 8;
+      r->groups[DPS_PIPE_TP_SLOT] = d * pp + s;
+      r->groups[DPS_PIPE_DP_SLOT] = R + s;
+    }
+  for (int d = 0; d < n_replicas; d++)
+    for (int s = 0; s < pp; s++)
+      for (int c = 0; c < V; c++) {
+        if (!dps_pipe_chunk_has_next (pp, V, s, c))
+          continue;
+        int ns = s < pp - 1 ? s + 1 : 0, nc = s < pp - 1 ? c : c + 1;
+        int link = R + pp + ((d * pp + s) * V + c) * 2;
+        g[link] = (DpsSchedGroup) { 2, { pp + s, pp + ns } };
+        g[link + 1] = (DpsSchedGroup) { 2, { pp + s, pp + ns } };
+        DpsSchedRank *r = &ranks[d * pp + s], *next = &ranks[d * pp + ns];
+        r->groups[DPS_PIPE_P2P_SLOT (c, DPS_P2P_ACT_OUT)] = link;
+        r->groups[DPS_PIPE_P2P_SLOT (c, DPS_P2P_GRAD_IN)] = link + 1;
+        next->groups[DPS_PIPE_P2P_SLOT (nc, DPS_P2P_ACT_IN)] = link;
+        next->groups[DPS_PIPE_P2P_SLOT (nc, DPS_P2P_GRAD_OUT)] = link + 1;
+      }
+  *n = R;
+  *groups = g;
+  *n_groups = ng;
+  return ranks;
+}
