@@ -26,6 +26,7 @@
 #include "sim/model.h"
 #include "sim/model-gen.h"
 #include "sim/base/error.h"
+#include "sim/base/json-load.h"
 
 #include <json-glib/json-glib.h>
 #include <string.h>
@@ -167,23 +168,16 @@ config_name (const DpsHfConfig *c)
 }
 
 /* Parses a Hugging Face config.json from memory (name: the file, for
- * messages).  Malformed JSON is refused with the file, line and column; an
+ * messages) through dps_json_load, which bounds its depth and size.
+ * Malformed JSON is refused with the file, line and column; an
  * unknown or missing model_type with the file and the key.  Returns a new
  * model (dps_model_free) or NULL with error set. */
 DpsModel *
 dps_model_load_hf_config_data (const char *name, const char *data, gssize len, GError **error)
 {
-  g_autoptr (JsonParser) parser = json_parser_new ();
-  g_autoptr (GError) e = NULL;
-  if (len < 0)
-    len = (gssize) strlen (data);
-  if (memchr (data, 0, (gsize) len))
-    return dps_set_error_at (error, name, 0, "binary data (a NUL byte), not a JSON file"), NULL;
-  if (!json_parser_load_from_data (parser, data, len, &e)) {
-    const char *msg = g_str_has_prefix (e->message, "<data>:") ? e->message + 7 : e->message;
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s:%s", name, msg);
+  g_autoptr (JsonParser) parser = dps_json_load (name, data, len, "JSON file", error);
+  if (!parser)
     return NULL;
-  }
   JsonNode *root = json_parser_get_root (parser);
   if (!root || !JSON_NODE_HOLDS_OBJECT (root))
     return dps_set_error_at (error, name, 0, "expected a JSON object (a Hugging Face config.json)"), NULL;
@@ -197,9 +191,11 @@ dps_model_load_hf_config_data (const char *name, const char *data, gssize len, G
   for (gsize i = 0; i < G_N_ELEMENTS (hf_types); i++)
     if (g_str_equal (c.type, hf_types[i].type))
       k = &hf_types[i];
-  if (!k)
+  if (!k) {
+    g_autofree char *q = dps_quote (c.type);
     return dps_set_error_at (error, name, 0, "model_type: '%s' is not one dpscale builds (gpt2, bert, llama, "
-                             "mistral, qwen2)", c.type), NULL;
+                             "mistral, qwen2)", q), NULL;
+  }
   DpsTransformerShape s;
   if (!shape_from_config (&c, k, &s, error))
     return NULL;

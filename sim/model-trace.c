@@ -43,6 +43,7 @@
  * input. */
 #include "sim/model-trace.h"
 #include "sim/base/error.h"
+#include "sim/base/json-load.h"
 
 #include <math.h>
 #include <string.h>
@@ -487,7 +488,8 @@ trace_device (JsonObject *root, gint64 kernel_device)
 }
 
 /* Parses a torch.profiler Chrome trace from memory (see the top of this
- * file).  Malformed JSON is refused with the file, line and column; a
+ * file), through dps_json_load, which bounds its depth and size.
+ * Malformed JSON is refused with the file, line and column; a
  * trace without module events, backward pass or parameter shapes with the
  * file and what is missing.  Returns a new model (dps_model_free), its
  * note saying which times were used and what was not attributed, or NULL
@@ -495,17 +497,9 @@ trace_device (JsonObject *root, gint64 kernel_device)
 DpsModel *
 dps_model_load_trace_data (const char *name, const char *data, gssize len, GError **error)
 {
-  g_autoptr (JsonParser) parser = json_parser_new ();
-  g_autoptr (GError) e = NULL;
-  if (len < 0)
-    len = (gssize) strlen (data);
-  if (memchr (data, 0, (gsize) len))
-    return dps_set_error_at (error, name, 0, "binary data (a NUL byte), not a JSON trace"), NULL;
-  if (!json_parser_load_from_data (parser, data, len, &e)) {
-    const char *msg = g_str_has_prefix (e->message, "<data>:") ? e->message + 7 : e->message;
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s:%s (a truncated or malformed torch.profiler trace)", name, msg);
+  g_autoptr (JsonParser) parser = dps_json_load (name, data, len, "torch.profiler trace", error);
+  if (!parser)
     return NULL;
-  }
   JsonNode *root = json_parser_get_root (parser);
   if (root && JSON_NODE_HOLDS_ARRAY (root))
     return dps_set_error_at (error, name, 0, "a JSON array of events: the legacy profiler's export (a PyTorch "

@@ -58,9 +58,11 @@ scan (DpsKeyFile *kf, const char *data, gsize len, GError **error)
         return dps_set_error_at (error, kf->name, line, "expected a group header such as [gpu]");
       g_free (group);
       group = g_strndup (text + 1, n - 2);
-      if (g_hash_table_contains (kf->lines, group))
-        return dps_set_error_at (error, kf->name, line, "group [%s] appears twice (first on line %d)", group,
+      if (g_hash_table_contains (kf->lines, group)) {
+        g_autofree char *q = dps_quote (group);
+        return dps_set_error_at (error, kf->name, line, "group [%s] appears twice (first on line %d)", q,
                                  GPOINTER_TO_INT (g_hash_table_lookup (kf->lines, group)));
+      }
       g_hash_table_insert (kf->lines, g_strdup (group), GINT_TO_POINTER (line));
       g_ptr_array_add (kf->groups, g_strdup (group));
       continue;
@@ -75,9 +77,11 @@ scan (DpsKeyFile *kf, const char *data, gsize len, GError **error)
     if (!text[0])
       return dps_set_error_at (error, kf->name, line, "a value with no key before '='");
     g_autofree char *k = line_key (group, text);
-    if (g_hash_table_contains (kf->lines, k))
-      return dps_set_error_at (error, kf->name, line, "[%s] %s is set twice (first on line %d)", group, text,
+    if (g_hash_table_contains (kf->lines, k)) {
+      g_autofree char *qg = dps_quote (group), *qk = dps_quote (text);
+      return dps_set_error_at (error, kf->name, line, "[%s] %s is set twice (first on line %d)", qg, qk,
                                GPOINTER_TO_INT (g_hash_table_lookup (kf->lines, k)));
+    }
     g_hash_table_insert (kf->lines, g_steal_pointer (&k), GINT_TO_POINTER (line));
   }
   return TRUE;
@@ -104,7 +108,9 @@ dps_key_file_load_data (const char *name, const char *data, gssize len, GError *
   kf->kf = g_key_file_new ();
   g_autoptr (GError) local = NULL;
   if (!g_key_file_load_from_data (kf->kf, data, (gsize) len, G_KEY_FILE_NONE, &local)) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: %s", name, local->message);
+    /* GKeyFile quotes the offending line whole */
+    g_autofree char *why = dps_one_line (local->message, -1, 4 * DPS_QUOTE_MAX_BYTES);
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: %s", name, why);
     return NULL;
   }
   return g_steal_pointer (&kf);
