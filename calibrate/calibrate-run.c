@@ -5,6 +5,7 @@
 #include "real/run.h"
 #include "sim/topo-load.h"
 #include "sim/base/error.h"
+#include "sim/base/progress.h"
 
 #include <glib/gstdio.h>
 #include <unistd.h>
@@ -16,9 +17,27 @@ say (DpsProgressFn fn, const char *message, void *data)
     fn (message, data);
 }
 
+/* A measured row as the copy check compares rows: its group, size and
+ * times. */
+static guint
+row_hash (gconstpointer a)
+{
+  const DpsCalPoint *p = a;
+  return g_double_hash (&p->bytes) ^ g_double_hash (&p->time_s) ^ (guint) p->ranks * 31u ^ (guint) p->nodes;
+}
+
+static gboolean
+row_equal (gconstpointer a, gconstpointer b)
+{
+  const DpsCalPoint *o = a, *n = b;
+  return o->ranks == n->ranks && o->nodes == n->nodes && o->bytes == n->bytes && o->time_s == n->time_s
+         && o->time_ip_s == n->time_ip_s;
+}
+
 /* Refuses a log given twice: the same file under two names, or
  * a copy (its rows, every one, already imported from another log), which
- * would weigh twice in the fit.  starts[k] is where log k's points begin. */
+ * would weigh twice in the fit.  starts[k] is where log k's points begin.
+ * Each earlier log's rows are hashed: linear in the rows. */
 static gboolean
 import_repeated (char **imports, int i, DpsCalData *data, const guint *starts, GError **error)
 {
@@ -32,17 +51,12 @@ import_repeated (char **imports, int i, DpsCalData *data, const guint *starts, G
                      imports[i], imports[k]);
       return TRUE;
     }
+    g_autoptr (GHashTable) rows = g_hash_table_new (row_hash, row_equal);
+    for (guint q = starts[k]; q < starts[k + 1]; q++)
+      g_hash_table_add (rows, &g_array_index (data->points, DpsCalPoint, q));
     gboolean all = starts[i] < data->points->len;
-    for (guint p = starts[i]; p < data->points->len && all; p++) {
-      DpsCalPoint *n = &g_array_index (data->points, DpsCalPoint, p);
-      gboolean found = FALSE;
-      for (guint q = starts[k]; q < starts[k + 1] && !found; q++) {
-        DpsCalPoint *o = &g_array_index (data->points, DpsCalPoint, q);
-        found = o->ranks == n->ranks && o->nodes == n->nodes && o->bytes == n->bytes && o->time_s == n->time_s
-                && o->time_ip_s == n->time_ip_s;
-      }
-      all = found;
-    }
+    for (guint p = starts[i]; p < data->points->len && all; p++)
+      all = g_hash_table_contains (rows, &g_array_index (data->points, DpsCalPoint, p));
     if (all) {
       g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "imported log: %s holds the same rows as %s (the same log twice)",
                    imports[i], imports[k]);
@@ -51,7 +65,6 @@ import_repeated (char **imports, int i, DpsCalData *data, const guint *starts, G
   }
   return FALSE;
 }
-
 
 /* Every other size held out and the fit; none for a machine of one device
  * (there is no collective between devices). */
@@ -290,8 +303,10 @@ dps_calibrate_import (char **logs, const char *topology, const DpsCalibrateSpec 
   g_autoptr (DpsTopoSpec) tspec = tpath ? dps_topo_spec_load (tpath, error) : NULL;
   if (!tspec)
     return NULL;
+  guint n_logs = g_strv_length (logs);
   for (int i = 0; logs[i]; i++) {
     g_autofree char *warning = NULL, *device = NULL;
+    dps_progress ("reading the logs", (guint64) i, n_logs);
     starts[i] = data->points->len;
     if (!dps_nccl_log_load_warn (logs[i], data, &device, &warning, error))
       return NULL;
@@ -315,6 +330,7 @@ dps_calibrate_import (char **logs, const char *topology, const DpsCalibrateSpec 
       if (w[j][0])
         say (s->warn, w[j], s->pdata);
   }
+  dps_progress ("fitting the size regimes", 0, 0);
   if (!trays_to_domains (data, topology, error) || !fit (prof, error))
     return NULL;
   fit_network (prof, topology ? topology : "dgx-h100", s);

@@ -59,7 +59,193 @@ cmp_obs_size (gconstpointer a, gconstpointer b, gpointer sizes)
   return x < y ? -1 : x > y;
 }
 
-/* Fits one level's regimes.  obs[i] belongs to message size sizes[i]. */
+/* The regime search sees each candidate's error in O(1): the weighted
+ * sums solve() needs are prefix sums over the points in size order, kept
+ * as double-doubles (a value and its rounding error) so that a regime of
+ * large messages, whose sums are 1e-12 of the small ones' before it, is
+ * read from their difference without cancellation. */
+enum { S11, S12, S22, R1, R2, N_SUMS };
+typedef struct { double hi[N_SUMS], lo[N_SUMS]; } Prefix;
+
+static void
+dd_add (double *hi, double *lo, double v)
+{
+  double s = *hi + v, bb = s - *hi, e = (*hi - (s - bb)) + (v - bb);
+  *hi = s;
+  *lo += e;
+}
+
+/* The sums of points [run_start[a], run_start[b]) of p (a prefix array) */
+static void
+range_sums (const Prefix *p, int from, int to, double *sums)
+{
+  for (int k = 0; k < N_SUMS; k++)
+    sums[k] = (p[to].hi[k] - p[from].hi[k]) + (p[to].lo[k] - p[from].lo[k]);
+}
+
+/* solve()'s fit and its error from the sums of n points alone (the
+ * closed form of sum w (x1 a + x2 b - t)^2, with sum w t^2 = n): the
+ * same choice between both terms and one alone; accurate to about n x
+ * 1e-15, enough to rank candidates, whose winners are then solved
+ * exactly. */
+static double
+solve_sums (const double *s, int n)
+{
+  double det = s[S11] * s[S22] - s[S12] * s[S12];
+  double a = 0, b = 0;
+  if (fabs (det) > 1e-300 * (s[S11] * s[S22] + 1e-300)) {
+    a = (s[R1] * s[S22] - s[R2] * s[S12]) / det;
+    b = (s[S11] * s[R2] - s[S12] * s[R1]) / det;
+  }
+  if (!(a >= 0) || !(b > 0)) {
+    double a1 = s[S11] > 0 ? s[R1] / s[S11] : 0, b1 = s[S22] > 0 ? s[R2] / s[S22] : 0;
+    double e_a = a1 * a1 * s[S11] - 2 * a1 * s[R1] + n, e_b = b1 * b1 * s[S22] - 2 * b1 * s[R2] + n;
+    if (b1 > 0 && (e_b <= e_a || a1 <= 0)) {
+      a = 0;
+      b = b1;
+    } else {
+      a = MAX (a1, 0);
+      b = 1 / DPS_FIT_UNBOUNDED_BPS;
+    }
+  }
+  double err = a * a * s[S11] + b * b * s[S22] + 2 * a * b * s[S12] - 2 * a * s[R1] - 2 * b * s[R2] + n;
+  return MAX (err, 0);
+}
+
+/* A candidate: its regimes' first runs (cut[0] = 0, then one a later
+ * regime) and its error. */
+typedef struct { int k, cut[DPS_FIT_MAX_REGIMES]; double err; } Cand;
+
+typedef struct {
+  const Prefix *prefix;
+  const int    *run_start;   /* the first point of each run of equal sizes; [m] = n */
+  int           m;
+} Runs;
+
+/* The approximate error of cuts (regime r starts at run cut[r]), or
+ * G_MAXDOUBLE where a regime holds fewer than 2 sizes. */
+static double
+cand_err (const Runs *R, int k, const int *cut)
+{
+  double err = 0;
+  for (int r = 0; r < k; r++) {
+    int a = cut[r], b = r + 1 < k ? cut[r + 1] : R->m;
+    if (b - a < 2)
+      return G_MAXDOUBLE;
+    double sums[N_SUMS];
+    range_sums (R->prefix, R->run_start[a], R->run_start[b], sums);
+    err += solve_sums (sums, R->run_start[b] - R->run_start[a]);
+  }
+  return err;
+}
+
+/* The candidates within tol of the least error, in the order the search
+ * meets them: at most TIES (the worst make way), which are then solved
+ * exactly. */
+#define TIES 8
+typedef struct { Cand c[TIES]; int n; double best; } Ties;
+
+static void
+ties_offer (Ties *t, const Cand *c, double tol)
+{
+  if (c->err == G_MAXDOUBLE || c->err > t->best + tol)
+    return;
+  if (c->err < t->best) {
+    t->best = c->err;
+    int keep = 0;   /* those still within tol of the new best */
+    for (int i = 0; i < t->n; i++)
+      if (t->c[i].err <= t->best + tol)
+        t->c[keep++] = t->c[i];
+    t->n = keep;
+  }
+  if (t->n == TIES) {   /* full: the worst makes way, the others keep their order */
+    int worst = 0;
+    for (int i = 1; i < t->n; i++)
+      if (t->c[i].err > t->c[worst].err)
+        worst = i;
+    if (t->c[worst].err <= c->err)
+      return;
+    memmove (&t->c[worst], &t->c[worst + 1], sizeof (Cand) * (gsize) (t->n - worst - 1));
+    t->n--;
+  }
+  t->c[t->n++] = *c;
+}
+
+/* Below this many sizes every pair of cuts is tried (the original search,
+ * in O(1) a candidate); above, pairs of a grid of them, then each cut moved
+ * over the runs between its grid neighbours. */
+#define EXHAUSTIVE_RUNS 400
+#define GRID_RUNS 256
+
+static void
+search_three (const Runs *R, double tol, Ties *t)
+{
+  int m = R->m;
+  if (m <= EXHAUSTIVE_RUNS) {
+    for (int c1 = 1; c1 < m; c1++)
+      for (int c2 = c1 + 1; c2 < m; c2++) {
+        Cand c = { 3, { 0, c1, c2 }, 0 };
+        c.err = cand_err (R, 3, c.cut);
+        ties_offer (t, &c, tol);
+      }
+    return;
+  }
+  int grid[GRID_RUNS];
+  int ng = 0;
+  for (int j = 1; j < GRID_RUNS; j++)
+    grid[ng++] = (int) ((gint64) j * m / GRID_RUNS);
+  Cand best = { 3, { 0, 0, 0 }, G_MAXDOUBLE };
+  for (int i = 0; i < ng; i++)
+    for (int j = i + 1; j < ng; j++) {
+      Cand c = { 3, { 0, grid[i], grid[j] }, 0 };
+      c.err = cand_err (R, 3, c.cut);
+      if (c.err < best.err)
+        best = c;
+    }
+  if (best.err == G_MAXDOUBLE)
+    return;
+  int span = m / GRID_RUNS + 1;
+  for (int round = 0; round < 3; round++)
+    for (int which = 1; which <= 2; which++) {
+      int lo = MAX (which == 1 ? 1 : best.cut[1] + 1, best.cut[which] - span);
+      int hi = MIN (which == 1 ? best.cut[2] - 1 : m - 1, best.cut[which] + span);
+      for (int c = lo; c <= hi; c++) {
+        Cand x = best;
+        x.cut[which] = c;
+        x.err = cand_err (R, 3, x.cut);
+        if (x.err < best.err)
+          best = x;
+      }
+    }
+  ties_offer (t, &best, tol);
+}
+
+/* solve() over each regime of c, exactly as fitted; fills out and returns
+ * the error. */
+static double
+fit_cand (const Cand *c, const Runs *R, const Obs *sorted, const double *ssz, int n, DpsFitLevel *out)
+{
+  *out = (DpsFitLevel) { .n_regimes = c->k, .n_points = n };
+  double err = 0;
+  for (int r = 0; r < c->k; r++) {
+    int lo = R->run_start[c->cut[r]], hi = r + 1 < c->k ? R->run_start[c->cut[r + 1]] : n;
+    double a, b;
+    err += solve (sorted + lo, hi - lo, &a, &b);
+    out->alpha_s[r] = a;
+    out->bw_Bps[r] = 1 / b;
+    out->max_bytes[r] = r == c->k - 1 ? 0 : sqrt (ssz[hi - 1] * ssz[hi]);   /* geometric midpoint */
+  }
+  return err;
+}
+
+/* Fits one level's regimes: for each count of regimes the cuts (between
+ * distinct sizes, each regime with 2+ sizes) of least squared relative
+ * error, then the fewest regimes within 10% of the best.  obs[i] belongs
+ * to message size sizes[i].  O(n log n): the points sorted once, each
+ * candidate's error from prefix sums in O(1), every pair of cuts tried up
+ * to EXHAUSTIVE_RUNS sizes (every log measured; 300,000 sizes take a grid
+ * and its refinement), the near-best solved exactly and the first of the
+ * least kept, as an exhaustive search over exact errors would. */
 static void
 fit_level (const Obs *obs, const double *sizes, int n, DpsFitLevel *out)
 {
@@ -76,52 +262,47 @@ fit_level (const Obs *obs, const double *sizes, int n, DpsFitLevel *out)
     sorted[i] = obs[idx[i]];
     ssz[i] = sizes[idx[i]];
   }
-  /* candidate cuts: between distinct sizes, each regime with 2+ sizes */
-  GArray *cuts = g_array_new (FALSE, FALSE, sizeof (int));
-  for (int i = 1; i < n; i++)
-    if (ssz[i] != ssz[i - 1])
-      g_array_append_val (cuts, i);
+  /* runs of equal sizes, and the prefix sums at each point */
+  int *run_start = g_new (int, n + 1), m = 0;
+  Prefix *prefix = g_new0 (Prefix, n + 1);
+  for (int i = 0; i < n; i++) {
+    if (i == 0 || ssz[i] != ssz[i - 1])
+      run_start[m++] = i;
+    const Obs *o = &sorted[i];
+    double w = 1 / (o->t * o->t), v[N_SUMS] = { w * o->x1 * o->x1, w * o->x1 * o->x2, w * o->x2 * o->x2,
+                                                 w * o->x1 * o->t, w * o->x2 * o->t };
+    prefix[i + 1] = prefix[i];
+    for (int k = 0; k < N_SUMS; k++)
+      dd_add (&prefix[i + 1].hi[k], &prefix[i + 1].lo[k], v[k]);
+  }
+  run_start[m] = n;
+  Runs R = { prefix, run_start, m };
+  double tol = 1e-9 * (n + 1);
   double best_err[DPS_FIT_MAX_REGIMES + 1];
   DpsFitLevel best[DPS_FIT_MAX_REGIMES + 1];
   for (int k = 1; k <= DPS_FIT_MAX_REGIMES; k++) {
-    best_err[k] = G_MAXDOUBLE;
-    int nc = (int) cuts->len;
-    /* k = 1: no cut; 2: one cut c1; 3: cuts c1 < c2 */
-    for (int c1 = (k >= 2 ? 0 : -1); c1 < (k >= 2 ? nc : 0); c1++)
-      for (int c2 = (k == 3 ? c1 + 1 : -1); c2 < (k == 3 ? nc : 0); c2++) {
-        int bounds[DPS_FIT_MAX_REGIMES + 1];
-        int nb = 0;
-        bounds[nb++] = 0;
-        if (k >= 2)
-          bounds[nb++] = g_array_index (cuts, int, c1);
-        if (k == 3)
-          bounds[nb++] = g_array_index (cuts, int, c2);
-        bounds[nb] = n;
-        gboolean ok = TRUE;
-        for (int r = 0; r < k && ok; r++) {
-          int lo = bounds[r], hi = bounds[r + 1];
-          int distinct = 1;
-          for (int i = lo + 1; i < hi; i++)
-            distinct += ssz[i] != ssz[i - 1];
-          ok = distinct >= 2;
-        }
-        if (!ok)
-          continue;
-        DpsFitLevel cand = { .n_regimes = k, .n_points = n };
-        double err = 0;
-        for (int r = 0; r < k; r++) {
-          int lo = bounds[r], hi = bounds[r + 1];
-          double a, b;
-          err += solve (sorted + lo, hi - lo, &a, &b);
-          cand.alpha_s[r] = a;
-          cand.bw_Bps[r] = 1 / b;
-          cand.max_bytes[r] = r == k - 1 ? 0 : sqrt (ssz[hi - 1] * ssz[hi]);   /* geometric midpoint */
-        }
-        if (err < best_err[k]) {
-          best_err[k] = err;
-          best[k] = cand;
-        }
+    Ties t = { .n = 0, .best = G_MAXDOUBLE };
+    if (k == 1) {
+      Cand c = { 1, { 0 }, 0 };
+      c.err = cand_err (&R, 1, c.cut);
+      ties_offer (&t, &c, tol);
+    } else if (k == 2)
+      for (int c1 = 1; c1 < m; c1++) {
+        Cand c = { 2, { 0, c1 }, 0 };
+        c.err = cand_err (&R, 2, c.cut);
+        ties_offer (&t, &c, tol);
       }
+    else
+      search_three (&R, tol, &t);
+    best_err[k] = G_MAXDOUBLE;
+    for (int i = 0; i < t.n; i++) {
+      DpsFitLevel cand;
+      double err = fit_cand (&t.c[i], &R, sorted, ssz, n, &cand);
+      if (err < best_err[k]) {
+        best_err[k] = err;
+        best[k] = cand;
+      }
+    }
   }
   if (best_err[1] == G_MAXDOUBLE) {
     /* a single size measured: one regime, whatever it can tell */
@@ -139,7 +320,8 @@ fit_level (const Obs *obs, const double *sizes, int n, DpsFitLevel *out)
       kbest = k;
   *out = best[kbest];
   out->rms_rel = sqrt (best_err[kbest] / n);
-  g_array_free (cuts, TRUE);
+  g_free (prefix);
+  g_free (run_start);
   g_free (idx);
   g_free (sorted);
   g_free (ssz);

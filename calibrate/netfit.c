@@ -3,6 +3,7 @@
 #include "sim/nccl-tune.h"
 #include "sim/base/error.h"
 #include "sim/base/minimize.h"
+#include "sim/base/progress.h"
 
 #include <math.h>
 #include <string.h>
@@ -83,7 +84,9 @@ dps_netfit_apply_params (const DpsNetFit *f, DpsCollParams *params, guint *algo_
 typedef struct {
   const DpsTopoSpec *spec;
   const DpsCalPoint *pts;
+  const double      *weight;              /* of each point: the measured points it stands for */
   int               n;
+  double            n_obs;                /* the measured points: the weights' sum */
   gboolean          ring_only;
   int               cores;                /* DpsNetFit's */
   gboolean          free[DPS_NETFIT_N];   /* varied in this stage */
@@ -189,6 +192,7 @@ cost (const double *x, void *data)
   const Problem *pb = data;
   DpsNetFit f = { 0 };
   unpack (pb, x, &f);
+  dps_progress ("fitting the network figures", 0, 0);
   double s = 0;
   g_autoptr (DpsTopo) topo = NULL;   /* the last group's: a group's points follow each other */
   int t_ranks = 0, t_nodes = 0;
@@ -207,7 +211,7 @@ cost (const double *x, void *data)
     if (!(t > 0))
       return HUGE_VAL;
     double r = log (t / p->time_s);
-    s += r * r;
+    s += pb->weight[i] * r * r;
   }
   /* The prior (prior_sd_log) as a penalty: a figure the points do not
    * determine (the node's figures from multi-node logs alone, where NVLink
@@ -242,24 +246,91 @@ static void
 exercised (const Problem *pb, const double *scale, gboolean *used)
 {
   double most[DPS_NETFIT_N] = { 0 };
+  DpsNetFit up[DPS_NETFIT_N], down[DPS_NETFIT_N];
+  DpsTopo *tup[DPS_NETFIT_N] = { NULL }, *tdown[DPS_NETFIT_N] = { NULL };   /* the group's, built once a group */
+  int t_ranks = 0, t_nodes = 0;
+  for (int i = 0; i < DPS_NETFIT_N; i++) {
+    up[i] = (DpsNetFit) { .ring_only = pb->ring_only };
+    for (int j = 0; j < DPS_NETFIT_N; j++)
+      up[i].scale[j] = scale[j];
+    down[i] = up[i];
+    up[i].scale[i] *= 1.05;
+    down[i].scale[i] /= 1.05;
+  }
   for (int k = 0; k < pb->n; k++) {
     const DpsCalPoint *p = &pb->pts[k];
+    if (k == 0 || p->ranks != t_ranks || p->nodes != t_nodes) {
+      for (int i = 0; i < DPS_NETFIT_N; i++) {
+        g_clear_pointer (&tup[i], dps_topo_free);
+        g_clear_pointer (&tdown[i], dps_topo_free);
+      }
+      t_ranks = p->ranks;
+      t_nodes = p->nodes;
+    }
     for (int i = 0; i < DPS_NETFIT_N; i++) {
       if (!used[i] || most[i] >= MIN_SENSITIVITY)
         continue;
-      DpsNetFit up = { .ring_only = pb->ring_only }, down = up;
-      for (int j = 0; j < DPS_NETFIT_N; j++)
-        up.scale[j] = down.scale[j] = scale[j];
-      up.scale[i] *= 1.05;
-      down.scale[i] /= 1.05;
-      double a = model_time (&up, pb->spec, p->ranks, p->nodes, p->bytes, NULL);
-      double b = model_time (&down, pb->spec, p->ranks, p->nodes, p->bytes, NULL);
+      if (!tup[i] && !(tup[i] = model_topo (&up[i], pb->spec, p->ranks, p->nodes, NULL)))
+        continue;
+      if (!tdown[i] && !(tdown[i] = model_topo (&down[i], pb->spec, p->ranks, p->nodes, NULL)))
+        continue;
+      double a = model_time_on (&up[i], tup[i], p->ranks, p->bytes, NULL);
+      double b = model_time_on (&down[i], tdown[i], p->ranks, p->bytes, NULL);
       if (a > 0 && b > 0)
         most[i] = MAX (most[i], fabs (log (a / b)) / (2 * log (1.05)));
     }
   }
-  for (int i = 0; i < DPS_NETFIT_N; i++)
+  for (int i = 0; i < DPS_NETFIT_N; i++) {
+    g_clear_pointer (&tup[i], dps_topo_free);
+    g_clear_pointer (&tdown[i], dps_topo_free);
     used[i] = used[i] && most[i] >= MIN_SENSITIVITY;
+  }
+}
+
+/* A group's points beyond this many are fitted through a sample of them,
+ * each kept point weighing for those it stands for: every cost evaluation
+ * of the fit runs the simulator's choice once a point (a thousand of them a
+ * stage), so a log of 300,000 sizes took hours; the 53 published tables
+ * hold at most 40 sizes a group, and nccl-tests' -f 1.1 from 8 B to 16 GiB
+ * about 230. */
+#define MAX_GROUP_POINTS 256
+
+/* The points of all as fitted (a new array): a group (ranks on nodes) of at
+ * most MAX_GROUP_POINTS whole, a larger one as every k-th of its points in
+ * their order (k its count over MAX_GROUP_POINTS, rounded up), each
+ * weighing k (the last what is left); *weights (new) receives each one's
+ * weight, 1 for a point that stands for itself. */
+static GArray *
+thin (const GArray *all, GArray **weights)
+{
+  GArray *pts = g_array_new (FALSE, FALSE, sizeof (DpsCalPoint));
+  *weights = g_array_new (FALSE, FALSE, sizeof (double));
+  g_autoptr (GHashTable) counts = g_hash_table_new (g_int64_hash, g_int64_equal);
+  g_autoptr (GHashTable) seen = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  g_autofree gint64 *keys = g_new (gint64, MAX (all->len, 1));
+  for (guint i = 0; i < all->len; i++) {
+    const DpsCalPoint *p = &g_array_index (all, DpsCalPoint, i);
+    keys[i] = (gint64) p->ranks << 32 | (guint32) p->nodes;
+    g_hash_table_insert (counts, &keys[i], GINT_TO_POINTER (GPOINTER_TO_INT (g_hash_table_lookup (counts, &keys[i])) + 1));
+  }
+  for (guint i = 0; i < all->len; i++) {
+    int count = GPOINTER_TO_INT (g_hash_table_lookup (counts, &keys[i]));
+    int k = (count + MAX_GROUP_POINTS - 1) / MAX_GROUP_POINTS;
+    gint64 *at = g_hash_table_lookup (seen, &keys[i]);
+    if (!at) {
+      at = g_new (gint64, 2);
+      at[0] = keys[i];
+      at[1] = 0;
+      g_hash_table_insert (seen, at, at);
+    }
+    int j = (int) at[1]++;   /* the point's place in its group */
+    if (j % k)
+      continue;
+    double w = MIN (k, count - j);
+    g_array_append_val (pts, g_array_index (all, DpsCalPoint, i));
+    g_array_append_val (*weights, w);
+  }
+  return pts;
 }
 
 /* The staged fit of pb's figures in used from the datasheet (the others
@@ -350,16 +421,18 @@ dps_netfit_fit (const DpsCalData *d, const DpsTopoSpec *spec, gboolean ring_only
   memset (out, 0, sizeof *out);
   for (int i = 0; i < DPS_NETFIT_N; i++)
     out->scale[i] = 1;
-  g_autoptr (GArray) pts = g_array_new (FALSE, FALSE, sizeof (DpsCalPoint));
+  g_autoptr (GArray) all = g_array_new (FALSE, FALSE, sizeof (DpsCalPoint));
   gboolean multi = FALSE, single = FALSE;
   for (guint i = 0; i < d->points->len; i++) {
     const DpsCalPoint *p = &g_array_index (d->points, DpsCalPoint, i);
     if (p->held_out || p->ranks < 2 || !(p->time_s > 0) || (!ring_only && p->bytes < DPS_NETFIT_MIN_BYTES))
       continue;
-    g_array_append_val (pts, *p);
+    g_array_append_val (all, *p);
     multi = multi || p->nodes > 1;
     single = single || p->nodes <= 1;
   }
+  g_autoptr (GArray) weights = NULL;
+  g_autoptr (GArray) pts = thin (all, &weights);
   if (pts->len == 0) {
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "no all-reduce of 2 or more ranks to fit the network to");
     return FALSE;
@@ -368,8 +441,9 @@ dps_netfit_fit (const DpsCalData *d, const DpsTopoSpec *spec, gboolean ring_only
   out->used[DPS_NETFIT_NIC_BW] = out->used[DPS_NETFIT_NET_LAT] = multi && spec->n_nics > 0;
   out->used[DPS_NETFIT_NVLS] = spec->nvls && !ring_only;
   out->cores = ring_only ? dps_cal_data_cores (d) : 0;
-  Problem pb = { .spec = spec, .pts = (const DpsCalPoint *) pts->data, .n = (int) pts->len, .ring_only = ring_only,
-                 .cores = out->cores, .wall = TRUE, .nodes_lo = 1, .nodes_hi = G_MAXINT };
+  Problem pb = { .spec = spec, .pts = (const DpsCalPoint *) pts->data, .weight = (const double *) weights->data,
+                 .n = (int) pts->len, .n_obs = all->len, .ring_only = ring_only, .cores = out->cores, .wall = TRUE,
+                 .nodes_lo = 1, .nodes_hi = G_MAXINT };
   for (int i = 0; i < DPS_NETFIT_N; i++)
     pb.fixed[i] = 1;
   /* a first look: the topology must hold every group */
@@ -386,7 +460,7 @@ dps_netfit_fit (const DpsCalData *d, const DpsTopoSpec *spec, gboolean ring_only
       pb.prior_w[i] = MAX (noise2, NOISE_MIN_LOG * NOISE_MIN_LOG) / (sp * sp);
     }
     fit_stages (&pb, out->used, multi, single, x, &n);
-    noise2 = data_cost (&pb, x) / MAX (pb.n - n, 1);
+    noise2 = data_cost (&pb, x) / MAX (pb.n_obs - n, 1);
     if (pass == 0)
       exercised (&pb, pb.fixed, out->used);   /* at the first fit's figures */
   }
@@ -395,7 +469,7 @@ dps_netfit_fit (const DpsCalData *d, const DpsTopoSpec *spec, gboolean ring_only
   double sd[DPS_NETFIT_N];
   pb.wall = FALSE;
   if (n > 0)
-    dps_curvature_sd (cost, &pb, x, n, pb.n, sd);
+    dps_curvature_sd (cost, &pb, x, n, (int) pb.n_obs, sd);
   unpack (&pb, x, out);
   for (int i = 0, j = 0; i < DPS_NETFIT_N; i++)
     if (pb.free[i]) {
@@ -404,8 +478,8 @@ dps_netfit_fit (const DpsCalData *d, const DpsTopoSpec *spec, gboolean ring_only
       out->sd[i] = isfinite (sd[j]) ? out->scale[i] * sd[j] : 0;
       j++;
     }
-  out->rms_log = sqrt (data_cost (&pb, x) / pb.n);
-  out->n_points = pb.n;
+  out->rms_log = sqrt (data_cost (&pb, x) / pb.n_obs);
+  out->n_points = (int) pb.n_obs;
   out->fitted = TRUE;
   return TRUE;
 }
@@ -416,4 +490,19 @@ double
 dps_netfit_time (const DpsNetFit *f, const DpsTopoSpec *spec, int ranks, int nodes, double bytes, GError **error)
 {
   return model_time (f, spec, ranks, nodes, bytes, error);
+}
+
+/* dps_netfit_time's two halves, for many sizes of one group: the
+ * topology ranks on nodes run on with the fitted figures (a new one, or
+ * NULL with error), then a size's time on it (< 0 with error). */
+DpsTopo *
+dps_netfit_topo (const DpsNetFit *f, const DpsTopoSpec *spec, int ranks, int nodes, GError **error)
+{
+  return model_topo (f, spec, ranks, nodes, error);
+}
+
+double
+dps_netfit_time_on (const DpsNetFit *f, const DpsTopo *topo, int ranks, double bytes, GError **error)
+{
+  return model_time_on (f, topo, ranks, bytes, error);
 }

@@ -62,3 +62,5 @@ void     dps_netfit_share_cores (const DpsNetFit *f, DpsTopoSpec *spec, int rank
 void     dps_netfit_apply_params (const DpsNetFit *f, DpsCollParams *params, guint *algo_mask);
 double   dps_netfit_time (const DpsNetFit *f, const DpsTopoSpec *spec, int ranks, int nodes, double bytes,
                           GError **error);
+DpsTopo *dps_netfit_topo (const DpsNetFit *f, const DpsTopoSpec *spec, int ranks, int nodes, GError **error);
+double   dps_netfit_time_on (const DpsNetFit *f, const DpsTopo *topo, int ranks, double bytes, GError **error);

@@ -12,6 +12,7 @@
 #include "sim/nccl-tune.h"
 #include "sim/topo-load.h"
 #include "sim/base/error.h"
+#include "sim/base/progress.h"
 #include "sim/base/file.h"
 
 #include <glib/gstdio.h>
@@ -89,33 +90,60 @@ parse_sizes (const char *text, GArray *out, GError **error)
   return TRUE;
 }
 
-/* The time the simulator gives a point with the profile applied: the same
- * path as `dpscale collective --calibration`. */
-static double
-simulated (const DpsProfile *p, const char *topology, const DpsCalPoint *pt, GError **error)
-{
-  int n_gpus;
-  g_autoptr (GError) sized = NULL;
-  g_autoptr (DpsTopo) topo = dps_cli_topology_calibrated (topology, p, pt->nodes > 1 ? pt->nodes : 0, pt->ranks,
-                                                          &n_gpus, &sized);
-  /* fewer ranks a node than its GPUs (a network test's one rank a node):
-   * whole nodes, which the collective spreads the ranks over, as
-   * `collective --compare` does */
-  if (!topo && pt->nodes > 1 && pt->ranks % pt->nodes == 0)
-    topo = dps_cli_topology_calibrated (topology, p, pt->nodes, 0, &n_gpus, NULL);
-  if (!topo) {
-    g_propagate_error (error, g_steal_pointer (&sized));
-    return -1;
-  }
+/* What the simulator needs for one measured group (ranks on nodes) with
+ * the profile applied: its topology and collective parameters, built once
+ * a group (a group's points follow each other; a topology of 72 GPUs takes
+ * milliseconds to route, 300,000 points took hours when each built its
+ * own). */
+typedef struct {
+  int           ranks, nodes;
+  DpsTopo      *topo;
   DpsCollParams params;
-  guint amask = DPS_NCCL_ALGOS, pmask = DPS_ALL_PROTOS;
-  dps_coll_params_nccl (&params);
-  dps_profile_apply_coll (p, topology, pt->ranks, dps_topo_n_nodes (topo), &params, &amask, &pmask, NULL);
+  guint         amask, pmask;
+} GroupSim;
+
+static void
+group_sim_clear (GroupSim *g)
+{
+  g_clear_pointer (&g->topo, dps_topo_free);
+  g->ranks = g->nodes = 0;
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (GroupSim, group_sim_clear)
+
+/* The time the simulator gives a point with the profile applied: the same
+ * path as `dpscale collective --calibration`; g holds its group's
+ * topology and parameters, rebuilt where pt is of another group.  < 0 on
+ * error. */
+static double
+simulated (GroupSim *g, const DpsProfile *p, const char *topology, const DpsCalPoint *pt, GError **error)
+{
+  if (!g->topo || g->ranks != pt->ranks || g->nodes != pt->nodes) {
+    group_sim_clear (g);
+    int n_gpus;
+    g_autoptr (GError) sized = NULL;
+    g->topo = dps_cli_topology_calibrated (topology, p, pt->nodes > 1 ? pt->nodes : 0, pt->ranks, &n_gpus, &sized);
+    /* fewer ranks a node than its GPUs (a network test's one rank a node):
+     * whole nodes, which the collective spreads the ranks over, as
+     * `collective --compare` does */
+    if (!g->topo && pt->nodes > 1 && pt->ranks % pt->nodes == 0)
+      g->topo = dps_cli_topology_calibrated (topology, p, pt->nodes, 0, &n_gpus, NULL);
+    if (!g->topo) {
+      g_propagate_error (error, g_steal_pointer (&sized));
+      return -1;
+    }
+    g->ranks = pt->ranks;
+    g->nodes = pt->nodes;
+    g->amask = DPS_NCCL_ALGOS;
+    g->pmask = DPS_ALL_PROTOS;
+    dps_coll_params_nccl (&g->params);
+    dps_profile_apply_coll (p, topology, pt->ranks, dps_topo_n_nodes (g->topo), &g->params, &g->amask, &g->pmask,
+                            NULL);
+  }
   DpsCollCtx ctx;
-  if (!dps_coll_ctx_init_spread (&ctx, topo, &params, pt->ranks, DPS_OP_ALLREDUCE, pt->bytes, error))
+  if (!dps_coll_ctx_init_spread (&ctx, g->topo, &g->params, pt->ranks, DPS_OP_ALLREDUCE, pt->bytes, error))
     return -1;
   DpsCollChoice c;
-  if (!dps_coll_choose (&ctx, amask, pmask, &c, error))
+  if (!dps_coll_choose (&ctx, g->amask, g->pmask, &c, error))
     return -1;
   dps_plan_unref (c.plan);
   return c.time_s;
@@ -255,11 +283,13 @@ check_fit (const DpsProfile *prof, const char *topology, GString *table, GString
                           "fitted_us", "error_%", "");
   double held_sum = 0, held_max = 0, fit_sum = 0;
   int held_n = 0, fit_n = 0;
+  g_auto (GroupSim) sim = { 0 };
   for (guint i = 0; i < data->points->len; i++) {
     const DpsCalPoint *pt = &g_array_index (data->points, DpsCalPoint, i);
     if (pt->ranks < 2)
       continue;
-    double t = simulated (prof, topology, pt, error);
+    dps_progress ("checking the fit through the simulator", i + 1, data->points->len);
+    double t = simulated (&sim, prof, topology, pt, error);
     if (t < 0)
       return FALSE;
     double err = (t - pt->time_s) / pt->time_s * 100;
@@ -328,6 +358,7 @@ write_outputs (const DpsProfile *prof, const char *out_path, DpsOutputKind kind,
   for (int g = 0; g < prof->fit.n_groups; g++)
     g_string_append_printf (rl, "%s%d", g ? " " : "", prof->fit.group[g].ranks);
   g_string_append_c (rl, '"');
+  dps_progress ("drawing the fit", 0, 0);
   /* one GPU: nothing between devices was measured, nothing to draw */
   gboolean plotted = prof->fit.n_groups > 0 && dps_plot_render ("calibration.gp", csv_path, png, title, rl->str, &perr);
   if (prof->fit.n_groups == 0)
@@ -380,11 +411,13 @@ dps_cmd_calibrate (int argc, char **argv)
   g_autoptr (DpsProfile) prof = NULL;
   g_autoptr (GString) csv = g_string_new ("ranks,nodes,size_bytes,measured_busbw_GBps,fitted_busbw_GBps,held_out,error_pct\n");
   g_autoptr (GString) table = g_string_new (NULL);
+  dps_progress_begin ("calibrate");
   if (!error && check_opts (&o, &error) && topology_from_logs (&o, &error) && (prof = calibrate (&o, &error))) {
     prof->path = g_strdup (out_path);
     if (check_fit (prof, o.topology, table, csv, &error))
       write_outputs (prof, out_path, o.out_kind, csv, table, &error);
   }
+  dps_progress_end ();
   opts_clear (&o);
   if (error)
     return dps_cli_fail ("calibrate", error);
