@@ -303,6 +303,8 @@ static void on_group_phase (DpsEngine *e, void *data);
 static void
 compute_retime (Run *r, StreamState *ss)
 {
+  if (ss->state != ST_RUNNING)
+    return;   /* between two tasks (its rank still counted computing) */
   double now = dps_engine_now (r->e);
   double rate = 1 / (1 + r->rs[ss->rank].sum_c);
   ss->remaining = MAX (0, ss->remaining - ss->rate * (now - ss->t_last));

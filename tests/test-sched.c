@@ -173,6 +173,33 @@ test_contention (void)
   dps_sched_result_clear (&out);
 }
 
+/* A collective (contention 0.2) its stream launches as the compute task
+ * it waits for ends, and a compute task waiting for it: a 1 s, the
+ * collective [1, 1.5] (nothing computes beside it), b [1.5, 2.5].  The
+ * rank still counts as computing in the instant a ends; the collective's
+ * contention must not re-time a compute stream that runs nothing (it
+ * left a stray end event behind, which ended b's successor early). */
+static void
+test_collective_after_compute (void)
+{
+  g_autoptr (DpsSched) s = dps_sched_new ();
+  Fixed f = { 0, 0.5 };
+  int comm = dps_sched_comm_add (s, &(DpsSchedComm) { "ag", fixed_time, &f, 0.2, 0.2 });
+  int role = dps_sched_role_add (s, "r", 0);
+  int c = dps_sched_stream_add (s, role, "compute", DPS_SCHED_NO_STREAM);
+  int k = dps_sched_stream_add (s, role, "dp", 0);
+  int a = compute (s, c, "a", 1, NULL, 0);
+  int g = coll (s, k, comm, &a, 1);
+  compute (s, c, "b", 1, &g, 1);
+  compute (s, c, "c", 1, NULL, 0);
+  DpsSchedRank r = rank_of (role);
+  DpsSchedGroup gr = { 0 };
+  DpsSchedResult out;
+  g_assert_cmpfloat_with_epsilon (run (s, &r, 1, &gr, 1, NULL, &out), 3.5, 1e-12);
+  g_assert_cmpfloat_with_epsilon (out.crit.wall_s[DPS_PART_FORWARD], 3.0, 1e-12);
+  dps_sched_result_clear (&out);
+}
+
 /* Memory as a timeline: 10 bytes static; forward of two layers saves 5
  * each, backward frees them, and a 3-byte buffer lives from the second
  * backward to the end.  Peak 20, reached by forward 1; 13 remain before
@@ -295,6 +322,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sched/compute-waits", test_compute_waits);
   g_test_add_func ("/sched/shared-resource", test_shared_resource);
   g_test_add_func ("/sched/contention", test_contention);
+  g_test_add_func ("/sched/collective-after-compute", test_collective_after_compute);
   g_test_add_func ("/sched/memory-peak", test_memory_peak);
   g_test_add_func ("/sched/seed", test_seed);
   g_test_add_func ("/sched/launch-delay", test_launch_delay);
