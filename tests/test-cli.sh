@@ -311,6 +311,15 @@ want=$("$bin" predict --mode analytical --gpus 64 --format csv 2>/dev/null | awk
 if awk -v w="$want" '$1 == "defaults" { found = ($8 == w) } END { exit !found }' "$tmp/adv" \
    && awk '$1 ~ /^[1-5]$/ { if (prev != "" && $9 > prev) bad = 1; prev = $9 } END { exit bad }' "$tmp/adv" \
    && grep -q "^best: +" "$tmp/adv"; then ok; else ko "advise: defaults row against predict's $want ms: $(head -5 "$tmp/adv")"; fi
+# its parallelism table ranks the plans that fit, fastest first (samples/s
+# is the fifth column from the end), and says why the best wins
+if awk '$1 ~ /^p[1-5]$/ { v = $(NF - 4); if (prev != "" && v > prev) bad = 1; prev = v; n++ } END { exit bad || n < 1 }' "$tmp/adv" \
+   && grep -q "^best plan: " "$tmp/adv"; then ok; else ko "advise: plans not ranked: $(grep -A8 '^parallelism' "$tmp/adv")"; fi
+# where DDP does not fit (Llama-3-8B at 2 sequences of 8192 tokens a GPU:
+# 925 GB), advise says so and finds a sharded plan that fits on its own
+"$bin" advise --model llama3-8b --gpus 64 --batch 2 >"$tmp/adv8" 2>"$tmp/err"
+if grep -q "DDP's defaults DO NOT FIT" "$tmp/adv8" && grep -q "^best plan: \(fsdp\|hsdp\|zero\)" "$tmp/adv8"; then ok
+else ko "advise llama3-8b: $(grep -A4 '^parallelism' "$tmp/adv8")"; fi
 expect 2 "what advise searches" -- advise --bucket-cap-mb 50
 # a price per topology: the file's price_per_gpu_hour_usd prices its own
 # rows (8 GPUs x $3/h x step_s / 3600 per step, per million samples that

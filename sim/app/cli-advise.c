@@ -2,7 +2,11 @@
  * settings a PyTorch user controls (bucket cap, micro-batch and gradient
  * accumulation at the same global batch, gradient dtype, compression hook)
  * that give the most samples per second, hence per dollar at a fixed GPU
- * count and price, with the reasons in numbers against PyTorch's defaults.
+ * count and price, with the reasons in numbers against PyTorch's defaults;
+ * then the parallelism: the sharded strategies and, for transformers, the
+ * tensor x pipeline layouts, with and without activation checkpointing and
+ * fused attention, the fastest that fits first (what to do when DDP does
+ * not fit).
  *
  * The global batch is held: the per-replica batch (--batch, default 4) is
  * split into micro-batch x accumulation steps (b x k = batch), so every
@@ -24,6 +28,10 @@ typedef struct {
   DpsDtype grad;
   DpsCompress compress;
   DpsDdpResult r;
+  /* the parallelism (plans): strategy, layout, memory savers */
+  DpsStrategy strategy;
+  int    tp, pp;
+  gboolean ckpt, flash;
 } Candidate;
 
 static const char *
@@ -51,6 +59,14 @@ evaluate (const DpsDdpConfig *base, Candidate *cd, GError **error)
   c.compress = cd->compress;
   c.powersgd_rank = 4;
   c.trace_replicas = 0;
+  if (cd->tp > 0) {
+    c.strategy = cd->strategy;
+    c.tp = cd->tp;
+    c.pp = cd->pp;
+    c.micro_batches = cd->pp > 1 ? cd->accum : 0;
+    c.checkpoint = cd->ckpt;
+    c.flash_attention = cd->flash;
+  }
   return dps_ddp_simulate (&c, &cd->r, error);
 }
 
@@ -138,7 +154,8 @@ search (const DpsDdpConfig *base, int batch, int *tried)
           (*tried)++;
           if (comps[xi] == DPS_COMPRESS_FP16 && grads[gi] != DPS_DTYPE_FP32)
             continue;
-          Candidate cd = { caps[ci], batch / k, k, grads[gi], comps[xi], { 0 } };
+          Candidate cd = { .cap_mib = caps[ci], .micro = batch / k, .accum = k, .grad = grads[gi],
+                           .compress = comps[xi] };
           g_autoptr (GError) e = NULL;
           if (evaluate (base, &cd, &e) && cd.r.fits)
             g_array_append_val (all, cd);
@@ -152,6 +169,138 @@ search (const DpsDdpConfig *base, int batch, int *tried)
     fprintf (stderr, "\n");
   g_array_sort (all, by_throughput);
   return all;
+}
+
+/* A plan's name: strategy, layout and what it saves memory with. */
+static char *
+plan_name (const Candidate *cd)
+{
+  GString *n = g_string_new (dps_strategy_name (cd->strategy));
+  if (cd->tp > 1 || cd->pp > 1)
+    g_string_append_printf (n, " tp%d pp%d", cd->tp, cd->pp);
+  if (cd->ckpt)
+    g_string_append (n, " +ckpt");
+  if (cd->flash)
+    g_string_append (n, " +flash");
+  return g_string_free (n, FALSE);
+}
+
+/* Whether a plan's static state alone (parameters, gradients, optimizer:
+ * its shards, by the ZeRO accounting) already exceeds the device: not
+ * worth simulating. */
+static gboolean
+surely_too_big (const DpsDdpConfig *base, const Candidate *cd)
+{
+  int N = base->n_gpus, shards = cd->strategy == DPS_STRATEGY_HSDP ? MIN (N, dps_topo_gpus_per_node (base->topo)) : N;
+  if (cd->tp > 1 || cd->pp > 1)
+    shards = N / (cd->tp * cd->pp);
+  DpsMemory m;
+  dps_memory_static ((double) base->model->n_params / (cd->tp * cd->pp), base->mixed, base->grad_dtype,
+                     base->optimizer, TRUE, cd->strategy, shards, &m);
+  return m.total > dps_topo_spec (base->topo)->gpu.memory_bytes;
+}
+
+/* The parallelism: each strategy (ZeRO, FSDP, HSDP) and, for a
+ * transformer, each tensor (inside a node) x pipeline layout with DDP or
+ * ZeRO-1 over the rest, each with and without activation checkpointing
+ * (and fused attention), at each micro-batch x accumulation split of
+ * batch; the fastest that fit first.  *tried counts those simulated. */
+static GArray *
+search_plans (const DpsDdpConfig *base, int batch, int *tried)
+{
+  GArray *all = g_array_new (FALSE, TRUE, sizeof (Candidate));
+  const DpsModel *m = base->model;
+  int N = base->n_gpus, k = dps_topo_gpus_per_node (base->topo), blocks = 0;
+  for (int l = 0; l < dps_model_n_layers (m); l++)
+    blocks += dps_model_layer (m, l)->input_bytes > 0;
+  gboolean tty = isatty (2);
+  *tried = 0;
+  /* fused attention is faster and smaller at once: every plan of a
+   * transformer takes it (the defaults' row says whether they have it) */
+  int flash = m->heads > 0 || base->flash_attention;
+  for (int ckpt = 0; ckpt < (blocks ? 2 : 1); ckpt++)
+      for (int tp = 1; tp <= (blocks ? MIN (k, 8) : 1); tp *= 2)
+        for (int pp = 1; pp <= (blocks ? MIN (blocks, 64) : 1); pp *= 2) {
+          if (N % (tp * pp) != 0)
+            continue;
+          static const DpsStrategy dp_all[] = { DPS_STRATEGY_DDP, DPS_STRATEGY_ZERO1, DPS_STRATEGY_ZERO2,
+                                                DPS_STRATEGY_FSDP, DPS_STRATEGY_HSDP };
+          int n_dp = tp * pp > 1 ? 2 : 5;
+          /* the same global batch: a replica (tp x pp GPUs) takes tp x pp
+           * GPUs' samples, as micro-batches of 1, 2, 4 or 8 */
+          int per_replica = batch * tp * pp;
+          for (int si = 0; si < n_dp; si++)
+            for (int micro = 1; micro <= MIN (8, per_replica); micro *= 2) {
+              if (per_replica % micro)
+                continue;
+              int kk = per_replica / micro;
+              if (tp * pp == 1 && batch % micro)
+                continue;
+              if (pp > 1 && kk < pp)
+                continue;   /* fewer micro-batches than stages: the pipeline mostly idles */
+              Candidate cd = { .cap_mib = 25, .micro = micro, .accum = kk, .grad = DPS_DTYPE_FP32,
+                               .compress = DPS_COMPRESS_NONE, .strategy = dp_all[si], .tp = tp, .pp = pp,
+                               .ckpt = ckpt, .flash = flash };
+              if (surely_too_big (base, &cd))
+                continue;
+              (*tried)++;
+              g_autoptr (GError) e = NULL;
+              if (evaluate (base, &cd, &e) && cd.r.fits)
+                g_array_append_val (all, cd);
+              else
+                dps_ddp_result_clear (&cd.r);
+              if (tty)
+                fprintf (stderr, "\radvise: %d plans simulated", *tried);
+            }
+        }
+  if (tty)
+    fprintf (stderr, "\n");
+  g_array_sort (all, by_throughput);
+  return all;
+}
+
+/* Why plan b beats the defaults a, part by part. */
+static void
+plan_reasons (GString *o, const Candidate *a, const Candidate *b)
+{
+  g_autofree char *name = plan_name (b);
+  g_string_append_printf (o, "\nbest plan: %s, %+.1f%% samples/s over DDP's defaults%s, because:\n", name,
+                          100 * (b->r.samples_per_s / a->r.samples_per_s - 1),
+                          a->r.fits ? "" : " (which do not fit)");
+  g_string_append_printf (o, "    compute %.2f ms, exposed collectives %.2f ms", b->r.compute_s * 1e3,
+                          b->r.exposed_comm_s * 1e3);
+  for (int i = 0; i < b->r.n_comms; i++)
+    if (b->r.comms[i].exposed_s > 0.005 * b->r.step_mean_s)
+      g_string_append_printf (o, ", %s %.2f", b->r.comms[i].name, b->r.comms[i].exposed_s * 1e3);
+  g_string_append_printf (o, "\n    memory: parameters %.1f, gradients %.1f, optimizer %.1f, activations %.1f, "
+                          "gathered %.1f GB (the defaults': %.1f GB)\n", b->r.memory.params / 1e9,
+                          b->r.memory.grads / 1e9, b->r.memory.optimizer / 1e9, b->r.memory.activations / 1e9,
+                          b->r.memory.gathered / 1e9, a->r.memory.total / 1e9);
+}
+
+/* The plans that fit, the best five, with why the best wins. */
+static void
+report_plans (GString *out, const DpsDdpConfig *base, const Candidate *def, const GArray *plans, int tried)
+{
+  double price = base->price_per_gpu_hour;
+  g_string_append_printf (out, "\nparallelism (%u plans fit of %d simulated; DDP's defaults %s):\n\n", plans->len,
+                          tried, def->r.fits ? "fit" : "DO NOT FIT");
+  g_string_append_printf (out, "%-4s %-28s %13s %10s %12s %8s %11s %8s %12s\n", "", "plan", "micro x accum",
+                          "step_ms", "samples/s", "gain_%", "exposed_ms", "mem_GB", "usd/Msample");
+  for (guint i = 0; i < plans->len && i < 5; i++) {
+    const Candidate *cd = &g_array_index (plans, Candidate, i);
+    g_autofree char *name = plan_name (cd), *mk = g_strdup_printf ("%d x %d", cd->micro, cd->accum);
+    g_autofree char *usd = price > 0 ? g_strdup_printf ("%.2f", cd->r.cost_per_msample) : g_strdup ("-");
+    g_autofree char *rank = g_strdup_printf ("p%u", i + 1);
+    g_string_append_printf (out, "%-4s %-28s %13s %10.2f %12.1f %+8.1f %11.2f %8.1f %12s\n", rank, name, mk,
+                            cd->r.step_mean_s * 1e3, cd->r.samples_per_s,
+                            100 * (cd->r.samples_per_s / def->r.samples_per_s - 1), cd->r.exposed_comm_s * 1e3,
+                            cd->r.memory.total / 1e9, usd);
+  }
+  if (plans->len)
+    plan_reasons (out, def, &g_array_index (plans, Candidate, 0));
+  else
+    g_string_append (out, "no plan fits: a smaller --batch, more GPUs, or a device with more memory\n");
 }
 
 /* The defaults, the best five, and the best with exact gradients (no
@@ -220,7 +369,7 @@ dps_cmd_advise (int argc, char **argv)
   g_autoptr (DpsModel) model = NULL;
   g_autoptr (DpsTopo) topo = NULL;
   gint64 batch = 4;
-  Candidate def = { 25, 4, 1, DPS_DTYPE_FP32, DPS_COMPRESS_NONE, { 0 } };
+  Candidate def = { .cap_mib = 25, .micro = 4, .accum = 1, .grad = DPS_DTYPE_FP32, .compress = DPS_COMPRESS_NONE };
   if (dps_cli_parse ("advise", "the DDP settings that give the most throughput per dollar",
                      "For --model on --topology with --gpus (default: GPT-2 XL, 64 H100s), searches the\n"
                      "bucket cap, micro-batch x gradient accumulation at the same global batch (--batch\n"
@@ -231,14 +380,25 @@ dps_cmd_advise (int argc, char **argv)
                      entries, &argc, &argv, &error)
       && setup (&o, argc, argv, &base, &model, &topo, &batch, &error)
       && (def.micro = (int) batch, evaluate (&base, &def, &error))) {
-    int tried;
-    GArray *all = search (&base, (int) batch, &tried);
+    int tried = 0, tried_plans;
+    /* DDP's own settings, unless its state alone cannot fit */
+    Candidate ddp = { .strategy = DPS_STRATEGY_DDP, .tp = 1, .pp = 1 };
+    GArray *all = surely_too_big (&base, &ddp) ? g_array_new (FALSE, TRUE, sizeof (Candidate))
+                                               : search (&base, (int) batch, &tried);
+    GArray *plans = search_plans (&base, (int) batch, &tried_plans);
     g_autoptr (GString) out = g_string_new (NULL);
     report (out, model, topo, &base, &def, all, tried);
+    report_plans (out, &base, &def, plans, tried_plans);
     dps_cli_emit (o.output, out, &error);
-    for (guint i = 0; i < all->len; i++)
-      dps_ddp_result_clear (&g_array_index (all, Candidate, i).r);
-    g_array_free (all, TRUE);
+    if (!error && all->len == 0 && plans->len == 0)
+      g_set_error (&error, DPS_ERROR, DPS_ERROR_LIMIT, "no configuration fits the %s's memory",
+                   dps_topo_spec (topo)->gpu.model);
+    GArray *lists[] = { all, plans };
+    for (int li = 0; li < 2; li++) {
+      for (guint i = 0; i < lists[li]->len; i++)
+        dps_ddp_result_clear (&g_array_index (lists[li], Candidate, i).r);
+      g_array_free (lists[li], TRUE);
+    }
   }
   dps_ddp_result_clear (&def.r);
   dps_ddp_opts_clear (&o);
