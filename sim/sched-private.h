@@ -1,0 +1,40 @@
+/* sched-private.h — the step program's tables, shared by the program's
+ * builder (sched.c) and its run (sched-run.c); nothing else includes it. */
+#ifndef DPS_SCHED_PRIVATE_H
+#define DPS_SCHED_PRIVATE_H
+
+#include "sim/sched.h"
+
+typedef struct {
+  char  *name;
+  double static_bytes;
+  GArray *streams;     /* int: stream ids, the compute stream first if any */
+} Role;
+
+typedef struct {
+  char  *name;
+  int    role;
+  int    group_slot;   /* DPS_SCHED_NO_STREAM: compute */
+  GArray *tasks;       /* int: task ids in order */
+} Stream;
+
+typedef struct {
+  const char *label;   /* in the program's string chunk */
+  DpsPart part;
+  DpsMemKind alloc_kind, free_kind;
+  double  work_s, bytes, alloc_bytes, free_bytes;
+  int     comm, stream, index;
+  guint   flags;
+  int     first_dep, n_deps;
+} Task;
+
+struct DpsSched {
+  GArray       *roles;     /* Role */
+  GArray       *streams;   /* Stream */
+  GArray       *tasks;     /* Task */
+  GArray       *deps;      /* int */
+  GArray       *comms;     /* DpsSchedComm (name in the chunk) */
+  GStringChunk *strings;
+};
+
+#endif

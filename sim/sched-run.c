@@ -1,0 +1,649 @@
+/* sched-run.c — a step program run on the event engine; see sched.h. */
+#include "sim/sched-private.h"
+#include "sim/base/error.h"
+
+#include <math.h>
+#include <string.h>
+
+
+enum { ST_WAIT, ST_DELAYED, ST_LAUNCHED, ST_RUNNING, ST_DONE };
+
+typedef struct Run Run;
+
+typedef struct {
+  Run       *run;
+  int        rank, stream;   /* program stream id */
+  int        pc;             /* index of the task at its head */
+  int        state;
+  int        group;          /* communication: the group instance; -1 compute */
+  double     end_last_s;     /* when its last task ended */
+  double     ready_s;        /* communication: when its head became ready */
+  double     delay_s;        /* ... and how long its launch took */
+  gboolean   busy_delay;     /* ST_DELAYED by launch_busy_s: launch when compute falls idle */
+  DpsEventId ev;
+  /* compute: the running task */
+  double     remaining, rate, t_last, start_s, jitter, work_s;
+  double     wait_s;         /* compute: since when its head waits for a dependency (< 0: not waiting) */
+  int        wait_comm;      /* ... the comm kind of the collective it waits for (-1 another task) */
+} StreamState;
+
+typedef struct {
+  int     first_stream, n_streams;   /* into Run.streams; the compute stream first (if the role has one) */
+  int     compute;                   /* its compute stream's index in Run.streams, or -1 */
+  double  sum_c;                     /* contention of the collectives running on it */
+  gboolean computing;                /* its compute stream busy, as its collectives count it */
+  double  mem_cur, mem_kind[DPS_MEM_KINDS];
+  DpsSchedRankStats st;
+} RankState;
+
+typedef struct {
+  Run       *run;
+  int        id;
+  int        first_member, n_members;   /* into Run.members: StreamState indices */
+  int        launched, n_computing;
+  gboolean   running, in_bw;
+  int        task;                     /* the template task being run */
+  double     remaining, rate, t_last, lat_left, bw_left, start_s;
+  double     contention, contention_comm;
+  DpsEventId ev;
+} GroupState;
+
+struct Run {
+  const DpsSched      *s;
+  const DpsSchedRank  *ranks;
+  const DpsSchedGroup *groups;
+  const DpsSchedOpts  *opts;
+  int                  n_ranks, n_groups;
+  DpsEngine           *e;
+  GRand               *rand;
+  StreamState         *streams;
+  RankState           *rs;
+  GroupState          *gs;
+  int                 *members;
+  int                 *res_running;   /* collectives in their bandwidth phase on each resource */
+  int                  n_res;
+  GArray             **res_groups;    /* running groups per resource (int) */
+  DpsSchedResult      *out;
+};
+
+static inline const Task *
+task_at (const Run *r, int id)
+{
+  return &g_array_index (r->s->tasks, Task, id);
+}
+
+static inline int
+head_task (const Run *r, const StreamState *ss)
+{
+  GArray *t = g_array_index (r->s->streams, Stream, ss->stream).tasks;
+  return ss->pc < (int) t->len ? g_array_index (t, int, ss->pc) : -1;
+}
+
+/* Whether task (of rank's role) has ended on rank. */
+static gboolean
+task_done (const Run *r, int rank, int task)
+{
+  const Task *t = task_at (r, task);
+  const RankState *rs = &r->rs[rank];
+  for (int i = 0; i < rs->n_streams; i++) {
+    const StreamState *ss = &r->streams[rs->first_stream + i];
+    if (ss->stream == t->stream)
+      return ss->pc > t->index;
+  }
+  g_assert_not_reached ();
+  return FALSE;
+}
+
+/* Whether t's dependencies have ended on rank; if not, *blocking (may be
+ * NULL) receives the first that has not. */
+static gboolean
+deps_done (const Run *r, int rank, const Task *t, int *blocking)
+{
+  for (int i = 0; i < t->n_deps; i++) {
+    int d = g_array_index (r->s->deps, int, t->first_dep + i);
+    if (!task_done (r, rank, d)) {
+      if (blocking)
+        *blocking = d;
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+static void
+mem_change (Run *r, int rank, double delta, int task, DpsMemKind kind)
+{
+  RankState *rs = &r->rs[rank];
+  if (delta == 0)
+    return;
+  rs->mem_cur += delta;
+  rs->mem_kind[kind] += delta;
+  double now = dps_engine_now (r->e);
+  if (rs->mem_cur > rs->st.peak_bytes * (1 + 1e-12)) {
+    rs->st.peak_bytes = rs->mem_cur;
+    rs->st.peak_task = task;
+    rs->st.peak_at_s = now;
+    for (int k = 0; k < DPS_MEM_KINDS; k++)
+      rs->st.peak_kind_bytes[k] = rs->mem_kind[k];
+  }
+  if (r->out->memory && r->ranks[rank].trace) {
+    DpsSchedMemSample m = { rank, now, rs->mem_cur };
+    g_array_append_val (r->out->memory, m);
+  }
+}
+
+static void
+span (Run *r, int rank, int task, double start, double end)
+{
+  if (r->out->spans && r->ranks[rank].trace) {
+    DpsSchedSpan sp = { rank, task, start, end };
+    g_array_append_val (r->out->spans, sp);
+  }
+}
+
+static void advance (Run *r, int rank);
+static void launch (Run *r, StreamState *ss);
+static void on_compute_done (DpsEngine *e, void *data);
+static void on_group_phase (DpsEngine *e, void *data);
+
+/* Re-times a running compute task at the rank's current contention. */
+static void
+compute_retime (Run *r, StreamState *ss)
+{
+  if (ss->state != ST_RUNNING)
+    return;   /* between two tasks (its rank still counted computing) */
+  double now = dps_engine_now (r->e);
+  double rate = 1 / (1 + r->rs[ss->rank].sum_c);
+  ss->remaining = MAX (0, ss->remaining - ss->rate * (now - ss->t_last));
+  ss->t_last = now;
+  if (rate == ss->rate)
+    return;
+  ss->rate = rate;
+  dps_engine_cancel (r->e, ss->ev);
+  ss->ev = dps_engine_at (r->e, now + ss->remaining / rate, on_compute_done, ss);
+}
+
+/* Re-times a running collective at its current contention and, in its
+ * bandwidth phase, its share of its busiest resource. */
+static void
+group_retime (Run *r, GroupState *g)
+{
+  double now = dps_engine_now (r->e);
+  double rate = g->n_computing > 0 ? 1 / (1 + g->contention_comm) : 1;
+  if (g->in_bw) {
+    const DpsSchedGroup *gd = &r->groups[g->id];
+    int most = 1;
+    for (int i = 0; i < gd->n_res; i++)
+      most = MAX (most, r->res_running[gd->res[i]]);
+    rate /= most;
+  }
+  g->remaining = MAX (0, g->remaining - g->rate * (now - g->t_last));
+  g->t_last = now;
+  if (rate == g->rate)
+    return;
+  g->rate = rate;
+  dps_engine_cancel (r->e, g->ev);
+  g->ev = dps_engine_at (r->e, now + g->remaining / rate, on_group_phase, g);
+}
+
+/* Rank's compute stream starts or stops: the collectives it is a member
+ * of run slower or faster. */
+static void
+set_computing (Run *r, int rank, gboolean on)
+{
+  RankState *rs = &r->rs[rank];
+  if (rs->computing == on)
+    return;
+  rs->computing = on;
+  for (int i = 0; i < rs->n_streams; i++) {
+    StreamState *ss = &r->streams[rs->first_stream + i];
+    if (ss->group < 0 || ss->state != ST_RUNNING)
+      continue;
+    GroupState *g = &r->gs[ss->group];
+    g->n_computing += on ? 1 : -1;
+    group_retime (r, g);
+  }
+}
+
+static gboolean
+compute_busy (const Run *r, int rank)
+{
+  int c = r->rs[rank].compute;
+  return c >= 0 && r->streams[c].state == ST_RUNNING;
+}
+
+static void
+start_compute (Run *r, StreamState *ss, int task_id)
+{
+  const Task *t = task_at (r, task_id);
+  const DpsSchedRank *rk = &r->ranks[ss->rank];
+  double j = 1;
+  if ((t->flags & DPS_TASK_JITTER) && r->opts->jitter_cv > 0) {
+    double u = g_rand_double_range (r->rand, 1e-12, 1), v = g_rand_double (r->rand);
+    j = MAX (0.05, 1 + r->opts->jitter_cv * sqrt (-2 * log (u)) * cos (2 * G_PI * v));
+  }
+  double f = (t->flags & DPS_TASK_FIXED) ? 1 : rk->speed;
+  double fm = (t->flags & DPS_TASK_FIXED) ? 1 : rk->speed_mean;
+  RankState *rs = &r->rs[ss->rank];
+  double now = dps_engine_now (r->e);
+  ss->work_s = t->work_s * f * j;
+  rs->st.work_s[t->part] += ss->work_s;
+  rs->st.work_mean_s[t->part] += t->work_s * fm * j;
+  mem_change (r, ss->rank, t->alloc_bytes, task_id, t->alloc_kind);
+  if (ss->wait_s >= 0) {   /* idle since: waiting for a collective is exposed communication */
+    if (ss->wait_comm >= 0)
+      rs->st.exposed_s[ss->wait_comm] += now - ss->wait_s;
+    ss->wait_s = -1;
+  }
+  ss->state = ST_RUNNING;
+  ss->start_s = now;
+  ss->remaining = ss->work_s;
+  ss->rate = 1 / (1 + rs->sum_c);
+  ss->t_last = now;
+  ss->ev = dps_engine_at (r->e, now + ss->remaining / ss->rate, on_compute_done, ss);
+  set_computing (r, ss->rank, TRUE);
+}
+
+static void
+on_compute_done (DpsEngine *e, void *data)
+{
+  StreamState *ss = data;
+  Run *r = ss->run;
+  int task_id = head_task (r, ss);
+  const Task *t = task_at (r, task_id);
+  double now = dps_engine_now (e);
+  RankState *rs = &r->rs[ss->rank];
+  rs->st.wall_s[t->part] += now - ss->start_s;
+  rs->st.last_end_s[t->part] = now;
+  span (r, ss->rank, task_id, ss->start_s, now);
+  mem_change (r, ss->rank, -t->free_bytes, task_id, t->free_kind);
+  ss->pc++;
+  ss->end_last_s = now;
+  ss->state = ST_WAIT;
+  ss->ev = DPS_EVENT_NONE;
+  advance (r, ss->rank);
+  if (ss->state == ST_RUNNING)
+    return;
+  set_computing (r, ss->rank, FALSE);
+  /* a launch waiting for a core goes now that the compute lets it run */
+  for (int i = 0; i < rs->n_streams; i++) {
+    StreamState *o = &r->streams[rs->first_stream + i];
+    if (o->state == ST_DELAYED && o->busy_delay) {
+      dps_engine_cancel (e, o->ev);
+      o->ev = DPS_EVENT_NONE;
+      launch (r, o);
+    }
+  }
+}
+
+static void
+group_start (Run *r, GroupState *g)
+{
+  const Task *t = task_at (r, g->task);
+  const DpsSchedComm *c = &g_array_index (r->s->comms, DpsSchedComm, t->comm);
+  double now = dps_engine_now (r->e), lat = 0;
+  DpsAlgo a = DPS_ALGO_RING;
+  DpsProto p = DPS_PROTO_SIMPLE;
+  double d = c->time (c->data, t->bytes, &lat, &a, &p);
+  double f = r->opts->comm_factor > 0 ? r->opts->comm_factor : 1;
+  d *= f;
+  lat = MIN (d, lat * f);
+  DpsSchedCommStats *cs = &r->out->comms[t->comm];
+  cs->count++;
+  cs->algo_count[a]++;
+  cs->proto_count[p]++;
+  g->running = TRUE;
+  g->start_s = now;
+  g->contention = c->contention;
+  g->contention_comm = c->contention_comm;
+  g->lat_left = lat;
+  g->bw_left = d - lat;
+  g->in_bw = FALSE;
+  g->n_computing = 0;
+  for (int i = 0; i < g->n_members; i++) {
+    StreamState *ss = &r->streams[r->members[g->first_member + i]];
+    ss->state = ST_RUNNING;
+    ss->start_s = now;
+    mem_change (r, ss->rank, t->alloc_bytes, g->task, t->alloc_kind);
+    RankState *rs = &r->rs[ss->rank];
+    rs->sum_c += g->contention;
+    if (rs->computing) {
+      g->n_computing++;
+      if (g->contention > 0)
+        compute_retime (r, &r->streams[rs->compute]);
+    }
+  }
+  g->remaining = g->lat_left;
+  g->rate = g->n_computing > 0 ? 1 / (1 + g->contention_comm) : 1;
+  g->t_last = now;
+  g->ev = dps_engine_at (r->e, now + g->remaining / g->rate, on_group_phase, g);
+}
+
+/* Resource counts of g's resources change by delta: every collective in
+ * its bandwidth phase on them is re-timed. */
+static void
+resources_changed (Run *r, GroupState *g, int delta)
+{
+  const DpsSchedGroup *gd = &r->groups[g->id];
+  for (int i = 0; i < gd->n_res; i++) {
+    int res = gd->res[i];
+    r->res_running[res] += delta;
+    GArray *list = r->res_groups[res];
+    if (delta > 0)
+      g_array_append_val (list, g->id);
+    else
+      for (guint k = 0; k < list->len; k++)
+        if (g_array_index (list, int, k) == g->id) {
+          g_array_remove_index_fast (list, k);
+          break;
+        }
+    for (guint k = 0; k < list->len; k++) {
+      GroupState *o = &r->gs[g_array_index (list, int, k)];
+      if (o != g)
+        group_retime (r, o);
+    }
+  }
+}
+
+static void
+on_group_phase (DpsEngine *e, void *data)
+{
+  GroupState *g = data;
+  Run *r = g->run;
+  double now = dps_engine_now (e);
+  g->ev = DPS_EVENT_NONE;
+  if (!g->in_bw && g->bw_left > 0) {
+    g->in_bw = TRUE;
+    g->remaining = g->bw_left;
+    g->t_last = now;
+    g->rate = 0;   /* forces the re-time */
+    resources_changed (r, g, +1);
+    group_retime (r, g);
+    return;
+  }
+  if (g->in_bw)
+    resources_changed (r, g, -1);
+  const Task *t = task_at (r, g->task);
+  r->out->comms[t->comm].time_s += now - g->start_s;
+  g->running = FALSE;
+  g->in_bw = FALSE;
+  g->launched = 0;
+  int task = g->task;
+  g->task = -1;
+  for (int i = 0; i < g->n_members; i++) {
+    StreamState *ss = &r->streams[r->members[g->first_member + i]];
+    RankState *rs = &r->rs[ss->rank];
+    rs->sum_c -= g->contention;
+    if (rs->sum_c < 1e-12)
+      rs->sum_c = 0;
+    if (g->contention > 0 && rs->compute >= 0 && r->streams[rs->compute].state == ST_RUNNING)
+      compute_retime (r, &r->streams[rs->compute]);
+    rs->st.comm_s += now - g->start_s + ss->delay_s;
+    span (r, ss->rank, task, g->start_s, now);
+    mem_change (r, ss->rank, -t->free_bytes, task, t->free_kind);
+    ss->pc++;
+    ss->end_last_s = now;
+    ss->state = ST_WAIT;
+  }
+  for (int i = 0; i < g->n_members; i++)
+    advance (r, r->streams[r->members[g->first_member + i]].rank);
+}
+
+static void
+launch (Run *r, StreamState *ss)
+{
+  GroupState *g = &r->gs[ss->group];
+  int task = head_task (r, ss);
+  ss->state = ST_LAUNCHED;
+  ss->busy_delay = FALSE;
+  ss->delay_s = dps_engine_now (r->e) - ss->ready_s;
+  if (g->task < 0)
+    g->task = task;
+  if (++g->launched == g->n_members)
+    group_start (r, g);
+}
+
+static void
+on_launch_delay (DpsEngine *e, void *data)
+{
+  StreamState *ss = data;
+  ss->ev = DPS_EVENT_NONE;
+  launch (ss->run, ss);
+}
+
+/* Starts what can start on rank's streams. */
+static void
+advance (Run *r, int rank)
+{
+  RankState *rs = &r->rs[rank];
+  double now = dps_engine_now (r->e);
+  if (now < r->ranks[rank].start_s)
+    return;
+  for (int i = 0; i < rs->n_streams; i++) {
+    StreamState *ss = &r->streams[rs->first_stream + i];
+    if (ss->state != ST_WAIT)
+      continue;
+    int task = head_task (r, ss);
+    if (task < 0) {
+      ss->state = ST_DONE;
+      rs->st.finish_s = MAX (rs->st.finish_s, ss->end_last_s);
+      continue;
+    }
+    const Task *t = task_at (r, task);
+    int blocking = -1;
+    if (!deps_done (r, rank, t, &blocking)) {
+      if (ss->group < 0 && ss->wait_s < 0) {
+        ss->wait_s = now;
+        ss->wait_comm = task_at (r, blocking)->comm;
+      }
+      continue;
+    }
+    if (ss->group < 0) {
+      start_compute (r, ss, task);
+      continue;
+    }
+    /* a collective: its launch, handed to a thread where launches cost,
+     * unless the stream was busy until now */
+    double delay = 0;
+    gboolean busy = compute_busy (r, rank);
+    if (now > ss->end_last_s)
+      delay = busy ? r->opts->launch_busy_s : r->opts->launch_s;
+    ss->ready_s = now;
+    if (delay > 0) {
+      ss->state = ST_DELAYED;
+      ss->busy_delay = busy;
+      ss->ev = dps_engine_at (r->e, now + delay, on_launch_delay, ss);
+    } else
+      launch (r, ss);
+  }
+}
+
+static void
+on_rank_start (DpsEngine *e, void *data)
+{
+  StreamState *first = data;
+  Run *r = first->run;
+  if (r->out->memory && r->ranks[first->rank].trace) {
+    DpsSchedMemSample m = { first->rank, dps_engine_now (e), r->rs[first->rank].mem_cur };
+    g_array_append_val (r->out->memory, m);
+  }
+  advance (r, first->rank);
+}
+
+static void
+stats_add (DpsSchedRankStats *sum, const DpsSchedRankStats *x, double w)
+{
+  sum->finish_s += w * x->finish_s;
+  sum->start_s += w * x->start_s;
+  for (int p = 0; p < DPS_PART_COUNT; p++) {
+    sum->work_s[p] += w * x->work_s[p];
+    sum->work_mean_s[p] += w * x->work_mean_s[p];
+    sum->wall_s[p] += w * x->wall_s[p];
+    sum->last_end_s[p] += w * x->last_end_s[p];
+  }
+  sum->comm_s += w * x->comm_s;
+  for (int c = 0; c < DPS_SCHED_MAX_COMMS; c++)
+    sum->exposed_s[c] += w * x->exposed_s[c];
+  sum->peak_bytes += w * x->peak_bytes;
+  for (int k = 0; k < DPS_MEM_KINDS; k++)
+    sum->peak_kind_bytes[k] += w * x->peak_kind_bytes[k];
+}
+
+/* Plays s on ranks (n_ranks of them, each with its group instances among
+ * groups' n_groups) and fills out (clear it with dps_sched_result_clear).
+ * rand draws the tasks' jitter.  Fails when a group's members would wait
+ * for each other forever (their streams disagree), naming the group. */
+gboolean
+dps_sched_run (const DpsSched *s, const DpsSchedRank *ranks, int n_ranks, const DpsSchedGroup *groups,
+               int n_groups, const DpsSchedOpts *opts, GRand *rand, DpsSchedResult *out, GError **error)
+{
+  memset (out, 0, sizeof *out);
+  Run r = { .s = s, .ranks = ranks, .groups = groups, .opts = opts, .n_ranks = n_ranks, .n_groups = n_groups,
+            .rand = rand, .out = out };
+  out->n_comms = (int) s->comms->len;
+  out->comms = g_new0 (DpsSchedCommStats, MAX (1, out->n_comms));
+  if (opts->trace) {
+    out->spans = g_array_new (FALSE, FALSE, sizeof (DpsSchedSpan));
+    out->memory = g_array_new (FALSE, FALSE, sizeof (DpsSchedMemSample));
+  }
+  /* streams and members */
+  int n_streams = 0;
+  for (int k = 0; k < n_ranks; k++)
+    n_streams += (int) g_array_index (s->roles, Role, ranks[k].role).streams->len;
+  r.streams = g_new0 (StreamState, MAX (1, n_streams));
+  r.rs = g_new0 (RankState, MAX (1, n_ranks));
+  r.gs = g_new0 (GroupState, MAX (1, n_groups));
+  r.members = g_new (int, MAX (1, n_streams));
+  for (int gi = 0; gi < n_groups; gi++)
+    r.gs[gi] = (GroupState) { .run = &r, .id = gi, .task = -1 };
+  int *count = g_new0 (int, MAX (1, n_groups) + 1);
+  int pos = 0;
+  for (int k = 0; k < n_ranks; k++) {
+    const Role *role = &g_array_index (s->roles, Role, ranks[k].role);
+    RankState *rs = &r.rs[k];
+    rs->first_stream = pos;
+    rs->n_streams = (int) role->streams->len;
+    rs->compute = -1;
+    rs->mem_cur = role->static_bytes;
+    rs->st.peak_bytes = role->static_bytes;
+    rs->st.peak_task = -1;
+    rs->st.start_s = ranks[k].start_s;
+    for (guint i = 0; i < role->streams->len; i++) {
+      int sid = g_array_index (role->streams, int, i);
+      const Stream *st = &g_array_index (s->streams, Stream, sid);
+      StreamState *ss = &r.streams[pos];
+      *ss = (StreamState) { .run = &r, .rank = k, .stream = sid, .group = -1, .end_last_s = ranks[k].start_s,
+                            .wait_s = -1, .wait_comm = -1 };
+      if (st->group_slot == DPS_SCHED_NO_STREAM)
+        rs->compute = pos;
+      else {
+        ss->group = ranks[k].groups[st->group_slot];
+        g_return_val_if_fail (ss->group >= 0 && ss->group < n_groups, FALSE);
+        count[ss->group]++;
+      }
+      pos++;
+    }
+  }
+  for (int gi = 0, at = 0; gi < n_groups; gi++) {
+    r.gs[gi].first_member = at;
+    at += count[gi];
+    count[gi] = r.gs[gi].first_member;
+  }
+  gboolean ok = TRUE;
+  for (int i = 0; i < n_streams; i++)
+    if (r.streams[i].group >= 0) {
+      GroupState *g = &r.gs[r.streams[i].group];
+      int prev = g->n_members > 0 ? r.members[g->first_member + g->n_members - 1] : -1;
+      if (prev >= 0 && r.streams[prev].rank == r.streams[i].rank && ok) {
+        g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "schedule: rank %d runs group %d on two streams",
+                     r.streams[i].rank, r.streams[i].group);
+        ok = FALSE;
+      }
+      r.members[count[r.streams[i].group]++] = i;
+      g->n_members++;
+    }
+  g_free (count);
+  for (int gi = 0; gi < n_groups; gi++)
+    for (int i = 0; i < groups[gi].n_res; i++)
+      r.n_res = MAX (r.n_res, groups[gi].res[i] + 1);
+  r.res_running = g_new0 (int, MAX (1, r.n_res));
+  r.res_groups = g_new (GArray *, MAX (1, r.n_res));
+  for (int i = 0; i < r.n_res; i++)
+    r.res_groups[i] = g_array_new (FALSE, FALSE, sizeof (int));
+
+  r.e = dps_engine_new ();
+  for (int k = 0; k < n_ranks && ok; k++)
+    if (r.rs[k].n_streams > 0)
+      dps_engine_at (r.e, MAX (0, ranks[k].start_s), on_rank_start, &r.streams[r.rs[k].first_stream]);
+  dps_engine_run (r.e);
+  out->events = dps_engine_events_fired (r.e);
+
+  for (int i = 0; i < n_streams && ok; i++)
+    if (r.streams[i].state != ST_DONE) {
+      const StreamState *ss = &r.streams[i];
+      int t = head_task (&r, ss);
+      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT,
+                   "schedule: rank %d (%s) never ran '%s' on stream %s: its group or dependencies wait for each other",
+                   ss->rank, dps_sched_role_name (s, ranks[ss->rank].role), t >= 0 ? dps_sched_task_label (s, t) : "?",
+                   dps_sched_stream_name (s, ss->stream));
+      ok = FALSE;
+    }
+  double wsum = 0;
+  out->critical = 0;
+  out->peak_rank = 0;
+  double crit_work = 0;
+  for (int k = 0; k < n_ranks && ok; k++) {
+    RankState *rs = &r.rs[k];
+    /* the last to finish; of those that finish together (a collective
+     * ends the step for all), the one with the most compute, which the
+     * others waited for */
+    double work = 0;
+    for (int p = 0; p < DPS_PART_COUNT; p++)
+      work += rs->st.work_s[p];
+    double tol = 1e-12 * MAX (1, out->step_s);
+    if (k == 0 || rs->st.finish_s > out->step_s + tol || (rs->st.finish_s >= out->step_s - tol && work > crit_work)) {
+      out->step_s = MAX (out->step_s, rs->st.finish_s);
+      out->critical = k;
+      crit_work = work;
+    }
+    if (rs->st.peak_bytes > out->peak_bytes || k == 0) {
+      out->peak_bytes = rs->st.peak_bytes;
+      out->peak_rank = k;
+    }
+    stats_add (&out->mean, &rs->st, ranks[k].weight);
+    wsum += ranks[k].weight;
+  }
+  if (ok) {
+    stats_add (&out->crit, &r.rs[out->critical].st, 1);
+    out->crit.peak_task = r.rs[out->critical].st.peak_task;
+    out->crit.peak_at_s = r.rs[out->critical].st.peak_at_s;
+    out->peak = r.rs[out->peak_rank].st;
+    DpsSchedRankStats m = { 0 };
+    stats_add (&m, &out->mean, 1 / MAX (wsum, 1e-300));
+    m.peak_task = -1;
+    out->mean = m;
+  }
+  dps_engine_free (r.e);
+  for (int i = 0; i < r.n_res; i++)
+    g_array_free (r.res_groups[i], TRUE);
+  g_free (r.res_groups);
+  g_free (r.res_running);
+  g_free (r.members);
+  g_free (r.gs);
+  g_free (r.rs);
+  g_free (r.streams);
+  if (!ok)
+    dps_sched_result_clear (out);
+  return ok;
+}
+
+void
+dps_sched_result_clear (DpsSchedResult *r)
+{
+  g_clear_pointer (&r->comms, g_free);
+  if (r->spans)
+    g_array_free (r->spans, TRUE);
+  if (r->memory)
+    g_array_free (r->memory, TRUE);
+  r->spans = r->memory = NULL;
+}
