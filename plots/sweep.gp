@@ -1,6 +1,7 @@
 # dpscale sweep: throughput and scaling efficiency against GPU count, one
-# series per topology (and per bucket cap, batch or accumulation where the
-# sweep varies them).
+# series per topology (and per strategy, tp, pp, bucket cap, batch or
+# accumulation where the sweep varies them); a point whose memory does not
+# fit the GPU is ringed in red.
 # Variables (gnuplot -e): datafile (the sweep's PREFIX.dat: the CSV's rows
 # without its header, one block per series, blocks apart by two blank lines,
 # so that series i is "index i-1"), outfile (.png or .svg), title, nseries
@@ -21,7 +22,7 @@ set key bottom right box opaque noenhanced
 set title title noenhanced
 set logscale x 2
 set logscale y 2
-set xlabel "GPUs (one replica each)"
+set xlabel "GPUs"
 set ylabel "throughput (samples/s)"
 set y2label "scaling efficiency (%)"
 set y2range [0:110]
@@ -37,9 +38,15 @@ do for [i=1:nseries] {
   ideal[i] = STATS_max_y / STATS_max_x
 }
 
-# columns as in the CSV: 3 gpus, 19 efficiency, 21 samples_per_s
+# any point that does not fit (column 24, fits, is 0)?
+stats datafile using 24 nooutput
+nofit = (STATS_min == 0) ? "does not fit in GPU memory (ringed)" : ""
+
+# columns as in the CSV: 3 gpus, 19 efficiency, 21 samples_per_s, 24 fits
 plot for [i=1:nseries] datafile index (i-1) using 3:21 with linespoints lw 2 pt 7 lc i title series[i], \
+     for [i=1:nseries] datafile index (i-1) using 3:($24 == 0 ? $21 : 1/0) with points pt 6 ps 2.2 lw 2 lc rgb "#d62728" notitle, \
      for [i=1:nseries] datafile index (i-1) using 3:($3 * ideal[i]) with lines dt 2 lw 1 lc i notitle, \
      for [i=1:nseries] datafile index (i-1) using 3:($19 * 100) axes x1y2 with linespoints dt 3 lw 1.5 pt 5 ps 0.7 lc i notitle, \
      keyentry with lines dt 2 lc rgb "#555555" title "ideal (linear), dashed", \
-     keyentry with linespoints dt 3 pt 5 lc rgb "#555555" title "scaling efficiency (right axis), dotted"
+     keyentry with linespoints dt 3 pt 5 lc rgb "#555555" title "scaling efficiency (right axis), dotted", \
+     keyentry with points pt 6 ps 2.2 lw 2 lc rgb "#d62728" title nofit

@@ -279,6 +279,21 @@ if [ "$(grep -c '^$' "$tmp/two.dat")" -eq 2 ]; then ok; else ko "blocks not two 
 if head -c 8 "$tmp/two.png" | grep -q PNG && grep -q "<title>DGX H100</title>" "$tmp/two.svg" \
    && grep -q "<title>DGX-1 (V100)</title>" "$tmp/two.svg" && grep -q "GPUs 64, 1, 8; topology dgx-h100, dgx1-v100" "$tmp/two.svg"
 then ok; else ko "two-topology plot pictures, legend or title"; fi
+# strategies as a sweep's axis: Llama-3-8B's weights, gradients and Adam
+# state are 16 bytes a parameter (128 GB), more than an H100's 80, under
+# DDP at any GPU count; FSDP shards all three (16 B x 8.0e9 / 8 = 16 GB a
+# GPU) and fits.  One series per strategy, named for it; the points that
+# do not fit are ringed in the picture and "NO" in the table
+expect 0 "strat.dat" -- sweep --model llama3-8b --gpus 16,8 --strategy ddp,fsdp --batch 1 --flash-attention \
+  --checkpoint -o "$tmp/strat"
+if awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+  { n++; got = got $h["strategy"] ":" $h["gpus"] ":" $h["fits"] " " }
+  END { exit !(n == 4 && got == "ddp:16:0 ddp:8:0 fsdp:16:1 fsdp:8:1 ") }' "$tmp/strat.csv" \
+   && [ "$(grep -c '^# series' "$tmp/strat.dat")" -eq 2 ] && grep -q '^# series 2: fsdp' "$tmp/strat.dat" \
+   && grep -q "does not fit in GPU memory" "$tmp/strat.svg" && grep -q "^DGX H100 *ddp .* NO " "$tmp/out"
+then ok; else ko "sweep --strategy ddp,fsdp: series, fits and ringed points"; fi
+expect 2 "\-\-strategy: with \-\-tp or \-\-pp .* not fsdp" -- sweep --gpus 8 --strategy ddp,fsdp --tp 2
+expect 2 "\-\-strategy: 'zero9' is not" -- sweep --gpus 8 --strategy ddp,zero9
 # what PyTorch users set to fit: GPT-2 XL at 16 sequences a GPU does not fit
 # an H100 (145 GB of activations); flash attention drops the score matrices
 # (it fits) and fuses attention into one kernel without the passes over
@@ -327,7 +342,7 @@ expect 2 "what advise searches" -- advise --bucket-cap-mb 50
 # "-" in the table; --price-per-gpu-hour overrides every topology's
 sed 's/^gpus_per_node = 8$/gpus_per_node = 8\nprice_per_gpu_hour_usd = 3/' "$(dirname "$0")/../topologies/dgx-h100.topo" >"$tmp/priced.topo"
 expect 0 "usd/Msample" -- sweep --gpus 8 --topology "$tmp/priced.topo,dgx1-v100" -o "$tmp/priced"
-if awk '/^DGX H100 / { want = 8 * 3 * $7 / 1000 / 3600 / 32 * 1e6; d = $NF - want; found = d < 0.01 && d > -0.01 }
+if awk '/^DGX H100 / { want = 8 * 3 * $8 / 1000 / 3600 / 32 * 1e6; d = $NF - want; found = d < 0.01 && d > -0.01 }
         END { exit !found }' "$tmp/out" && grep -q "^DGX-1 (V100) .* -$" "$tmp/out"; then ok
 else ko "sweep table cost column: $(cat "$tmp/out")"; fi
 if awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }

@@ -187,7 +187,7 @@ static const char *const csv_header =
   "model,topology,gpus,nodes,batch_per_replica,global_batch,grad_accum,bucket_cap_MiB,buckets,"
   "step_s,step_p5_s,step_p95_s,compute_s,straggler_s,exposed_comm_s,comm_total_s,optimizer_s,"
   "overlap,efficiency,single_step_s,samples_per_s,tokens_per_s,memory_bytes,fits,cost_per_step_usd,"
-  "steps_to_target,time_to_target_s,price_per_gpu_hour_usd,cost_per_msample_usd,cost_to_target_usd\n";
+  "steps_to_target,time_to_target_s,price_per_gpu_hour_usd,cost_per_msample_usd,cost_to_target_usd,strategy,tp,pp\n";
 
 void dps_predict_csv_row (GString *o, const DpsDdpConfig *c, const DpsDdpResult *r);
 
@@ -224,7 +224,7 @@ dps_predict_csv_row (GString *o, const DpsDdpConfig *c, const DpsDdpResult *r)
     g_string_append_c (o, ',');
     dps_csv_num (o, f[i].v, f[i].have);
   }
-  g_string_append_c (o, '\n');
+  g_string_append_printf (o, ",%s,%d,%d\n", dps_strategy_name (r->strategy), MAX (c->tp, 1), MAX (c->pp, 1));
 }
 
 const char *dps_predict_csv_header (void);

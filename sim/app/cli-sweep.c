@@ -1,11 +1,12 @@
-/* cli-sweep.c — `dpscale sweep`: many DDP configurations (GPU counts, bucket
- * caps, topologies, batches, gradient accumulation): a table, a CSV and a
- * plot of throughput and efficiency against GPUs. */
+/* cli-sweep.c — `dpscale sweep`: many training configurations (GPU counts,
+ * strategies, bucket caps, topologies, batches, gradient accumulation): a
+ * table, a CSV and a plot of throughput and efficiency against GPUs. */
 #include "sim/app/cli.h"
 #include "sim/app/cli-ddp.h"
 #include "sim/app/sweep-plot.h"
 #include "sim/base/error.h"
 #include "sim/base/json-util.h"
+#include "sim/strategy.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -53,12 +54,16 @@ append_values (GString *t, const GArray *a)
 /* The plot's title: the model, the topology where there is one, and each
  * variable the sweep varied with its values. */
 static char *
-sweep_title (const char *model, const DpsDdpOpts *o, GStrv topos, const GArray *gpus, const GArray *caps,
-             const GArray *batches, const GArray *accums)
+sweep_title (const char *model, const DpsDdpOpts *o, GStrv topos, const GArray *strategies, const GArray *gpus,
+             const GArray *caps, const GArray *batches, const GArray *accums)
 {
   GString *t = g_string_new (NULL);
   guint n_topos = g_strv_length (topos);
-  g_string_append_printf (t, "%s with DDP", model);
+  g_string_append_printf (t, "%s with ", model);
+  for (guint i = 0; i < strategies->len; i++)
+    g_string_append_printf (t, "%s%s", i ? "/" : "", dps_strategy_name (g_array_index (strategies, int, i)));
+  if (o->tp > 1 || o->pp > 1)
+    g_string_append_printf (t, " tp %d pp %d", MAX (o->tp, 1), MAX (o->pp, 1));
   if (n_topos == 1)
     g_string_append_printf (t, " on %s", o->topology ? g_strstrip (topos[0]) : DPS_DEFAULT_TOPOLOGY);
   g_string_append (t, ", swept: GPUs ");
@@ -123,6 +128,7 @@ csv_to_json (const char *csv, const char *model)
 /* A sweep: its axes, what every point shares, and its results so far. */
 typedef struct {
   GStrv        topos;
+  GArray      *strategies;                       /* int: DpsStrategy */
   GArray      *gpus, *caps, *batches, *accums;   /* double */
   DpsDdpConfig base;
   DpsModel    *model;
@@ -136,7 +142,7 @@ static void
 sweep_clear (Sweep *s)
 {
   g_strfreev (s->topos);
-  GArray **axes[] = { &s->gpus, &s->caps, &s->batches, &s->accums };
+  GArray **axes[] = { &s->strategies, &s->gpus, &s->caps, &s->batches, &s->accums };
   for (gsize i = 0; i < G_N_ELEMENTS (axes); i++)
     if (*axes[i])
       g_array_free (*axes[i], TRUE);
@@ -151,7 +157,45 @@ sweep_clear (Sweep *s)
 static int
 n_points (const Sweep *s)
 {
-  return (int) (g_strv_length (s->topos) * s->gpus->len * s->caps->len * s->batches->len * s->accums->len);
+  return (int) (g_strv_length (s->topos) * s->strategies->len * s->gpus->len * s->caps->len * s->batches->len
+                * s->accums->len);
+}
+
+/* --strategy's list into *out (DpsStrategy values); each must go with
+ * --tp/--pp.  --shard-group is for the hsdp points of the list. */
+static gboolean
+strategy_list (DpsDdpOpts *o, GArray **out, GError **error)
+{
+  g_auto (GStrv) parts = g_strsplit (o->strategy ? o->strategy : "ddp", ",", -1);
+  *out = g_array_new (FALSE, FALSE, sizeof (int));
+  const char *hsdp = NULL;
+  for (int i = 0; parts[i]; i++) {
+    DpsStrategy k;
+    const char *name = g_strstrip (parts[i]);
+    if (!dps_strategy_parse (name, &k)) {
+      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--strategy: '%s' is not ddp, zero1, zero2, fsdp or hsdp (or "
+                   "NO_SHARD, SHARD_GRAD_OP, FULL_SHARD, HYBRID_SHARD)", name);
+      return FALSE;
+    }
+    int v = k;
+    g_array_append_val (*out, v);
+    if (k == DPS_STRATEGY_HSDP && !hsdp)
+      hsdp = name;
+  }
+  /* the shared options are checked once, against the list's hsdp where
+   * --shard-group needs one, else its first */
+  g_free (o->strategy);
+  o->strategy = g_strdup (hsdp ? hsdp : g_strstrip (parts[0]));
+  gboolean model_parallel = (o->tp != DPS_UNSET_INT && o->tp > 1) || (o->pp != DPS_UNSET_INT && o->pp > 1);
+  for (guint i = 0; model_parallel && i < (*out)->len; i++) {
+    DpsStrategy k = g_array_index (*out, int, i);
+    if (k != DPS_STRATEGY_DDP && k != DPS_STRATEGY_ZERO1) {
+      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--strategy: with --tp or --pp the data parallelism is ddp or "
+                   "zero1 (Megatron's distributed optimizer), not %s", dps_strategy_name (k));
+      return FALSE;
+    }
+  }
+  return TRUE;
 }
 
 /* The axes, the shared options, the profile and the model. */
@@ -169,16 +213,18 @@ setup (DpsDdpOpts *o, int argc, char **argv, Sweep *s, GError **error)
   else if (o->trace || o->plot)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: only for dpscale predict (sweep draws its own)",
                  o->trace ? "--trace" : "--plot");
-  else if (num_list ("--gpus", o->gpus, "1,2,4,8,16,32,64,128,256,512,1024", 1, DPS_SIM_MAX_GPUS, TRUE, &s->gpus, error)
+  else if (strategy_list (o, &s->strategies, error)
+           && num_list ("--gpus", o->gpus, "1,2,4,8,16,32,64,128,256,512,1024", 1, DPS_SIM_MAX_GPUS, TRUE, &s->gpus, error)
            && num_list ("--bucket-cap-mb", o->bucket_cap, "25", 1e-6, 1e6, FALSE, &s->caps, error)
            && num_list ("--batch", o->batch, "4", 1, 1e7, FALSE, &s->batches, error)
            && num_list ("--grad-accum", o->grad_accum, "1", 1, 1e6, TRUE, &s->accums, error)
            && dps_cli_format (o->format, &s->format, error)
            && (!o->output || dps_cli_check_prefix ("-o", o->output, error))
            && dps_ddp_opts_apply (o, &s->base, error)) {
-    double points = (double) g_strv_length (s->topos) * s->gpus->len * s->caps->len * s->batches->len * s->accums->len;
+    double points = (double) g_strv_length (s->topos) * s->strategies->len * s->gpus->len * s->caps->len
+                    * s->batches->len * s->accums->len;
     if (points > MAX_POINTS)
-      g_set_error (error, DPS_ERROR, DPS_ERROR_LIMIT, "--gpus/--topology/...: %.0f points asked for, the limit is %d",
+      g_set_error (error, DPS_ERROR, DPS_ERROR_LIMIT, "--gpus/--topology/--strategy/...: %.0f points asked for, the limit is %d",
                    points, MAX_POINTS);
     else if (!o->calibration || (s->profile = dps_profile_load (o->calibration, error)))
       s->model = dps_model_load (o->model ? o->model : "gpt2-xl", error);
@@ -189,12 +235,16 @@ setup (DpsDdpOpts *o, int argc, char **argv, Sweep *s, GError **error)
 /* One point: predicted, its rows in the CSV and the table, or skipped
  * with a line on stderr. */
 static void
-run_point (Sweep *s, const char *tname, const char *shown, int g, double cap, double batch, int accum, int done)
+run_point (Sweep *s, const char *tname, const char *shown, int strategy, int g, double cap, double batch, int accum,
+           int done)
 {
   GError *perr = NULL;
   g_autoptr (DpsTopo) topo = NULL;
   DpsDdpResult r = { 0 };
   DpsDdpConfig c = s->base;
+  c.strategy = strategy;
+  if (strategy != DPS_STRATEGY_HSDP)
+    c.shard_group = 0;
   if (dps_ddp_setup (tname, s->profile, s->model, 0, g, &c, &topo, &perr)) {
     c.bucket_cap_bytes = cap * 1024 * 1024;
     c.batch = batch;
@@ -204,7 +254,8 @@ run_point (Sweep *s, const char *tname, const char *shown, int g, double cap, do
   }
   if (perr) {
     dps_cli_name_flag (perr);
-    fprintf (stderr, "dpscale sweep: point %d (%s, %d GPUs) skipped: %s\n", done, shown, g, perr->message);
+    fprintf (stderr, "dpscale sweep: point %d (%s, %s, %d GPUs) skipped: %s\n", done, shown,
+             dps_strategy_name (strategy), g, perr->message);
     g_error_free (perr);
     s->failed++;
     return;
@@ -214,8 +265,8 @@ run_point (Sweep *s, const char *tname, const char *shown, int g, double cap, do
   char cost[32] = "-";   /* per million samples; "-" without a price */
   if (c.price_per_gpu_hour > 0)
     g_snprintf (cost, sizeof cost, "%.2f", r.cost_per_msample);
-  g_string_append_printf (s->table, "%-22.22s %7d %6d %7g %6g %11.2f %12.2f %13.1f %10.1f %9.1f %9s %11s\n",
-                          dps_topo_spec (topo)->name, c.n_gpus, dps_topo_n_nodes (topo),
+  g_string_append_printf (s->table, "%-22.22s %-8s %7d %6d %7g %6g %11.2f %12.2f %13.1f %10.1f %9.1f %9s %11s\n",
+                          dps_topo_spec (topo)->name, dps_strategy_name (strategy), c.n_gpus, dps_topo_n_nodes (topo),
                           c.bucket_cap_bytes / 1048576, r.batch_per_replica, r.step_mean_s * 1e3,
                           r.exposed_comm_s * 1e3, r.samples_per_s, r.efficiency * 100,
                           r.memory.total / 1e9, r.fits ? "yes" : "NO", cost);
@@ -230,13 +281,14 @@ run_all (Sweep *s, const DpsDdpOpts *o)
   gboolean tty = isatty (2);
   gint64 t0 = g_get_monotonic_time ();
   for (int ti = 0; s->topos[ti]; ti++)
+    for (guint si = 0; si < s->strategies->len; si++)
     for (guint gi = 0; gi < s->gpus->len; gi++)
       for (guint ci = 0; ci < s->caps->len; ci++)
         for (guint bi = 0; bi < s->batches->len; bi++)
           for (guint ai = 0; ai < s->accums->len; ai++) {
             done++;
             run_point (s, o->topology ? g_strstrip (s->topos[ti]) : NULL, s->topos[ti],
-                       (int) g_array_index (s->gpus, double, gi), g_array_index (s->caps, double, ci),
+                       g_array_index (s->strategies, int, si), (int) g_array_index (s->gpus, double, gi), g_array_index (s->caps, double, ci),
                        g_array_index (s->batches, double, bi), (int) g_array_index (s->accums, double, ai), done);
             if (total > 1 && (g_get_monotonic_time () - t0) > 1000000) {
               fprintf (stderr, tty ? "\rsweep: %d/%d points" : "sweep: %d/%d points\n", done, total);
@@ -267,7 +319,7 @@ write_outputs (Sweep *s, const DpsDdpOpts *o, GError **error)
     return;
   g_string_append_printf (s->table, "\nwrote %s", csv_path);
   if (s->gpus->len > 1) {
-    g_autofree char *title = sweep_title (s->model->name, o, s->topos, s->gpus, s->caps, s->batches, s->accums);
+    g_autofree char *title = sweep_title (s->model->name, o, s->topos, s->strategies, s->gpus, s->caps, s->batches, s->accums);
     GError *perr = NULL;
     if (!dps_sweep_plot (csv_path, prefix, title, s->table, &perr)) {
       /* the pictures go together: no PNG without its SVG; a failed write is a failure */
@@ -291,18 +343,19 @@ dps_cmd_sweep (int argc, char **argv)
   GError *error = NULL;
   Sweep s = { 0 };
   dps_cli_deprecated ("sweep", dps_cli_nodes_alias, argc, argv);
-  if (dps_cli_parse ("sweep", "many DDP configurations: a table, a CSV and a plot",
-                     "Each of --gpus, --topology, --bucket-cap-mb, --batch and --grad-accum takes a\n"
-                     "comma-separated list; every combination is predicted.  With no options:\n"
+  if (dps_cli_parse ("sweep", "many training configurations: a table, a CSV and a plot",
+                     "Each of --gpus, --topology, --strategy, --bucket-cap-mb, --batch and --grad-accum\n"
+                     "takes a comma-separated list; every combination is predicted.  With no options:\n"
                      "GPT-2 XL on 1 to 1024 H100 GPUs (DGX H100 nodes), flow-level network model, Adam.\n\n"
-                     "Example: dpscale sweep --model bert-large --gpus 8,16,32,64 --bucket-cap-mb 5,25,100",
+                     "Example: dpscale sweep --model llama3-8b --gpus 8,16,32,64 --strategy ddp,fsdp,hsdp",
                      entries, &argc, &argv, &error)
       && setup (&o, argc, argv, &s, &error)) {
     s.csv = g_string_new (dps_predict_csv_header ());
     s.table = g_string_new (NULL);
     g_string_append_printf (s.table, "dpscale sweep: %s, %s network model\n\n", s.model->name,
                             s.base.mode == DPS_MODE_FLOW ? "flow-level" : "analytical");
-    g_string_append_printf (s.table, "%-22s %7s %6s %7s %6s %11s %12s %13s %10s %9s %9s %11s\n", "topology", "gpus",
+    g_string_append_printf (s.table, "%-22s %-8s %7s %6s %7s %6s %11s %12s %13s %10s %9s %9s %11s\n", "topology",
+                            "strategy", "gpus",
                             "nodes", "cap_MiB", "batch", "step_ms", "exposed_ms", "samples/s", "eff_%", "mem_GB", "fits",
                             "usd/Msample");
     run_all (&s, &o);

@@ -16,7 +16,8 @@
 
 /* The columns that tell series apart, with how the legend names a value. */
 static const struct { const char *column, *before, *after; } series_columns[] = {
-  { "model", "", "" }, { "topology", "", "" }, { "bucket_cap_MiB", "cap ", " MiB" },
+  { "model", "", "" }, { "topology", "", "" }, { "strategy", "", "" }, { "tp", "tp ", "" }, { "pp", "pp ", "" },
+  { "bucket_cap_MiB", "cap ", " MiB" },
   { "batch_per_replica", "batch ", "" }, { "grad_accum", "accum ", "" },
 };
 
