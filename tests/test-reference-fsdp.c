@@ -14,6 +14,7 @@
  * or SDPA); AdamW (Adam's bytes).  The figures printed are the
  * measure of the model, so the test fails only when they get worse than
  * its bars; the issue's targets are printed beside them. */
+#include "reference-entries.h"
 #include "sim/ddp.h"
 #include "sim/base/datadir.h"
 #include "sim/base/stats.h"
@@ -212,10 +213,12 @@ test_suite (void)
       double pred = predict (t, r, &mem);
       double abs_err = pred / r->tok_per_gpu - 1;
       g_array_append_val (absolute, abs_err);
+      dps_ref_entry ("fsdp", "absolute", t->file, r->gpus, abs_err);
       double sc = NAN;
       if (r != base && r->gpus != base->gpus && r->seq == base->seq) {
         sc = (pred / base_pred) / (r->tok_per_gpu / base->tok_per_gpu) - 1;
         g_array_append_val (scaling, sc);
+        dps_ref_entry ("fsdp", "scaling", t->file, r->gpus, sc);
       }
       if (r->mem_gb > 0) {
         double me = mem / r->mem_gb - 1;

@@ -21,6 +21,7 @@
  * the system from the GPU (A100: dgx-a100, H100: dgx-h100, V100:
  * dgx1-v100).  The figures printed are the measure of the model: the test
  * fails only when they get worse than its bars. */
+#include "reference-entries.h"
 #include "sim/ddp.h"
 #include "sim/base/datadir.h"
 #include "sim/base/stats.h"
@@ -250,11 +251,13 @@ test_suite (void)
         continue;
       double abs_err = pred / pub - 1, sc = NAN;
       g_array_append_val (absolute, abs_err);
+      dps_ref_entry ("parallel", "absolute", t->file, r->gpus, abs_err);
       if (!base) {
         base = r, base_pred = pred, base_pub = pub;
       } else if (r->gpus != base->gpus) {
         sc = (pred / base_pred) / (pub / base_pub) - 1;
         g_array_append_val (scaling, sc);
+        dps_ref_entry ("parallel", "scaling", t->file, r->gpus, sc);
       }
       printf ("%-56s %-16s %5d %3d %3d %3d %4d   %+7.1f %+7.1f\n", t->file, r->model, r->gpus, r->tp, r->pp, r->vpp,
               r->micro, 100 * abs_err, 100 * sc);
