@@ -63,9 +63,10 @@ dps_mlp_check (const DpsModel *m, GError **error)
 }
 
 /* Builds the network of an "mlp" zoo model with weights drawn from seed:
- * the same seed, the same network on every rank. */
+ * the same seed, the same network on every rank (its parameters in the
+ * flat layout padded to pad, dps_train_net_layout). */
 DpsTrainNet *
-dps_mlp_new (DpsDev *dev, const DpsModel *m, int batch, guint32 seed, GError **error)
+dps_mlp_new (DpsDev *dev, const DpsModel *m, int batch, guint32 seed, int pad, GError **error)
 {
   if (!dps_mlp_check (m, error))
     return NULL;
@@ -77,18 +78,19 @@ dps_mlp_new (DpsDev *dev, const DpsModel *m, int batch, guint32 seed, GError **e
   n->out = g_new (int, L);
   n->w_off = g_new (gint64, L);
   n->b_off = g_new (gint64, L);
-  gint64 off = 0;
+  gint64 *toff = g_new (gint64, dps_model_n_tensors (m));
+  gint64 off = dps_train_net_layout (m, pad, toff, NULL);
   int widest = 0;
   for (int l = 0; l < L; l++) {
-    const DpsTensor *w = dps_model_tensor (m, dps_model_layer (m, l)->first_tensor);
+    int t = dps_model_layer (m, l)->first_tensor;
+    const DpsTensor *w = dps_model_tensor (m, t);
     n->out[l] = (int) w->rows;
     n->in[l] = (int) w->cols;
-    n->w_off[l] = off;
-    off += w->numel;
-    n->b_off[l] = off;
-    off += w->rows;
+    n->w_off[l] = toff[t];
+    n->b_off[l] = toff[t + 1];
     widest = MAX (widest, MAX (n->in[l], n->out[l]));
   }
+  g_free (toff);
   base->n_params = off;
   float *init = g_new0 (float, off);
   GRand *r = g_rand_new_with_seed (seed);

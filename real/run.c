@@ -7,6 +7,9 @@
 #include "real/launch.h"
 #include "sim/base/error.h"
 #include "sim/base/stats.h"
+#include "sim/base/file.h"
+
+#include <glib/gstdio.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -30,6 +33,19 @@ on_line (const char *line, void *data, GError **error)
     o->gradcheck = g_ascii_strtod (line + 12, NULL);
     return TRUE;
   }
+  char name[32];
+  if (sscanf (line, "# strategy %31s %d %d", name, &o->shards, &o->n_units) == 3) {
+    g_free (o->strategy);
+    o->strategy = g_strdup (name);
+    return TRUE;
+  }
+  unsigned long long hash;
+  if (sscanf (line, "# params %" G_GINT64_FORMAT " %lf %lf %llu", &o->params_count, &o->params_l2, &o->params_sum,
+              &hash) == 4) {
+    o->params_hash = hash;
+    o->has_params = TRUE;
+    return TRUE;
+  }
   if (g_str_has_prefix (line, "# buckets ")) {
     g_auto (GStrv) t = g_strsplit (line + 10, " ", -1);
     for (int i = 1; t[i]; i++) {
@@ -39,9 +55,15 @@ on_line (const char *line, void *data, GError **error)
     return TRUE;
   }
   DpsRunStep s;
-  if (sscanf (line, "step %d %d %lf %lf %lf %lf %lf %lf", &s.step, &s.replica, &s.fwd, &s.bwd, &s.exposed,
-              &s.opt, &s.total, &s.loss) == 8) {
+  if (sscanf (line, "step %d %d %lf %lf %lf %lf %lf %lf %lf %lf %lf", &s.step, &s.replica, &s.fwd, &s.bwd,
+              &s.exposed, &s.opt, &s.total, &s.loss, &s.xfwd, &s.xbwd, &s.xpost) == 11) {
     g_array_append_val (o->steps, s);
+    return TRUE;
+  }
+  DpsRunColl c;
+  if (sscanf (line, "coll %d %31s %d %d %lf %lf %lf %lf", &c.step, name, &c.unit, &c.micro, &c.bytes, &c.start,
+              &c.dur, &c.sync) == 8 && dps_step_coll_parse (name, &c.kind)) {
+    g_array_append_val (o->colls, c);
     return TRUE;
   }
   DpsRunBucket b;
@@ -70,7 +92,16 @@ step_times (const DpsRunResult *o, int warmup, int field)
     const DpsRunStep *s = &g_array_index (o->steps, DpsRunStep, i);
     if (s->step < warmup)
       continue;
-    double v = field == 0 ? s->total : field == 1 ? s->fwd + s->bwd : field == 2 ? s->exposed : s->opt;
+    double v = 0;
+    switch ((DpsRunField) field) {
+    case DPS_RUN_STEP: v = s->total; break;
+    case DPS_RUN_COMPUTE: v = s->fwd + s->bwd; break;
+    case DPS_RUN_EXPOSED: v = s->exposed; break;
+    case DPS_RUN_OPTIMIZER: v = s->opt; break;
+    case DPS_RUN_EXPOSED_FORWARD: v = s->xfwd; break;
+    case DPS_RUN_EXPOSED_BACKWARD: v = s->xbwd; break;
+    case DPS_RUN_EXPOSED_AFTER_OPTIMIZER: v = s->xpost; break;
+    }
     double *w = g_hash_table_lookup (worst, GINT_TO_POINTER (s->step));
     if (!w) {
       w = g_new (double, 1);
@@ -114,7 +145,17 @@ dps_run_execute (const DpsRunSpec *spec, const DpsModel *model, DpsRunResult *ou
   out->steps = g_array_new (FALSE, FALSE, sizeof (DpsRunStep));
   out->buckets = g_array_new (FALSE, FALSE, sizeof (DpsRunBucket));
   out->bucket_sizes = g_array_new (FALSE, FALSE, sizeof (double));
+  out->colls = g_array_new (FALSE, FALSE, sizeof (DpsRunColl));
   out->gradcheck = -1;
+  if (spec->shard_group < 0 || (spec->shard_group > 0 && spec->ranks % spec->shard_group)) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "shard group of %d ranks: does not divide %d replicas",
+                 spec->shard_group, spec->ranks);
+    return FALSE;
+  }
+  if ((spec->check_params || spec->save_params) && spec->emulate) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "the parameters' check needs real compute, not emulation");
+    return FALSE;
+  }
   if (spec->gpu) {
     /* one GPU per replica: NCCL refuses two ranks on one device */
     int gpus = dps_run_gpus (error);
@@ -146,6 +187,11 @@ dps_run_execute (const DpsRunSpec *spec, const DpsModel *model, DpsRunResult *ou
     g_ptr_array_add (args, g_strdup_printf ("--lr=%.17g", spec->lr));
   if (spec->check_gradient)
     g_ptr_array_add (args, g_strdup ("--check-gradient"));
+  g_ptr_array_add (args, g_strdup_printf ("--strategy=%s", dps_strategy_name (spec->strategy)));
+  if (spec->shard_group > 0)
+    g_ptr_array_add (args, g_strdup_printf ("--shard-group=%d", spec->shard_group));
+  if (spec->check_params)
+    g_ptr_array_add (args, g_strdup ("--check-params"));
   if (spec->time_layers)
     g_ptr_array_add (args, g_strdup ("--time-layers"));
   if (spec->emulate) {
@@ -159,8 +205,10 @@ dps_run_execute (const DpsRunSpec *spec, const DpsModel *model, DpsRunResult *ou
     g_ptr_array_add (args, g_string_free (fs, FALSE));
     g_ptr_array_add (args, g_string_free (bs, FALSE));
     g_ptr_array_add (args, g_strdup_printf ("--opt-ms=%.9g", spec->emu_opt_s * 1e3));
-    /* the real bytes must fit: each replica holds its gradients (and MPI a copy) */
-    double need = 3.0 * 4 * model->n_params * spec->ranks;
+    /* the real bytes must fit: each replica holds its gradients (and MPI a
+     * copy); the sharded strategies the parameters too and their shards */
+    double copies = spec->strategy == DPS_STRATEGY_DDP ? 3.0 : 5.0;
+    double need = copies * 4 * model->n_params * spec->ranks;
     double avail = (double) sysconf (_SC_AVPHYS_PAGES) * sysconf (_SC_PAGESIZE);
     if (need > 0.8 * avail) {
       g_ptr_array_unref (args);
@@ -187,6 +235,20 @@ dps_run_execute (const DpsRunSpec *spec, const DpsModel *model, DpsRunResult *ou
       return FALSE;
     }
   }
+  /* the parameters go to a file beside the one asked for, renamed over it
+   * once the run has succeeded (a stream, such as /dev/stdout, directly);
+   * by its absolute name, the replicas' working folder being another */
+  g_autofree char *params_tmp = NULL;
+  if (spec->save_params) {
+    DpsOutputKind kind;
+    if (!dps_output_kind (spec->save_params, "parameters file", &kind, error)
+        || (kind != DPS_OUTPUT_STREAM && !(params_tmp = dps_temp_beside (spec->save_params, NULL, error)))) {
+      g_ptr_array_unref (args);
+      return FALSE;
+    }
+    g_autofree char *abs = g_canonicalize_filename (params_tmp ? params_tmp : spec->save_params, NULL);
+    g_ptr_array_add (args, g_strdup_printf ("--save-params=%s", abs));
+  }
   g_ptr_array_add (args, NULL);
   if (!spec->quiet && spec->time_layers)
     fprintf (stderr, "run: timing the layers of %s at batch %d on one %s\n", model->name, spec->batch,
@@ -197,6 +259,14 @@ dps_run_execute (const DpsRunSpec *spec, const DpsModel *model, DpsRunResult *ou
   gboolean ok = dps_launch_lines ((const char *const *) args->pdata, dps_mpirun_env (), spec->timeout_s, on_line,
                                   out, error);
   g_ptr_array_unref (args);
+  if (ok && (spec->check_params || spec->save_params) && !out->has_params) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME, "the replicas reported no parameters after the last step");
+    ok = FALSE;
+  }
+  if (params_tmp && ok)
+    ok = dps_replace_with (params_tmp, spec->save_params, error);
+  else if (params_tmp)
+    g_unlink (params_tmp);
   if (ok && spec->time_layers && out->n_layers != dps_model_n_layers (model)) {
     g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME, "the replica reported no layer times for %s", model->name);
     ok = FALSE;
@@ -217,6 +287,9 @@ dps_run_result_clear (DpsRunResult *r)
     g_array_free (r->buckets, TRUE);
   if (r->bucket_sizes)
     g_array_free (r->bucket_sizes, TRUE);
+  if (r->colls)
+    g_array_free (r->colls, TRUE);
+  g_free (r->strategy);
   g_free (r->layer_s);
   g_free (r->library);
   memset (r, 0, sizeof *r);
@@ -264,6 +337,54 @@ dps_run_bucket_median (const DpsRunResult *r, int warmup, int bucket)
   return x;
 }
 
+double
+dps_run_coll_step (const DpsRunResult *r, int warmup, DpsStepColl kind, double *bytes)
+{
+  GHashTable *per = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
+  double b = 0;
+  int first = -1;
+  for (guint i = 0; i < r->colls->len; i++) {
+    const DpsRunColl *c = &g_array_index (r->colls, DpsRunColl, i);
+    if (c->step < warmup || c->kind != kind)
+      continue;
+    double *t = g_hash_table_lookup (per, GINT_TO_POINTER (c->step));
+    if (!t) {
+      t = g_new0 (double, 1);
+      g_hash_table_insert (per, GINT_TO_POINTER (c->step), t);
+    }
+    *t += c->sync;
+    if (first < 0)
+      first = c->step;
+    if (c->step == first)
+      b += c->bytes;
+  }
+  GArray *v = g_array_new (FALSE, FALSE, sizeof (double));
+  GList *vals = g_hash_table_get_values (per);
+  for (GList *l = vals; l; l = l->next)
+    g_array_append_val (v, *(double *) l->data);
+  g_list_free (vals);
+  double x = v->len ? dps_quantile ((double *) v->data, v->len, 0.5) : 0;
+  g_array_free (v, TRUE);
+  g_hash_table_unref (per);
+  if (bytes)
+    *bytes = b;
+  return x;
+}
+
+double
+dps_run_coll_median (const DpsRunResult *r, int warmup, DpsStepColl kind, int unit)
+{
+  GArray *v = g_array_new (FALSE, FALSE, sizeof (double));
+  for (guint i = 0; i < r->colls->len; i++) {
+    const DpsRunColl *c = &g_array_index (r->colls, DpsRunColl, i);
+    if (c->step >= warmup && c->kind == kind && c->unit == unit)
+      g_array_append_val (v, c->sync);
+  }
+  double x = v->len ? dps_quantile ((double *) v->data, v->len, 0.5) : -1;
+  g_array_free (v, TRUE);
+  return x;
+}
+
 /* The per-step CSV: one row per step and replica, units in the header. */
 GString *
 dps_run_csv (const DpsRunResult *r, int batch)
@@ -291,30 +412,65 @@ add_span (GArray *spans, int rank, int task, double start_s, double dur_s)
   g_array_append_val (spans, sp);
 }
 
+/* A collective's label as the simulator's strategies name it
+ * (sim/strategy-ddp.c, strategy-fsdp.c) */
+static char *
+coll_label (const DpsRunColl *c, int micro_steps)
+{
+  g_autofree char *micro = micro_steps > 1 ? g_strdup_printf (" (micro-step %d)", c->micro + 1) : g_strdup ("");
+  switch (c->kind) {
+  case DPS_STEP_GATHER:
+    return g_strdup_printf ("all-gather unit %d%s", c->unit, micro);
+  case DPS_STEP_GATHER_BACKWARD:
+    return g_strdup_printf ("all-gather unit %d (backward)%s", c->unit, micro);
+  case DPS_STEP_GATHER_UPDATED:
+    return g_strdup_printf ("all-gather unit %d (updated)", c->unit);
+  case DPS_STEP_REDUCE_SCATTER:
+    return g_strdup_printf ("reduce-scatter unit %d%s", c->unit, micro);
+  case DPS_STEP_ALLREDUCE_SHARD:
+    return g_strdup_printf ("all-reduce unit %d shard%s", c->unit, micro);
+  default:
+    return g_strdup_printf ("all-reduce unit %d", c->unit);
+  }
+}
+
 /* Writes one step as a Chrome trace in the simulator's shape
  * (dps_sched_write_trace): a process per replica with its compute stream
- * (forward, backward, optimizer) and, on replica 0, the bucket
- * all-reduces as measured. */
+ * (forward, backward, optimizer, each from where the one before ended,
+ * the waits for collectives included: those in forward in forward's span,
+ * and so on) and, on replica 0, the collectives as measured: DDP's bucket
+ * all-reduces on "all-reduce (data parallel)", the sharded strategies'
+ * gathers and reduce-scatters on "data parallel" (HSDP: "shard group"),
+ * HSDP's shard all-reduces on "replicate group". */
 gboolean
 dps_run_write_trace (const DpsRunResult *run, int step, const char *path, GError **error)
 {
   g_autoptr (DpsSched) s = dps_sched_new ();
+  gboolean hsdp = run->strategy && g_str_equal (run->strategy, "hsdp");
   int role = dps_sched_role_add (s, "replica", 0);
   int cs = dps_sched_stream_add (s, role, "compute", DPS_SCHED_NO_STREAM);
-  int ds = dps_sched_stream_add (s, role, "all-reduce (data parallel)", 0);
-  int comm = dps_sched_comm_add (s, &(DpsSchedComm) { "all-reduce", measured_time, NULL, 0, 0 });
+  int comm = dps_sched_comm_add (s, &(DpsSchedComm) { "measured", measured_time, NULL, 0, 0 });
   int fwd = dps_sched_task_add (s, cs, &(DpsTaskSpec) { .label = "forward", .part = DPS_PART_FORWARD, .comm = -1 });
   int bwd = dps_sched_task_add (s, cs, &(DpsTaskSpec) { .label = "backward", .part = DPS_PART_BACKWARD, .comm = -1 });
   int opt = dps_sched_task_add (s, cs, &(DpsTaskSpec) { .label = "optimizer", .part = DPS_PART_OPTIMIZER, .comm = -1 });
-  int n_ranks = 1, n_buckets = 0;
+  int n_ranks = 1, n_buckets = 0, micro_steps = 1;
+  gboolean scattered = FALSE;
   for (guint i = 0; i < run->steps->len; i++)
     n_ranks = MAX (n_ranks, g_array_index (run->steps, DpsRunStep, i).replica + 1);
   for (guint i = 0; i < run->buckets->len; i++)
     n_buckets = MAX (n_buckets, g_array_index (run->buckets, DpsRunBucket, i).bucket + 1);
+  for (guint i = 0; i < run->colls->len; i++) {
+    const DpsRunColl *c = &g_array_index (run->colls, DpsRunColl, i);
+    micro_steps = MAX (micro_steps, c->micro + 1);
+    scattered = scattered || c->kind == DPS_STEP_ALLREDUCE_SHARD;
+  }
+  int ds = n_buckets > 0 ? dps_sched_stream_add (s, role, "all-reduce (data parallel)", 0) : -1;
+  int ss = run->colls->len ? dps_sched_stream_add (s, role, hsdp ? "shard group" : "data parallel", 1) : -1;
+  int rs = scattered ? dps_sched_stream_add (s, role, "replicate group", 2) : -1;
   int *bucket_task = g_new (int, MAX (n_buckets, 1));
   for (int b = 0; b < n_buckets; b++) {
     g_autofree char *label = g_strdup_printf ("all-reduce bucket %d", b);
-    bucket_task[b] = dps_sched_task_add (s, ds, &(DpsTaskSpec) { .label = label, .comm = comm });
+    bucket_task[b] = dps_sched_task_add (s, ds, &(DpsTaskSpec) { .label = label, .part = DPS_PART_COMM, .comm = comm });
   }
   DpsSchedResult res = { .spans = g_array_new (FALSE, FALSE, sizeof (DpsSchedSpan)),
                          .memory = g_array_new (FALSE, FALSE, sizeof (DpsSchedMemSample)) };
@@ -322,14 +478,25 @@ dps_run_write_trace (const DpsRunResult *run, int step, const char *path, GError
     const DpsRunStep *st = &g_array_index (run->steps, DpsRunStep, i);
     if (st->step != step)
       continue;
-    add_span (res.spans, st->replica, fwd, 0, st->fwd);
-    add_span (res.spans, st->replica, bwd, st->fwd, st->bwd);
-    add_span (res.spans, st->replica, opt, st->fwd + st->bwd + st->exposed, st->opt);
+    double f = st->fwd + st->xfwd, b = st->bwd + st->xbwd, sync = st->exposed - st->xfwd - st->xbwd - st->xpost;
+    add_span (res.spans, st->replica, fwd, 0, f);
+    add_span (res.spans, st->replica, bwd, f, b);
+    add_span (res.spans, st->replica, opt, f + b + MAX (sync, 0), st->opt);
   }
   for (guint i = 0; i < run->buckets->len; i++) {
     const DpsRunBucket *b = &g_array_index (run->buckets, DpsRunBucket, i);
     if (b->step == step)
       add_span (res.spans, 0, bucket_task[b->bucket], b->start, b->dur);
+  }
+  for (guint i = 0; i < run->colls->len; i++) {
+    const DpsRunColl *c = &g_array_index (run->colls, DpsRunColl, i);
+    if (c->step != step)
+      continue;
+    g_autofree char *label = coll_label (c, micro_steps);
+    int task = dps_sched_task_add (s, c->kind == DPS_STEP_ALLREDUCE_SHARD ? rs : ss,
+                                   &(DpsTaskSpec) { .label = label, .part = DPS_PART_COMM, .comm = comm,
+                                                    .bytes = c->bytes });
+    add_span (res.spans, 0, task, c->start, c->dur);
   }
   DpsSchedRank *ranks = g_new0 (DpsSchedRank, n_ranks);
   for (int k = 0; k < n_ranks; k++)

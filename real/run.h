@@ -1,12 +1,14 @@
 /* run — drive real data-parallel training: start the replicas under
- * mpirun (dpscale-train), read what they report, summarise it.  Used by
- * `dpscale run` and `dpscale validate`. */
+ * mpirun (dpscale-train), read what they report (worker.h), summarise it.
+ * Used by `dpscale run` and `dpscale validate`. */
 #pragma once
 
 #include <glib.h>
 #include "sim/model.h"
 #include "sim/ddp.h"
 #include "real/netemu.h"
+#include "real/step-program.h"
+#include "sim/strategy-kind.h"
 
 typedef struct {
   int         ranks, steps, batch, seed;
@@ -22,11 +24,16 @@ typedef struct {
   double      timeout_s;
   gboolean    quiet;              /* no progress line on stderr */
   const DpsNetEmu *net;           /* emulated nodes to spread the ranks over, or NULL */
+  DpsStrategy strategy;           /* ddp (0) unless set */
+  int         shard_group;        /* hsdp: ranks a shard group, dividing ranks (0: all) */
+  gboolean    check_params;       /* the parameters' norm after the last step (real compute only) */
+  const char *save_params;        /* and the parameters to this file (fp32, the model's order), or NULL */
 } DpsRunSpec;
 
 typedef struct {
   int    step, replica;
-  double fwd, bwd, exposed, opt, total, loss;
+  double fwd, bwd, exposed, opt, total, loss;   /* fwd, bwd: compute alone; exposed: every wait for a collective */
+  double xfwd, xbwd, xpost;                     /* of exposed: in forward, in backward, after the optimizer */
 } DpsRunStep;
 
 typedef struct {
@@ -35,9 +42,25 @@ typedef struct {
   double sync;                /* from the last replica's arrival to the last finish */
 } DpsRunBucket;
 
+/* A collective of the sharded strategies (a unit's all-gather,
+ * reduce-scatter, shard all-reduce; worker.h's "coll" line), timed as a
+ * bucket's */
+typedef struct {
+  int       step, unit, micro;
+  DpsStepColl kind;
+  double    bytes, start, dur, sync;
+} DpsRunColl;
+
 typedef struct {
   GArray *steps;          /* DpsRunStep */
   GArray *buckets;        /* DpsRunBucket, per step and bucket */
+  GArray *colls;          /* DpsRunColl, per step in the order run */
+  char   *strategy;       /* as the replicas ran it ("ddp", "fsdp"...) */
+  int     shards, n_units;   /* ranks a shard group, wrapped units */
+  gboolean has_params;    /* check_params: the parameters after the last step */
+  gint64  params_count;
+  double  params_l2, params_sum;
+  guint64 params_hash;    /* of their bits, in the model's order */
   GArray *bucket_sizes;   /* double, bytes */
   char   *library;
   double  gradcheck;      /* < 0: not checked */
@@ -49,7 +72,10 @@ typedef struct {
   double *layer_s;
 } DpsRunResult;
 
-typedef enum { DPS_RUN_STEP, DPS_RUN_COMPUTE, DPS_RUN_EXPOSED, DPS_RUN_OPTIMIZER } DpsRunField;
+typedef enum {
+  DPS_RUN_STEP, DPS_RUN_COMPUTE, DPS_RUN_EXPOSED, DPS_RUN_OPTIMIZER,
+  DPS_RUN_EXPOSED_FORWARD, DPS_RUN_EXPOSED_BACKWARD, DPS_RUN_EXPOSED_AFTER_OPTIMIZER
+} DpsRunField;
 
 gboolean dps_run_execute (const DpsRunSpec *spec, const DpsModel *model, DpsRunResult *out, GError **error);
 /* the GPUs the GPU replica can use here: their count, or 0 and why (this
@@ -60,5 +86,11 @@ double   dps_run_quantile (const DpsRunResult *r, int warmup, DpsRunField field,
 double   dps_run_bucket_Bps (const DpsRunResult *r, int warmup);
 /* bucket b's median all-reduce time after warm-up (DpsRunBucket.sync), s */
 double   dps_run_bucket_median (const DpsRunResult *r, int warmup, int b);
+/* the median over the steps from warmup on of a step's collectives of
+ * kind (their DpsRunColl.sync summed), and in *bytes their bytes a step
+ * (nccl-tests' size); 0 and 0 bytes when there is none */
+double   dps_run_coll_step (const DpsRunResult *r, int warmup, DpsStepColl kind, double *bytes);
+/* the median after warm-up of unit's collectives of kind (DpsRunColl.sync), s; -1 when none */
+double   dps_run_coll_median (const DpsRunResult *r, int warmup, DpsStepColl kind, int unit);
 GString *dps_run_csv (const DpsRunResult *r, int batch);
 gboolean dps_run_write_trace (const DpsRunResult *r, int step, const char *path, GError **error);

@@ -23,13 +23,52 @@ dps_train_net_new (const DpsModel *m, int batch, guint32 seed, GError **error)
 DpsTrainNet *
 dps_train_net_new_on (DpsDev *dev, const DpsModel *m, int batch, guint32 seed, GError **error)
 {
+  return dps_train_net_new_padded (dev, m, batch, seed, 1, error);
+}
+
+DpsTrainNet *
+dps_train_net_new_padded (DpsDev *dev, const DpsModel *m, int batch, guint32 seed, int pad, GError **error)
+{
+  g_return_val_if_fail (pad >= 1, NULL);
   if (batch < 1) {
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "batch %d: must be at least 1", batch);
     return NULL;
   }
   if (is_gpt2 (m))
-    return dps_gpt2_new (dev, m, batch, seed, error);
-  return dps_mlp_new (dev, m, batch, seed, error);
+    return dps_gpt2_new (dev, m, batch, seed, pad, error);
+  return dps_mlp_new (dev, m, batch, seed, pad, error);
+}
+
+/* A model's tensors belong to the layer they were added after
+ * (dps_model_add_tensor), so layer after layer, tensor after tensor, is
+ * definition order. */
+gint64
+dps_train_net_layout (const DpsModel *m, int pad, gint64 *toff, gint64 *loff)
+{
+  g_return_val_if_fail (pad >= 1, 0);
+  gint64 off = 0;
+  int L = dps_model_n_layers (m);
+  for (int l = 0; l < L; l++) {
+    const DpsLayer *ly = dps_model_layer (m, l);
+    gint64 start = off;
+    if (loff)
+      loff[l] = start;
+    for (int k = 0; k < ly->n_tensors; k++) {
+      if (toff)
+        toff[ly->first_tensor + k] = off;
+      off += dps_model_tensor (m, ly->first_tensor + k)->numel;
+    }
+    off = start + (off - start + pad - 1) / pad * pad;
+  }
+  if (loff)
+    loff[L] = off;
+  return off;
+}
+
+int
+dps_train_net_last_reader (const DpsModel *m, int layer)
+{
+  return layer == 0 && is_gpt2 (m) ? dps_model_n_layers (m) - 1 : layer;
 }
 
 gboolean
@@ -62,11 +101,7 @@ gboolean
 dps_train_net_update (DpsTrainNet *n, gboolean adam, double lr, double grad_scale, int step, GError **error)
 {
   DpsDev *dev = n->dev;
-  if (!adam) {
-    dev->axpy (dev, n->n_params, (float) (-lr * grad_scale), n->grads, n->params);
-    return TRUE;
-  }
-  if (!n->m1) {
+  if (adam && !n->m1) {
     n->m1 = dev->alloc (dev, sizeof (float) * n->n_params);
     n->m2 = dev->alloc (dev, sizeof (float) * n->n_params);
     if (!n->m1 || !n->m2) {
@@ -74,9 +109,22 @@ dps_train_net_update (DpsTrainNet *n, gboolean adam, double lr, double grad_scal
       return FALSE;
     }
   }
-  float c1 = (float) (lr / (1 - pow (0.9, step))), c2 = (float) (1 / (1 - pow (0.999, step)));
-  dev->adam (dev, n->params, n->m1, n->m2, n->grads, n->n_params, (float) grad_scale, c1, c2);
+  dps_train_net_optimize (dev, adam, lr, grad_scale, step, n->params, n->grads, n->m1, n->m2, n->n_params);
   return TRUE;
+}
+
+void
+dps_train_net_optimize (DpsDev *dev, gboolean adam, double lr, double grad_scale, int step, float *p,
+                        const float *g, float *m1, float *m2, gint64 n)
+{
+  if (n <= 0)
+    return;
+  if (!adam) {
+    dev->axpy (dev, n, (float) (-lr * grad_scale), g, p);
+    return;
+  }
+  float c1 = (float) (lr / (1 - pow (0.9, step))), c2 = (float) (1 / (1 - pow (0.999, step)));
+  dev->adam (dev, p, m1, m2, g, n, (float) grad_scale, c1, c2);
 }
 
 void
@@ -164,21 +212,27 @@ dps_train_net_bytes (const DpsModel *m, int batch)
 guint64
 dps_train_net_hash (const DpsTrainNet *n)
 {
-  gsize bytes = (gsize) n->n_params * sizeof (float);
-  const guint32 *p = (const guint32 *) n->params;
+  return dps_train_net_hash_floats (n->dev, n->params, n->n_params);
+}
+
+guint64
+dps_train_net_hash_floats (DpsDev *dev, const float *floats, gint64 n)
+{
+  gsize bytes = (gsize) MAX (n, 0) * sizeof (float);
+  const guint32 *p = (const guint32 *) floats;
   guint32 *copy = NULL;
-  if (n->dev != dps_dev_cpu ()) {
-    copy = g_malloc (bytes);
-    n->dev->download (n->dev, copy, n->params, bytes);
+  if (dev != dps_dev_cpu ()) {
+    copy = g_malloc (MAX (bytes, 1));
+    dev->download (dev, copy, floats, bytes);
     p = copy;
   }
   guint64 h = 1469598103934665603ull;
-  for (gint64 i = 0; i + 1 < n->n_params; i += 2) {
+  for (gint64 i = 0; i + 1 < n; i += 2) {
     h ^= (guint64) p[i] | (guint64) p[i + 1] << 32;
     h *= 1099511628211ull;
   }
-  if (n->n_params % 2) {
-    h ^= p[n->n_params - 1];
+  if (n % 2) {
+    h ^= p[n - 1];
     h *= 1099511628211ull;
   }
   g_free (copy);

@@ -5,7 +5,8 @@
  * Parameters live in one flat array in definition order, as
  * model.parameters() lists them (the zoo model's tensors); gradients in
  * another of the same layout, so a bucket is a contiguous range of bytes
- * that can be all-reduced in place.  Two kinds: the MLP (mlp.c) and the
+ * that can be all-reduced in place.  Sharded strategies pad each layer's
+ * span (dps_train_net_layout) so that it divides into equal shards.  Two kinds: the MLP (mlp.c) and the
  * GPT-2 transformer-block stack (transformer.c); dps_train_net_new picks the one
  * that matches the model's tensors.
  *
@@ -43,11 +44,28 @@ struct DpsTrainNet {
   float   *m1, *m2;          /* Adam's moments, made by the first Adam step */
 };
 
+/* The flat layout of m's parameters: layer after layer, each layer's
+ * tensors in definition order (tensor t from toff[t], layer l from
+ * loff[l], loff[L] the end), each layer's span padded with zeros at its
+ * end to a multiple of pad elements (sharded data parallelism's shards,
+ * as PyTorch FSDP pads a FlatParameter; pad 1: no padding, the tensors
+ * back to back as model.parameters() lists them).  Either array may be
+ * NULL; returns the elements in all, padding included. */
+gint64   dps_train_net_layout (const DpsModel *m, int pad, gint64 *toff, gint64 *loff);
+/* The last layer whose forward or backward reads layer's parameters: the
+ * layer itself, but for the GPT-2 stack's embeddings (layer 0) the last
+ * layer, whose LM head is tied to the token embedding */
+int      dps_train_net_last_reader (const DpsModel *m, int layer);
+
 /* fills the common part of a kind's network */
 void     dps_train_net_init (DpsTrainNet *n, const DpsTrainNetOps *ops, DpsDev *dev, const char *kind, int n_layers,
                              int batch);
 DpsTrainNet  *dps_train_net_new (const DpsModel *m, int batch, guint32 seed, GError **error);   /* on the CPU */
 DpsTrainNet  *dps_train_net_new_on (DpsDev *dev, const DpsModel *m, int batch, guint32 seed, GError **error);
+/* the same in the layout padded to pad (dps_train_net_layout): n_params
+ * counts the padding, whose parameters and gradients are zero */
+DpsTrainNet  *dps_train_net_new_padded (DpsDev *dev, const DpsModel *m, int batch, guint32 seed, int pad,
+                                        GError **error);
 void     dps_train_net_free (DpsTrainNet *n);
 void     dps_train_net_batch (DpsTrainNet *n, guint32 seed, gint64 sample0);
 void     dps_train_net_forward (DpsTrainNet *n);                   /* every layer */
@@ -59,7 +77,15 @@ void     dps_train_net_backward_layer (DpsTrainNet *n, int layer);
  * grads x grad_scale (their mean over micro-steps and replicas); step
  * counts from 1 (Adam's bias correction) */
 gboolean dps_train_net_update (DpsTrainNet *n, gboolean adam, double lr, double grad_scale, int step, GError **error);
+/* the same step on any n parameters p of dev with gradients g (and, for
+ * Adam, its moments m1, m2 of n elements each): each element's update
+ * depends on that element alone, so a shard updated alone is updated as in
+ * the whole array, bit for bit */
+void     dps_train_net_optimize (DpsDev *dev, gboolean adam, double lr, double grad_scale, int step, float *p,
+                                 const float *g, float *m1, float *m2, gint64 n);
 guint64  dps_train_net_hash (const DpsTrainNet *n);
+/* the same hash of n floats of dev */
+guint64  dps_train_net_hash_floats (DpsDev *dev, const float *p, gint64 n);
 /* bytes one replica holds while training m (parameters, gradients, Adam's
  * moments, activations) */
 double   dps_train_net_bytes (const DpsModel *m, int batch);
@@ -81,8 +107,8 @@ double  *dps_train_net_parse_layers (const char *line, int *layers, int *n);
 
 /* the kinds; each refuses (FALSE from the probe, an error from new) a
  * model whose tensors are not its own */
-DpsTrainNet  *dps_mlp_new (DpsDev *dev, const DpsModel *m, int batch, guint32 seed, GError **error);
-DpsTrainNet  *dps_gpt2_new (DpsDev *dev, const DpsModel *m, int batch, guint32 seed, GError **error);
+DpsTrainNet  *dps_mlp_new (DpsDev *dev, const DpsModel *m, int batch, guint32 seed, int pad, GError **error);
+DpsTrainNet  *dps_gpt2_new (DpsDev *dev, const DpsModel *m, int batch, guint32 seed, int pad, GError **error);
 gboolean      dps_mlp_check (const DpsModel *m, GError **error);
 gboolean      dps_gpt2_check (const DpsModel *m, GError **error);
 /* whether the runner can train m (the reason when not), allocating nothing */

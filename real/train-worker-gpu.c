@@ -5,19 +5,24 @@
  *
  * The network (an MLP or a GPT-2 stack, real/train-net.h) runs on the CUDA
  * device (real/dev-cuda.cu): forward, then backward layer by layer on the
- * compute stream.  As each bucket of the simulator's assignment fills, an
- * event recorded on the compute stream is waited for by a separate
- * communication stream, which all-reduces the bucket (ncclAllReduce, in
- * place) while backward goes on: the overlap DDP does.  The optimizer waits
- * for the last bucket's event.  Times come from CUDA events.  With
- * --emulate each layer is a wait of its given length on the compute stream
- * (a kernel timed by the GPU's clock) while the real buckets are really
- * all-reduced.
+ * compute stream, as the strategy's step program says
+ * (real/step-program.h).  Each collective it issues is launched on a
+ * separate communication stream once an event recorded on the compute
+ * stream has passed: DDP's bucket all-reduces (ncclAllReduce, in place)
+ * while backward goes on, the sharded strategies' per-unit all-gathers
+ * (ncclAllGather) and reduce-scatters (ncclReduceScatter) on the shard
+ * group's communicator, HSDP's shard all-reduces on the replicate group's
+ * (both split from the world's with ncclCommSplit).  Where compute needs a
+ * collective's result, the compute stream waits for its event; the time
+ * it waits is exposed communication.  Times come from CUDA events (one
+ * after each action on the compute stream).  With --emulate each layer is
+ * a wait of its given length on the compute stream (a kernel timed by the
+ * GPU's clock) while the real bytes are really reduced and gathered.
  *
  * While waiting, NCCL's asynchronous errors are polled; an error or a
- * collective that does not finish ends the run with one message (the comm
- * is aborted, so no rank is left hanging).  Options and the report are the
- * CPU replica's (real/worker.h). */
+ * collective that does not finish ends the run with one message (the
+ * communicators are aborted, so no rank is left hanging).  Options and the
+ * report are the CPU replica's (real/worker.h). */
 #include <cuda_runtime.h>
 #include <nccl.h>
 #include <glib.h>
@@ -28,8 +33,21 @@
 #include "real/worker.h"
 #include "real/dev-cuda.h"
 
-static ncclComm_t comm;
+/* the world's, the shard group's and the replicate group's communicators
+ * (the last two the world's, or NULL, unless HSDP splits them) */
+static ncclComm_t comm, shard_comm, replicate_comm;
 static cudaStream_t cstream, nstream;
+
+static void
+abort_comms (void)
+{
+  ncclComm_t *all[] = { &replicate_comm, &shard_comm, &comm };
+  for (gsize i = 0; i < G_N_ELEMENTS (all); i++) {
+    if (*all[i] && (i == G_N_ELEMENTS (all) - 1 || *all[i] != comm))
+      ncclCommAbort (*all[i]);
+    *all[i] = NULL;
+  }
+}
 
 static void
 check_cuda (cudaError_t e, const char *what)
@@ -47,9 +65,7 @@ check_nccl (ncclResult_t r, const char *what)
   if (r != ncclSuccess && r != ncclInProgress) {
     char msg[256];
     g_snprintf (msg, sizeof msg, "%s: NCCL: %s", what, ncclGetErrorString (r));
-    if (comm)
-      ncclCommAbort (comm);
-    comm = NULL;
+    abort_comms ();
     dps_worker_fail (msg);
   }
 }
@@ -66,9 +82,13 @@ wait_event (cudaEvent_t ev, double limit_s)
       return;
     if (e != cudaErrorNotReady)
       check_cuda (e, "waiting for the step");
-    ncclResult_t async;
-    check_nccl (ncclCommGetAsyncError (comm, &async), "polling");
-    check_nccl (async, "a collective failed");
+    ncclComm_t all[] = { comm, shard_comm, replicate_comm };
+    for (gsize i = 0; i < G_N_ELEMENTS (all); i++) {
+      ncclResult_t async = ncclSuccess;
+      if (all[i])
+        check_nccl (ncclCommGetAsyncError (all[i], &async), "polling");
+      check_nccl (async, "a collective failed");
+    }
     if ((g_get_monotonic_time () - t0) / 1e6 > limit_s)
       check_nccl (ncclSystemError, "a collective did not finish (hung)");
     g_usleep (100);
@@ -91,6 +111,53 @@ ms_between (cudaEvent_t a, cudaEvent_t b)
   return ms;
 }
 
+/* Launches one collective on stream (nccl-tests' in-place forms where
+ * send == recv, and for an all-gather of updated shards, send inside recv
+ * at this rank's place). */
+static void
+run_op (const DpsWorkerPlan *p, const DpsWorkerBuffers *b, const DpsStepOp *op, cudaStream_t stream)
+{
+  float *send, *recv;
+  gint64 n;
+  dps_worker_op_buffers (p, b, op, &send, &recv, &n);
+  const char *what = dps_step_coll_name (op->kind);
+  switch (op->kind) {
+  case DPS_STEP_ALLREDUCE:
+    check_nccl (ncclAllReduce (recv, recv, (size_t) n, ncclFloat, ncclSum, comm, stream), what);
+    break;
+  case DPS_STEP_GATHER:
+  case DPS_STEP_GATHER_BACKWARD:
+  case DPS_STEP_GATHER_UPDATED:
+    check_nccl (ncclAllGather (send, recv, (size_t) n, ncclFloat, shard_comm, stream), what);
+    break;
+  case DPS_STEP_REDUCE_SCATTER:
+    check_nccl (ncclReduceScatter (send, recv, (size_t) n, ncclFloat, ncclSum, shard_comm, stream), what);
+    break;
+  case DPS_STEP_ALLREDUCE_SHARD:
+    check_nccl (ncclAllReduce (recv, recv, (size_t) n, ncclFloat, ncclSum, replicate_comm, stream), what);
+    break;
+  default:
+    g_assert_not_reached ();
+  }
+}
+
+static cudaEvent_t *
+events (int n, unsigned flags)
+{
+  cudaEvent_t *e = g_new (cudaEvent_t, MAX (n, 1));
+  for (int i = 0; i < n; i++)
+    check_cuda (cudaEventCreateWithFlags (&e[i], flags), "events");
+  return e;
+}
+
+static void
+events_free (cudaEvent_t *e, int n)
+{
+  for (int i = 0; i < n; i++)
+    cudaEventDestroy (e[i]);
+  g_free (e);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -99,7 +166,8 @@ main (int argc, char **argv)
   DpsWorkerPlan plan;
   GError *error = NULL;
   dps_worker_start (&argc, &argv, FALSE, &rank, &world, &o, &plan);
-  int L = dps_model_n_layers (plan.model), nb = plan.n_buckets;
+  const DpsShardLayout *lay = plan.layout;
+  const DpsStepProgram *prog = plan.program;
 
   /* one GPU per rank of a node */
   const char *lr_env = g_getenv ("OMPI_COMM_WORLD_LOCAL_RANK");
@@ -109,6 +177,7 @@ main (int argc, char **argv)
   if (o.time_layers) {
     dps_worker_time_layers (dev, &o, &plan, rank);
     MPI_Finalize ();
+    dps_worker_finish (&o, &plan);
     return 0;
   }
   cstream = dps_dev_cuda_stream ();
@@ -118,106 +187,135 @@ main (int argc, char **argv)
     check_nccl (ncclGetUniqueId (&id), "unique id");
   MPI_Bcast (&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
   check_nccl (ncclCommInitRank (&comm, world, id, rank), "communicator");
+  shard_comm = comm;
+  if (lay->strategy == DPS_STRATEGY_HSDP && lay->groups > 1) {
+    /* ranks ordered by their world rank: rank k of a shard group is shard k */
+    check_nccl (ncclCommSplit (comm, lay->group, rank, &shard_comm, NULL), "shard group");
+    check_nccl (ncclCommSplit (comm, lay->shard_index, rank, &replicate_comm, NULL), "replicate group");
+  }
   int version = 0;
   ncclGetVersion (&version);
   char lib[64];
   g_snprintf (lib, sizeof lib, "NCCL %d.%d.%d", version / 10000, version / 100 % 100, version % 100);
 
   DpsTrainNet *net;
-  float *grads = dps_worker_gradients (dev, &o, &plan, &net);
+  DpsWorkerBuffers bufs;
+  dps_worker_buffers (dev, &o, &plan, &net, &bufs);
   dps_worker_header (rank, lib, &plan);
   if (o.check && net)
     dps_worker_gradcheck (net, &o, &plan, rank, world, nccl_allreduce, NULL);
+  dps_worker_poison_params (dev, &o, &plan, &bufs);
 
-  cudaEvent_t *fs = g_new (cudaEvent_t, o.accum), *fe = g_new (cudaEvent_t, o.accum);
-  for (int k = 0; k < o.accum; k++) {
-    check_cuda (cudaEventCreate (&fs[k]), "events");
-    check_cuda (cudaEventCreate (&fe[k]), "events");
-  }
-  cudaEvent_t ev[4], *ready = g_new (cudaEvent_t, nb), *bstart = g_new (cudaEvent_t, nb), *bdone = g_new (cudaEvent_t, nb);
-  for (int i = 0; i < 4; i++)
-    check_cuda (cudaEventCreate (&ev[i]), "events");
-  for (int b = 0; b < nb; b++) {
-    check_cuda (cudaEventCreateWithFlags (&ready[b], cudaEventDisableTiming), "events");
-    check_cuda (cudaEventCreate (&bstart[b]), "events");
-    check_cuda (cudaEventCreate (&bdone[b]), "events");
-  }
-  double *t_start = g_new0 (double, nb), *t_dur = g_new0 (double, nb);
+  int no = prog->n_ops, na = prog->n_acts;
+  cudaEvent_t *ready = events (no, cudaEventDisableTiming), *ostart = events (no, cudaEventDefault);
+  cudaEvent_t *odone = events (no, cudaEventDefault), *aend = events (na, cudaEventDefault);
+  cudaEvent_t ev0;
+  check_cuda (cudaEventCreate (&ev0), "events");
+  double *t_start = g_new0 (double, MAX (no, 1)), *t_dur = g_new0 (double, MAX (no, 1));
+  double *act_s = g_new0 (double, MAX (na, 1));
   double wait_req = 0, wait_got = 0;
   double limit_s = g_ascii_strtod (g_getenv ("DPS_COLLECTIVE_TIMEOUT_S") ? g_getenv ("DPS_COLLECTIVE_TIMEOUT_S")
                                                                           : "300", NULL);
   for (int s = 0; s < o.steps; s++) {
     MPI_Barrier (MPI_COMM_WORLD);
-    double loss = 0, asked = 0, t0 = dps_worker_now ();   /* the GPU is idle: ev[0] happens now */
-    check_cuda (cudaEventRecord (ev[0], cstream), "step start");
-    for (int k = 0; k < o.accum; k++) {
-      gboolean last = k == o.accum - 1;
-      check_cuda (cudaEventRecord (fs[k], cstream), "forward start");
-      if (net) {
-        dps_train_net_batch (net, (guint32) o.seed, (((gint64) s * o.accum + k) * world + rank) * o.batch);
-        net->accumulate = k > 0;
-        dps_train_net_forward (net);
-        loss = dps_train_net_loss_grad (net);
-      } else
-        for (int l = 0; l < L; l++) {
-          dps_dev_cuda_wait (plan.fwd_s[l]);
-          asked += plan.fwd_s[l];
+    double loss = 0, asked = 0, t0 = dps_worker_now ();   /* the GPU is idle: ev0 happens now */
+    int last_issued = -1;
+    check_cuda (cudaEventRecord (ev0, cstream), "step start");
+    for (int i = 0; i < na; i++) {
+      const DpsStepAct *a = &prog->acts[i];
+      switch (a->kind) {
+      case DPS_ACT_BATCH:
+        if (net) {
+          /* under DDP and ZeRO-1 gradients accumulate (no_sync), else each
+           * micro-step's are reduced */
+          dps_train_net_batch (net, (guint32) o.seed, (((gint64) s * o.accum + a->arg) * world + rank) * o.batch);
+          net->accumulate = prog->local_accumulation && a->arg > 0;
         }
-      check_cuda (cudaEventRecord (fe[k], cstream), "forward end");
-      int next = 0;
-      for (int l = L - 1; l >= 0; l--) {
+        break;
+      case DPS_ACT_FORWARD:
+      case DPS_ACT_BACKWARD:
         if (net)
-          dps_train_net_backward_layer (net, l);
+          (a->kind == DPS_ACT_FORWARD ? dps_train_net_forward_layer : dps_train_net_backward_layer) (net, a->arg);
         else {
-          dps_dev_cuda_wait (plan.bwd_s[l]);
-          asked += plan.bwd_s[l];
+          double t = (a->kind == DPS_ACT_FORWARD ? plan.fwd_s : plan.bwd_s)[a->arg];
+          dps_dev_cuda_wait (t);
+          asked += t;
         }
-        /* DDP: a ready bucket launches once every lower-numbered one has,
-         * on the communication stream once backward has produced it */
-        while (last && next < nb && dps_buckets_get (plan.buckets, next)->ready_layer >= l) {
-          int b = next++;
-          check_cuda (cudaEventRecord (ready[b], cstream), "bucket ready");
-          check_cuda (cudaStreamWaitEvent (nstream, ready[b], 0), "bucket wait");
-          check_cuda (cudaEventRecord (bstart[b], nstream), "bucket start");
-          check_nccl (ncclAllReduce (grads + plan.start[b], grads + plan.start[b], (size_t) plan.count[b], ncclFloat,
-                                     ncclSum, comm, nstream), "bucket all-reduce");
-          check_cuda (cudaEventRecord (bdone[b], nstream), "bucket done");
-        }
+        break;
+      case DPS_ACT_LOSS:
+        if (net)
+          loss = dps_train_net_loss_grad (net);
+        break;
+      case DPS_ACT_ISSUE: {
+        /* on the communication stream once compute has produced its input */
+        int k = a->arg;
+        check_cuda (cudaEventRecord (ready[k], cstream), "collective ready");
+        check_cuda (cudaStreamWaitEvent (nstream, ready[k], 0), "collective wait");
+        check_cuda (cudaEventRecord (ostart[k], nstream), "collective start");
+        run_op (&plan, &bufs, &prog->ops[k], nstream);
+        check_cuda (cudaEventRecord (odone[k], nstream), "collective done");
+        last_issued = k;
+        break;
       }
+      case DPS_ACT_WAIT:
+      case DPS_ACT_WAIT_ALL: {
+        /* collectives run in order on their stream: all of them have
+         * finished once the last issued has */
+        int k = a->kind == DPS_ACT_WAIT ? a->arg : last_issued;
+        if (k >= 0)
+          check_cuda (cudaStreamWaitEvent (cstream, odone[k], 0), "compute waits");
+        break;
+      }
+      case DPS_ACT_RELEASE:
+        /* left as they are, but for the check (see dps_worker_poison_params) */
+        if (o.check_params && net)
+          check_cuda (cudaMemsetAsync (bufs.params + lay->off[a->arg], 0xff,
+                                       sizeof (float) * (gsize) lay->padded[a->arg], cstream), "release");
+        break;
+      case DPS_ACT_ACCUMULATE:
+        dps_worker_accumulate (dev, &plan, &bufs, a->arg);
+        break;
+      case DPS_ACT_OPTIMIZER:
+        if (net) {
+          /* summed over micro-steps and replicas: the update uses their mean */
+          if (!dps_worker_optimize (dev, &o, &plan, &bufs, a->arg, 1.0 / ((double) o.accum * world), s + 1, &error))
+            dps_worker_fail (error->message);
+        } else if (o.opt_ms > 0) {
+          double t = o.opt_ms * 1e-3 * dps_worker_optimizer_share (&plan, a->arg);
+          dps_dev_cuda_wait (t);
+          asked += t;
+        }
+        break;
+      default:
+        g_assert_not_reached ();
+      }
+      check_cuda (cudaEventRecord (aend[i], cstream), "action end");
     }
-    check_cuda (cudaEventRecord (ev[1], cstream), "backward end");
-    /* the optimizer waits for the last bucket (collectives run in order) */
-    check_cuda (cudaStreamWaitEvent (cstream, bdone[nb - 1], 0), "optimizer wait");
-    check_cuda (cudaEventRecord (ev[2], cstream), "communication end");
-    if (net) {
-      /* summed over micro-steps and replicas: the update uses their mean */
-      if (!dps_train_net_update (net, o.adam, o.lr, 1.0 / ((double) o.accum * world), s + 1, &error))
-        dps_worker_fail (error->message);
-    } else if (o.opt_ms > 0) {
-      dps_dev_cuda_wait (o.opt_ms * 1e-3);
-      asked += o.opt_ms * 1e-3;
-    }
-    check_cuda (cudaEventRecord (ev[3], cstream), "step end");
-    wait_event (ev[3], limit_s);
+    wait_event (aend[na - 1], limit_s);
     if (!dev->sync (dev, &error))
       dps_worker_fail (error->message);
-    /* forward: the micro-steps' forward passes; backward: the rest until
-     * backward ends; exposed: waiting for the last bucket */
-    double f = 0;
-    for (int k = 0; k < o.accum; k++)
-      f += ms_between (fs[k], fe[k]) * 1e-3;
-    double b = ms_between (ev[0], ev[1]) * 1e-3 - f;
-    double x = ms_between (ev[1], ev[2]) * 1e-3, op = ms_between (ev[2], ev[3]) * 1e-3;
-    double mine[6] = { f, b, x, op, ms_between (ev[0], ev[3]) * 1e-3, loss };
-    for (int i = 0; i < nb; i++) {
-      t_start[i] = ms_between (ev[0], bstart[i]) * 1e-3;
-      t_dur[i] = ms_between (bstart[i], bdone[i]) * 1e-3;
+    for (int i = 0; i < na; i++)
+      act_s[i] = ms_between (i ? aend[i - 1] : ev0, aend[i]) * 1e-3;
+    for (int k = 0; k < no; k++) {
+      t_start[k] = ms_between (ev0, ostart[k]) * 1e-3;
+      t_dur[k] = ms_between (ostart[k], odone[k]) * 1e-3;
     }
+    double mine[9];
+    dps_worker_step_times (&plan, act_s, loss, mine);
     if (!net) {
       wait_req += asked;
-      wait_got += f + b + op;
+      wait_got += mine[0] + mine[1] + mine[3];
     }
-    dps_worker_report (rank, world, s, mine, net ? dps_train_net_hash (net) : 0, &plan, t0, t_start, t_dur);
+    dps_worker_report (rank, world, s, mine, net ? dps_worker_hash (dev, &plan, &bufs) : 0, &plan, t0, t_start,
+                       t_dur);
+  }
+  if (o.check_params && net) {
+    /* the whole model on rank 0: FSDP and HSDP gather every unit */
+    for (int u = 0; dps_shard_layout_gathers (lay) && u < lay->n_units; u++)
+      if (lay->count[u] > 0)
+        run_op (&plan, &bufs, &(DpsStepOp) { .kind = DPS_STEP_GATHER, .index = u }, cstream);
+    check_cuda (cudaStreamSynchronize (cstream), "gathering the parameters");
+    dps_worker_check_params (dev, &o, &plan, bufs.params, rank);
   }
   double w[2] = { wait_req, wait_got }, wsum[2];
   MPI_Reduce (w, wsum, 2, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
@@ -225,8 +323,21 @@ main (int argc, char **argv)
     printf ("wait %.9g %.9g\n", wsum[0], wsum[1]);
     fflush (stdout);
   }
-  dps_train_net_free (net);
+  events_free (ready, no);
+  events_free (ostart, no);
+  events_free (odone, no);
+  events_free (aend, na);
+  cudaEventDestroy (ev0);
+  g_free (t_start);
+  g_free (t_dur);
+  g_free (act_s);
+  dps_worker_buffers_free (dev, net, &bufs);
+  if (replicate_comm)
+    ncclCommDestroy (replicate_comm);
+  if (shard_comm != comm)
+    ncclCommDestroy (shard_comm);
   ncclCommDestroy (comm);
   MPI_Finalize ();
+  dps_worker_finish (&o, &plan);
   return 0;
 }

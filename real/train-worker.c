@@ -2,13 +2,21 @@
  * started by `dpscale run` under mpirun (one process per replica).
  *
  * The model's layers (an MLP or a GPT-2 stack, real/train-net.h) run
- * forward, then backward one by one (OpenBLAS); as each bucket of the
- * simulator's assignment (sim/buckets.c) fills, it is handed to a
+ * forward, then backward one by one (OpenBLAS), as the strategy's step
+ * program says (real/step-program.h): DDP hands each bucket of the
+ * simulator's assignment (sim/buckets.c), as backward fills it, to a
  * communication thread that all-reduces it (MPI, in place) while backward
- * goes on: the overlap DDP does.  The optimizer waits for every bucket and
- * updates with the mean gradient (the sum over replicas divided by them).  With --emulate each layer's compute is replaced
- * by a wait of the given duration while the real buckets' bytes are really
- * all-reduced, so many replicas share few cores.
+ * goes on; the sharded strategies hand it each unit's all-gathers
+ * (MPI_Allgather, before a layer needs its parameters, the next one
+ * prefetched) and reduce-scatters (MPI_Reduce_scatter_block, after its
+ * backward), HSDP's shard all-reduces on the replicate group's
+ * communicator (MPI_Comm_split).  The communication thread runs the
+ * collectives one after another, in the order issued, as every rank
+ * issues them; compute waits for one only where it needs its result.  The
+ * optimizer updates with the mean gradient (the sum over replicas divided
+ * by them), on what this rank holds.  With --emulate each layer's compute
+ * is replaced by a wait of the given duration while the real bytes are
+ * really reduced and gathered, so many replicas share few cores.
  *
  * Options and the report rank 0 prints are the GPU replica's too
  * (real/worker.h). */
@@ -24,17 +32,51 @@
 
 #include "real/worker.h"
 
+/* The communication thread's queue: the step program's ops, by index, in
+ * the order issued; done[i] once op i has finished. */
 typedef struct {
   GMutex   lock;
   GCond    cond;
   int     *queue, head, tail;
-  int      done;
+  gboolean *done;
   gboolean quit;
-  float   *grads;
-  const gint64 *start, *count;   /* per bucket: first element and elements */
-  double  *t_start, *t_dur;   /* per bucket, this step */
+  const DpsWorkerPlan *plan;
+  const DpsWorkerBuffers *bufs;
+  MPI_Comm shard, replicate;   /* the shard group's and the replicate group's communicators */
+  double  *t_start, *t_dur;    /* per op, this step */
   double   step_t0;
 } Comm;
+
+/* Runs one collective with MPI.  All-reduces sum: the optimizer divides
+ * by the replicas (no extra pass over the buffer here, which would add the
+ * runner's own time to the exposed communication). */
+static void
+run_op (const Comm *c, const DpsStepOp *op)
+{
+  float *send, *recv;
+  gint64 n;
+  dps_worker_op_buffers (c->plan, c->bufs, op, &send, &recv, &n);
+  switch (op->kind) {
+  case DPS_STEP_ALLREDUCE:
+    MPI_Allreduce (MPI_IN_PLACE, recv, (int) n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    break;
+  case DPS_STEP_GATHER:
+  case DPS_STEP_GATHER_BACKWARD:
+    MPI_Allgather (send, (int) n, MPI_FLOAT, recv, (int) n, MPI_FLOAT, c->shard);
+    break;
+  case DPS_STEP_GATHER_UPDATED:
+    MPI_Allgather (MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, recv, (int) n, MPI_FLOAT, c->shard);
+    break;
+  case DPS_STEP_REDUCE_SCATTER:
+    MPI_Reduce_scatter_block (send, recv, (int) n, MPI_FLOAT, MPI_SUM, c->shard);
+    break;
+  case DPS_STEP_ALLREDUCE_SHARD:
+    MPI_Allreduce (MPI_IN_PLACE, recv, (int) n, MPI_FLOAT, MPI_SUM, c->replicate);
+    break;
+  default:
+    g_assert_not_reached ();
+  }
+}
 
 static gpointer
 comm_thread (gpointer data)
@@ -48,37 +90,40 @@ comm_thread (gpointer data)
       g_mutex_unlock (&c->lock);
       return NULL;
     }
-    int b = c->queue[c->head++];
+    int i = c->queue[c->head++];
     g_mutex_unlock (&c->lock);
     double t0 = dps_worker_now ();
-    /* the sum; the optimizer divides by the replicas (no extra pass over
-     * the bucket here, which would add the runner's own time to the
-     * exposed communication) */
-    MPI_Allreduce (MPI_IN_PLACE, c->grads + c->start[b], (int) c->count[b], MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
-    c->t_start[b] = t0 - c->step_t0;
-    c->t_dur[b] = dps_worker_now () - t0;
+    run_op (c, &c->plan->program->ops[i]);
+    c->t_start[i] = t0 - c->step_t0;
+    c->t_dur[i] = dps_worker_now () - t0;
     g_mutex_lock (&c->lock);
-    c->done++;
+    c->done[i] = TRUE;
     g_cond_broadcast (&c->cond);
     g_mutex_unlock (&c->lock);
   }
 }
 
 static void
-launch (Comm *c, int b)
+launch (Comm *c, int i)
 {
   g_mutex_lock (&c->lock);
-  c->queue[c->tail++] = b;
+  c->queue[c->tail++] = i;
   g_cond_broadcast (&c->cond);
   g_mutex_unlock (&c->lock);
 }
 
+/* until op i has finished; i < 0: every op issued */
 static void
-wait_all (Comm *c, int nb)
+wait_op (Comm *c, int i)
 {
   g_mutex_lock (&c->lock);
-  while (c->done < nb)
-    g_cond_wait (&c->cond, &c->lock);
+  if (i >= 0)
+    while (!c->done[i])
+      g_cond_wait (&c->cond, &c->lock);
+  else
+    for (int k = 0; k < c->tail; k++)
+      while (!c->done[c->queue[k]])
+        g_cond_wait (&c->cond, &c->lock);
   g_mutex_unlock (&c->lock);
 }
 
@@ -134,26 +179,36 @@ main (int argc, char **argv)
   GError *error = NULL;
   dps_worker_start (&argc, &argv, TRUE, &rank, &world, &o, &plan);
   openblas_set_num_threads (1);
-  int L = dps_model_n_layers (plan.model), nb = plan.n_buckets;
+  DpsDev *dev = dps_dev_cpu ();
+  const DpsShardLayout *lay = plan.layout;
+  const DpsStepProgram *prog = plan.program;
   /* replicas on this node against its cores: busy or sleeping waits */
   spin_waits = 2 * dps_worker_local () <= sysconf (_SC_NPROCESSORS_ONLN) && !g_getenv ("DPS_EMULATE_SLEEP");
 
   if (o.time_layers) {
-    dps_worker_time_layers (dps_dev_cpu (), &o, &plan, rank);
+    dps_worker_time_layers (dev, &o, &plan, rank);
     MPI_Finalize ();
     dps_worker_finish (&o, &plan);
     return 0;
   }
-  /* parameters and gradients: the network when computing, a flat buffer
-   * of the gradients' size when emulating */
+  /* parameters, gradients and shards: the network's when computing, flat
+   * buffers of their size when emulating */
   DpsTrainNet *net;
-  float *grads = dps_worker_gradients (dps_dev_cpu (), &o, &plan, &net);
-  Comm c = { .grads = grads, .start = plan.start, .count = plan.count };
+  DpsWorkerBuffers bufs;
+  dps_worker_buffers (dev, &o, &plan, &net, &bufs);
+  Comm c = { .plan = &plan, .bufs = &bufs, .shard = MPI_COMM_WORLD, .replicate = MPI_COMM_NULL };
+  if (lay->strategy == DPS_STRATEGY_HSDP && lay->groups > 1) {
+    MPI_Comm_split (MPI_COMM_WORLD, lay->group, rank, &c.shard);
+    MPI_Comm_split (MPI_COMM_WORLD, lay->shard_index, rank, &c.replicate);
+  }
   g_mutex_init (&c.lock);
   g_cond_init (&c.cond);
-  c.queue = g_new (int, nb);
-  c.t_start = g_new0 (double, nb);
-  c.t_dur = g_new0 (double, nb);
+  int no = MAX (prog->n_ops, 1);
+  c.queue = g_new (int, no);
+  c.done = g_new0 (gboolean, no);
+  c.t_start = g_new0 (double, no);
+  c.t_dur = g_new0 (double, no);
+  double *act_s = g_new0 (double, prog->n_acts);
   char lib[MPI_MAX_LIBRARY_VERSION_STRING];
   int len;
   MPI_Get_library_version (lib, &len);
@@ -161,81 +216,119 @@ main (int argc, char **argv)
   dps_worker_header (rank, lib, &plan);
   if (o.check && net)
     dps_worker_gradcheck (net, &o, &plan, rank, world, mpi_allreduce, NULL);
+  dps_worker_poison_params (dev, &o, &plan, &bufs);
 
   GThread *thread = g_thread_new ("comm", comm_thread, &c);
   double wait_req = 0, wait_got = 0;
   for (int s = 0; s < o.steps; s++) {
     g_mutex_lock (&c.lock);
-    c.head = c.tail = c.done = 0;
+    c.head = c.tail = 0;
+    memset (c.done, 0, sizeof (gboolean) * no);
     g_mutex_unlock (&c.lock);
     MPI_Barrier (MPI_COMM_WORLD);
     double t0 = dps_worker_now ();
     c.step_t0 = t0;
-    double loss = 0, deadline = t0, fwd_total = 0;
-    for (int k = 0; k < o.accum; k++) {
-      gboolean last = k == o.accum - 1;
-      double f0 = dps_worker_now ();
-      if (net) {
-        /* micro-step k of step s: its own samples; gradients accumulate (no_sync) */
-        dps_train_net_batch (net, (guint32) o.seed, (((gint64) s * o.accum + k) * world + rank) * o.batch);
-        net->accumulate = k > 0;
-        dps_train_net_forward (net);
-        loss = dps_train_net_loss_grad (net);
-      } else
-        for (int l = 0; l < L; l++)
-          wait_until (deadline += plan.fwd_s[l]);
-      fwd_total += dps_worker_now () - f0;
-      int next = 0;
-      for (int l = L - 1; l >= 0; l--) {
+    double loss = 0, deadline = t0, asked = 0, prev = t0;
+    for (int i = 0; i < prog->n_acts; i++) {
+      const DpsStepAct *a = &prog->acts[i];
+      switch (a->kind) {
+      case DPS_ACT_BATCH:
+        if (net) {
+          /* micro-step k of step s: its own samples; under DDP and ZeRO-1
+           * gradients accumulate (no_sync), else each micro-step's are reduced */
+          dps_train_net_batch (net, (guint32) o.seed, (((gint64) s * o.accum + a->arg) * world + rank) * o.batch);
+          net->accumulate = prog->local_accumulation && a->arg > 0;
+        }
+        break;
+      case DPS_ACT_FORWARD:
+      case DPS_ACT_BACKWARD:
         if (net)
-          dps_train_net_backward_layer (net, l);
-        else
-          wait_until (deadline += plan.bwd_s[l]);
-        /* DDP: a ready bucket launches once every lower-numbered one has;
-         * only in the last micro-step (the others run under no_sync) */
-        while (last && next < nb && dps_buckets_get (plan.buckets, next)->ready_layer >= l)
-          launch (&c, next++);
+          (a->kind == DPS_ACT_FORWARD ? dps_train_net_forward_layer : dps_train_net_backward_layer) (net, a->arg);
+        else {
+          double t = (a->kind == DPS_ACT_FORWARD ? plan.fwd_s : plan.bwd_s)[a->arg];
+          wait_until (deadline += t);
+          asked += t;
+        }
+        break;
+      case DPS_ACT_LOSS:
+        if (net)
+          loss = dps_train_net_loss_grad (net);
+        break;
+      case DPS_ACT_ISSUE:
+        launch (&c, a->arg);
+        break;
+      case DPS_ACT_WAIT:
+      case DPS_ACT_WAIT_ALL:
+        wait_op (&c, a->kind == DPS_ACT_WAIT ? a->arg : -1);
+        /* emulated compute resumes from here */
+        deadline = MAX (deadline, dps_worker_now ());
+        break;
+      case DPS_ACT_RELEASE:
+        /* the gathered parameters are left as they are (nothing reads them
+         * before they are gathered again); the check poisons them, so that
+         * a layer reading them would turn everything into NaN */
+        if (o.check_params && net)
+          memset (bufs.params + lay->off[a->arg], 0xff, sizeof (float) * (gsize) lay->padded[a->arg]);
+        break;
+      case DPS_ACT_ACCUMULATE:
+        dps_worker_accumulate (dev, &plan, &bufs, a->arg);
+        break;
+      case DPS_ACT_OPTIMIZER:
+        if (net) {
+          /* summed over micro-steps and replicas: the update uses their mean */
+          if (!dps_worker_optimize (dev, &o, &plan, &bufs, a->arg, 1.0 / ((double) o.accum * world), s + 1, &error))
+            dps_worker_fail (error->message);
+        } else if (o.opt_ms > 0) {
+          double t = o.opt_ms * 1e-3 * dps_worker_optimizer_share (&plan, a->arg);
+          wait_until (deadline += t);
+          asked += t;
+        }
+        break;
+      default:
+        g_assert_not_reached ();
       }
+      double t = dps_worker_now ();
+      act_s[i] = t - prev;
+      prev = t;
     }
-    double t1 = t0 + fwd_total, t2 = dps_worker_now ();
+    double mine[9];
+    dps_worker_step_times (&plan, act_s, loss, mine);
     if (!net) {
-      wait_req += deadline - t0;
-      wait_got += dps_worker_now () - t0;
+      wait_req += asked;
+      wait_got += mine[0] + mine[1] + mine[3];
     }
-    wait_all (&c, nb);
-    double t3 = dps_worker_now ();
-    if (net) {
-      /* summed over micro-steps and replicas: the update uses their mean */
-      if (!dps_train_net_update (net, o.adam, o.lr, 1.0 / ((double) o.accum * world), s + 1, &error))
-        dps_worker_fail (error->message);
-    } else if (o.opt_ms > 0) {
-      double o0 = dps_worker_now ();
-      wait_until (o0 + o.opt_ms * 1e-3);
-      wait_req += o.opt_ms * 1e-3;
-      wait_got += dps_worker_now () - o0;
-    }
-    double t4 = dps_worker_now ();
-    double mine[6] = { t1 - t0, t2 - t1, t3 - t2, t4 - t3, t4 - t0, loss };
-    /* every replica holds the same parameters (hashes compared) */
-    dps_worker_report (rank, world, s, mine, net ? dps_train_net_hash (net) : 0, &plan, t0, c.t_start, c.t_dur);
+    /* every replica holds the same parameters, or the same shards as its
+     * peers (hashes compared) */
+    dps_worker_report (rank, world, s, mine, net ? dps_worker_hash (dev, &plan, &bufs) : 0, &plan, t0, c.t_start,
+                       c.t_dur);
   }
   g_mutex_lock (&c.lock);
   c.quit = TRUE;
   g_cond_broadcast (&c.cond);
   g_mutex_unlock (&c.lock);
   g_thread_join (thread);
+  if (o.check_params && net) {
+    /* the whole model on rank 0: FSDP and HSDP gather every unit */
+    for (int u = 0; dps_shard_layout_gathers (lay) && u < lay->n_units; u++)
+      if (lay->count[u] > 0)
+        run_op (&c, &(DpsStepOp) { .kind = DPS_STEP_GATHER, .index = u });
+    dps_worker_check_params (dev, &o, &plan, bufs.params, rank);
+  }
   double w[2] = { wait_req, wait_got }, wsum[2];
   MPI_Reduce (w, wsum, 2, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   if (rank == 0 && o.emulate) {
     printf ("wait %.9g %.9g\n", wsum[0], wsum[1]);
     fflush (stdout);
   }
+  if (c.shard != MPI_COMM_WORLD)
+    MPI_Comm_free (&c.shard);
+  if (c.replicate != MPI_COMM_NULL)
+    MPI_Comm_free (&c.replicate);
   MPI_Finalize ();
-  if (net)
-    dps_train_net_free (net);
-  else
-    dps_dev_cpu ()->free (dps_dev_cpu (), grads);
+  dps_worker_buffers_free (dev, net, &bufs);
+  g_free (act_s);
   g_free (c.queue);
+  g_free (c.done);
   g_free (c.t_start);
   g_free (c.t_dur);
   g_mutex_clear (&c.lock);

@@ -124,10 +124,10 @@ buffer (Gpt2 *n, gsize count, gsize size)
 #define FLOATS(count) ((float *) buffer (n, (count), sizeof (float)))
 
 /* The stack's shape and its tensors' offsets, found by name in m (in
- * definition order); FALSE, with the reason, for a model that is not a
+ * the flat layout padded to pad, dps_train_net_layout); FALSE, with the reason, for a model that is not a
  * GPT-2 stack.  Allocates only n->off. */
 static gboolean
-gpt2_layout (const DpsModel *m, Gpt2 *n, GError **error)
+gpt2_layout (const DpsModel *m, Gpt2 *n, int pad, GError **error)
 {
   int L = dps_model_n_layers (m);
   if (L < 3 || m->heads < 1 || m->seq_len < 1 || dps_model_n_tensors (m) < 2) {
@@ -141,11 +141,8 @@ gpt2_layout (const DpsModel *m, Gpt2 *n, GError **error)
   n->d = (int) wte->cols;
   n->P = (int) wpe->rows;
   n->H = m->heads;
-  gint64 *toff = g_new (gint64, dps_model_n_tensors (m) + 1);
-  toff[0] = 0;
-  for (int t = 0; t < dps_model_n_tensors (m); t++)
-    toff[t + 1] = toff[t] + dps_model_tensor (m, t)->numel;
-  n->base.n_params = toff[dps_model_n_tensors (m)];
+  gint64 *toff = g_new (gint64, dps_model_n_tensors (m));
+  n->base.n_params = dps_train_net_layout (m, pad, toff, NULL);
   n->off = g_malloc0_n (MAX (n->nb, 1), sizeof *n->off);
   gint64 d = n->d;
   gboolean ok = g_str_equal (wpe->name, "wpe.weight") && wpe->cols == d && n->P >= n->T && d % n->H == 0
@@ -179,7 +176,7 @@ gboolean
 dps_gpt2_check (const DpsModel *m, GError **error)
 {
   Gpt2 n = { .off = NULL };
-  gboolean ok = gpt2_layout (m, &n, error);
+  gboolean ok = gpt2_layout (m, &n, 1, error);
   g_free (n.off);
   return ok;
 }
@@ -188,13 +185,13 @@ dps_gpt2_check (const DpsModel *m, GError **error)
  * initialisation (weights of standard deviation 0.02, zero biases,
  * LayerNorms at identity) from seed. */
 DpsTrainNet *
-dps_gpt2_new (DpsDev *dev, const DpsModel *m, int batch, guint32 seed, GError **error)
+dps_gpt2_new (DpsDev *dev, const DpsModel *m, int batch, guint32 seed, int pad, GError **error)
 {
   Gpt2 *n = g_new0 (Gpt2, 1);
   DpsTrainNet *base = &n->base;
   dps_train_net_init (base, &gpt2_ops, dev, "gpt2", dps_model_n_layers (m), batch);
   n->buffers = g_ptr_array_new ();
-  if (!gpt2_layout (m, n, error)) {
+  if (!gpt2_layout (m, n, pad, error)) {
     gpt2_free (base);
     return NULL;
   }

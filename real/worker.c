@@ -1,5 +1,6 @@
 /* worker.c — see worker.h. */
 #include "real/worker.h"
+#include "sim/base/error.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -67,6 +68,11 @@ parse (int *argc, char ***argv, DpsWorkerOpts *o)
     { "check-gradient", 0, 0, G_OPTION_ARG_NONE, &o->check, "compare averaged shard gradients with the whole batch's",
       NULL },
     { "time-layers", 0, 0, G_OPTION_ARG_NONE, &o->time_layers, "only time the model's layers on this device", NULL },
+    { "strategy", 0, 0, G_OPTION_ARG_STRING, &o->strategy_name, "ddp, zero1, zero2, fsdp or hsdp", NULL },
+    { "shard-group", 0, 0, G_OPTION_ARG_INT, &o->shard_group, "hsdp: ranks a shard group", NULL },
+    { "check-params", 0, 0, G_OPTION_ARG_NONE, &o->check_params, "print the parameters' norm after the last step",
+      NULL },
+    { "save-params", 0, 0, G_OPTION_ARG_FILENAME, &o->save_params, "and write them to this file", NULL },
     G_OPTION_ENTRY_NULL
   };
   GOptionContext *ctx = g_option_context_new (NULL);
@@ -77,16 +83,22 @@ parse (int *argc, char ***argv, DpsWorkerOpts *o)
   g_option_context_free (ctx);
   if (o->batch < 1 || o->steps < 1 || o->accum < 1)
     dps_worker_fail ("--batch, --steps and --grad-accum must be at least 1");
+  if (!o->strategy_name)
+    o->strategy = DPS_STRATEGY_DDP;
+  else if (!dps_strategy_parse (o->strategy_name, &o->strategy))
+    dps_worker_fail ("--strategy: not ddp, zero1, zero2, fsdp or hsdp");
+  o->check_params = o->check_params || o->save_params;
   o->adam = o->optimizer && g_str_equal (o->optimizer, "adam");
   if (o->lr <= 0)
     o->lr = o->adam ? 1e-3 : 0.02;
 }
 
-/* The model, its buckets (fp32 gradients) as ranges: tensors are in
- * definition order in the flat array and a bucket holds consecutive
- * tensors in reverse order, so it starts at its last (lowest) tensor. */
+/* The model, its shard layout and step program, its buckets (fp32
+ * gradients) as ranges: a bucket holds consecutive tensors in reverse
+ * order, so it runs from its last (lowest) tensor to the end of its first
+ * (the padding of the layers between included). */
 static void
-plan (const DpsWorkerOpts *o, DpsWorkerPlan *p)
+plan (const DpsWorkerOpts *o, int rank, int world, DpsWorkerPlan *p)
 {
   GError *error = NULL;
   memset (p, 0, sizeof *p);
@@ -95,20 +107,22 @@ plan (const DpsWorkerOpts *o, DpsWorkerPlan *p)
     dps_worker_fail (error->message);
   DpsModel *m = p->model;
   int L = dps_model_n_layers (m);
+  int shards = o->strategy == DPS_STRATEGY_HSDP ? (o->shard_group > 0 ? o->shard_group : world) : world;
+  if (world % shards)
+    dps_worker_fail ("--shard-group must divide the replicas");
+  p->layout = dps_shard_layout_new (m, o->strategy, world, shards, rank);
+  const gint64 *toff = p->layout->toff;
   p->buckets = dps_buckets_assign (m, o->cap_mb * 1048576, o->first_mb * 1048576, 4);
   p->n_buckets = dps_buckets_count (p->buckets);
-  gint64 *toff = g_new (gint64, dps_model_n_tensors (m) + 1);
-  toff[0] = 0;
-  for (int t = 0; t < dps_model_n_tensors (m); t++)
-    toff[t + 1] = toff[t] + dps_model_tensor (m, t)->numel;
   p->start = g_new (gint64, p->n_buckets);
   p->count = g_new (gint64, p->n_buckets);
   for (int b = 0; b < p->n_buckets; b++) {
     const DpsBucket *bu = dps_buckets_get (p->buckets, b);
-    p->start[b] = toff[p->buckets->order[bu->first + bu->n_tensors - 1]];
-    p->count[b] = bu->numel;
+    int hi = p->buckets->order[bu->first], lo = p->buckets->order[bu->first + bu->n_tensors - 1];
+    p->start[b] = toff[lo];
+    p->count[b] = toff[hi] + dps_model_tensor (m, hi)->numel - toff[lo];
   }
-  g_free (toff);
+  p->program = dps_step_program_new (p->layout, p->buckets, o->accum);
   if (o->emulate) {
     p->fwd_s = parse_times (o->fwd_s, L);
     p->bwd_s = parse_times (o->bwd_s, L);
@@ -131,7 +145,7 @@ dps_worker_start (int *argc, char ***argv, gboolean threads, int *rank, int *wor
   MPI_Comm_free (&node);
   one_host = local_ranks == *world;
   parse (argc, argv, o);
-  plan (o, p);
+  plan (o, *rank, *world, p);
 }
 
 void
@@ -141,6 +155,10 @@ dps_worker_finish (DpsWorkerOpts *o, DpsWorkerPlan *p)
   g_clear_pointer (&o->optimizer, g_free);
   g_clear_pointer (&o->fwd_s, g_free);
   g_clear_pointer (&o->bwd_s, g_free);
+  g_clear_pointer (&o->strategy_name, g_free);
+  g_clear_pointer (&o->save_params, g_free);
+  g_clear_pointer (&p->program, dps_step_program_free);
+  g_clear_pointer (&p->layout, dps_shard_layout_free);
   g_clear_pointer (&p->buckets, dps_buckets_free);
   g_clear_pointer (&p->model, dps_model_free);
   g_clear_pointer (&p->start, g_free);
@@ -157,26 +175,248 @@ dps_worker_header (int rank, const char *library, const DpsWorkerPlan *p)
   printf ("# library %s\n# buckets %d", library, p->n_buckets);
   for (int b = 0; b < p->n_buckets; b++)
     printf (" %.0f", dps_buckets_get (p->buckets, b)->bytes);
-  printf ("\n");
+  printf ("\n# strategy %s %d %d\n", dps_strategy_name (p->layout->strategy), p->layout->shards,
+          p->layout->n_units);
   fflush (stdout);
 }
 
-float *
-dps_worker_gradients (DpsDev *dev, const DpsWorkerOpts *o, const DpsWorkerPlan *p, DpsTrainNet **net)
+static void *
+alloc_or_fail (DpsDev *dev, gint64 n, const char *what)
+{
+  void *x = dev->alloc (dev, sizeof (float) * (gsize) MAX (n, 1));
+  if (!x) {
+    char msg[160];
+    g_snprintf (msg, sizeof msg, "not enough %s for %s", g_str_equal (dev->name, "cpu") ? "memory" : "GPU memory",
+                what);
+    dps_worker_fail (msg);
+  }
+  return x;
+}
+
+void
+dps_worker_buffers (DpsDev *dev, const DpsWorkerOpts *o, const DpsWorkerPlan *p, DpsTrainNet **net,
+                    DpsWorkerBuffers *b)
 {
   GError *error = NULL;
+  const DpsShardLayout *l = p->layout;
+  memset (b, 0, sizeof *b);
   *net = NULL;
   if (o->emulate) {
-    float *g = dev->alloc (dev, sizeof (float) * p->model->n_params);
-    if (!g)
-      dps_worker_fail (g_str_equal (dev->name, "cpu") ? "not enough memory for the gradients"
-                                                      : "not enough GPU memory for the gradients");
-    return g;
+    b->own_flat = TRUE;
+    b->grads = alloc_or_fail (dev, l->total, "the gradients");
+    /* DDP updates nothing when emulating; the others gather parameters */
+    if (l->strategy != DPS_STRATEGY_DDP)
+      b->params = alloc_or_fail (dev, l->total, "the parameters");
+  } else {
+    *net = dps_train_net_new_padded (dev, p->model, o->batch, (guint32) o->seed, l->shards, &error);
+    if (!*net)
+      dps_worker_fail (error->message);
+    g_assert ((*net)->n_params == l->total);
+    b->params = (*net)->params;
+    b->grads = (*net)->grads;
   }
-  *net = dps_train_net_new_on (dev, p->model, o->batch, (guint32) o->seed, &error);
-  if (!*net)
-    dps_worker_fail (error->message);
-  return (*net)->grads;
+  if (dps_shard_layout_scatters (l))
+    b->gshard = alloc_or_fail (dev, l->shard_total, "the gradient shard");
+  if (!dps_shard_layout_gathers (l))
+    return;
+  b->pshard = alloc_or_fail (dev, l->shard_total, "the parameter shard");
+  gsize bytes = sizeof (float) * (gsize) l->total;
+  float *host = g_malloc (MAX (bytes, 1));
+  dev->download (dev, host, b->params, bytes);
+  for (int u = 0; u < l->n_units; u++)
+    dev->upload (dev, b->pshard + l->shard_off[u], host + dps_shard_layout_mine (l, u),
+                 sizeof (float) * (gsize) l->shard[u]);
+  g_free (host);
+}
+
+void
+dps_worker_poison_params (DpsDev *dev, const DpsWorkerOpts *o, const DpsWorkerPlan *p, DpsWorkerBuffers *b)
+{
+  if (!o->check_params || !dps_shard_layout_gathers (p->layout) || o->emulate)
+    return;
+  gsize bytes = sizeof (float) * (gsize) p->layout->total;
+  void *host = g_malloc (MAX (bytes, 1));
+  memset (host, 0xff, bytes);
+  dev->upload (dev, b->params, host, bytes);
+  g_free (host);
+}
+
+void
+dps_worker_buffers_free (DpsDev *dev, DpsTrainNet *net, DpsWorkerBuffers *b)
+{
+  float *mine[] = { b->pshard, b->gshard, b->m1, b->m2, b->own_flat ? b->params : NULL,
+                    b->own_flat ? b->grads : NULL };
+  for (gsize i = 0; i < G_N_ELEMENTS (mine); i++)
+    if (mine[i])
+      dev->free (dev, mine[i]);
+  if (net)
+    dps_train_net_free (net);
+  memset (b, 0, sizeof *b);
+}
+
+void
+dps_worker_op_buffers (const DpsWorkerPlan *p, const DpsWorkerBuffers *b, const DpsStepOp *op, float **send,
+                       float **recv, gint64 *count)
+{
+  const DpsShardLayout *l = p->layout;
+  int u = op->index;
+  switch (op->kind) {
+  case DPS_STEP_ALLREDUCE:
+    *send = *recv = b->grads + p->start[u];
+    *count = p->count[u];
+    return;
+  case DPS_STEP_GATHER:
+  case DPS_STEP_GATHER_BACKWARD:
+    *send = b->pshard + l->shard_off[u];
+    *recv = b->params + l->off[u];
+    break;
+  case DPS_STEP_GATHER_UPDATED:
+    *send = b->params + dps_shard_layout_mine (l, u);
+    *recv = b->params + l->off[u];
+    break;
+  case DPS_STEP_REDUCE_SCATTER:
+    *send = b->grads + l->off[u];
+    *recv = b->gshard + l->shard_off[u];
+    break;
+  case DPS_STEP_ALLREDUCE_SHARD:
+    *send = *recv = b->gshard + l->shard_off[u];
+    break;
+  default:
+    g_assert_not_reached ();
+  }
+  *count = l->shard[u];
+}
+
+/* The parameters the optimizer's action on unit (-1: all) updates, their
+ * gradients and the offset of their moments (each rank keeps its own). */
+static gint64
+optimizer_span (const DpsWorkerPlan *p, const DpsWorkerBuffers *b, int unit, float **prm, float **grd,
+                gint64 *moff)
+{
+  const DpsShardLayout *l = p->layout;
+  switch (l->strategy) {
+  case DPS_STRATEGY_DDP:
+    *prm = b->params;
+    *grd = b->grads;
+    *moff = 0;
+    return l->total;
+  case DPS_STRATEGY_ZERO1:
+  case DPS_STRATEGY_ZERO2:
+    g_assert (unit >= 0);
+    *prm = b->params + dps_shard_layout_mine (l, unit);
+    *grd = l->strategy == DPS_STRATEGY_ZERO1 ? b->grads + dps_shard_layout_mine (l, unit)
+                                             : b->gshard + l->shard_off[unit];
+    *moff = l->shard_off[unit];
+    return l->shard[unit];
+  default:
+    *prm = b->pshard;
+    *grd = b->gshard;
+    *moff = 0;
+    return l->shard_total;
+  }
+}
+
+double
+dps_worker_optimizer_share (const DpsWorkerPlan *p, int unit)
+{
+  float *prm, *grd;
+  gint64 moff, n = optimizer_span (p, &(DpsWorkerBuffers) { 0 }, unit, &prm, &grd, &moff);
+  return p->model->n_params > 0 ? (double) n / p->model->n_params : 0;
+}
+
+gboolean
+dps_worker_optimize (DpsDev *dev, const DpsWorkerOpts *o, const DpsWorkerPlan *p, DpsWorkerBuffers *b, int unit,
+                     double grad_scale, int step, GError **error)
+{
+  float *prm, *grd;
+  gint64 moff, n = optimizer_span (p, b, unit, &prm, &grd, &moff);
+  if (o->adam && !b->m1) {
+    gint64 all = p->layout->strategy == DPS_STRATEGY_DDP ? p->layout->total : p->layout->shard_total;
+    b->m1 = dev->alloc (dev, sizeof (float) * (gsize) MAX (all, 1));
+    b->m2 = dev->alloc (dev, sizeof (float) * (gsize) MAX (all, 1));
+    if (!b->m1 || !b->m2) {
+      g_set_error (error, DPS_ERROR, DPS_ERROR_LIMIT, "Adam's moments: out of %s memory", dev->name);
+      return FALSE;
+    }
+  }
+  dps_train_net_optimize (dev, o->adam, o->lr, grad_scale, step, prm, grd, b->m1 ? b->m1 + moff : NULL,
+                          b->m2 ? b->m2 + moff : NULL, n);
+  return TRUE;
+}
+
+void
+dps_worker_accumulate (DpsDev *dev, const DpsWorkerPlan *p, DpsWorkerBuffers *b, int unit)
+{
+  const DpsShardLayout *l = p->layout;
+  if (l->group == 0)
+    dev->axpy (dev, l->shard[unit], 1.0f, b->gshard + l->shard_off[unit], b->grads + dps_shard_layout_mine (l, unit));
+}
+
+guint64
+dps_worker_hash (DpsDev *dev, const DpsWorkerPlan *p, const DpsWorkerBuffers *b)
+{
+  if (dps_shard_layout_gathers (p->layout))
+    return dps_train_net_hash_floats (dev, b->pshard, p->layout->shard_total);
+  return dps_train_net_hash_floats (dev, b->params, p->layout->total);
+}
+
+void
+dps_worker_step_times (const DpsWorkerPlan *p, const double *act_s, double loss, double mine[9])
+{
+  double compute[DPS_STEP_PHASES] = { 0 }, wait[DPS_STEP_PHASES] = { 0 }, total = 0, exposed = 0;
+  for (int i = 0; i < p->program->n_acts; i++) {
+    const DpsStepAct *a = &p->program->acts[i];
+    gboolean waits = a->kind == DPS_ACT_WAIT || a->kind == DPS_ACT_WAIT_ALL;
+    (waits ? wait : compute)[a->phase] += act_s[i];
+    exposed += waits ? act_s[i] : 0;
+    total += act_s[i];
+  }
+  mine[0] = compute[DPS_STEP_IN_FORWARD];
+  mine[1] = compute[DPS_STEP_IN_BACKWARD];
+  mine[2] = exposed;
+  /* the optimizer's phase and the issue of the updated shards' gathers
+   * after it (nothing else computes after backward) */
+  mine[3] = compute[DPS_STEP_IN_SYNC] + compute[DPS_STEP_IN_OPTIMIZER] + compute[DPS_STEP_IN_GATHER];
+  mine[4] = total;
+  mine[5] = loss;
+  mine[6] = wait[DPS_STEP_IN_FORWARD];
+  mine[7] = wait[DPS_STEP_IN_BACKWARD];
+  mine[8] = wait[DPS_STEP_IN_GATHER];
+}
+
+void
+dps_worker_check_params (DpsDev *dev, const DpsWorkerOpts *o, const DpsWorkerPlan *p, const float *params, int rank)
+{
+  if (rank != 0 || !o->check_params)
+    return;
+  const DpsShardLayout *l = p->layout;
+  float *all = g_new (float, MAX (l->total, 1)), *model = g_new (float, MAX (p->model->n_params, 1));
+  dev->download (dev, all, params, sizeof (float) * (gsize) l->total);
+  gint64 n = 0;
+  for (int u = 0; u < l->n_units; u++) {
+    memcpy (model + n, all + l->off[u], sizeof (float) * (gsize) l->count[u]);
+    n += l->count[u];
+  }
+  double l2 = 0, sum = 0;
+  for (gint64 i = 0; i < n; i++) {
+    l2 += (double) model[i] * model[i];
+    sum += model[i];
+  }
+  if (o->save_params) {
+    FILE *f = fopen (o->save_params, "wb");
+    gboolean ok = f && fwrite (model, sizeof (float), (gsize) n, f) == (gsize) n;
+    ok = f && fclose (f) == 0 && ok;
+    if (!ok) {
+      char msg[512];
+      g_snprintf (msg, sizeof msg, "--save-params: cannot write %s", o->save_params);
+      dps_worker_fail (msg);
+    }
+  }
+  printf ("# params %" G_GINT64_FORMAT " %.17g %.17g %" G_GUINT64_FORMAT "\n", n, sqrt (l2), sum,
+          dps_train_net_hash_floats (dps_dev_cpu (), model, n));
+  fflush (stdout);
+  g_free (all);
+  g_free (model);
 }
 
 void
@@ -216,7 +456,8 @@ dps_worker_gradcheck (DpsTrainNet *net, const DpsWorkerOpts *o, const DpsWorkerP
   if (rank != 0)
     return;
   float *shards = host_grads (net);
-  DpsTrainNet *whole = dps_train_net_new_on (net->dev, p->model, o->batch * world, (guint32) o->seed, &error);
+  DpsTrainNet *whole = dps_train_net_new_padded (net->dev, p->model, o->batch * world, (guint32) o->seed,
+                                                 p->layout->shards, &error);
   if (!whole)
     dps_worker_fail (error->message);
   dps_train_net_batch (whole, (guint32) o->seed, 0);
@@ -237,45 +478,51 @@ dps_worker_gradcheck (DpsTrainNet *net, const DpsWorkerOpts *o, const DpsWorkerP
 }
 
 void
-dps_worker_report (int rank, int world, int s, const double mine[6], guint64 hash, const DpsWorkerPlan *p,
+dps_worker_report (int rank, int world, int s, const double mine[9], guint64 hash, const DpsWorkerPlan *p,
                    double t0, const double *t_start, const double *t_dur)
 {
-  int nb = p->n_buckets;
-  double *all = rank == 0 ? g_new (double, 6 * world) : NULL;
-  double *bt = g_new (double, 2 * nb), *bts = rank == 0 ? g_new (double, 2 * nb * world) : NULL;
+  int no = p->program->n_ops;
+  double *all = rank == 0 ? g_new (double, 9 * world) : NULL;
+  double *bt = g_new (double, 2 * MAX (no, 1)), *bts = rank == 0 ? g_new (double, 2 * MAX (no, 1) * world) : NULL;
   unsigned long long h = hash, *hs = rank == 0 ? g_new (unsigned long long, world) : NULL;
   /* on one host, on its clock (the barrier before a step lets replicas go
    * some tens of microseconds apart); else from each one's step start */
-  for (int b = 0; b < nb; b++) {
-    bt[2 * b] = t_start[b] + (one_host ? t0 : 0);
-    bt[2 * b + 1] = t_dur[b];
+  for (int i = 0; i < no; i++) {
+    bt[2 * i] = t_start[i] + (one_host ? t0 : 0);
+    bt[2 * i + 1] = t_dur[i];
   }
-  MPI_Gather (mine, 6, MPI_DOUBLE, all, 6, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-  MPI_Gather (bt, 2 * nb, MPI_DOUBLE, bts, 2 * nb, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  MPI_Gather (mine, 9, MPI_DOUBLE, all, 9, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  MPI_Gather (bt, 2 * no, MPI_DOUBLE, bts, 2 * no, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   MPI_Gather (&h, 1, MPI_UNSIGNED_LONG_LONG, hs, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
   g_free (bt);
   if (rank != 0)
     return;
   for (int r = 0; r < world; r++) {
-    printf ("step %d %d %.9g %.9g %.9g %.9g %.9g %.9g\n", s, r, all[6 * r], all[6 * r + 1], all[6 * r + 2],
-            all[6 * r + 3], all[6 * r + 4], all[6 * r + 5]);
-    if (hs[r] != hs[0]) {
-      char msg[128];
-      g_snprintf (msg, sizeof msg, "replica %d's parameters differ from replica 0's after step %d", r, s);
+    const double *x = all + 9 * r;
+    printf ("step %d %d %.9g %.9g %.9g %.9g %.9g %.9g %.9g %.9g %.9g\n", s, r, x[0], x[1], x[2], x[3], x[4], x[5],
+            x[6], x[7], x[8]);
+    int peer = dps_shard_layout_peer (p->layout, r);
+    if (hs[r] != hs[peer]) {
+      char msg[160];
+      g_snprintf (msg, sizeof msg, "replica %d's parameters differ from replica %d's after step %d", r, peer, s);
       dps_worker_fail (msg);
     }
   }
   /* a collective cannot finish before its last replica joins: what the
    * library took is from the last arrival to the last finish */
-  for (int b = 0; b < nb; b++) {
+  for (int i = 0; i < no; i++) {
+    const DpsStepOp *op = &p->program->ops[i];
     double arrive = -G_MAXDOUBLE, finish = -G_MAXDOUBLE;
     for (int r = 0; r < world; r++) {
-      const double *x = bts + 2 * ((gsize) r * nb + b);
+      const double *x = bts + 2 * ((gsize) r * no + i);
       arrive = MAX (arrive, x[0]);
       finish = MAX (finish, x[0] + x[1]);
     }
-    printf ("bucket %d %d %.0f %.9g %.9g %.9g\n", s, b, dps_buckets_get (p->buckets, b)->bytes, t_start[b], t_dur[b],
-            finish - arrive);
+    if (op->kind == DPS_STEP_ALLREDUCE)
+      printf ("bucket %d %d %.0f %.9g %.9g %.9g\n", s, op->index, op->bytes, t_start[i], t_dur[i], finish - arrive);
+    else
+      printf ("coll %d %s %d %d %.0f %.9g %.9g %.9g\n", s, dps_step_coll_name (op->kind), op->index, op->micro,
+              op->bytes, t_start[i], t_dur[i], finish - arrive);
   }
   fflush (stdout);
   g_free (all);

@@ -1,15 +1,28 @@
 /* worker — what the two training replicas (dpscale-train on CPUs,
  * dpscale-train-gpu on GPUs) share: their options, the plan of a run (the
  * model, the simulator's buckets as ranges of the flat gradient array,
- * emulated layer times), the gradient check, and the report rank 0 prints
- * for dpscale to read:
+ * the strategy's shard layout and step program, emulated layer times),
+ * the buffers a strategy needs, the gradient and parameter checks, and the
+ * report rank 0 prints for dpscale to read:
  *
  *   # library NAME | # buckets N BYTES... | # gradcheck MAXREL
- *   step S R FWD_S BWD_S EXPOSED_S OPT_S STEP_S LOSS   (one per replica)
+ *   # strategy NAME SHARDS UNITS                       (the shard group's ranks, the wrapped units)
+ *   step S R FWD_S BWD_S EXPOSED_S OPT_S STEP_S LOSS XFWD_S XBWD_S XPOST_S
+ *                                                      (one per replica; FWD and BWD are compute
+ *                                                       alone, EXPOSED every wait for a
+ *                                                       collective, of which XFWD in forward,
+ *                                                       XBWD in backward, XPOST after the
+ *                                                       optimizer; the rest right after backward)
  *   bucket S B BYTES START_S DUR_S SYNC_S              (rank 0's start and duration;
  *                                                       SYNC_S from the last replica's
  *                                                       arrival to the last finish)
+ *   coll S KIND UNIT MICRO BYTES START_S DUR_S SYNC_S  (every other collective, as a bucket's;
+ *                                                       KIND dps_step_coll_name's, BYTES
+ *                                                       nccl-tests' size, step-program.h)
  *   wait REQUESTED_S ACTUAL_S                          (emulated compute, summed)
+ *   # params COUNT L2 SUM HASH                         (--check-params: the model's parameters
+ *                                                       after the last step, gathered, padding
+ *                                                       left out; HASH of their bits)
  *   layers L FWD_S... BWD_S... SGD_S CV                (--time-layers: nothing else runs)
  *   # error MESSAGE                                    (then a non-zero exit)
  */
@@ -19,22 +32,42 @@
 #include "sim/model.h"
 #include "sim/buckets.h"
 #include "real/train-net.h"
+#include "real/shard-layout.h"
+#include "real/step-program.h"
 
 typedef struct {
-  char    *model_name, *optimizer, *fwd_s, *bwd_s;
+  char    *model_name, *optimizer, *fwd_s, *bwd_s, *strategy_name, *save_params;
   int      batch, steps, seed, accum;
+  int      shard_group;          /* HSDP: ranks a shard group (0: all) */
   double   cap_mb, first_mb, lr, opt_ms;
-  gboolean emulate, check, time_layers;
+  gboolean emulate, check, time_layers, check_params;
   gboolean adam;
+  DpsStrategy strategy;
 } DpsWorkerOpts;
 
 typedef struct {
   DpsModel   *model;
   DpsBuckets *buckets;
   int         n_buckets;
-  gint64     *start, *count;     /* per bucket: first element in the flat gradients, elements */
+  gint64     *start, *count;     /* per bucket: first element in the flat gradients, elements (padding
+                                  * between its tensors included) */
   double     *fwd_s, *bwd_s;     /* emulated times per layer (--emulate), else NULL */
+  DpsShardLayout *layout;        /* this rank's */
+  DpsStepProgram *program;
 } DpsWorkerPlan;
+
+/* What a replica's step works on, all on its device: the flat parameters
+ * and gradients (the network's; the worker's own when emulating), this
+ * rank's shards of the parameters (FSDP, HSDP) and of the gradients
+ * (ZeRO-2, FSDP, HSDP), and Adam's moments of what it updates (made by the
+ * first Adam step).  Under FSDP and HSDP the flat parameters hold only
+ * what is gathered; the shard is the parameters. */
+typedef struct {
+  float *params, *grads;
+  float *pshard, *gshard;
+  float *m1, *m2;
+  gboolean own_flat;             /* params and grads are the worker's (emulating) */
+} DpsWorkerBuffers;
 
 /* prints "# error MSG" and aborts every rank */
 G_NORETURN void dps_worker_fail (const char *msg);
@@ -46,13 +79,54 @@ void     dps_worker_start (int *argc, char ***argv, gboolean threads, int *rank,
  * so that a rank exits with nothing of its own left allocated (LeakSanitizer
  * in the ASan build reports the rest) */
 void     dps_worker_finish (DpsWorkerOpts *o, DpsWorkerPlan *p);
-/* rank 0: "# library" and "# buckets" */
+/* rank 0: "# library", "# buckets" and "# strategy" */
 void     dps_worker_header (int rank, const char *library, const DpsWorkerPlan *p);
 
-/* What a replica all-reduces, on dev: the network's gradients (*net, the
- * model at the options' batch and seed), or with --emulate a zeroed
- * buffer of their size (*net NULL); fails the run when they do not fit */
-float   *dps_worker_gradients (DpsDev *dev, const DpsWorkerOpts *o, const DpsWorkerPlan *p, DpsTrainNet **net);
+/* The buffers of a replica's step on dev: the network's (*net, the model
+ * at the options' batch and seed, in the plan's layout), or with --emulate
+ * zeroed ones of their size (*net NULL), and the strategy's shards (the
+ * parameter shard taken from the network's initial parameters); fails
+ * the run when they do not fit */
+void     dps_worker_buffers (DpsDev *dev, const DpsWorkerOpts *o, const DpsWorkerPlan *p, DpsTrainNet **net,
+                             DpsWorkerBuffers *b);
+void     dps_worker_buffers_free (DpsDev *dev, DpsTrainNet *net, DpsWorkerBuffers *b);
+/* --check-params under FSDP and HSDP, before the first step: the flat
+ * parameters set to NaN (all bits set), so that only gathers fill them
+ * and a layer that read parameters not gathered would make the loss and
+ * the parameters NaN (released units are set to NaN again) */
+void     dps_worker_poison_params (DpsDev *dev, const DpsWorkerOpts *o, const DpsWorkerPlan *p, DpsWorkerBuffers *b);
+/* Where a collective reads (send) and writes (recv) and the elements per
+ * rank (count: the bucket, or the unit's shard); send == recv: in place
+ * (for a gather of updated shards, send is this rank's shard inside
+ * recv, as MPI_IN_PLACE and NCCL's in-place all-gather take it) */
+void     dps_worker_op_buffers (const DpsWorkerPlan *p, const DpsWorkerBuffers *b, const DpsStepOp *op, float **send,
+                                float **recv, gint64 *count);
+/* The optimizer's action on unit (or -1: everything this rank updates):
+ * updates the parameters it covers with their gradients x grad_scale
+ * (Adam's moments made on the first step); FALSE and an error when they
+ * do not fit. */
+gboolean dps_worker_optimize (DpsDev *dev, const DpsWorkerOpts *o, const DpsWorkerPlan *p, DpsWorkerBuffers *b,
+                              int unit, double grad_scale, int step, GError **error);
+/* the fraction of the model's parameters that action updates (an
+ * emulated optimizer waits that share of the whole optimizer's time) */
+double   dps_worker_optimizer_share (const DpsWorkerPlan *p, int unit);
+/* ACCUMULATE unit: the gradient shard so far into this rank's slice of the
+ * unit's gradients, on the ranks of the first shard group (step-program.h) */
+void     dps_worker_accumulate (DpsDev *dev, const DpsWorkerPlan *p, DpsWorkerBuffers *b, int unit);
+/* The hash of what this rank holds after a step (the parameters, or its
+ * shard of them under FSDP and HSDP), which its peer's must equal
+ * (dps_shard_layout_peer) */
+guint64  dps_worker_hash (DpsDev *dev, const DpsWorkerPlan *p, const DpsWorkerBuffers *b);
+/* From the seconds each action of the step program took (and the step's
+ * loss), the step line's values: forward and backward compute, exposed
+ * communication, optimizer, step, loss, and the exposed parts in forward,
+ * in backward and after the optimizer */
+void     dps_worker_step_times (const DpsWorkerPlan *p, const double *act_s, double loss, double mine[9]);
+/* --check-params on rank 0, whose flat parameters on dev hold the whole
+ * model (gathered): prints "# params" and, with --save-params, writes them
+ * (fp32, native byte order, the model's order without padding) */
+void     dps_worker_check_params (DpsDev *dev, const DpsWorkerOpts *o, const DpsWorkerPlan *p, const float *params,
+                                  int rank);
 
 /* --time-layers: rank 0 times the model's layers on dev
  * (dps_train_net_layer_times_on, at least min_time_s) and prints the
@@ -69,12 +143,12 @@ typedef void (*DpsWorkerAllreduce) (float *grads, gint64 n, void *data);
 void     dps_worker_gradcheck (DpsTrainNet *net, const DpsWorkerOpts *o, const DpsWorkerPlan *p, int rank, int world,
                                DpsWorkerAllreduce allreduce, void *data);
 
-/* Gathers every replica's times of step s (forward, backward, exposed,
- * optimizer, step, loss), parameter hash and bucket timings (start from
- * the step's start t0, on dps_worker_now's clock, and duration) to rank 0,
- * which prints them; fails the run when a replica's parameters
- * differ from rank 0's. */
-void     dps_worker_report (int rank, int world, int s, const double mine[6], guint64 hash, const DpsWorkerPlan *p,
+/* Gathers every replica's times of step s (dps_worker_step_times), hash
+ * (dps_worker_hash) and collective timings (per op of the step program:
+ * start from the step's start t0, on dps_worker_now's clock, and
+ * duration) to rank 0, which prints them; fails the run when a replica's
+ * parameters differ from its peer's. */
+void     dps_worker_report (int rank, int world, int s, const double mine[9], guint64 hash, const DpsWorkerPlan *p,
                             double t0, const double *t_start, const double *t_dur);
 /* CLOCK_MONOTONIC, s: one clock for the replicas of one host */
 double   dps_worker_now (void);

@@ -1,15 +1,19 @@
 /* cli-run.c — `dpscale run`: real data-parallel training on this machine,
- * one replica per MPI process (dpscale-train), per-step times to CSV, a
- * summary, and a Chrome trace in the simulator's shape.  --emulate replaces
- * each layer's compute by a wait of its calibrated (or roofline) duration
- * while the real buckets are really all-reduced, so many replicas fit on
- * few cores. */
+ * one replica per MPI process (dpscale-train), with DDP or a sharded
+ * strategy (--strategy: ZeRO-1, ZeRO-2, FSDP, HSDP), per-step times to
+ * CSV, a summary, and a Chrome trace in the simulator's shape.  --emulate
+ * replaces each layer's compute by a wait of its calibrated (or roofline)
+ * duration while the real buckets are really all-reduced (the real units
+ * gathered and reduce-scattered), so many replicas fit on few cores.
+ * --check-params prints the parameters' norm after the last step, the
+ * same (up to the order of fp32 sums) whatever the strategy. */
 #include "sim/app/cli.h"
 #include "sim/app/cli-ddp.h"
 #include "real/run.h"
 #include "sim/base/json-util.h"
 #include "sim/base/error.h"
 #include "sim/base/file.h"
+#include "sim/strategy-kind.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -96,18 +100,20 @@ time_layers_only (DpsRunSpec *spec, const DpsModel *model, DpsFormat format)
 
 /* What the command line asks for. */
 typedef struct {
-  char    *model_s, *optimizer, *format_s, *output, *trace, *calibration, *topology, *backend;
-  int      ranks, steps, warmup, batch, seed, nodes, accum;
+  char    *model_s, *optimizer, *format_s, *output, *trace, *calibration, *topology, *backend, *strategy_s,
+          *save_params;
+  int      ranks, steps, warmup, batch, seed, nodes, accum, shard_group;
   double   cap, first, lr, timeout, link_gbps;
-  gboolean emulate, check, time_layers, gpu;
+  gboolean emulate, check, time_layers, gpu, check_params;
   DpsFormat format;
+  DpsStrategy strategy;
 } Opts;
 
 static void
 opts_clear (Opts *o)
 {
   char **strs[] = { &o->model_s, &o->optimizer, &o->format_s, &o->output, &o->trace, &o->calibration, &o->topology,
-                    &o->backend };
+                    &o->backend, &o->strategy_s, &o->save_params };
   for (gsize i = 0; i < G_N_ELEMENTS (strs); i++)
     g_clear_pointer (strs[i], g_free);
 }
@@ -149,9 +155,22 @@ check_opts (Opts *o, GError **error)
                  o->nodes, o->ranks);
   else if (o->check && o->emulate)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--check-gradient: needs real compute, not --emulate");
-  else if (o->time_layers && (o->emulate || o->nodes > 0 || o->check || o->trace || o->output))
+  else if (o->strategy_s && !dps_strategy_parse (o->strategy_s, &o->strategy))
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--strategy: '%s' is not ddp, zero1, zero2, fsdp or hsdp "
+                 "(nor PyTorch's NO_SHARD, SHARD_GRAD_OP, FULL_SHARD, HYBRID_SHARD)", o->strategy_s);
+  else if (o->shard_group != DPS_UNSET_INT && o->strategy != DPS_STRATEGY_HSDP)
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--shard-group: only with --strategy hsdp");
+  else if (o->shard_group != DPS_UNSET_INT && (o->shard_group < 1 || o->ranks % o->shard_group))
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--shard-group: %d ranks a group does not divide %d replicas "
+                 "(--gpus)", o->shard_group, o->ranks);
+  else if ((o->check_params || o->save_params) && o->emulate)
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--check-params/--save-params: need real compute, not --emulate");
+  else if (o->time_layers && (o->emulate || o->nodes > 0 || o->check || o->trace || o->output || o->check_params
+                              || o->save_params || o->strategy_s))
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--time-layers: one replica's compute, not with --emulate, --nodes, "
-                 "--check-gradient, --trace or --output");
+                 "--check-gradient, --check-params, --strategy, --trace or --output");
+  else if (o->save_params && !dps_output_kind (o->save_params, "--save-params", &(DpsOutputKind){ 0 }, error))
+    return FALSE;
   else if (o->output && !dps_output_kind (o->output, "-o", &(DpsOutputKind){ 0 }, error))
     return FALSE;
   else if (o->trace && !dps_output_kind (o->trace, "--trace", &(DpsOutputKind){ 0 }, error))
@@ -164,7 +183,20 @@ check_opts (Opts *o, GError **error)
 /* A run's medians over the steps after the warm-up. */
 typedef struct {
   double med, p10, p90, comp, expo, optm, first_loss, last_loss, bw, samples_per_s;
+  double xfwd, xbwd, xpost;   /* of the exposed communication: in forward, in backward, after the optimizer */
 } Summary;
+
+/* The sharded strategies' collectives as the summary lists them. */
+static const struct {
+  DpsStepColl kind;
+  const char *row, *what;
+} coll_rows[] = {
+  { DPS_STEP_GATHER, "all-gather", "parameters before forward" },
+  { DPS_STEP_GATHER_BACKWARD, "all-gather", "parameters before backward" },
+  { DPS_STEP_REDUCE_SCATTER, "reduce-scatter", "gradients" },
+  { DPS_STEP_ALLREDUCE_SHARD, "all-reduce", "gradient shards across shard groups" },
+  { DPS_STEP_GATHER_UPDATED, "all-gather", "updated shards after the optimizer" },
+};
 
 static void
 summarize (const Opts *o, const DpsRunResult *out, Summary *s)
@@ -179,6 +211,9 @@ summarize (const Opts *o, const DpsRunResult *out, Summary *s)
   s->first_loss = g_array_index (out->steps, DpsRunStep, 0).loss;
   s->last_loss = g_array_index (out->steps, DpsRunStep, out->steps->len - 1).loss;
   s->bw = dps_run_bucket_Bps (out, w);
+  s->xfwd = dps_run_quantile (out, w, DPS_RUN_EXPOSED_FORWARD, 0.5);
+  s->xbwd = dps_run_quantile (out, w, DPS_RUN_EXPOSED_BACKWARD, 0.5);
+  s->xpost = dps_run_quantile (out, w, DPS_RUN_EXPOSED_AFTER_OPTIMIZER, 0.5);
   s->samples_per_s = s->med > 0 ? (double) o->batch * o->accum * o->ranks / s->med : 0;
 }
 
@@ -206,6 +241,46 @@ report_json (const Opts *o, const DpsModel *model, const DpsRunResult *out, cons
   D ("loss_last", s->last_loss);
   D ("gradcheck_max_rel", out->gradcheck);
   D ("bucket_allreduce_GBps", s->bw / 1e9);
+  D ("exposed_forward_median_s", s->xfwd);
+  D ("exposed_backward_median_s", s->xbwd);
+  D ("exposed_after_optimizer_median_s", s->xpost);
+  json_builder_set_member_name (jb, "strategy");
+  json_builder_add_string_value (jb, dps_strategy_name (o->strategy));
+  json_builder_set_member_name (jb, "shard_group");
+  json_builder_add_int_value (jb, out->shards);
+  json_builder_set_member_name (jb, "units");
+  json_builder_add_int_value (jb, out->n_units);
+  if (out->has_params) {
+    json_builder_set_member_name (jb, "params_count");
+    json_builder_add_int_value (jb, out->params_count);
+    D ("params_l2", out->params_l2);
+    D ("params_sum", out->params_sum);
+    /* 64 bits: a JSON number would round it */
+    g_autofree char *hash = g_strdup_printf ("%" G_GUINT64_FORMAT, out->params_hash);
+    json_builder_set_member_name (jb, "params_hash");
+    json_builder_add_string_value (jb, hash);
+  }
+  /* per kind of the sharded strategies' collectives: a step's (their
+   * times from the last arrival summed, median over steps; bytes,
+   * nccl-tests' size) and each unit's (median) */
+  json_builder_set_member_name (jb, "collectives");
+  json_builder_begin_object (jb);
+  for (int k = 0; k < DPS_STEP_COLLS; k++) {
+    double bytes, t = k == DPS_STEP_ALLREDUCE ? 0 : dps_run_coll_step (out, o->warmup, (DpsStepColl) k, &bytes);
+    if (k == DPS_STEP_ALLREDUCE || bytes <= 0)
+      continue;
+    json_builder_set_member_name (jb, dps_step_coll_name ((DpsStepColl) k));
+    json_builder_begin_object (jb);
+    D ("step_median_s", t);
+    D ("bytes_per_step", bytes);
+    json_builder_set_member_name (jb, "unit_median_s");
+    json_builder_begin_array (jb);
+    for (int u = 0; u < out->n_units; u++)
+      json_builder_add_double_value (jb, dps_run_coll_median (out, o->warmup, (DpsStepColl) k, u));
+    json_builder_end_array (jb);
+    json_builder_end_object (jb);
+  }
+  json_builder_end_object (jb);
 #undef D
   json_builder_set_member_name (jb, "buckets_bytes");
   json_builder_begin_array (jb);
@@ -241,14 +316,39 @@ report_table (const Opts *o, const DpsModel *model, const DpsRunResult *out, con
   g_string_append_printf (text, "  step time       %.3f ms median (p10 %.3f, p90 %.3f), the slowest replica's\n",
                           s->med * 1e3, s->p10 * 1e3, s->p90 * 1e3);
   g_string_append_printf (text, "    compute       %.3f ms (forward + backward)\n", s->comp * 1e3);
-  g_string_append_printf (text, "    exposed comm  %.3f ms (waiting for all-reduces after backward)\n", s->expo * 1e3);
+  if (o->strategy == DPS_STRATEGY_DDP)
+    g_string_append_printf (text, "    exposed comm  %.3f ms (waiting for all-reduces after backward)\n", s->expo * 1e3);
+  else
+    g_string_append_printf (text, "    exposed comm  %.3f ms (waiting for collectives: %.3f in forward, %.3f in backward, "
+                            "%.3f after the optimizer, the rest after backward)\n", s->expo * 1e3, s->xfwd * 1e3,
+                            s->xbwd * 1e3, s->xpost * 1e3);
   g_string_append_printf (text, "    optimizer     %.3f ms\n", s->optm * 1e3);
   g_string_append_printf (text, "  throughput      %.1f samples/s\n", s->samples_per_s);
-  g_string_append_printf (text, "  buckets         %u, all-reduced at %.2f GB/s (algbw inside the run, from the last replica's arrival)\n",
-                          out->bucket_sizes->len, s->bw / 1e9);
+  const char *pt = dps_strategy_pytorch_name (o->strategy);
+  if (o->strategy != DPS_STRATEGY_DDP)
+    g_string_append_printf (text, "  strategy        %s %s%s%s: %d units (the layers), each sharded over %d ranks%s\n",
+                            dps_strategy_name (o->strategy), pt[0] == '(' ? "" : "(", pt, pt[0] == '(' ? "" : ")",
+                            out->n_units,
+                            out->shards, o->strategy == DPS_STRATEGY_HSDP && out->shards < o->ranks
+                            ? ", replicated across the groups" : "");
+  if (!dps_strategy_shards_grads (o->strategy))
+    g_string_append_printf (text, "  buckets         %u, all-reduced at %.2f GB/s (algbw inside the run, from the last replica's arrival)\n",
+                            out->bucket_sizes->len, s->bw / 1e9);
+  for (gsize i = 0; i < G_N_ELEMENTS (coll_rows); i++) {
+    double bytes, t = dps_run_coll_step (out, o->warmup, coll_rows[i].kind, &bytes);
+    if (bytes > 0)
+      g_string_append_printf (text, "  %-15s %s: %.1f %s a step in %.3f ms (%.2f GB/s, from the last replica's arrival)\n",
+                              coll_rows[i].row, coll_rows[i].what, bytes >= 1e6 ? bytes / 1e6 : bytes / 1e3,
+                              bytes >= 1e6 ? "MB" : "kB", t * 1e3, t > 0 ? bytes / t / 1e9 : 0);
+  }
+  /* what the replicas' hashes compared: whole parameters, or each shard
+   * with the other groups' copies of it (none when one group holds all) */
+  gboolean sharded = dps_strategy_shards_params (o->strategy);
   if (!o->emulate)
-    g_string_append_printf (text, "  loss            %.4g -> %.4g; replicas identical after every step (hashes)\n",
-                            s->first_loss, s->last_loss);
+    g_string_append_printf (text, "  loss            %.4g -> %.4g; %s\n", s->first_loss, s->last_loss,
+                            !sharded ? "replicas identical after every step (hashes)"
+                            : out->shards < o->ranks ? "replicas of each shard identical after every step (hashes)"
+                            : "each rank holds its own shard (none to compare)");
   else
     g_string_append_printf (text, "  emulated waits  %.3f s asked, %.3f s taken (%+.2f%%); compute per step %.3f ms\n",
                             out->wait_req_s, out->wait_got_s,
@@ -256,8 +356,14 @@ report_table (const Opts *o, const DpsModel *model, const DpsRunResult *out, con
   if (out->gradcheck >= 0)
     g_string_append_printf (text, "  gradient check  averaged shard gradients vs the whole batch: max relative difference %.2g\n",
                             out->gradcheck);
+  if (out->has_params)
+    g_string_append_printf (text, "  parameters      %" G_GINT64_FORMAT " after the last step: L2 norm %.10g, sum %.10g, "
+                            "hash %" G_GUINT64_FORMAT "\n", out->params_count, out->params_l2, out->params_sum,
+                            out->params_hash);
   if (o->output)
     g_string_append_printf (text, "  wrote           %s\n", o->output);
+  if (o->save_params)
+    g_string_append_printf (text, "  wrote           %s (the parameters, fp32)\n", o->save_params);
 }
 
 /* The run itself (emulated waits and nodes set up first), its CSV, the
@@ -303,7 +409,7 @@ run (const Opts *o, const DpsModel *model, DpsRunSpec *spec, GString *text, GErr
 int
 dps_cmd_run (int argc, char **argv)
 {
-  Opts o = { .ranks = DPS_UNSET_INT, .steps = 20, .warmup = 3, .batch = 32, .seed = 1, .accum = 1, .cap = 25,
+  Opts o = { .ranks = DPS_UNSET_INT, .shard_group = DPS_UNSET_INT, .steps = 20, .warmup = 3, .batch = 32, .seed = 1, .accum = 1, .cap = 25,
              .first = 1, .lr = dps_cli_unset (), .timeout = 600, .link_gbps = 1 };
   GOptionEntry entries[] = {
     { "gpus", 'g', 0, G_OPTION_ARG_INT, &o.ranks, "Replicas, one MPI process each (default 2; on GPUs one per GPU; was --ranks/-n)", "N" },
@@ -321,7 +427,11 @@ dps_cmd_run (int argc, char **argv)
     { "emulate", 'e', 0, G_OPTION_ARG_NONE, &o.emulate, "Replace compute by waits of calibrated length; real all-reduces", NULL },
     { "calibration", 'C', 0, G_OPTION_ARG_FILENAME, &o.calibration, "Emulation: layer times from this profile", "FILE" },
     { "topology", 't', 0, G_OPTION_ARG_STRING, &o.topology, "Emulation without a profile: the device whose roofline times to wait (default dgx-h100)", "NAME" },
+    { "strategy", 0, 0, G_OPTION_ARG_STRING, &o.strategy_s, "ddp (default), zero1, zero2, fsdp or hsdp (or PyTorch's NO_SHARD, SHARD_GRAD_OP, FULL_SHARD, HYBRID_SHARD); each layer a wrapped unit", "S" },
+    { "shard-group", 0, 0, G_OPTION_ARG_INT, &o.shard_group, "hsdp: ranks a shard group, dividing --gpus (default: one emulated node's, else all)", "G" },
     { "check-gradient", 0, 0, G_OPTION_ARG_NONE, &o.check, "First check that N shards' averaged gradient equals the whole batch's", NULL },
+    { "check-params", 0, 0, G_OPTION_ARG_NONE, &o.check_params, "After the last step, the whole parameters' norm, sum and hash (equal across strategies up to the order of fp32 sums)", NULL },
+    { "save-params", 0, 0, G_OPTION_ARG_FILENAME, &o.save_params, "And write them to FILE (fp32, the model's order)", "FILE" },
     { "time-layers", 0, 0, G_OPTION_ARG_NONE, &o.time_layers, "Only time the model's layers as one replica computes them (a core, or a GPU with --backend gpu), no training", NULL },
     { "nodes", 0, 0, G_OPTION_ARG_INT, &o.nodes, "Spread the replicas over this many emulated nodes (root: namespaces, tc)", "K" },
     { "link-gbps", 0, 0, G_OPTION_ARG_DOUBLE, &o.link_gbps, "Emulated nodes: each node's link, Gbit/s each way (default 1)", "GBPS" },
@@ -348,7 +458,11 @@ dps_cmd_run (int argc, char **argv)
     DpsRunSpec spec = { .ranks = o.ranks, .steps = o.steps, .batch = o.batch, .seed = o.seed, .grad_accum = o.accum,
                         .bucket_cap_mb = o.cap, .first_bucket_mb = o.first, .lr = o.lr,
                         .optimizer = o.optimizer ? o.optimizer : DPS_CLI_OPTIMIZER, .check_gradient = o.check,
-                        .emulate = o.emulate, .timeout_s = o.timeout, .gpu = o.gpu };
+                        .emulate = o.emulate, .timeout_s = o.timeout, .gpu = o.gpu, .strategy = o.strategy,
+                        .check_params = o.check_params || o.save_params, .save_params = o.save_params };
+    /* HSDP: a shard group is one emulated node, or every rank */
+    if (o.strategy == DPS_STRATEGY_HSDP)
+      spec.shard_group = o.shard_group != DPS_UNSET_INT ? o.shard_group : o.nodes > 1 ? o.ranks / o.nodes : o.ranks;
     if (o.time_layers)
       status = time_layers_only (&spec, model, o.format);
     else if (run (&o, model, &spec, text, &error))
