@@ -32,13 +32,8 @@
  * as NCCL's tuner has it (src/graph/tuning.cc gives NVLS and NVLSTree the
  * same per-channel busBw inside the node, nvlsEfficiency x bwIntra x 2):
  * each GPU moves 2(mr-1)/(mr) / (2(r-1)/r) S each way, 1.071 S on 2 nodes
- * of 8.  Counting the reduce-scatter's and gather's own S/r instead (S +
- * S/r, 1.125 S) made the 2-node plateau 5% low on all three InfiniBand
- * H100 systems of the suite (nebius, dell, gj-aion: 466-469 GB/s measured,
- * 441-445 modelled) and 9% low on H200; with NCCL's figure their 2-node
- * rows from 256 MiB are within 0.7%, 1.0%, 0.6% and 4.7% (the suite's
- * median 9.00 -> 8.89%).  The 2-node B200s are limited by their NICs
- * either way.
+ * of 8, not the S + S/r (1.125 S) of counting the reduce-scatter's and
+ * gather's own S/r (tests/reference/README.md has the 2-node plateaus).
  */
 #include "sim/coll.h"
 #include "sim/nccl-cost.h"
