@@ -33,9 +33,7 @@ dps_compute_params_default (DpsComputeParams *p)
  * DeepLearningExamples' published one-GPU throughput of BERT-Large and
  * ResNet-50 (tests/reference/ddp, 38 tables: PyTorch, TensorFlow, MXNet on
  * V100 and A100) implies once the kernels' bytes are timed at memory
- * bandwidth: fitted per kind and type over all those tables, not per table
- * (fitted on the PyTorch tables alone they come out within 0.05 of these,
- * and the median error over all tables is then 12% instead of 9%):
+ * bandwidth, per kind and type over all those tables, not per table:
  * - GEMM and attention on tensor cores (fp16, bf16, tf32): 0.4;
  * - GEMM on fp32 SIMT units: 0.75;
  * - convolution, fp16/bf16 tensor cores: 0.4 (DLE runs AMP in NHWC, the
@@ -45,25 +43,16 @@ dps_compute_params_default (DpsComputeParams *p)
  *   twice the bytes of fp16);
  * - convolution, fp32: 0.8 (cuDNN's SIMT kernels, as SGEMM).
  * A type is on tensor cores when its peak is well above fp32's.
+ * Fitted over tests/reference/ddp (tests/reference/ddp/README.md, its opening paragraph).
  *
- * Those fractions are Volta's and Ampere's.  A tensor core that does more
- * per SM and clock gets less of it done in PyTorch training: each doubling
- * of the dense fp16 FLOP per SM and clock past the A100's 2048 (device.c)
- * keeps TENSOR_SHARE_PER_DOUBLING of the fraction, so Hopper (4096) gets
- * 0.625 of it and Blackwell (8192) 0.39.  Lambda's one-GPU BERT SQuAD runs
- * (tests/reference/ddp, the files named lambda) measure the H100 SXM at
- * 1.83-2.05x the A100 SXM and the H100 PCIe at 1.37-1.45x the A100 PCIe,
- * where peak and bandwidth at Ampere's fractions give 2.7x and 1.9x.  The
- * share is fitted, as the 0.4 was, over all six H100 tables at once
- * (BERT-large and BERT-base; SXM with CUDA 11.8 and 12.4, PCIe): in steps
- * of 0.025, the smallest median |error| of their one-GPU figures (8.4% at
- * 0.625; 10.9% at 0.6, 8.6% at 0.65, 9.7% at 0.675).  Each table alone
- * would ask 0.5-0.6 (BERT-base) or 0.625-0.71 (BERT-large).  Not fitted to
- * them, and within 16%: the H200 (+7.1% BERT-base, -15.5% BERT-large) and
- * the B200 at 0.39 (+3.2%, -18.2%; with Ampere's fractions +115% and
- * +77%).  Why the tensor cores fall short is not isolated (the rest of the
- * SM and the clocks under the power cap did not keep pace; kernels
- * without Hopper's warpgroup MMA, though CUDA 12.4 moved the H100 3%). */
+ * Those fractions are Volta's and Ampere's.  Each doubling of the dense
+ * fp16 FLOP per SM and clock past the A100's 2048 (device.c) keeps
+ * TENSOR_SHARE_PER_DOUBLING of them in PyTorch training: Hopper (4096)
+ * 0.625, Blackwell (8192) 0.39.  Lambda's one-GPU BERT SQuAD runs measure
+ * the H100 SXM at 1.83-2.05x the A100 SXM and the H100 PCIe at 1.37-1.45x
+ * the A100 PCIe, where peak and bandwidth at Ampere's fractions give 2.7x
+ * and 1.9x.  Why the tensor cores fall short is not isolated.
+ * Fitted over Lambda's six H100 tables at once (tests/reference/ddp/README.md, "Which targets are met"). */
 #define TENSOR_SHARE_PER_DOUBLING 0.625
 
 static double
@@ -102,10 +91,9 @@ kind_efficiency (DpsKernelKind kind, DpsDtype dtype, const DpsDeviceSpec *dev, d
  * architecture's share, arch_tensor_scale), averaged over a kernel's GEMMs
  * as GEMM_PEAK_SHARE / (1 + GEMM_K0 x mean(1 / K)).  BERT-large's blocks
  * (K 1024 and 4096) come out at 0.37 of Ampere's peak, a 7B LLM's (K 4096
- * to 16384) at 0.70.  Fitted together over tests/reference/ddp's one-GPU
- * figures (b) and transfers (c), the grid in tests/reference/README.md;
- * tests/reference/fsdp is the held-out check.  Linear layers of unknown
- * shape (a trace's kernels) keep kind_efficiency's. */
+ * to 16384) at 0.70.  Linear layers of unknown shape (a trace's kernels)
+ * keep kind_efficiency's.  Both fitted together over tests/reference/ddp,
+ * tests/reference/fsdp held out (tests/reference/ddp/README.md, "Linear layers by their shape"). */
 #define GEMM_PEAK_SHARE 0.975
 #define GEMM_K0 1792.0
 

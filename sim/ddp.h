@@ -52,7 +52,7 @@ typedef enum { DPS_FSDP_UNIT_BLOCK, DPS_FSDP_UNIT_LAYER, DPS_FSDP_UNIT_MODEL } D
  * is 8% / 5.4 = 1.5%; read as the full range over thousands of GPUs (about
  * 7 sd) it would be 1.1%.  Persistent (the same GPU is slow at every
  * step), so heavy gradient accumulation does not average it away.  Not
- * fitted to tests/reference/ddp (whose best single value is about 2%). */
+ * fitted (tests/reference/ddp/README.md, "Which targets are met"). */
 #define DPS_DDP_GPU_SPREAD_CV 0.015
 
 typedef struct {
