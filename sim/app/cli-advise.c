@@ -16,11 +16,11 @@
 #include "sim/app/cli.h"
 #include "sim/app/cli-ddp.h"
 #include "sim/base/error.h"
+#include "sim/base/progress.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 typedef struct {
   double cap_mib;
@@ -138,7 +138,6 @@ search (const DpsDdpConfig *base, int batch, int *tried)
   static const DpsDtype grads[] = { DPS_DTYPE_FP32, DPS_DTYPE_BF16 };
   static const DpsCompress comps[] = { DPS_COMPRESS_NONE, DPS_COMPRESS_FP16, DPS_COMPRESS_POWERSGD };
   GArray *all = g_array_new (FALSE, TRUE, sizeof (Candidate));
-  gboolean tty = isatty (2);
   int total = 0;
   *tried = 0;
   for (int k = 1; k <= batch; k++)
@@ -161,12 +160,9 @@ search (const DpsDdpConfig *base, int batch, int *tried)
             g_array_append_val (all, cd);
           else
             dps_ddp_result_clear (&cd.r);
-          if (tty)
-            fprintf (stderr, "\radvise: %d of %d configurations", *tried, total);
+          dps_progress ("DDP's settings", *tried, total);
         }
   }
-  if (tty)
-    fprintf (stderr, "\n");
   g_array_sort (all, by_throughput);
   return all;
 }
@@ -204,17 +200,16 @@ surely_too_big (const DpsDdpConfig *base, const Candidate *cd)
  * transformer, each tensor (inside a node) x pipeline layout with DDP or
  * ZeRO-1 over the rest, each with and without activation checkpointing
  * (and fused attention), at each micro-batch x accumulation split of
- * batch; the fastest that fit first.  *tried counts those simulated. */
-static GArray *
-search_plans (const DpsDdpConfig *base, int batch, int *tried)
+ * batch.  With all NULL it counts the plans to simulate; otherwise it
+ * simulates them (progress against total), keeps those that fit in all
+ * and returns how many it simulated. */
+static int
+walk_plans (const DpsDdpConfig *base, int batch, GArray *all, int total)
 {
-  GArray *all = g_array_new (FALSE, TRUE, sizeof (Candidate));
   const DpsModel *m = base->model;
-  int N = base->n_gpus, k = dps_topo_gpus_per_node (base->topo), blocks = 0;
+  int N = base->n_gpus, k = dps_topo_gpus_per_node (base->topo), blocks = 0, tried = 0;
   for (int l = 0; l < dps_model_n_layers (m); l++)
     blocks += dps_model_layer (m, l)->input_bytes > 0;
-  gboolean tty = isatty (2);
-  *tried = 0;
   /* fused attention is faster and smaller at once: every plan of a
    * transformer takes it (the defaults' row says whether they have it) */
   int flash = m->heads > 0 || base->flash_attention;
@@ -243,18 +238,27 @@ search_plans (const DpsDdpConfig *base, int batch, int *tried)
                                .ckpt = ckpt, .flash = flash };
               if (surely_too_big (base, &cd))
                 continue;
-              (*tried)++;
+              tried++;
+              if (!all)
+                continue;
               g_autoptr (GError) e = NULL;
               if (evaluate (base, &cd, &e) && cd.r.fits)
                 g_array_append_val (all, cd);
               else
                 dps_ddp_result_clear (&cd.r);
-              if (tty)
-                fprintf (stderr, "\radvise: %d plans simulated", *tried);
+              dps_progress ("parallel plans", tried, total);
             }
         }
-  if (tty)
-    fprintf (stderr, "\n");
+  return tried;
+}
+
+/* The plans of walk_plans that fit, the fastest first; *tried counts
+ * those simulated. */
+static GArray *
+search_plans (const DpsDdpConfig *base, int batch, int *tried)
+{
+  GArray *all = g_array_new (FALSE, TRUE, sizeof (Candidate));
+  *tried = walk_plans (base, batch, all, walk_plans (base, batch, NULL, 0));
   g_array_sort (all, by_throughput);
   return all;
 }
@@ -380,12 +384,14 @@ dps_cmd_advise (int argc, char **argv)
                      entries, &argc, &argv, &error)
       && setup (&o, argc, argv, &base, &model, &topo, &batch, &error)
       && (def.micro = (int) batch, evaluate (&base, &def, &error))) {
+    dps_progress_begin ("advise");
     int tried = 0, tried_plans;
     /* DDP's own settings, unless its state alone cannot fit */
     Candidate ddp = { .strategy = DPS_STRATEGY_DDP, .tp = 1, .pp = 1 };
     GArray *all = surely_too_big (&base, &ddp) ? g_array_new (FALSE, TRUE, sizeof (Candidate))
                                                : search (&base, (int) batch, &tried);
     GArray *plans = search_plans (&base, (int) batch, &tried_plans);
+    dps_progress_end ();
     g_autoptr (GString) out = g_string_new (NULL);
     report (out, model, topo, &base, &def, all, tried);
     report_plans (out, &base, &def, plans, tried_plans);
