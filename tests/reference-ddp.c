@@ -1,5 +1,6 @@
 /* reference-ddp.c — see reference-ddp.h. */
 #include "reference-ddp.h"
+#include "reference-files.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -110,11 +111,9 @@ ref_load (const char *path)
   gboolean block = FALSE;
   for (int i = 0; lines[i]; i++) {
     char *l = lines[i];
-    if (g_str_has_prefix (l, "#% ")) {
-      char *colon = strchr (l + 3, ':');
-      if (colon)
-        g_hash_table_replace (r->meta, g_strstrip (g_strndup (l + 3, colon - l - 3)), g_strstrip (g_strdup (colon + 1)));
-    } else if (g_str_has_prefix (l, "#| "))
+    if (dps_ref_meta_line (r->meta, l))
+      continue;
+    if (g_str_has_prefix (l, "#| "))
       g_ptr_array_add (table, l + 3);
     else if (g_str_has_prefix (l, "gpus nodes precision"))
       block = TRUE;
@@ -140,27 +139,13 @@ ref_load (const char *path)
   return r;
 }
 
-static gint
-cmp_names (gconstpointer a, gconstpointer b)
-{
-  return strcmp (*(const char *const *) a, *(const char *const *) b);
-}
-
 GPtrArray *
 load_all (void)
 {
   GPtrArray *refs = g_ptr_array_new_with_free_func (ref_free);
-  g_autoptr (GDir) dir = g_dir_open (DPS_REFERENCE_DIR, 0, NULL);
-  g_assert_nonnull (dir);
-  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
-  for (const char *n; (n = g_dir_read_name (dir));)
-    if (g_str_has_suffix (n, ".ref"))
-      g_ptr_array_add (names, g_strdup (n));
-  g_ptr_array_sort (names, cmp_names);
-  for (guint i = 0; i < names->len; i++) {
-    g_autofree char *p = g_build_filename (DPS_REFERENCE_DIR, names->pdata[i], NULL);
-    g_ptr_array_add (refs, ref_load (p));
-  }
+  g_autoptr (GPtrArray) paths = dps_ref_files (DPS_REFERENCE_DIR);
+  for (guint i = 0; i < paths->len; i++)
+    g_ptr_array_add (refs, ref_load (paths->pdata[i]));
   g_assert_cmpint (refs->len, >=, 30);
   return refs;
 }

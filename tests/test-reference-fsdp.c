@@ -15,6 +15,7 @@
  * measure of the model, so the test fails only when they get worse than
  * its bars; the issue's targets are printed beside them. */
 #include "reference-entries.h"
+#include "reference-files.h"
 #include "sim/ddp.h"
 #include "sim/base/datadir.h"
 #include "sim/base/stats.h"
@@ -57,12 +58,8 @@ load (const char *path)
   gboolean body = FALSE;
   for (int i = 0; lines[i]; i++) {
     const char *l = lines[i];
-    if (g_str_has_prefix (l, "#% ")) {
-      const char *colon = strchr (l + 3, ':');
-      if (colon)
-        g_hash_table_replace (t->meta, g_strndup (l + 3, colon - l - 3), g_strdup (g_strstrip (g_strdup (colon + 1))));
+    if (dps_ref_meta_line (t->meta, l))
       continue;
-    }
     if (g_str_has_prefix (l, "gpus nodes strategy")) {
       body = TRUE;
       continue;
@@ -101,17 +98,9 @@ static GPtrArray *
 load_all (void)
 {
   GPtrArray *all = g_ptr_array_new_with_free_func (table_free);
-  g_autoptr (GDir) dir = g_dir_open (DPS_REFERENCE_DIR, 0, NULL);
-  g_assert_nonnull (dir);
-  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
-  for (const char *n; (n = g_dir_read_name (dir));)
-    if (g_str_has_suffix (n, ".ref"))
-      g_ptr_array_add (names, g_strdup (n));
-  g_ptr_array_sort (names, (GCompareFunc) g_strcmp0);
-  for (guint i = 0; i < names->len; i++) {
-    g_autofree char *path = g_build_filename (DPS_REFERENCE_DIR, names->pdata[i], NULL);
-    g_ptr_array_add (all, load (path));
-  }
+  g_autoptr (GPtrArray) paths = dps_ref_files (DPS_REFERENCE_DIR);
+  for (guint i = 0; i < paths->len; i++)
+    g_ptr_array_add (all, load (paths->pdata[i]));
   return all;
 }
 
@@ -126,16 +115,7 @@ topology (const Table *t)
 static DpsModel *
 model_at (const char *name, int seq)
 {
-  g_autoptr (GError) e = NULL;
-  g_autofree char *path = g_strdup_printf ("%s/sim/models/%s.model", DPS_SOURCE_ROOT, name);
-  g_autofree char *text = NULL;
-  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
-  g_autoptr (GRegex) re = g_regex_new ("^seq = .*$", G_REGEX_MULTILINE, 0, NULL);
-  g_autofree char *with = g_strdup_printf ("seq = %d", seq);
-  g_autofree char *data = g_regex_replace_literal (re, text, -1, 0, with, 0, NULL);
-  DpsModel *m = dps_model_load_keyfile_data (name, data, -1, &e);
-  g_assert_no_error (e);
-  return m;
+  return dps_ref_zoo_model (DPS_SOURCE_ROOT, name, seq);
 }
 
 /* Tokens per second per GPU predicted for row, and the memory (GB). */
