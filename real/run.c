@@ -134,6 +134,32 @@ dps_run_gpus (GError **error)
   return MAX (n, 0);
 }
 
+/* The bytes one emulated replica holds (worker.h, dps_worker_buffers):
+ * DDP's and ZeRO-1's whole gradients, which their buckets all-reduce, and
+ * MPI's copies (3 x the gradients in all); ZeRO-1's one unit of
+ * parameters besides; ZeRO-2's, FSDP's and HSDP's one unit of parameters
+ * and one of gradients, MPI's copy of one (3 x the largest unit), and a
+ * shard of each. */
+static double
+emulated_bytes (const DpsRunSpec *spec, const DpsModel *m)
+{
+  int L = dps_model_n_layers (m);
+  g_autofree gint64 *loff = g_new (gint64, L + 1);
+  dps_train_net_layout (m, 1, NULL, loff);
+  double unit = 0;
+  for (int l = 0; l < L; l++)
+    unit = MAX (unit, 4.0 * (loff[l + 1] - loff[l]));
+  int shards = spec->strategy == DPS_STRATEGY_HSDP && spec->shard_group > 0 ? spec->shard_group : spec->ranks;
+  switch (spec->strategy) {
+  case DPS_STRATEGY_DDP:
+    return 3.0 * 4 * m->n_params;
+  case DPS_STRATEGY_ZERO1:
+    return 3.0 * 4 * m->n_params + unit;
+  default:
+    return 3.0 * unit + 2.0 * unit / shards;
+  }
+}
+
 /* Starts spec->ranks replicas of model under mpirun and collects their
  * reports.  Errors: no mpirun or dpscale-train, a replica that fails or
  * reports an error (parameters that differ, a model it cannot train), the
@@ -205,16 +231,14 @@ dps_run_execute (const DpsRunSpec *spec, const DpsModel *model, DpsRunResult *ou
     g_ptr_array_add (args, g_string_free (fs, FALSE));
     g_ptr_array_add (args, g_string_free (bs, FALSE));
     g_ptr_array_add (args, g_strdup_printf ("--opt-ms=%.9g", spec->emu_opt_s * 1e3));
-    /* the real bytes must fit: each replica holds its gradients (and MPI a
-     * copy); the sharded strategies the parameters too and their shards */
-    double copies = spec->strategy == DPS_STRATEGY_DDP ? 3.0 : 5.0;
-    double need = copies * 4 * model->n_params * spec->ranks;
+    double need = emulated_bytes (spec, model) * spec->ranks;
     double avail = (double) sysconf (_SC_AVPHYS_PAGES) * sysconf (_SC_PAGESIZE);
     if (need > 0.8 * avail) {
       g_ptr_array_unref (args);
       g_set_error (error, DPS_ERROR, DPS_ERROR_LIMIT,
-                   "emulated replicas: %d replicas of %s need about %.1f GB for their gradients, %.1f GB is free",
-                   spec->ranks, model->name, need / 1e9, avail / 1e9);
+                   "emulated replicas: %d replicas of %s need about %.1f GB for their %s, %.1f GB is free",
+                   spec->ranks, model->name, need / 1e9,
+                   dps_strategy_shards_grads (spec->strategy) ? "units and shards" : "gradients", avail / 1e9);
       return FALSE;
     }
   }

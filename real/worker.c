@@ -202,11 +202,22 @@ dps_worker_buffers (DpsDev *dev, const DpsWorkerOpts *o, const DpsWorkerPlan *p,
   memset (b, 0, sizeof *b);
   *net = NULL;
   if (o->emulate) {
+    gint64 unit = 0, shard = 0;
+    for (int u = 0; u < l->n_units; u++) {
+      unit = MAX (unit, l->padded[u]);
+      shard = MAX (shard, l->shard[u]);
+    }
     b->own_flat = TRUE;
-    b->grads = alloc_or_fail (dev, l->total, "the gradients");
+    b->one_unit = l->strategy != DPS_STRATEGY_DDP;
     /* DDP updates nothing when emulating; the others gather parameters */
-    if (l->strategy != DPS_STRATEGY_DDP)
-      b->params = alloc_or_fail (dev, l->total, "the parameters");
+    b->grads = alloc_or_fail (dev, dps_shard_layout_scatters (l) ? unit : l->total, "the gradients");
+    if (b->one_unit)
+      b->params = alloc_or_fail (dev, unit, "the parameters");
+    if (dps_shard_layout_scatters (l))
+      b->gshard = alloc_or_fail (dev, shard, "the gradient shard");
+    if (dps_shard_layout_gathers (l))
+      b->pshard = alloc_or_fail (dev, shard, "the parameter shard");
+    return;
   } else {
     *net = dps_train_net_new_padded (dev, p->model, o->batch, (guint32) o->seed, l->shards, &error);
     if (!*net)
@@ -254,11 +265,31 @@ dps_worker_buffers_free (DpsDev *dev, DpsTrainNet *net, DpsWorkerBuffers *b)
   memset (b, 0, sizeof *b);
 }
 
+/* where unit u's span lies in the flat buffers, its shard in the shard
+ * buffers, and this rank's slice of the span (emulated sharded replicas
+ * hold one of each, at 0) */
+static gint64
+unit_at (const DpsWorkerPlan *p, const DpsWorkerBuffers *b, int u)
+{
+  return b->one_unit ? 0 : p->layout->off[u];
+}
+
+static gint64
+shard_at (const DpsWorkerPlan *p, const DpsWorkerBuffers *b, int u)
+{
+  return b->one_unit ? 0 : p->layout->shard_off[u];
+}
+
+static gint64
+mine_at (const DpsWorkerPlan *p, const DpsWorkerBuffers *b, int u)
+{
+  return unit_at (p, b, u) + (gint64) p->layout->shard_index * p->layout->shard[u];
+}
+
 void
 dps_worker_op_buffers (const DpsWorkerPlan *p, const DpsWorkerBuffers *b, const DpsStepOp *op, float **send,
                        float **recv, gint64 *count)
 {
-  const DpsShardLayout *l = p->layout;
   int u = op->index;
   switch (op->kind) {
   case DPS_STEP_ALLREDUCE:
@@ -267,61 +298,68 @@ dps_worker_op_buffers (const DpsWorkerPlan *p, const DpsWorkerBuffers *b, const 
     return;
   case DPS_STEP_GATHER:
   case DPS_STEP_GATHER_BACKWARD:
-    *send = b->pshard + l->shard_off[u];
-    *recv = b->params + l->off[u];
+    *send = b->pshard + shard_at (p, b, u);
+    *recv = b->params + unit_at (p, b, u);
     break;
   case DPS_STEP_GATHER_UPDATED:
-    *send = b->params + dps_shard_layout_mine (l, u);
-    *recv = b->params + l->off[u];
+    *send = b->params + mine_at (p, b, u);
+    *recv = b->params + unit_at (p, b, u);
     break;
   case DPS_STEP_REDUCE_SCATTER:
-    *send = b->grads + l->off[u];
-    *recv = b->gshard + l->shard_off[u];
+    *send = b->grads + unit_at (p, b, u);
+    *recv = b->gshard + shard_at (p, b, u);
     break;
   case DPS_STEP_ALLREDUCE_SHARD:
-    *send = *recv = b->gshard + l->shard_off[u];
+    *send = *recv = b->gshard + shard_at (p, b, u);
     break;
   default:
     g_assert_not_reached ();
   }
-  *count = l->shard[u];
+  *count = p->layout->shard[u];
 }
 
-/* The parameters the optimizer's action on unit (-1: all) updates, their
- * gradients and the offset of their moments (each rank keeps its own). */
+/* The elements the optimizer's action on unit (-1: all) updates, and
+ * where: the parameters, their gradients, the offset of their moments
+ * (each rank keeps its own). */
+static gint64
+optimizer_count (const DpsShardLayout *l, int unit)
+{
+  switch (l->strategy) {
+  case DPS_STRATEGY_DDP:
+    return l->total;
+  case DPS_STRATEGY_ZERO1:
+  case DPS_STRATEGY_ZERO2:
+    g_assert (unit >= 0);
+    return l->shard[unit];
+  default:
+    return l->shard_total;
+  }
+}
+
 static gint64
 optimizer_span (const DpsWorkerPlan *p, const DpsWorkerBuffers *b, int unit, float **prm, float **grd,
                 gint64 *moff)
 {
   const DpsShardLayout *l = p->layout;
-  switch (l->strategy) {
-  case DPS_STRATEGY_DDP:
+  *moff = 0;
+  if (l->strategy == DPS_STRATEGY_DDP) {
     *prm = b->params;
     *grd = b->grads;
-    *moff = 0;
-    return l->total;
-  case DPS_STRATEGY_ZERO1:
-  case DPS_STRATEGY_ZERO2:
-    g_assert (unit >= 0);
-    *prm = b->params + dps_shard_layout_mine (l, unit);
-    *grd = l->strategy == DPS_STRATEGY_ZERO1 ? b->grads + dps_shard_layout_mine (l, unit)
-                                             : b->gshard + l->shard_off[unit];
+  } else if (l->strategy == DPS_STRATEGY_ZERO1 || l->strategy == DPS_STRATEGY_ZERO2) {
+    *prm = b->params + mine_at (p, b, unit);
+    *grd = l->strategy == DPS_STRATEGY_ZERO1 ? b->grads + mine_at (p, b, unit) : b->gshard + shard_at (p, b, unit);
     *moff = l->shard_off[unit];
-    return l->shard[unit];
-  default:
+  } else {
     *prm = b->pshard;
     *grd = b->gshard;
-    *moff = 0;
-    return l->shard_total;
   }
+  return optimizer_count (l, unit);
 }
 
 double
 dps_worker_optimizer_share (const DpsWorkerPlan *p, int unit)
 {
-  float *prm, *grd;
-  gint64 moff, n = optimizer_span (p, &(DpsWorkerBuffers) { 0 }, unit, &prm, &grd, &moff);
-  return p->model->n_params > 0 ? (double) n / p->model->n_params : 0;
+  return p->model->n_params > 0 ? (double) optimizer_count (p->layout, unit) / p->model->n_params : 0;
 }
 
 gboolean
@@ -349,7 +387,7 @@ dps_worker_accumulate (DpsDev *dev, const DpsWorkerPlan *p, DpsWorkerBuffers *b,
 {
   const DpsShardLayout *l = p->layout;
   if (l->group == 0)
-    dev->axpy (dev, l->shard[unit], 1.0f, b->gshard + l->shard_off[unit], b->grads + dps_shard_layout_mine (l, unit));
+    dev->axpy (dev, l->shard[unit], 1.0f, b->gshard + shard_at (p, b, unit), b->grads + mine_at (p, b, unit));
 }
 
 guint64

@@ -61,12 +61,21 @@ typedef struct {
  * rank's shards of the parameters (FSDP, HSDP) and of the gradients
  * (ZeRO-2, FSDP, HSDP), and Adam's moments of what it updates (made by the
  * first Adam step).  Under FSDP and HSDP the flat parameters hold only
- * what is gathered; the shard is the parameters. */
+ * what is gathered; the shard is the parameters (the flat buffer stays
+ * allocated: the runner keeps the networks' flat layout).
+ *
+ * An emulated replica computes nothing, so what its buffers hold does not
+ * matter, only their sizes: the sharded strategies' then hold one unit
+ * (the largest's size) and one shard at a time, every unit's collectives
+ * on the same bytes (one_unit), so that a model whose gradients would not
+ * fit in DDP's emulation can be emulated sharded; DDP and ZeRO-1 keep the
+ * whole gradients their buckets all-reduce. */
 typedef struct {
   float *params, *grads;
   float *pshard, *gshard;
   float *m1, *m2;
   gboolean own_flat;             /* params and grads are the worker's (emulating) */
+  gboolean one_unit;             /* emulating a sharded strategy: see above */
 } DpsWorkerBuffers;
 
 /* prints "# error MSG" and aborts every rank */

@@ -326,10 +326,10 @@ report_table (const Opts *o, const DpsModel *model, const DpsRunResult *out, con
   g_string_append_printf (text, "  throughput      %.1f samples/s\n", s->samples_per_s);
   const char *pt = dps_strategy_pytorch_name (o->strategy);
   if (o->strategy != DPS_STRATEGY_DDP)
-    g_string_append_printf (text, "  strategy        %s %s%s%s: %d units (the layers), each sharded over %d ranks%s\n",
+    g_string_append_printf (text, "  strategy        %s %s%s%s: %d units (the layers), each sharded over %d rank%s%s\n",
                             dps_strategy_name (o->strategy), pt[0] == '(' ? "" : "(", pt, pt[0] == '(' ? "" : ")",
-                            out->n_units,
-                            out->shards, o->strategy == DPS_STRATEGY_HSDP && out->shards < o->ranks
+                            out->n_units, out->shards, out->shards == 1 ? "" : "s",
+                            o->strategy == DPS_STRATEGY_HSDP && out->shards < o->ranks
                             ? ", replicated across the groups" : "");
   if (!dps_strategy_shards_grads (o->strategy))
     g_string_append_printf (text, "  buckets         %u, all-reduced at %.2f GB/s (algbw inside the run, from the last replica's arrival)\n",
