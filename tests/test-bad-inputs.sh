@@ -1,8 +1,9 @@
 #!/bin/sh
 # The catalogue of bad inputs: every malformed file, impossible flag and
 # unusable path users meet, each answered with its exit status (2 for a bad
-# flag, 1 for a bad file or a failed write) and a one-line message that names
-# the file and line, or the flag.  No output file is left half-written.
+# flag, an output path refused included, 1 for a bad file or a failed
+# write) and a one-line message that names the file and line, or the flag.
+# No output file is left half-written.
 # Usage: test-bad-inputs.sh DPSCALE_BINARY
 set -u
 bin=$1
@@ -111,10 +112,11 @@ expect 2 "\-\-steps/\-\-warmup" run --steps 3 --warmup 5
 expect 2 "\-\-calibration/\-\-topology: only with \-\-emulate" run --calibration "$t/x"
 expect 2 "\-\-check-gradient: needs real compute" run --emulate --check-gradient
 expect 2 "unknown command 'frobnicate'" frobnicate
-# outputs that cannot be written leave nothing
-expect 1 "\-o $t/dir/none/out.csv" collective -o "$t/dir/none/out.csv"
-expect 1 "\-\-trace $t/dir/none/t.json" predict --gpus 8 --trace "$t/dir/none/t.json"
-expect 1 "\-o $t/dir/none/p" calibrate --import "$(dirname "$0")/data/nccl-tests-1x8.log" -o "$t/dir/none/p.calib"
+# outputs that cannot be written leave nothing (a missing folder: the flag's
+# value is refused, 2)
+expect 2 "\-o $t/dir/none/out.csv" collective -o "$t/dir/none/out.csv"
+expect 2 "\-\-trace $t/dir/none/t.json" predict --gpus 8 --trace "$t/dir/none/t.json"
+expect 2 "\-o $t/dir/none/p" calibrate --import "$(dirname "$0")/data/nccl-tests-1x8.log" -o "$t/dir/none/p.calib"
 if [ -z "$(ls -A "$t/dir")" ] && [ ! -e "$t/never.calib" ]; then ok; else ko "files left behind: $(ls -A "$t/dir")"; fi
 
 # absent PATH...: none of them exists (nothing written, nothing left)
@@ -292,11 +294,12 @@ expect 2 "\-\-global-batch: 0 is out of range" validate --global-batch 0
 expect 2 "\-\-first-bucket-mb: -1 is out of range" validate --first-bucket-mb -1
 expect 2 "\-\-jitter: nan is out of range" validate --jitter nan
 expect 2 "\-\-timeout: must be more than 0" calibrate --timeout nan
-# outputs checked before any work: a missing folder is named at once
-expect 1 "\-o $t/none/x.csv: its directory does not exist" predict --gpus 8 -o "$t/none/x.csv"
-expect 1 "\-\-trace $t/none/t.json: its directory does not exist" predict --gpus 8 --trace "$t/none/t.json"
-expect 1 "\-o $t/none/steps.csv: its directory does not exist" run -o "$t/none/steps.csv"
-expect 1 "\-\-trace $t/none/t.json: its directory does not exist" run --trace "$t/none/t.json"
+# outputs checked before any work: a missing folder is named at once (every
+# output flag of every command: tests/test-outputs.sh)
+expect 2 "\-o $t/none/x.csv: its directory does not exist" predict --gpus 8 -o "$t/none/x.csv"
+expect 2 "\-\-trace $t/none/t.json: its directory does not exist" predict --gpus 8 --trace "$t/none/t.json"
+expect 2 "\-o $t/none/steps.csv: its directory does not exist" run -o "$t/none/steps.csv"
+expect 2 "\-\-trace $t/none/t.json: its directory does not exist" run --trace "$t/none/t.json"
 absent "$t/none"
 # no output holds NaN or infinity: a model of no parameters is refused
 printf 'layer,params,forward_ms,backward_ms\nfc,0,1,2\n' >"$t/zero.csv"

@@ -169,7 +169,7 @@ expect 0 '"busbw_GBps"' -- collective --format json -b 1M -e 1M
 # -o writes the whole file; an unwritable path fails and leaves nothing
 expect 0 "" -- collective -o "$tmp/r.csv" --format csv -b 1K -e 4K
 if [ "$(wc -l <"$tmp/r.csv")" -eq 4 ]; then ok; else ko "-o file"; fi
-expect 1 "\-o $tmp/none/r.csv" -- collective -o "$tmp/none/r.csv"
+expect 2 "\-o $tmp/none/r.csv: its directory does not exist" -- collective -o "$tmp/none/r.csv"
 if [ ! -e "$tmp/none/r.csv" ]; then ok; else ko "-o into a missing folder left a file"; fi
 
 # predict and sweep
@@ -246,7 +246,7 @@ expect 0 "" -- predict --gpus 16 --plot "$tmp/step.png"
 if head -c 4 "$tmp/step.png" | grep -q PNG; then ok; else ko "predict --plot png"; fi
 expect 0 "" -- predict --gpus 16 --checkpoint --plot "$tmp/step.svg"
 if grep -q "</svg>" "$tmp/step.svg"; then ok; else ko "predict --plot svg"; fi
-expect 2 "\-\-plot: .*step.pdf' is not a .png or .svg file" -- predict --plot "$tmp/step.pdf"
+expect 2 "\-\-plot .*step.pdf: .pdf is not what --plot writes: a picture (.png or .svg)" -- predict --plot "$tmp/step.pdf"
 expect 2 "\-\-plot: only for dpscale predict" -- sweep --plot "$tmp/s.png"
 # the schedule: a lane per stream (the compute and the all-reduces), the
 # tasks by name, a memory counter

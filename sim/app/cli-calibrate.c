@@ -175,8 +175,9 @@ check_opts (Opts *o, GError **error)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--mpi: only with --backend gpu (CPUs always use mpirun)");
   else if (o->topology && !o->imports)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--topology: only with --import (a measured machine describes itself)");
-  else
-    dps_output_kind (o->output ? o->output : "dpscale.calib", "-o", &o->out_kind, error);
+  else if (dps_output_kind (o->output ? o->output : "dpscale.calib", "-o", &o->out_kind, error)
+           && o->out_kind != DPS_OUTPUT_STREAM)
+    dps_cli_check_output ("-o", o->output ? o->output : "dpscale.calib", error);   /* its .csv and .png too */
   if (*error || o->imports)
     return !*error;
   g_autofree char *why = NULL;

@@ -11,12 +11,124 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Every output flag of every command: what it writes (sim/base/file.h's
+ * rule: the extensions it takes, a prefix or a file), whether "-" is
+ * standard output, and the files written beside it (suffixes of a prefix,
+ * or of a file's name without its extension).  dps_cli_parse checks and
+ * claims each given one before any work, so that no output replaces an
+ * input (by any name), and none is empty, in a missing folder or named
+ * with an extension the flag does not write. */
+typedef struct {
+  const char   *cmd, *long_name;
+  DpsOutputRule rule;
+  gboolean      stdout_ok;
+  const char   *beside;
+} CliOutput;
+
+#define TEXT_OUT(cmd) { cmd, "output", { "-o", "csv json txt", FALSE, FALSE, "text (a table, CSV or JSON)" }, TRUE, NULL }
+#define TRACE_OUT(cmd) { cmd, "trace", { "--trace", "json", FALSE, FALSE, "a Chrome trace (.json)" }, FALSE, NULL }
+#define PLOT_OUT(cmd) { cmd, "plot", { "--plot", "png svg", TRUE, FALSE, "a picture (.png or .svg)" }, FALSE, NULL }
+static const CliOutput cli_outputs[] = {
+  TEXT_OUT ("predict"), TRACE_OUT ("predict"), PLOT_OUT ("predict"),
+  TEXT_OUT ("advise"), TRACE_OUT ("advise"), PLOT_OUT ("advise"),
+  { "sweep", "output", { "-o", "json", FALSE, TRUE, "a prefix (PREFIX.csv, .dat, .png and .svg are written; the "
+                         "file itself with --format json)" }, FALSE, ".csv .dat .png .svg" },
+  TEXT_OUT ("collective"), PLOT_OUT ("collective"),
+  { "calibrate", "output", { "-o", "calib", FALSE, FALSE, "a profile (.calib; its .csv and .png beside it)" }, FALSE,
+    ".csv .png" },
+  { "run", "output", { "-o", "csv", FALSE, FALSE, "the per-step CSV (.csv)" }, TRUE, NULL },
+  TRACE_OUT ("run"),
+  { "run", "save-params", { "--save-params", "", FALSE, FALSE, "the parameters (raw fp32)" }, TRUE, NULL },
+  { "validate", "output", { "-o", "", FALSE, TRUE, "a prefix (PREFIX.csv, -timeline.csv and their pictures are "
+                            "written)" }, FALSE,
+    ".csv .png .svg -breakdown.png -breakdown.svg -timeline.csv -timeline.png -timeline.svg" },
+  { "plot", "output", { "-o", "", FALSE, TRUE, "a prefix (PREFIX.png and PREFIX.svg are written)" }, FALSE,
+    ".png .svg .dat" },
+};
+
+static const char *cli_cmd;   /* the command running: whose rows apply */
+
+static const CliOutput *
+cli_output (const char *flag)
+{
+  for (gsize i = 0; cli_cmd && i < G_N_ELEMENTS (cli_outputs); i++)
+    if (g_str_equal (cli_outputs[i].cmd, cli_cmd) && g_str_equal (cli_outputs[i].rule.flag, flag))
+      return &cli_outputs[i];
+  return NULL;
+}
+
+/* Checks and claims the files written beside path for flag (its row's
+ * beside: suffixes of path as a prefix, or of path without its
+ * extension). */
+static gboolean
+check_beside (const CliOutput *o, const char *path, GError **error)
+{
+  if (!o || !o->beside)
+    return TRUE;
+  g_autofree char *stem = g_strdup (path), *ext = g_strconcat (".", o->rule.exts, NULL);
+  if (!o->rule.prefix && o->rule.exts[0] && g_str_has_suffix (stem, ext))
+    stem[strlen (stem) - strlen (ext)] = 0;   /* p.calib: p.csv, p.png */
+  g_auto (GStrv) suffixes = g_strsplit (o->beside, " ", -1);
+  for (int i = 0; suffixes[i]; i++) {
+    g_autofree char *p = g_strconcat (stem, suffixes[i], NULL);
+    if (!dps_output_beside (p, o->rule.flag, path, error))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* Checks an output file flag's path as dps_cli_parse does (see
+ * cli_outputs): the path, and the files the command writes beside it
+ * (a profile's .csv and .png).  "-" passes where it is standard output. */
+gboolean
+dps_cli_check_output (const char *flag, const char *path, GError **error)
+{
+  const CliOutput *o = cli_output (flag);
+  DpsOutputKind kind;
+  if (o && o->stdout_ok && path && g_str_equal (path, "-"))
+    return TRUE;
+  if (!dps_output_kind (path, flag, &kind, error))
+    return FALSE;
+  return kind == DPS_OUTPUT_STREAM || check_beside (o, path, error);
+}
+
+/* The given output flags among entries, checked (cli_outputs). */
+static gboolean
+check_outputs (GOptionEntry *entries, GError **error)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (cli_outputs); i++) {
+    const CliOutput *o = &cli_outputs[i];
+    if (!g_str_equal (o->cmd, cli_cmd))
+      continue;
+    for (GOptionEntry *e = entries; e->long_name; e++) {
+      if (!g_str_equal (e->long_name, o->long_name)
+          || (e->arg != G_OPTION_ARG_FILENAME && e->arg != G_OPTION_ARG_STRING))
+        continue;
+      const char *v = *(char **) e->arg_data;
+      if (v && !(o->rule.prefix ? dps_cli_check_prefix (o->rule.flag, v, error)
+                                : dps_cli_check_output (o->rule.flag, v, error)))
+        return FALSE;
+    }
+  }
+  return TRUE;
+}
+
 /* Parses a subcommand's options; on failure error holds GOption's one-line
- * message (unknown flag, missing or malformed value). */
+ * message (unknown flag, missing or malformed value).  Begins the command's
+ * guard of its files (sim/base/file.h: from here every input read is
+ * registered) and checks its output flags' paths before any work
+ * (cli_outputs): a refusal reads "FLAG PATH: ..." (exit status 2). */
 gboolean
 dps_cli_parse (const char *cmd, const char *summary, const char *description,
                GOptionEntry *entries, int *argc, char ***argv, GError **error)
 {
+  DpsOutputRule rules[G_N_ELEMENTS (cli_outputs)];
+  int n_rules = 0;
+  cli_cmd = cmd;
+  for (gsize i = 0; i < G_N_ELEMENTS (cli_outputs); i++)
+    if (g_str_equal (cli_outputs[i].cmd, cmd))
+      rules[n_rules++] = cli_outputs[i].rule;
+  dps_file_guard_begin (rules, n_rules);
   g_autofree char *param = g_strdup_printf ("- %s", summary);
   GOptionContext *ctx = g_option_context_new (param);
   g_autofree char *prg = g_strdup_printf ("dpscale %s", cmd);
@@ -30,7 +142,7 @@ dps_cli_parse (const char *cmd, const char *summary, const char *description,
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "unknown option %s", (*argv)[1]);
     return FALSE;
   }
-  return ok;
+  return ok && check_outputs (entries, error);
 }
 
 const DpsCliAlias dps_cli_nodes_alias[] = { { "-n", "--nodes" }, { NULL, NULL } };
@@ -267,7 +379,11 @@ dps_cli_check_cpu_model (const DpsModel *m, int batch, int ranks, GError **error
 /* For an output prefix (or stem) whose files get suffixes: FALSE, with
  * "FLAG PATH: is a character device, not a prefix of files", when the path
  * itself is a device, FIFO, directory or socket, so that no x.csv or x.png
- * is created beside a device file. */
+ * is created beside a device file; and as dps_output_kind refuses it
+ * (empty, in a missing folder, ending in an extension the prefix takes
+ * none of, an input), or where a file the command writes under it
+ * (cli_outputs: PREFIX.csv, ...) is an input, which they are claimed
+ * against. */
 gboolean
 dps_cli_check_prefix (const char *flag, const char *prefix, GError **error)
 {
@@ -279,7 +395,7 @@ dps_cli_check_prefix (const char *flag, const char *prefix, GError **error)
                  dps_path_kind (prefix));
     return FALSE;
   }
-  return TRUE;
+  return check_beside (cli_output (flag), prefix, error);
 }
 
 /* The quantities the core refuses by name, and the flags that set them. */

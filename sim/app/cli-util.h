@@ -60,6 +60,7 @@ void      dps_cli_note (const char *note);
 gboolean  dps_cli_emit (const char *path, const GString *text, GError **error);
 gboolean  dps_cli_check_cpu_model (const DpsModel *m, int batch, int ranks, GError **error);
 gboolean  dps_cli_check_prefix (const char *flag, const char *prefix, GError **error);
+gboolean  dps_cli_check_output (const char *flag, const char *path, GError **error);
 void      dps_cli_name_flag (GError *error);
 int       dps_cli_fail (const char *cmd, GError *error);
 gboolean  dps_cli_parse_masks (const char *algo_list, const char *proto_list, guint *algo_mask,
