@@ -224,14 +224,15 @@ dps_path_kind (const char *path)
 
 /* Reads a whole regular file of at most DPS_FILE_MAX_BYTES; returns a new
  * NUL-terminated buffer (g_free it) and its length in *len (may be NULL),
- * without a leading UTF-8 byte order mark.  Every loader reads through it:
- * the file is registered as an input, and one an output flag claimed is
- * refused ("-o m.csv: is the input m.csv: ...", DPS_ERROR_INPUT).  Errors (DPS_ERROR_IO, or
+ * without a leading UTF-8 byte order mark.  Errors (DPS_ERROR_IO, or
  * DPS_ERROR_LIMIT for size) name the file: "PATH: is a directory, not a
  * WHAT", "PATH: is a FIFO, not a WHAT", "PATH: N bytes, more than ...".  The
  * type and size are checked on the opened file before any byte is read (the
  * open does not block on a FIFO), and the read stops at the limit even for a
- * file that grows or lies about its size. */
+ * file that grows or lies about its size.  Every loader reads through it:
+ * under a command's guard the file is registered as an input, and one an
+ * output flag claimed is refused ("-o m.csv: is the input m.csv: ...",
+ * DPS_ERROR_INPUT). */
 char *
 dps_read_file (const char *path, const char *what, gsize *len, GError **error)
 {

@@ -20,8 +20,9 @@
  * way.  An output that is a registered input, or an input read that is a
  * claimed output, is refused (DPS_ERROR_INPUT, "FLAG PATH: ..."), up front
  * and again at write time; so are an empty path, a path in a missing
- * folder, and a name whose extension the flag does not write
- * (dps_output_rule).  Files this process wrote are neither. */
+ * folder, and a name whose extension the flag does not write (the rules
+ * dps_file_guard_begin is given).  Files this process wrote are neither
+ * inputs nor claimed. */
 #pragma once
 
 #include <glib.h>
@@ -37,8 +38,8 @@ typedef enum {
 /* What a flag writes: a file of one of exts ("csv json txt"; strict: of
  * those alone, else also of an extension dpscale neither reads nor writes,
  * or none), or a prefix (files PREFIX.csv, ...: it may end in exts alone
- * of the extensions dpscale knows); what, for messages ("a picture, .png
- * or .svg"). */
+ * of the extensions dpscale knows); what, for messages ("a picture (.png
+ * or .svg)"). */
 typedef struct {
   const char *flag;
   const char *exts;
