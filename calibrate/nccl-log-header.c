@@ -46,8 +46,10 @@ header_count (int line, const char *key, const char *value, gpointer data, GErro
     gint64 n;
     if (!g_str_equal (key, keys[k]))
       continue;
-    if (!dps_parse_int (value, &n) || n < 1 || n > 1 << 20)
-      return dps_set_error_at (error, c->name, line, "'#%% %s: %s' is not a count", key, value);
+    if (!dps_parse_int (value, &n) || n < 1 || n > 1 << 20) {
+      g_autofree char *q = dps_quote (value);
+      return dps_set_error_at (error, c->name, line, "'#%% %s: %s' is not a count", key, q);
+    }
     c->v[k] = (int) n;
   }
   return TRUE;

@@ -544,9 +544,9 @@ dps_model_load (const char *name_or_path, GError **error)
     path = dps_data_path ("sim/models", file);
     if (!path) {
       g_auto (GStrv) names = dps_model_list_shipped ();
-      g_autofree char *list = g_strjoinv (", ", names);
+      g_autofree char *list = g_strjoinv (", ", names), *q = dps_quote (name_or_path);
       g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT,
-                   "model: no file '%s' and no shipped model of that name (shipped: %s)", name_or_path, list);
+                   "model: no file '%s' and no shipped model of that name (shipped: %s)", q, list);
       return NULL;
     }
   }

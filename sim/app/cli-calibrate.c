@@ -235,8 +235,9 @@ topology_from_logs (Opts *o, GError **error)
     return TRUE;
   g_autofree char *path = dps_topo_find (o->topology, NULL);
   if (!path) {
+    g_autofree char *q = dps_quote (o->topology);
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: '#%% topology: %s' is neither a shipped topology nor a file: give --topology",
-                 from, o->topology);
+                 from, q);
     return FALSE;
   }
   g_autofree char *msg = g_strdup_printf ("topology %s, from %s's '#%% topology:' line (--topology to choose another)", o->topology, from);
