@@ -286,8 +286,11 @@ group_start (Run *r, GroupState *g)
   DpsProto p = DPS_PROTO_SIMPLE;
   double d = c->time (c->data, t->bytes, &lat, &a, &p);
   double f = r->opts->comm_factor > 0 ? r->opts->comm_factor : 1;
-  d *= f;
-  lat = MIN (d, lat * f);
+  /* a time below zero (a calibration's correction extrapolated past its
+   * sizes) takes none rather than running the clock backwards; its latency
+   * is a part of it */
+  d = MAX (d * f, 0);
+  lat = CLAMP (lat * f, 0, d);
   DpsSchedCommStats *cs = &r->out->comms[t->comm];
   cs->count++;
   cs->algo_count[a]++;

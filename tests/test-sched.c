@@ -291,6 +291,29 @@ test_launch_delay (void)
   }
 }
 
+/* A collective timed below zero (-1 s, latency -2 s: a correction fitted
+ * past its sizes) takes no time: compute of 1 s, the collective at 1 s,
+ * compute of 2 s that waits for it; the step is 3 s, and the run neither
+ * schedules an event in its past nor stalls. */
+static void
+test_negative_time (void)
+{
+  g_autoptr (DpsSched) s = dps_sched_new ();
+  Fixed f = { -2, -1 };
+  int comm = dps_sched_comm_add (s, &(DpsSchedComm) { "ar", fixed_time, &f, 0, 0 });
+  int role = dps_sched_role_add (s, "r", 0);
+  int c = dps_sched_stream_add (s, role, "compute", DPS_SCHED_NO_STREAM);
+  int k = dps_sched_stream_add (s, role, "dp", 0);
+  int a = compute (s, c, "a", 1, NULL, 0);
+  int x = coll (s, k, comm, &a, 1);
+  compute (s, c, "b", 2, &x, 1);
+  DpsSchedRank r = rank_of (role);
+  DpsSchedGroup g = { 0 };
+  DpsSchedResult out;
+  g_assert_cmpfloat_with_epsilon (run (s, &r, 1, &g, 1, NULL, &out), 3.0, 1e-12);
+  dps_sched_result_clear (&out);
+}
+
 /* Members whose streams disagree (one never launches the collective) wait
  * forever: the run fails naming the rank and the task. */
 static void
@@ -327,5 +350,6 @@ main (int argc, char **argv)
   g_test_add_func ("/sched/seed", test_seed);
   g_test_add_func ("/sched/launch-delay", test_launch_delay);
   g_test_add_func ("/sched/deadlock", test_deadlock);
+  g_test_add_func ("/sched/negative-time", test_negative_time);
   return g_test_run ();
 }
