@@ -18,6 +18,21 @@ if [ "$rows" -eq 3 ] && head -1 "$tmp/v.csv" | grep -q 'error_pct'; then ok; els
 if grep -q "mean absolute error" "$tmp/out" && grep -q "inside the predicted interval" "$tmp/out"; then ok; else ko "summary line"; fi
 # the profile written holds no step times, and reused it passes the rule
 if "$bin" validate --calibration "$tmp/v.calib" --gpus 1,2 --steps 4 --warmup 1 --batch 16 -o "$tmp/w" >/dev/null 2>&1; then ok; else ko "reusing the profile"; fi
+# sharded: the runs train with FSDP (each layer a unit) and the predictions
+# take the same strategy: the header names it, and both traces hold the
+# units' all-gathers and reduce-scatters (a DDP step has none of either)
+if "$bin" validate --calibration "$tmp/v.calib" --strategy fsdp --gpus 1,2 --steps 4 --warmup 1 --batch 16 \
+     -o "$tmp/f" >"$tmp/fout" 2>"$tmp/err"; then ok; else ko "validate --strategy fsdp: $(tail -2 "$tmp/err")"; fi
+if grep -q "^dpscale validate: .*, fsdp, batch 16" "$tmp/fout" && [ "$(grep -c '^[0-9]' "$tmp/f.csv")" -eq 2 ] \
+   && grep -q '"all-gather' "$tmp/f-predicted-trace.json" && grep -q '"reduce-scatter' "$tmp/f-predicted-trace.json" \
+   && grep -q '"all-gather unit' "$tmp/f-measured-trace.json" && ! grep -q '"all-gather' "$tmp/w-predicted-trace.json"
+then ok; else ko "validate --strategy fsdp: header, rows or traces"; fi
+if "$bin" validate --strategy zero9 2>"$tmp/err"; then ko "zero9 accepted"; else
+  grep -q "\-\-strategy: 'zero9' is not" "$tmp/err" && ok || ko "zero9: $(cat "$tmp/err")"; fi
+if "$bin" validate --strategy fsdp --shard-group 2 2>"$tmp/err"; then ko "--shard-group without hsdp accepted"; else
+  grep -q "\-\-shard-group: only with --strategy hsdp" "$tmp/err" && ok || ko "shard-group: $(cat "$tmp/err")"; fi
+if "$bin" validate --strategy hsdp --shard-group 2 --gpus 2,3 2>"$tmp/err"; then ko "--shard-group 2 of 3 accepted"; else
+  grep -q "\-\-shard-group: 2 does not divide --gpus 3" "$tmp/err" && ok || ko "shard-group 3: $(cat "$tmp/err")"; fi
 
 # the hold-out rule: a profile with step times of a run is refused
 cp "$tmp/v.calib" "$tmp/leak.calib"

@@ -7,6 +7,7 @@
 #include "real/run.h"
 #include "sim/base/plot.h"
 #include "sim/base/error.h"
+#include "sim/strategy.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -14,8 +15,9 @@
 
 /* What the command line asks for. */
 typedef struct {
-  char    *backend, *replicas_s, *model_s, *calibration, *output, *topology;
-  int      batch, steps, warmup, trials, grad_accum, nodes, global_batch;
+  char    *backend, *replicas_s, *model_s, *calibration, *output, *topology, *strategy_s;
+  int      batch, steps, warmup, trials, grad_accum, nodes, global_batch, shard_group;
+  DpsStrategy strategy;
   double   cap, first, timeout, jitter, link_gbps;
   gboolean emulate, quick;
   GArray  *reps;   /* gint64 */
@@ -24,7 +26,8 @@ typedef struct {
 static void
 opts_clear (Opts *o)
 {
-  char **strs[] = { &o->backend, &o->replicas_s, &o->model_s, &o->calibration, &o->output, &o->topology };
+  char **strs[] = { &o->backend, &o->replicas_s, &o->model_s, &o->calibration, &o->output, &o->topology,
+                    &o->strategy_s };
   for (gsize i = 0; i < G_N_ELEMENTS (strs); i++)
     g_clear_pointer (strs[i], g_free);
   if (o->reps)
@@ -45,7 +48,11 @@ check_opts (Opts *o, gboolean gpu, GError **error)
   int n_gpu = 0;
   if (o->backend && !gpu && !g_str_equal (o->backend, "cpu"))
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--backend: '%s' is not cpu or gpu", o->backend);
+  else if (o->strategy_s && !dps_strategy_parse (o->strategy_s, &o->strategy))
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--strategy: '%s' is not ddp, zero1, zero2, fsdp or hsdp (or "
+                 "NO_SHARD, SHARD_GRAD_OP, FULL_SHARD, HYBRID_SHARD)", o->strategy_s);
   else if (!dps_cli_int_given ("--global-batch", &o->global_batch, 1, G_MAXINT, 0, error)
+           || !dps_cli_int_given ("--shard-group", &o->shard_group, 1, 256, 0, error)
            || !dps_cli_double_given ("--timeout", &o->timeout, 0, FALSE, 1e7, 600, error)
            || !dps_cli_double_given ("--link-gbps", &o->link_gbps, 0, FALSE, 1e6, 1, error)
            || !dps_cli_double_given ("--first-bucket-mb", &o->first, 0, TRUE, 1e6, 1, error)
@@ -64,6 +71,8 @@ check_opts (Opts *o, gboolean gpu, GError **error)
     g_set_error (error, DPS_ERROR, DPS_ERROR_UNSUPPORTED, "--global-batch: not with --emulate yet (the waits are for one batch)");
   else if (o->nodes < 0 || o->nodes == 1 || o->nodes > 64)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--nodes: 2 to 64 emulated nodes");
+  else if (o->shard_group > 0 && o->strategy != DPS_STRATEGY_HSDP)
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--shard-group: only with --strategy hsdp");
   if (*error)
     return FALSE;
   g_autoptr (GString) gpu_reps = g_string_new ("1");
@@ -76,6 +85,12 @@ check_opts (Opts *o, gboolean gpu, GError **error)
     if (g_array_index (o->reps, gint64, i) % o->nodes) {
       g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--gpus: %d is not a multiple of --nodes %d",
                    (int) g_array_index (o->reps, gint64, i), o->nodes);
+      return FALSE;
+    }
+  for (guint i = 0; o->shard_group > 0 && i < o->reps->len; i++)
+    if (g_array_index (o->reps, gint64, i) % o->shard_group) {
+      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--shard-group: %d does not divide --gpus %d", o->shard_group,
+                   (int) g_array_index (o->reps, gint64, i));
       return FALSE;
     }
   return !o->output || dps_cli_check_prefix ("-o", o->output, error);
@@ -147,8 +162,9 @@ report (const DpsValidateSpec *s, const DpsModel *model, const DpsProfile *profi
                         "meas_efficiency,pred_efficiency,error_pct,inside,meas_compute_s,meas_exposed_s,"
                         "meas_optimizer_s,meas_other_s,pred_compute_s,pred_exposed_s,pred_optimizer_s,"
                         "pred_straggler_s\n");
-  g_string_append_printf (t, "dpscale validate: %s, %s, batch %d per replica, %d steps (%d warm-up), %d trials per prediction\n",
-                          model->name, what_ran (s, FALSE), s->batch, s->steps, s->warmup, s->trials);
+  g_string_append_printf (t, "dpscale validate: %s, %s, %s, batch %d per replica, %d steps (%d warm-up), %d trials per "
+                          "prediction\n", model->name, what_ran (s, FALSE), dps_strategy_name (s->strategy), s->batch,
+                          s->steps, s->warmup, s->trials);
   if (s->nodes > 1)
     g_string_append_printf (t, "over %d emulated nodes joined by %.3g Gbit/s links (namespaces, tbf)\n", s->nodes,
                             s->link_gbps);
@@ -219,7 +235,8 @@ write_files (const DpsValidateSpec *s, const DpsModel *model, const DpsValidateR
     return 0;
   int status = 0;
   g_string_append_printf (t, "wrote %s", csv_path);
-  g_autofree char *title = g_strdup_printf ("%s, %s: predicted and measured", model->name, what_ran (s, TRUE));
+  g_autofree char *title = g_strdup_printf ("%s, %s, %s: predicted and measured", model->name, what_ran (s, TRUE),
+                                            dps_strategy_name (s->strategy));
   const char *names[][2] = { { "validation.gp", "" }, { "breakdown.gp", "-breakdown" } };
   for (int k = 0; k < 2; k++)
     for (int f = 0; f < 2; f++) {
@@ -248,6 +265,7 @@ int
 dps_cmd_validate (int argc, char **argv)
 {
   Opts o = { .batch = 32, .steps = 20, .warmup = 3, .trials = 20, .grad_accum = 1, .global_batch = DPS_UNSET_INT,
+             .shard_group = DPS_UNSET_INT,
              .cap = 25, .first = 1, .timeout = 600, .link_gbps = 1 };
   GOptionEntry entries[] = {
     { "backend", 0, 0, G_OPTION_ARG_STRING, &o.backend, "cpu (default: MPI + OpenBLAS replicas) or gpu (one GPU per replica: NCCL + cuBLAS)", "B" },
@@ -259,6 +277,8 @@ dps_cmd_validate (int argc, char **argv)
     { "warmup", 'w', 0, G_OPTION_ARG_INT, &o.warmup, "Steps left out (default 3)", "W" },
     { "grad-accum", 'k', 0, G_OPTION_ARG_INT, &o.grad_accum, "Micro-steps per step, all but the last under no_sync (default 1)", "K" },
     { "global-batch", 'G', 0, G_OPTION_ARG_INT, &o.global_batch, "Strong scaling: this many samples per step split across replicas (overrides --batch)", "B" },
+    { "strategy", 0, 0, G_OPTION_ARG_STRING, &o.strategy_s, "ddp (default), zero1, zero2, fsdp or hsdp (or PyTorch's NO_SHARD, SHARD_GRAD_OP, FULL_SHARD, HYBRID_SHARD); each layer a wrapped unit, run and predicted", "S" },
+    { "shard-group", 0, 0, G_OPTION_ARG_INT, &o.shard_group, "hsdp: ranks a shard group, dividing every count (default: one emulated node's, else all)", "G" },
     { "bucket-cap-mb", 0, 0, G_OPTION_ARG_DOUBLE, &o.cap, "DDP bucket cap in MiB (default 25)", "MB" },
     { "first-bucket-mb", 0, 0, G_OPTION_ARG_DOUBLE, &o.first, "First bucket cap in MiB (default 1)", "MB" },
     { "calibration", 'C', 0, G_OPTION_ARG_FILENAME, &o.calibration, "Use this profile instead of calibrating first", "FILE" },
@@ -281,7 +301,8 @@ dps_cmd_validate (int argc, char **argv)
                                    "PREFIX.csv, PREFIX.png/.svg (efficiency) and PREFIX-breakdown.png/.svg.\n"
                                    "Replicas train with SGD (the step its calibration times); the predictions use\n"
                                    "the flow-level network model, as every subcommand does by default.\n\n"
-                                   "Examples:\n  dpscale validate\n  dpscale validate --emulate --gpus 1,2,4,8,16",
+                                   "Examples:\n  dpscale validate\n  dpscale validate --emulate --gpus 1,2,4,8,16\n"
+                                   "  dpscale validate --strategy fsdp --gpus 1,2,4",
                                    entries, &argc, &argv, &error);
   gboolean gpu = o.backend && g_str_equal (o.backend, "gpu");
   if (parsed && argc > 1)
@@ -301,7 +322,8 @@ dps_cmd_validate (int argc, char **argv)
                         .warmup = o.warmup, .trials = o.trials, .grad_accum = o.grad_accum,
                         .global_batch = o.global_batch, .nodes = o.nodes, .link_gbps = o.link_gbps, .cap_mb = o.cap,
                         .first_mb = o.first, .timeout_s = o.timeout, .jitter = o.jitter, .topology = o.topology,
-                        .prefix = o.output ? o.output : "dpscale-validation", .progress = progress };
+                        .prefix = o.output ? o.output : "dpscale-validation", .progress = progress,
+                        .strategy = o.strategy, .shard_group = o.shard_group > 0 ? o.shard_group : 0 };
   if (!error && (model = dps_model_load (o.model_s ? o.model_s : "mlp", &error))
       && (gpu || o.emulate || dps_cli_check_cpu_model (model, o.batch, max_r, &error))
       && (profile = get_profile (&o, &s, model, max_r, &error)))

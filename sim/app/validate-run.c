@@ -143,6 +143,14 @@ dps_validate_calibrate (const DpsValidateSpec *s, const DpsModel *model, GError 
   return g_steal_pointer (&p);
 }
 
+/* HSDP's shard group at N replicas: --shard-group, else one emulated
+ * node's ranks, else all of them (as `dpscale run` takes it). */
+static int
+shard_group (const DpsValidateSpec *s, int N)
+{
+  return s->shard_group > 0 ? s->shard_group : s->nodes > 1 ? N / s->nodes : N;
+}
+
 /* One real (or emulated) run of N replicas: the row's measured figures;
  * the last count's step also as a trace and on the timeline. */
 static gboolean
@@ -152,6 +160,8 @@ measure (const DpsValidateSpec *s, const DpsModel *model, int N, int pb, const D
   DpsRunSpec spec = *base;
   spec.ranks = N;
   spec.batch = pb;
+  if (s->strategy == DPS_STRATEGY_HSDP)
+    spec.shard_group = shard_group (s, N);
   DpsRunResult run;
   gboolean ok = dps_run_execute (&spec, model, &run, error);
   if (ok) {
@@ -197,6 +207,12 @@ predict (const DpsValidateSpec *s, DpsModel *model, const DpsProfile *profile, i
    * their waits, and what the ranks here vary by is measured (compute_cv) */
   c.gpu_spread_cv = 0;
   c.trace_replicas = last ? 8 : 0;
+  /* the runner's data parallelism: each layer a wrapped unit, HSDP's
+   * shard group as it ran */
+  c.strategy = s->strategy;
+  c.fsdp_unit = DPS_FSDP_UNIT_LAYER;
+  if (s->strategy == DPS_STRATEGY_HSDP)
+    c.shard_group = shard_group (s, N);
   g_autoptr (DpsTopo) topo = NULL;
   if (!dps_ddp_setup (NULL, profile, model, s->nodes > 1 ? s->nodes : 0, N, &c, &topo, error))
     return FALSE;
@@ -279,7 +295,7 @@ dps_validate_run (const DpsValidateSpec *s, DpsModel *model, const DpsProfile *p
   DpsRunSpec base = { .steps = s->steps, .seed = 1, .grad_accum = s->grad_accum, .bucket_cap_mb = s->cap_mb,
                       .first_bucket_mb = s->first_mb, .optimizer = "sgd", .emulate = s->emulate, .emu_fwd_s = efwd,
                       .emu_bwd_s = ebwd, .emu_opt_s = eopt, .timeout_s = s->timeout_s, .quiet = TRUE, .net = net,
-                      .gpu = s->gpu };
+                      .gpu = s->gpu, .strategy = s->strategy };
   for (int i = 0; i < out->n; i++) {
     int N = s->replicas[i];
     DpsValidateRow *row = &out->rows[i];

@@ -7,6 +7,8 @@
  * prints the table, the CSV and the plots. */
 #pragma once
 
+#include "sim/strategy-kind.h"
+
 #include "calibrate/profile.h"
 #include "calibrate/cpu-calibrate.h"
 #include "sim/validation.h"
@@ -24,6 +26,8 @@ typedef struct {
   double      cap_mb, first_mb, timeout_s, jitter;
   const char *topology;       /* emulation: the device whose roofline the waits take where the profile has none */
   const char *prefix;         /* files: PREFIX.calib, PREFIX-measured-trace.json, PREFIX-predicted-trace.json */
+  DpsStrategy strategy;       /* data parallelism the runs train with and the predictions take (ddp: 0) */
+  int         shard_group;    /* hsdp: ranks a shard group (0: one emulated node's, else all) */
   DpsProgressFn progress;     /* a line per stage (NULL: quiet) */
   void       *pdata;
 } DpsValidateSpec;
