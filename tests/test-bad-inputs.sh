@@ -106,6 +106,8 @@ expect 2 "\-\-price-per-gpu-hour: -1 is out of range" predict --price-per-gpu-ho
 expect 2 "\-\-nodes 2 and \-\-gpus 8 disagree" predict --nodes 2 --gpus 8
 expect 2 "\-\-critical-batch and \-\-steps-to-target go together" predict --critical-batch 100
 expect 2 "\-\-trace: only for dpscale predict" sweep --trace "$t/x.json"
+expect 2 "\-\-plot: only for dpscale predict (advise" advise --plot "$t/x.png"
+expect 2 "\-\-trace: only for dpscale predict (advise" advise --trace "$t/x.json"
 expect 2 "limit is 10000" sweep --gpus 1,2,3,4,5,6,7,8,9,10 --batch 1,2,3,4,5,6,7,8,9,10 --bucket-cap-mb 1,2,3,4,5,6,7,8,9,10 --grad-accum 1,2,3,4,5,6,7,8,9,10,11,12
 expect 2 "\-\-gpus: 0 is not 1 to 256" run --gpus 0
 expect 2 "\-\-steps/\-\-warmup" run --steps 3 --warmup 5

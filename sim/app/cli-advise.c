@@ -117,6 +117,9 @@ setup (DpsDdpOpts *o, int argc, char **argv, DpsDdpConfig *base, DpsModel **mode
                  "--bucket-cap-mb, --grad-accum, --grad-dtype and --compress are what advise searches: drop them");
   else if (o->format)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--format: advise writes a table");
+  else if (o->trace || o->plot)
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: only for dpscale predict (advise weighs many plans)",
+                 o->trace ? "--trace" : "--plot");
   else if (o->gpus && (!dps_parse_int (o->gpus, &gpus) || gpus < 1 || gpus > DPS_TOPO_MAX_GPUS))
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--gpus: '%s' is not a GPU count from 1 to %d", o->gpus,
                  DPS_TOPO_MAX_GPUS);

@@ -219,7 +219,8 @@ setup (DpsDdpOpts *o, int argc, char **argv, Sweep *s, GError **error)
            && num_list ("--batch", o->batch, "4", 1, 1e7, FALSE, &s->batches, error)
            && num_list ("--grad-accum", o->grad_accum, "1", 1, 1e6, TRUE, &s->accums, error)
            && dps_cli_format (o->format, &s->format, error)
-           && (!o->output || dps_cli_check_prefix ("-o", o->output, error))
+           /* -o is checked as it is parsed; its default before any work */
+           && (o->output || s->format != DPS_FORMAT_TABLE || dps_cli_check_prefix ("-o", "dpscale-sweep", error))
            && dps_ddp_opts_apply (o, &s->base, error)) {
     double points = (double) g_strv_length (s->topos) * s->strategies->len * s->gpus->len * s->caps->len
                     * s->batches->len * s->accums->len;

@@ -93,7 +93,7 @@ check_opts (Opts *o, gboolean gpu, GError **error)
                    (int) g_array_index (o->reps, gint64, i));
       return FALSE;
     }
-  return !o->output || dps_cli_check_prefix ("-o", o->output, error);
+  return dps_cli_check_prefix ("-o", o->output ? o->output : "dpscale-validation", error);
 }
 
 /* Refuses (TRUE, with error) a profile measured on another machine than
