@@ -3,8 +3,10 @@
 # toolkit and NCCL, and either what tests/setup.sh installs or the
 # .gpu-bundle that tests/gpu-bundle.sh packs: build, the GPU tests
 # (which must pass, not skip), a real single-GPU run of the MLP (gradient
-# identity) and of the GPT-2 stack, the GPU replica's layer times,
-# validation on the GPUs present, and a quick GPU calibration.  Each step's
+# identity) and of the GPT-2 stack, the GPU replica's layer times, the
+# sharded strategies (FSDP's run, every strategy against DDP's parameters,
+# its validation), validation on the GPUs present, and a quick GPU
+# calibration.  Each step's
 # output goes to OUT (default gpu-check/); a line per step says ok or
 # FAILED.  Usage, from the repository root:
 #
@@ -70,8 +72,14 @@ step test-gpu-train "$build/tests/test-gpu-train"
 step run-mlp "$dps" run --backend gpu --gpus 1 --steps 10 --warmup 2 --check-gradient --format json
 step run-gpt2 "$dps" run --backend gpu --gpus 1 --model transformer-small --batch 8 --steps 10 --warmup 2 --optimizer adam
 step time-layers "$dps" run --backend gpu --time-layers --model transformer-small --batch 8
+# sharded data parallelism on the GPU replica: FSDP's gathers and
+# reduce-scatters through NCCL, every strategy against DDP's parameters
+# (one replica per GPU present), and its validation
+step run-fsdp "$dps" run --backend gpu --gpus 1 --strategy fsdp --steps 10 --warmup 2 --check-params
+step run-strategies sh tests/test-run-strategies-gpu.sh "$dps" "$build/tests/params-diff"
 step validate "$dps" validate --backend gpu --steps 20 -o "$out/validate"
 step validate-gpt2 "$dps" validate --backend gpu --model transformer-small --batch 8 --steps 20 -o "$out/validate-gpt2"
+step validate-fsdp "$dps" validate --backend gpu --strategy fsdp --steps 20 -o "$out/validate-fsdp"
 step calibrate "$dps" calibrate --backend gpu --quick -o "$out/gpu.calib"
 echo "gpu-check: $fails step(s) failed; outputs in $out/"
 [ "$fails" -eq 0 ]
