@@ -175,6 +175,12 @@ config_name (const DpsHfConfig *c)
 DpsModel *
 dps_model_load_hf_config_data (const char *name, const char *data, gssize len, GError **error)
 {
+  return dps_model_load_hf_config_data_seq (name, data, len, 0, error);
+}
+
+DpsModel *
+dps_model_load_hf_config_data_seq (const char *name, const char *data, gssize len, int seq, GError **error)
+{
   g_autoptr (JsonParser) parser = dps_json_load (name, data, len, "JSON file", error);
   if (!parser)
     return NULL;
@@ -200,6 +206,13 @@ dps_model_load_hf_config_data (const char *name, const char *data, gssize len, G
   if (!shape_from_config (&c, k, &s, error))
     return NULL;
   g_autofree char *model_name = config_name (&c);
+  if (seq > 0 && seq > s.max_positions && s.kind != DPS_TF_LLAMA) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "sequence length: %d is longer than %s's %d learned positions",
+                 seq, model_name, s.max_positions);
+    return NULL;
+  }
+  if (seq > 0)
+    s.seq = seq;
   DpsModel *m = dps_model_gen_transformer (model_name, &s);
   m->source = g_strdup (name);
   return m;

@@ -120,7 +120,7 @@ tie_key (const DpsKeyFile *kf, DpsTie *out, GError **error)
 }
 
 static DpsModel *
-from_keyfile (const DpsKeyFile *kf, GError **error)
+from_keyfile (const DpsKeyFile *kf, int seq, GError **error)
 {
   g_autofree char *name = NULL;
   int arch;
@@ -158,6 +158,13 @@ from_keyfile (const DpsKeyFile *kf, GError **error)
       dps_key_file_error (kf, "model", "heads", error, "hidden (%d) is not a multiple of heads (%d)", s.hidden, s.heads);
       return NULL;
     }
+    if (seq > 0 && seq > s.max_positions && arch != DPS_TF_LLAMA) {
+      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "sequence length: %d is longer than %s's %d learned positions",
+                   seq, name, s.max_positions);
+      return NULL;
+    }
+    if (seq > 0)
+      s.seq = seq;
     if (s.seq > s.max_positions && arch != DPS_TF_LLAMA) {
       dps_key_file_error (kf, "model", "seq", error, "longer than max_positions (%d)", s.max_positions);
       return NULL;
@@ -188,11 +195,32 @@ from_keyfile (const DpsKeyFile *kf, GError **error)
 }
 
 /* Parses a zoo model key file from memory. */
+/* A zoo file's model, at seq tokens a sample where seq > 0. */
+static DpsModel *
+keyfile_at_seq (const char *name, const char *data, gssize len, int seq, GError **error)
+{
+  g_autoptr (DpsKeyFile) kf = dps_key_file_load_data (name, data, len, error);
+  DpsModel *m = kf ? from_keyfile (kf, seq, error) : NULL;
+  if (m && seq > 0 && m->seq_len == 0) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "sequence length: %s has no tokens", m->name);
+    g_clear_pointer (&m, dps_model_free);
+  }
+  return m;
+}
+
+/* A sequence length asked of a model measured at its own: refused. */
+static DpsModel *
+no_seq (const char *path, const char *why, GError **error)
+{
+  g_autofree char *q = dps_quote (path);
+  g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "sequence length: %s: %s", q, why);
+  return NULL;
+}
+
 DpsModel *
 dps_model_load_keyfile_data (const char *name, const char *data, gssize len, GError **error)
 {
-  g_autoptr (DpsKeyFile) kf = dps_key_file_load_data (name, data, len, error);
-  return kf ? from_keyfile (kf, error) : NULL;
+  return keyfile_at_seq (name, data, len, 0, error);
 }
 
 /* The columns of a per-layer CSV: their indices in a row, -1 when absent. */
@@ -536,6 +564,12 @@ gunzip (const char *path, const char *data, gsize *len, GError **error)
 DpsModel *
 dps_model_load (const char *name_or_path, GError **error)
 {
+  return dps_model_load_seq (name_or_path, 0, error);
+}
+
+DpsModel *
+dps_model_load_seq (const char *name_or_path, int seq, GError **error)
+{
   g_autofree char *path = NULL;
   if (g_file_test (name_or_path, G_FILE_TEST_EXISTS) || strchr (name_or_path, '/'))
     path = g_strdup (name_or_path);
@@ -550,6 +584,8 @@ dps_model_load (const char *name_or_path, GError **error)
       return NULL;
     }
   }
+  if (seq > 0 && g_str_has_suffix (path, ".csv"))
+    return no_seq (path, "a per-layer CSV is measured at its own length", error);
   if (g_str_has_suffix (path, ".csv"))
     return dps_model_load_csv (path, error);
   /* the length read, not strlen: a NUL byte marks binary data */
@@ -564,11 +600,13 @@ dps_model_load (const char *name_or_path, GError **error)
     g_free (data);
     data = text;
   }
+  if (seq > 0 && dps_model_data_is_trace (data, len))
+    return no_seq (path, "a trace is measured at its own length", error);
   if (dps_model_data_is_trace (data, len))
     return dps_model_load_trace_data (path, data, (gssize) len, error);
   if (looks_like_json (data, len))
-    return dps_model_load_hf_config_data (path, data, (gssize) len, error);
-  return dps_model_load_keyfile_data (path, data, (gssize) len, error);
+    return dps_model_load_hf_config_data_seq (path, data, (gssize) len, seq, error);
+  return keyfile_at_seq (path, data, (gssize) len, seq, error);
 }
 
 /* Names of the shipped models, sorted (g_strfreev the result). */

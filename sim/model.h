@@ -107,10 +107,16 @@ void      dps_model_set_times (DpsModel *m, const double *fwd_s, const double *b
 /* loading: zoo files (sim/models/NAME.model), per-layer CSV, a Hugging
  * Face config.json (model_type gpt2, bert, llama, mistral, qwen2; model-hf.c) */
 DpsModel *dps_model_load (const char *name_or_path, GError **error);
+/* As dps_model_load, a transformer (zoo file or config.json) at seq tokens
+ * a sample where seq > 0 (learned positions: at most their count); a
+ * per-layer CSV, a trace or a model without tokens is refused. */
+DpsModel *dps_model_load_seq (const char *name_or_path, int seq, GError **error);
 DpsModel *dps_model_load_csv (const char *path, GError **error);
 DpsModel *dps_model_load_csv_data (const char *name, const char *data, gssize len, GError **error);
 DpsModel *dps_model_load_keyfile_data (const char *name, const char *data, gssize len, GError **error);
 DpsModel *dps_model_load_hf_config_data (const char *name, const char *data, gssize len, GError **error);
+DpsModel *dps_model_load_hf_config_data_seq (const char *name, const char *data, gssize len, int seq,
+                                             GError **error);
 /* a torch.profiler Chrome trace (JSON with "traceEvents"; model-trace.c) */
 DpsModel *dps_model_load_trace_data (const char *name, const char *data, gssize len, GError **error);
 gboolean  dps_model_data_is_trace (const char *data, gsize len);

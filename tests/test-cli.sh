@@ -294,6 +294,22 @@ if awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
 then ok; else ko "sweep --strategy ddp,fsdp: series, fits and ringed points"; fi
 expect 2 "\-\-strategy: with \-\-tp or \-\-pp .* not fsdp" -- sweep --gpus 8 --strategy ddp,fsdp --tp 2
 expect 2 "\-\-strategy: 'zero9' is not" -- sweep --gpus 8 --strategy ddp,zero9
+# a small model's size in millions (the zoo MLP's 4,198,400 parameters:
+# "4.2 M", not "0.004 B"), per-GPU throughput without an exponent
+expect 0 "model          4.2 M parameters in 8 tensors" -- predict --model mlp --gpus 2
+if grep -q "samples/s ([0-9]* per GPU)" "$tmp/out" && ! grep -q "e+0" "$tmp/out"; then ok; else ko "per-GPU figure: $(grep throughput "$tmp/out")"; fi
+# --seq-len: a transformer at another length (zoo file or config.json):
+# tokens/s is samples/s times the tokens of a sample, 2048 here where
+# Llama-3-8B's file says 8192; learned positions cap it (GPT-2 XL's 1024),
+# a model without tokens and one measured at its own length refuse it
+"$bin" predict --model llama3-8b --seq-len 2048 --gpus 8 --format json >"$tmp/seq.json" 2>/dev/null
+if awk -v t="$(num tokens_per_s "$tmp/seq.json")" -v s="$(num samples_per_s "$tmp/seq.json")" \
+     'BEGIN { r = t / s; exit !(r > 2047.999 && r < 2048.001) }'; then ok; else ko "--seq-len 2048: tokens per sample"; fi
+expect 0 "; 1024 tokens per sample" -- predict --model "$(dirname "$0")/data/hf/Llama-3.2-1B.json" --seq-len 1024 --gpus 8
+expect 2 "\-\-seq-len: 4096 is longer than GPT-2 XL's 1024 learned positions" -- predict --model gpt2-xl --seq-len 4096
+expect 2 "\-\-seq-len: ResNet-50 has no tokens" -- sweep --model resnet50 --seq-len 128 --gpus 8
+printf 'layer,params,forward_ms,backward_ms\nfc,10,1,2\n' >"$tmp/seq.csv"
+expect 2 "\-\-seq-len: .*seq.csv.*: a per-layer CSV is measured at its own length" -- advise --model "$tmp/seq.csv" --seq-len 64
 # what PyTorch users set to fit: GPT-2 XL at 16 sequences a GPU does not fit
 # an H100 (145 GB of activations); flash attention drops the score matrices
 # (it fits) and fuses attention into one kernel without the passes over

@@ -127,7 +127,7 @@ setup (DpsDdpOpts *o, int argc, char **argv, DpsDdpConfig *base, DpsModel **mode
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--batch: '%s' is not a whole batch from 1 to 4096", o->batch);
   else if (dps_ddp_opts_apply (o, base, error)
            && (!o->calibration || (profile = dps_profile_load (o->calibration, error)))
-           && (*model = dps_model_load (o->model ? o->model : "gpt2-xl", error)))
+           && (*model = dps_ddp_model_load (o, "gpt2-xl", error)))
     dps_ddp_setup (o->topology, profile, *model, o->nodes != DPS_UNSET_INT ? o->nodes : 0, (int) gpus, base, topo, error);
   return *error == NULL;
 }

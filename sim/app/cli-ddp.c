@@ -13,13 +13,15 @@ GOptionEntry *
 dps_ddp_options (DpsDdpOpts *o, gboolean sweep)
 {
   /* flags whose zero is not their absence: dps_ddp_opts_apply tells them apart */
-  o->nodes = o->shard_group = o->limit_all_gathers = o->tp = o->pp = o->vpp = o->micro_batches = DPS_UNSET_INT;
+  o->nodes = o->shard_group = o->limit_all_gathers = o->tp = o->pp = o->vpp = o->micro_batches = o->seq_len =
+    DPS_UNSET_INT;
   o->global_batch = o->slow_factor = o->loader_rate = o->efficiency = o->gpu_spread = dps_cli_unset ();
   GOptionEntry e[] = {
     { "model", 'M', 0, G_OPTION_ARG_STRING, &o->model, "Model: a shipped name, a .model or a per-layer .csv file (default gpt2-xl)", "NAME|FILE" },
     { "topology", 't', 0, G_OPTION_ARG_STRING, &o->topology, sweep ? "Topologies, comma-separated (default dgx-h100)" : "Topology file or shipped name (default dgx-h100)", sweep ? "LIST" : "NAME|FILE" },
     { "gpus", 'g', 0, G_OPTION_ARG_STRING, &o->gpus, sweep ? "GPU counts (default 1,2,4,...,1024)" : "GPUs, one replica each (default 64)", sweep ? "LIST" : "N" },
     { "nodes", 0, 0, G_OPTION_ARG_INT, &o->nodes, "Nodes (instead of --gpus): all their GPUs (was -n)", "N" },
+    { "seq-len", 0, 0, G_OPTION_ARG_INT, &o->seq_len, "Tokens a sample of a transformer (zoo file or config.json; default: the file's)", "N" },
     { "batch", 'b', 0, G_OPTION_ARG_STRING, &o->batch, sweep ? "Per-replica batches (default 4)" : "Samples per replica per micro-step (default 4; weak scaling)", sweep ? "LIST" : "B" },
     { "global-batch", 'G', 0, G_OPTION_ARG_DOUBLE, &o->global_batch, "Strong scaling: this many samples per step, split across replicas", "B" },
     { "bucket-cap-mb", 0, 0, G_OPTION_ARG_STRING, &o->bucket_cap, sweep ? "Bucket caps in MiB (default 25)" : "DDP bucket cap in MiB (default 25)", sweep ? "LIST" : "MB" },
@@ -205,6 +207,20 @@ apply_kinds (const DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
 /* Applies every single-valued option to c (model, topology and the
  * list-valued sweep axes are set by the caller); the flags that were not
  * given read 0 in o afterwards. */
+DpsModel *
+dps_ddp_model_load (DpsDdpOpts *o, const char *def, GError **error)
+{
+  if (!dps_cli_int_given ("--seq-len", &o->seq_len, 1, 1 << 21, 0, error))
+    return NULL;
+  DpsModel *m = dps_model_load_seq (o->model ? o->model : def, o->seq_len, error);
+  if (!m && error && *error && g_str_has_prefix ((*error)->message, "sequence length: ")) {
+    char *msg = g_strconcat ("--seq-len: ", (*error)->message + strlen ("sequence length: "), NULL);
+    g_free ((*error)->message);
+    (*error)->message = msg;
+  }
+  return m;
+}
+
 gboolean
 dps_ddp_opts_apply (DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
 {

@@ -10,7 +10,7 @@ typedef struct {
   char   *model, *topology, *gpus, *batch, *bucket_cap, *grad_accum;
   char   *first_bucket, *grad_dtype, *dtype, *optimizer, *compress, *mode, *algo, *proto;
   char   *strategy, *precision, *fsdp_unit, *backward_prefetch, *pp_schedule;
-  int     shard_group, limit_all_gathers, tp, pp, vpp, micro_batches;
+  int     shard_group, limit_all_gathers, tp, pp, vpp, micro_batches, seq_len;
   gboolean no_reshard, sequence_parallel;
   char   *format, *output, *trace, *plot, *calibration;
   int     nodes, slow_replicas, trials, seed;
@@ -20,6 +20,8 @@ typedef struct {
 } DpsDdpOpts;
 
 GOptionEntry *dps_ddp_options (DpsDdpOpts *o, gboolean sweep);
+/* --model (default def) at --seq-len's tokens a sample where given. */
+DpsModel     *dps_ddp_model_load (DpsDdpOpts *o, const char *def, GError **error);
 void          dps_ddp_opts_clear (DpsDdpOpts *o);
 gboolean      dps_ddp_opts_apply (DpsDdpOpts *o, DpsDdpConfig *c, GError **error);
 gboolean      dps_cli_emulation_times (DpsModel *model, const DpsProfile *profile, const char *topology, int batch,

@@ -54,8 +54,11 @@ emit_table (GString *o, const DpsDdpConfig *c, const DpsDdpResult *r)
                           c->n_gpus, s->gpu.model, nodes, nodes > 1 ? "s" : "", s->name,
                           c->mode == DPS_MODE_FLOW ? "flow-level" : "analytical");
   g_autofree char *tokens = m->seq_len ? g_strdup_printf ("; %d tokens per sample", m->seq_len) : g_strdup ("");
-  g_string_append_printf (o, "  model          %.3f B parameters in %d tensors, %d layers%s\n", m->n_params / 1e9,
-                          dps_model_n_tensors (m), dps_model_n_layers (m), tokens);
+  /* billions from one up, else millions: a small MLP is 4.2 M, not 0.004 B */
+  gboolean billions = m->n_params >= 1e9;
+  g_string_append_printf (o, "  model          %.*f %s parameters in %d tensors, %d layers%s\n", billions ? 3 : 1,
+                          m->n_params / (billions ? 1e9 : 1e6), billions ? "B" : "M", dps_model_n_tensors (m),
+                          dps_model_n_layers (m), tokens);
   if (r->tp > 1 || r->pp > 1)
     g_string_append_printf (o, "  batch          %g a micro-batch x %d micro-batches x %d replica%s = %g samples per step\n",
                             r->batch_per_replica, r->micro_batches, r->dp, r->dp > 1 ? "s" : "", r->global_batch);
@@ -117,7 +120,9 @@ emit_table (GString *o, const DpsDdpConfig *c, const DpsDdpResult *r)
   g_string_append_c (o, '\n');
   if (r->loader_bound_s > 0)
     g_string_append_printf (o, "    input wait   %9.2f ms   the data loader bounds the step\n", r->loader_bound_s * 1e3);
-  g_string_append_printf (o, "  throughput     %.1f samples/s (%.3g per GPU)", r->samples_per_s, r->samples_per_s / r->replicas);
+  double per_gpu = r->samples_per_s / r->replicas;   /* three figures, never an exponent */
+  g_string_append_printf (o, "  throughput     %.1f samples/s (%.*f per GPU)", r->samples_per_s,
+                          per_gpu >= 100 ? 0 : per_gpu >= 1 ? 2 : 3, per_gpu);
   if (m->seq_len)
     g_string_append_printf (o, ", %.0f tokens/s (%.0f per GPU)", r->tokens_per_s, r->tokens_per_s / r->replicas);
   g_string_append_c (o, '\n');
@@ -350,7 +355,7 @@ dps_cmd_predict (int argc, char **argv)
     if (gpus != floor (gpus) || accum != floor (accum))
       g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--gpus and --grad-accum take whole numbers");
     else if ((!o.calibration || (profile = dps_profile_load (o.calibration, &error)))
-             && (model = dps_model_load (o.model ? o.model : "gpt2-xl", &error))) {
+             && (model = dps_ddp_model_load (&o, "gpt2-xl", &error))) {
       if (!o.gpus && !o.nodes)
         gpus = profile && !o.topology && profile->machine_ranks ? profile->machine_ranks : 64;
       if (dps_ddp_setup (o.topology, profile, model, o.nodes, (int) gpus, &c, &topo, &error)) {

@@ -228,7 +228,7 @@ setup (DpsDdpOpts *o, int argc, char **argv, Sweep *s, GError **error)
       g_set_error (error, DPS_ERROR, DPS_ERROR_LIMIT, "--gpus/--topology/--strategy/...: %.0f points asked for, the limit is %d",
                    points, MAX_POINTS);
     else if (!o->calibration || (s->profile = dps_profile_load (o->calibration, error)))
-      s->model = dps_model_load (o->model ? o->model : "gpt2-xl", error);
+      s->model = dps_ddp_model_load (o, "gpt2-xl", error);
   }
   return *error == NULL;
 }
