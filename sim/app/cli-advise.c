@@ -371,6 +371,10 @@ dps_cmd_advise (int argc, char **argv)
 {
   DpsDdpOpts o = { .seed = 1, .contention = -1 };
   g_autofree GOptionEntry *entries = dps_ddp_options (&o, FALSE);
+  /* one step's trace and picture are predict's: not offered here */
+  for (GOptionEntry *e = entries; e->long_name; e++)
+    if (g_str_equal (e->long_name, "trace") || g_str_equal (e->long_name, "plot"))
+      e->flags |= G_OPTION_FLAG_HIDDEN;
   GError *error = NULL;
   DpsDdpConfig base;
   g_autoptr (DpsModel) model = NULL;

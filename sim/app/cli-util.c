@@ -30,7 +30,7 @@ typedef struct {
 #define PLOT_OUT(cmd) { cmd, "plot", { "--plot", "png svg", TRUE, FALSE, "a picture (.png or .svg)" }, FALSE, NULL }
 static const CliOutput cli_outputs[] = {
   TEXT_OUT ("predict"), TRACE_OUT ("predict"), PLOT_OUT ("predict"),
-  TEXT_OUT ("advise"), TRACE_OUT ("advise"), PLOT_OUT ("advise"),
+  TEXT_OUT ("advise"),
   { "sweep", "output", { "-o", "json", FALSE, TRUE, "a prefix (PREFIX.csv, .dat, .png and .svg are written; the "
                          "file itself with --format json)" }, FALSE, ".csv .dat .png .svg" },
   TEXT_OUT ("collective"), PLOT_OUT ("collective"),
