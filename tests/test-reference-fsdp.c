@@ -204,9 +204,10 @@ test_suite (void)
         double me = mem / r->mem_gb - 1;
         g_array_append_val (memory, me);
       }
+      g_autofree char *mem_note = r->mem_gb > 0 ? g_strdup_printf ("  mem %.1f/%.1f GB", mem, r->mem_gb) : g_strdup ("");
       printf ("%-52s %5d %-6s %4d %4d %3s %4d   %9.0f %9.0f %+7.1f  %+7.1f%s\n", t->file, r->gpus, r->strategy,
               r->micro, r->accum, r->ckpt ? "yes" : "no", r->seq, pred, r->tok_per_gpu, 100 * abs_err, 100 * sc,
-              r->mem_gb > 0 ? g_strdup_printf ("  mem %.1f/%.1f GB", mem, r->mem_gb) : "");
+              mem_note);
     }
   }
   double ws, wa, wm;
