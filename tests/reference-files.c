@@ -47,3 +47,67 @@ dps_ref_zoo_model (const char *root, const char *name, int seq)
   g_assert_no_error (e);
   return m;
 }
+
+DpsRefTable *
+dps_ref_table_read (const char *path, const char *header, guint n_fields, gsize row_size, DpsRefRowFn row)
+{
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  DpsRefTable *t = g_new0 (DpsRefTable, 1);
+  t->file = g_path_get_basename (path);
+  t->meta = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  t->rows = g_array_new (FALSE, TRUE, row_size);
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  gboolean body = FALSE;
+  g_autofree guint8 *buf = g_malloc0 (row_size);
+  for (int i = 0; lines[i]; i++) {
+    const char *l = lines[i];
+    if (dps_ref_meta_line (t->meta, l))
+      continue;
+    if (g_str_has_prefix (l, header)) {
+      body = TRUE;
+      continue;
+    }
+    if (!body || !l[0] || l[0] == '#')
+      continue;
+    g_auto (GStrv) f = g_strsplit_set (l, " \t", -1);
+    g_assert_cmpuint (g_strv_length (f), ==, n_fields);
+    memset (buf, 0, row_size);
+    row (f, buf);
+    g_array_append_vals (t->rows, buf, 1);
+  }
+  return t;
+}
+
+GPtrArray *
+dps_ref_tables (const char *dir, const char *header, guint n_fields, gsize row_size, DpsRefRowFn row)
+{
+  GPtrArray *all = g_ptr_array_new_with_free_func (dps_ref_table_free);
+  g_autoptr (GPtrArray) paths = dps_ref_files (dir);
+  for (guint i = 0; i < paths->len; i++)
+    g_ptr_array_add (all, dps_ref_table_read (paths->pdata[i], header, n_fields, row_size, row));
+  return all;
+}
+
+void
+dps_ref_table_free (gpointer table)
+{
+  DpsRefTable *t = table;
+  g_free (t->file);
+  g_hash_table_unref (t->meta);
+  g_array_free (t->rows, TRUE);
+  g_free (t);
+}
+
+const char *
+dps_ref_table_meta (const DpsRefTable *t, const char *key)
+{
+  const char *v = g_hash_table_lookup (t->meta, key);
+  return v ? v : "";
+}
+
+double
+dps_ref_num (const char *field)
+{
+  return g_str_equal (field, "-") ? -1 : g_ascii_strtod (field, NULL);
+}

@@ -6,6 +6,28 @@
 #include <glib.h>
 #include "sim/model.h"
 
+/* A training suite's table: its file's name, its "#% key: value" facts,
+ * and its rows (the test's own struct, one per row of the machine-read
+ * block). */
+typedef struct {
+  char       *file;
+  GHashTable *meta;
+  GArray     *rows;
+} DpsRefTable;
+
+/* Reads path: its facts, and each line after the one starting with header
+ * (blank and '#' lines skipped), split on blanks into n_fields fields
+ * (asserted), given to row to fill one element of row_size bytes.  The
+ * folder's tables, by name: dps_ref_tables.  "-" in a numeric field reads
+ * as -1 (not printed): dps_ref_num. */
+typedef void (*DpsRefRowFn) (char **fields, void *row);
+DpsRefTable *dps_ref_table_read (const char *path, const char *header, guint n_fields, gsize row_size,
+                                 DpsRefRowFn row);
+GPtrArray   *dps_ref_tables (const char *dir, const char *header, guint n_fields, gsize row_size, DpsRefRowFn row);
+void         dps_ref_table_free (gpointer table);
+const char  *dps_ref_table_meta (const DpsRefTable *t, const char *key);   /* "" when absent */
+double       dps_ref_num (const char *field);
+
 /* The paths of dir's .ref files, by name (asserts the folder opens). */
 GPtrArray *dps_ref_files (const char *dir);
 /* A "#% key: value" line into meta (key and value stripped): TRUE; any

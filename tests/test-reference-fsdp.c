@@ -33,75 +33,30 @@ typedef struct {
   double tok_per_gpu, step_s, mfu, mem_gb;   /* < 0: not printed */
 } Row;
 
-typedef struct {
-  char       *file;
-  GHashTable *meta;
-  GArray     *rows;
-} Table;
+typedef DpsRefTable Table;
 
-static double
-num (const char *s)
-{
-  return g_str_equal (s, "-") ? -1 : g_ascii_strtod (s, NULL);
-}
-
-static Table *
-load (const char *path)
-{
-  g_autofree char *text = NULL;
-  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
-  Table *t = g_new0 (Table, 1);
-  t->file = g_path_get_basename (path);
-  t->meta = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  t->rows = g_array_new (FALSE, FALSE, sizeof (Row));
-  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
-  gboolean body = FALSE;
-  for (int i = 0; lines[i]; i++) {
-    const char *l = lines[i];
-    if (dps_ref_meta_line (t->meta, l))
-      continue;
-    if (g_str_has_prefix (l, "gpus nodes strategy")) {
-      body = TRUE;
-      continue;
-    }
-    if (!body || !l[0] || l[0] == '#')
-      continue;
-    g_auto (GStrv) f = g_strsplit_set (l, " \t", -1);
-    g_assert_cmpuint (g_strv_length (f), ==, 12);
-    Row r = { .gpus = atoi (f[0]), .nodes = atoi (f[1]), .shard_group = atoi (f[3]), .micro = atoi (f[4]),
-              .accum = atoi (f[5]), .seq = atoi (f[6]), .ckpt = g_str_equal (f[7], "yes"),
-              .tok_per_gpu = num (f[8]), .step_s = num (f[9]), .mfu = num (f[10]), .mem_gb = num (f[11]) };
-    g_strlcpy (r.strategy, f[2], sizeof r.strategy);
-    g_array_append_val (t->rows, r);
-  }
-  return t;
-}
-
+/* One row of the machine-read block (reference-files.h). */
 static void
-table_free (gpointer p)
+row_fill (char **f, void *out)
 {
-  Table *t = p;
-  g_free (t->file);
-  g_hash_table_unref (t->meta);
-  g_array_free (t->rows, TRUE);
-  g_free (t);
+  Row *r = out;
+  *r = (Row) { .gpus = atoi (f[0]), .nodes = atoi (f[1]), .shard_group = atoi (f[3]), .micro = atoi (f[4]),
+               .accum = atoi (f[5]), .seq = atoi (f[6]), .ckpt = g_str_equal (f[7], "yes"),
+               .tok_per_gpu = dps_ref_num (f[8]), .step_s = dps_ref_num (f[9]), .mfu = dps_ref_num (f[10]),
+               .mem_gb = dps_ref_num (f[11]) };
+  g_strlcpy (r->strategy, f[2], sizeof r->strategy);
 }
 
 static const char *
 meta (const Table *t, const char *key)
 {
-  const char *v = g_hash_table_lookup (t->meta, key);
-  return v ? v : "";
+  return dps_ref_table_meta (t, key);
 }
 
 static GPtrArray *
 load_all (void)
 {
-  GPtrArray *all = g_ptr_array_new_with_free_func (table_free);
-  g_autoptr (GPtrArray) paths = dps_ref_files (DPS_REFERENCE_DIR);
-  for (guint i = 0; i < paths->len; i++)
-    g_ptr_array_add (all, load (paths->pdata[i]));
-  return all;
+  return dps_ref_tables (DPS_REFERENCE_DIR, "gpus nodes strategy", 12, sizeof (Row), row_fill);
 }
 
 static const char *

@@ -41,78 +41,33 @@ typedef struct {
   double tflops, tok_per_gpu, step_s, mfu, mem_gb;   /* < 0: not printed */
 } Row;
 
-typedef struct {
-  char       *file;
-  GHashTable *meta;
-  GArray     *rows;
-} Table;
+typedef DpsRefTable Table;
 
-static double
-num (const char *s)
-{
-  return g_str_equal (s, "-") ? -1 : g_ascii_strtod (s, NULL);
-}
-
-static Table *
-load (const char *path)
-{
-  g_autofree char *text = NULL;
-  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
-  Table *t = g_new0 (Table, 1);
-  t->file = g_path_get_basename (path);
-  t->meta = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  t->rows = g_array_new (FALSE, FALSE, sizeof (Row));
-  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
-  gboolean body = FALSE;
-  for (int i = 0; lines[i]; i++) {
-    const char *l = lines[i];
-    if (dps_ref_meta_line (t->meta, l))
-      continue;
-    if (g_str_has_prefix (l, "model gpus nodes tp")) {
-      body = TRUE;
-      continue;
-    }
-    if (!body || !l[0] || l[0] == '#')
-      continue;
-    g_auto (GStrv) f = g_strsplit_set (l, " \t", -1);
-    g_assert_cmpuint (g_strv_length (f), ==, 17);
-    Row r = { .gpus = atoi (f[1]), .nodes = atoi (f[2]), .tp = atoi (f[3]), .pp = atoi (f[4]),
-              .vpp = g_str_equal (f[5], "-") ? 1 : atoi (f[5]), .dp = atoi (f[6]),
-              .micro = g_str_equal (f[7], "-") ? 1 : atoi (f[7]), .global = atoi (f[8]), .seq = atoi (f[9]),
-              .sp = g_str_equal (f[10], "yes"), .tflops = num (f[12]), .tok_per_gpu = num (f[13]),
-              .step_s = num (f[14]), .mfu = num (f[15]), .mem_gb = num (f[16]) };
-    g_strlcpy (r.model, f[0], sizeof r.model);
-    g_strlcpy (r.recompute, f[11], sizeof r.recompute);
-    g_array_append_val (t->rows, r);
-  }
-  return t;
-}
-
+/* One row of the machine-read block (reference-files.h). */
 static void
-table_free (gpointer p)
+row_fill (char **f, void *out)
 {
-  Table *t = p;
-  g_free (t->file);
-  g_hash_table_unref (t->meta);
-  g_array_free (t->rows, TRUE);
-  g_free (t);
+  Row *r = out;
+  *r = (Row) { .gpus = atoi (f[1]), .nodes = atoi (f[2]), .tp = atoi (f[3]), .pp = atoi (f[4]),
+               .vpp = g_str_equal (f[5], "-") ? 1 : atoi (f[5]), .dp = atoi (f[6]),
+               .micro = g_str_equal (f[7], "-") ? 1 : atoi (f[7]), .global = atoi (f[8]), .seq = atoi (f[9]),
+               .sp = g_str_equal (f[10], "yes"), .tflops = dps_ref_num (f[12]),
+               .tok_per_gpu = dps_ref_num (f[13]),
+               .step_s = dps_ref_num (f[14]), .mfu = dps_ref_num (f[15]), .mem_gb = dps_ref_num (f[16]) };
+  g_strlcpy (r->model, f[0], sizeof r->model);
+  g_strlcpy (r->recompute, f[11], sizeof r->recompute);
 }
 
 static const char *
 meta (const Table *t, const char *key)
 {
-  const char *v = g_hash_table_lookup (t->meta, key);
-  return v ? v : "";
+  return dps_ref_table_meta (t, key);
 }
 
 static GPtrArray *
 load_all (void)
 {
-  GPtrArray *all = g_ptr_array_new_with_free_func (table_free);
-  g_autoptr (GPtrArray) paths = dps_ref_files (DPS_REFERENCE_DIR);
-  for (guint i = 0; i < paths->len; i++)
-    g_ptr_array_add (all, load (paths->pdata[i]));
-  return all;
+  return dps_ref_tables (DPS_REFERENCE_DIR, "model gpus nodes tp", 17, sizeof (Row), row_fill);
 }
 
 static const char *
