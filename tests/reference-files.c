@@ -1,6 +1,8 @@
 /* reference-files.c — see reference-files.h. */
 #include "reference-files.h"
+#include "sim/base/stats.h"
 
+#include <math.h>
 #include <string.h>
 
 static gint
@@ -110,4 +112,19 @@ double
 dps_ref_num (const char *field)
 {
   return g_str_equal (field, "-") ? -1 : g_ascii_strtod (field, NULL);
+}
+
+double
+dps_ref_median_abs (GArray *errs, double *worst)
+{
+  *worst = 0;
+  if (!errs->len)
+    return 0;
+  g_autofree double *v = g_new (double, errs->len);
+  for (guint i = 0; i < errs->len; i++) {
+    v[i] = fabs (g_array_index (errs, double, i));
+    *worst = MAX (*worst, v[i]);
+  }
+  dps_sort_doubles (v, errs->len);
+  return dps_quantile_sorted (v, errs->len, 0.5);
 }

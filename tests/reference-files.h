@@ -27,6 +27,8 @@ GPtrArray   *dps_ref_tables (const char *dir, const char *header, guint n_fields
 void         dps_ref_table_free (gpointer table);
 const char  *dps_ref_table_meta (const DpsRefTable *t, const char *key);   /* "" when absent */
 double       dps_ref_num (const char *field);
+/* The median of errs' |values| (double), and in *worst the largest; 0 for none. */
+double       dps_ref_median_abs (GArray *errs, double *worst);
 
 /* The paths of dir's .ref files, by name (asserts the folder opens). */
 GPtrArray *dps_ref_files (const char *dir);

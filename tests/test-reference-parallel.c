@@ -152,21 +152,6 @@ predict (const Table *t, const Row *row, double *pred, double *pub)
   return ok;
 }
 
-static double
-median_abs (GArray *errs, double *worst)
-{
-  *worst = 0;
-  if (!errs->len)
-    return 0;
-  g_autofree double *v = g_new (double, errs->len);
-  for (guint i = 0; i < errs->len; i++) {
-    v[i] = fabs (g_array_index (errs, double, i));
-    *worst = MAX (*worst, v[i]);
-  }
-  dps_sort_doubles (v, errs->len);
-  return dps_quantile_sorted (v, errs->len, 0.5);
-}
-
 static void
 test_suite (void)
 {
@@ -199,7 +184,7 @@ test_suite (void)
     }
   }
   double ws, wa;
-  double ms = median_abs (scaling, &ws), ma = median_abs (absolute, &wa);
+  double ms = dps_ref_median_abs (scaling, &ws), ma = dps_ref_median_abs (absolute, &wa);
   printf ("scaling (a): %u entries, median |error| %.1f%%, worst %.1f%% (the issue's target median 5%%)\n", scaling->len,
           100 * ms, 100 * ws);
   printf ("absolute (b): %u entries, median |error| %.1f%%, worst %.1f%% (target median 15%%)\n", absolute->len,
