@@ -108,6 +108,16 @@ dps_ref_table_meta (const DpsRefTable *t, const char *key)
   return v ? v : "";
 }
 
+const char *
+dps_ref_topology (const DpsRefTable *t)
+{
+  const char *gpu = dps_ref_table_meta (t, "gpu");
+  return strstr (gpu, "H200")   ? "hgx-h200-roce"
+         : strstr (gpu, "H100") ? "dgx-h100"
+         : strstr (gpu, "V100") ? "dgx1-v100"
+                                : "dgx-a100";
+}
+
 double
 dps_ref_num (const char *field)
 {

@@ -47,38 +47,18 @@ row_fill (char **f, void *out)
   g_strlcpy (r->strategy, f[2], sizeof r->strategy);
 }
 
-static const char *
-meta (const Table *t, const char *key)
-{
-  return dps_ref_table_meta (t, key);
-}
-
 static GPtrArray *
 load_all (void)
 {
   return dps_ref_tables (DPS_REFERENCE_DIR, "gpus nodes strategy", 12, sizeof (Row), row_fill);
 }
 
-static const char *
-topology (const Table *t)
-{
-  const char *gpu = meta (t, "gpu");
-  return strstr (gpu, "H200") ? "hgx-h200-roce" : strstr (gpu, "H100") ? "dgx-h100" : "dgx-a100";
-}
-
-/* The zoo's model at seq tokens a sample. */
-static DpsModel *
-model_at (const char *name, int seq)
-{
-  return dps_ref_zoo_model (DPS_SOURCE_ROOT, name, seq);
-}
-
 /* Tokens per second per GPU predicted for row, and the memory (GB). */
 static double
 predict (const Table *t, const Row *row, double *mem_gb)
 {
-  g_autoptr (DpsModel) m = model_at (meta (t, "model"), row->seq);
-  g_autoptr (DpsTopo) topo = test_shipped_topo (topology (t), MAX (row->nodes, 1));
+  g_autoptr (DpsModel) m = dps_ref_zoo_model (DPS_SOURCE_ROOT, dps_ref_table_meta (t, "model"), row->seq);
+  g_autoptr (DpsTopo) topo = test_shipped_topo (dps_ref_topology (t), MAX (row->nodes, 1));
   DpsDdpConfig c;
   dps_ddp_config_default (&c);
   c.model = m;
@@ -91,7 +71,7 @@ predict (const Table *t, const Row *row, double *mem_gb)
   c.checkpoint = row->ckpt;
   c.flash_attention = TRUE;
   c.mixed = TRUE;
-  const char *prec = meta (t, "precision");
+  const char *prec = dps_ref_table_meta (t, "precision");
   c.grad_dtype = strstr (prec, "PURE") || strstr (prec, "reduce_dtype=bf16") ? DPS_DTYPE_BF16 : DPS_DTYPE_FP32;
   g_assert_true (dps_strategy_parse (g_str_equal (row->strategy, "shard_grad_op") ? "zero2" : row->strategy,
                                      &c.strategy));
@@ -144,14 +124,16 @@ test_suite (void)
         double me = mem / r->mem_gb - 1;
         g_array_append_val (memory, me);
       }
-      g_autofree char *mem_note = r->mem_gb > 0 ? g_strdup_printf ("  mem %.1f/%.1f GB", mem, r->mem_gb) : g_strdup ("");
+      g_autofree char *mem_note = r->mem_gb > 0 ? g_strdup_printf ("  mem %.1f/%.1f GB", mem, r->mem_gb)
+                                                : g_strdup ("");
       printf ("%-52s %5d %-6s %4d %4d %3s %4d   %9.0f %9.0f %+7.1f  %+7.1f%s\n", t->file, r->gpus, r->strategy,
               r->micro, r->accum, r->ckpt ? "yes" : "no", r->seq, pred, r->tok_per_gpu, 100 * abs_err, 100 * sc,
               mem_note);
     }
   }
   double ws, wa, wm;
-  double ms = dps_ref_median_abs (scaling, &ws), ma = dps_ref_median_abs (absolute, &wa), mm = dps_ref_median_abs (memory, &wm);
+  double ms = dps_ref_median_abs (scaling, &ws), ma = dps_ref_median_abs (absolute, &wa);
+  double mm = dps_ref_median_abs (memory, &wm);
   printf ("scaling (a): %u entries, median |error| %.1f%%, worst %.1f%% (the issue's target: 5%%, 15%%)\n",
           scaling->len, 100 * ms, 100 * ws);
   printf ("absolute (b): %u entries, median |error| %.1f%%, worst %.1f%% (target median 15%%)\n", absolute->len,

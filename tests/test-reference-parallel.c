@@ -58,23 +58,10 @@ row_fill (char **f, void *out)
   g_strlcpy (r->recompute, f[11], sizeof r->recompute);
 }
 
-static const char *
-meta (const Table *t, const char *key)
-{
-  return dps_ref_table_meta (t, key);
-}
-
 static GPtrArray *
 load_all (void)
 {
   return dps_ref_tables (DPS_REFERENCE_DIR, "model gpus nodes tp", 17, sizeof (Row), row_fill);
-}
-
-static const char *
-topology (const Table *t)
-{
-  const char *gpu = meta (t, "gpu");
-  return strstr (gpu, "H100") ? "dgx-h100" : strstr (gpu, "V100") ? "dgx1-v100" : "dgx-a100";
 }
 
 /* An integer key of a zoo model file. */
@@ -87,21 +74,14 @@ model_key (const char *name, const char *key)
   return (double) g_key_file_get_integer (kf, "model", key, NULL);
 }
 
-/* The zoo's model at seq tokens a sample. */
-static DpsModel *
-model_at (const char *name, int seq)
-{
-  return dps_ref_zoo_model (DPS_SOURCE_ROOT, name, seq);
-}
-
 /* The published and predicted throughput of row (tokens per second per
  * GPU, or the inverse of the step where one is printed); FALSE where the
  * row prints neither. */
 static gboolean
 predict (const Table *t, const Row *row, double *pred, double *pub)
 {
-  g_autoptr (DpsModel) m = model_at (row->model, row->seq);
-  g_autoptr (DpsTopo) topo = test_shipped_topo (topology (t), MAX (row->nodes, 1));
+  g_autoptr (DpsModel) m = dps_ref_zoo_model (DPS_SOURCE_ROOT, row->model, row->seq);
+  g_autoptr (DpsTopo) topo = test_shipped_topo (dps_ref_topology (t), MAX (row->nodes, 1));
   DpsDdpConfig c;
   dps_ddp_config_default (&c);
   c.model = m;
@@ -119,8 +99,8 @@ predict (const Table *t, const Row *row, double *pred, double *pub)
   c.sequence_parallel = row->sp && row->tp > 1;
   c.checkpoint = g_str_equal (row->recompute, "full");
   c.mixed = TRUE;
-  c.compute.dtype = strstr (meta (t, "precision"), "fp16") ? DPS_DTYPE_FP16 : DPS_DTYPE_BF16;
-  const char *fw = meta (t, "framework");
+  c.compute.dtype = strstr (dps_ref_table_meta (t, "precision"), "fp16") ? DPS_DTYPE_FP16 : DPS_DTYPE_BF16;
+  const char *fw = dps_ref_table_meta (t, "framework");
   c.flash_attention = strstr (fw, "Megatron-Core") || strstr (fw, "Meta's");
   c.strategy = strstr (fw, "ZeRO") || strstr (fw, "FSDP") ? DPS_STRATEGY_ZERO1 : DPS_STRATEGY_DDP;
   DpsDdpResult r;
@@ -137,7 +117,7 @@ predict (const Table *t, const Row *row, double *pred, double *pub)
   } else if (row->tflops > 0) {
     double l = model_key (row->model, "layers"), h = model_key (row->model, "hidden"), V = model_key (row->model, "vocab");
     double s = row->seq, per_token;
-    const char *units = meta (t, "units");
+    const char *units = dps_ref_table_meta (t, "units");
     if (g_str_has_prefix (row->model, "llama"))
       per_token = 3 * dps_model_fwd_flops (m) / s;
     else if (strstr (units, "Model FLOPs") || strstr (units, "model FLOPs"))
