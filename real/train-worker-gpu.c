@@ -225,12 +225,8 @@ main (int argc, char **argv)
       const DpsStepAct *a = &prog->acts[i];
       switch (a->kind) {
       case DPS_ACT_BATCH:
-        if (net) {
-          /* under DDP and ZeRO-1 gradients accumulate (no_sync), else each
-           * micro-step's are reduced */
-          dps_train_net_batch (net, (guint32) o.seed, (((gint64) s * o.accum + a->arg) * world + rank) * o.batch);
-          net->accumulate = prog->local_accumulation && a->arg > 0;
-        }
+        if (net)
+          dps_worker_micro_batch (net, &o, &plan, s, a->arg, rank, world);
         break;
       case DPS_ACT_FORWARD:
       case DPS_ACT_BACKWARD:

@@ -265,6 +265,14 @@ dps_worker_buffers_free (DpsDev *dev, DpsTrainNet *net, DpsWorkerBuffers *b)
   memset (b, 0, sizeof *b);
 }
 
+void
+dps_worker_micro_batch (DpsTrainNet *net, const DpsWorkerOpts *o, const DpsWorkerPlan *p, int s, int micro,
+                        int rank, int world)
+{
+  dps_train_net_batch (net, (guint32) o->seed, (((gint64) s * o->accum + micro) * world + rank) * o->batch);
+  net->accumulate = p->program->local_accumulation && micro > 0;
+}
+
 /* where unit u's span lies in the flat buffers, its shard in the shard
  * buffers, and this rank's slice of the span (emulated sharded replicas
  * hold one of each, at 0) */

@@ -99,6 +99,12 @@ void     dps_worker_header (int rank, const char *library, const DpsWorkerPlan *
 void     dps_worker_buffers (DpsDev *dev, const DpsWorkerOpts *o, const DpsWorkerPlan *p, DpsTrainNet **net,
                              DpsWorkerBuffers *b);
 void     dps_worker_buffers_free (DpsDev *dev, DpsTrainNet *net, DpsWorkerBuffers *b);
+/* Micro-step micro of step s on rank of world: its own samples in net
+ * (the options' seed and batch), and whether backward adds to the
+ * gradients (DDP and ZeRO-1 accumulate under no_sync; the sharded
+ * strategies reduce each micro-step's). */
+void     dps_worker_micro_batch (DpsTrainNet *net, const DpsWorkerOpts *o, const DpsWorkerPlan *p, int s, int micro,
+                                 int rank, int world);
 /* --check-params under FSDP and HSDP, before the first step: the flat
  * parameters set to NaN (all bits set), so that only gathers fill them
  * and a layer that read parameters not gathered would make the loss and
