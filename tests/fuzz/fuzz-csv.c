@@ -1,4 +1,4 @@
-/* libFuzzer target: per-layer CSV models (sim/model-load.c). */
+/* libFuzzer target: per-layer CSV models (sim/model-csv.c). */
 #include "fuzz-models.h"   /* beside this file */
 
 int LLVMFuzzerTestOneInput (const unsigned char *data, size_t size);
