@@ -1,5 +1,6 @@
 /* sched-private.h — the step program's tables, shared by the program's
- * builder (sched.c) and its run (sched-run.c); nothing else includes it. */
+ * builder (sched.c), its run (sched-run.c) and the run's summary
+ * (sched-result.c); nothing else includes it. */
 #ifndef DPS_SCHED_PRIVATE_H
 #define DPS_SCHED_PRIVATE_H
 
@@ -36,5 +37,10 @@ struct DpsSched {
   GArray       *comms;     /* DpsSchedComm (name in the chunk) */
   GStringChunk *strings;
 };
+
+/* sched-result.c: out's step, critical and peak ranks and mean from each
+ * rank's stats (the run's, sched-run.c) */
+void dps_sched_result_summarise (DpsSchedResult *out, const DpsSchedRankStats *const *st, const DpsSchedRank *ranks,
+                                 int n_ranks);
 
 #endif

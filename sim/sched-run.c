@@ -473,25 +473,6 @@ on_rank_start (DpsEngine *e, void *data)
   advance (r, first->rank);
 }
 
-static void
-stats_add (DpsSchedRankStats *sum, const DpsSchedRankStats *x, double w)
-{
-  sum->finish_s += w * x->finish_s;
-  sum->start_s += w * x->start_s;
-  for (int p = 0; p < DPS_PART_COUNT; p++) {
-    sum->work_s[p] += w * x->work_s[p];
-    sum->work_mean_s[p] += w * x->work_mean_s[p];
-    sum->wall_s[p] += w * x->wall_s[p];
-    sum->last_end_s[p] += w * x->last_end_s[p];
-  }
-  sum->comm_s += w * x->comm_s;
-  for (int c = 0; c < DPS_SCHED_MAX_COMMS; c++)
-    sum->exposed_s[c] += w * x->exposed_s[c];
-  sum->peak_bytes += w * x->peak_bytes;
-  for (int k = 0; k < DPS_MEM_KINDS; k++)
-    sum->peak_kind_bytes[k] += w * x->peak_kind_bytes[k];
-}
-
 /* Plays s on ranks (n_ranks of them, each with its group instances among
  * groups' n_groups) and fills out (clear it with dps_sched_result_clear).
  * rand draws the tasks' jitter.  Fails when a group's members would wait
@@ -591,40 +572,12 @@ dps_sched_run (const DpsSched *s, const DpsSchedRank *ranks, int n_ranks, const 
                    dps_sched_stream_name (s, ss->stream));
       ok = FALSE;
     }
-  double wsum = 0;
-  out->critical = 0;
-  out->peak_rank = 0;
-  double crit_work = 0;
-  for (int k = 0; k < n_ranks && ok; k++) {
-    RankState *rs = &r.rs[k];
-    /* the last to finish; of those that finish together (a collective
-     * ends the step for all), the one with the most compute, which the
-     * others waited for */
-    double work = 0;
-    for (int p = 0; p < DPS_PART_COUNT; p++)
-      work += rs->st.work_s[p];
-    double tol = 1e-12 * MAX (1, out->step_s);
-    if (k == 0 || rs->st.finish_s > out->step_s + tol || (rs->st.finish_s >= out->step_s - tol && work > crit_work)) {
-      out->step_s = MAX (out->step_s, rs->st.finish_s);
-      out->critical = k;
-      crit_work = work;
-    }
-    if (rs->st.peak_bytes > out->peak_bytes || k == 0) {
-      out->peak_bytes = rs->st.peak_bytes;
-      out->peak_rank = k;
-    }
-    stats_add (&out->mean, &rs->st, ranks[k].weight);
-    wsum += ranks[k].weight;
-  }
   if (ok) {
-    stats_add (&out->crit, &r.rs[out->critical].st, 1);
-    out->crit.peak_task = r.rs[out->critical].st.peak_task;
-    out->crit.peak_at_s = r.rs[out->critical].st.peak_at_s;
-    out->peak = r.rs[out->peak_rank].st;
-    DpsSchedRankStats m = { 0 };
-    stats_add (&m, &out->mean, 1 / MAX (wsum, 1e-300));
-    m.peak_task = -1;
-    out->mean = m;
+    const DpsSchedRankStats **st = g_new (const DpsSchedRankStats *, MAX (1, n_ranks));
+    for (int k = 0; k < n_ranks; k++)
+      st[k] = &r.rs[k].st;
+    dps_sched_result_summarise (out, st, ranks, n_ranks);
+    g_free (st);
   }
   dps_engine_free (r.e);
   for (int i = 0; i < r.n_res; i++)
@@ -638,15 +591,4 @@ dps_sched_run (const DpsSched *s, const DpsSchedRank *ranks, int n_ranks, const 
   if (!ok)
     dps_sched_result_clear (out);
   return ok;
-}
-
-void
-dps_sched_result_clear (DpsSchedResult *r)
-{
-  g_clear_pointer (&r->comms, g_free);
-  if (r->spans)
-    g_array_free (r->spans, TRUE);
-  if (r->memory)
-    g_array_free (r->memory, TRUE);
-  r->spans = r->memory = NULL;
 }
