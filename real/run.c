@@ -120,6 +120,12 @@ step_times (const DpsRunResult *o, int warmup, int field)
 }
 
 int
+dps_run_shard_group (int given, int ranks, int nodes)
+{
+  return given > 0 ? given : nodes > 1 ? ranks / nodes : ranks;
+}
+
+int
 dps_run_gpus (GError **error)
 {
   if (!DPS_HAVE_GPU_TRAIN) {

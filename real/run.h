@@ -81,6 +81,9 @@ gboolean dps_run_execute (const DpsRunSpec *spec, const DpsModel *model, DpsRunR
 /* the GPUs the GPU replica can use here: their count, or 0 and why (this
  * build has no GPU replica, or the machine no GPU) */
 int      dps_run_gpus (GError **error);
+/* HSDP's shard group of ranks over nodes: given (> 0), else one (emulated)
+ * node's ranks, else all of them. */
+int      dps_run_shard_group (int given, int ranks, int nodes);
 void     dps_run_result_clear (DpsRunResult *r);
 double   dps_run_quantile (const DpsRunResult *r, int warmup, DpsRunField field, double q);
 double   dps_run_bucket_Bps (const DpsRunResult *r, int warmup);

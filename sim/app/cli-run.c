@@ -460,9 +460,8 @@ dps_cmd_run (int argc, char **argv)
                         .optimizer = o.optimizer ? o.optimizer : DPS_CLI_OPTIMIZER, .check_gradient = o.check,
                         .emulate = o.emulate, .timeout_s = o.timeout, .gpu = o.gpu, .strategy = o.strategy,
                         .check_params = o.check_params || o.save_params, .save_params = o.save_params };
-    /* HSDP: a shard group is one emulated node, or every rank */
     if (o.strategy == DPS_STRATEGY_HSDP)
-      spec.shard_group = o.shard_group != DPS_UNSET_INT ? o.shard_group : o.nodes > 1 ? o.ranks / o.nodes : o.ranks;
+      spec.shard_group = dps_run_shard_group (o.shard_group != DPS_UNSET_INT ? o.shard_group : 0, o.ranks, o.nodes);
     if (o.time_layers)
       status = time_layers_only (&spec, model, o.format);
     else if (run (&o, model, &spec, text, &error))

@@ -143,14 +143,6 @@ dps_validate_calibrate (const DpsValidateSpec *s, const DpsModel *model, GError 
   return g_steal_pointer (&p);
 }
 
-/* HSDP's shard group at N replicas: --shard-group, else one emulated
- * node's ranks, else all of them (as `dpscale run` takes it). */
-static int
-shard_group (const DpsValidateSpec *s, int N)
-{
-  return s->shard_group > 0 ? s->shard_group : s->nodes > 1 ? N / s->nodes : N;
-}
-
 /* One real (or emulated) run of N replicas: the row's measured figures;
  * the last count's step also as a trace and on the timeline. */
 static gboolean
@@ -161,7 +153,7 @@ measure (const DpsValidateSpec *s, const DpsModel *model, int N, int pb, const D
   spec.ranks = N;
   spec.batch = pb;
   if (s->strategy == DPS_STRATEGY_HSDP)
-    spec.shard_group = shard_group (s, N);
+    spec.shard_group = dps_run_shard_group (s->shard_group, N, s->nodes);
   DpsRunResult run;
   gboolean ok = dps_run_execute (&spec, model, &run, error);
   if (ok) {
@@ -212,7 +204,7 @@ predict (const DpsValidateSpec *s, DpsModel *model, const DpsProfile *profile, i
   c.strategy = s->strategy;
   c.fsdp_unit = DPS_FSDP_UNIT_LAYER;
   if (s->strategy == DPS_STRATEGY_HSDP)
-    c.shard_group = shard_group (s, N);
+    c.shard_group = dps_run_shard_group (s->shard_group, N, s->nodes);
   g_autoptr (DpsTopo) topo = NULL;
   if (!dps_ddp_setup (NULL, profile, model, s->nodes > 1 ? s->nodes : 0, N, &c, &topo, error))
     return FALSE;
