@@ -139,12 +139,8 @@ apply_kinds (const DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
     }
     c->compute.dtype = dt;
   }
-  if (o->strategy && !dps_strategy_parse (o->strategy, &c->strategy)) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT,
-                 "--strategy: '%s' is not ddp, zero1, zero2, fsdp or hsdp (or NO_SHARD, SHARD_GRAD_OP, FULL_SHARD, HYBRID_SHARD)",
-                 o->strategy);
+  if (o->strategy && !dps_cli_strategy (o->strategy, &c->strategy, error))
     return FALSE;
-  }
   if (o->fsdp_unit) {
     static const char *const units[] = { "block", "layer", "model" };
     int i = 0;
@@ -222,6 +218,17 @@ dps_ddp_model_load (DpsDdpOpts *o, const char *def, GError **error)
 }
 
 gboolean
+dps_ddp_check_layout (DpsStrategy k, int tp, int pp, GError **error)
+{
+  if ((tp > 1 || pp > 1) && k != DPS_STRATEGY_DDP && k != DPS_STRATEGY_ZERO1) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--strategy: with --tp or --pp the data parallelism is ddp or "
+                 "zero1 (Megatron's distributed optimizer), not %s", dps_strategy_name (k));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean
 dps_ddp_opts_apply (DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
 {
   /* given, these must be in range; not given, 0 (the default) from here on */
@@ -286,11 +293,8 @@ dps_ddp_opts_apply (DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--sequence-parallel: needs --tp 2 or more");
     return FALSE;
   }
-  if ((o->tp > 1 || o->pp > 1) && c->strategy != DPS_STRATEGY_DDP && c->strategy != DPS_STRATEGY_ZERO1) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--strategy: with --tp or --pp the data parallelism is ddp or "
-                 "zero1 (Megatron's distributed optimizer), not %s", dps_strategy_name (c->strategy));
+  if (!dps_ddp_check_layout (c->strategy, o->tp, o->pp, error))
     return FALSE;
-  }
   c->shard_group = o->shard_group;
   c->limit_all_gathers = o->limit_all_gathers;
   if (o->shard_group > 0 && c->strategy != DPS_STRATEGY_HSDP) {

@@ -24,6 +24,9 @@ GOptionEntry *dps_ddp_options (DpsDdpOpts *o, gboolean sweep);
 DpsModel     *dps_ddp_model_load (DpsDdpOpts *o, const char *def, GError **error);
 void          dps_ddp_opts_clear (DpsDdpOpts *o);
 gboolean      dps_ddp_opts_apply (DpsDdpOpts *o, DpsDdpConfig *c, GError **error);
+/* Tensor or pipeline parallelism (tp or pp above 1, either unset below)
+ * takes ddp or zero1 only: FALSE with --strategy's error otherwise. */
+gboolean      dps_ddp_check_layout (DpsStrategy k, int tp, int pp, GError **error);
 gboolean      dps_cli_emulation_times (DpsModel *model, const DpsProfile *profile, const char *topology, int batch,
                                        gboolean adam, double **fwd_s, double **bwd_s, double *opt_s, GError **error);
 gboolean      dps_ddp_setup (const char *topology, const DpsProfile *profile, DpsModel *model, int nodes, int gpus,

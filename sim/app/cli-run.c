@@ -155,9 +155,8 @@ check_opts (Opts *o, GError **error)
                  o->nodes, o->ranks);
   else if (o->check && o->emulate)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--check-gradient: needs real compute, not --emulate");
-  else if (o->strategy_s && !dps_strategy_parse (o->strategy_s, &o->strategy))
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--strategy: '%s' is not ddp, zero1, zero2, fsdp or hsdp "
-                 "(nor PyTorch's NO_SHARD, SHARD_GRAD_OP, FULL_SHARD, HYBRID_SHARD)", o->strategy_s);
+  else if (o->strategy_s && !dps_cli_strategy (o->strategy_s, &o->strategy, error))
+    ;   /* the error says why */
   else if (o->shard_group != DPS_UNSET_INT && o->strategy != DPS_STRATEGY_HSDP)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--shard-group: only with --strategy hsdp");
   else if (o->shard_group != DPS_UNSET_INT && (o->shard_group < 1 || o->ranks % o->shard_group))

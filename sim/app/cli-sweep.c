@@ -172,11 +172,8 @@ strategy_list (DpsDdpOpts *o, GArray **out, GError **error)
   for (int i = 0; parts[i]; i++) {
     DpsStrategy k;
     const char *name = g_strstrip (parts[i]);
-    if (!dps_strategy_parse (name, &k)) {
-      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--strategy: '%s' is not ddp, zero1, zero2, fsdp or hsdp (or "
-                   "NO_SHARD, SHARD_GRAD_OP, FULL_SHARD, HYBRID_SHARD)", name);
+    if (!dps_cli_strategy (name, &k, error))
       return FALSE;
-    }
     int v = k;
     g_array_append_val (*out, v);
     if (k == DPS_STRATEGY_HSDP && !hsdp)
@@ -186,15 +183,9 @@ strategy_list (DpsDdpOpts *o, GArray **out, GError **error)
    * --shard-group needs one, else its first */
   g_free (o->strategy);
   o->strategy = g_strdup (hsdp ? hsdp : g_strstrip (parts[0]));
-  gboolean model_parallel = (o->tp != DPS_UNSET_INT && o->tp > 1) || (o->pp != DPS_UNSET_INT && o->pp > 1);
-  for (guint i = 0; model_parallel && i < (*out)->len; i++) {
-    DpsStrategy k = g_array_index (*out, int, i);
-    if (k != DPS_STRATEGY_DDP && k != DPS_STRATEGY_ZERO1) {
-      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--strategy: with --tp or --pp the data parallelism is ddp or "
-                   "zero1 (Megatron's distributed optimizer), not %s", dps_strategy_name (k));
+  for (guint i = 0; i < (*out)->len; i++)
+    if (!dps_ddp_check_layout (g_array_index (*out, int, i), o->tp, o->pp, error))
       return FALSE;
-    }
-  }
   return TRUE;
 }
 

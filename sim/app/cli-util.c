@@ -207,6 +207,16 @@ dps_cli_is_unset (double v)
  * be at least lo and at most hi, else "FLAG: V is out of range (LO to HI)"
  * ("(at least LO)" where hi is G_MAXINT). */
 gboolean
+dps_cli_strategy (const char *text, DpsStrategy *out, GError **error)
+{
+  if (dps_strategy_parse (text, out))
+    return TRUE;
+  g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--strategy: '%s' is not ddp, zero1, zero2, fsdp or hsdp (or "
+               "PyTorch's NO_SHARD, SHARD_GRAD_OP, FULL_SHARD, HYBRID_SHARD)", text);
+  return FALSE;
+}
+
+gboolean
 dps_cli_int_given (const char *flag, int *v, int lo, int hi, int fallback, GError **error)
 {
   if (*v == DPS_UNSET_INT) {

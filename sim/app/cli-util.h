@@ -5,6 +5,7 @@
 
 #include <glib.h>
 #include "sim/topo.h"
+#include "sim/strategy-kind.h"
 #include "calibrate/profile-apply.h"
 
 #define DPS_EXIT_USAGE 2
@@ -50,6 +51,9 @@ extern const DpsCliAlias dps_cli_nodes_alias[];
 double    dps_cli_unset (void);
 gboolean  dps_cli_is_unset (double v);
 gboolean  dps_cli_int_given (const char *flag, int *v, int lo, int hi, int fallback, GError **error);
+/* --strategy's text (ours or PyTorch's name) into *out; FALSE with the
+ * flag's error otherwise. */
+gboolean  dps_cli_strategy (const char *text, DpsStrategy *out, GError **error);
 gboolean  dps_cli_double_given (const char *flag, double *v, double lo, gboolean lo_closed, double hi,
                                 double fallback, GError **error);
 gboolean  dps_cli_format (const char *text, DpsFormat *out, GError **error);

@@ -48,9 +48,8 @@ check_opts (Opts *o, gboolean gpu, GError **error)
   int n_gpu = 0;
   if (o->backend && !gpu && !g_str_equal (o->backend, "cpu"))
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--backend: '%s' is not cpu or gpu", o->backend);
-  else if (o->strategy_s && !dps_strategy_parse (o->strategy_s, &o->strategy))
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--strategy: '%s' is not ddp, zero1, zero2, fsdp or hsdp (or "
-                 "NO_SHARD, SHARD_GRAD_OP, FULL_SHARD, HYBRID_SHARD)", o->strategy_s);
+  else if (o->strategy_s && !dps_cli_strategy (o->strategy_s, &o->strategy, error))
+    return FALSE;
   else if (!dps_cli_int_given ("--global-batch", &o->global_batch, 1, G_MAXINT, 0, error)
            || !dps_cli_int_given ("--shard-group", &o->shard_group, 1, 256, 0, error)
            || !dps_cli_double_given ("--timeout", &o->timeout, 0, FALSE, 1e7, 600, error)
