@@ -8,13 +8,6 @@
 #include <math.h>
 #include <string.h>
 
-static double
-gauss (GRand *rand)
-{
-  double u = g_rand_double_range (rand, 1e-12, 1), v = g_rand_double (rand);
-  return sqrt (-2 * log (u)) * cos (2 * G_PI * v);
-}
-
 /* The ranks of one trial: every replica when anything is random (each its
  * own draws), else one rank for the normal replicas and one for the slow
  * ones, each timed as the slowest of the GPUs it stands for.  *n receives
@@ -36,13 +29,13 @@ trial_ranks (const DpsDdpConfig *c, const DpsDdpProgram *p, int replicas, GRand 
     double weight = random ? 1 : (r >= n_slow ? replicas - n_slow : n_slow);
     double f = r < n_slow ? c->slow_factor : 1;
     if (c->compute_cv > 0)
-      f *= MAX (0.2, 1 + c->compute_cv * gauss (rand));
+      f *= dps_normal_factor (rand, c->compute_cv, 0.2);
     /* the GPUs' spread: a random factor per replica, or the slowest of the
      * rank's GPUs (its timeline, which the buckets wait for) against their
      * mean */
     double fm = f;
     if (c->gpu_spread_cv > 0 && random)
-      fm = f *= MAX (0.2, 1 + c->gpu_spread_cv * gauss (rand));
+      fm = f *= dps_normal_factor (rand, c->gpu_spread_cv, 0.2);
     else if (c->gpu_spread_cv > 0)
       f *= 1 + c->gpu_spread_cv * dps_expected_max_normal (weight);
     double t0 = c->os_noise_s > 0 ? -c->os_noise_s * log (g_rand_double_range (rand, 1e-12, 1)) : 0;
@@ -76,7 +69,7 @@ trial (const DpsDdpConfig *c, const DpsDdpProgram *p, int replicas, GRand *rand,
   DpsSchedOpts opts = { .jitter_cv = c->jitter_cv, .comm_factor = 1, .launch_s = c->launch_s,
                         .launch_busy_s = c->launch_busy_s, .trace = trace };
   if (c->comm_cv > 0)
-    opts.comm_factor = MAX (0.2, 1 + c->comm_cv * gauss (rand));
+    opts.comm_factor = dps_normal_factor (rand, c->comm_cv, 0.2);
   int n, n_groups = 1;
   DpsSchedRank *ranks = trial_ranks (c, p, p->pipeline ? p->dp : replicas, rand, &n);
   DpsSchedGroup *groups;

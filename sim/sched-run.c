@@ -1,6 +1,7 @@
 /* sched-run.c — a step program run on the event engine; see sched.h. */
 #include "sim/sched-private.h"
 #include "sim/base/error.h"
+#include "sim/base/stats.h"
 
 #include <math.h>
 #include <string.h>
@@ -218,10 +219,8 @@ start_compute (Run *r, StreamState *ss, int task_id)
   const Task *t = task_at (r, task_id);
   const DpsSchedRank *rk = &r->ranks[ss->rank];
   double j = 1;
-  if ((t->flags & DPS_TASK_JITTER) && r->opts->jitter_cv > 0) {
-    double u = g_rand_double_range (r->rand, 1e-12, 1), v = g_rand_double (r->rand);
-    j = MAX (0.05, 1 + r->opts->jitter_cv * sqrt (-2 * log (u)) * cos (2 * G_PI * v));
-  }
+  if ((t->flags & DPS_TASK_JITTER) && r->opts->jitter_cv > 0)
+    j = dps_normal_factor (r->rand, r->opts->jitter_cv, 0.05);
   double f = (t->flags & DPS_TASK_FIXED) ? 1 : rk->speed;
   double fm = (t->flags & DPS_TASK_FIXED) ? 1 : rk->speed_mean;
   RankState *rs = &r->rs[ss->rank];

@@ -51,6 +51,34 @@ test_expected_max_normal (void)
   g_assert_cmpfloat (dps_expected_max_normal (1e6), <, sqrt (2 * log (1e6)));
 }
 
+/* dps_normal_factor: never below its floor, even with a spread that puts
+ * half the draws below it (cv 2: 1 + 2z < 0.2 whenever z < -0.4, 34% of
+ * normal draws); with a small spread, mean 1 and standard deviation cv
+ * (20000 draws: the sample mean within 4 standard errors, 0.0028). */
+static void
+test_normal_factor (void)
+{
+  GRand *rand = g_rand_new_with_seed (7);
+  int floored = 0;
+  for (int i = 0; i < 20000; i++) {
+    double f = dps_normal_factor (rand, 2, 0.2);
+    g_assert_cmpfloat (f, >=, 0.2);
+    floored += f == 0.2;
+  }
+  g_assert_cmpint (floored, >, 20000 * 0.30);
+  g_assert_cmpint (floored, <, 20000 * 0.38);
+  double sum = 0, sum2 = 0;
+  for (int i = 0; i < 20000; i++) {
+    double f = dps_normal_factor (rand, 0.1, 0.05);
+    sum += f;
+    sum2 += f * f;
+  }
+  double mean = sum / 20000, sd = sqrt (sum2 / 20000 - mean * mean);
+  g_assert_cmpfloat_with_epsilon (mean, 1, 0.0028);
+  g_assert_cmpfloat_with_epsilon (sd, 0.1, 0.003);
+  g_rand_free (rand);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -58,5 +86,6 @@ main (int argc, char **argv)
   g_test_add_func ("/stats/sort", test_sort);
   g_test_add_func ("/stats/quantile", test_quantile);
   g_test_add_func ("/stats/expected-max-normal", test_expected_max_normal);
+  g_test_add_func ("/stats/normal-factor", test_normal_factor);
   return g_test_run ();
 }

@@ -61,3 +61,11 @@ dps_expected_max_normal (double n)
   last_v = sum * h / 3;
   return last_v;
 }
+
+double
+dps_normal_factor (GRand *rand, double cv, double floor)
+{
+  double u = g_rand_double_range (rand, 1e-12, 1), v = g_rand_double (rand);
+  double f = 1 + cv * sqrt (-2 * log (u)) * cos (2 * G_PI * v);
+  return f > floor ? f : floor;
+}

@@ -1,5 +1,6 @@
 /* stats — sorting and quantiles of samples (step times, repeated timings),
- * and the expected maximum of normal samples (the slowest of N replicas). */
+ * the expected maximum of normal samples (the slowest of N replicas), and
+ * random factors of a given spread. */
 #pragma once
 
 #include <glib.h>
@@ -21,3 +22,8 @@ double dps_quantile (double *v, gsize n, double q);
  * Simpson's rule over [-9, 9]: 3601 points, about 0.1 ms (the last n's
  * answer is kept, per thread: asked again, at once). */
 double dps_expected_max_normal (double n);
+
+/* A random factor 1 + cv z, z standard normal (Box-Muller on two draws of
+ * rand), never below floor: a replica's speed or a step's jitter.  Draws
+ * twice whatever cv is, so that a run's sequence does not depend on it. */
+double dps_normal_factor (GRand *rand, double cv, double floor);
