@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 typedef struct {
@@ -99,11 +100,20 @@ stop_error (GError **error)
 static void read_next (Run *r);
 
 /* In the child before exec: its own process group, so that a stop reaches
- * mpirun and every rank it started. */
+ * mpirun and every rank it started; and SIGTERM when dpscale dies without
+ * a word (SIGKILL, a crash), which mpirun passes on to its ranks before it
+ * exits (Open MPI's mpirun forwards SIGTERM) instead of running on as an
+ * orphan.  prctl's signal follows the thread that forked: launches are made
+ * from dpscale's main thread.  A dpscale already gone before the prctl
+ * (the child's parent is then another process) ends the child at once.
+ * data: dpscale's pid, as a pointer. */
 static void
 own_group (gpointer data)
 {
   setpgid (0, 0);
+  prctl (PR_SET_PDEATHSIG, SIGTERM);
+  if (getppid () != (pid_t) GPOINTER_TO_INT (data))
+    _exit (128 + SIGTERM);
 }
 
 /* Whether any process of process group pgid is still alive. */
@@ -290,7 +300,7 @@ dps_launch_lines (const char *const *argv, const char *const *extra_env, double 
     g_auto (GStrv) kv = g_strsplit (extra_env[i], "=", 2);
     g_subprocess_launcher_setenv (l, kv[0], kv[1] ? kv[1] : "", TRUE);
   }
-  g_subprocess_launcher_set_child_setup (l, own_group, NULL, NULL);
+  g_subprocess_launcher_set_child_setup (l, own_group, GINT_TO_POINTER ((int) getpid ()), NULL);
   if (stop_signal)
     return stop_error (error);
   g_autoptr (GError) e = NULL;

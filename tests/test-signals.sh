@@ -3,7 +3,8 @@
 # after SIGINT, SIGTERM or SIGHUP no process of the command is left (mpirun,
 # orted, ranks), no temporary folder, and as root (emulated nodes) no network
 # namespace, bridge or veth; the exit status is 128 + the signal, as a shell
-# reports a process the signal ended.  As root also: a dead run's namespaces
+# reports a process the signal ended.  After SIGKILL, which dpscale cannot
+# catch, no process of it is left either.  As root also: a dead run's namespaces
 # are removed by the next run, and two runs at once get different clusters.
 # Usage: test-signals.sh DPSCALE_BINARY
 set -u
@@ -84,6 +85,29 @@ case1 calibrate-int INT 2 calibrate --quick -o "$t/never.calib"
 case1 calibrate-term TERM 15 calibrate --quick -o "$t/never.calib"
 case1 validate-int INT 2 validate --quick -o "$t/never"
 case1 validate-term TERM 15 validate --quick -o "$t/never"
+# SIGKILL leaves dpscale no say: its mpirun gets SIGTERM from the kernel
+# (PR_SET_PDEATHSIG, real/launch.c) and takes its ranks (and orted in
+# emulated nodes) with it, within 5 s.  (Open MPI's mpirun here also ends
+# once its output pipe closes, so this held before the prctl too; the
+# prctl makes it hold for a quiet child as well.)  A dead run's
+# namespaces are the next run's to remove (checked below).
+kill_case () {
+  name=$1
+  shift
+  start "$name" "$@"
+  kill -KILL $pid
+  wait $pid
+  i=0
+  while [ $i -lt 50 ] && [ -n "$(pids "$name-$$")" ]; do sleep 0.1; i=$((i + 1)); done
+  left=$(pids "$name-$$")
+  if [ -z "$left" ]; then ok; else
+    ko "$name: SIGKILL left processes: $(for p in $left; do tr '\0' ' ' </proc/$p/cmdline; echo; done)"
+    kill -KILL $left 2>/dev/null
+  fi
+  rm -rf "$t/tmp-$name"   # its temporary folder: nobody could remove it
+}
+kill_case run-kill run --steps 100000 --warmup 1
+
 # a signal while nothing of the command runs outside it (the layer times are
 # measured in-process first) ends it at once, not at the next launch
 mkdir -p "$t/tmp-early"
@@ -105,6 +129,8 @@ if [ $root = yes ]; then
   case1 nodes-run-int INT 2 run --nodes 2 --gpus 2 --steps 100000 --warmup 1
   if ! ip netns list | grep -q '^dps999n0' && ! ip link show dpsb999 >/dev/null 2>&1; then ok
   else ko "the stale namespace dps999n0 or bridge dpsb999 is still there"; ip netns del dps999n0; ip link del dpsb999; fi
+  kill_case nodes-run-kill run --nodes 2 --gpus 2 --steps 100000 --warmup 1
+  # (its namespaces: removed by the next run, whose check follows)
   case1 nodes-run-term TERM 15 run --nodes 2 --gpus 2 --steps 100000 --warmup 1
   case1 nodes-calibrate-int INT 2 calibrate --quick --nodes 2 --link-gbps 1 -o "$t/never.calib"
   case1 nodes-calibrate-term TERM 15 calibrate --quick --nodes 2 --link-gbps 1 -o "$t/never.calib"
