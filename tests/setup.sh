@@ -46,6 +46,6 @@ else
   # leaks suppressed: tests/lsan-openmpi.supp), and the parsers fuzzed briefly
   cmake --preset asan >/dev/null && cmake --build build-asan -j "$jobs" >/dev/null
   (cd build-asan && ctest --output-on-failure -j "$jobs" -L "unit|cli|runner")
-  cmake --preset fuzz >/dev/null && cmake --build build-fuzz -j "$jobs" >/dev/null
+  cmake --preset fuzz >/dev/null && cmake --build build-fuzz -j "$jobs" --target fuzz >/dev/null
   (cd build-fuzz && ctest --output-on-failure -j "$jobs" -L fuzz)
 fi

@@ -61,7 +61,7 @@ if "$bin" validate --backend gpu --nodes 2 2>"$tmp/err"; then ko "gpu over emula
 # over emulated nodes (root: namespaces, tc): 2 and 4 replicas on 2 nodes
 if [ "$(id -u)" -eq 0 ] && ip netns add dpsprobe$$ 2>/dev/null; then
   ip netns del dpsprobe$$
-  if "$bin" validate --emulate --nodes 2 --link-gbps 1 --gpus 2,4 --steps 4 --warmup 1 --quick -o "$tmp/n" \
+  if "$bin" validate --emulate --nodes 2 --link-gbps 10 --gpus 2,4 --steps 4 --warmup 1 --quick -o "$tmp/n" \
        >"$tmp/nout" 2>"$tmp/err"; then ok; else ko "validate --nodes: $(tail -2 "$tmp/err")"; fi
   if grep -q "over 2 emulated nodes" "$tmp/nout" && [ "$(grep -c '^[0-9]' "$tmp/n.csv")" -eq 2 ]; then ok; else ko "validate --nodes output"; fi
   if [ "$(ip netns list | grep -c '^dps[0-9]')" -eq 0 ]; then ok; else ko "namespaces left behind"; fi
