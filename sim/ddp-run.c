@@ -159,7 +159,15 @@ ddp_batch (const DpsDdpConfig *c, double *batch_out, GError **error)
                    c->global_batch, N, c->grad_accum);
       return FALSE;
     }
-    batch = ceil (c->global_batch / micro);
+    batch = c->global_batch / micro;
+    if (batch != floor (batch)) {
+      /* rounding either way would run another global batch than asked */
+      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT,
+                   "global batch: %g samples do not split evenly over %d replica%s x %d micro-step%s "
+                   "(%g or %g would)", c->global_batch, N, N == 1 ? "" : "s", c->grad_accum,
+                   c->grad_accum == 1 ? "" : "s", floor (batch) * micro, ceil (batch) * micro);
+      return FALSE;
+    }
   }
   if (!(batch >= 1)) {
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "batch: must be at least 1");

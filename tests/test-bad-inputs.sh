@@ -293,6 +293,9 @@ expect 2 "\-\-first-bucket-mb: must be 0 or more" run --first-bucket-mb -1
 expect 2 "\-\-first-bucket-mb: '-1' is not a number of at least 0" predict --first-bucket-mb -1
 expect 2 "\-\-timeout: 0 is out of range" validate --timeout 0
 expect 2 "\-\-global-batch: 0 is out of range" validate --global-batch 0
+# a global batch that some replica count cannot split evenly: refused before any work, not rounded
+expect 2 "\-\-global-batch: 10 samples do not split evenly over \-\-gpus 4" validate --global-batch 10 --gpus 1,4
+expect 2 "\-\-global-batch: 2 samples do not split evenly over \-\-gpus 4" validate --global-batch 2 --gpus 4
 expect 2 "\-\-first-bucket-mb: -1 is out of range" validate --first-bucket-mb -1
 expect 2 "\-\-jitter: nan is out of range" validate --jitter nan
 expect 2 "\-\-timeout: must be more than 0" calibrate --timeout nan

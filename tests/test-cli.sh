@@ -180,6 +180,8 @@ expect 2 "\-\-gpus: '0'" -- predict --gpus 0
 expect 2 "\-\-bucket-cap-mb: '0'" -- predict --bucket-cap-mb 0
 expect 2 "\-\-compress: 'zip'" -- predict --compress zip
 expect 2 "\-\-global-batch: 8 samples cannot be split over 64" -- predict --global-batch 8
+# a global batch that does not split evenly is refused, with the two that would (not rounded up)
+expect 2 "\-\-global-batch: 100 samples do not split evenly over 64 replicas x 1 micro-step (64 or 128 would)" -- predict --global-batch 100
 expect 2 "\-\-model: no file 'gpt5'" -- predict --model gpt5
 printf 'layer,params,forward_ms,backward_ms\nfc,10,x,1\n' >"$tmp/bad.csv"
 expect 1 "bad.csv:2: forward_ms: 'x'" -- predict --model "$tmp/bad.csv"
@@ -352,6 +354,17 @@ if awk '$1 ~ /^p[1-5]$/ { v = $(NF - 4); if (prev != "" && v > prev) bad = 1; pr
 if grep -q "DDP's defaults DO NOT FIT" "$tmp/adv8" && grep -q "^best plan: \(fsdp\|hsdp\|zero\)" "$tmp/adv8"; then ok
 else ko "advise llama3-8b: $(grep -A4 '^parallelism' "$tmp/adv8")"; fi
 expect 2 "what advise searches" -- advise --bucket-cap-mb 50
+# --global-batch 512 on 64 GPUs is 8 samples a GPU: advise's rows split
+# those 8 (its defaults row "8 x 1", the step of advise --batch 8), not
+# the default 4 while simulating 8 (which told users to halve their batch)
+"$bin" advise --gpus 64 --global-batch 512 >"$tmp/advg" 2>"$tmp/err"
+"$bin" advise --gpus 64 --batch 8 >"$tmp/adv8b" 2>"$tmp/err"
+if grep -q "global batch 512," "$tmp/advg" && [ -n "$(awk '$1 == "defaults" && $3 == "8" && $5 == "1"' "$tmp/advg")" ] \
+   && [ "$(awk '$1 == "defaults" { print $8 }' "$tmp/advg")" = "$(awk '$1 == "defaults" { print $8 }' "$tmp/adv8b")" ] \
+   && ! awk '$1 ~ /^[1-5]$/ || $1 ~ /^p[1-5]$/' "$tmp/advg" | grep -q " 4 x 1 \| 2 x 2 \| 1 x 4 "; then ok
+else ko "advise --global-batch 512: $(grep -A3 '^ *cap_MiB' "$tmp/advg")"; fi
+expect 2 "\-\-global-batch: 100 samples do not split evenly over 64 GPUs" -- advise --gpus 64 --global-batch 100
+expect 2 "\-\-batch and \-\-global-batch" -- advise --gpus 64 --global-batch 512 --batch 8
 # a price per topology: the file's price_per_gpu_hour_usd prices its own
 # rows (8 GPUs x $3/h x step_s / 3600 per step, per million samples that
 # over 32 samples x 1e6), a topology without one has empty cost fields and

@@ -129,6 +129,20 @@ setup (DpsDdpOpts *o, int argc, char **argv, DpsDdpConfig *base, DpsModel **mode
            && (!o->calibration || (profile = dps_profile_load (o->calibration, error)))
            && (*model = dps_ddp_model_load (o, "gpt2-xl", error)))
     dps_ddp_setup (o->topology, profile, *model, o->nodes != DPS_UNSET_INT ? o->nodes : 0, (int) gpus, base, topo, error);
+  /* --global-batch: the batch per GPU the search splits (into micro x
+   * accumulation, or a replica's micro-batches), so that every row keeps
+   * that global batch and says how */
+  if (!*error && base->global_batch > 0) {
+    if (o->batch)
+      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--batch and --global-batch: give one (the other follows from --gpus)");
+    else if (base->global_batch != floor (base->global_batch / gpus) * gpus)
+      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--global-batch: %g samples do not split evenly over %d GPUs",
+                   base->global_batch, (int) gpus);
+    else {
+      *batch = (gint64) (base->global_batch / gpus);
+      base->global_batch = 0;
+    }
+  }
   return *error == NULL;
 }
 

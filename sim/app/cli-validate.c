@@ -86,6 +86,16 @@ check_opts (Opts *o, gboolean gpu, GError **error)
                    (int) g_array_index (o->reps, gint64, i), o->nodes);
       return FALSE;
     }
+  for (guint i = 0; o->global_batch > 0 && i < o->reps->len; i++) {
+    /* each replica count runs the global batch itself, not a rounding of it */
+    int n = (int) g_array_index (o->reps, gint64, i) * o->grad_accum;
+    if (o->global_batch % n) {
+      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT,
+                   "--global-batch: %d samples do not split evenly over --gpus %d x --grad-accum %d",
+                   o->global_batch, (int) g_array_index (o->reps, gint64, i), o->grad_accum);
+      return FALSE;
+    }
+  }
   for (guint i = 0; o->shard_group > 0 && i < o->reps->len; i++)
     if (g_array_index (o->reps, gint64, i) % o->shard_group) {
       g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--shard-group: %d does not divide --gpus %d", o->shard_group,

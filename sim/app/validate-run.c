@@ -295,7 +295,7 @@ dps_validate_run (const DpsValidateSpec *s, DpsModel *model, const DpsProfile *p
     progress (s, "2/3 %d replica%s: running %d steps%s", N, N > 1 ? "s" : "", s->steps,
               s->emulate ? " (emulated compute)" : "");
     /* strong scaling: the global batch split across the replicas and micro-steps */
-    int pb = s->global_batch > 0 ? MAX (1, s->global_batch / (N * s->grad_accum)) : s->batch;
+    int pb = s->global_batch > 0 ? s->global_batch / (N * s->grad_accum) : s->batch;   /* even: checked */
     gboolean last = i == out->n - 1;
     GError *perr = NULL;
     if (measure (s, model, N, pb, &base, last, row, out->timeline, &perr))
