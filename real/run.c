@@ -8,6 +8,7 @@
 #include "sim/base/error.h"
 #include "sim/base/stats.h"
 #include "sim/base/file.h"
+#include "sim/base/sysmem.h"
 
 #include <glib/gstdio.h>
 
@@ -238,7 +239,7 @@ dps_run_execute (const DpsRunSpec *spec, const DpsModel *model, DpsRunResult *ou
     g_ptr_array_add (args, g_string_free (bs, FALSE));
     g_ptr_array_add (args, g_strdup_printf ("--opt-ms=%.9g", spec->emu_opt_s * 1e3));
     double need = emulated_bytes (spec, model) * spec->ranks;
-    double avail = (double) sysconf (_SC_AVPHYS_PAGES) * sysconf (_SC_PAGESIZE);
+    double avail = dps_mem_available ();
     if (need > 0.8 * avail) {
       g_ptr_array_unref (args);
       g_set_error (error, DPS_ERROR, DPS_ERROR_LIMIT,
@@ -256,7 +257,7 @@ dps_run_execute (const DpsRunSpec *spec, const DpsModel *model, DpsRunResult *ou
       return FALSE;
     }
     double need = dps_train_net_bytes (model, spec->batch) * spec->ranks;
-    double avail = (double) sysconf (_SC_AVPHYS_PAGES) * sysconf (_SC_PAGESIZE);
+    double avail = dps_mem_available ();
     if (need > 0.8 * avail) {
       g_ptr_array_unref (args);
       g_set_error (error, DPS_ERROR, DPS_ERROR_LIMIT,

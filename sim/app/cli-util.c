@@ -5,6 +5,7 @@
 #include "sim/base/file.h"
 #include "sim/nccl-tune.h"
 #include "real/train-net.h"
+#include "sim/base/sysmem.h"
 
 #include <unistd.h>
 #include <math.h>
@@ -368,7 +369,7 @@ dps_cli_check_cpu_model (const DpsModel *m, int batch, int ranks, GError **error
     return FALSE;
   }
   double need = dps_train_net_bytes (m, batch) * ranks;
-  double avail = (double) sysconf (_SC_AVPHYS_PAGES) * sysconf (_SC_PAGESIZE);
+  double avail = dps_mem_available ();
   if (need > 0.8 * avail) {
     g_set_error (error, DPS_ERROR, DPS_ERROR_LIMIT,
                  "--model: %d replica%s of %s at batch %d need about %.1f GB, %.1f GB is free (a smaller model or --batch)",
