@@ -318,7 +318,10 @@ dps_launch_lines (const char *const *argv, const char *const *extra_env, double 
   r.in = g_data_input_stream_new (g_subprocess_get_stdout_pipe (p));
   read_next (&r);
   g_subprocess_wait_async (p, NULL, on_child_exit, &r);
-  GSource *t = g_timeout_source_new ((guint) (timeout_s * 1000));
+  /* milliseconds in a guint: past 49 days (and for a timeout that is not
+   * a number) as long as a guint holds, never a wrap to an instant stop */
+  double ms = timeout_s * 1000;
+  GSource *t = g_timeout_source_new (ms > 0 && ms < G_MAXUINT ? (guint) ms : G_MAXUINT);
   g_source_set_callback (t, on_timeout, &r, NULL);
   g_source_attach (t, ctx);
   GSource *sig = stop_pipe[0] >= 0 ? g_unix_fd_source_new (stop_pipe[0], G_IO_IN) : NULL;

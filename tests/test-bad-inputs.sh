@@ -298,7 +298,27 @@ expect 2 "\-\-global-batch: 10 samples do not split evenly over \-\-gpus 4" vali
 expect 2 "\-\-global-batch: 2 samples do not split evenly over \-\-gpus 4" validate --global-batch 2 --gpus 4
 expect 2 "\-\-first-bucket-mb: -1 is out of range" validate --first-bucket-mb -1
 expect 2 "\-\-jitter: nan is out of range" validate --jitter nan
-expect 2 "\-\-timeout: must be more than 0" calibrate --timeout nan
+expect 2 "\-\-timeout: nan is out of range" calibrate --timeout nan
+# a zero or -1 is a value, checked, never "not given" (each was taken as absence)
+expect 2 "\-\-contention: -1 is out of range" predict --contention -1
+expect 2 "\-\-trials: 0 is out of range" predict --trials 0
+expect 2 "\-\-seed: -1 is out of range" sweep --seed -1
+expect 2 "\-\-price-per-gpu-hour: 0 is out of range" advise --price-per-gpu-hour 0
+expect 2 "\-\-critical-batch: 0 is out of range" predict --critical-batch 0 --steps-to-target 100
+expect 2 "\-\-seed: -1 is out of range" run --seed -1
+expect 2 "\-\-gap-ms: '-1' is not 0 to 10000 ms or 'step'" calibrate --gap-ms -1
+expect 2 "\-\-check: 2 is out of range (0 to 1)" collective -c 2
+# a bound past what a timer holds is refused, not wrapped into an instant stop
+expect 2 "\-\-timeout: 1e+20 is out of range" calibrate --timeout 1e20
+expect 2 "\-\-bucket-cap-mb: inf is out of range" validate --bucket-cap-mb inf
+# empty lists, entries and values: refused by the flag, before any work
+expect 2 "\-\-gpus: empty value" sweep --gpus ""
+expect 2 "\-\-gpus: an empty entry in '8,,16'" sweep --gpus 8,,16
+expect 2 "\-\-import: empty path" calibrate --import ""
+expect 2 "\-\-calibration: empty path" predict --calibration " "
+# a topology that does not exist: refused before the first point or calibration
+expect 2 "\-\-topology: no file 'nosuch'" sweep --topology dgx-h100,nosuch
+expect 2 "\-\-topology: no file 'nosuch'" validate --topology nosuch
 # outputs checked before any work: a missing folder is named at once (every
 # output flag of every command: tests/test-outputs.sh)
 expect 2 "\-o $t/none/x.csv: its directory does not exist" predict --gpus 8 -o "$t/none/x.csv"

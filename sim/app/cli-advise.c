@@ -383,7 +383,7 @@ report (GString *out, const DpsModel *model, const DpsTopo *topo, const DpsDdpCo
 int
 dps_cmd_advise (int argc, char **argv)
 {
-  DpsDdpOpts o = { .seed = 1, .contention = -1 };
+  DpsDdpOpts o = { 0 };
   g_autofree GOptionEntry *entries = dps_ddp_options (&o, FALSE);
   /* one step's trace and picture are predict's: not offered here */
   for (GOptionEntry *e = entries; e->long_name; e++)

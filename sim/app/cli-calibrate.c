@@ -34,7 +34,7 @@ warn (const char *message, void *data)
 
 /* What the command line asks for, parsed and checked. */
 typedef struct {
-  char     *backend, *sizes_s, *ranks_s, *model_s, *output, *topology;
+  char     *backend, *sizes_s, *ranks_s, *model_s, *output, *topology, *gap_s;
   char    **imports;
   gboolean  quick, use_mpi, gap_emulated, gpu;
   int       nodes, batch;
@@ -53,6 +53,7 @@ opts_clear (Opts *o)
   g_free (o->model_s);
   g_free (o->output);
   g_free (o->topology);
+  g_free (o->gap_s);
   g_strfreev (o->imports);
   if (o->sizes)
     g_array_free (o->sizes, TRUE);
@@ -77,8 +78,8 @@ parse_sizes (const char *text, GArray *out, GError **error)
       g_array_append_val (out, s);
     return TRUE;
   }
-  g_auto (GStrv) p = g_strsplit (text, ",", -1);
-  for (int i = 0; p[i]; i++) {
+  g_auto (GStrv) p = dps_cli_split_list ("--sizes", text, error);
+  for (int i = 0; p && p[i]; i++) {
     guint64 v;
     if (!dps_parse_size (p[i], &v) || v < 1 || v > (8ull << 30)) {
       g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--sizes: '%s' is not a size from 1 to 8G", p[i]);
@@ -87,7 +88,7 @@ parse_sizes (const char *text, GArray *out, GError **error)
     double d = (double) v;
     g_array_append_val (out, d);
   }
-  return TRUE;
+  return p != NULL;
 }
 
 /* What the simulator needs for one measured group (ranks on nodes) with
@@ -157,9 +158,8 @@ check_opts (Opts *o, GError **error)
   const char *b = o->backend;
   if (b && !g_str_equal (b, "auto") && !g_str_equal (b, "cpu") && !g_str_equal (b, "gpu"))
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--backend: '%s' is not auto, cpu or gpu", b);
-  else if (o->timeout <= 0 || !isfinite (o->timeout))
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--timeout: must be more than 0");
-  else if (!dps_cli_int_given ("--batch", &o->batch, 1, 1 << 20, 0, error)
+  else if (!dps_cli_double_given ("--timeout", &o->timeout, 0, FALSE, 1e7, 600, error)
+           || !dps_cli_int_given ("--batch", &o->batch, 1, 1 << 20, 0, error)
            || !dps_cli_double_given ("--link-gbps", &o->link_gbps, 0, FALSE, 1e6, 1, error))
     return FALSE;
   else if (o->imports && (b || o->sizes_s || o->ranks_s))
@@ -167,10 +167,12 @@ check_opts (Opts *o, GError **error)
   else if (o->nodes < 0 || o->nodes == 1 || o->nodes > 64
            || (o->nodes > 1 && (o->imports || (b && !g_str_equal (b, "cpu")))))
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--nodes: 2 to 64 emulated nodes, for CPU calibration");
-  else if (o->gap_emulated && o->gap_ms == 0)
+  else if (o->gap_s && !g_str_equal (o->gap_s, "step")
+           && (!dps_parse_double (o->gap_s, &o->gap_ms) || !(o->gap_ms >= 0 && o->gap_ms <= 10000)))
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--gap-ms: '%s' is not 0 to 10000 ms or 'step' (one step of --model's compute)",
+                 o->gap_s);
+  else if (o->gap_emulated && !o->gap_s)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--emulated-waits: only with --gap-ms");
-  else if (!(o->gap_ms == -1 || (o->gap_ms >= 0 && o->gap_ms <= 10000)))
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--gap-ms: 0 to 10000 ms, or -1 (one step of --model's compute)");
   else if (o->use_mpi && b && !g_str_equal (b, "gpu"))
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--mpi: only with --backend gpu (CPUs always use mpirun)");
   else if (o->topology && !o->imports)
@@ -251,7 +253,7 @@ calibrate (const Opts *o, GError **error)
 {
   int batch = o->batch ? o->batch : o->quick ? 8 : 32;
   DpsCalibrateSpec s = { .quick = o->quick, .batch = batch, .timeout_s = o->timeout, .nodes = o->nodes,
-                         .link_gbps = o->link_gbps, .gap_s = o->gap_ms == -1 ? -1 : o->gap_ms * 1e-3,
+                         .link_gbps = o->link_gbps, .gap_s = !o->gap_s ? 0 : g_str_equal (o->gap_s, "step") ? -1 : o->gap_ms * 1e-3,
                          .gap_emulated = o->gap_emulated, .use_mpi = o->use_mpi, .progress = progress, .warn = warn };
   if (o->imports)
     return dps_calibrate_import (o->imports, o->topology, &s, error);
@@ -378,7 +380,7 @@ write_outputs (const DpsProfile *prof, const char *out_path, DpsOutputKind kind,
 int
 dps_cmd_calibrate (int argc, char **argv)
 {
-  Opts o = { .link_gbps = 1, .batch = DPS_UNSET_INT, .timeout = 600 };
+  Opts o = { .link_gbps = 1, .batch = DPS_UNSET_INT, .timeout = dps_cli_unset () };
   GOptionEntry entries[] = {
     { "backend", 0, 0, G_OPTION_ARG_STRING, &o.backend, "auto (default: GPUs if present, else CPUs), gpu or cpu", "B" },
     { "quick", 'q', 0, G_OPTION_ARG_NONE, &o.quick, "Fewer sizes and shorter timings (for CI)", NULL },
@@ -391,7 +393,7 @@ dps_cmd_calibrate (int argc, char **argv)
     { "nodes", 0, 0, G_OPTION_ARG_INT, &o.nodes, "CPUs: measure across this many emulated nodes too (root: namespaces, tc)", "K" },
     { "link-gbps", 0, 0, G_OPTION_ARG_DOUBLE, &o.link_gbps, "Emulated nodes: each node's link, Gbit/s each way (default 1)", "GBPS" },
     { "emulated-waits", 0, 0, G_OPTION_ARG_NONE, &o.gap_emulated, "With --gap-ms: wait as dpscale run --emulate's layers do (for emulated runs)", NULL },
-    { "gap-ms", 0, 0, G_OPTION_ARG_DOUBLE, &o.gap_ms, "CPUs: time each all-reduce in place after this long without communication, as DDP issues them once a step (-1: one step of --model's compute; default 0: back to back)", "MS" },
+    { "gap-ms", 0, 0, G_OPTION_ARG_STRING, &o.gap_s, "CPUs: time each all-reduce in place after this long without communication, as DDP issues them once a step ('step': one step of --model's compute; default: back to back)", "MS|step" },
     { "mpi", 0, 0, G_OPTION_ARG_NONE, &o.use_mpi, "GPUs: one process per GPU under mpirun (default: one process drives them all)", NULL },
     { "timeout", 0, 0, G_OPTION_ARG_DOUBLE, &o.timeout, "Stop an mpirun that runs longer than this, seconds (default 600)", "S" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &o.output, "Profile to write (default dpscale.calib; also .csv and .png beside it)", "FILE" },

@@ -379,6 +379,12 @@ dps_cmd_collective (int argc, char **argv)
                          "  dpscale collective --compare my-cluster.log --topology dgx-h100 --plot cmp.png",
                          entries, &argc, &argv, &error))
     ;
+  /* nccl-tests' own ranges (src/common.cu): -c and -z 0 or 1, -n at least 1, -w at least 0 */
+  else if (!dps_cli_int_given ("--check", &o.check, 0, 1, DPS_UNSET_INT, &error)
+           || !dps_cli_int_given ("--iters", &o.iters, 1, G_MAXINT, DPS_UNSET_INT, &error)
+           || !dps_cli_int_given ("--warmup_iters", &o.warmup, 0, G_MAXINT, DPS_UNSET_INT, &error)
+           || !dps_cli_int_given ("--blocking", &o.blocking, 0, 1, DPS_UNSET_INT, &error))
+    ;
   else {
     if (o.check != DPS_UNSET_INT || o.iters != DPS_UNSET_INT || o.warmup != DPS_UNSET_INT || o.blocking != DPS_UNSET_INT)
       fprintf (stderr, "dpscale collective: nccl-tests' -c/-n/-w/-z (check, iterations, warm-up, blocking) do not "

@@ -14,8 +14,9 @@ dps_ddp_options (DpsDdpOpts *o, gboolean sweep)
 {
   /* flags whose zero is not their absence: dps_ddp_opts_apply tells them apart */
   o->nodes = o->shard_group = o->limit_all_gathers = o->tp = o->pp = o->vpp = o->micro_batches = o->seq_len =
-    DPS_UNSET_INT;
-  o->global_batch = o->slow_factor = o->loader_rate = o->efficiency = o->gpu_spread = dps_cli_unset ();
+    o->trials = o->seed = DPS_UNSET_INT;
+  o->global_batch = o->slow_factor = o->loader_rate = o->efficiency = o->gpu_spread = o->contention =
+    o->critical_batch = o->steps_to_target = o->price = dps_cli_unset ();
   GOptionEntry e[] = {
     { "model", 'M', 0, G_OPTION_ARG_STRING, &o->model, "Model: a shipped name, a .model or a per-layer .csv file (default gpt2-xl)", "NAME|FILE" },
     { "topology", 't', 0, G_OPTION_ARG_STRING, &o->topology, sweep ? "Topologies, comma-separated (default dgx-h100)" : "Topology file or shipped name (default dgx-h100)", sweep ? "LIST" : "NAME|FILE" },
@@ -239,27 +240,30 @@ dps_ddp_opts_apply (DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
       || !dps_cli_int_given ("--pp", &o->pp, 1, 1024, 1, error)
       || !dps_cli_int_given ("--vpp", &o->vpp, 1, DPS_PIPE_MAX_VPP, 1, error)
       || !dps_cli_int_given ("--micro-batches", &o->micro_batches, 1, 1000000, 0, error)
+      || !dps_cli_int_given ("--trials", &o->trials, 1, 100000, 0, error)
+      || !dps_cli_int_given ("--seed", &o->seed, 0, G_MAXINT, 1, error)
       || !dps_cli_double_given ("--global-batch", &o->global_batch, 0, FALSE, 1e9, 0, error)
       || !dps_cli_double_given ("--efficiency", &o->efficiency, 0, FALSE, 1, 0, error)
       || !dps_cli_double_given ("--slow-factor", &o->slow_factor, 0, FALSE, 1000, 0, error)
       || !dps_cli_double_given ("--loader-rate", &o->loader_rate, 0, FALSE, 1e12, 0, error)
       || !dps_cli_double_given ("--gpu-spread", &o->gpu_spread, 0, TRUE, 1, DPS_DDP_GPU_SPREAD_CV, error)
+      /* not given: -1, the device's own (dps_ddp_default_contention) */
+      || !dps_cli_double_given ("--contention", &o->contention, 0, TRUE, 10, -1, error)
+      || !dps_cli_double_given ("--critical-batch", &o->critical_batch, 0, FALSE, 1e12, 0, error)
+      || !dps_cli_double_given ("--steps-to-target", &o->steps_to_target, 0, FALSE, 1e15, 0, error)
+      /* not given: 0, the topology's price (dps_ddp_setup) */
+      || !dps_cli_double_given ("--price-per-gpu-hour", &o->price, 0, FALSE, 1e6, 0, error)
       || !apply_kinds (o, c, error))
     return FALSE;
   if (!check_range ("--global-batch", o->global_batch, 0, 1e9, error)
-      || (o->contention != -1 && !check_range ("--contention", o->contention, 0, 10, error))
       || !check_range ("--jitter", o->jitter, 0, 10, error)
       || !check_range ("--slow-factor", o->slow_factor, 0, 1000, error)
       || !check_range ("--os-noise-ms", o->os_noise_ms, 0, 1e6, error)
       || !check_range ("--loader-rate", o->loader_rate, 0, 1e12, error)
-      || !check_range ("--critical-batch", o->critical_batch, 0, 1e12, error)
-      || !check_range ("--steps-to-target", o->steps_to_target, 0, 1e15, error)
-      || !check_range ("--price-per-gpu-hour", o->price, 0, 1e6, error)
       || !check_range ("--efficiency", o->efficiency, 0, 1, error))
     return FALSE;
-  if (o->slow_replicas < 0 || o->trials < 0 || o->trials > 100000) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: out of range",
-                 o->slow_replicas < 0 ? "--slow-replicas" : "--trials (at most 100000)");
+  if (o->slow_replicas < 0) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--slow-replicas: %d is out of range (at least 0)", o->slow_replicas);
     return FALSE;
   }
   if ((o->critical_batch > 0) != (o->steps_to_target > 0)) {
@@ -306,8 +310,7 @@ dps_ddp_opts_apply (DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
   c->grad_as_bucket_view = o->gabv;
   c->flash_attention = o->flash;
   c->checkpoint = o->checkpoint;
-  if (o->contention != -1)   /* -1: not given, the device's own (dps_ddp_default_contention) */
-    c->contention = o->contention;
+  c->contention = o->contention;
   c->jitter_cv = o->jitter;
   c->gpu_spread_cv = o->gpu_spread;
   c->slow_replicas = o->slow_replicas;

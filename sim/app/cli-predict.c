@@ -319,7 +319,7 @@ emit_json (GString *o, const DpsDdpConfig *c, const DpsDdpResult *r)
 int
 dps_cmd_predict (int argc, char **argv)
 {
-  DpsDdpOpts o = { .seed = 1, .contention = -1 };
+  DpsDdpOpts o = { 0 };
   g_autofree GOptionEntry *entries = dps_ddp_options (&o, FALSE);
   GError *error = NULL;
   int status = 0;

@@ -138,6 +138,8 @@ check_opts (Opts *o, GError **error)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--grad-accum: %d is not 1 to 1024", o->accum);
   else if (o->batch < 1 || o->batch > 1 << 20)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--batch: %d is not 1 to 1048576", o->batch);
+  else if (o->seed < 0)
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--seed: %d is out of range (at least 0)", o->seed);
   else if (!(o->cap > 0) || !isfinite (o->cap))
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--bucket-cap-mb: must be more than 0");
   else if (!(o->first >= 0) || !isfinite (o->first))

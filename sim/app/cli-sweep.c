@@ -22,7 +22,9 @@ static gboolean
 num_list (const char *flag, const char *text, const char *def, double lo, double hi, gboolean whole,
           GArray **out, GError **error)
 {
-  g_auto (GStrv) parts = g_strsplit (text ? text : def, ",", -1);
+  g_auto (GStrv) parts = dps_cli_split_list (flag, text ? text : def, error);
+  if (!parts)
+    return FALSE;
   GArray *a = g_array_new (FALSE, FALSE, sizeof (double));
   for (int i = 0; parts[i]; i++) {
     double v;
@@ -166,8 +168,10 @@ n_points (const Sweep *s)
 static gboolean
 strategy_list (DpsDdpOpts *o, GArray **out, GError **error)
 {
-  g_auto (GStrv) parts = g_strsplit (o->strategy ? o->strategy : "ddp", ",", -1);
   *out = g_array_new (FALSE, FALSE, sizeof (int));
+  g_auto (GStrv) parts = dps_cli_split_list ("--strategy", o->strategy ? o->strategy : "ddp", error);
+  if (!parts)
+    return FALSE;
   const char *hsdp = NULL;
   for (int i = 0; parts[i]; i++) {
     DpsStrategy k;
@@ -196,7 +200,9 @@ setup (DpsDdpOpts *o, int argc, char **argv, Sweep *s, GError **error)
   dps_ddp_config_default (&s->base);
   s->base.mode = DPS_CLI_NET_MODE;
   s->format = DPS_FORMAT_TABLE;
-  s->topos = g_strsplit (o->topology ? o->topology : "dgx-h100", ",", -1);
+  if (!(s->topos = dps_cli_split_list ("--topology", o->topology ? o->topology : "dgx-h100", error))
+      || !dps_cli_check_topologies ((const char *const *) s->topos, error))
+    return FALSE;
   if (argc > 1)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "unknown option: unexpected argument '%s'", argv[1]);
   else if (o->nodes != DPS_UNSET_INT)
@@ -330,7 +336,7 @@ write_outputs (Sweep *s, const DpsDdpOpts *o, GError **error)
 int
 dps_cmd_sweep (int argc, char **argv)
 {
-  DpsDdpOpts o = { .seed = 1, .contention = -1 };
+  DpsDdpOpts o = { 0 };
   g_autofree GOptionEntry *entries = dps_ddp_options (&o, TRUE);
   GError *error = NULL;
   Sweep s = { 0 };

@@ -114,6 +114,45 @@ check_outputs (GOptionEntry *entries, GError **error)
   return TRUE;
 }
 
+/* Each of the --topology names (NULL-ended) resolves to a file or a
+ * shipped topology (dps_topo_find), checked before any work: a sweep or
+ * validation is not refused after its first point or its calibration.
+ * The error reads "topology: no file 'X' ..." (dps_cli_fail names it). */
+gboolean
+dps_cli_check_topologies (const char *const *names, GError **error)
+{
+  for (int i = 0; names && names[i]; i++) {
+    g_autofree char *path = dps_topo_find (names[i], error);
+    if (!path)
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* A string or path flag given as "" or blanks: never its absence, never a
+ * value any command takes (a name, a path, a list); refused by the flag
+ * (output paths by check_outputs, first, in its own words). */
+static gboolean
+check_empty (GOptionEntry *entries, GError **error)
+{
+  for (GOptionEntry *e = entries; e->long_name; e++) {
+    gboolean array = e->arg == G_OPTION_ARG_FILENAME_ARRAY || e->arg == G_OPTION_ARG_STRING_ARRAY;
+    if (e->arg != G_OPTION_ARG_FILENAME && e->arg != G_OPTION_ARG_STRING && !array)
+      continue;
+    const char *one[] = { *(char **) e->arg_data, NULL };
+    const char *const *vs = array ? *(const char *const **) e->arg_data : one;
+    for (int i = 0; vs && vs[i]; i++) {
+      const char *v = vs[i];
+      if (v[strspn (v, " \t\n")])
+        continue;
+      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--%s: empty %s", e->long_name,
+                   e->arg == G_OPTION_ARG_FILENAME || e->arg == G_OPTION_ARG_FILENAME_ARRAY ? "path" : "value");
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
 /* Parses a subcommand's options; on failure error holds GOption's one-line
  * message (unknown flag, missing or malformed value).  Begins the command's
  * guard of its files (sim/base/file.h: from here every input read is
@@ -143,7 +182,7 @@ dps_cli_parse (const char *cmd, const char *summary, const char *description,
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "unknown option %s", (*argv)[1]);
     return FALSE;
   }
-  return ok && check_outputs (entries, error);
+  return ok && check_outputs (entries, error) && check_empty (entries, error);
 }
 
 const DpsCliAlias dps_cli_nodes_alias[] = { { "-n", "--nodes" }, { NULL, NULL } };
@@ -467,12 +506,39 @@ dps_cli_fail (const char *cmd, GError *error)
   return status;
 }
 
+/* A flag's comma-separated list, its entries stripped of blanks: a new
+ * vector (g_strfreev), or NULL with "FLAG: empty list" or "FLAG: an empty
+ * entry in 'TEXT'" (every list flag reads its entries through here, so
+ * that none takes '' or "8,,16" for something). */
+char **
+dps_cli_split_list (const char *flag, const char *text, GError **error)
+{
+  char **parts = g_strsplit (text ? text : "", ",", -1);
+  for (int i = 0; parts[i]; i++)
+    if (!g_strstrip (parts[i])[0]) {
+      if (!parts[1])
+        g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: empty list", flag);
+      else
+        g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: an empty entry in '%s'", flag, text);
+      g_strfreev (parts);
+      return NULL;
+    }
+  if (!parts[0]) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: empty list", flag);
+    g_strfreev (parts);
+    return NULL;
+  }
+  return parts;
+}
+
 /* Parses "1,2,4,8" into a new GArray of gint64, each in [min, max]. */
 gboolean
 dps_cli_parse_int_list (const char *flag, const char *text, gint64 min, gint64 max,
                         GArray **out, GError **error)
 {
-  g_auto (GStrv) parts = g_strsplit (text, ",", -1);
+  g_auto (GStrv) parts = dps_cli_split_list (flag, text, error);
+  if (!parts)
+    return FALSE;
   GArray *a = g_array_new (FALSE, FALSE, sizeof (gint64));
   for (int i = 0; parts[i]; i++) {
     gint64 v;

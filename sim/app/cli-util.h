@@ -69,6 +69,8 @@ void      dps_cli_name_flag (GError *error);
 int       dps_cli_fail (const char *cmd, GError *error);
 gboolean  dps_cli_parse_masks (const char *algo_list, const char *proto_list, guint *algo_mask,
                                guint *proto_mask, GError **error);
+char    **dps_cli_split_list (const char *flag, const char *text, GError **error);
+gboolean  dps_cli_check_topologies (const char *const *names, GError **error);
 gboolean  dps_cli_parse_int_list (const char *flag, const char *text, gint64 min, gint64 max,
                                   GArray **out, GError **error);
 void      dps_cli_network_table (GString *out, const DpsProfile *p, const DpsTopoSpec *spec);

@@ -61,17 +61,27 @@ check_opts (Opts *o, gboolean gpu, GError **error)
     g_set_error (error, DPS_ERROR, DPS_ERROR_UNSUPPORTED, "--nodes: emulated nodes hold CPU replicas (--backend cpu)");
   else if (gpu && (n_gpu = dps_run_gpus (error)) < 1)
     return FALSE;
-  else if (o->steps < 2 || o->warmup < 0 || o->warmup >= o->steps || o->batch < 1 || o->trials < 1
-           || o->trials > 100000 || !(o->cap > 0))
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--steps/--warmup/--batch/--trials/--bucket-cap-mb: out of range");
-  else if (o->grad_accum < 1 || o->grad_accum > 1024 || o->global_batch < 0)
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--grad-accum/--global-batch: out of range");
+  else if (o->steps < 2 || o->steps > 100000)
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--steps: %d is out of range (2 to 100000)", o->steps);
+  else if (o->warmup < 0 || o->warmup >= o->steps)
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--warmup: %d is out of range (0 to --steps - 1, %d)", o->warmup,
+                 o->steps - 1);
+  else if (o->batch < 1 || o->batch > 1 << 20)
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--batch: %d is out of range (1 to 1048576)", o->batch);
+  else if (o->trials < 1 || o->trials > 100000)
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--trials: %d is out of range (1 to 100000)", o->trials);
+  else if (!(o->cap > 0) || !isfinite (o->cap) || o->cap > 1e6)
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--bucket-cap-mb: %g is out of range (more than 0, at most 1e6)", o->cap);
+  else if (o->grad_accum < 1 || o->grad_accum > 1024)
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--grad-accum: %d is out of range (1 to 1024)", o->grad_accum);
   else if (o->global_batch > 0 && o->emulate)
     g_set_error (error, DPS_ERROR, DPS_ERROR_UNSUPPORTED, "--global-batch: not with --emulate yet (the waits are for one batch)");
   else if (o->nodes < 0 || o->nodes == 1 || o->nodes > 64)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--nodes: 2 to 64 emulated nodes");
   else if (o->shard_group > 0 && o->strategy != DPS_STRATEGY_HSDP)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--shard-group: only with --strategy hsdp");
+  else if (o->topology && !dps_cli_check_topologies ((const char *[]) { o->topology, NULL }, error))
+    return FALSE;
   if (*error)
     return FALSE;
   g_autoptr (GString) gpu_reps = g_string_new ("1");
