@@ -4,6 +4,7 @@
 #include "sim/ddp-program.h"
 #include "sim/base/error.h"
 #include "sim/base/stats.h"
+#include "sim/base/progress.h"
 
 #include <math.h>
 #include <string.h>
@@ -256,9 +257,23 @@ dps_ddp_simulate (const DpsDdpConfig *c, DpsDdpResult *out, GError **error)
   GPtrArray *marks = want_trace && T > 1 ? g_ptr_array_new_with_free_func ((GDestroyNotify) g_rand_free) : NULL;
   TrialOut sum = { 0 };
   double peak = 0;
+  gint64 t0_us = g_get_monotonic_time ();
   for (int t = 0; t < T && ok; t++) {
     TrialOut o;
     DpsSchedResult res;
+    if (t == 1 && !c->long_ok) {
+      /* the work, from the first trial: refused past a minute unless asked */
+      double one = (g_get_monotonic_time () - t0_us) * 1e-6, all = one * T;
+      if (all > DPS_DDP_WORK_LIMIT_S) {
+        g_set_error (error, DPS_ERROR, DPS_ERROR_LIMIT,
+                     "trials: %d trials of %d GPUs would take about %.0f s (one took %.2f s): fewer, or --yes to run them",
+                     T, N, all, one);
+        ok = FALSE;
+        break;
+      }
+    }
+    if (T > 1)
+      dps_progress ("trials", (guint64) t, (guint64) T);
     if (marks && t % TRACE_MARK == 0)
       g_ptr_array_add (marks, g_rand_copy (rand));
     gboolean keep = want_trace && t == 0;

@@ -109,6 +109,7 @@ typedef struct {
                                         * randomness; with it, one more factor N(1, cv) per replica and
                                         * trial); default DPS_DDP_GPU_SPREAD_CV, 0 none */
   int             trials;
+  gboolean        long_ok;             /* trials past DPS_DDP_WORK_LIMIT_S run (--yes); else refused */
   guint64         seed;
   double          loader_samples_per_s;  /* per node; 0: unlimited */
   double          critical_batch, steps_to_target;
@@ -116,6 +117,10 @@ typedef struct {
   int             trace_replicas;      /* replicas drawn in the trace */
   char            compute_note[512];   /* where the layer times came from, for the report ("" none) */
 } DpsDdpConfig;
+
+/* Trials whose time, extrapolated from the first, passes this are refused
+ * unless the config says long_ok: a mistyped --trials is not a day's run. */
+#define DPS_DDP_WORK_LIMIT_S 60.0
 
 /* One kind of collective of a step (all-reduce, all-gather,
  * reduce-scatter on a group), as run. */

@@ -311,6 +311,8 @@ expect 2 "\-\-check: 2 is out of range (0 to 1)" collective -c 2
 # a bound past what a timer holds is refused, not wrapped into an instant stop
 expect 2 "\-\-timeout: 1e+20 is out of range" calibrate --timeout 1e20
 expect 2 "\-\-bucket-cap-mb: inf is out of range" validate --bucket-cap-mb inf
+# work past a minute, from the first trial's time: refused with the estimate (--yes runs it)
+expect 2 "\-\-trials: 100000 trials of 4096 GPUs would take about [0-9]* s (one took .*--yes" predict --gpus 4096 --trials 100000 --jitter 0.05
 # empty lists, entries and values: refused by the flag, before any work
 expect 2 "\-\-gpus: empty value" sweep --gpus ""
 expect 2 "\-\-gpus: an empty entry in '8,,16'" sweep --gpus 8,,16

@@ -57,6 +57,7 @@ dps_ddp_options (DpsDdpOpts *o, gboolean sweep)
     { "gpu-spread", 0, 0, G_OPTION_ARG_DOUBLE, &o->gpu_spread, "GPU-to-GPU spread of compute speed (sd / mean); the step waits for the slowest (default 0.015, Sinha et al. SC22; 0 identical GPUs)", "CV" },
     { "os-noise-ms", 0, 0, G_OPTION_ARG_DOUBLE, &o->os_noise_ms, "Mean OS noise per replica and step (exponential), ms", "MS" },
     { "trials", 'T', 0, G_OPTION_ARG_INT, &o->trials, "Monte Carlo trials (default 1, or 20 with jitter or noise)", "T" },
+    { "yes", 0, 0, G_OPTION_ARG_NONE, &o->yes, "Run trials that would take past a minute (else refused, with the estimate)", NULL },
     { "seed", 0, 0, G_OPTION_ARG_INT, &o->seed, "Random seed (default 1): same seed, same answer", "S" },
     { "loader-rate", 0, 0, G_OPTION_ARG_DOUBLE, &o->loader_rate, "Input pipeline: samples/s one node's loader delivers", "R" },
     { "critical-batch", 0, 0, G_OPTION_ARG_DOUBLE, &o->critical_batch, "Gradient noise scale B_noise, samples (with --steps-to-target)", "B" },
@@ -318,6 +319,7 @@ dps_ddp_opts_apply (DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
   c->os_noise_s = o->os_noise_ms * 1e-3;
   c->trials = o->trials > 0 ? o->trials : (o->jitter > 0 || o->os_noise_ms > 0 ? 20 : 1);
   c->seed = (guint64) o->seed;
+  c->long_ok = o->yes;
   c->loader_samples_per_s = o->loader_rate;
   c->critical_batch = o->critical_batch;
   c->steps_to_target = o->steps_to_target;

@@ -4,6 +4,7 @@
 #include "sim/app/cli-ddp.h"
 #include "sim/app/step-plot.h"
 #include "sim/base/error.h"
+#include "sim/base/progress.h"
 #include "sim/base/file.h"
 
 #include "sim/base/json-util.h"
@@ -363,7 +364,9 @@ dps_cmd_predict (int argc, char **argv)
         c.bucket_cap_bytes = cap * 1024 * 1024;
         c.grad_accum = (int) accum;
         c.trace_replicas = o.trace ? 8 : o.plot ? 4 : 0;
+        dps_progress_begin ("predict");
         dps_ddp_simulate (&c, &r, &error);
+        dps_progress_end ();
       }
     }
   }
