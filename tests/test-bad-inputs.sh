@@ -311,6 +311,9 @@ expect 2 "\-\-check: 2 is out of range (0 to 1)" collective -c 2
 # a bound past what a timer holds is refused, not wrapped into an instant stop
 expect 2 "\-\-timeout: 1e+20 is out of range" calibrate --timeout 1e20
 expect 2 "\-\-bucket-cap-mb: inf is out of range" validate --bucket-cap-mb inf
+# two outputs naming one file: the second would replace the first
+expect 2 "\-\-trace $t/same.json: also -o's path" predict --gpus 8 -o "$t/same.json" --trace "$t/same.json"
+[ ! -e "$t/same.json" ] && ok || ko "a refused pair of outputs wrote $t/same.json"
 # work past a minute, from the first trial's time: refused with the estimate (--yes runs it)
 expect 2 "\-\-trials: 100000 trials of 4096 GPUs would take about [0-9]* s (one took .*--yes" predict --gpus 4096 --trials 100000 --jitter 0.05
 # empty lists, entries and values: refused by the flag, before any work

@@ -93,10 +93,13 @@ dps_cli_check_output (const char *flag, const char *path, GError **error)
   return kind == DPS_OUTPUT_STREAM || check_beside (o, path, error);
 }
 
-/* The given output flags among entries, checked (cli_outputs). */
+/* The given output flags among entries, checked (cli_outputs); and no
+ * two of them naming one file (the second would replace the first). */
 static gboolean
 check_outputs (GOptionEntry *entries, GError **error)
 {
+  g_autoptr (GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GPtrArray) flags = g_ptr_array_new ();
   for (gsize i = 0; i < G_N_ELEMENTS (cli_outputs); i++) {
     const CliOutput *o = &cli_outputs[i];
     if (!g_str_equal (o->cmd, cli_cmd))
@@ -109,6 +112,18 @@ check_outputs (GOptionEntry *entries, GError **error)
       if (v && !(o->rule.prefix ? dps_cli_check_prefix (o->rule.flag, v, error)
                                 : dps_cli_check_output (o->rule.flag, v, error)))
         return FALSE;
+      if (!v || g_str_equal (v, "-") || g_str_has_prefix (v, "/dev/"))
+        continue;
+      char *canon = g_canonicalize_filename (v, NULL);
+      for (guint k = 0; k < paths->len; k++)
+        if (g_str_equal (canon, g_ptr_array_index (paths, k))) {
+          g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s %s: also %s's path (one would replace the other)",
+                       o->rule.flag, v, (const char *) g_ptr_array_index (flags, k));
+          g_free (canon);
+          return FALSE;
+        }
+      g_ptr_array_add (paths, canon);
+      g_ptr_array_add (flags, (gpointer) o->rule.flag);
     }
   }
   return TRUE;
