@@ -113,13 +113,23 @@ nccl_version (const DpsReference *r, const char *text, gsize len)
   return 0;
 }
 
-/* A header line into the reference's meta (the last of a key stands) */
+/* add_meta's: the values, the line each key was given on, the file's name */
+typedef struct { GHashTable *meta, *lines; const char *name; } MetaArgs;
+
+/* A header line into the reference's meta; a key given twice is refused */
 static gboolean
-add_meta (int line, const char *key, const char *value, gpointer meta, GError **error)
+add_meta (int line, const char *key, const char *value, gpointer data, GError **error)
 {
-  (void) line;
-  (void) error;
-  g_hash_table_replace (meta, g_strdup (key), g_strdup (value));
+  const MetaArgs *a = data;
+  gpointer first = g_hash_table_lookup (a->lines, key);
+  if (first) {
+    /* which of two would stand is a guess: neither is taken */
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s:%d: '#%% %s:' given twice (first on line %d)", a->name, line,
+                 key, GPOINTER_TO_INT (first));
+    return FALSE;
+  }
+  g_hash_table_insert (a->lines, g_strdup (key), GINT_TO_POINTER (line));
+  g_hash_table_replace (a->meta, g_strdup (key), g_strdup (value));
   return TRUE;
 }
 
@@ -138,7 +148,10 @@ parse_table (const char *name, const char *text, gssize len, int *start, GError 
   r->data = dps_cal_data_new ("nccl-tests");
   r->algo_mask = DPS_NCCL_ALGOS;
   r->proto_mask = DPS_ALL_PROTOS;
-  dps_nccl_log_header_foreach (text, (gsize) len, add_meta, r->meta, NULL);
+  g_autoptr (GHashTable) lines = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  MetaArgs ma = { r->meta, lines, name };
+  if (!dps_nccl_log_header_foreach (text, (gsize) len, add_meta, &ma, error))
+    return NULL;
   DpsNcclLogHints hints = { .start_line = *start };
   if (!dps_nccl_log_header_counts (name, text, (gsize) len, &hints, error))
     return NULL;

@@ -311,6 +311,9 @@ expect 2 "\-\-check: 2 is out of range (0 to 1)" collective -c 2
 # a bound past what a timer holds is refused, not wrapped into an instant stop
 expect 2 "\-\-timeout: 1e+20 is out of range" calibrate --timeout 1e20
 expect 2 "\-\-bucket-cap-mb: inf is out of range" validate --bucket-cap-mb inf
+# a reference header that says its topology twice: neither is guessed
+sed 's/^#% topology: aws-p5$/#% topology: aws-p5\n#% topology: dgx-h100/' "$(dirname "$0")/reference/nccl/aws-p5-2n-allreduce.ref" >"$t/twice.ref"
+expect 1 "twice.ref:[0-9]*: '#% topology:' given twice (first on line [0-9]*)" collective --compare "$t/twice.ref"
 # two outputs naming one file: the second would replace the first
 expect 2 "\-\-trace $t/same.json: also -o's path" predict --gpus 8 -o "$t/same.json" --trace "$t/same.json"
 [ ! -e "$t/same.json" ] && ok || ko "a refused pair of outputs wrote $t/same.json"
