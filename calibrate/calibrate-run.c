@@ -6,6 +6,7 @@
 #include "sim/topo-load.h"
 #include "sim/base/error.h"
 #include "sim/base/progress.h"
+#include "sim/base/file.h"
 
 #include <glib/gstdio.h>
 #include <unistd.h>
@@ -41,9 +42,8 @@ row_equal (gconstpointer a, gconstpointer b)
 static gboolean
 import_repeated (char **imports, int i, DpsCalData *data, const guint *starts, GError **error)
 {
-  GStatBuf a, b;
   for (int k = 0; k < i; k++) {
-    if (g_stat (imports[k], &a) == 0 && g_stat (imports[i], &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
+    if (dps_same_file (imports[k], imports[i])) {
       if (g_str_equal (imports[i], imports[k]))
         g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "imported log: %s given twice", imports[i]);
       else

@@ -314,6 +314,11 @@ expect 2 "\-\-bucket-cap-mb: inf is out of range" validate --bucket-cap-mb inf
 # a reference header that says its topology twice: neither is guessed
 sed 's/^#% topology: aws-p5$/#% topology: aws-p5\n#% topology: dgx-h100/' "$(dirname "$0")/reference/nccl/aws-p5-2n-allreduce.ref" >"$t/twice.ref"
 expect 1 "twice.ref:[0-9]*: '#% topology:' given twice (first on line [0-9]*)" collective --compare "$t/twice.ref"
+# one log given twice to --compare (by name, or by another spelling): its rows would count twice
+p5="$(dirname "$0")/reference/nccl/aws-p5-2n-allreduce.ref"
+expect 2 "\-\-compare: .*aws-p5-2n-allreduce.ref given twice" collective --compare "$p5" "$p5"
+ln -s "$(cd "$(dirname "$p5")" && pwd)/aws-p5-2n-allreduce.ref" "$t/p5-link.ref"
+expect 2 "\-\-compare: .*p5-link.ref is .*aws-p5-2n-allreduce.ref again" collective --compare "$p5" "$t/p5-link.ref"
 # two outputs naming one file: the second would replace the first
 expect 2 "\-\-trace $t/same.json: also -o's path" predict --gpus 8 -o "$t/same.json" --trace "$t/same.json"
 [ ! -e "$t/same.json" ] && ok || ko "a refused pair of outputs wrote $t/same.json"

@@ -8,6 +8,7 @@
 #include "sim/base/error.h"
 #include "sim/base/plot.h"
 #include "sim/base/stats.h"
+#include "sim/base/file.h"
 
 #include <glib/gstdio.h>
 #include <math.h>
@@ -191,6 +192,14 @@ dps_cmd_collective_compare (char **files, const char *topology, const DpsProfile
   g_autoptr (GArray) all = g_array_new (FALSE, TRUE, sizeof (DpsCompareResult));
   g_autoptr (GString) o = g_string_new (format == DPS_FORMAT_CSV ? csv_header : NULL);
   g_autoptr (GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);   /* said unless an error is */
+  for (guint f = 0; files[f] && !error; f++)
+    for (guint k = 0; k < f && !error; k++)
+      if (dps_same_file (files[k], files[f])) {   /* its rows would count twice */
+        if (g_str_equal (files[k], files[f]))
+          g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--compare: %s given twice", files[f]);
+        else
+          g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--compare: %s is %s again (given twice)", files[f], files[k]);
+      }
   for (guint f = 0; files[f] && !error; f++) {
     char *died = NULL;
     g_autoptr (GPtrArray) tables = dps_reference_load_all (files[f], &died, &error);   /* a log may hold several runs */

@@ -211,6 +211,15 @@ check_extension (const char *path, const char *flag, GError **error)
   return FALSE;
 }
 
+/* Whether a and b are one file (the same device and inode: a link or
+ * another spelling counts); FALSE when either cannot be read. */
+gboolean
+dps_same_file (const char *a, const char *b)
+{
+  GStatBuf sa, sb;
+  return g_stat (a, &sa) == 0 && g_stat (b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 /* What path is, in words ("a directory", "a FIFO", "a character device",
  * "a regular file", "nothing"), for messages. */
 const char *

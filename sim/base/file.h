@@ -50,6 +50,7 @@ typedef struct {
 void          dps_file_guard_begin (const DpsOutputRule *rules, int n_rules);
 void          dps_file_guard_end (void);
 const char   *dps_path_kind (const char *path);
+gboolean      dps_same_file (const char *a, const char *b);
 char         *dps_read_file (const char *path, const char *what, gsize *len, GError **error);
 gboolean      dps_output_kind (const char *path, const char *flag, DpsOutputKind *kind, GError **error);
 gboolean      dps_output_beside (const char *path, const char *flag, const char *given, GError **error);
