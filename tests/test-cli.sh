@@ -364,6 +364,18 @@ if grep -q "global batch 512," "$tmp/advg" && [ -n "$(awk '$1 == "defaults" && $
    && ! awk '$1 ~ /^[1-5]$/ || $1 ~ /^p[1-5]$/' "$tmp/advg" | grep -q " 4 x 1 \| 2 x 2 \| 1 x 4 "; then ok
 else ko "advise --global-batch 512: $(grep -A3 '^ *cap_MiB' "$tmp/advg")"; fi
 expect 2 "\-\-global-batch: 100 samples do not split evenly over 64 GPUs" -- advise --gpus 64 --global-batch 100
+# --format csv and json: the same defaults row as the table (step_s x 1000 = its step_ms), every
+# candidate that fits, each kind ranked by samples/s, fastest first
+"$bin" advise --gpus 8 >"$tmp/advt" 2>/dev/null
+"$bin" advise --gpus 8 --format csv >"$tmp/adv.csv" 2>/dev/null
+"$bin" advise --gpus 8 --format json >"$tmp/adv.json" 2>/dev/null
+tstep=$(awk '$1 == "defaults" { print $8 }' "$tmp/advt")
+cstep=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i } $1 == "defaults" { printf "%.2f", $h["step_s"] * 1e3 }' "$tmp/adv.csv")
+if head -1 "$tmp/adv.csv" | grep -q "^rank,kind,.*,step_s,samples_per_s,.*,memory_GB,fits," && [ -n "$tstep" ] && [ "$tstep" = "$cstep" ] \
+   && awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next } $1 != "defaults" { v = $h["samples_per_s"]; if (last[$2] != "" && v > last[$2]) bad = 1; last[$2] = v; n[$2]++ }
+               END { exit bad || n["ddp-settings"] < 1 || n["plan"] < 1 }' "$tmp/adv.csv" \
+   && [ "$(grep -c '"rank" :' "$tmp/adv.json")" -eq "$(($(wc -l <"$tmp/adv.csv") - 1))" ]; then ok
+else ko "advise --format csv/json: table $tstep ms, csv $cstep ms: $(head -3 "$tmp/adv.csv")"; fi
 expect 2 "\-\-batch and \-\-global-batch" -- advise --gpus 64 --global-batch 512 --batch 8
 # a price per topology: the file's price_per_gpu_hour_usd prices its own
 # rows (8 GPUs x $3/h x step_s / 3600 per step, per million samples that

@@ -17,6 +17,7 @@
 #include "sim/app/cli-ddp.h"
 #include "sim/base/error.h"
 #include "sim/base/progress.h"
+#include "sim/base/json-util.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -115,8 +116,6 @@ setup (DpsDdpOpts *o, int argc, char **argv, DpsDdpConfig *base, DpsModel **mode
   else if (o->bucket_cap || o->grad_accum || o->grad_dtype || o->compress)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT,
                  "--bucket-cap-mb, --grad-accum, --grad-dtype and --compress are what advise searches: drop them");
-  else if (o->format)
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--format: advise writes a table");
   else if (o->trace || o->plot)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: only for dpscale predict (advise weighs many plans)",
                  o->trace ? "--trace" : "--plot");
@@ -324,6 +323,107 @@ report_plans (GString *out, const DpsDdpConfig *base, const Candidate *def, cons
     g_string_append (out, "no plan fits: a smaller --batch, more GPUs, or a device with more memory\n");
 }
 
+/* Machine-readable: the defaults, then every DDP setting and every plan
+ * that fits, fastest first within each; units in the names. */
+static const char *const advise_csv_header =
+  "rank,kind,strategy,tp,pp,checkpoint,flash_attention,bucket_cap_MiB,micro_batch,grad_accum,grad_dtype,"
+  "compress,step_s,samples_per_s,gain_pct,exposed_comm_s,memory_GB,fits,usd_per_Msample\n";
+
+typedef struct { const char *rank, *kind; const Candidate *cd; } Row;
+
+static GArray *
+machine_rows (const Candidate *def, const GArray *all, const GArray *plans)
+{
+  GArray *rows = g_array_new (FALSE, FALSE, sizeof (Row));
+  Row r = { "defaults", "ddp-settings", def };
+  g_array_append_val (rows, r);
+  for (guint i = 0; i < all->len; i++) {
+    Row x = { NULL, "ddp-settings", &g_array_index (all, Candidate, i) };
+    g_array_append_val (rows, x);
+  }
+  for (guint i = 0; i < plans->len; i++) {
+    Row x = { NULL, "plan", &g_array_index (plans, Candidate, i) };
+    g_array_append_val (rows, x);
+  }
+  return rows;
+}
+
+static void
+report_machine (GString *out, DpsFormat format, const DpsDdpConfig *base, const Candidate *def, const GArray *all,
+                const GArray *plans)
+{
+  g_autoptr (GArray) rows = machine_rows (def, all, plans);
+  double price = base->price_per_gpu_hour;
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  if (format == DPS_FORMAT_CSV)
+    g_string_append (out, advise_csv_header);
+  else
+    json_builder_begin_array (b);
+  int n_ddp = 0, n_plan = 0;
+  for (guint i = 0; i < rows->len; i++) {
+    const Row *row = &g_array_index (rows, Row, i);
+    const Candidate *cd = row->cd;
+    gboolean plan = g_str_equal (row->kind, "plan");
+    g_autofree char *rank = row->rank ? g_strdup (row->rank) : plan ? g_strdup_printf ("p%d", ++n_plan)
+                                                                     : g_strdup_printf ("%d", ++n_ddp);
+    const char *strategy = dps_strategy_name (plan ? cd->strategy : DPS_STRATEGY_DDP);
+    int tp = plan ? MAX (1, cd->tp) : 1, pp = plan ? MAX (1, cd->pp) : 1;
+    double gain = 100 * (cd->r.samples_per_s / def->r.samples_per_s - 1);
+    const char *grad = plan ? "" : dps_dtype_name (cd->grad), *comp = plan ? "" : compress_name (cd->compress);
+    if (format == DPS_FORMAT_CSV) {
+      g_string_append_printf (out, "%s,%s,%s,%d,%d,%d,%d,", rank, row->kind, strategy, tp, pp, plan && cd->ckpt,
+                              plan && cd->flash);
+      dps_csv_num (out, cd->cap_mib, !plan);
+      g_string_append_printf (out, ",%d,%d,%s,%s,", cd->micro, cd->accum, grad, comp);
+      double v[] = { cd->r.step_mean_s, cd->r.samples_per_s, gain, cd->r.exposed_comm_s, cd->r.memory.total / 1e9 };
+      for (gsize k = 0; k < G_N_ELEMENTS (v); k++) {
+        dps_csv_num (out, v[k], TRUE);
+        g_string_append_c (out, ',');
+      }
+      g_string_append_printf (out, "%d,", cd->r.fits);
+      dps_csv_num (out, cd->r.cost_per_msample, price > 0);
+      g_string_append_c (out, '\n');
+      continue;
+    }
+    json_builder_begin_object (b);
+#define S(k, v) json_builder_set_member_name (b, k), json_builder_add_string_value (b, v)
+#define D(k, v) json_builder_set_member_name (b, k), json_builder_add_double_value (b, v)
+#define I(k, v) json_builder_set_member_name (b, k), json_builder_add_int_value (b, v)
+    S ("rank", rank);
+    S ("kind", row->kind);
+    S ("strategy", strategy);
+    I ("tp", tp);
+    I ("pp", pp);
+    json_builder_set_member_name (b, "checkpoint"), json_builder_add_boolean_value (b, plan && cd->ckpt);
+    json_builder_set_member_name (b, "flash_attention"), json_builder_add_boolean_value (b, plan && cd->flash);
+    if (!plan) {
+      D ("bucket_cap_MiB", cd->cap_mib);
+      S ("grad_dtype", grad);
+      S ("compress", comp);
+    }
+    I ("micro_batch", cd->micro);
+    I ("grad_accum", cd->accum);
+    D ("step_s", cd->r.step_mean_s);
+    D ("samples_per_s", cd->r.samples_per_s);
+    D ("gain_pct", gain);
+    D ("exposed_comm_s", cd->r.exposed_comm_s);
+    D ("memory_GB", cd->r.memory.total / 1e9);
+    json_builder_set_member_name (b, "fits"), json_builder_add_boolean_value (b, cd->r.fits);
+    if (price > 0)
+      D ("usd_per_Msample", cd->r.cost_per_msample);
+#undef S
+#undef D
+#undef I
+    json_builder_end_object (b);
+  }
+  if (format == DPS_FORMAT_JSON) {
+    json_builder_end_array (b);
+    g_autofree char *text = dps_json_builder_to_text (b, TRUE);
+    g_string_append (out, text);
+    g_string_append_c (out, '\n');
+  }
+}
+
 /* The defaults, the best five, and the best with exact gradients (no
  * PowerSGD) where it is not among them, each a row; the reasons. */
 static void
@@ -394,6 +494,7 @@ dps_cmd_advise (int argc, char **argv)
   g_autoptr (DpsModel) model = NULL;
   g_autoptr (DpsTopo) topo = NULL;
   gint64 batch = 4;
+  DpsFormat format = DPS_FORMAT_TABLE;
   Candidate def = { .cap_mib = 25, .micro = 4, .accum = 1, .grad = DPS_DTYPE_FP32, .compress = DPS_COMPRESS_NONE };
   if (dps_cli_parse ("advise", "the DDP settings that give the most throughput per dollar",
                      "For --model on --topology with --gpus (default: GPT-2 XL, 64 H100s), searches the\n"
@@ -404,6 +505,7 @@ dps_cmd_advise (int argc, char **argv)
                      "--price-per-gpu-hour 2.5",
                      entries, &argc, &argv, &error)
       && setup (&o, argc, argv, &base, &model, &topo, &batch, &error)
+      && dps_cli_format (o.format, &format, &error)
       && (def.micro = (int) batch, evaluate (&base, &def, &error))) {
     dps_progress_begin ("advise");
     int tried = 0, tried_plans;
@@ -414,8 +516,11 @@ dps_cmd_advise (int argc, char **argv)
     GArray *plans = search_plans (&base, (int) batch, &tried_plans);
     dps_progress_end ();
     g_autoptr (GString) out = g_string_new (NULL);
-    report (out, model, topo, &base, &def, all, tried);
-    report_plans (out, &base, &def, plans, tried_plans);
+    if (format == DPS_FORMAT_TABLE) {
+      report (out, model, topo, &base, &def, all, tried);
+      report_plans (out, &base, &def, plans, tried_plans);
+    } else
+      report_machine (out, format, &base, &def, all, plans);
     dps_cli_emit (o.output, out, &error);
     if (!error && all->len == 0 && plans->len == 0)
       g_set_error (&error, DPS_ERROR, DPS_ERROR_LIMIT, "no configuration fits the %s's memory",
