@@ -1,5 +1,6 @@
 /* cli-util — what every subcommand shares: option parsing with one-line
- * errors, the topology options, and writing results whole or not at all. */
+ * errors, the topology options, and writing results whole or not at all.
+ * The flags' values are read by cli-values.h. */
 #pragma once
 
 
@@ -7,11 +8,10 @@
 #include "sim/topo.h"
 #include "sim/strategy-kind.h"
 #include "calibrate/profile-apply.h"
+#include "sim/app/cli-values.h"
 
 #define DPS_EXIT_USAGE 2
 #define DPS_DEFAULT_TOPOLOGY "dgx-h100"
-
-#define DPS_UNSET_INT G_MININT
 
 /* A collective's 28 default sizes at 32768 GPUs take about 1 s on dgx-h100
  * and 2 s on NVL72 racks (each algorithm's plan run through the flow model
@@ -34,8 +34,6 @@
  * and calibrate fix SGD, the step their calibration times. */
 #define DPS_CLI_OPTIMIZER "adam"
 
-typedef enum { DPS_FORMAT_TABLE, DPS_FORMAT_CSV, DPS_FORMAT_JSON } DpsFormat;
-
 gboolean  dps_cli_parse (const char *cmd, const char *summary, const char *description,
                          GOptionEntry *entries, int *argc, char ***argv, GError **error);
 
@@ -48,15 +46,6 @@ typedef struct {
 void      dps_cli_deprecated (const char *cmd, const DpsCliAlias *aliases, int argc, char **argv);
 /* -n, once nodes in predict, sweep and topo: nccl-tests' -n is iterations */
 extern const DpsCliAlias dps_cli_nodes_alias[];
-double    dps_cli_unset (void);
-gboolean  dps_cli_is_unset (double v);
-gboolean  dps_cli_int_given (const char *flag, int *v, int lo, int hi, int fallback, GError **error);
-/* --strategy's text (ours or PyTorch's name) into *out; FALSE with the
- * flag's error otherwise. */
-gboolean  dps_cli_strategy (const char *text, DpsStrategy *out, GError **error);
-gboolean  dps_cli_double_given (const char *flag, double *v, double lo, gboolean lo_closed, double hi,
-                                double fallback, GError **error);
-gboolean  dps_cli_format (const char *text, DpsFormat *out, GError **error);
 DpsTopo  *dps_cli_topology (const char *name, int nodes, int gpus, int *n_gpus, GError **error);
 DpsTopo  *dps_cli_topology_calibrated (const char *name, const DpsProfile *profile, int nodes, int gpus,
                                        int *n_gpus, GError **error);
@@ -67,11 +56,5 @@ gboolean  dps_cli_check_prefix (const char *flag, const char *prefix, GError **e
 gboolean  dps_cli_check_output (const char *flag, const char *path, GError **error);
 void      dps_cli_name_flag (GError *error);
 int       dps_cli_fail (const char *cmd, GError *error);
-gboolean  dps_cli_parse_masks (const char *algo_list, const char *proto_list, guint *algo_mask,
-                               guint *proto_mask, GError **error);
-char    **dps_cli_split_list (const char *flag, const char *text, GError **error);
-gboolean  dps_cli_check_topologies (const char *const *names, GError **error);
-gboolean  dps_cli_parse_int_list (const char *flag, const char *text, gint64 min, gint64 max,
-                                  GArray **out, GError **error);
 void      dps_cli_network_table (GString *out, const DpsProfile *p, const DpsTopoSpec *spec);
 void      dps_csv_num (GString *o, double v, gboolean have);
