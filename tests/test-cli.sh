@@ -354,15 +354,15 @@ if awk '$1 ~ /^p[1-5]$/ { v = $(NF - 4); if (prev != "" && v > prev) bad = 1; pr
 if grep -q "DDP's defaults DO NOT FIT" "$tmp/adv8" && grep -q "^best plan: \(fsdp\|hsdp\|zero\)" "$tmp/adv8"; then ok
 else ko "advise llama3-8b: $(grep -A4 '^parallelism' "$tmp/adv8")"; fi
 expect 2 "what advise searches" -- advise --bucket-cap-mb 50
-# --global-batch 512 on 64 GPUs is 8 samples a GPU: advise's rows split
+# --global-batch 128 on 16 GPUs is 8 samples a GPU: advise's rows split
 # those 8 (its defaults row "8 x 1", the step of advise --batch 8), not
 # the default 4 while simulating 8 (which told users to halve their batch)
-"$bin" advise --gpus 64 --global-batch 512 >"$tmp/advg" 2>"$tmp/err"
-"$bin" advise --gpus 64 --batch 8 >"$tmp/adv8b" 2>"$tmp/err"
-if grep -q "global batch 512," "$tmp/advg" && [ -n "$(awk '$1 == "defaults" && $3 == "8" && $5 == "1"' "$tmp/advg")" ] \
+"$bin" advise --gpus 16 --global-batch 128 >"$tmp/advg" 2>"$tmp/err"
+"$bin" advise --gpus 16 --batch 8 >"$tmp/adv8b" 2>"$tmp/err"
+if grep -q "global batch 128," "$tmp/advg" && [ -n "$(awk '$1 == "defaults" && $3 == "8" && $5 == "1"' "$tmp/advg")" ] \
    && [ "$(awk '$1 == "defaults" { print $8 }' "$tmp/advg")" = "$(awk '$1 == "defaults" { print $8 }' "$tmp/adv8b")" ] \
    && ! awk '$1 ~ /^[1-5]$/ || $1 ~ /^p[1-5]$/' "$tmp/advg" | grep -q " 4 x 1 \| 2 x 2 \| 1 x 4 "; then ok
-else ko "advise --global-batch 512: $(grep -A3 '^ *cap_MiB' "$tmp/advg")"; fi
+else ko "advise --global-batch 128: $(grep -A3 '^ *cap_MiB' "$tmp/advg")"; fi
 expect 2 "\-\-global-batch: 100 samples do not split evenly over 64 GPUs" -- advise --gpus 64 --global-batch 100
 # --format csv and json: the same defaults row as the table (step_s x 1000 = its step_ms), every
 # candidate that fits, each kind ranked by samples/s, fastest first
