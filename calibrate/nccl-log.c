@@ -117,7 +117,7 @@ typedef struct {
   GHashTable      *ranks, *hosts;   /* the "#  Rank" lines' rank ids and host names */
   GHashTable      *seen;            /* row key -> its line */
   GArray          *rows;            /* DpsCalPoint, ranks and nodes not yet set */
-  int              wrong_rows, wrong_line, repeat_rows, repeat_line, repeat_of, last_line;
+  int              wrong_rows, wrong_line, repeat_rows, repeat_line, repeat_of, last_line, zero_rows, zero_line;
   gboolean         footer, header, halves;
   double           ratio, ratio_alg;   /* busbw / algbw of the row of the largest algbw, that algbw */
 } Parse;
@@ -322,8 +322,11 @@ row_line (Parse *ps, char *l, int ln, const char *next, GError **error)
   ps->last_line = ln;
   if (ps->hints && ps->hints->redop[0] == 0)
     g_strlcpy (ps->hints->redop, tok[3], sizeof ps->hints->redop);
-  if (size == 0 || t_oop <= 0)
+  if (size == 0 || t_oop <= 0) {   /* nothing timed: left out, and said (hints) */
+    if (!ps->zero_rows++)
+      ps->zero_line = ln;
     return TRUE;
+  }
   /* a row of wrong results times a broken collective; a row repeated (the
    * same size, type, operation and root) would weigh twice: both are left
    * out of the fit, and the caller is told (hints) */
@@ -373,6 +376,8 @@ finish (Parse *ps, DpsCalData *into, GError **error)
     hints->repeat_rows = ps->repeat_rows;
     hints->repeat_line = ps->repeat_line;
     hints->repeat_of = ps->repeat_of;
+    hints->zero_rows = ps->zero_rows;
+    hints->zero_line = ps->zero_line;
   }
   if (!ps->header && hints && hints->start_line > 0) {
     hints->no_table = TRUE;   /* a later run that died before its table: not an error of the log */
@@ -511,6 +516,9 @@ dps_nccl_log_load_warn (const char *path, DpsCalData *into, char **device, char 
     if (hints.wrong_rows)
       g_string_append_printf (w, "%s:%d: %d row%s with a non-zero #wrong count (the first here): left out of the fit\n",
                               path, hints.wrong_line, hints.wrong_rows, hints.wrong_rows == 1 ? "" : "s");
+    if (hints.zero_rows)
+      g_string_append_printf (w, "%s:%d: %d row%s of size 0 or time 0 (the first here): nothing timed, left out of the fit\n",
+                              path, hints.zero_line, hints.zero_rows, hints.zero_rows == 1 ? "" : "s");
     if (hints.repeat_rows)
       g_string_append_printf (w, "%s:%d: repeats the row of line %d (%d repeated row%s): left out of the fit\n", path,
                               hints.repeat_line, hints.repeat_of, hints.repeat_rows, hints.repeat_rows == 1 ? "" : "s");

@@ -49,6 +49,7 @@ typedef struct {
   char     redop[16];          /* out: the first row's redop column ("sum", "none") */
   int      footer_missing;     /* out: the last row's line when no footer follows it (0: there is one) */
   int      wrong_rows, wrong_line;           /* out: rows left out for a non-zero #wrong, the first's line */
+  int      zero_rows, zero_line;             /* out: rows of size 0 or time 0 left out, the first's line */
   int      repeat_rows, repeat_line, repeat_of;   /* out: rows left out as repeats, the first's line and its original's */
 } DpsNcclLogHints;
 

@@ -248,6 +248,12 @@ dps_model_load_csv_data (const char *name, const char *data, gssize len, GError 
   gboolean header = FALSE;
   for (int i = 0; lines[i]; i++) {
     int ln = i + 1;
+    /* layer names reach traces (JSON) and plots: text, as the topology and
+     * model readers require */
+    if (!g_utf8_validate (lines[i], -1, NULL)) {
+      dps_set_error_at (error, name, ln, "not UTF-8 text");
+      return NULL;
+    }
     char *l = g_strstrip (lines[i]);
     if (!l[0])
       continue;

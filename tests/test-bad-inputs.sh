@@ -314,6 +314,9 @@ expect 2 "\-\-bucket-cap-mb: inf is out of range" validate --bucket-cap-mb inf
 # a reference header that says its topology twice: neither is guessed
 sed 's/^#% topology: aws-p5$/#% topology: aws-p5\n#% topology: dgx-h100/' "$(dirname "$0")/reference/nccl/aws-p5-2n-allreduce.ref" >"$t/twice.ref"
 expect 1 "twice.ref:[0-9]*: '#% topology:' given twice (first on line [0-9]*)" collective --compare "$t/twice.ref"
+# a per-layer CSV that is not UTF-8: refused at its line (its names would reach the JSON trace)
+printf 'layer,params,forward_ms,backward_ms\nfc\377\376,10,1,2\n' >"$t/latin.csv"
+expect 1 "latin.csv:2: not UTF-8 text" predict --model "$t/latin.csv" --gpus 8
 # one log given twice to --compare (by name, or by another spelling): its rows would count twice
 p5="$(dirname "$0")/reference/nccl/aws-p5-2n-allreduce.ref"
 expect 2 "\-\-compare: .*aws-p5-2n-allreduce.ref given twice" collective --compare "$p5" "$p5"
@@ -388,6 +391,10 @@ expect 0 "wrong.log:27: 1 row with a non-zero #wrong count (the first here): lef
 if grep -q ",8388608," "$t/w.csv"; then ko "a row of wrong results was fitted: $(grep 8388608 "$t/w.csv")"; else ok; fi
 sed 's/ 0$/ 1/' "$log" >"$t/allwrong.log"
 expect 1 "allwrong.log:17: every result row has a non-zero #wrong count" calibrate --import "$t/allwrong.log" -o "$t/never.calib"
+# a row of size 0 or time 0 times nothing: left out, and said (it was dropped silently)
+sed '17s/^           8             2     float     sum      -1    70.00/           0             0     float     sum      -1     0.00/' "$log" >"$t/zero.log"
+expect 0 "zero.log:17: 1 row of size 0 or time 0 (the first here): nothing timed, left out of the fit" \
+  calibrate --import "$t/zero.log" -o "$t/z.calib"
 # a row pasted twice would weigh twice: the repeat (line 24 of line 23's 32768 bytes) is left out
 sed '/^ *32768 /p' "$log" >"$t/rep.log"
 expect 0 "rep.log:24: repeats the row of line 23 (1 repeated row): left out of the fit" \
