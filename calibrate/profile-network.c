@@ -98,8 +98,13 @@ dps_profile_network_spec (const DpsProfile *p, int ranks, int nodes, GError **er
                    p->path ? p->path : "profile");
     return s;
   }
-  g_autofree char *path = dps_topo_find (p->net_topology, error);
-  return path ? dps_topo_spec_load (path, error) : NULL;
+  g_autoptr (GError) why = NULL;
+  g_autofree char *path = dps_topo_find (p->net_topology, &why);
+  DpsTopoSpec *s = path ? dps_topo_spec_load (path, &why) : NULL;
+  if (!s)   /* said of the profile, not of a --topology nobody gave */
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: its network fit's %s", p->path ? p->path : "profile",
+                 why->message);
+  return s;
 }
 
 /* Fits p's measurements jointly (netfit.h) on topology (a name or path;

@@ -314,6 +314,11 @@ expect 2 "\-\-bucket-cap-mb: inf is out of range" validate --bucket-cap-mb inf
 # a reference header that says its topology twice: neither is guessed
 sed 's/^#% topology: aws-p5$/#% topology: aws-p5\n#% topology: dgx-h100/' "$(dirname "$0")/reference/nccl/aws-p5-2n-allreduce.ref" >"$t/twice.ref"
 expect 1 "twice.ref:[0-9]*: '#% topology:' given twice (first on line [0-9]*)" collective --compare "$t/twice.ref"
+# a profile whose network fit names a topology that is not there: said of the profile, not of a
+# --topology nobody gave
+"$bin" calibrate --import "$(dirname "$0")/data/nccl-tests-1x8.log" --topology dgx-h100 -o "$t/h.calib" >/dev/null 2>&1
+sed 's/^topology=dgx-h100$/topology=nosuch/' "$t/h.calib" >"$t/nosuch.calib"
+expect 1 "nosuch.calib: its network fit's topology: no file 'nosuch'" predict --calibration "$t/nosuch.calib"
 # a per-layer CSV that is not UTF-8: refused at its line (its names would reach the JSON trace)
 printf 'layer,params,forward_ms,backward_ms\nfc\377\376,10,1,2\n' >"$t/latin.csv"
 expect 1 "latin.csv:2: not UTF-8 text" predict --model "$t/latin.csv" --gpus 8
