@@ -114,10 +114,11 @@ fields (const char *l, GStrv *owner, char **tok, int max)
 typedef struct {
   const char      *name;
   DpsNcclLogHints *hints;
-  GHashTable      *ranks, *hosts;   /* the "#  Rank" lines' rank ids and host names */
+  GHashTable      *ranks, *hosts;   /* the "#  Rank" lines' rank ids (-> their line) and host names */
   GHashTable      *seen;            /* row key -> its line */
   GArray          *rows;            /* DpsCalPoint, ranks and nodes not yet set */
   int              wrong_rows, wrong_line, repeat_rows, repeat_line, repeat_of, last_line, zero_rows, zero_line;
+  int              rank_twice, rank_line, rank_first;   /* a rank listed twice: its line, its first */
   gboolean         footer, header, halves;
   double           ratio, ratio_alg;   /* busbw / algbw of the row of the largest algbw, that algbw */
 } Parse;
@@ -143,7 +144,7 @@ header_line (Parse *ps, const char *l)
  * ("#  Rank  0 Group  0 Pid  123 on HOST device  0 [0x07] NAME"; older:
  * no Group). */
 static void
-comment_line (Parse *ps, const char *l)
+comment_line (Parse *ps, const char *l, int ln)
 {
   if (strstr (l, "Avg bus bandwidth"))
     ps->footer = TRUE;
@@ -159,7 +160,14 @@ comment_line (Parse *ps, const char *l)
   if (n >= 4 && g_str_equal (tok[0], "Rank"))
     for (int j = 2; j + 1 < n; j++)
       if (g_str_equal (tok[j], "on")) {
-        g_hash_table_add (ps->ranks, g_strdup (tok[1]));
+        int first = GPOINTER_TO_INT (g_hash_table_lookup (ps->ranks, tok[1]));
+        if (first && !ps->rank_twice) {   /* the count would be one short */
+          ps->rank_twice = (int) g_ascii_strtoll (tok[1], NULL, 10) + 1;
+          ps->rank_line = ln;
+          ps->rank_first = first;
+        }
+        if (!first)
+          g_hash_table_insert (ps->ranks, g_strdup (tok[1]), GINT_TO_POINTER (ln));
         g_hash_table_add (ps->hosts, g_strdup (tok[j + 1]));
         /* "... device  0 [0x07] NVIDIA H100 80GB HBM3": the name after the bus id */
         const char *bus = strstr (l, "] ");
@@ -362,6 +370,9 @@ row_line (Parse *ps, char *l, int ln, const char *next, GError **error)
 static gboolean
 finish (Parse *ps, DpsCalData *into, GError **error)
 {
+  if (ps->rank_twice)
+    return dps_set_error_at (error, ps->name, ps->rank_line, "rank %d is listed twice (first on line %d): "
+                             "the rank count cannot be told", ps->rank_twice - 1, ps->rank_first);
   int n_ranks = (int) g_hash_table_size (ps->ranks), n_nodes = MAX (1, (int) g_hash_table_size (ps->hosts));
   DpsNcclLogHints *hints = ps->hints;
   /* a header's counts stand for Rank lines that were not pasted, or only
@@ -446,7 +457,7 @@ dps_nccl_log_parse_hinted (const char *name, const char *text, gssize len, DpsNc
       break;
     }
     if (l[0] == '#')
-      comment_line (&ps, l);
+      comment_line (&ps, l, i + 1);
     else if (nccl_debug_line (l))
       ;   /* NCCL_DEBUG's lines, before, inside or after the table */
     else if (!ps.header && !ps.footer && headless_row (l))

@@ -396,6 +396,9 @@ expect 0 "wrong.log:27: 1 row with a non-zero #wrong count (the first here): lef
 if grep -q ",8388608," "$t/w.csv"; then ko "a row of wrong results was fitted: $(grep 8388608 "$t/w.csv")"; else ok; fi
 sed 's/ 0$/ 1/' "$log" >"$t/allwrong.log"
 expect 1 "allwrong.log:17: every result row has a non-zero #wrong count" calibrate --import "$t/allwrong.log" -o "$t/never.calib"
+# a log that lists a rank twice (rank 6's line says 5): fitted as 7 ranks before; refused at its line
+sed '11s/Rank  6/Rank  5/' "$log" >"$t/rank2.log"
+expect 1 "rank2.log:11: rank 5 is listed twice (first on line 10)" calibrate --import "$t/rank2.log" -o "$t/never.calib"
 # a row of size 0 or time 0 times nothing: left out, and said (it was dropped silently)
 sed '17s/^           8             2     float     sum      -1    70.00/           0             0     float     sum      -1     0.00/' "$log" >"$t/zero.log"
 expect 0 "zero.log:17: 1 row of size 0 or time 0 (the first here): nothing timed, left out of the fit" \
