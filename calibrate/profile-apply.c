@@ -3,6 +3,7 @@
 #include "calibrate/profile-device.h"
 #include "sim/topo-load.h"
 #include "sim/base/error.h"
+#include "sim/base/file.h"
 
 #include <stdarg.h>
 
@@ -34,6 +35,13 @@ dps_profile_network_applies (const DpsProfile *p, const char *name, char **note)
 {
   if (!p)
     return FALSE;
+  if (name && p->net.fitted && p->net_topology && g_strcmp0 (name, p->net_topology) != 0) {
+    /* its multipliers of another topology's figures, applied here: said */
+    g_autofree char *a = dps_topo_find (name, NULL), *b = dps_topo_find (p->net_topology, NULL);
+    if (!a || !b || !dps_same_file (a, b))
+      add_note (note, "%s was fitted on %s: its network multipliers are applied to %s's figures", profile_name (p),
+                p->net_topology, name);
+  }
   if (!name || g_strcmp0 (p->data->backend, "cpu-mpi") != 0)
     return TRUE;
   add_note (note, "%s measured MPI ranks on CPU cores: its collective figures are not applied to %s "

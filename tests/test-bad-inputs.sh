@@ -319,6 +319,12 @@ expect 1 "twice.ref:[0-9]*: '#% topology:' given twice (first on line [0-9]*)" c
 "$bin" calibrate --import "$(dirname "$0")/data/nccl-tests-1x8.log" --topology dgx-h100 -o "$t/h.calib" >/dev/null 2>&1
 sed 's/^topology=dgx-h100$/topology=nosuch/' "$t/h.calib" >"$t/nosuch.calib"
 expect 1 "nosuch.calib: its network fit's topology: no file 'nosuch'" predict --calibration "$t/nosuch.calib"
+# a profile fitted on one topology applied to another: taken, and said (it was silent)
+"$bin" predict --calibration "$t/h.calib" --topology dgx-a100 --gpus 16 >/dev/null 2>"$t/err"
+if grep -q "h.calib was fitted on dgx-h100: its network multipliers are applied to dgx-a100's figures" "$t/err"; then ok
+else ko "no note for a dgx-h100 profile on dgx-a100: $(cat "$t/err")"; fi
+"$bin" predict --calibration "$t/h.calib" --topology dgx-h100 --gpus 16 >/dev/null 2>"$t/err"
+if [ ! -s "$t/err" ]; then ok; else ko "a note for a profile on its own topology: $(cat "$t/err")"; fi
 # a per-layer CSV that is not UTF-8: refused at its line (its names would reach the JSON trace)
 printf 'layer,params,forward_ms,backward_ms\nfc\377\376,10,1,2\n' >"$t/latin.csv"
 expect 1 "latin.csv:2: not UTF-8 text" predict --model "$t/latin.csv" --gpus 8
