@@ -278,7 +278,7 @@ expect 2 "\-\-slow-factor: 0 is out of range" predict --slow-replicas 1 --slow-f
 expect 2 "\-\-slow-factor: -1 is out of range" predict --slow-factor -1
 expect 2 "\-\-loader-rate: 0 is out of range" predict --loader-rate 0
 expect 2 "\-\-loader-rate: inf is out of range" predict --loader-rate inf
-expect 2 "\-\-batch: 0 is out of range (1 to 1048576)" calibrate --batch 0
+expect 2 "\-\-batch: 0 is out of range (a whole number, at least 1, at most 1048576)" calibrate --batch 0
 expect 2 "\-\-batch: -5 is out of range" calibrate --batch -5
 expect 2 "\-\-link-gbps: 0 is out of range" calibrate --link-gbps 0
 expect 2 "\-\-gpus: -1 is not 1 to 256" run --gpus -1
@@ -289,8 +289,8 @@ expect 2 "\-\-timeout: 0 is out of range" run --timeout 0
 expect 2 "\-\-timeout: nan is out of range" run --timeout nan
 expect 2 "\-\-timeout: -inf is out of range" run --timeout -inf
 expect 2 "\-\-link-gbps: nan is out of range" run --link-gbps nan
-expect 2 "\-\-first-bucket-mb: must be 0 or more" run --first-bucket-mb -1
-expect 2 "\-\-first-bucket-mb: '-1' is not a number of at least 0" predict --first-bucket-mb -1
+expect 2 "\-\-first-bucket-mb: -1 is out of range (at least 0" run --first-bucket-mb -1
+expect 2 "\-\-first-bucket-mb: -1 is out of range (at least 0" predict --first-bucket-mb -1
 expect 2 "\-\-timeout: 0 is out of range" validate --timeout 0
 expect 2 "\-\-global-batch: 0 is out of range" validate --global-batch 0
 # a global batch that some replica count cannot split evenly: refused before any work, not rounded

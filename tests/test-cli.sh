@@ -177,7 +177,7 @@ expect 0 "step time" -- predict
 expect 0 "scaling eff" -- predict --model resnet50 --topology dgx-a100 --gpus 16 --batch 64
 expect 2 "\-\-gpus: 12 GPUs span nodes of 8" -- predict --gpus 12
 expect 2 "\-\-gpus: '0'" -- predict --gpus 0
-expect 2 "\-\-bucket-cap-mb: '0'" -- predict --bucket-cap-mb 0
+expect 2 "\-\-bucket-cap-mb: 0 is out of range (more than 0" -- predict --bucket-cap-mb 0
 expect 2 "\-\-compress: 'zip'" -- predict --compress zip
 expect 2 "\-\-global-batch: 8 samples cannot be split over 64" -- predict --global-batch 8
 # a global batch that does not split evenly is refused, with the two that would (not rounded up)

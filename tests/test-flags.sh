@@ -164,4 +164,30 @@ T
 "$bin" predict --gpus 8 --format json --optimizer sgd >"$tmp/sgd.json" 2>/dev/null
 if [ "$(num optimizer "$tmp/d.json")" != "$(num optimizer "$tmp/sgd.json")" ]; then ok; else ko "predict's default optimizer is SGD"; fi
 
+# one range per shared flag (sim/app/cli-values.c): every command that
+# lists the flag in --help refuses the same value past it with the same
+# range (before: run took --bucket-cap-mb 1e308, predict refused it;
+# --grad-accum was 1e6 in predict, 1024 in run)
+while read -r flag bad range; do
+  [ -z "$flag" ] && continue
+  n=0
+  for cmd in predict sweep advise run validate calibrate; do
+    "$bin" "$cmd" --help 2>/dev/null | grep -q -- " $flag=" || continue
+    n=$((n + 1))
+    run "$cmd" "$flag" "$bad"
+    if [ "$got" -eq 2 ] && grep -qF -- "$flag: $bad is out of range ($range)" "$tmp/err"; then ok
+    elif [ "$cmd" = advise ] && grep -q "what advise searches" "$tmp/err"; then ok   # advise searches it: refused as a flag
+    else ko "dpscale $cmd $flag $bad -> exit $got: $(head -1 "$tmp/err") (want '$range')"; fi
+  done
+  [ $n -ge 2 ] && ok || ko "$flag: in $n commands' --help, not a shared flag"
+done <<'T'
+--bucket-cap-mb 2000000 more than 0, at most 1000000
+--first-bucket-mb 2000000 at least 0, at most 1000000
+--batch 2000000 a whole number, at least 1, at most 1048576
+--grad-accum 5000 a whole number, at least 1, at most 4096
+--jitter 11 at least 0, at most 10
+--link-gbps 2000000 more than 0, at most 1000000
+--timeout 20000000 more than 0, at most 10000000
+T
+
 finish flags

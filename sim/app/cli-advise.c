@@ -111,6 +111,7 @@ setup (DpsDdpOpts *o, int argc, char **argv, DpsDdpConfig *base, DpsModel **mode
   gint64 gpus = 64;
   *batch = 4;
   g_autoptr (DpsProfile) profile = NULL;
+  double b = 4;
   if (argc > 1)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "unknown option: unexpected argument '%s'", argv[1]);
   else if (o->bucket_cap || o->grad_accum || o->grad_dtype || o->compress)
@@ -122,12 +123,14 @@ setup (DpsDdpOpts *o, int argc, char **argv, DpsDdpConfig *base, DpsModel **mode
   else if (o->gpus && (!dps_parse_int (o->gpus, &gpus) || gpus < 1 || gpus > DPS_TOPO_MAX_GPUS))
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--gpus: '%s' is not a GPU count from 1 to %d", o->gpus,
                  DPS_TOPO_MAX_GPUS);
-  else if (o->batch && (!dps_parse_int (o->batch, batch) || *batch < 1 || *batch > 4096))
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--batch: '%s' is not a whole batch from 1 to 4096", o->batch);
+  else if (o->batch && !dps_cli_range_parse ("--batch", o->batch, &b, error))
+    ;
   else if (dps_ddp_opts_apply (o, base, error)
            && (!o->calibration || (profile = dps_profile_load (o->calibration, error)))
            && (*model = dps_ddp_model_load (o, "gpt2-xl", error)))
     dps_ddp_setup (o->topology, profile, *model, o->nodes != DPS_UNSET_INT ? o->nodes : 0, (int) gpus, base, topo, error);
+  if (!*error)
+    *batch = (gint64) b;
   /* --global-batch: the batch per GPU the search splits (into micro x
    * accumulation, or a replica's micro-batches), so that every row keeps
    * that global batch and says how */

@@ -158,9 +158,9 @@ check_opts (Opts *o, GError **error)
   const char *b = o->backend;
   if (b && !g_str_equal (b, "auto") && !g_str_equal (b, "cpu") && !g_str_equal (b, "gpu"))
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--backend: '%s' is not auto, cpu or gpu", b);
-  else if (!dps_cli_double_given ("--timeout", &o->timeout, 0, FALSE, 1e7, 600, error)
-           || !dps_cli_int_given ("--batch", &o->batch, 1, 1 << 20, 0, error)
-           || !dps_cli_double_given ("--link-gbps", &o->link_gbps, 0, FALSE, 1e6, 1, error))
+  else if (!dps_cli_range_given ("--timeout", &o->timeout, 600, error)
+           || (o->batch != DPS_UNSET_INT && !dps_cli_in_range ("--batch", o->batch, error))
+           || !dps_cli_in_range ("--link-gbps", o->link_gbps, error))
     return FALSE;
   else if (o->imports && (b || o->sizes_s || o->ranks_s))
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--import: logs replace measuring; drop --backend/--sizes/--gpus");
@@ -251,7 +251,7 @@ topology_from_logs (Opts *o, GError **error)
 static DpsProfile *
 calibrate (const Opts *o, GError **error)
 {
-  int batch = o->batch ? o->batch : o->quick ? 8 : 32;
+  int batch = o->batch != DPS_UNSET_INT ? o->batch : o->quick ? 8 : 32;
   DpsCalibrateSpec s = { .quick = o->quick, .batch = batch, .timeout_s = o->timeout, .nodes = o->nodes,
                          .link_gbps = o->link_gbps, .gap_s = !o->gap_s ? 0 : g_str_equal (o->gap_s, "step") ? -1 : o->gap_ms * 1e-3,
                          .gap_emulated = o->gap_emulated, .use_mpi = o->use_mpi, .progress = progress, .warn = warn };

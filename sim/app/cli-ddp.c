@@ -89,20 +89,6 @@ dps_ddp_opts_clear (DpsDdpOpts *o)
 }
 
 static gboolean
-flag_double (const char *flag, const char *text, double min, double *out, GError **error)
-{
-  if (!text)
-    return TRUE;
-  double v;
-  if (!dps_parse_double (text, &v) || v < min || v > 1e12) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: '%s' is not a number of at least %g", flag, text, min);
-    return FALSE;
-  }
-  *out = v;
-  return TRUE;
-}
-
-static gboolean
 check_range (const char *flag, double v, double lo, double hi, GError **error)
 {
   if (!isfinite (v) || v < lo || v > hi) {
@@ -188,7 +174,7 @@ apply_kinds (const DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
     }
   }
   double first = 1;
-  if (!flag_double ("--first-bucket-mb", o->first_bucket, 0, &first, error))
+  if (o->first_bucket && !dps_cli_range_parse ("--first-bucket-mb", o->first_bucket, &first, error))
     return FALSE;
   c->first_bucket_bytes = first * 1024 * 1024;
   if (o->mode && !g_str_equal (o->mode, "flow") && !g_str_equal (o->mode, "analytical")) {
@@ -257,7 +243,7 @@ dps_ddp_opts_apply (DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
       || !apply_kinds (o, c, error))
     return FALSE;
   if (!check_range ("--global-batch", o->global_batch, 0, 1e9, error)
-      || !check_range ("--jitter", o->jitter, 0, 10, error)
+      || !dps_cli_in_range ("--jitter", o->jitter, error)
       || !check_range ("--slow-factor", o->slow_factor, 0, 1000, error)
       || !check_range ("--os-noise-ms", o->os_noise_ms, 0, 1e6, error)
       || !check_range ("--loader-rate", o->loader_rate, 0, 1e12, error)

@@ -40,6 +40,26 @@ num_list (const char *flag, const char *text, const char *def, double lo, double
   return TRUE;
 }
 
+/* A swept list of a flag whose range is the shared one (cli-values.h). */
+static gboolean
+range_list (const char *flag, const char *text, const char *def, GArray **out, GError **error)
+{
+  g_auto (GStrv) parts = dps_cli_split_list (flag, text ? text : def, error);
+  if (!parts)
+    return FALSE;
+  GArray *a = g_array_new (FALSE, FALSE, sizeof (double));
+  for (int i = 0; parts[i]; i++) {
+    double v;
+    if (!dps_cli_range_parse (flag, parts[i], &v, error)) {
+      g_array_free (a, TRUE);
+      return FALSE;
+    }
+    g_array_append_val (a, v);
+  }
+  *out = a;
+  return TRUE;
+}
+
 /* "the values" of a swept list: all of them, or the ends and a count. */
 static void
 append_values (GString *t, const GArray *a)
@@ -212,9 +232,9 @@ setup (DpsDdpOpts *o, int argc, char **argv, Sweep *s, GError **error)
                  o->trace ? "--trace" : "--plot");
   else if (strategy_list (o, &s->strategies, error)
            && num_list ("--gpus", o->gpus, "1,2,4,8,16,32,64,128,256,512,1024", 1, DPS_SIM_MAX_GPUS, TRUE, &s->gpus, error)
-           && num_list ("--bucket-cap-mb", o->bucket_cap, "25", 1e-6, 1e6, FALSE, &s->caps, error)
-           && num_list ("--batch", o->batch, "4", 1, 1e7, FALSE, &s->batches, error)
-           && num_list ("--grad-accum", o->grad_accum, "1", 1, 1e6, TRUE, &s->accums, error)
+           && range_list ("--bucket-cap-mb", o->bucket_cap, "25", &s->caps, error)
+           && range_list ("--batch", o->batch, "4", &s->batches, error)
+           && range_list ("--grad-accum", o->grad_accum, "1", &s->accums, error)
            && dps_cli_format (o->format, &s->format, error)
            /* -o is checked as it is parsed; its default before any work */
            && (o->output || s->format != DPS_FORMAT_TABLE || dps_cli_check_prefix ("-o", "dpscale-sweep", error))

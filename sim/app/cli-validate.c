@@ -52,10 +52,10 @@ check_opts (Opts *o, gboolean gpu, GError **error)
     return FALSE;
   else if (!dps_cli_int_given ("--global-batch", &o->global_batch, 1, G_MAXINT, 0, error)
            || !dps_cli_int_given ("--shard-group", &o->shard_group, 1, 256, 0, error)
-           || !dps_cli_double_given ("--timeout", &o->timeout, 0, FALSE, 1e7, 600, error)
-           || !dps_cli_double_given ("--link-gbps", &o->link_gbps, 0, FALSE, 1e6, 1, error)
-           || !dps_cli_double_given ("--first-bucket-mb", &o->first, 0, TRUE, 1e6, 1, error)
-           || !dps_cli_double_given ("--jitter", &o->jitter, 0, TRUE, 10, 0, error))
+           || !dps_cli_range_given ("--timeout", &o->timeout, 600, error)
+           || !dps_cli_range_given ("--link-gbps", &o->link_gbps, 1, error)
+           || !dps_cli_range_given ("--first-bucket-mb", &o->first, 1, error)
+           || !dps_cli_range_given ("--jitter", &o->jitter, 0, error))
     return FALSE;
   else if (gpu && o->nodes > 0)
     g_set_error (error, DPS_ERROR, DPS_ERROR_UNSUPPORTED, "--nodes: emulated nodes hold CPU replicas (--backend cpu)");
@@ -66,14 +66,11 @@ check_opts (Opts *o, gboolean gpu, GError **error)
   else if (o->warmup < 0 || o->warmup >= o->steps)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--warmup: %d is out of range (0 to --steps - 1, %d)", o->warmup,
                  o->steps - 1);
-  else if (o->batch < 1 || o->batch > 1 << 20)
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--batch: %d is out of range (1 to 1048576)", o->batch);
   else if (o->trials < 1 || o->trials > 100000)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--trials: %d is out of range (1 to 100000)", o->trials);
-  else if (!(o->cap > 0) || !isfinite (o->cap) || o->cap > 1e6)
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--bucket-cap-mb: %g is out of range (more than 0, at most 1e6)", o->cap);
-  else if (o->grad_accum < 1 || o->grad_accum > 1024)
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--grad-accum: %d is out of range (1 to 1024)", o->grad_accum);
+  else if (!dps_cli_in_range ("--batch", o->batch, error) || !dps_cli_in_range ("--bucket-cap-mb", o->cap, error)
+           || !dps_cli_in_range ("--grad-accum", o->grad_accum, error))
+    return FALSE;
   else if (o->global_batch > 0 && o->emulate)
     g_set_error (error, DPS_ERROR, DPS_ERROR_UNSUPPORTED, "--global-batch: not with --emulate yet (the waits are for one batch)");
   else if (o->nodes < 0 || o->nodes == 1 || o->nodes > 64)

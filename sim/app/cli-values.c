@@ -208,3 +208,76 @@ dps_cli_check_topologies (const char *const *names, GError **error)
   }
   return TRUE;
 }
+
+/* The ranges of the flags several commands share: one line each, the same
+ * range wherever the flag appears (predict, sweep, advise, run, validate,
+ * calibrate).  lo_open: lo itself refused; whole: an integer. */
+static const struct {
+  const char *flag;
+  double      lo, hi;
+  gboolean    lo_open, whole;
+} ranges[] = {
+  { "--batch", 1, 1 << 20, FALSE, TRUE },            /* samples a replica: 1 M, past any device */
+  { "--bucket-cap-mb", 0, 1e6, TRUE, FALSE },         /* MiB: above any model's gradients */
+  { "--first-bucket-mb", 0, 1e6, FALSE, FALSE },      /* MiB; 0: no first bucket of its own */
+  { "--grad-accum", 1, 4096, FALSE, TRUE },           /* micro-steps a step */
+  { "--jitter", 0, 10, FALSE, FALSE },                /* coefficient of variation */
+  { "--link-gbps", 0, 1e6, TRUE, FALSE },             /* Gbit/s of an emulated node's link */
+  { "--timeout", 0, 1e7, TRUE, FALSE },               /* s: 115 days, within a timer's guint ms */
+};
+
+static int
+range_of (const char *flag)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (ranges); i++)
+    if (g_str_equal (ranges[i].flag, flag))
+      return (int) i;
+  return -1;
+}
+
+void
+dps_cli_range_bounds (const char *flag, double *lo, double *hi)
+{
+  int i = range_of (flag);
+  g_return_if_fail (i >= 0);
+  *lo = ranges[i].lo;
+  *hi = ranges[i].hi;
+}
+
+gboolean
+dps_cli_in_range (const char *flag, double v, GError **error)
+{
+  int i = range_of (flag);
+  g_return_val_if_fail (i >= 0, FALSE);
+  if (isfinite (v) && (ranges[i].lo_open ? v > ranges[i].lo : v >= ranges[i].lo) && v <= ranges[i].hi
+      && (!ranges[i].whole || v == floor (v)))
+    return TRUE;
+  g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: %.15g is out of range (%s%s %.15g, at most %.15g)", flag, v,
+               ranges[i].whole ? "a whole number, " : "", ranges[i].lo_open ? "more than" : "at least", ranges[i].lo,
+               ranges[i].hi);
+  return FALSE;
+}
+
+gboolean
+dps_cli_range_parse (const char *flag, const char *text, double *v, GError **error)
+{
+  double x;
+  if (!dps_parse_double (text, &x)) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: '%s' is not a number", flag, text);
+    return FALSE;
+  }
+  if (!dps_cli_in_range (flag, x, error))
+    return FALSE;
+  *v = x;
+  return TRUE;
+}
+
+gboolean
+dps_cli_range_given (const char *flag, double *v, double fallback, GError **error)
+{
+  if (dps_cli_is_unset (*v)) {
+    *v = fallback;
+    return TRUE;
+  }
+  return dps_cli_in_range (flag, *v, error);
+}

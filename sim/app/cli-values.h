@@ -27,3 +27,15 @@ gboolean  dps_cli_parse_int_list (const char *flag, const char *text, gint64 min
 gboolean  dps_cli_check_topologies (const char *const *names, GError **error);
 gboolean  dps_cli_parse_masks (const char *algo_list, const char *proto_list, guint *algo_mask,
                                guint *proto_mask, GError **error);
+
+/* The range of a flag that several commands take, one declaration each
+ * (cli-values.c): --batch, --bucket-cap-mb, --first-bucket-mb,
+ * --grad-accum, --jitter, --link-gbps, --timeout.  dps_cli_in_range checks
+ * a value ("FLAG: V is out of range (more than 0, at most 1e+06)"),
+ * dps_cli_range_parse reads and checks one from text ("FLAG: 'T' is not a
+ * number ..."); both fail loudly (g_return) for a flag not in the table. */
+gboolean  dps_cli_in_range (const char *flag, double v, GError **error);
+gboolean  dps_cli_range_parse (const char *flag, const char *text, double *v, GError **error);
+/* As dps_cli_in_range for a flag that starts unset (dps_cli_unset): not given, fallback. */
+gboolean  dps_cli_range_given (const char *flag, double *v, double fallback, GError **error);
+void      dps_cli_range_bounds (const char *flag, double *lo, double *hi);
