@@ -18,9 +18,10 @@
 void dps_predict_csv_row (GString *o, const DpsDdpConfig *c, const DpsDdpResult *r);
 const char *dps_predict_csv_header (void);
 
+/* A swept list: --gpus (gpus_max > 0: whole counts from 1 to gpus_max) or
+ * a flag whose range is the shared one (cli-values.h). */
 static gboolean
-num_list (const char *flag, const char *text, const char *def, double lo, double hi, gboolean whole,
-          GArray **out, GError **error)
+swept_list (const char *flag, const char *text, const char *def, double gpus_max, GArray **out, GError **error)
 {
   g_auto (GStrv) parts = dps_cli_split_list (flag, text ? text : def, error);
   if (!parts)
@@ -28,29 +29,12 @@ num_list (const char *flag, const char *text, const char *def, double lo, double
   GArray *a = g_array_new (FALSE, FALSE, sizeof (double));
   for (int i = 0; parts[i]; i++) {
     double v;
-    if (!dps_parse_double (parts[i], &v) || v < lo || v > hi || (whole && v != floor (v))) {
-      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: '%s' is not a %s from %.15g to %.15g", flag,
-                   g_strstrip (parts[i]), whole ? "whole number" : "number", lo, hi);
-      g_array_free (a, TRUE);
-      return FALSE;
-    }
-    g_array_append_val (a, v);
-  }
-  *out = a;
-  return TRUE;
-}
-
-/* A swept list of a flag whose range is the shared one (cli-values.h). */
-static gboolean
-range_list (const char *flag, const char *text, const char *def, GArray **out, GError **error)
-{
-  g_auto (GStrv) parts = dps_cli_split_list (flag, text ? text : def, error);
-  if (!parts)
-    return FALSE;
-  GArray *a = g_array_new (FALSE, FALSE, sizeof (double));
-  for (int i = 0; parts[i]; i++) {
-    double v;
-    if (!dps_cli_range_parse (flag, parts[i], &v, error)) {
+    gboolean ok = gpus_max > 0 ? dps_parse_double (parts[i], &v) && v >= 1 && v <= gpus_max && v == floor (v)
+                               : dps_cli_range_parse (flag, parts[i], &v, error);
+    if (!ok) {
+      if (gpus_max > 0)
+        g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: '%s' is not a whole number from 1 to %.15g", flag,
+                     parts[i], gpus_max);
       g_array_free (a, TRUE);
       return FALSE;
     }
@@ -231,10 +215,10 @@ setup (DpsDdpOpts *o, int argc, char **argv, Sweep *s, GError **error)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: only for dpscale predict (sweep draws its own)",
                  o->trace ? "--trace" : "--plot");
   else if (strategy_list (o, &s->strategies, error)
-           && num_list ("--gpus", o->gpus, "1,2,4,8,16,32,64,128,256,512,1024", 1, DPS_SIM_MAX_GPUS, TRUE, &s->gpus, error)
-           && range_list ("--bucket-cap-mb", o->bucket_cap, "25", &s->caps, error)
-           && range_list ("--batch", o->batch, "4", &s->batches, error)
-           && range_list ("--grad-accum", o->grad_accum, "1", &s->accums, error)
+           && swept_list ("--gpus", o->gpus, "1,2,4,8,16,32,64,128,256,512,1024", DPS_SIM_MAX_GPUS, &s->gpus, error)
+           && swept_list ("--bucket-cap-mb", o->bucket_cap, "25", 0, &s->caps, error)
+           && swept_list ("--batch", o->batch, "4", 0, &s->batches, error)
+           && swept_list ("--grad-accum", o->grad_accum, "1", 0, &s->accums, error)
            && dps_cli_format (o->format, &s->format, error)
            /* -o is checked as it is parsed; its default before any work */
            && (o->output || s->format != DPS_FORMAT_TABLE || dps_cli_check_prefix ("-o", "dpscale-sweep", error))
