@@ -82,7 +82,7 @@ dps_sched_task_add (DpsSched *s, int stream, const DpsTaskSpec *spec)
   g_return_val_if_fail ((spec->comm >= 0) == (st->group_slot != DPS_SCHED_NO_STREAM), -1);
   g_return_val_if_fail (spec->comm < (int) s->comms->len, -1);
   Task t = {
-    .label = g_string_chunk_insert_const (s->strings, spec->label ? spec->label : ""),
+    .label = g_string_chunk_insert (s->strings, spec->label ? spec->label : ""),
     .part = spec->comm >= 0 ? DPS_PART_COMM : spec->part,
     .work_s = MAX (0, spec->work_s), .bytes = spec->bytes,
     .alloc_bytes = spec->alloc_bytes, .free_bytes = spec->free_bytes, .alloc_kind = spec->alloc_kind, .free_kind = spec->free_kind,
