@@ -110,7 +110,8 @@ expect 2 "\-\-plot: only for dpscale predict (advise" advise --plot "$t/x.png"
 expect 2 "\-\-trace: only for dpscale predict (advise" advise --trace "$t/x.json"
 expect 2 "limit is 10000" sweep --gpus 1,2,3,4,5,6,7,8,9,10 --batch 1,2,3,4,5,6,7,8,9,10 --bucket-cap-mb 1,2,3,4,5,6,7,8,9,10 --grad-accum 1,2,3,4,5,6,7,8,9,10,11,12
 expect 2 "\-\-gpus: 0 is not 1 to 256" run --gpus 0
-expect 2 "\-\-steps/\-\-warmup" run --steps 3 --warmup 5
+expect 2 "\-\-warmup: 5 is out of range (0 to \-\-steps - 1, 2)" run --steps 3 --warmup 5
+expect 2 "\-\-steps: 0 is out of range (1 to 100000)" run --steps 0
 expect 2 "\-\-calibration/\-\-topology: only with \-\-emulate" run --calibration "$t/x"
 expect 2 "\-\-check-gradient: needs real compute" run --emulate --check-gradient
 expect 2 "unknown command 'frobnicate'" frobnicate
