@@ -1,6 +1,7 @@
 /* profile-apply.c — see profile-apply.h. */
 #include "calibrate/profile-apply.h"
 #include "calibrate/profile-device.h"
+#include "calibrate/profile-network.h"
 #include "sim/topo-load.h"
 #include "sim/base/error.h"
 #include "sim/base/file.h"
@@ -54,10 +55,10 @@ dps_profile_apply_spec (const DpsProfile *p, const char *name, const char *fallb
                         char **note, GError **error)
 {
   g_autoptr (DpsTopoSpec) spec = NULL;
-  gboolean profiles = FALSE;   /* the topology named is the profile's, not a flag's */
   if (p && !name && p->net.fitted && p->net_topology) {
-    name = p->net_topology;   /* the cluster its logs came from */
-    profiles = TRUE;
+    name = p->net_topology;   /* the cluster its logs came from (a missing one said of the profile) */
+    if (!(spec = dps_profile_network_spec (p, ranks, nodes, error)))
+      return NULL;
   }
   if (p && !name) {
     int mr = MAX (p->machine_ranks, 1);
@@ -66,16 +67,9 @@ dps_profile_apply_spec (const DpsProfile *p, const char *name, const char *fallb
     spec = dps_profile_machine_spec (p, ranks > 0 ? ranks : mr * n_nodes, n_nodes);
   }
   if (!spec) {
-    g_autoptr (GError) why = NULL;
-    g_autofree char *path = dps_topo_find (name ? name : fallback, &why);
-    if (!path || !(spec = dps_topo_spec_load (path, &why))) {
-      if (profiles)   /* said of the profile, not of a --topology nobody gave */
-        g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: its network fit's %s", p->path ? p->path : "profile",
-                     why->message);
-      else
-        g_propagate_error (error, g_steal_pointer (&why));
+    g_autofree char *path = dps_topo_find (name ? name : fallback, error);
+    if (!path || !(spec = dps_topo_spec_load (path, error)))
       return NULL;
-    }
   }
   if (!p)
     return g_steal_pointer (&spec);

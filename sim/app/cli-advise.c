@@ -109,9 +109,8 @@ setup (DpsDdpOpts *o, int argc, char **argv, DpsDdpConfig *base, DpsModel **mode
   dps_ddp_config_default (base);
   base->mode = DPS_MODE_ANALYTICAL;
   gint64 gpus = 64;
-  *batch = 4;
   g_autoptr (DpsProfile) profile = NULL;
-  double b = 4;
+  double b = 4;   /* --batch's default */
   if (argc > 1)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "unknown option: unexpected argument '%s'", argv[1]);
   else if (o->bucket_cap || o->grad_accum || o->grad_dtype || o->compress)

@@ -242,12 +242,9 @@ dps_ddp_opts_apply (DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
       || !dps_cli_double_given ("--price-per-gpu-hour", &o->price, 0, FALSE, 1e6, 0, error)
       || !apply_kinds (o, c, error))
     return FALSE;
-  if (!check_range ("--global-batch", o->global_batch, 0, 1e9, error)
-      || !dps_cli_in_range ("--jitter", o->jitter, error)
-      || !check_range ("--slow-factor", o->slow_factor, 0, 1000, error)
-      || !check_range ("--os-noise-ms", o->os_noise_ms, 0, 1e6, error)
-      || !check_range ("--loader-rate", o->loader_rate, 0, 1e12, error)
-      || !check_range ("--efficiency", o->efficiency, 0, 1, error))
+  /* (--global-batch, --slow-factor, --loader-rate, --efficiency: checked above, as given) */
+  if (!dps_cli_in_range ("--jitter", o->jitter, error)
+      || !check_range ("--os-noise-ms", o->os_noise_ms, 0, 1e6, error))
     return FALSE;
   if (o->slow_replicas < 0) {
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--slow-replicas: %d is out of range (at least 0)", o->slow_replicas);

@@ -140,12 +140,7 @@ dps_cli_parse_int_list (const char *flag, const char *text, gint64 min, gint64 m
     }
     g_array_append_val (a, v);
   }
-  if (a->len == 0) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: empty list", flag);
-    g_array_free (a, TRUE);
-    return FALSE;
-  }
-  *out = a;
+  *out = a;   /* never empty: dps_cli_split_list refuses an empty list */
   return TRUE;
 }
 
@@ -233,15 +228,6 @@ range_of (const char *flag)
     if (g_str_equal (ranges[i].flag, flag))
       return (int) i;
   return -1;
-}
-
-void
-dps_cli_range_bounds (const char *flag, double *lo, double *hi)
-{
-  int i = range_of (flag);
-  g_return_if_fail (i >= 0);
-  *lo = ranges[i].lo;
-  *hi = ranges[i].hi;
 }
 
 gboolean

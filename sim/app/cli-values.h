@@ -38,4 +38,3 @@ gboolean  dps_cli_in_range (const char *flag, double v, GError **error);
 gboolean  dps_cli_range_parse (const char *flag, const char *text, double *v, GError **error);
 /* As dps_cli_in_range for a flag that starts unset (dps_cli_unset): not given, fallback. */
 gboolean  dps_cli_range_given (const char *flag, double *v, double fallback, GError **error);
-void      dps_cli_range_bounds (const char *flag, double *lo, double *hi);
