@@ -37,11 +37,17 @@ dps_cal_data_add (DpsCalData *d, int ranks, int nodes, double bytes, double time
   g_array_append_val (d->points, p);
 }
 
-/* nccl-tests' all-reduce bus bandwidth of a point, bytes/s. */
+guint64
+dps_cal_point_group (const DpsCalPoint *p)
+{
+  return (guint64) p->op << 56 | (guint64) (p->ranks & 0xfffffff) << 28 | (guint64) (p->nodes & 0xfffffff);
+}
+
+/* nccl-tests' bus bandwidth of a point, bytes/s. */
 double
 dps_cal_busbw_Bps (const DpsCalPoint *p)
 {
-  return p->bytes / p->time_s * dps_coll_busbw_factor (DPS_OP_ALLREDUCE, p->ranks);
+  return p->bytes / p->time_s * dps_coll_busbw_factor (p->op, p->ranks);
 }
 
 void

@@ -24,14 +24,15 @@ static guint
 row_hash (gconstpointer a)
 {
   const DpsCalPoint *p = a;
-  return g_double_hash (&p->bytes) ^ g_double_hash (&p->time_s) ^ (guint) p->ranks * 31u ^ (guint) p->nodes;
+  return g_double_hash (&p->bytes) ^ g_double_hash (&p->time_s) ^ (guint) p->ranks * 31u ^ (guint) p->nodes
+         ^ (guint) p->op << 24;
 }
 
 static gboolean
 row_equal (gconstpointer a, gconstpointer b)
 {
   const DpsCalPoint *o = a, *n = b;
-  return o->ranks == n->ranks && o->nodes == n->nodes && o->bytes == n->bytes && o->time_s == n->time_s
+  return o->op == n->op && o->ranks == n->ranks && o->nodes == n->nodes && o->bytes == n->bytes && o->time_s == n->time_s
          && o->time_ip_s == n->time_ip_s;
 }
 
@@ -83,7 +84,10 @@ fit (DpsProfile *prof, GError **error)
 static void
 fit_network (DpsProfile *prof, const char *topology, const DpsCalibrateSpec *s)
 {
-  if (prof->fit.n_groups == 0)
+  gboolean multi = FALSE;   /* all-gathers or reduce-scatters alone fit no group: multi-rank points */
+  for (guint i = 0; i < prof->data->points->len && !multi; i++)
+    multi = g_array_index (prof->data->points, DpsCalPoint, i).ranks > 1;
+  if (!multi)
     return;
   g_autoptr (GError) why = NULL;
   if (!dps_profile_fit_network (prof, topology, &why)) {
@@ -151,6 +155,27 @@ gpu_gemms (DpsProfile *prof, const DpsCalibrateSpec *s, GError **error)
   return dps_gpu_compute (prof, dims, s->quick ? 2 : 4, error);
 }
 
+/* Whether s measures op (s->ops; 0: all-reduce alone). */
+static gboolean
+wanted (const DpsCalibrateSpec *s, int op)
+{
+  return (s->ops ? s->ops : 1u << DPS_OP_ALLREDUCE) >> op & 1 && DPS_CAL_OPS >> op & 1;
+}
+
+/* Each collective s measures, at each of ranks, through mpirun: MPI on CPU
+ * cores or NCCL (nccl), on this machine or over emulated nodes (net). */
+static gboolean
+measure_ops (const DpsCalibrateSpec *s, gboolean nccl, const DpsNetEmu *net, DpsCalData *d, const int *ranks,
+             int n_ranks, GError **error)
+{
+  for (int op = 0; op < DPS_OP_COUNT; op++)
+    if (wanted (s, op)
+        && !dps_mpi_collective (nccl, (DpsCollOp) op, net, d, ranks, n_ranks, s->sizes, s->n_sizes,
+                                s->quick ? 0.03 : 0.2, s->quick ? 3 : 5, s->timeout_s, s->progress, s->pdata, error))
+      return FALSE;
+  return TRUE;
+}
+
 static int
 most_ranks (const DpsCalibrateSpec *s)
 {
@@ -177,9 +202,7 @@ cpu_across_nodes (DpsProfile *prof, const DpsCalibrateSpec *s, GError **error)
     return FALSE;
   }
   g_autoptr (DpsNetEmu) net = dps_netemu_new (s->nodes, per_node, s->link_gbps, error);
-  if (!net || !dps_mpi_allreduce ("allreduce", net, prof->data, (int *) multi->data, (int) multi->len, s->sizes,
-                                  s->n_sizes, s->quick ? 0.03 : 0.2, s->quick ? 3 : 5, s->timeout_s, s->progress,
-                                  s->pdata, error))
+  if (!net || !measure_ops (s, FALSE, net, prof->data, (int *) multi->data, (int) multi->len, error))
     return FALSE;
   prof->machine_nodes = s->nodes;
   prof->machine_link_Bps = s->link_gbps * 1e9 / 8;
@@ -213,8 +236,7 @@ dps_calibrate_cpu (const DpsCalibrateSpec *s, GError **error)
   }
   data->gap_s = MAX (gap_s, 0);
   data->gap_emulated = s->gap_emulated;
-  if (!dps_cpu_allreduce (data, s->ranks, s->n_ranks, s->sizes, s->n_sizes, s->quick ? 0.03 : 0.2, s->quick ? 3 : 5,
-                          s->timeout_s, s->progress, s->pdata, error))
+  if (!measure_ops (s, FALSE, NULL, data, s->ranks, s->n_ranks, error))
     return NULL;
   prof->machine_ranks = most_ranks (s);
   if (s->nodes > 1 && !cpu_across_nodes (prof, s, error))
@@ -239,13 +261,14 @@ DpsProfile *
 dps_calibrate_gpu (const DpsCalibrateSpec *s, GError **error)
 {
   g_autoptr (DpsProfile) prof = dps_profile_new (dps_cal_data_new ("gpu-nccl"));
-  gboolean ok;
+  gboolean ok = TRUE;
   if (s->use_mpi)
-    ok = dps_mpi_allreduce ("nccl-allreduce", NULL, prof->data, s->ranks, s->n_ranks, s->sizes, s->n_sizes,
-                            s->quick ? 0.03 : 0.2, s->quick ? 3 : 5, s->timeout_s, s->progress, s->pdata, error);
+    ok = measure_ops (s, TRUE, NULL, prof->data, s->ranks, s->n_ranks, error);
   else
-    ok = dps_gpu_allreduce (prof->data, s->ranks, s->n_ranks, s->sizes, s->n_sizes, s->quick ? 5 : 20, s->progress,
-                            s->pdata, error);
+    for (int op = 0; op < DPS_OP_COUNT && ok; op++)
+      if (wanted (s, op))
+        ok = dps_gpu_collective (prof->data, (DpsCollOp) op, s->ranks, s->n_ranks, s->sizes, s->n_sizes,
+                                 s->quick ? 5 : 20, s->progress, s->pdata, error);
   prof->machine_ranks = most_ranks (s);
   if (!ok || !name_and_fit (prof, g_strdup_printf ("dpscale calibrate --backend gpu%s", s->quick ? " --quick" : ""), s,
                             error)
@@ -271,8 +294,7 @@ dps_calibrate_gpu_runner (const DpsCalibrateSpec *s, GError **error)
   g_autoptr (DpsProfile) prof = dps_profile_new (dps_cal_data_new ("gpu-nccl"));
   prof->machine_ranks = most_ranks (s);
   if (s->n_ranks > 0
-      && !dps_mpi_allreduce ("nccl-allreduce", NULL, prof->data, s->ranks, s->n_ranks, s->sizes, s->n_sizes,
-                             s->quick ? 0.03 : 0.2, s->quick ? 3 : 5, s->timeout_s, s->progress, s->pdata, error))
+      && !measure_ops (s, TRUE, NULL, prof->data, s->ranks, s->n_ranks, error))
     return NULL;
   if (!name_and_fit (prof, g_strdup_printf ("dpscale validate --backend gpu%s", s->quick ? " --quick" : ""), s, error)
       || !gpu_gemms (prof, s, error))

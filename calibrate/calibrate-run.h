@@ -15,7 +15,9 @@
 #include "calibrate/cpu-calibrate.h"
 
 typedef struct {
-  const int    *ranks;         /* rank (GPU) counts to measure all-reduce at */
+  const int    *ranks;         /* rank (GPU) counts to measure the collectives at */
+  guint         ops;           /* the collectives to measure: bits 1 << DpsCollOp of DPS_CAL_OPS
+                                * (0: all-reduce alone) */
   int           n_ranks;
   const double *sizes;         /* message sizes, bytes */
   int           n_sizes;

@@ -1,6 +1,7 @@
 /* cpu-calibrate.c — see cpu-calibrate.h. */
 #include "calibrate/cpu-calibrate.h"
 #include "real/launch.h"
+#include "sim/coll.h"
 #include "real/train-net.h"
 #include "sim/base/error.h"
 #include "sim/base/stats.h"
@@ -12,6 +13,7 @@
 
 typedef struct {
   DpsCalData   *d;
+  DpsCollOp     op;
   int           ranks, nodes;
   DpsProgressFn progress;
   void         *pdata;
@@ -36,18 +38,20 @@ on_line (const char *line, void *data, GError **error)
   }
   if (wrong > 0) {
     g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME,
-                 "MPI all-reduce of %.0f bytes over %d ranks gave %ld wrong elements", bytes, c->ranks, wrong);
+                 "%s of %.0f bytes over %d ranks gave %ld wrong elements", dps_coll_op_words (c->op), bytes,
+                 c->ranks, wrong);
     return TRUE;
   }
   dps_cal_data_add (c->d, c->ranks, c->nodes, bytes, t, ti, (int) wrong);
   DpsCalPoint *pt = &g_array_index (c->d->points, DpsCalPoint, c->d->points->len - 1);
+  pt->op = c->op;
   pt->cv = MAX (cv, 0);
   pt->handoff_s = MAX (handoff, 0);
   pt->busy_time_s = MAX (busy, 0);
   if (c->progress) {
-    g_autofree char *msg = g_strdup_printf ("%d ranks on %d node%s, %10.0f B: %10.2f us (%.2f GB/s busbw)", c->ranks,
-                                            c->nodes, c->nodes > 1 ? "s" : "", bytes,
-                                            t * 1e6, 2.0 * (c->ranks - 1) / c->ranks * bytes / t / 1e9);
+    g_autofree char *msg = g_strdup_printf ("%s, %d ranks on %d node%s, %10.0f B: %10.2f us (%.2f GB/s busbw)",
+                                            dps_coll_op_words (c->op), c->ranks, c->nodes, c->nodes > 1 ? "s" : "",
+                                            bytes, t * 1e6, dps_cal_busbw_Bps (pt) / 1e9);
     c->progress (msg, c->pdata);
   }
   return TRUE;
@@ -69,26 +73,13 @@ handoff_median (const DpsCalData *d)
   return m;
 }
 
-/* Measures MPI all-reduce for each rank count (one mpirun each) and size.
- * Errors: no mpirun, no worker program, mpirun failing (a rank that died),
- * a timeout, a wrong result. */
 gboolean
-dps_cpu_allreduce (DpsCalData *d, const int *ranks, int n_ranks, const double *sizes, int n_sizes,
-                   double min_time_s, int reps, double timeout_s, DpsProgressFn progress, void *pdata,
-                   GError **error)
+dps_mpi_collective (gboolean nccl, DpsCollOp op, const DpsNetEmu *net, DpsCalData *d, const int *ranks, int n_ranks,
+                    const double *sizes, int n_sizes, double min_time_s, int reps, double timeout_s,
+                    DpsProgressFn progress, void *pdata, GError **error)
 {
-  return dps_mpi_allreduce ("allreduce", NULL, d, ranks, n_ranks, sizes, n_sizes, min_time_s, reps, timeout_s,
-                            progress, pdata, error);
-}
-
-/* As dps_cpu_allreduce with the worker's mode: "allreduce" (MPI on CPUs)
- * or "nccl-allreduce" (NCCL, one process per GPU), on this machine or over
- * emulated nodes (net). */
-gboolean
-dps_mpi_allreduce (const char *mode, const DpsNetEmu *net, DpsCalData *d, const int *ranks, int n_ranks,
-                   const double *sizes, int n_sizes, double min_time_s, int reps, double timeout_s,
-                   DpsProgressFn progress, void *pdata, GError **error)
-{
+  g_return_val_if_fail (DPS_CAL_OPS >> op & 1, FALSE);
+  g_autofree char *mode = g_strconcat (nccl ? "nccl-" : "", dps_coll_op_name (op), NULL);
   g_autofree char *worker = dps_helper_path ("dpscale-mpi-worker");
   if (!worker) {
     g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME,
@@ -114,13 +105,13 @@ dps_mpi_allreduce (const char *mode, const DpsNetEmu *net, DpsCalData *d, const 
     /* the gap on one machine only: over emulated nodes the shaped TCP
      * links behave otherwise after idling (token buckets refill, TCP
      * restarts slowly), which this does not model; measured back to back */
-    if (d->gap_s > 0 && g_str_equal (mode, "allreduce") && !net)
+    if (d->gap_s > 0 && !nccl && op == DPS_OP_ALLREDUCE && !net)
     {
       g_ptr_array_add (argv, g_strdup_printf ("%.9g", d->gap_s));
       g_ptr_array_add (argv, g_strdup (d->gap_emulated ? "emulated" : "busy"));
     }
     g_ptr_array_add (argv, NULL);
-    LineCtx c = { d, ranks[r], net ? dps_netemu_nodes (net) : 1, progress, pdata };
+    LineCtx c = { d, op, ranks[r], net ? dps_netemu_nodes (net) : 1, progress, pdata };
     ok = dps_launch_lines ((const char *const *) argv->pdata, dps_mpirun_env (), timeout_s, on_line, &c, error);
     g_ptr_array_unref (argv);
   }
@@ -133,7 +124,7 @@ dps_mpi_allreduce (const char *mode, const DpsNetEmu *net, DpsCalData *d, const 
     gethostname (host, sizeof host - 1);
     g_free (d->host);
     d->host = g_strdup (host);
-    if (g_str_equal (mode, "allreduce"))
+    if (!nccl)
       dps_cal_data_set_cores (d, (int) g_get_num_processors ());
   }
   return ok;

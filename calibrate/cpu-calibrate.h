@@ -1,4 +1,4 @@
-/* cpu-calibrate — calibration without GPUs: MPI all-reduce over sizes and
+/* cpu-calibrate — calibration without GPUs: MPI collectives over sizes and
  * rank counts (dpscale launches mpirun itself, oversubscribing when ranks
  * exceed cores), OpenBLAS GEMM throughput, and per-layer times of a model
  * computed with the same GEMMs the CPU runner uses. */
@@ -11,12 +11,16 @@
 
 typedef void (*DpsProgressFn) (const char *message, void *data);
 
-gboolean dps_cpu_allreduce (DpsCalData *d, const int *ranks, int n_ranks, const double *sizes, int n_sizes,
-                            double min_time_s, int reps, double timeout_s, DpsProgressFn progress, void *pdata,
-                            GError **error);
-gboolean dps_mpi_allreduce (const char *mode, const DpsNetEmu *net, DpsCalData *d, const int *ranks, int n_ranks,
-                            const double *sizes, int n_sizes, double min_time_s, int reps, double timeout_s,
-                            DpsProgressFn progress, void *pdata, GError **error);
+/* Measures op (one of DPS_CAL_OPS) at each rank count (one mpirun each)
+ * and size: with MPI on CPU cores, or with NCCL (nccl), one process per
+ * GPU; on this machine or over emulated nodes (net; NULL: none).  An
+ * all-reduce is timed after d->gap_s without communication where that is
+ * set (MPI, one machine); the others back to back.  Errors: no mpirun, no
+ * worker program, mpirun failing (a rank that died), a timeout, a wrong
+ * result. */
+gboolean dps_mpi_collective (gboolean nccl, DpsCollOp op, const DpsNetEmu *net, DpsCalData *d, const int *ranks,
+                             int n_ranks, const double *sizes, int n_sizes, double min_time_s, int reps,
+                             double timeout_s, DpsProgressFn progress, void *pdata, GError **error);
 gboolean dps_cpu_contention (DpsProfile *p, const int *ranks, int n_ranks, double bytes, int gemm_n, double seconds,
                              double timeout_s, GError **error);
 gboolean dps_cpu_layer_times_ranks (DpsProfile *p, const DpsModel *m, int batch, const int *ranks, int n_ranks,

@@ -415,9 +415,11 @@ dps_fit_nearest (const DpsFit *f, int ranks, gboolean multi_node)
   return best < 0 ? NULL : &f->group[best];
 }
 
-/* Fits each (ranks, nodes) group: single-node groups first, then the
- * multi-node ones, whose intra-node steps are priced with the largest
- * single-node fit.  Fails without any usable point. */
+/* Fits each (ranks, nodes) group of all-reduces: single-node groups first,
+ * then the multi-node ones, whose intra-node steps are priced with the
+ * largest single-node fit.  Fails without any usable point of any
+ * operation (all-gathers and reduce-scatters alone fit no group here: the
+ * network fit takes them). */
 gboolean
 dps_fit_levels (const DpsCalData *d, DpsFit *out, GError **error)
 {
@@ -430,13 +432,15 @@ dps_fit_levels (const DpsCalData *d, DpsFit *out, GError **error)
     for (int i = 0; i < n; i++) {
       const DpsCalPoint *first = &g_array_index (d->points, DpsCalPoint, i);
       gpointer key = GINT_TO_POINTER (first->ranks * 100000 + first->nodes);
-      if ((first->nodes > 1) != pass || first->ranks < 2 || g_hash_table_contains (done, key))
+      if (first->op != DPS_OP_ALLREDUCE || (first->nodes > 1) != pass || first->ranks < 2
+          || g_hash_table_contains (done, key))
         continue;
       g_hash_table_add (done, key);
       int k = 0;
       for (int j = i; j < n; j++) {
         const DpsCalPoint *p = &g_array_index (d->points, DpsCalPoint, j);
-        if (p->ranks != first->ranks || p->nodes != first->nodes || p->held_out || p->time_s <= 0)
+        if (p->op != DPS_OP_ALLREDUCE || p->ranks != first->ranks || p->nodes != first->nodes || p->held_out
+            || p->time_s <= 0)
           continue;
         double t = p->time_s;
         if (pass == 1)
@@ -456,7 +460,8 @@ dps_fit_levels (const DpsCalData *d, DpsFit *out, GError **error)
       /* corrections at the fitted sizes, in size order */
       for (int j = i; j < n && l->n_corr < DPS_FIT_MAX_CORR; j++) {
         const DpsCalPoint *p = &g_array_index (d->points, DpsCalPoint, j);
-        if (p->ranks != l->ranks || p->nodes != l->nodes || p->held_out || p->time_s <= 0)
+        if (p->op != DPS_OP_ALLREDUCE || p->ranks != l->ranks || p->nodes != l->nodes || p->held_out
+            || p->time_s <= 0)
           continue;
         double model = level_time (l, p->ranks, p->nodes, p->bytes, dps_fit_intra_alpha (out, p->bytes));
         int at = l->n_corr++;
@@ -473,21 +478,90 @@ dps_fit_levels (const DpsCalData *d, DpsFit *out, GError **error)
   }
   g_free (obs);
   g_free (sizes);
-  if (!out->n_groups) {
+  gboolean any = out->n_groups > 0;
+  for (int i = 0; i < n && !any; i++) {
+    const DpsCalPoint *p = &g_array_index (d->points, DpsCalPoint, i);
+    any = p->ranks >= 2 && p->time_s > 0 && !p->held_out;
+  }
+  if (!any) {
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT,
-                 "nothing to fit: no all-reduce measurement over 2 or more ranks with a positive time");
+                 "nothing to fit: no measurement over 2 or more ranks with a positive time");
     return FALSE;
   }
   return TRUE;
 }
 
-typedef struct { const DpsFit *f; const DpsFitLevel *l; int ranks, nodes; } PredictCtx;
+typedef struct {
+  double bytes, log_factor;
+  int    n;
+} CorrPoint;
+
+static gint
+by_bytes (gconstpointer a, gconstpointer b)
+{
+  double x = ((const CorrPoint *) a)->bytes, y = ((const CorrPoint *) b)->bytes;
+  return (x > y) - (x < y);
+}
+
+static gboolean
+in_group (const DpsCalPoint *q, DpsCollOp op, int ranks, int nodes)
+{
+  return q->op == op && !q->held_out && q->ranks == ranks && MAX (q->nodes, 1) == MAX (nodes, 1) && q->time_s > 0;
+}
+
+void
+dps_fit_correction (const DpsCalData *d, DpsCollOp op, int ranks, int nodes, double (*model) (double, void *),
+                    void *data, DpsCollCorr *out)
+{
+  out->n = 0;
+  g_autoptr (GArray) c = g_array_new (FALSE, FALSE, sizeof (CorrPoint));
+  g_autoptr (GHashTable) sizes = g_hash_table_new (g_double_hash, g_double_equal);
+  for (guint i = 0; i < d->points->len; i++) {
+    const DpsCalPoint *q = &g_array_index (d->points, DpsCalPoint, i);
+    if (!in_group (q, op, ranks, nodes) || !g_hash_table_add (sizes, (gpointer) &q->bytes))
+      continue;
+    CorrPoint cp = { q->bytes, 0, 0 };
+    g_array_append_val (c, cp);
+  }
+  g_array_sort (c, by_bytes);
+  int n = MIN ((int) c->len, DPS_COLL_MAX_CORR);
+  g_autoptr (GHashTable) at = g_hash_table_new (g_double_hash, g_double_equal);   /* size -> its CorrPoint */
+  for (int i = 0; i < n; i++)
+    g_hash_table_insert (at, &g_array_index (c, CorrPoint, (guint) i).bytes, &g_array_index (c, CorrPoint, (guint) i));
+  for (guint i = 0; i < d->points->len; i++) {
+    const DpsCalPoint *q = &g_array_index (d->points, DpsCalPoint, i);
+    CorrPoint *cp = in_group (q, op, ranks, nodes) ? g_hash_table_lookup (at, &q->bytes) : NULL;
+    if (!cp)
+      continue;
+    double t = model (q->bytes, data);
+    if (!(t > 0))
+      return;
+    cp->log_factor += log (q->time_s / t);
+    cp->n++;
+  }
+  for (int i = 0; i < n; i++) {
+    const CorrPoint *cp = &g_array_index (c, CorrPoint, (guint) i);
+    out->bytes[i] = cp->bytes;
+    out->factor[i] = exp (cp->log_factor / cp->n);
+  }
+  out->n = n;
+}
+
+typedef struct { const DpsFit *f; const DpsFitLevel *l; int ranks, nodes; DpsCollOp op; } PredictCtx;
 
 static double
 predict_line (double bytes, void *data)
 {
   const PredictCtx *c = data;
-  return level_time (c->l, c->ranks, c->nodes, bytes, dps_fit_intra_alpha (c->f, bytes));
+  double t = level_time (c->l, c->ranks, c->nodes, bytes, dps_fit_intra_alpha (c->f, bytes));
+  return c->op == DPS_OP_ALLREDUCE ? t : t / 2;   /* dps_fit_ring_time's halving */
+}
+
+void
+dps_fit_op_correction (const DpsFit *f, const DpsFitLevel *l, const DpsCalData *d, DpsCollOp op, DpsCollCorr *out)
+{
+  PredictCtx c = { f, l, l->ranks, l->nodes, op };
+  dps_fit_correction (d, op, l->ranks, l->nodes, predict_line, &c, out);
 }
 
 /* The fitted time of an all-reduce of bytes over ranks on nodes: the
@@ -497,19 +571,29 @@ predict_line (double bytes, void *data)
 double
 dps_fit_predict (const DpsFit *f, int ranks, int nodes, double bytes)
 {
+  return dps_fit_predict_op (f, NULL, DPS_OP_ALLREDUCE, ranks, nodes, bytes);
+}
+
+double
+dps_fit_predict_op (const DpsFit *f, const DpsCalData *d, DpsCollOp op, int ranks, int nodes, double bytes)
+{
   if (ranks < 2)
     return 0;
   const DpsFitLevel *l = dps_fit_nearest (f, ranks, nodes > 1);
   if (!l)
     return 0;   /* nothing fitted (a machine of one device) */
-  PredictCtx c = { f, l, ranks, nodes };
-  DpsCollParams p = { .n_corr = l->n_corr };
-  memcpy (p.corr_bytes, l->corr_bytes, sizeof (double) * l->n_corr);
-  memcpy (p.corr_factor, l->corr_factor, sizeof (double) * l->n_corr);
-  return dps_tune_calibrated (&p, bytes, predict_line, &c);
+  PredictCtx c = { f, l, ranks, nodes, op };
+  DpsCollParams p = { 0 };
+  DpsCollCorr *corr = &p.corr[DPS_OP_ALLREDUCE];
+  corr->n = MIN (l->n_corr, DPS_COLL_MAX_CORR);
+  memcpy (corr->bytes, l->corr_bytes, sizeof (double) * corr->n);
+  memcpy (corr->factor, l->corr_factor, sizeof (double) * corr->n);
+  if (d && op != DPS_OP_ALLREDUCE)
+    dps_fit_op_correction (f, l, d, op, &p.corr[op]);
+  return dps_tune_calibrated (&p, op, bytes, predict_line, &c);
 }
 
-/* Marks every other size of each rank count as held out (the 2nd, 4th, ...
+/* Marks every other size of each group (operation, ranks, nodes) as held out (the 2nd, 4th, ...
  * in the order measured, never the last), so the fit can be checked on
  * sizes it did not see. */
 void
@@ -520,7 +604,7 @@ dps_fit_mark_held_out (DpsCalData *d)
   for (int pass = 0; pass < 2; pass++)
     for (guint i = 0; i < d->points->len; i++) {
       DpsCalPoint *p = &g_array_index (d->points, DpsCalPoint, i);
-      gpointer key = GINT_TO_POINTER (p->ranks * 1000 + p->nodes);
+      gpointer key = (gpointer) (gsize) dps_cal_point_group (p);
       GHashTable *h = pass == 0 ? count : seen;
       int c = GPOINTER_TO_INT (g_hash_table_lookup (h, key));
       if (pass == 1)

@@ -18,7 +18,10 @@
  * model, interpolated in log size) then takes in what straight lines miss:
  * caches, eager and rendezvous switches.  The least-squares fit minimises relative error, so
  * small and large messages count alike.  Points marked held_out are left out
- * of the fit and only checked.
+ * of the fit and only checked.  Only all-reduces are fitted here: the rings
+ * fitted (alpha, B) then time an all-gather or reduce-scatter with the
+ * ring's own n-1 steps; measured ones are fitted in the network fit
+ * (netfit.h) and check these.
  */
 #pragma once
 
@@ -58,5 +61,25 @@ typedef int (*DpsRanksOf) (const void *data, guint i);
 int      dps_fit_nearest_index (const void *data, guint n, DpsRanksOf ranks_of, int ranks);
 double   dps_fit_intra_alpha (const DpsFit *f, double bytes);
 double   dps_fit_predict (const DpsFit *f, int ranks, int nodes, double bytes);
+/* A measured group's own shape on top of a model: at each size of op it
+ * measured at ranks on nodes (held-out sizes left out, so that they still
+ * test the fit), the measured time over model's (several of one size: the
+ * geometric mean), the DPS_COLL_MAX_CORR smallest sizes in increasing
+ * order, into out (out->n = 0: none measured, or model cannot time one).
+ * Linear in the points but for sorting the sizes (a log of 300,000 sizes
+ * took minutes each time its profile was applied when each size was
+ * searched for). */
+void     dps_fit_correction (const DpsCalData *d, DpsCollOp op, int ranks, int nodes,
+                             double (*model) (double bytes, void *data), void *data, DpsCollCorr *out);
+/* op's own correction (dps_fit_correction) where group l measured it,
+ * against l's rings: an all-gather's or reduce-scatter's ring takes n-1
+ * steps of (n-1)/n of its S bytes, half an all-reduce's 2(n-1) steps and
+ * 2(n-1)/n S, so half its time at every size and regime. */
+void     dps_fit_op_correction (const DpsFit *f, const DpsFitLevel *l, const DpsCalData *d, DpsCollOp op,
+                                DpsCollCorr *out);
+/* dps_fit_predict of op, with its own correction where d measured it in
+ * the nearest group (d NULL: the all-reduce's). */
+double   dps_fit_predict_op (const DpsFit *f, const DpsCalData *d, DpsCollOp op, int ranks, int nodes,
+                             double bytes);
 int      dps_fit_regime (const DpsFitLevel *l, double bytes);
 void     dps_fit_mark_held_out (DpsCalData *d);

@@ -1,9 +1,10 @@
-/* gpu-nccl.c — GPU calibration (see gpu.h): NCCL all-reduce over sizes and
- * GPU counts from one process driving the local GPUs (ncclCommInitAll), as
- * nccl-tests' all_reduce_perf -g N does, with a correctness check and NCCL's
+/* gpu-nccl.c — GPU calibration (see gpu.h): NCCL all-reduce, all-gather and
+ * reduce-scatter over sizes and GPU counts from one process driving the
+ * local GPUs (ncclCommInitAll), as nccl-tests' all_reduce_perf -g N does, with a correctness check and NCCL's
  * own estimate (ncclGroupSimulateEnd) beside each measurement; cuBLAS GEMM
  * throughput per data type and device-to-device copy bandwidth. */
 #include "calibrate/gpu.h"
+#include "sim/coll.h"
 #include "sim/base/error.h"
 
 #include <cuda_runtime_api.h>
@@ -69,15 +70,30 @@ sync_all (ncclComm_t *comms, cudaStream_t *streams, int n, GError **error)
   return TRUE;
 }
 
+/* GPU g's part of one collective of count floats in all (an all-gather's
+ * output, a reduce-scatter's input: count a multiple of the n GPUs; in
+ * place, GPU g's share at its place, as nccl-tests does). */
+static ncclResult_t
+issue (DpsCollOp op, ncclComm_t comm, cudaStream_t s, float *send, float *recv, size_t count, int g, int n,
+       gboolean in_place)
+{
+  size_t per = count / (size_t) n;
+  if (op == DPS_OP_ALLGATHER)
+    return ncclAllGather (in_place ? recv + (size_t) g * per : send, recv, per, ncclFloat, comm, s);
+  if (op == DPS_OP_REDUCE_SCATTER)
+    return ncclReduceScatter (in_place ? recv : send, in_place ? recv + (size_t) g * per : recv, per, ncclFloat,
+                              ncclSum, comm, s);
+  return ncclAllReduce (in_place ? recv : send, recv, count, ncclFloat, ncclSum, comm, s);
+}
+
 static gboolean
-run_allreduce (ncclComm_t *comms, cudaStream_t *streams, float **send, float **recv, size_t count, int n,
-               gboolean in_place, int iters, GError **error)
+run_coll (DpsCollOp op, ncclComm_t *comms, cudaStream_t *streams, float **send, float **recv, size_t count, int n,
+          gboolean in_place, int iters, GError **error)
 {
   for (int it = 0; it < iters; it++) {
     NCCL_CHECK (ncclGroupStart ());
     for (int g = 0; g < n; g++)
-      NCCL_CHECK (ncclAllReduce (in_place ? recv[g] : send[g], recv[g], count, ncclFloat, ncclSum, comms[g],
-                                 streams[g]));
+      NCCL_CHECK (issue (op, comms[g], streams[g], send[g], recv[g], count, g, n, in_place));
     NCCL_CHECK (ncclGroupEnd ());
   }
   return sync_all (comms, streams, n, error);
@@ -85,10 +101,10 @@ fail:
   return FALSE;
 }
 
-/* Measures NCCL all-reduce of floats for each GPU count and size. */
+/* Measures NCCL's op of floats for each GPU count and size. */
 gboolean
-dps_gpu_allreduce (DpsCalData *d, const int *gpus, int n_counts, const double *sizes, int n_sizes, int iters,
-                   DpsProgressFn progress, void *pdata, GError **error)
+dps_gpu_collective (DpsCalData *d, DpsCollOp op, const int *gpus, int n_counts, const double *sizes, int n_sizes,
+                    int iters, DpsProgressFn progress, void *pdata, GError **error)
 {
   int avail = dps_gpu_count (NULL);
   if (avail == 0) {
@@ -149,17 +165,21 @@ dps_gpu_allreduce (DpsCalData *d, const int *gpus, int n_counts, const double *s
     }
     for (int s = 0; s < n_sizes; s++) {
       size_t count = sizes[s] >= 4 ? (size_t) (sizes[s] / 4) : 1;
-      /* correctness: every element is 1 + 2 + ... + n */
-      if (!run_allreduce (comms, streams, send, recv, count, n, FALSE, 1, error))
+      if (op != DPS_OP_ALLREDUCE)   /* whole shares */
+        count = count < (size_t) n ? (size_t) n : count / (size_t) n * (size_t) n;
+      /* correctness: every element of an all-reduce (of GPU 0's share of a
+       * reduce-scatter) is 1 + 2 + ... + n; an all-gather's share j is j + 1 */
+      if (!run_coll (op, comms, streams, send, recv, count, n, FALSE, 1, error))
         goto fail;
       CUDA_CHECK (cudaSetDevice (0));
       CUDA_CHECK (cudaMemcpy (host, recv[0], count * sizeof (float), cudaMemcpyDeviceToHost));
       long wrong = 0;
-      for (size_t i = 0; i < count; i++)
-        wrong += host[i] != (float) n * (n + 1) / 2;
+      size_t per = count / (size_t) n, checked = op == DPS_OP_REDUCE_SCATTER ? per : count;
+      for (size_t i = 0; i < checked; i++)
+        wrong += host[i] != (op == DPS_OP_ALLGATHER ? (float) (i / per + 1) : (float) n * (n + 1) / 2);
       if (wrong) {
-        g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME, "NCCL all-reduce of %zu floats over %d GPUs: %ld wrong",
-                     count, n, wrong);
+        g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME, "NCCL %s of %zu floats over %d GPUs: %ld wrong",
+                     dps_coll_op_words (op), count, n, wrong);
         goto fail;
       }
       /* NCCL's own estimate of the same call */
@@ -167,24 +187,26 @@ dps_gpu_allreduce (DpsCalData *d, const int *gpus, int n_counts, const double *s
       ncclSimInfo_t sim = NCCL_SIM_INFO_INITIALIZER;
       NCCL_CHECK (ncclGroupStart ());
       for (int g = 0; g < n; g++)
-        NCCL_CHECK (ncclAllReduce (send[g], recv[g], count, ncclFloat, ncclSum, comms[g], streams[g]));
+        NCCL_CHECK (issue (op, comms[g], streams[g], send[g], recv[g], count, g, n, FALSE));
       if (ncclGroupSimulateEnd (&sim) == ncclSuccess && sim.estimatedTime > 0)
         estimate = sim.estimatedTime * 1e-6;   /* microseconds */
       double t[2];
       for (int ip = 0; ip < 2; ip++) {
-        if (!run_allreduce (comms, streams, send, recv, count, n, ip, 5, error))   /* warm-up */
+        if (!run_coll (op, comms, streams, send, recv, count, n, ip, 5, error))   /* warm-up */
           goto fail;
         double t0 = now_s ();
-        if (!run_allreduce (comms, streams, send, recv, count, n, ip, iters, error))
+        if (!run_coll (op, comms, streams, send, recv, count, n, ip, iters, error))
           goto fail;
         t[ip] = (now_s () - t0) / iters;
       }
       dps_cal_data_add (d, n, 1, (double) count * 4, t[0], t[1], 0);
-      g_array_index (d->points, DpsCalPoint, d->points->len - 1).estimate_s = estimate;
+      DpsCalPoint *pt = &g_array_index (d->points, DpsCalPoint, d->points->len - 1);
+      pt->op = op;
+      pt->estimate_s = estimate;
       if (progress) {
-        g_autofree char *msg = g_strdup_printf ("%d GPUs, %10.0f B: %10.2f us (%.2f GB/s busbw; NCCL estimates %.2f us)",
-                                                n, (double) count * 4, t[0] * 1e6,
-                                                2.0 * (n - 1) / n * count * 4 / t[0] / 1e9, estimate * 1e6);
+        g_autofree char *msg = g_strdup_printf ("%s, %d GPUs, %10.0f B: %10.2f us (%.2f GB/s busbw; NCCL estimates "
+                                                "%.2f us)", dps_coll_op_words (op), n, (double) count * 4, t[0] * 1e6,
+                                                dps_cal_busbw_Bps (pt) / 1e9, estimate * 1e6);
         progress (msg, pdata);
       }
     }

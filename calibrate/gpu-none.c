@@ -3,8 +3,8 @@
 #include "sim/base/error.h"
 
 gboolean
-dps_gpu_allreduce (DpsCalData *d, const int *gpus, int n_counts, const double *sizes, int n_sizes, int iters,
-                   DpsProgressFn progress, void *pdata, GError **error)
+dps_gpu_collective (DpsCalData *d, DpsCollOp op, const int *gpus, int n_counts, const double *sizes, int n_sizes,
+                    int iters, DpsProgressFn progress, void *pdata, GError **error)
 {
   g_set_error (error, DPS_ERROR, DPS_ERROR_UNSUPPORTED, "this dpscale was built without CUDA and NCCL");
   return FALSE;

@@ -9,8 +9,8 @@
 #include "calibrate/cpu-calibrate.h"
 #include "real/gpu-count.h"
 
-gboolean dps_gpu_allreduce (DpsCalData *d, const int *gpus, int n_counts, const double *sizes, int n_sizes,
-                            int iters, DpsProgressFn progress, void *pdata, GError **error);
+gboolean dps_gpu_collective (DpsCalData *d, DpsCollOp op, const int *gpus, int n_counts, const double *sizes,
+                             int n_sizes, int iters, DpsProgressFn progress, void *pdata, GError **error);
 gboolean dps_gpu_compute (DpsProfile *p, const int *dims, int n_dims, GError **error);
 gboolean dps_gpu_layer_times (const DpsModel *m, int batch, DpsDtype dtype, double *fwd_s, double *bwd_s,
                               GError **error);

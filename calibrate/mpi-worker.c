@@ -2,12 +2,17 @@
  * `dpscale calibrate` under mpirun.
  *
  *   dpscale-mpi-worker allreduce SIZES MIN_TIME_S REPS [GAP_S busy|emulated]
+ *   dpscale-mpi-worker allgather|reducescatter SIZES MIN_TIME_S REPS
  *
- * For each size (bytes, comma-separated) it times MPI_Allreduce of floats
+ * For each size (bytes, comma-separated; an all-gather's whole output, a
+ * reduce-scatter's whole input, as nccl-tests counts them, rounded down to
+ * whole shares of the ranks) it times MPI_Allreduce, MPI_Allgather or
+ * MPI_Reduce_scatter_block of floats
  * (sum) out of place and in place, as nccl-tests does: warm-up, then REPS
  * batches of as many iterations as fill MIN_TIME_S / REPS, each batch's time
  * the slowest rank's; the median batch is reported.  The out-of-place result
- * is checked: every element must equal 1 + 2 + ... + n.  Rank 0 prints
+ * is checked: every element of an all-reduce (of a reduce-scatter's share)
+ * must equal 1 + 2 + ... + n, an all-gather's share j j + 1.  Rank 0 prints
  *   # library NAME
  *   size_bytes time_s time_inplace_s wrong cv handoff_s busy_time_s
  * one line per size, as soon as it is measured (cv: the spread of single
@@ -45,7 +50,7 @@
  *   layers L FWD_0 .. FWD_L-1 BWD_0 .. BWD_L-1 SGD CV
  * (seconds, the slowest rank's; CV the largest variation of a step's compute)
  *
- *   dpscale-mpi-worker nccl-allreduce SIZES MIN_TIME_S REPS
+ *   dpscale-mpi-worker nccl-allreduce|nccl-allgather|nccl-reducescatter SIZES MIN_TIME_S REPS
  *
  * (built with CUDA and NCCL) does the same with NCCL, one process per GPU:
  * each rank takes the GPU of its rank on its node, rank 0 makes the NCCL
@@ -69,13 +74,59 @@
 #include <string.h>
 
 /* Runs iters all-reduces; returns the slowest rank's elapsed time. */
+/* The collectives measured, by the worker's mode's name. */
+typedef enum { W_ALLREDUCE, W_ALLGATHER, W_REDUCESCATTER, W_NONE } WOp;
+
+static WOp
+w_op (const char *name)
+{
+  static const char *const names[] = { "allreduce", "allgather", "reducescatter" };
+  for (int i = 0; i < W_NONE; i++)
+    if (strcmp (name, names[i]) == 0)
+      return (WOp) i;
+  return W_NONE;
+}
+
+/* One collective of count floats in all (an all-gather's output, a
+ * reduce-scatter's input: count a multiple of the n ranks; each rank's
+ * share count / n, at its rank's place in place, as nccl-tests does). */
+static void
+coll (WOp op, float *send, float *recv, int count, int in_place)
+{
+  int n, rank;
+  MPI_Comm_size (MPI_COMM_WORLD, &n);
+  MPI_Comm_rank (MPI_COMM_WORLD, &rank);
+  int per = count / n;
+  if (op == W_ALLGATHER && in_place)
+    MPI_Allgather (MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, recv, per, MPI_FLOAT, MPI_COMM_WORLD);
+  else if (op == W_ALLGATHER)
+    MPI_Allgather (send, per, MPI_FLOAT, recv, per, MPI_FLOAT, MPI_COMM_WORLD);
+  else if (op == W_REDUCESCATTER)
+    MPI_Reduce_scatter_block (in_place ? MPI_IN_PLACE : send, recv, per, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+  else
+    MPI_Allreduce (in_place ? MPI_IN_PLACE : send, recv, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+}
+
+/* The elements of one result that are wrong, every rank having sent its
+ * rank + 1: an all-reduce's count and a reduce-scatter's share each
+ * 1 + 2 + ... + n; an all-gather's share j is j + 1. */
+static long
+wrong_elements (WOp op, const float *recv, int count, int n)
+{
+  long wrong = 0;
+  int per = count / n, m = op == W_REDUCESCATTER ? per : count;
+  for (int i = 0; i < m; i++)
+    wrong += recv[i] != (op == W_ALLGATHER ? (float) (i / per + 1) : (float) n * (n + 1) / 2);
+  return wrong;
+}
+
 static double
-batch (float *send, float *recv, int count, int iters, int in_place)
+batch (WOp op, float *send, float *recv, int count, int iters, int in_place)
 {
   MPI_Barrier (MPI_COMM_WORLD);
   double t0 = MPI_Wtime ();
   for (int i = 0; i < iters; i++)
-    MPI_Allreduce (in_place ? MPI_IN_PLACE : send, recv, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    coll (op, send, recv, count, in_place);
   double dt = MPI_Wtime () - t0, worst;
   MPI_Allreduce (&dt, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   return worst;
@@ -207,12 +258,12 @@ measure_gapped (float *buf, int count, double gap_s, gboolean emulated, int samp
 }
 
 static double
-measure (float *send, float *recv, int count, double min_time, int reps, int in_place)
+measure (WOp op, float *send, float *recv, int count, double min_time, int reps, int in_place)
 {
-  batch (send, recv, count, 2, in_place);   /* warm-up: connections, caches */
+  batch (op, send, recv, count, 2, in_place);   /* warm-up: connections, caches */
   int iters = 1;
   while (iters < (1 << 20)) {
-    double t = batch (send, recv, count, iters, in_place);
+    double t = batch (op, send, recv, count, iters, in_place);
     if (t >= min_time / reps / 4)
       break;
     iters *= 2;
@@ -222,7 +273,7 @@ measure (float *send, float *recv, int count, double min_time, int reps, int in_
   if (reps > 64)
     reps = 64;
   for (int r = 0; r < reps; r++)
-    times[r] = batch (send, recv, count, iters, in_place) / iters;
+    times[r] = batch (op, send, recv, count, iters, in_place) / iters;
   dps_sort_doubles (times, (gsize) reps);
   return times[reps / 2];
 }
@@ -236,14 +287,30 @@ measure (float *send, float *recv, int count, double min_time, int reps, int in_
     }                                                                          \
   } while (0)
 
-static double
-nccl_batch (ncclComm_t comm, cudaStream_t s, float *send, float *recv, size_t count, int iters, int in_place)
+/* As coll(), with NCCL: count floats in all, rank's share in place at its place. */
+static ncclResult_t
+nccl_coll (WOp op, ncclComm_t comm, cudaStream_t s, float *send, float *recv, size_t count, int rank, int n,
+           int in_place)
 {
+  size_t per = count / (size_t) n;
+  if (op == W_ALLGATHER)
+    return ncclAllGather (in_place ? recv + (size_t) rank * per : send, recv, per, ncclFloat, comm, s);
+  if (op == W_REDUCESCATTER)
+    return ncclReduceScatter (in_place ? recv : send, in_place ? recv + (size_t) rank * per : recv, per, ncclFloat,
+                              ncclSum, comm, s);
+  return ncclAllReduce (in_place ? recv : send, recv, count, ncclFloat, ncclSum, comm, s);
+}
+
+static double
+nccl_batch (WOp op, ncclComm_t comm, cudaStream_t s, float *send, float *recv, size_t count, int iters, int in_place)
+{
+  int rank, n;
+  MPI_Comm_rank (MPI_COMM_WORLD, &rank);
+  MPI_Comm_size (MPI_COMM_WORLD, &n);
   MPI_Barrier (MPI_COMM_WORLD);
   double t0 = MPI_Wtime ();
   for (int i = 0; i < iters; i++)
-    WCHECK (ncclAllReduce (in_place ? recv : send, recv, count, ncclFloat, ncclSum, comm, s) == ncclSuccess,
-            "ncclAllReduce failed");
+    WCHECK (nccl_coll (op, comm, s, send, recv, count, rank, n, in_place) == ncclSuccess, "NCCL collective failed");
   WCHECK (cudaStreamSynchronize (s) == cudaSuccess, "cudaStreamSynchronize failed");
   double dt = MPI_Wtime () - t0, worst;
   MPI_Allreduce (&dt, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
@@ -251,7 +318,7 @@ nccl_batch (ncclComm_t comm, cudaStream_t s, float *send, float *recv, size_t co
 }
 
 static int
-nccl_main (int rank, int n, const char *sizes_arg, double min_time, int reps)
+nccl_main (WOp op, int rank, int n, const char *sizes_arg, double min_time, int reps)
 {
   MPI_Comm local;
   int local_rank;
@@ -277,29 +344,29 @@ nccl_main (int rank, int n, const char *sizes_arg, double min_time, int reps)
   char *sizes = strdup (sizes_arg);
   for (char *tok = strtok (sizes, ","); tok; tok = strtok (NULL, ",")) {
     size_t count = atof (tok) >= 4 ? (size_t) (atof (tok) / 4) : 1;
+    if (op != W_ALLREDUCE)
+      count = count < (size_t) n ? (size_t) n : count / (size_t) n * (size_t) n;   /* whole shares */
     float *send, *recv, *host = malloc (sizeof (float) * count);
     WCHECK (host && cudaMalloc ((void **) &send, count * 4) == cudaSuccess
             && cudaMalloc ((void **) &recv, count * 4) == cudaSuccess, "out of memory");
     for (size_t i = 0; i < count; i++)
       host[i] = (float) (rank + 1);
     WCHECK (cudaMemcpy (send, host, count * 4, cudaMemcpyHostToDevice) == cudaSuccess, "cudaMemcpy failed");
-    nccl_batch (comm, s, send, recv, count, 1, 0);
+    nccl_batch (op, comm, s, send, recv, count, 1, 0);
     WCHECK (cudaMemcpy (host, recv, count * 4, cudaMemcpyDeviceToHost) == cudaSuccess, "cudaMemcpy failed");
-    long wrong = 0, all_wrong = 0;
-    for (size_t i = 0; i < count; i++)
-      wrong += host[i] != (float) n * (n + 1) / 2;
+    long wrong = wrong_elements (op, host, (int) count, n), all_wrong = 0;
     MPI_Reduce (&wrong, &all_wrong, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     double t[2];
     for (int ip = 0; ip < 2; ip++) {
-      nccl_batch (comm, s, send, recv, count, 5, ip);
+      nccl_batch (op, comm, s, send, recv, count, 5, ip);
       int iters = 1;
-      while (iters < (1 << 16) && nccl_batch (comm, s, send, recv, count, iters, ip) < min_time / reps / 4)
+      while (iters < (1 << 16) && nccl_batch (op, comm, s, send, recv, count, iters, ip) < min_time / reps / 4)
         iters *= 2;
       iters *= 4;
       double best[64];
       int r = reps < 64 ? reps : 64;
       for (int k = 0; k < r; k++)
-        best[k] = nccl_batch (comm, s, send, recv, count, iters, ip) / iters;
+        best[k] = nccl_batch (op, comm, s, send, recv, count, iters, ip) / iters;
       dps_sort_doubles (best, (gsize) r);
       t[ip] = best[r / 2];
     }
@@ -448,12 +515,14 @@ main (int argc, char **argv)
     MPI_Finalize ();
     return status;
   }
-  int nccl = argc == 5 && strcmp (argv[1], "nccl-allreduce") == 0;
+  int nccl = argc > 1 && strncmp (argv[1], "nccl-", 5) == 0;
+  WOp op = argc > 1 ? w_op (argv[1] + (nccl ? 5 : 0)) : W_NONE;
   double gap_s = argc == 7 && strcmp (argv[1], "allreduce") == 0 ? atof (argv[5]) : 0;
   gboolean emulated = argc == 7 && strcmp (argv[6], "emulated") == 0;
-  if ((argc != 5 && !(argc == 7 && gap_s > 0)) || (strcmp (argv[1], "allreduce") != 0 && !nccl)) {
+  if ((argc != 5 && !(argc == 7 && gap_s > 0)) || op == W_NONE) {
     if (rank == 0)
-      fprintf (stderr, "usage: dpscale-mpi-worker allreduce|nccl-allreduce SIZES MIN_TIME_S REPS [GAP_S busy|emulated]\n");
+      fprintf (stderr, "usage: dpscale-mpi-worker [nccl-]allreduce|allgather|reducescatter SIZES MIN_TIME_S REPS "
+               "[GAP_S busy|emulated]\n");
     MPI_Finalize ();
     return 2;
   }
@@ -461,7 +530,7 @@ main (int argc, char **argv)
   int reps = atoi (argv[4]);
   if (nccl) {
 #ifdef DPS_WORKER_NCCL
-    int status = nccl_main (rank, n, argv[2], min_time, reps);
+    int status = nccl_main (op, rank, n, argv[2], min_time, reps);
     MPI_Finalize ();
     return status;
 #else
@@ -488,6 +557,8 @@ main (int argc, char **argv)
   for (char *tok = strtok (sizes, ","); tok; tok = strtok (NULL, ",")) {
     double bytes = atof (tok);
     int count = bytes >= 4 ? (int) (bytes / 4) : 1;
+    if (op != W_ALLREDUCE)
+      count = count < n ? n : count / n * n;   /* whole shares */
     float *send = malloc (sizeof (float) * count), *recv = malloc (sizeof (float) * count);
     if (!send || !recv) {
       fprintf (stderr, "dpscale-mpi-worker: out of memory for %.0f bytes\n", bytes);
@@ -495,17 +566,14 @@ main (int argc, char **argv)
     }
     for (int i = 0; i < count; i++)
       send[i] = (float) (rank + 1);
-    MPI_Allreduce (send, recv, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
-    long wrong = 0;
-    float expect = (float) n * (n + 1) / 2;
-    for (int i = 0; i < count; i++)
-      wrong += recv[i] != expect;
+    coll (op, send, recv, count, 0);
+    long wrong = wrong_elements (op, recv, count, n);
     long all_wrong;
     MPI_Reduce (&wrong, &all_wrong, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
-    double ti = measure (send, recv, count, min_time, reps, 1);
+    double ti = measure (op, send, recv, count, min_time, reps, 1);
     double cv = 0, handoff = 0, busy_time = 0;
     double t = gap_s > 0 ? measure_gapped (recv, count, gap_s, emulated, 6 * reps, &cv, &handoff, &busy_time)
-                         : measure (send, recv, count, min_time, reps, 0);
+                         : measure (op, send, recv, count, min_time, reps, 0);
     if (rank == 0) {
       printf ("%.0f %.9g %.9g %ld %.6g %.6g %.6g\n", (double) count * 4, t, ti, all_wrong, cv, handoff, busy_time);
       fflush (stdout);

@@ -498,7 +498,7 @@ dps_nccl_log_load_warn (const char *path, DpsCalData *into, char **device, char 
   g_autoptr (GString) others = g_string_new (NULL);
   int kept = 0, start = 0;
   do {
-    /* one table at a time (a log of several runs), kept when it is an all-reduce */
+    /* one table at a time (a log of several runs), kept when calibration fits its operation */
     DpsNcclLogHints hints = { .start_line = start };
     if (!dps_nccl_log_header_counts (path, data, len, &hints, error))
       return FALSE;
@@ -515,14 +515,17 @@ dps_nccl_log_load_warn (const char *path, DpsCalData *into, char **device, char 
     if (!ok)
       return FALSE;
     DpsCollOp op = dps_nccl_log_op (&hints, g_array_index (one->points, DpsCalPoint, 0).ranks);
-    if (op != DPS_OP_ALLREDUCE) {
+    if (op == DPS_OP_COUNT || !(DPS_CAL_OPS >> op & 1)) {
       const char *what = op == DPS_OP_COUNT ? test : dps_coll_op_name (op);
-      g_string_append_printf (w, "%s:%d: a table of %s, left out: the fit is of all-reduces\n", path, start + 1, what);
+      g_string_append_printf (w, "%s:%d: a table of %s, left out: the fit is of all-reduce, all-gather and "
+                              "reduce-scatter\n", path, start + 1, what);
       g_string_append_printf (others, "%s%s", others->len ? ", " : "", what);
       start = hints.next_line;
       continue;
     }
     kept++;
+    for (guint i = 0; i < one->points->len; i++)
+      g_array_index (one->points, DpsCalPoint, i).op = op;
     g_array_append_vals (into->points, one->points->data, one->points->len);
     if (hints.wrong_rows)
       g_string_append_printf (w, "%s:%d: %d row%s with a non-zero #wrong count (the first here): left out of the fit\n",
@@ -539,7 +542,8 @@ dps_nccl_log_load_warn (const char *path, DpsCalData *into, char **device, char 
     start = hints.next_line;
   } while (start > 0);
   if (!kept)
-    return dps_set_error_at (error, path, 0, "no all-reduce table (%s here): import all_reduce_perf's output",
+    return dps_set_error_at (error, path, 0, "no all-reduce, all-gather or reduce-scatter table (%s here): import "
+                             "all_reduce_perf's, all_gather_perf's or reduce_scatter_perf's output",
                              others->str);
   if (w->len && warning) {
     g_string_truncate (w, w->len - 1);

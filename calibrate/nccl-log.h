@@ -1,4 +1,5 @@
-/* nccl-log — import nccl-tests all_reduce_perf output as calibration data.
+/* nccl-log — import nccl-tests output (all_reduce_perf, all_gather_perf,
+ * reduce_scatter_perf) as calibration data.
  *
  * Accepts the layouts nccl-tests has printed over its versions: with or
  * without the root column, "#wrong" counts or an "error" column (0e+00),
@@ -18,8 +19,9 @@
  * version", "# Collective test starting", "# nThread", "# Using devices",
  * Rank lines, a header) follow a table's rows, that table ends and
  * next_line says where the next starts; dps_nccl_log_op tells each
- * table's operation, and dps_nccl_log_load_warn keeps the all-reduce
- * tables, saying which it left out.  A row with a
+ * table's operation, and dps_nccl_log_load_warn keeps the tables of the
+ * operations calibration fits (DPS_CAL_OPS), each point marked with its
+ * operation, saying which it left out.  A row with a
  * non-zero #wrong count, and a row that repeats an earlier one (the same
  * size, type, operation and root), are left out and counted in the hints.
  * A published reference's header (tests/reference/README.md) gives the

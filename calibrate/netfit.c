@@ -153,7 +153,7 @@ model_topo (const DpsNetFit *f, const DpsTopoSpec *spec, int ranks, int nodes, G
 
 /* One point's modelled time on topo (model_topo's) with figures f; < 0 on error. */
 static double
-model_time_on (const DpsNetFit *f, const DpsTopo *topo, int ranks, double bytes, GError **error)
+model_time_on (const DpsNetFit *f, const DpsTopo *topo, int ranks, DpsCollOp op, double bytes, GError **error)
 {
   DpsCollParams params;
   dps_coll_params_nccl (&params);
@@ -161,7 +161,7 @@ model_time_on (const DpsNetFit *f, const DpsTopo *topo, int ranks, double bytes,
   dps_netfit_apply_params (f, &params, &amask);
   DpsCollCtx ctx;
   DpsCollChoice ch;
-  if (!dps_coll_ctx_init_spread (&ctx, topo, &params, ranks, DPS_OP_ALLREDUCE, bytes, error)   /* model_topo's whole nodes */
+  if (!dps_coll_ctx_init_spread (&ctx, topo, &params, ranks, op, bytes, error)   /* model_topo's whole nodes */
       || !dps_coll_choose (&ctx, amask, DPS_ALL_PROTOS, &ch, error))
     return -1;
   dps_plan_unref (ch.plan);
@@ -170,10 +170,11 @@ model_time_on (const DpsNetFit *f, const DpsTopo *topo, int ranks, double bytes,
 
 /* One point's modelled time with figures f; < 0 on error. */
 static double
-model_time (const DpsNetFit *f, const DpsTopoSpec *spec, int ranks, int nodes, double bytes, GError **error)
+model_time (const DpsNetFit *f, const DpsTopoSpec *spec, int ranks, int nodes, DpsCollOp op, double bytes,
+            GError **error)
 {
   g_autoptr (DpsTopo) topo = model_topo (f, spec, ranks, nodes, error);
-  return topo ? model_time_on (f, topo, ranks, bytes, error) : -1;
+  return topo ? model_time_on (f, topo, ranks, op, bytes, error) : -1;
 }
 
 static void
@@ -207,7 +208,7 @@ cost (const double *x, void *data)
       t_ranks = p->ranks;
       t_nodes = p->nodes;
     }
-    double t = model_time_on (&f, topo, p->ranks, p->bytes, NULL);
+    double t = model_time_on (&f, topo, p->ranks, p->op, p->bytes, NULL);
     if (!(t > 0))
       return HUGE_VAL;
     double r = log (t / p->time_s);
@@ -274,8 +275,8 @@ exercised (const Problem *pb, const double *scale, gboolean *used)
         continue;
       if (!tdown[i] && !(tdown[i] = model_topo (&down[i], pb->spec, p->ranks, p->nodes, NULL)))
         continue;
-      double a = model_time_on (&up[i], tup[i], p->ranks, p->bytes, NULL);
-      double b = model_time_on (&down[i], tdown[i], p->ranks, p->bytes, NULL);
+      double a = model_time_on (&up[i], tup[i], p->ranks, p->op, p->bytes, NULL);
+      double b = model_time_on (&down[i], tdown[i], p->ranks, p->op, p->bytes, NULL);
       if (a > 0 && b > 0)
         most[i] = MAX (most[i], fabs (log (a / b)) / (2 * log (1.05)));
     }
@@ -310,7 +311,7 @@ thin (const GArray *all, GArray **weights)
   g_autofree gint64 *keys = g_new (gint64, MAX (all->len, 1));
   for (guint i = 0; i < all->len; i++) {
     const DpsCalPoint *p = &g_array_index (all, DpsCalPoint, i);
-    keys[i] = (gint64) p->ranks << 32 | (guint32) p->nodes;
+    keys[i] = (gint64) dps_cal_point_group (p);
     g_hash_table_insert (counts, &keys[i], GINT_TO_POINTER (GPOINTER_TO_INT (g_hash_table_lookup (counts, &keys[i])) + 1));
   }
   for (guint i = 0; i < all->len; i++) {
@@ -434,7 +435,7 @@ dps_netfit_fit (const DpsCalData *d, const DpsTopoSpec *spec, gboolean ring_only
   g_autoptr (GArray) weights = NULL;
   g_autoptr (GArray) pts = thin (all, &weights);
   if (pts->len == 0) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "no all-reduce of 2 or more ranks to fit the network to");
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "no collective of 2 or more ranks to fit the network to");
     return FALSE;
   }
   out->used[DPS_NETFIT_INTRA_BW] = out->used[DPS_NETFIT_INTRA_LAT] = single || spec->gpus_per_node > 1;
@@ -447,7 +448,7 @@ dps_netfit_fit (const DpsCalData *d, const DpsTopoSpec *spec, gboolean ring_only
   for (int i = 0; i < DPS_NETFIT_N; i++)
     pb.fixed[i] = 1;
   /* a first look: the topology must hold every group */
-  double t0 = model_time (out, spec, pb.pts[0].ranks, pb.pts[0].nodes, pb.pts[0].bytes, error);
+  double t0 = model_time (out, spec, pb.pts[0].ranks, pb.pts[0].nodes, pb.pts[0].op, pb.pts[0].bytes, error);
   if (t0 < 0)
     return FALSE;
   double x[DPS_NETFIT_N] = { 0 };
@@ -484,12 +485,13 @@ dps_netfit_fit (const DpsCalData *d, const DpsTopoSpec *spec, gboolean ring_only
   return TRUE;
 }
 
-/* The fitted model's time for one all-reduce: what a profile predicts for
+/* The fitted model's time for one collective: what a profile predicts for
  * a rank or node count it did not measure.  < 0 with error. */
 double
-dps_netfit_time (const DpsNetFit *f, const DpsTopoSpec *spec, int ranks, int nodes, double bytes, GError **error)
+dps_netfit_time (const DpsNetFit *f, const DpsTopoSpec *spec, int ranks, int nodes, DpsCollOp op, double bytes,
+                 GError **error)
 {
-  return model_time (f, spec, ranks, nodes, bytes, error);
+  return model_time (f, spec, ranks, nodes, op, bytes, error);
 }
 
 /* dps_netfit_time's two halves, for many sizes of one group: the
@@ -502,7 +504,7 @@ dps_netfit_topo (const DpsNetFit *f, const DpsTopoSpec *spec, int ranks, int nod
 }
 
 double
-dps_netfit_time_on (const DpsNetFit *f, const DpsTopo *topo, int ranks, double bytes, GError **error)
+dps_netfit_time_on (const DpsNetFit *f, const DpsTopo *topo, int ranks, DpsCollOp op, double bytes, GError **error)
 {
-  return model_time_on (f, topo, ranks, bytes, error);
+  return model_time_on (f, topo, ranks, op, bytes, error);
 }

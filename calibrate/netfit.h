@@ -7,7 +7,8 @@
  * with log(nodes), not with the ring's 2(n-1) steps.  Instead, five figures
  * of the topology and of NCCL's model are fitted to all the measurements at
  * once, through the same algorithms and the same NCCL-like choice the
- * simulator predicts with:
+ * simulator predicts with, each measured point (all-reduce, all-gather,
+ * reduce-scatter) timed as its own operation:
  *
  *   intra_bw   x the topology's reachable bandwidth inside a node (NVLink, PCIe)
  *   nic_bw     x its NICs' reachable bandwidth           (only with 2+ nodes measured)
@@ -60,7 +61,8 @@ gboolean dps_netfit_fit (const DpsCalData *d, const DpsTopoSpec *spec, gboolean 
 void     dps_netfit_apply_spec (const DpsNetFit *f, DpsTopoSpec *spec);
 void     dps_netfit_share_cores (const DpsNetFit *f, DpsTopoSpec *spec, int ranks);
 void     dps_netfit_apply_params (const DpsNetFit *f, DpsCollParams *params, guint *algo_mask);
-double   dps_netfit_time (const DpsNetFit *f, const DpsTopoSpec *spec, int ranks, int nodes, double bytes,
-                          GError **error);
+double   dps_netfit_time (const DpsNetFit *f, const DpsTopoSpec *spec, int ranks, int nodes, DpsCollOp op,
+                          double bytes, GError **error);
 DpsTopo *dps_netfit_topo (const DpsNetFit *f, const DpsTopoSpec *spec, int ranks, int nodes, GError **error);
-double   dps_netfit_time_on (const DpsNetFit *f, const DpsTopo *topo, int ranks, double bytes, GError **error);
+double   dps_netfit_time_on (const DpsNetFit *f, const DpsTopo *topo, int ranks, DpsCollOp op, double bytes,
+                             GError **error);

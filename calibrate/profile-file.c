@@ -395,7 +395,7 @@ static DpsProfile *
 profile_from_keyfile (const DpsKeyFile *kf, const char *path, GError **error)
 {
   static const char *const groups[] = { "profile", "machine", "compute", "network", NULL };
-  static const char *const prefixes[] = { "fit.", "layers.", "measure.allreduce.", "contention.", "run.", NULL };
+  static const char *const prefixes[] = { "fit.", "layers.", "measure.", "contention.", "run.", NULL };
   static const char *const pkeys[] = { "format", "backend", "created", "host", "library", "devices", "env",
                                        "source", "gap_ms", "gap_waits", "handoff_us", NULL };
   gint64 format;
@@ -443,18 +443,21 @@ profile_from_keyfile (const DpsKeyFile *kf, const char *path, GError **error)
       p->run_section = g_strdup (g);
     if (g_str_has_prefix (g, "contention.") && !load_contention (kf, g, p, error))
       return NULL;
-    if (g_str_has_prefix (g, "measure.allreduce.")) {
+    if (g_str_has_prefix (g, "measure.")) {
       if (!dps_profile_measure_load (kf, g, d, error))
         return NULL;
     } else if (g_str_has_prefix (g, "layers.") && !load_layers (kf, g, p, error))
       return NULL;
   }
   /* a machine of one device (one GPU) has no collective to fit; with
-   * all-reduces of 2 or more ranks measured, a fit must be there */
+   * all-reduces of 2 or more ranks measured, a fit must be there (of
+   * all-gathers or reduce-scatters alone, the network fit) */
   gboolean multi = FALSE;
-  for (guint i = 0; i < d->points->len; i++)
-    multi |= g_array_index (d->points, DpsCalPoint, i).ranks > 1;
-  if (!p->fit.n_groups && (p->machine_ranks != 1 || multi)) {
+  for (guint i = 0; i < d->points->len; i++) {
+    const DpsCalPoint *q = &g_array_index (d->points, DpsCalPoint, i);
+    multi |= q->ranks > 1 && q->op == DPS_OP_ALLREDUCE;
+  }
+  if (!p->fit.n_groups && (multi || (p->machine_ranks != 1 && !p->net.fitted))) {
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: no [fit.RANKS.NODES] section: not a finished calibration", path);
     return NULL;
   }

@@ -1,9 +1,17 @@
 /* profile-measure.c — see profile-measure.h. */
 #include "calibrate/profile-measure.h"
+#include "sim/coll.h"
 #include "sim/topo.h"
 
-/* The [measure.allreduce.R.N] group g: d's points of that rank and node
- * count, in the order taken. */
+/* The group's name of a point: [measure.OP.RANKS.NODES]. */
+static char *
+group_name (const DpsCalPoint *pt)
+{
+  return g_strdup_printf ("measure.%s.%d.%d", dps_coll_op_name (pt->op), pt->ranks, pt->nodes);
+}
+
+/* The [measure.OP.R.N] group g: d's points of that operation, rank and
+ * node count, in the order taken. */
 static void
 save_group (GKeyFile *k, const DpsCalData *d, const char *g)
 {
@@ -16,7 +24,7 @@ save_group (GKeyFile *k, const DpsCalData *d, const char *g)
   int ranks = 0, nodes = 0;
   for (guint i = 0; i < d->points->len; i++) {
     const DpsCalPoint *pt = &g_array_index (d->points, DpsCalPoint, i);
-    g_autofree char *pg = g_strdup_printf ("measure.allreduce.%d.%d", pt->ranks, pt->nodes);
+    g_autofree char *pg = group_name (pt);
     if (!g_str_equal (pg, g))
       continue;
     ranks = pt->ranks;
@@ -68,7 +76,7 @@ dps_profile_measures_save (const DpsCalData *d, GKeyFile *k)
   GPtrArray *order = g_ptr_array_new_with_free_func (g_free);
   for (guint i = 0; i < d->points->len; i++) {
     const DpsCalPoint *pt = &g_array_index (d->points, DpsCalPoint, i);
-    char *g = g_strdup_printf ("measure.allreduce.%d.%d", pt->ranks, pt->nodes);
+    char *g = group_name (pt);
     if (!g_hash_table_contains (groups, g)) {
       g_hash_table_add (groups, g_strdup (g));
       g_ptr_array_add (order, g);
@@ -88,6 +96,13 @@ dps_profile_measure_load (const DpsKeyFile *kf, const char *g, DpsCalData *d, GE
   static const char *const keys[] = { "ranks", "nodes", "size_bytes", "time_us", "time_inplace_us", "wrong",
                                        "held_out", "nccl_estimate_us", "cv", "busy_us", NULL };
   gint64 ranks, nodes;
+  g_auto (GStrv) parts = g_strsplit (g, ".", 3);
+  DpsCollOp op = DPS_OP_ALLREDUCE;
+  if (!parts[1] || !dps_coll_op_parse (parts[1], &op) || !(DPS_CAL_OPS >> op & 1)) {
+    dps_key_file_error (kf, g, NULL, error, "not a measured operation (allreduce, allgather, reducescatter)");
+    return FALSE;
+  }
+  guint first = d->points->len;
   if (!dps_key_file_check_keys (kf, g, keys, error)
       || !dps_key_file_get_int (kf, g, "ranks", TRUE, 0, 1, DPS_TOPO_MAX_GPUS, &ranks, error)
       || !dps_key_file_get_int (kf, g, "nodes", TRUE, 0, 1, ranks, &nodes, error))
@@ -121,5 +136,7 @@ dps_profile_measure_load (const DpsKeyFile *kf, const char *g, DpsCalData *d, GE
   }
   for (int i = 0; i < 8; i++)
     g_free (v[i]);
+  for (guint j = first; j < d->points->len; j++)
+    g_array_index (d->points, DpsCalPoint, j).op = op;
   return ok;
 }

@@ -1,5 +1,6 @@
-/* profile-measure — the [measure.allreduce.RANKS.NODES] sections of a
- * profile: every measured all-reduce, a group per rank and node count, its
+/* profile-measure — the [measure.OP.RANKS.NODES] sections of a profile
+ * (OP: allreduce, allgather, reducescatter): every measured collective, a
+ * group per operation, rank and node count, its
  * sizes (bytes), times (us, out of place and in place), failed elements,
  * held-out marks and, where measured, NCCL's own estimate (us), the spread
  * of single timings (cv) and the time handed over while ranks compute

@@ -131,70 +131,34 @@ dps_profile_fit_network (DpsProfile *p, const char *topology, GError **error)
 }
 
 typedef struct {
-  double bytes, log_factor;
-  int    n;
-} CorrPoint;
+  const DpsNetFit *net;
+  const DpsTopo   *topo;
+  int              ranks;
+  DpsCollOp        op;
+} NetModel;
 
-static gint
-by_bytes (gconstpointer a, gconstpointer b)
+static double
+net_model_time (double bytes, void *data)
 {
-  double x = ((const CorrPoint *) a)->bytes, y = ((const CorrPoint *) b)->bytes;
-  return (x > y) - (x < y);
+  const NetModel *m = data;
+  return dps_netfit_time_on (m->net, m->topo, m->ranks, m->op, bytes, NULL);
 }
 
-/* A measured group's own shape on top of the network fit: at each size it
- * measured (held-out sizes left out, so that they still test the fit), the
- * measured time over the fitted model's, for dps_tune_calibrated to
- * interpolate; several logs of one size give the geometric mean.  Writes
- * the max smallest sizes at most, in increasing order, and returns their
- * count; 0 for a group that was not measured, for a ring library's profile
- * (its groups keep their ring fits) or when the model cannot time the
- * group.  Linear in the points but for sorting the sizes: the group's
- * topology built once, each size found by hashing (a log of 300,000 sizes
- * took minutes each time its profile was applied). */
-int
-dps_profile_network_correction (const DpsProfile *p, int ranks, int nodes, double *bytes, double *factor, int max)
+/* A measured group's own shape of op on top of the network fit
+ * (dps_fit_correction), for dps_tune_calibrated to interpolate; none
+ * (out->n = 0) for a group not measured, for a ring library's group whose
+ * all-reduce was measured (it keeps its ring fits) or when the model
+ * cannot time the group.  The group's topology is built once. */
+void
+dps_profile_network_correction (const DpsProfile *p, DpsCollOp op, int ranks, int nodes, DpsCollCorr *out)
 {
-  if (!p->net.fitted || p->net.ring_only || !measured (p, ranks, nodes))
-    return 0;
+  out->n = 0;
+  if (!p->net.fitted || (p->net.ring_only && measured (p, ranks, nodes)))
+    return;
   g_autoptr (DpsTopoSpec) spec = dps_profile_network_spec (p, ranks, nodes, NULL);
-  if (!spec)
-    return 0;
-  /* the group's sizes, each once: the max smallest are corrected */
-  g_autoptr (GArray) c = g_array_new (FALSE, FALSE, sizeof (CorrPoint));
-  g_autoptr (GHashTable) sizes = g_hash_table_new (g_double_hash, g_double_equal);
-  for (guint i = 0; i < p->data->points->len; i++) {
-    const DpsCalPoint *q = &g_array_index (p->data->points, DpsCalPoint, i);
-    if (q->held_out || q->ranks != ranks || MAX (q->nodes, 1) != MAX (nodes, 1) || !(q->time_s > 0)
-        || !g_hash_table_add (sizes, (gpointer) &q->bytes))
-      continue;
-    CorrPoint cp = { q->bytes, 0, 0 };
-    g_array_append_val (c, cp);
-  }
-  g_array_sort (c, by_bytes);
-  int n = MIN ((int) c->len, max);
-  g_autoptr (GHashTable) at = g_hash_table_new (g_double_hash, g_double_equal);   /* size -> its CorrPoint */
-  for (int i = 0; i < n; i++)
-    g_hash_table_insert (at, &g_array_index (c, CorrPoint, (guint) i).bytes, &g_array_index (c, CorrPoint, (guint) i));
-  g_autoptr (DpsTopo) topo = n > 0 ? dps_netfit_topo (&p->net, spec, ranks, nodes, NULL) : NULL;
-  if (n > 0 && !topo)
-    return 0;
-  for (guint i = 0; i < p->data->points->len; i++) {
-    const DpsCalPoint *q = &g_array_index (p->data->points, DpsCalPoint, i);
-    CorrPoint *cp = q->held_out || q->ranks != ranks || MAX (q->nodes, 1) != MAX (nodes, 1) || !(q->time_s > 0)
-                    ? NULL : g_hash_table_lookup (at, &q->bytes);
-    if (!cp)
-      continue;
-    double t = dps_netfit_time_on (&p->net, topo, ranks, q->bytes, NULL);
-    if (!(t > 0))
-      return 0;
-    cp->log_factor += log (q->time_s / t);
-    cp->n++;
-  }
-  for (int i = 0; i < n; i++) {
-    const CorrPoint *cp = &g_array_index (c, CorrPoint, (guint) i);
-    bytes[i] = cp->bytes;
-    factor[i] = exp (cp->log_factor / cp->n);
-  }
-  return n;
+  g_autoptr (DpsTopo) topo = spec ? dps_netfit_topo (&p->net, spec, ranks, nodes, NULL) : NULL;
+  if (!topo)
+    return;
+  NetModel m = { &p->net, topo, ranks, op };
+  dps_fit_correction (p->data, op, ranks, nodes, net_model_time, &m, out);
 }

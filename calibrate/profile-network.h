@@ -10,5 +10,4 @@
 void     dps_profile_network_save (const DpsProfile *p, GKeyFile *k);
 gboolean dps_profile_network_load (DpsProfile *p, const DpsKeyFile *kf, GError **error);
 DpsTopoSpec *dps_profile_network_spec (const DpsProfile *p, int ranks, int nodes, GError **error);
-int      dps_profile_network_correction (const DpsProfile *p, int ranks, int nodes, double *bytes, double *factor,
-                                         int max);
+void     dps_profile_network_correction (const DpsProfile *p, DpsCollOp op, int ranks, int nodes, DpsCollCorr *out);

@@ -93,8 +93,9 @@ dps_profile_apply_params (const DpsProfile *p, int ranks, int nodes, DpsCollPara
      * correction on top (its own ring fit cannot say what NVLS or a tree
      * reach: a ring of 2 H100 nodes tops out below their NVLS tree) */
     dps_netfit_apply_params (&p->net, params, algo_mask);
-    params->n_corr = dps_profile_network_correction (p, ranks, nodes, params->corr_bytes, params->corr_factor,
-                                                     (int) G_N_ELEMENTS (params->corr_bytes));
+    for (int op = 0; op < DPS_OP_COUNT; op++)
+      if (DPS_CAL_OPS >> op & 1)
+        dps_profile_network_correction (p, (DpsCollOp) op, ranks, nodes, &params->corr[op]);
     return;
   }
   const DpsFitLevel *lv = dps_fit_nearest (&p->fit, ranks, nodes > 1);
@@ -119,11 +120,18 @@ dps_profile_apply_params (const DpsProfile *p, int ranks, int nodes, DpsCollPara
   }
   params->algo_bw_factor[DPS_ALGO_RING] = 1;
   memset (params->fill_bytes, 0, sizeof params->fill_bytes);   /* the fit holds it */
-  params->n_corr = MIN (lv->n_corr, (int) G_N_ELEMENTS (params->corr_bytes));
-  for (int i = 0; i < params->n_corr; i++) {
-    params->corr_bytes[i] = lv->corr_bytes[i];
-    params->corr_factor[i] = lv->corr_factor[i];
+  DpsCollCorr *ar = &params->corr[DPS_OP_ALLREDUCE];
+  ar->n = MIN (lv->n_corr, DPS_COLL_MAX_CORR);
+  for (int i = 0; i < ar->n; i++) {
+    ar->bytes[i] = lv->corr_bytes[i];
+    ar->factor[i] = lv->corr_factor[i];
   }
+  /* the other operations measured in that group: their own shape against
+   * the group's rings (a library's all-gather need not be a ring: Open
+   * MPI's reduce-scatter is a reduce, then a scatter) */
+  for (int op = 0; op < DPS_OP_COUNT; op++)
+    if (op != DPS_OP_ALLREDUCE && DPS_CAL_OPS >> op & 1)
+      dps_fit_op_correction (&p->fit, lv, p->data, (DpsCollOp) op, &params->corr[op]);
   *algo_mask = 1u << DPS_ALGO_RING;
   *proto_mask = (1u << lv->n_regimes) - 1;
 }

@@ -22,6 +22,7 @@ typedef struct {
 struct DpsCollCost {
   const DpsTopo *topo;
   DpsCollParams params;
+  DpsCollOp  op;
   int        n_ranks;
   double     fill_times[DPS_ALGO_COUNT];   /* dps_tune_fill_times */
   guint      proto_mask;
@@ -148,6 +149,7 @@ dps_coll_cost_new_ctx (const DpsCollCtx *ctx_in, guint algo_mask, guint proto_ma
   algo_mask = dps_coll_choosable (op, algo_mask);
   DpsCollCost *c = g_new0 (DpsCollCost, 1);
   c->params = *params;
+  c->op = op;
   c->topo = topo;
   c->n_ranks = n_gpus;
   for (int a = 0; a < DPS_ALGO_COUNT; a++)
@@ -289,8 +291,8 @@ dps_coll_cost_time_lat (const DpsCollCost *c, double bytes, double *lat_s, DpsAl
 {
   double lat = 0;
   double t = uncorrected_time (c, bytes, &lat, algo, proto);
-  if (c->params.n_corr > 0 && t > 0) {
-    double corrected = dps_tune_calibrated (&c->params, bytes, model_time, (void *) c);
+  if (dps_coll_params_corr (&c->params, c->op) && t > 0) {
+    double corrected = dps_tune_calibrated (&c->params, c->op, bytes, model_time, (void *) c);
     lat *= corrected / t;
     t = corrected;
   }

@@ -13,6 +13,12 @@ typedef enum { DPS_ALGO_TREE, DPS_ALGO_RING, DPS_ALGO_HIER, DPS_ALGO_NVLS, DPS_A
 typedef enum { DPS_PROTO_LL, DPS_PROTO_LL128, DPS_PROTO_SIMPLE, DPS_PROTO_COUNT } DpsProto;
 typedef enum { DPS_MODE_ANALYTICAL, DPS_MODE_FLOW } DpsNetMode;
 
+#define DPS_COLL_MAX_CORR 64
+typedef struct {
+  int    n;
+  double bytes[DPS_COLL_MAX_CORR], factor[DPS_COLL_MAX_CORR];   /* sizes increasing */
+} DpsCollCorr;
+
 typedef struct {
   double base_s[DPS_ALGO_COUNT][DPS_PROTO_COUNT];
   /* what one NCCL call takes beyond its algorithm's latency, as nccl-tests
@@ -44,10 +50,11 @@ typedef struct {
    * only for sizes up to its bound (0: unbounded) above the previous one's */
   gboolean sized_regimes;
   double regime_max_bytes[DPS_PROTO_COUNT];
-  /* calibrated per-size correction of a collective's whole time (measured
-   * over modelled at the fitted sizes, interpolated in log size) */
-  int    n_corr;
-  double corr_bytes[64], corr_factor[64];
+  /* calibrated per-size corrections of a collective's whole time (measured
+   * over modelled at the fitted sizes, interpolated in log size), one per
+   * operation measured; one without its own takes the all-reduce's
+   * (dps_coll_params_corr) */
+  DpsCollCorr corr[DPS_OP_COUNT];
 } DpsCollParams;
 
 typedef struct {

@@ -7,10 +7,12 @@
 #include <string.h>
 
 static const char *const op_names[] = { "allreduce", "reducescatter", "allgather", "broadcast" };
+static const char *const op_words[] = { "all-reduce", "reduce-scatter", "all-gather", "broadcast" };
 static const char *const algo_names[] = { "tree", "ring", "hier", "nvls", "collnet", "pat" };
 static const char *const proto_names[] = { "LL", "LL128", "Simple" };
 
 const char *dps_coll_op_name (DpsCollOp op) { return op_names[op]; }
+const char *dps_coll_op_words (DpsCollOp op) { return op_words[op]; }
 const char *dps_algo_name (DpsAlgo a) { return algo_names[a]; }
 const char *dps_proto_name (DpsProto p) { return proto_names[p]; }
 

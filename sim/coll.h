@@ -71,7 +71,8 @@ extern const DpsCollAlgo dps_coll_collnet;
 extern const DpsCollAlgo dps_coll_pat;
 
 const DpsCollAlgo *dps_coll_algo (DpsAlgo algo);
-const char *dps_coll_op_name (DpsCollOp op);
+const char *dps_coll_op_name (DpsCollOp op);    /* "allgather": a key, NCCL's word */
+const char *dps_coll_op_words (DpsCollOp op);   /* "all-gather": in sentences and tables */
 const char *dps_algo_name (DpsAlgo algo);
 const char *dps_proto_name (DpsProto proto);
 gboolean    dps_coll_op_parse (const char *s, DpsCollOp *out);

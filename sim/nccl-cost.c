@@ -280,24 +280,39 @@ dps_tune_size_ok (const DpsCollParams *p, DpsProto proto, double bytes)
   return bytes > lo && (hi <= 0 || bytes <= hi);
 }
 
-/* A collective's time with a calibration's correction table: model(S) times
+/* A collective's time with a calibration's correction table for op: model(S) times
  * the factor measured at the tabled sizes, interpolated linearly in log time
  * and log size between two of them.  Without a table: model(bytes). */
-double
-dps_tune_calibrated (const DpsCollParams *p, double bytes, DpsTimeFn model, void *data)
+const DpsCollCorr *
+dps_coll_params_corr (const DpsCollParams *p, DpsCollOp op)
 {
-  int n = p->n_corr;
-  if (n == 0)
+  const DpsCollCorr *c = p->corr[op].n > 0 ? &p->corr[op] : &p->corr[DPS_OP_ALLREDUCE];
+  return c->n > 0 ? c : NULL;
+}
+
+void
+dps_coll_params_uncorrect (DpsCollParams *p)
+{
+  for (int op = 0; op < DPS_OP_COUNT; op++)
+    p->corr[op].n = 0;
+}
+
+double
+dps_tune_calibrated (const DpsCollParams *p, DpsCollOp op, double bytes, DpsTimeFn model, void *data)
+{
+  const DpsCollCorr *c = dps_coll_params_corr (p, op);
+  if (!c)
     return model (bytes, data);
-  if (bytes <= p->corr_bytes[0])
-    return model (bytes, data) * p->corr_factor[0];
-  if (bytes >= p->corr_bytes[n - 1])
-    return model (bytes, data) * p->corr_factor[n - 1];
+  int n = c->n;
+  if (bytes <= c->bytes[0])
+    return model (bytes, data) * c->factor[0];
+  if (bytes >= c->bytes[n - 1])
+    return model (bytes, data) * c->factor[n - 1];
   int i = 1;
-  while (bytes > p->corr_bytes[i])
+  while (bytes > c->bytes[i])
     i++;
-  double lo = p->corr_bytes[i - 1], hi = p->corr_bytes[i];
-  double t0 = model (lo, data) * p->corr_factor[i - 1], t1 = model (hi, data) * p->corr_factor[i];
+  double lo = c->bytes[i - 1], hi = c->bytes[i];
+  double t0 = model (lo, data) * c->factor[i - 1], t1 = model (hi, data) * c->factor[i];
   if (!(t0 > 0) || !(t1 > 0))
     return model (bytes, data);
   double w = log (bytes / lo) / log (hi / lo);

@@ -43,4 +43,8 @@ dps_tune_log2i (int n)
 {
   return (int) g_bit_storage ((gulong) n) - 1;
 }
-double   dps_tune_calibrated (const DpsCollParams *p, double bytes, DpsTimeFn model, void *data);
+double   dps_tune_calibrated (const DpsCollParams *p, DpsCollOp op, double bytes, DpsTimeFn model, void *data);
+/* op's correction table (its own, else the all-reduce's), NULL for none;
+ * and the parameters without any */
+const DpsCollCorr *dps_coll_params_corr (const DpsCollParams *p, DpsCollOp op);
+void     dps_coll_params_uncorrect (DpsCollParams *p);

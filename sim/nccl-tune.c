@@ -11,7 +11,7 @@ choose_time (double bytes, void *data)
   const ChooseArgs *a = data;
   DpsCollCtx c = *a->ctx;
   DpsCollParams uncorrected = *c.params;
-  uncorrected.n_corr = 0;
+  dps_coll_params_uncorrect (&uncorrected);
   c.params = &uncorrected;
   c.bytes = bytes;
   DpsCollChoice ch;
@@ -100,12 +100,12 @@ dps_coll_choose (const DpsCollCtx *ctx, guint algo_mask, guint proto_mask,
     return FALSE;
   }
   *out = best;
-  if (ctx->params->n_corr > 0) {
+  if (dps_coll_params_corr (ctx->params, ctx->op)) {
     /* calibrated: the time between measured sizes, as the profile says */
     ChooseArgs a = { ctx, algo_mask, proto_mask };
     double raw = choose_time (ctx->bytes, &a);
     if (raw > 0)
-      out->time_s *= dps_tune_calibrated (ctx->params, ctx->bytes, choose_time, &a) / raw;
+      out->time_s *= dps_tune_calibrated (ctx->params, ctx->op, ctx->bytes, choose_time, &a) / raw;
   }
   return TRUE;
 }
@@ -137,9 +137,9 @@ dps_coll_predict_cached (const DpsCollCtx *ctx, guint algo_mask, guint proto_mas
     return FALSE;
   if (mode == DPS_MODE_FLOW) {
     double scale = 1;
-    if (ctx->params->n_corr) {
+    if (dps_coll_params_corr (ctx->params, ctx->op)) {
       DpsCollParams bare = *ctx->params;
-      bare.n_corr = 0;
+      dps_coll_params_uncorrect (&bare);
       DpsCollCtx raw = *ctx;
       raw.params = &bare;
       DpsCollChoice rc;

@@ -80,6 +80,12 @@ step run-strategies sh tests/test-run-strategies-gpu.sh "$dps" "$build/tests/par
 step validate "$dps" validate --backend gpu --steps 20 -o "$out/validate"
 step validate-gpt2 "$dps" validate --backend gpu --model transformer-small --batch 8 --steps 20 -o "$out/validate-gpt2"
 step validate-fsdp "$dps" validate --backend gpu --strategy fsdp --steps 20 -o "$out/validate-fsdp"
-step calibrate "$dps" calibrate --backend gpu --quick -o "$out/gpu.calib"
+# calibration of all three collectives (ncclAllReduce, ncclAllGather,
+# ncclReduceScatter, each result checked), in one process and through the
+# MPI worker (one process a GPU)
+step calibrate "$dps" calibrate --backend gpu --quick --collectives all-reduce,all-gather,reduce-scatter \
+  -o "$out/gpu.calib"
+step calibrate-mpi "$dps" calibrate --backend gpu --mpi --quick --collectives all-gather,reduce-scatter \
+  -o "$out/gpu-mpi.calib"
 echo "gpu-check: $fails step(s) failed; outputs in $out/"
 [ "$fails" -eq 0 ]

@@ -174,7 +174,7 @@ log=$(cd "$(dirname "$0")" && pwd)/data/nccl-tests-1x8.log   # absolute: a symli
 # a test the model has no operation for: refused when alone, by its name
 sed '1a # Collective test starting: alltoall_perf' "$log" >"$t/a2a.log"
 expect 1 "a2a.log: alltoall_perf, a test the model has no operation for" collective --compare "$t/a2a.log" --topology dgx-h100
-expect 1 "a2a.log: no all-reduce table (alltoall_perf here): import all_reduce_perf's output" calibrate --import "$t/a2a.log" -o "$t/a2a.calib"
+expect 1 "a2a.log: no all-reduce, all-gather or reduce-scatter table (alltoall_perf here): import all_reduce_perf's, all_gather_perf's or reduce_scatter_perf's output" calibrate --import "$t/a2a.log" -o "$t/a2a.calib"
 cat "$t/a2a.log" "$t/a2a.log" >"$t/a2a2.log"
 # V100 hosts of 8 against the 4-GPU trays of an NVL72 rack: the error alone, not the GPUs' note before it
 expect 1 "nccl-tests-2x8-old.log: hosts of 8 GPUs are neither nodes (72 GPUs) nor hosts (4 GPUs) of gb200-nvl72" collective --compare "$(dirname "$0")/data/nccl-tests-2x8-old.log" --topology gb200-nvl72

@@ -57,6 +57,23 @@ if "$bin" calibrate --quick --emulated-waits -o "$tmp/bad.calib" 2>"$tmp/err"; t
 if "$bin" calibrate --quick --gap-ms -5 -o "$tmp/bad.calib" 2>"$tmp/err"; then ko "--gap-ms -5 accepted"; else
   grep -q "\-\-gap-ms" "$tmp/err" && [ ! -e "$tmp/bad.calib" ] && ok || ko "gap message: $(cat "$tmp/err")"; fi
 
+# all-gather and reduce-scatter measured (MPI_Allgather,
+# MPI_Reduce_scatter_block), without an all-reduce: each its own group in
+# the profile and the CSV, fitted through the network fit and its
+# per-operation correction, so the simulator reproduces every size that
+# was not held out (with two sizes, none is) exactly: 0.0% (calibrate
+# checks through the same path as `collective --calibration`)
+if "$bin" calibrate --quick --gpus 2 --sizes 64K,1M --collectives all-gather,reduce-scatter -o "$tmp/ag.calib" \
+     >"$tmp/out" 2>"$tmp/err" \
+   && grep -q '^\[measure.allgather.2.1\]' "$tmp/ag.calib" && grep -q '^\[measure.reducescatter.2.1\]' "$tmp/ag.calib" \
+   && ! grep -q '^\[measure.allreduce' "$tmp/ag.calib" && grep -q ',allgather$' "$tmp/ag.csv" \
+   && grep -q '^all-gather mean |error|: 0.0% on 2 fitted points' "$tmp/out" \
+   && grep -q '^reduce-scatter mean |error|: 0.0% on 2 fitted points' "$tmp/out"; then ok
+else ko "--collectives all-gather,reduce-scatter: $(tail -1 "$tmp/err") $(grep 'mean |error|' "$tmp/out")"; fi
+if "$bin" calibrate --quick --collectives broadcast -o "$tmp/bc.calib" 2>"$tmp/err"; then ko "--collectives broadcast accepted"
+else grep -q "^dpscale calibrate: --collectives: 'broadcast' is not all-reduce, all-gather or reduce-scatter" "$tmp/err" \
+  && [ ! -e "$tmp/bc.calib" ] && ok || ko "--collectives broadcast: $(cat "$tmp/err")"; fi
+
 # 2. no GPU: a clear error, no profile
 if "$bin" calibrate --backend gpu -o "$tmp/g.calib" 2>"$tmp/err"; then
   ok   # a machine with a GPU: fine too
@@ -70,6 +87,15 @@ if grep -q '^backend=nccl-tests' "$tmp/i.calib" && grep -q '^\[fit.16.2\]' "$tmp
 if "$bin" calibrate --import "$data/nccl-tests-truncated.log" -o "$tmp/t.calib" 2>"$tmp/err"; then ko "truncated log accepted"; else
   grep -q "nccl-tests-truncated.log:30:" "$tmp/err" && [ ! -e "$tmp/t.calib" ] && ok || ko "truncated: $(cat "$tmp/err")"; fi
 if "$bin" calibrate --import /nonexistent.log 2>"$tmp/err"; then ko "missing log accepted"; else grep -q "nonexistent.log" "$tmp/err" && ok || ko "missing log message"; fi
+# a published all-gather table alone (8 B200s): its own group, fitted
+# through the network fit (no all-reduce: no [fit] group), and the profile
+# times all-gathers for `collective`
+agref=$(dirname "$0")/reference/nccl/vultr-b200-ib-1n-allgather.ref
+if "$bin" calibrate --import "$agref" -o "$tmp/agi.calib" >"$tmp/out" 2>"$tmp/err" \
+   && grep -q '^\[measure.allgather.8.1\]' "$tmp/agi.calib" && ! grep -q '^\[fit\.' "$tmp/agi.calib" \
+   && grep -q '^network fit on HGX B200' "$tmp/out" && grep -q '^all-gather mean |error|' "$tmp/out" \
+   && "$bin" collective --calibration "$tmp/agi.calib" --op allgather --gpus 8 -b 1G -e 1G >/dev/null 2>"$tmp/err"; then ok
+else ko "all-gather import: $(tail -1 "$tmp/err")"; fi
 # a network test's log, one rank on each of 10 hosts of 8-GPU nodes (more
 # ranks than a node has GPUs, as no whole number of nodes): it imported
 # its points, then failed, "--nodes 10 and --gpus 10 disagree"; now the

@@ -185,10 +185,11 @@ test_correction (void)
   DpsCollParams p;
   dps_coll_params_nccl (&p);
   g_autoptr (DpsCollCost) bare = cost_new (t, &p, 16, DPS_NCCL_ALGOS, DPS_MODE_ANALYTICAL, 0);
-  p.n_corr = 0;
-  for (double bytes = 1e3; bytes <= 1e9; bytes *= 10, p.n_corr++) {
-    p.corr_bytes[p.n_corr] = bytes;
-    p.corr_factor[p.n_corr] = 2;
+  DpsCollCorr *c = &p.corr[DPS_OP_ALLREDUCE];
+  c->n = 0;
+  for (double bytes = 1e3; bytes <= 1e9; bytes *= 10, c->n++) {
+    c->bytes[c->n] = bytes;
+    c->factor[c->n] = 2;
   }
   g_autoptr (DpsCollCost) corrected = cost_new (t, &p, 16, DPS_NCCL_ALGOS, DPS_MODE_ANALYTICAL, 0);
   for (double bytes = 1e2; bytes <= 1e10; bytes *= 10) {
@@ -197,6 +198,48 @@ test_correction (void)
     DpsAlgo a;
     DpsProto pr;
     g_assert_cmpfloat (REL (fresh_time (t, &p, 16, bytes, DPS_MODE_ANALYTICAL, &a, &pr), want), <, 1e-6);
+  }
+}
+
+/* An operation measured has its own correction; one not measured takes the
+ * all-reduce's: with the all-reduce's factor 2 and the all-gather's 3 at
+ * every size, an all-gather takes 3 times its bare time, a reduce-scatter
+ * 2 times, through the cached cost and a fresh choice alike. */
+static void
+test_correction_per_op (void)
+{
+  g_autoptr (DpsTopo) t = test_shipped_topo ("dgx-h100", 2);
+  DpsCollParams p;
+  dps_coll_params_nccl (&p);
+  DpsCollParams bare = p;
+  for (int k = 0; k < 3; k++) {
+    p.corr[DPS_OP_ALLREDUCE].bytes[k] = p.corr[DPS_OP_ALLGATHER].bytes[k] = pow (1e3, k + 1);
+    p.corr[DPS_OP_ALLREDUCE].factor[k] = 2;
+    p.corr[DPS_OP_ALLGATHER].factor[k] = 3;
+  }
+  p.corr[DPS_OP_ALLREDUCE].n = p.corr[DPS_OP_ALLGATHER].n = 3;
+  static const struct { DpsCollOp op; double factor; } want[] = {
+    { DPS_OP_ALLGATHER, 3 }, { DPS_OP_REDUCE_SCATTER, 2 }, { DPS_OP_ALLREDUCE, 2 } };
+  for (gsize i = 0; i < G_N_ELEMENTS (want); i++) {
+    g_autoptr (DpsCollCost) b = dps_coll_cost_new (t, &bare, 16, want[i].op, DPS_NCCL_ALGOS, DPS_ALL_PROTOS, 0,
+                                                   DPS_MODE_ANALYTICAL, 0, NULL);
+    g_autoptr (DpsCollCost) c = dps_coll_cost_new (t, &p, 16, want[i].op, DPS_NCCL_ALGOS, DPS_ALL_PROTOS, 0,
+                                                   DPS_MODE_ANALYTICAL, 0, NULL);
+    g_assert_nonnull (b);
+    g_assert_nonnull (c);
+    /* at the tabled sizes and beyond them (between them the corrected
+     * times are interpolated in log size) */
+    static const double sizes[] = { 1e2, 1e3, 1e6, 1e9, 1e10 };
+    for (gsize k = 0; k < G_N_ELEMENTS (sizes); k++) {
+      double bytes = sizes[k];
+      double w = want[i].factor * dps_coll_cost_time (b, bytes, NULL, NULL);
+      g_assert_cmpfloat (REL (dps_coll_cost_time (c, bytes, NULL, NULL), w), <, 1e-9);
+      DpsCollCtx ctx;
+      DpsCollChoice ch;
+      g_assert_true (dps_coll_ctx_init (&ctx, t, &p, 16, want[i].op, bytes, NULL));
+      g_assert_true (dps_coll_predict (&ctx, DPS_NCCL_ALGOS, DPS_ALL_PROTOS, DPS_MODE_ANALYTICAL, &ch, NULL));
+      g_assert_cmpfloat (REL (ch.time_s, w), <, 1e-6);
+    }
   }
 }
 
@@ -307,6 +350,7 @@ main (int argc, char **argv)
   g_test_add_func ("/coll-cost/pruning-keeps-answers", test_pruning_keeps_answers);
   g_test_add_func ("/coll-cost/nothing-to-move", test_nothing_to_move);
   g_test_add_func ("/coll-cost/correction", test_correction);
+  g_test_add_func ("/coll-cost/correction-per-op", test_correction_per_op);
   g_test_add_func ("/coll-cost/none-applies", test_none_applies);
   g_test_add_func ("/coll-cost/nvls-gather-choice", test_nvls_gather_choice);
   return g_test_run ();

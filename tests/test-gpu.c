@@ -1,8 +1,10 @@
-/* GPU checks (calibrate/gpu-nccl.c): NCCL all-reduce over every local GPU
- * gives correct sums and positive times; cuBLAS GEMM and copy figures are
+/* GPU checks (calibrate/gpu-nccl.c): NCCL all-reduce, all-gather and
+ * reduce-scatter over every local GPU give correct results and positive
+ * times; cuBLAS GEMM and copy figures are
  * positive, bf16 GEMM at least as fast as fp32 (tensor cores).  Exits 77
  * (skipped) where there is no GPU or no CUDA/NCCL in the build. */
 #include "calibrate/gpu.h"
+#include "sim/coll.h"
 
 #include <stdio.h>
 
@@ -20,15 +22,23 @@ main (void)
   g_autoptr (DpsProfile) p = dps_profile_new (dps_cal_data_new ("gpu-nccl"));
   int counts[] = { n };
   double sizes[] = { 1024, 1 << 20, 64 << 20 };
-  if (!dps_gpu_allreduce (p->data, counts, 1, sizes, 3, 5, NULL, NULL, &e)) {
-    fprintf (stderr, "FAIL: %s\n", e->message);
+  /* each collective calibration measures, checked element by element by
+   * dps_gpu_collective itself (a wrong element is its error) */
+  static const DpsCollOp ops[] = { DPS_OP_ALLREDUCE, DPS_OP_ALLGATHER, DPS_OP_REDUCE_SCATTER };
+  for (gsize o = 0; o < G_N_ELEMENTS (ops); o++)
+    if (!dps_gpu_collective (p->data, ops[o], counts, 1, sizes, 3, 5, NULL, NULL, &e)) {
+      fprintf (stderr, "FAIL: %s: %s\n", dps_coll_op_words (ops[o]), e->message);
+      return 1;
+    }
+  if (p->data->points->len != 3 * G_N_ELEMENTS (sizes)) {
+    fprintf (stderr, "FAIL: %u points, want %zu\n", p->data->points->len, 3 * G_N_ELEMENTS (sizes));
     return 1;
   }
   for (guint i = 0; i < p->data->points->len; i++) {
     DpsCalPoint *q = &g_array_index (p->data->points, DpsCalPoint, i);
-    printf ("allreduce %d GPUs %.0f B: %.2f us (NCCL estimate %.2f us)\n", q->ranks, q->bytes, q->time_s * 1e6,
-            q->estimate_s * 1e6);
-    if (!(q->time_s > 0) || q->wrong != 0)
+    printf ("%s %d GPUs %.0f B: %.2f us (NCCL estimate %.2f us)\n", dps_coll_op_name (q->op), q->ranks, q->bytes,
+            q->time_s * 1e6, q->estimate_s * 1e6);
+    if (!(q->time_s > 0) || q->wrong != 0 || q->op != ops[i / G_N_ELEMENTS (sizes)])
       return 1;
   }
   int dims[] = { 2048, 4096 };

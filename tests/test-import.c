@@ -237,18 +237,32 @@ test_import_runs (void)
   g_autoptr (DpsCalData) d = dps_cal_data_new ("nccl-tests");
   g_autofree char *warning = NULL;
   g_assert_true (dps_nccl_log_load_warn (path, d, NULL, &warning, &e));
-  g_assert_cmpint (d->points->len, ==, 14);
+  /* calibration takes every table of all-reduce, all-gather and
+   * reduce-scatter, each point marked with its operation */
+  g_assert_cmpint (d->points->len, ==, 16);
+  for (guint i = 0; i < d->points->len; i++)
+    g_assert_cmpint (g_array_index (d->points, DpsCalPoint, i).op, ==,
+                     i < 14 ? DPS_OP_ALLREDUCE : i == 14 ? DPS_OP_REDUCE_SCATTER : DPS_OP_ALLGATHER);
   g_assert_nonnull (strstr (warning, want_note));
-  g_autofree char *w1 = g_strdup_printf ("%s:34: a table of reducescatter, left out", path);
-  g_autofree char *w2 = g_strdup_printf ("%s:58: a table of allgather, left out", path);
-  g_assert_nonnull (strstr (warning, w1));
-  g_assert_nonnull (strstr (warning, w2));
+  g_assert_null (strstr (warning, "a table of"));
+  /* an all-gather's table alone is calibration data too */
   const char *gather = strstr (log, "# nThread 1 nGpus 1 minBytes 8 maxBytes 8");
   gather = strstr (gather + 1, "# nThread 1 nGpus 1 minBytes 8 maxBytes 8");
   g_assert_true (g_file_set_contents (path, gather, -1, NULL));
   g_autoptr (DpsCalData) d2 = dps_cal_data_new ("nccl-tests");
-  g_assert_false (dps_nccl_log_load_warn (path, d2, NULL, NULL, &e));
-  g_autofree char *want = g_strdup_printf ("%s: no all-reduce table (allgather here)", path);
+  g_assert_true (dps_nccl_log_load_warn (path, d2, NULL, NULL, &e));
+  g_assert_no_error (e);
+  g_assert_cmpint (d2->points->len, ==, 1);
+  g_assert_cmpint (g_array_index (d2->points, DpsCalPoint, 0).op, ==, DPS_OP_ALLGATHER);
+  /* a broadcast's (busbw = algbw on 16 ranks) is left out, and alone refused */
+  g_autofree char *bcast = g_strconcat (tail, "1048576 262144 float sum 0 100.00 10.49 10.49 0 100.00 10.49 10.49 0\n"
+                                        "# Avg bus bandwidth : 10.49\n", NULL);
+  g_assert_true (g_file_set_contents (path, bcast, -1, NULL));
+  g_autoptr (DpsCalData) d3 = dps_cal_data_new ("nccl-tests");
+  g_assert_false (dps_nccl_log_load_warn (path, d3, NULL, NULL, &e));
+  g_autofree char *want = g_strdup_printf ("%s: no all-reduce, all-gather or reduce-scatter table (broadcast here)",
+                                           path);
+  g_assert_nonnull (e);
   g_assert_nonnull (strstr (e->message, want));
   g_unlink (path);
   g_rmdir (dir);

@@ -4,6 +4,7 @@
  * a plot of measured against fitted bus bandwidth. */
 #include "sim/app/cli.h"
 #include "sim/app/cli-util.h"
+#include "sim/app/calib-plot.h"
 #include "calibrate/calibrate-run.h"
 #include "calibrate/nccl-log.h"
 #include "calibrate/profile-network.h"
@@ -34,10 +35,11 @@ warn (const char *message, void *data)
 
 /* What the command line asks for, parsed and checked. */
 typedef struct {
-  char     *backend, *sizes_s, *ranks_s, *model_s, *output, *topology, *gap_s;
+  char     *backend, *sizes_s, *ranks_s, *model_s, *output, *topology, *gap_s, *ops_s;
   char    **imports;
   gboolean  quick, use_mpi, gap_emulated, gpu;
   int       nodes, batch;
+  guint     ops;       /* the collectives to measure, 1 << DpsCollOp */
   double    link_gbps, gap_ms, timeout;
   GArray   *sizes;   /* double */
   GArray   *ranks;   /* int */
@@ -54,6 +56,7 @@ opts_clear (Opts *o)
   g_free (o->output);
   g_free (o->topology);
   g_free (o->gap_s);
+  g_free (o->ops_s);
   g_strfreev (o->imports);
   if (o->sizes)
     g_array_free (o->sizes, TRUE);
@@ -141,13 +144,34 @@ simulated (GroupSim *g, const DpsProfile *p, const char *topology, const DpsCalP
                             NULL);
   }
   DpsCollCtx ctx;
-  if (!dps_coll_ctx_init_spread (&ctx, g->topo, &g->params, pt->ranks, DPS_OP_ALLREDUCE, pt->bytes, error))
+  if (!dps_coll_ctx_init_spread (&ctx, g->topo, &g->params, pt->ranks, pt->op, pt->bytes, error))
     return -1;
   DpsCollChoice c;
   if (!dps_coll_choose (&ctx, g->amask, g->pmask, &c, error))
     return -1;
   dps_plan_unref (c.plan);
   return c.time_s;
+}
+
+/* --collectives: names of DPS_CAL_OPS (dps_coll_op_parse's spellings),
+ * into a mask. */
+static gboolean
+parse_ops (const char *text, guint *ops, GError **error)
+{
+  g_auto (GStrv) p = dps_cli_split_list ("--collectives", text, error);
+  if (!p)
+    return FALSE;
+  *ops = 0;
+  for (int i = 0; p[i]; i++) {
+    DpsCollOp op;
+    if (!dps_coll_op_parse (p[i], &op) || !(DPS_CAL_OPS >> op & 1)) {
+      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--collectives: '%s' is not all-reduce, all-gather or "
+                   "reduce-scatter", p[i]);
+      return FALSE;
+    }
+    *ops |= 1u << op;
+  }
+  return TRUE;
 }
 
 /* The flags' checks (with each other, and the machine's GPUs), the sizes
@@ -162,8 +186,12 @@ check_opts (Opts *o, GError **error)
            || (o->batch != DPS_UNSET_INT && !dps_cli_in_range ("--batch", o->batch, error))
            || !dps_cli_in_range ("--link-gbps", o->link_gbps, error))
     return FALSE;
-  else if (o->imports && (b || o->sizes_s || o->ranks_s))
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--import: logs replace measuring; drop --backend/--sizes/--gpus");
+  else if (o->imports && (b || o->sizes_s || o->ranks_s || o->ops_s))
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT,
+                 "--import: logs replace measuring; drop --backend/--sizes/--gpus/--collectives");
+  else if (!parse_ops (o->ops_s ? o->ops_s : o->quick ? "all-reduce" : "all-reduce,all-gather,reduce-scatter",
+                       &o->ops, error))
+    return FALSE;
   else if (o->nodes < 0 || o->nodes == 1 || o->nodes > 64
            || (o->nodes > 1 && (o->imports || (b && !g_str_equal (b, "cpu")))))
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--nodes: 2 to 64 emulated nodes, for CPU calibration");
@@ -254,7 +282,7 @@ calibrate (const Opts *o, GError **error)
   int batch = o->batch != DPS_UNSET_INT ? o->batch : o->quick ? 8 : 32;
   DpsCalibrateSpec s = { .quick = o->quick, .batch = batch, .timeout_s = o->timeout, .nodes = o->nodes,
                          .link_gbps = o->link_gbps, .gap_s = !o->gap_s ? 0 : g_str_equal (o->gap_s, "step") ? -1 : o->gap_ms * 1e-3,
-                         .gap_emulated = o->gap_emulated, .use_mpi = o->use_mpi, .progress = progress, .warn = warn };
+                         .gap_emulated = o->gap_emulated, .use_mpi = o->use_mpi, .ops = o->ops, .progress = progress, .warn = warn };
   if (o->imports)
     return dps_calibrate_import (o->imports, o->topology, &s, error);
   s.ranks = (int *) o->ranks->data;
@@ -283,10 +311,11 @@ check_fit (const DpsProfile *prof, const char *topology, GString *table, GString
 {
   const DpsCalData *data = prof->data;
   g_string_append_printf (table, "dpscale calibrate: %s, %s\n\n", data->backend, data->library ? data->library : "");
-  g_string_append_printf (table, "%6s %6s %12s %12s %12s %9s  %s\n", "ranks", "nodes", "size_bytes", "measured_us",
-                          "fitted_us", "error_%", "");
-  double held_sum = 0, held_max = 0, fit_sum = 0;
-  int held_n = 0, fit_n = 0;
+  g_string_append_printf (table, "%-14s %6s %6s %12s %12s %12s %9s  %s\n", "op", "ranks", "nodes", "size_bytes",
+                          "measured_us", "fitted_us", "error_%", "");
+  /* |error| per operation, fitted [0] and held out [1]: sum, worst, count */
+  double sum[DPS_OP_COUNT][2] = { { 0 } }, worst[DPS_OP_COUNT][2] = { { 0 } };
+  int count[DPS_OP_COUNT][2] = { { 0 } };
   g_auto (GroupSim) sim = { 0 };
   for (guint i = 0; i < data->points->len; i++) {
     const DpsCalPoint *pt = &g_array_index (data->points, DpsCalPoint, i);
@@ -297,21 +326,19 @@ check_fit (const DpsProfile *prof, const char *topology, GString *table, GString
     if (t < 0)
       return FALSE;
     double err = (t - pt->time_s) / pt->time_s * 100;
-    g_string_append_printf (table, "%6d %6d %12.0f %12.2f %12.2f %+9.1f  %s\n", pt->ranks, pt->nodes, pt->bytes,
-                            pt->time_s * 1e6, t * 1e6, err, pt->held_out ? "held out" : "");
-    double f = dps_coll_busbw_factor (DPS_OP_ALLREDUCE, pt->ranks);
-    g_string_append_printf (csv, "%d,%d,%.0f,%.6g,%.6g,%d,%.3f\n", pt->ranks, pt->nodes, pt->bytes,
-                            pt->bytes / pt->time_s * f / 1e9, pt->bytes / t * f / 1e9, pt->held_out, err);
-    if (pt->held_out) {
-      held_sum += fabs (err);
-      held_max = MAX (held_max, fabs (err));
-      held_n++;
-    } else {
-      fit_sum += fabs (err);
-      fit_n++;
-    }
+    g_string_append_printf (table, "%-14s %6d %6d %12.0f %12.2f %12.2f %+9.1f  %s\n", dps_coll_op_words (pt->op), pt->ranks,
+                            pt->nodes, pt->bytes, pt->time_s * 1e6, t * 1e6, err, pt->held_out ? "held out" : "");
+    double f = dps_coll_busbw_factor (pt->op, pt->ranks);
+    g_string_append_printf (csv, "%d,%d,%.0f,%.6g,%.6g,%d,%.3f,%s\n", pt->ranks, pt->nodes, pt->bytes,
+                            pt->bytes / pt->time_s * f / 1e9, pt->bytes / t * f / 1e9, pt->held_out, err,
+                            dps_coll_op_name (pt->op));
+    int h = pt->held_out ? 1 : 0;
+    sum[pt->op][h] += fabs (err);
+    worst[pt->op][h] = MAX (worst[pt->op][h], fabs (err));
+    count[pt->op][h]++;
   }
-  g_string_append (table, "\nfit per group (a ring per size regime: 2(n-1) alpha + 2(n-1)/n S / B):\n");
+  if (prof->fit.n_groups)
+    g_string_append (table, "\nfit per all-reduce group (a ring per size regime: 2(n-1) alpha + 2(n-1)/n S / B):\n");
   for (int g = 0; g < prof->fit.n_groups; g++) {
     const DpsFitLevel *l = &prof->fit.group[g];
     for (int r = 0; r < l->n_regimes; r++) {
@@ -323,8 +350,14 @@ check_fit (const DpsProfile *prof, const char *topology, GString *table, GString
                               l->bw_Bps[r] / 1e9);
     }
   }
-  g_string_append_printf (table, "\nmean |error|: %.1f%% on %d fitted points; %.1f%% on %d held-out points (worst %.1f%%)\n",
-                          fit_n ? fit_sum / fit_n : 0, fit_n, held_n ? held_sum / held_n : 0, held_n, held_max);
+  g_string_append_c (table, '\n');
+  for (int op = 0; op < DPS_OP_COUNT; op++) {
+    if (!count[op][0] && !count[op][1])
+      continue;
+    g_string_append_printf (table, "%s mean |error|: %.1f%% on %d fitted points; %.1f%% on %d held-out points (worst %.1f%%)\n",
+                            dps_coll_op_words (op), count[op][0] ? sum[op][0] / count[op][0] : 0, count[op][0],
+                            count[op][1] ? sum[op][1] / count[op][1] : 0, count[op][1], worst[op][1]);
+  }
   if (prof->net.fitted) {
     g_autoptr (DpsTopoSpec) base = dps_profile_network_spec (prof, prof->machine_ranks > 0 ? prof->machine_ranks : 1, 1, NULL);
     if (base) {
@@ -335,6 +368,21 @@ check_fit (const DpsProfile *prof, const char *topology, GString *table, GString
   if (prof->gemm_peak_flops > 0)
     g_string_append_printf (table, "GEMM: best %.1f GFLOP/s fp32\n", prof->gemm_peak_flops / 1e9);
   return TRUE;
+}
+
+/* The operations measured, in words: "all-reduce, all-gather" (a new
+ * string). */
+static char *
+ops_measured (const DpsCalData *d)
+{
+  guint seen = 0;
+  for (guint i = 0; i < d->points->len; i++)
+    seen |= 1u << g_array_index (d->points, DpsCalPoint, i).op;
+  GString *w = g_string_new (NULL);
+  for (int op = 0; op < DPS_OP_COUNT; op++)
+    if (seen >> op & 1)
+      g_string_append_printf (w, "%s%s", w->len ? ", " : "", dps_coll_op_words ((DpsCollOp) op));
+  return g_string_free (w, FALSE);
 }
 
 /* Writes the CSV, the plot and the profile (last: a profile on disk is
@@ -356,16 +404,15 @@ write_outputs (const DpsProfile *prof, const char *out_path, DpsOutputKind kind,
   if (!dps_cli_emit (csv_path, csv, error))
     return FALSE;
   GError *perr = NULL;
-  g_autofree char *title = g_strdup_printf ("all-reduce, %s on %s: measured and fitted", prof->data->backend,
-                                            prof->data->host ? prof->data->host : "imported logs");
-  g_autoptr (GString) rl = g_string_new ("ranks=\"");
-  for (int g = 0; g < prof->fit.n_groups; g++)
-    g_string_append_printf (rl, "%s%d", g ? " " : "", prof->fit.group[g].ranks);
-  g_string_append_c (rl, '"');
+  g_autofree char *ops = ops_measured (prof->data);
+  g_autofree char *title = g_strdup_printf ("%s, %s on %s: measured and fitted", ops,
+                                            prof->data->backend, prof->data->host ? prof->data->host : "imported logs");
+  g_autofree char *series = dps_calib_plot_series (csv->str);
   dps_progress ("drawing the fit", 0, 0);
   /* one GPU: nothing between devices was measured, nothing to draw */
-  gboolean plotted = prof->fit.n_groups > 0 && dps_plot_render ("calibration.gp", csv_path, png, title, rl->str, &perr);
-  if (prof->fit.n_groups == 0)
+  gboolean multi = strchr (csv->str, '\n')[1] != 0;
+  gboolean plotted = multi && dps_plot_render ("calibration.gp", csv_path, png, title, series, &perr);
+  if (!multi)
     g_string_append (table, "(one device: no all-reduce between devices to measure; the profile holds its compute)\n");
   else if (!plotted) {
     fprintf (stderr, "dpscale calibrate: warning: no plot: %s\n", perr->message);
@@ -383,12 +430,13 @@ dps_cmd_calibrate (int argc, char **argv)
   Opts o = { .link_gbps = 1, .batch = DPS_UNSET_INT, .timeout = dps_cli_unset () };
   GOptionEntry entries[] = {
     { "backend", 0, 0, G_OPTION_ARG_STRING, &o.backend, "auto (default: GPUs if present, else CPUs), gpu or cpu", "B" },
-    { "quick", 'q', 0, G_OPTION_ARG_NONE, &o.quick, "Fewer sizes and shorter timings (for CI)", NULL },
+    { "quick", 'q', 0, G_OPTION_ARG_NONE, &o.quick, "Fewer sizes and shorter timings, all-reduce alone (for CI)", NULL },
+    { "collectives", 'c', 0, G_OPTION_ARG_STRING, &o.ops_s, "Collectives to measure: all-reduce, all-gather, reduce-scatter (default all three; --quick all-reduce)", "LIST" },
     { "sizes", 's', 0, G_OPTION_ARG_STRING, &o.sizes_s, "Message sizes: MIN:MAX:FACTOR or a list (CPU default 8:16M:2, GPU 8:1G:2)", "SIZES" },
     { "gpus", 'g', 0, G_OPTION_ARG_STRING, &o.ranks_s, "Rank (or GPU) counts (CPU default 2,4; GPU 2,4,... all; was --ranks/-r)", "LIST" },
     { "model", 'M', 0, G_OPTION_ARG_STRING, &o.model_s, "Model whose per-layer times to measure (default mlp on CPUs, transformer-small on GPUs)", "NAME" },
     { "batch", 'b', 0, G_OPTION_ARG_INT, &o.batch, "Batch for the per-layer times (default 32, quick 8)", "B" },
-    { "import", 'i', 0, G_OPTION_ARG_FILENAME_ARRAY, &o.imports, "Import an nccl-tests all_reduce_perf log instead of measuring (repeatable)", "FILE" },
+    { "import", 'i', 0, G_OPTION_ARG_FILENAME_ARRAY, &o.imports, "Import an nccl-tests log (all_reduce_perf, all_gather_perf, reduce_scatter_perf) instead of measuring (repeatable)", "FILE" },
     { "topology", 't', 0, G_OPTION_ARG_STRING, &o.topology, "With --import: the cluster the logs come from (default dgx-h100)", "NAME|FILE" },
     { "nodes", 0, 0, G_OPTION_ARG_INT, &o.nodes, "CPUs: measure across this many emulated nodes too (root: namespaces, tc)", "K" },
     { "link-gbps", 0, 0, G_OPTION_ARG_DOUBLE, &o.link_gbps, "Emulated nodes: each node's link, Gbit/s each way (default 1)", "GBPS" },
@@ -413,7 +461,7 @@ dps_cmd_calibrate (int argc, char **argv)
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "unknown option: unexpected argument '%s'", argv[1]);
   const char *out_path = o.output ? o.output : "dpscale.calib";
   g_autoptr (DpsProfile) prof = NULL;
-  g_autoptr (GString) csv = g_string_new ("ranks,nodes,size_bytes,measured_busbw_GBps,fitted_busbw_GBps,held_out,error_pct\n");
+  g_autoptr (GString) csv = g_string_new ("ranks,nodes,size_bytes,measured_busbw_GBps,fitted_busbw_GBps,held_out,error_pct,op\n");
   g_autoptr (GString) table = g_string_new (NULL);
   dps_progress_begin ("calibrate");
   if (!error && check_opts (&o, &error) && topology_from_logs (&o, &error) && (prof = calibrate (&o, &error))) {

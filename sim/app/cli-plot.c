@@ -2,6 +2,7 @@
  * gnuplot script for its kind (told by its header), to PNG and SVG. */
 #include "sim/app/cli.h"
 #include "sim/app/cli-util.h"
+#include "sim/app/calib-plot.h"
 #include "sim/app/sweep-plot.h"
 #include "sim/base/plot.h"
 #include "sim/base/error.h"
@@ -18,32 +19,6 @@ static const struct { const char *header_start, *script, *what; } kinds[] = {
   { "source,lane,start_ms,", "timeline.gp", "a step timeline" },
   { "op,gpus,nodes,size_bytes,", "collective.gp", "a collective" },
 };
-
-/* A calibration CSV's rank counts, for plots/calibration.gp's series:
- * "ranks=\"2 4\"", each the first column of a row, read as a number (only
- * digits reach gnuplot), in the order they first appear. */
-static char *
-calibration_ranks (const char *text)
-{
-  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
-  g_autoptr (GString) v = g_string_new ("ranks=\"");
-  g_autoptr (GArray) seen = g_array_new (FALSE, FALSE, sizeof (gint64));
-  for (int i = 1; lines[i]; i++) {
-    g_autofree char *first = g_strndup (lines[i], strcspn (lines[i], ","));
-    gint64 r;
-    gboolean known = FALSE;
-    if (!dps_parse_int (first, &r) || r < 1)
-      continue;
-    for (guint k = 0; k < seen->len && !known; k++)
-      known = g_array_index (seen, gint64, k) == r;
-    if (known)
-      continue;
-    g_array_append_val (seen, r);
-    g_string_append_printf (v, "%s%" G_GINT64_FORMAT, seen->len > 1 ? " " : "", r);
-  }
-  g_string_append_c (v, '"');
-  return g_string_free (g_steal_pointer (&v), FALSE);
-}
 
 int
 dps_cmd_plot (int argc, char **argv)
@@ -108,7 +83,7 @@ dps_cmd_plot (int argc, char **argv)
     printf ("wrote %s\n", wrote->str + 2);
     return 0;
   }
-  g_autofree char *vars = g_str_equal (script, "calibration.gp") ? calibration_ranks (text) : NULL;
+  g_autofree char *vars = g_str_equal (script, "calibration.gp") ? dps_calib_plot_series (text) : NULL;
   if (!dps_plot_render (script, path, png, t, vars, &error) || !dps_plot_render (script, path, svg, t, vars, &error)) {
     g_unlink (png);   /* the pictures go together: no PNG without its SVG */
     return dps_cli_fail ("plot", error);
