@@ -352,8 +352,8 @@ dps_coll_build_plan (const DpsCollCtx *ctx, DpsPlan **out, GError **error)
                        ? ctx->params->bw_factor[ctx->algo][p]
                          * (ctx->algo == DPS_ALGO_NVLS ? 1 : ctx->params->algo_bw_factor[ctx->algo])
                          / dps_tune_fill_factor (ctx->params, ctx->algo, p, dps_tune_fill_times (ctx, ctx->algo), ctx->bytes) : 0;
-  memcpy (plan->uncapped, plan->payload, sizeof plan->payload);
-  if (dps_ctx_n_ranks (ctx) > 1 && ctx->bytes > 0) {
+  gboolean moves = dps_ctx_n_ranks (ctx) > 1 && ctx->bytes > 0;
+  if (moves) {
     a->plan (ctx, plan);
     /* a call's own cost (nccl-cost.c: with the skew of the hosts of an
      * NVLink domain it spans), once a call whatever the algorithm, outside
@@ -362,8 +362,12 @@ dps_coll_build_plan (const DpsCollCtx *ctx, DpsPlan **out, GError **error)
     double call = dps_tune_call_s (ctx);
     for (int p = 0; p < DPS_PROTO_COUNT; p++)
       first->latency_s[p] += call;
-    cap_payload (ctx, plan);
   }
+  /* after the algorithm's own payload (a tree's LL128 inside one node),
+   * which the cached cost (coll-cost.c) reads from here */
+  memcpy (plan->uncapped, plan->payload, sizeof plan->payload);
+  if (moves)
+    cap_payload (ctx, plan);
   *out = plan;
   return TRUE;
 }
