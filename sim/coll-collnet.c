@@ -103,4 +103,13 @@ collnet_plan (const DpsCollCtx *ctx, DpsPlan *plan)
     }
 }
 
-const DpsCollAlgo dps_coll_collnet = { "collnet", DPS_ALGO_COLLNET, collnet_supports, collnet_plan };
+/* Simple alone (NCCL's tuner gives its LL and LL128 no bandwidth); CollNet
+ * Direct's step 3.7 us over NVLink and PCI, the switches' reduction 31 us
+ * (NCCL 2.19 on, src/graph/tuning.cc hwLat); its channels hold NCCL's
+ * buffers as rings' do; not run unless asked for (DPS_NCCL_ALGOS) */
+const DpsCollAlgo dps_coll_collnet = {
+  .name = "collnet", .id = DPS_ALGO_COLLNET, .protos = 1u << DPS_PROTO_SIMPLE, .nccl_default = FALSE,
+  .nccl = { .step_us = { { 0, 0, 3.7 }, { 0, 0, 3.7 }, { 0, 0, 31 } }, .bw = { 0, 0, 1.0 },
+            .fill_bytes = { 0, 0, DPS_NCCL_FILL_SIMPLE } },
+  .supports = collnet_supports, .plan = collnet_plan,
+};

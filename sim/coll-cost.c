@@ -158,11 +158,8 @@ dps_coll_cost_new_ctx (const DpsCollCtx *ctx_in, guint algo_mask, guint proto_ma
   c->mode = mode;
   g_autoptr (GError) why = NULL;
   gboolean any = FALSE;
-  /* NVLS and tree first: their latency is low, so a ring that cannot beat
-   * them is recognised before its flows are built */
-  static const DpsAlgo order[] = { DPS_ALGO_NVLS, DPS_ALGO_TREE, DPS_ALGO_COLLNET, DPS_ALGO_PAT, DPS_ALGO_HIER, DPS_ALGO_RING };
-  for (gsize oi = 0; oi < G_N_ELEMENTS (order); oi++) {
-    int a = order[oi];
+  for (int oi = 0; oi < DPS_ALGO_COUNT; oi++) {   /* NCCL's order: low latency first */
+    int a = dps_coll_algo_nth (oi)->id;
     if (!(algo_mask & (1u << a)))
       continue;
     ctx.algo = (DpsAlgo) a;

@@ -143,4 +143,15 @@ nvls_plan (const DpsCollCtx *ctx, DpsPlan *plan)
   g_free (gpus);
 }
 
-const DpsCollAlgo dps_coll_nvls = { "nvls", DPS_ALGO_NVLS, nvls_supports, nvls_plan };
+/* Simple alone; a step of 25 us over NVLink, 20.9 us across nodes (NCCL's
+ * NVLSTree).  NVLS reaches 0.85 of NCCL's per-generation estimate (8 H100
+ * measure ~480 GB/s of busbw where NCCL's figure gives 551) and fills
+ * 250 kB per GPU and NVLS channel (dps_tune_fill_times); both fitted over
+ * tests/reference/nccl, never to one system (tests/reference/README.md,
+ * "How the constants were set"). */
+const DpsCollAlgo dps_coll_nvls = {
+  .name = "nvls", .id = DPS_ALGO_NVLS, .protos = 1u << DPS_PROTO_SIMPLE, .nccl_default = TRUE,
+  .nccl = { .step_us = { { 0, 0, 25 }, { 0, 0, 25 }, { 0, 0, 20.9 } }, .bw = { 0, 0, 1.0 }, .algo_bw = 0.85,
+            .fill_bytes = { 0, 0, 2.5e5 } },
+  .supports = nvls_supports, .plan = nvls_plan,
+};

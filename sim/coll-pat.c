@@ -63,4 +63,13 @@ pat_plan (const DpsCollCtx *ctx, DpsPlan *plan)
   }
 }
 
-const DpsCollAlgo dps_coll_pat = { "pat", DPS_ALGO_PAT, pat_supports, pat_plan };
+/* Simple alone (NCCL enables PAT with it alone); base 8 us, a network step
+ * of 14 us of which a round pays 1/3.5 (pat_plan); NCCL's own 0.75 of the
+ * tree graph's bandwidth (src/graph/tuning.cc, "if (a == NCCL_ALGO_PAT)
+ * busBw *= .75"); its channels hold NCCL's buffers as rings' do */
+const DpsCollAlgo dps_coll_pat = {
+  .name = "pat", .id = DPS_ALGO_PAT, .protos = 1u << DPS_PROTO_SIMPLE, .nccl_default = TRUE,
+  .nccl = { .base_us = { 0, 0, 8.0 }, .step_us = { { 0, 0, 4.0 }, { 0, 0, 4.0 }, { 0, 0, 14 } },
+            .bw = { 0, 0, 1.0 }, .algo_bw = 0.75, .fill_bytes = { 0, 0, DPS_NCCL_FILL_SIMPLE } },
+  .supports = pat_supports, .plan = pat_plan,
+};

@@ -73,4 +73,9 @@ ring_plan (const DpsCollCtx *ctx, DpsPlan *plan)
   g_free (gpus);
 }
 
-const DpsCollAlgo dps_coll_ring = { "ring", DPS_ALGO_RING, ring_supports, ring_plan };
+const DpsCollAlgo dps_coll_ring = {
+  .name = "ring", .id = DPS_ALGO_RING, .protos = (1u << DPS_PROTO_LL) | (1u << DPS_PROTO_LL128) | (1u << DPS_PROTO_SIMPLE), .nccl_default = TRUE,
+  .nccl = { .base_us = DPS_NCCL_RING_BASE_US, .step_us = DPS_NCCL_RING_STEP_US, .bw = DPS_NCCL_RING_BW,
+            .fill_bytes = { DPS_NCCL_FILL_LL, DPS_NCCL_FILL_LL128, DPS_NCCL_FILL_SIMPLE } },
+  .supports = ring_supports, .plan = ring_plan,
+};

@@ -8,12 +8,11 @@
 
 static const char *const op_names[] = { "allreduce", "reducescatter", "allgather", "broadcast" };
 static const char *const op_words[] = { "all-reduce", "reduce-scatter", "all-gather", "broadcast" };
-static const char *const algo_names[] = { "tree", "ring", "hier", "nvls", "collnet", "pat" };
 static const char *const proto_names[] = { "LL", "LL128", "Simple" };
 
 const char *dps_coll_op_name (DpsCollOp op) { return op_names[op]; }
 const char *dps_coll_op_words (DpsCollOp op) { return op_words[op]; }
-const char *dps_algo_name (DpsAlgo a) { return algo_names[a]; }
+const char *dps_algo_name (DpsAlgo a) { return dps_coll_algo (a)->name; }
 const char *dps_proto_name (DpsProto p) { return proto_names[p]; }
 
 static gboolean
@@ -50,13 +49,14 @@ dps_coll_op_parse (const char *s, DpsCollOp *out)
 gboolean
 dps_algo_parse (const char *s, DpsAlgo *out)
 {
-  int i;
   if (g_strcmp0 (s, "hierarchical") == 0)
     s = "hier";
-  if (!parse_name (s, algo_names, DPS_ALGO_COUNT, &i))
-    return FALSE;
-  *out = (DpsAlgo) i;
-  return TRUE;
+  for (int i = 0; s && i < DPS_ALGO_COUNT; i++)
+    if (g_ascii_strcasecmp (s, dps_coll_algo_nth (i)->name) == 0) {
+      *out = dps_coll_algo_nth (i)->id;
+      return TRUE;
+    }
+  return FALSE;
 }
 
 gboolean
@@ -94,16 +94,41 @@ dps_coll_busbw_factor (DpsCollOp op, int n)
   }
 }
 
+/* Every algorithm, once, in the order NCCL's choice tries them (NVLS and
+ * the tree first: their latency is low, so a ring that cannot beat them is
+ * known before its flows are built).  Adding one: its file (plan,
+ * support, figures), its id in coll-types.h, its entry here; the size
+ * check below fails to compile until all three agree in number, and
+ * tests/test-coll.c checks each id appears once. */
+static const DpsCollAlgo *const registry[] = {
+  &dps_coll_nvls, &dps_coll_tree, &dps_coll_collnet, &dps_coll_pat, &dps_coll_hier, &dps_coll_ring,
+};
+G_STATIC_ASSERT (G_N_ELEMENTS (registry) == DPS_ALGO_COUNT);
+
+const DpsCollAlgo *
+dps_coll_algo_nth (int i)
+{
+  g_return_val_if_fail (i >= 0 && i < DPS_ALGO_COUNT, NULL);
+  return registry[i];
+}
+
 const DpsCollAlgo *
 dps_coll_algo (DpsAlgo algo)
 {
-  static const DpsCollAlgo *const table[DPS_ALGO_COUNT] = {
-    [DPS_ALGO_TREE] = &dps_coll_tree, [DPS_ALGO_RING] = &dps_coll_ring,
-    [DPS_ALGO_HIER] = &dps_coll_hier, [DPS_ALGO_NVLS] = &dps_coll_nvls,
-    [DPS_ALGO_COLLNET] = &dps_coll_collnet, [DPS_ALGO_PAT] = &dps_coll_pat,
-  };
-  g_return_val_if_fail (algo < DPS_ALGO_COUNT, NULL);
-  return table[algo];
+  for (int i = 0; i < DPS_ALGO_COUNT; i++)
+    if (registry[i]->id == algo)
+      return registry[i];
+  g_return_val_if_reached (NULL);
+}
+
+guint
+dps_coll_nccl_algos (void)
+{
+  guint mask = 0;
+  for (int i = 0; i < DPS_ALGO_COUNT; i++)
+    if (registry[i]->nccl_default)
+      mask |= 1u << registry[i]->id;
+  return mask;
 }
 
 /* Sets up a context for n_gpus GPUs of topo: the first n_gpus of one node,

@@ -56,11 +56,29 @@ typedef struct {
   gboolean latency_only;
 } DpsPlan;
 
+/* An algorithm's figures in NCCL's cost model (nccl-cost.h), per protocol,
+ * 0 where it does not run it: NCCL's base latency and per-step latency by
+ * link kind (us), the payload efficiency, the whole algorithm's bandwidth
+ * factor (0: 1) and its pipeline fill (bytes; dps_tune_fill_factor). */
 typedef struct {
-  const char *name;
-  DpsAlgo     id;
-  gboolean  (*supports) (const DpsCollCtx *ctx, GError **error);
-  void      (*plan) (const DpsCollCtx *ctx, DpsPlan *plan);
+  double base_us[DPS_PROTO_COUNT];
+  double step_us[DPS_LINK_KINDS][DPS_PROTO_COUNT];
+  double bw[DPS_PROTO_COUNT];
+  double algo_bw;
+  double fill_bytes[DPS_PROTO_COUNT];
+} DpsNcclAlgoFigures;
+
+/* A collective algorithm: everything about it in its own file
+ * (coll-ring.c, ...), registered once in coll.c's table, which NCCL's
+ * choice walks in its order (dps_coll_algo_nth). */
+typedef struct {
+  const char        *name;
+  DpsAlgo            id;
+  guint              protos;         /* the protocols it runs, 1 << DpsProto */
+  gboolean           nccl_default;   /* NCCL runs it unless told otherwise (DPS_NCCL_ALGOS) */
+  DpsNcclAlgoFigures nccl;
+  gboolean         (*supports) (const DpsCollCtx *ctx, GError **error);
+  void             (*plan) (const DpsCollCtx *ctx, DpsPlan *plan);
 } DpsCollAlgo;
 
 extern const DpsCollAlgo dps_coll_ring;
@@ -71,6 +89,12 @@ extern const DpsCollAlgo dps_coll_collnet;
 extern const DpsCollAlgo dps_coll_pat;
 
 const DpsCollAlgo *dps_coll_algo (DpsAlgo algo);
+/* The i-th algorithm (0 <= i < DPS_ALGO_COUNT) in the order NCCL's choice
+ * tries them: low latency first, so that one whose latency alone loses is
+ * skipped before its plan is built. */
+const DpsCollAlgo *dps_coll_algo_nth (int i);
+/* The algorithms NCCL runs by default (nccl_default), as a mask. */
+guint       dps_coll_nccl_algos (void);
 const char *dps_coll_op_name (DpsCollOp op);    /* "allgather": a key, NCCL's word */
 const char *dps_coll_op_words (DpsCollOp op);   /* "all-gather": in sentences and tables */
 const char *dps_algo_name (DpsAlgo algo);

@@ -1,5 +1,6 @@
 /* nccl-cost.c — see nccl-cost.h. */
 #include "sim/nccl-cost.h"
+#include "sim/coll.h"
 
 #include <math.h>
 #include <string.h>
@@ -11,32 +12,19 @@ void
 dps_coll_params_nccl (DpsCollParams *p)
 {
   memset (p, 0, sizeof *p);
-  static const double base[DPS_ALGO_COUNT][DPS_PROTO_COUNT] = {
-    [DPS_ALGO_TREE] = { 6.8, 14.0, 8.4 },
-    [DPS_ALGO_RING] = { 6.6, 14.0, 8.4 },
-    [DPS_ALGO_HIER] = { 6.6, 14.0, 8.4 },   /* a ring in each phase */
-    [DPS_ALGO_NVLS] = { 0, 0, 0 },
-    [DPS_ALGO_COLLNET] = { 0, 0, 0 },
-    [DPS_ALGO_PAT] = { 8.0, 8.0, 8.0 },
-  };
-  static const double step[DPS_ALGO_COUNT][DPS_LINK_KINDS][DPS_PROTO_COUNT] = {
-    [DPS_ALGO_TREE] = { { 0.6, 1.25, 4.0 }, { 1.0, 1.9, 4.0 }, { 5.0, 8.5, 14 } },
-    [DPS_ALGO_RING] = { { 0.6, 1.9, 3.4 }, { 1.0, 2.5, 5.7 }, { 2.7, 4.0, 14.0 } },
-    [DPS_ALGO_HIER] = { { 0.6, 1.9, 3.4 }, { 1.0, 2.5, 5.7 }, { 2.7, 4.0, 14.0 } },
-    /* NVLS: NVLink 25 us; across nodes NCCL's NVLSTree, 20.9 us a step */
-    [DPS_ALGO_NVLS] = { { 0, 0, 25 }, { 0, 0, 25 }, { 0, 0, 20.9 } },
-    /* CollNet (Direct): NVLink and PCI 3.7 us, the network's reduction in
-     * the switches 31 us (NCCL 2.19 on, src/graph/tuning.cc hwLat) */
-    [DPS_ALGO_COLLNET] = { { 0, 0, 3.7 }, { 0, 0, 3.7 }, { 0, 0, 31 } },
-    /* PAT: its network step, of which a round pays 1/3.5 (coll-pat.c) */
-    [DPS_ALGO_PAT] = { { 0, 0, 4.0 }, { 0, 0, 4.0 }, { 0, 0, 14 } },
-  };
-  for (int a = 0; a < DPS_ALGO_COUNT; a++)
+  /* each algorithm's own figures, from its file (coll.h) */
+  for (int i = 0; i < DPS_ALGO_COUNT; i++) {
+    const DpsCollAlgo *al = dps_coll_algo_nth (i);
+    int a = al->id;
     for (int pr = 0; pr < DPS_PROTO_COUNT; pr++) {
-      p->base_s[a][pr] = base[a][pr] * US;
+      p->base_s[a][pr] = al->nccl.base_us[pr] * US;
       for (int k = 0; k < DPS_LINK_KINDS; k++)
-        p->step_s[a][k][pr] = step[a][k][pr] * US;
+        p->step_s[a][k][pr] = al->nccl.step_us[k][pr] * US;
+      p->bw_factor[a][pr] = al->nccl.bw[pr];
+      p->fill_bytes[a][pr] = al->nccl.fill_bytes[pr];
     }
+    p->algo_bw_factor[a] = al->nccl.algo_bw > 0 ? al->nccl.algo_bw : 1.0;
+  }
   p->net_overhead_s = 1.0 * US;
   /* What a call costs, as nccl-tests times it, beyond its algorithm's latency:
    * the host's enqueue and launch, which NCCL's tuner leaves out; the same
@@ -48,37 +36,6 @@ dps_coll_params_nccl (DpsCollParams *p)
    * leaves out: this for every doubling beyond two hosts (dps_tune_call_s).
    * Fitted over tests/reference/nccl (tests/reference/README.md, "How the constants were set"). */
   p->host_skew_s = 9.0 * US;
-  /* payload efficiency: LL carries 4 data bytes per 8; LL128 120 per 128
-   * (NCCL uses 0.92 of bus bandwidth for ring LL128 and tree Simple) */
-  static const double bw[DPS_ALGO_COUNT][DPS_PROTO_COUNT] = {
-    [DPS_ALGO_TREE] = { 1 / 3.8, 120.0 / 128, 0.92 },
-    [DPS_ALGO_RING] = { 0.5, 0.92, 1.0 },
-    [DPS_ALGO_HIER] = { 0.5, 0.92, 1.0 },
-    [DPS_ALGO_NVLS] = { 0, 0, 1.0 },
-    [DPS_ALGO_COLLNET] = { 0, 0, 1.0 },
-    [DPS_ALGO_PAT] = { 0, 0, 1.0 },
-  };
-  memcpy (p->bw_factor, bw, sizeof bw);
-  for (int a = 0; a < DPS_ALGO_COUNT; a++)
-    p->algo_bw_factor[a] = 1.0;
-  /* NVLS reaches 0.85 of NCCL's per-generation estimate (nvls_efficiency;
-   * 8 H100 measure ~480 GB/s of busbw where NCCL's figure gives 551).
-   * Fitted over tests/reference/nccl, never to one system (tests/reference/README.md, "How the constants were set"). */
-  p->algo_bw_factor[DPS_ALGO_NVLS] = 0.85;
-  /* PAT: NCCL's own 0.75 of the tree graph's bandwidth (src/graph/tuning.cc,
-   * "if (a == NCCL_ALGO_PAT) busBw *= .75") */
-  p->algo_bw_factor[DPS_ALGO_PAT] = 0.75;
-  /* The pipeline fill (dps_tune_fill_factor): rings' and trees' for the whole
-   * collective (Simple's 64 MB about NCCL's 4 MiB buffer on each of 16
-   * channels), NVLS's per GPU and NVLS channel (dps_tune_fill_times).
-   * Fitted over tests/reference/nccl (tests/reference/README.md, "How the constants were set"). */
-  static const double fill[DPS_PROTO_COUNT] = { [DPS_PROTO_LL] = 1e5, [DPS_PROTO_LL128] = 3e6, [DPS_PROTO_SIMPLE] = 64e6 };
-  for (int q = 0; q < DPS_PROTO_COUNT; q++)
-    p->fill_bytes[DPS_ALGO_RING][q] = p->fill_bytes[DPS_ALGO_TREE][q] = fill[q];
-  /* CollNet's and PAT's channels hold NCCL's buffers as rings' and trees' do */
-  p->fill_bytes[DPS_ALGO_COLLNET][DPS_PROTO_SIMPLE] = fill[DPS_PROTO_SIMPLE];
-  p->fill_bytes[DPS_ALGO_PAT][DPS_PROTO_SIMPLE] = fill[DPS_PROTO_SIMPLE];
-  p->fill_bytes[DPS_ALGO_NVLS][DPS_PROTO_SIMPLE] = 2.5e5;
   /* The share of the fill rings and trees pay inside one NVLink domain, where
    * chunks go from GPU to GPU by load and store, with no proxy thread,
    * network or flush in the pipeline (dps_tune_fill_times).
@@ -252,12 +209,11 @@ dps_tune_fill_times (const DpsCollCtx *ctx, DpsAlgo algo)
   return (double) nvls_channels (ctx) * ctx->ranks_per_node;
 }
 
-/* NVLS, CollNet and PAT run only Simple (NCCL's tuner gives CollNet's LL
- * and LL128 no bandwidth and enables PAT with Simple alone). */
+/* The protocols an algorithm runs are its own (coll.h). */
 gboolean
 dps_tune_proto_ok (DpsAlgo algo, DpsProto proto)
 {
-  return (algo != DPS_ALGO_NVLS && algo != DPS_ALGO_COLLNET && algo != DPS_ALGO_PAT) || proto == DPS_PROTO_SIMPLE;
+  return dps_coll_algo (algo)->protos >> proto & 1;
 }
 
 /* CollNet's in-switch reduction: 0.85 of its bandwidth from compute

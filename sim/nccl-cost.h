@@ -19,6 +19,23 @@
 
 #include "sim/coll-types.h"
 
+/* NCCL's buffers in flight, the pipeline fill (dps_tune_fill_factor) of a
+ * ring's, a tree's, CollNet's or PAT's channels for the whole collective
+ * (Simple's 64 MB about NCCL's 4 MiB buffer on each of 16 channels), by
+ * protocol.  Fitted over tests/reference/nccl (tests/reference/README.md,
+ * "How the constants were set"). */
+#define DPS_NCCL_FILL_LL 1e5
+#define DPS_NCCL_FILL_LL128 3e6
+#define DPS_NCCL_FILL_SIMPLE 64e6
+/* NCCL's latencies of a ring (us, src/graph/tuning.cc baseLat and hwLat):
+ * its base by protocol, and its step on NVLink, PCIe and the network;
+ * the hierarchical all-reduce runs a ring in each phase */
+#define DPS_NCCL_RING_BASE_US { 6.6, 14.0, 8.4 }
+#define DPS_NCCL_RING_STEP_US { { 0.6, 1.9, 3.4 }, { 1.0, 2.5, 5.7 }, { 2.7, 4.0, 14.0 } }
+/* payload efficiency: LL carries 4 data bytes per 8, LL128 120 per 128
+ * (NCCL uses 0.92 of bus bandwidth for ring LL128) */
+#define DPS_NCCL_RING_BW { 0.5, 0.92, 1.0 }
+
 void     dps_coll_params_nccl (DpsCollParams *p);
 double   dps_tune_eager_bytes (const DpsCollCtx *ctx, DpsAlgo algo, DpsProto proto);
 double   dps_tune_step_s (const DpsCollCtx *ctx, DpsAlgo algo, DpsLinkKind kind, DpsProto proto);

@@ -58,11 +58,8 @@ dps_coll_choose (const DpsCollCtx *ctx, guint algo_mask, guint proto_mask,
   g_autoptr (GError) why = NULL;
   DpsCollChoice best = { .time_s = G_MAXDOUBLE };
   algo_mask = dps_coll_choosable (ctx->op, algo_mask);
-  static const DpsAlgo order[] = { DPS_ALGO_NVLS, DPS_ALGO_TREE, DPS_ALGO_COLLNET, DPS_ALGO_PAT, DPS_ALGO_HIER,
-                                   DPS_ALGO_RING };
-  G_STATIC_ASSERT (G_N_ELEMENTS (order) == DPS_ALGO_COUNT);
-  for (gsize oi = 0; oi < G_N_ELEMENTS (order); oi++) {
-    int a = order[oi];
+  for (int oi = 0; oi < DPS_ALGO_COUNT; oi++) {
+    int a = dps_coll_algo_nth (oi)->id;
     if (!(algo_mask & (1u << a)))
       continue;
     DpsCollCtx c = *ctx;

@@ -24,7 +24,7 @@ typedef struct {
  * (DPS_ALGO_COLLNET added to these) or when named; PAT where it applies
  * (one GPU a node: coll-pat.c), unless NCCL_PAT_ENABLE=0 or an NCCL
  * older than 2.23 */
-#define DPS_NCCL_ALGOS ((1u << DPS_ALGO_TREE) | (1u << DPS_ALGO_RING) | (1u << DPS_ALGO_NVLS) | (1u << DPS_ALGO_PAT))
+#define DPS_NCCL_ALGOS (dps_coll_nccl_algos ())
 #define DPS_ALL_PROTOS ((1u << DPS_PROTO_COUNT) - 1)
 
 gboolean dps_nccl_list_mask (const char *key, const char *list, gboolean algo, guint *mask, GError **error);

@@ -359,7 +359,7 @@ test_nvls_gather_choice (void)
   dps_coll_params_nccl (&p);
   g_autoptr (DpsTopo) h100 = test_shipped_topo ("dgx-h100", 1);
   g_autoptr (GError) e = NULL;
-  static const guint masks[] = { DPS_NCCL_ALGOS, 1u << DPS_ALGO_NVLS };
+  const guint masks[] = { DPS_NCCL_ALGOS, 1u << DPS_ALGO_NVLS };
   for (int op = DPS_OP_REDUCE_SCATTER; op <= DPS_OP_ALLGATHER; op++) {
     DpsCollCtx nv;
     DpsPlan *plan = NULL;

@@ -806,10 +806,51 @@ test_host_skew (void)
   }
 }
 
+/* The registry of algorithms (coll.c): every DpsAlgo once, by a name of
+ * its own that dps_algo_parse reads back; each algorithm's NCCL figures
+ * given for exactly the protocols it runs (a payload efficiency and a
+ * latency for each, none for the others: a figure forgotten or left over
+ * in a new algorithm's file fails here), and NCCL's default mask is the
+ * four it runs unless told otherwise (tree, ring, NVLS, PAT). */
+static void
+test_registry (void)
+{
+  guint seen = 0;
+  for (int i = 0; i < DPS_ALGO_COUNT; i++) {
+    const DpsCollAlgo *a = dps_coll_algo_nth (i);
+    g_assert_nonnull (a);
+    g_assert_cmpint (a->id, >=, 0);
+    g_assert_cmpint (a->id, <, DPS_ALGO_COUNT);
+    g_assert_false (seen >> a->id & 1);
+    seen |= 1u << a->id;
+    g_assert_true (dps_coll_algo (a->id) == a);
+    DpsAlgo back;
+    g_assert_true (dps_algo_parse (a->name, &back));
+    g_assert_cmpint (back, ==, a->id);
+    g_assert_nonnull (a->supports);
+    g_assert_nonnull (a->plan);
+    g_assert_cmpuint (a->protos, !=, 0);
+    for (int p = 0; p < DPS_PROTO_COUNT; p++) {
+      gboolean runs = a->protos >> p & 1;
+      double lat = a->nccl.base_us[p];
+      for (int k = 0; k < DPS_LINK_KINDS; k++)
+        lat += a->nccl.step_us[k][p];
+      if ((a->nccl.bw[p] > 0) != runs || (lat > 0) != runs)
+        g_test_fail_printf ("%s, %s: runs it %d, payload %g, latency %g us", a->name, dps_proto_name ((DpsProto) p),
+                            runs, a->nccl.bw[p], lat);
+      g_assert_cmpint (dps_tune_proto_ok (a->id, (DpsProto) p), ==, runs);
+    }
+  }
+  g_assert_cmpuint (seen, ==, DPS_ALL_ALGOS);
+  g_assert_cmpuint (DPS_NCCL_ALGOS, ==, (1u << DPS_ALGO_TREE) | (1u << DPS_ALGO_RING) | (1u << DPS_ALGO_NVLS)
+                                        | (1u << DPS_ALGO_PAT));
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/coll/registry", test_registry);
   g_test_add_func ("/coll/ring/closed-form", test_ring_closed_form);
   g_test_add_func ("/coll/ring/ops", test_ring_ops);
   g_test_add_func ("/coll/busbw-factor", test_busbw_factor);

@@ -349,7 +349,7 @@ dps_cmd_collective (int argc, char **argv)
     { "maxbytes", 'e', 0, G_OPTION_ARG_STRING, &o.maxb, "Largest size (default 1G)", "SIZE" },
     { "stepfactor", 'f', 0, G_OPTION_ARG_DOUBLE, &o.factor, "Multiply the size by this each row (default 2)", "F" },
     { "datatype", 'd', 0, G_OPTION_ARG_STRING, &o.type, "Element type for the count column (default float)", "TYPE" },
-    { "algo", 'a', 0, G_OPTION_ARG_STRING, &o.algo_s, "Algorithms to pick from, as NCCL_ALGO: ring,tree,nvls,pat (default; pat with one GPU a node), collnet (SHARP: also NCCL_COLLNET_ENABLE=1) and hier", "LIST" },
+    { "algo", 'a', 0, G_OPTION_ARG_STRING, &o.algo_s, dps_cli_algo_help (), "LIST" },
     { "proto", 'p', 0, G_OPTION_ARG_STRING, &o.proto_s, "Protocols, as NCCL_PROTO: LL,LL128,Simple", "LIST" },
     { "channels", 0, 0, G_OPTION_ARG_INT, &o.channels, "NCCL channels (default: the topology's; -c is nccl-tests' --check)", "N" },
     /* nccl-tests' run controls, so that its command lines paste: none

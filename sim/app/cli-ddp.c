@@ -65,7 +65,7 @@ dps_ddp_options (DpsDdpOpts *o, gboolean sweep)
     { "price-per-gpu-hour", 0, 0, G_OPTION_ARG_DOUBLE, &o->price, "Price of one GPU-hour, for costs (default: the topology's price_per_gpu_hour_usd)", "USD" },
     { "efficiency", 0, 0, G_OPTION_ARG_DOUBLE, &o->efficiency, "Fraction of peak FLOP/s every kernel reaches (default: by kind and type, sim/compute.c)", "E" },
     { "mode", 'm', 0, G_OPTION_ARG_STRING, &o->mode, "Network model: flow (max-min flow-level, the default everywhere) or analytical", "MODE" },
-    { "algo", 'a', 0, G_OPTION_ARG_STRING, &o->algo, "Collective algorithms allowed, as NCCL_ALGO (ring,tree,nvls,pat; collnet, also NCCL_COLLNET_ENABLE=1; hier)", "LIST" },
+    { "algo", 'a', 0, G_OPTION_ARG_STRING, &o->algo, dps_cli_algo_help (), "LIST" },
     { "proto", 'p', 0, G_OPTION_ARG_STRING, &o->proto, "Protocols allowed, as NCCL_PROTO (LL,LL128,Simple)", "LIST" },
     { "format", 0, 0, G_OPTION_ARG_STRING, &o->format, "table (default), csv or json", "FMT" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &o->output, sweep ? "Write PREFIX.csv and PREFIX.png/.svg (default dpscale-sweep)" : "Write the result to FILE instead of stdout", sweep ? "PREFIX" : "FILE" },

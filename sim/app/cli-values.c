@@ -164,6 +164,27 @@ mask_from (const char *flag, const char *flag_list, const char *var, gboolean al
   return TRUE;
 }
 
+const char *
+dps_cli_algo_help (void)
+{
+  static gsize once = 0;
+  static char *help;
+  if (g_once_init_enter (&once)) {
+    GString *dflt = g_string_new (NULL), *other = g_string_new (NULL);
+    for (int i = DPS_ALGO_COUNT - 1; i >= 0; i--) {   /* ring first, as NCCL_ALGO lists them */
+      const DpsCollAlgo *a = dps_coll_algo_nth (i);
+      GString *to = a->nccl_default ? dflt : other;
+      g_string_append_printf (to, "%s%s", to->len ? "," : "", a->name);
+    }
+    help = g_strdup_printf ("Collective algorithms allowed, as NCCL_ALGO: %s (NCCL's defaults), %s "
+                            "(collnet also by NCCL_COLLNET_ENABLE=1)", dflt->str, other->str);
+    g_string_free (dflt, TRUE);
+    g_string_free (other, TRUE);
+    g_once_init_leave (&once, 1);
+  }
+  return help;
+}
+
 /* --algo and --proto (NULL: not given) as bit masks, each flag winning over
  * the NCCL_ALGO or NCCL_PROTO of the environment, and NCCL_NVLS_ENABLE=0
  * dropping NVLS unless --algo is given (NCCL_PAT_ENABLE=0 PAT): NCCL's own

@@ -25,6 +25,9 @@ char    **dps_cli_split_list (const char *flag, const char *text, GError **error
 gboolean  dps_cli_parse_int_list (const char *flag, const char *text, gint64 min, gint64 max,
                                   GArray **out, GError **error);
 gboolean  dps_cli_check_topologies (const char *const *names, GError **error);
+/* --algo's help, its names from the algorithms' registry (coll.c): those
+ * NCCL runs by default first, then the others.  Built once. */
+const char *dps_cli_algo_help (void);
 gboolean  dps_cli_parse_masks (const char *algo_list, const char *proto_list, guint *algo_mask,
                                guint *proto_mask, GError **error);
 
