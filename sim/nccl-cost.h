@@ -13,7 +13,7 @@
  * NVLS factor) and, where the published nccl-tests tables of
  * tests/reference/nccl/ showed NCCL's own estimate to be off, fitted once
  * to all of them (the pipeline fill, NVLS at 0.85 of the estimate); each
- * constant in nccl-cost.c names its source.
+ * constant names its source, an algorithm's own in its file (coll.h).
  */
 #pragma once
 
