@@ -16,7 +16,6 @@ static const char *const intra_keys[] = { "fabric", "bw_GBps", "efficiency", "la
                                           "nvls_efficiency", NULL };
 static const char *const nic_keys[] = { "count", "bw_Gbps", "efficiency", "gpus", "transport", "latency_us", NULL };
 /* in DpsNetTransport's order */
-static const char *const transport_choices[] = { "ib", "roce", "efa", "socket", "tcpx", "efa-sendrecv", NULL };
 static const char *const fabric_keys[] = { "kind", "latency_us", "nodes_per_leaf", "oversubscription", "sharp", NULL };
 static const char *const nccl_keys[] = { "channels", NULL };
 static const char *const intra_choices[] = { "nvswitch", "nvlink-mesh", "pcie", NULL };
@@ -217,7 +216,7 @@ load_nics (const DpsKeyFile *kf, DpsTopoSpec *s, GError **error)
   double extra_us;
   if (!dps_key_file_get_double (kf, "nic", "bw_Gbps", TRUE, 0, 1e-6, BIG, &gbps, error)
       || !dps_key_file_get_double (kf, "nic", "efficiency", FALSE, 1, 0.01, 1, &eff, error)
-      || !dps_key_file_get_choice (kf, "nic", "transport", transport_choices, FALSE, DPS_NET_IB, &transport, error))
+      || !dps_key_file_get_choice (kf, "nic", "transport", dps_net_transport_names (), FALSE, DPS_NET_IB, &transport, error))
     return FALSE;
   if (!dps_key_file_get_double (kf, "nic", "latency_us", FALSE, dps_net_transport_extra_us ((DpsNetTransport) transport),
                                 0, 1e6, &extra_us, error))

@@ -119,6 +119,8 @@ double         dps_net_transport_eager_bytes (DpsNetTransport t);
 int            dps_net_transport_crossings (DpsNetTransport t);
 gboolean       dps_net_transport_eager_any_memory (DpsNetTransport t);
 const char    *dps_net_transport_name (DpsNetTransport t);
+/* Every transport's name, by DpsNetTransport, NULL-terminated. */
+const char *const *dps_net_transport_names (void);
 void           dps_topo_spec_free (DpsTopoSpec *spec);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (DpsTopoSpec, dps_topo_spec_free)
 

@@ -352,11 +352,42 @@ test_gpu_family (void)
   g_assert_false (dps_topo_gpu_differs (h100, NULL));
 }
 
+/* Each network transport once (sim/net-transport.c): a name of its own,
+ * which a topology's [nic] transport reads back to it, NULL-terminated in
+ * the list the loader offers; EFA's RDMA and SENDRECV both send 8 KiB
+ * eagerly (aws-ofi-nccl), SENDRECV's read protocol crosses three times. */
+static void
+test_transports (void)
+{
+  const char *const *names = dps_net_transport_names ();
+  for (int t = 0; t < DPS_NET_TRANSPORTS; t++) {
+    g_assert_nonnull (names[t]);
+    g_assert_cmpstr (names[t], ==, dps_net_transport_name ((DpsNetTransport) t));
+    for (int u = 0; u < t; u++)
+      g_assert_cmpstr (names[u], !=, names[t]);
+    g_autofree char *text = g_strdup_printf (
+      "[system]\nname = t\ngpus_per_node = 8\n"
+      "[gpu]\nmodel = g\nbf16_tflops = 100\nfp32_tflops = 10\nmemory_GB = 80\nmemory_bw_GBps = 1000\n"
+      "[intra]\nfabric = nvswitch\nbw_GBps = 400\npcie_GBps = 32\n"
+      "[nic]\ncount = 8\nbw_Gbps = 400\ngpus = 0;1;2;3;4;5;6;7\ntransport = %s\n", names[t]);
+    g_autoptr (GError) e = NULL;
+    g_autoptr (DpsTopoSpec) s = dps_topo_spec_load_data ("t.topo", text, -1, &e);
+    g_assert_no_error (e);
+    g_assert_cmpint (s->net_transport, ==, t);
+  }
+  g_assert_null (names[DPS_NET_TRANSPORTS]);
+  g_assert_cmpfloat (dps_net_transport_eager_bytes (DPS_NET_EFA), ==, 8192);
+  g_assert_cmpfloat (dps_net_transport_eager_bytes (DPS_NET_EFA_SENDRECV), ==, 8192);
+  g_assert_cmpint (dps_net_transport_crossings (DPS_NET_EFA_SENDRECV), ==, 3);
+  g_assert_cmpint (dps_net_transport_crossings (DPS_NET_IB), ==, 2);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/topo/shipped", test_shipped);
+  g_test_add_func ("/topo/transports", test_transports);
   g_test_add_func ("/topo/sizes", test_sizes);
   g_test_add_func ("/topo/bisection", test_bisection);
   g_test_add_func ("/topo/bisection-oversubscribed", test_oversubscribed_bisection);
