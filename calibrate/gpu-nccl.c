@@ -1,9 +1,11 @@
-/* gpu-nccl.c — GPU calibration (see gpu.h): NCCL all-reduce, all-gather and
+/* gpu-nccl.c — GPU calibration (see gpu.h), in the GPU module
+ * (real/gpu-module.h; calibrate/gpu-load.c calls it): NCCL all-reduce, all-gather and
  * reduce-scatter over sizes and GPU counts from one process driving the
  * local GPUs (ncclCommInitAll), as nccl-tests' all_reduce_perf -g N does, with a correctness check and NCCL's
  * own estimate (ncclGroupSimulateEnd) beside each measurement; cuBLAS GEMM
  * throughput per data type and device-to-device copy bandwidth. */
 #include "calibrate/gpu.h"
+#include "calibrate/gpu-module-api.h"
 #include "sim/coll.h"
 #include "sim/base/error.h"
 
@@ -103,10 +105,10 @@ fail:
 
 /* Measures NCCL's op of floats for each GPU count and size. */
 gboolean
-dps_gpu_collective (DpsCalData *d, DpsCollOp op, const int *gpus, int n_counts, const double *sizes, int n_sizes,
+dps_gpu_module_collective (DpsCalData *d, DpsCollOp op, const int *gpus, int n_counts, const double *sizes, int n_sizes,
                     int iters, DpsProgressFn progress, void *pdata, GError **error)
 {
-  int avail = dps_gpu_count (NULL);
+  int avail = dps_gpu_module_count (NULL);
   if (avail == 0) {
     g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME, "no GPU: no CUDA device is visible");
     return FALSE;
@@ -306,7 +308,7 @@ fail:
 /* cuBLAS GEMM throughput (fp32, tf32, fp16, bf16) for square sizes, and
  * device-to-device copy bandwidth, on GPU 0. */
 gboolean
-dps_gpu_compute (DpsProfile *p, const int *dims, int n_dims, GError **error)
+dps_gpu_module_compute (DpsProfile *p, const int *dims, int n_dims, GError **error)
 {
   static const struct { DpsDtype dt; cudaDataType_t t; cublasComputeType_t ct; } types[] = {
     { DPS_DTYPE_FP32, CUDA_R_32F, CUBLAS_COMPUTE_32F },
@@ -351,7 +353,8 @@ fail:
  * cols x rows per 2-D weight forward, two backward; layers without FLOPs
  * (embedding lookups) cost nothing. */
 gboolean
-dps_gpu_layer_times (const DpsModel *m, int batch, DpsDtype dtype, double *fwd_s, double *bwd_s, GError **error)
+dps_gpu_module_layer_times (const DpsModel *m, int batch, DpsDtype dtype, double *fwd_s, double *bwd_s,
+                            GError **error)
 {
   cudaDataType_t t = dtype == DPS_DTYPE_BF16 ? CUDA_R_16BF : dtype == DPS_DTYPE_FP16 ? CUDA_R_16F : CUDA_R_32F;
   cublasComputeType_t ct = dtype == DPS_DTYPE_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;

@@ -1,7 +1,9 @@
 /* gpu — calibration on NVIDIA GPUs with CUDA, cuBLAS and NCCL, behind a C
- * interface: nothing outside gpu-nccl.c includes a CUDA header.  Built only
- * when CMake finds the CUDA toolkit and NCCL (DPS_HAVE_NCCL); otherwise every
- * call reports that the build has no GPU support. */
+ * interface: nothing outside gpu-nccl.c includes a CUDA header.  The code
+ * lives in the GPU module (real/gpu-module.h), built only when CMake finds
+ * the CUDA toolkit and NCCL (DPS_HAVE_NCCL) and loaded on the first call
+ * (gpu-load.c); without it every call fails with the reason (no GPU
+ * support in the build, or the module missing). */
 #pragma once
 
 #include "calibrate/caldata.h"

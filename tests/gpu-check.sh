@@ -65,7 +65,7 @@ if [ "$prebuilt" -eq 0 ]; then
   step build cmake --build "$build" -j
 fi
 # what the machine has: the GPU and driver, and where each library came from
-step machine sh -c "nvidia-smi; echo LD_LIBRARY_PATH=\$LD_LIBRARY_PATH; ldd $build/dpscale-train-gpu; ldd $build/dpscale"
+step machine sh -c "nvidia-smi; echo LD_LIBRARY_PATH=\$LD_LIBRARY_PATH; ldd $build/dpscale-train-gpu; ldd $build/dpscale-gpu.so; ldd $build/dpscale"
 # the GPU test programs (ctest's gpu and gpu-train), which must pass, not skip
 step test-gpu "$build/tests/test-gpu"
 step test-gpu-train "$build/tests/test-gpu-train"
