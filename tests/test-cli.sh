@@ -221,8 +221,15 @@ total=$(sed -n 's/.*"total" : \([0-9]*\).*/\1/p' "$tmp/p.json")
 if [ "$(col memory_bytes "$tmp/out")" = "67438335744" ] && [ "$total" = "67438335744" ]; then ok
 else ko "memory_bytes $(col memory_bytes "$tmp/out"), JSON $total, want 67438335744"; fi
 if grep -v '^model,' "$tmp/out" | grep -q '[0-9][eE][-+]'; then ko "exponent notation in CSV: $(cat "$tmp/out")"; else ok; fi
-if [ -z "$(col cost_per_step_usd "$tmp/out")$(col steps_to_target "$tmp/out")$(col time_to_target_s "$tmp/out")" ]
+"$bin" predict --format csv --gpus 16 --topology gcp-a3-high >"$tmp/unpriced"   # a topology with no price
+if [ -z "$(col cost_per_step_usd "$tmp/unpriced")$(col steps_to_target "$tmp/out")$(col time_to_target_s "$tmp/out")" ]
 then ok; else ko "values not computed are not empty"; fi
+# the shipped dgx-h100 prices its GPU-hour (Lambda's 8x H100 SXM5, 3.99 USD):
+# a step costs 16 x 3.99 x step_s / 3600
+if awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+  { want = 16 * 3.99 * $h["step_s"] / 3600; d = $h["cost_per_step_usd"] - want
+    if ($h["price_per_gpu_hour_usd"] != 3.99 || d > 1e-9 || d < -1e-9) bad = 1 }
+  END { exit bad }' "$tmp/out"; then ok; else ko "dgx-h100's own price: $(cat "$tmp/out")"; fi
 # with a price the cost is there: 16 GPUs x $3.6/h x step_s / 3600 = 0.016 x step_s
 expect 0 "" -- predict --format csv --gpus 16 --price-per-gpu-hour 3.6
 if awk -F, 'NR == 2 { d = $25 - 0.016 * $10; exit !(d < 1e-9 && d > -1e-9 && $25 != "") }' "$tmp/out"; then ok
@@ -331,8 +338,9 @@ if grep -q '"fits" : false' "$tmp/m-eager.json" && grep -q '"fits" : true' "$tmp
         'BEGIN { exit !(b > 1.2 * a && b < 1.5 * a) }'; then ok
 else ko "flash attention / checkpointing: fits and compute as stated"; fi
 # sweep --format json (as --help offers): one object per point with the
-# CSV's columns, numbers as numbers, not-computed fields null; -o writes it
-if "$bin" sweep --gpus 1,8 --format json -o "$tmp/sw.json" 2>"$tmp/err" \
+# CSV's columns, numbers as numbers, not-computed fields null (no price on
+# gcp-a3-high); -o writes it
+if "$bin" sweep --gpus 1,8 --topology gcp-a3-high --format json -o "$tmp/sw.json" 2>"$tmp/err" \
    && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); p=d["points"]; assert [x["gpus"] for x in p]==[1,8] and p[1]["step_s"]>0 and p[0]["cost_per_step_usd"] is None' "$tmp/sw.json"
 then ok; else ko "sweep --format json: $(cat "$tmp/err")"; fi
 # advise: its "defaults" row is predict's figure for PyTorch's defaults
@@ -381,21 +389,21 @@ expect 2 "\-\-batch and \-\-global-batch" -- advise --gpus 64 --global-batch 512
 # rows (8 GPUs x $3/h x step_s / 3600 per step, per million samples that
 # over 32 samples x 1e6), a topology without one has empty cost fields and
 # "-" in the table; --price-per-gpu-hour overrides every topology's
-sed 's/^gpus_per_node = 8$/gpus_per_node = 8\nprice_per_gpu_hour_usd = 3/' "$(dirname "$0")/../topologies/dgx-h100.topo" >"$tmp/priced.topo"
-expect 0 "usd/Msample" -- sweep --gpus 8 --topology "$tmp/priced.topo,dgx1-v100" -o "$tmp/priced"
+sed 's/^price_per_gpu_hour_usd = .*$/price_per_gpu_hour_usd = 3/' "$(dirname "$0")/../topologies/dgx-h100.topo" >"$tmp/priced.topo"
+expect 0 "usd/Msample" -- sweep --gpus 8 --topology "$tmp/priced.topo,gcp-a3-high" -o "$tmp/priced"
 if awk '/^DGX H100 / { want = 8 * 3 * $8 / 1000 / 3600 / 32 * 1e6; d = $NF - want; found = d < 0.01 && d > -0.01 }
-        END { exit !found }' "$tmp/out" && grep -q "^DGX-1 (V100) .* -$" "$tmp/out"; then ok
+        END { exit !found }' "$tmp/out" && grep -q "^GCP A3 High .* -$" "$tmp/out"; then ok
 else ko "sweep table cost column: $(cat "$tmp/out")"; fi
 if awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
   $2 == "DGX H100" { want = 8 * 3 * $10 / 3600; d = $h["cost_per_step_usd"] - want
                      m = $h["cost_per_msample_usd"] - want / 32 * 1e6
                      if ($h["price_per_gpu_hour_usd"] != 3 || d > 1e-9 || d < -1e-9 || m > 1e-5 || m < -1e-5) bad = 1 }
-  $2 == "DGX-1 (V100)" && ($h["cost_per_step_usd"] != "" || $h["price_per_gpu_hour_usd"] != "") { bad = 1 }
+  $2 == "GCP A3 High" && ($h["cost_per_step_usd"] != "" || $h["price_per_gpu_hour_usd"] != "") { bad = 1 }
   END { exit bad }' "$tmp/priced.csv"; then ok; else ko "sweep cost per topology: $(cat "$tmp/priced.csv")"; fi
-expect 0 "" -- sweep --gpus 8 --topology "$tmp/priced.topo,dgx1-v100" --price-per-gpu-hour 2 --format csv
+expect 0 "" -- sweep --gpus 8 --topology "$tmp/priced.topo,gcp-a3-high" --price-per-gpu-hour 2 --format csv
 if [ "$(col price_per_gpu_hour_usd "$tmp/out" | tr '\n' ' ')" = "2 2 " ]; then ok; else ko "--price-per-gpu-hour did not override"; fi
-sed 's/^gpus_per_node = 8$/gpus_per_node = 8\nprice_per_gpu_hour_usd = -1/' "$(dirname "$0")/../topologies/dgx-h100.topo" >"$tmp/negprice.topo"
-expect 1 "negprice.topo:9: \[system\] price_per_gpu_hour_usd: -1 is out of range" -- predict --topology "$tmp/negprice.topo"
+sed 's/^price_per_gpu_hour_usd = .*$/price_per_gpu_hour_usd = -1/' "$(dirname "$0")/../topologies/dgx-h100.topo" >"$tmp/negprice.topo"
+expect 1 "negprice.topo:12: \[system\] price_per_gpu_hour_usd: -1 is out of range" -- predict --topology "$tmp/negprice.topo"
 expect 2 "100000 points asked for, the limit is 10000" -- sweep --gpus 1,2,4,8,16,32,64,128,256,512 --bucket-cap-mb 1,2,3,4,5,6,7,8,9,10 --batch 1,2,3,4,5,6,7,8,9,10 --grad-accum 1,2,3,4,5,6,7,8,9,10 --topology dgx-h100,dgx-a100,aws-p5,aws-p4de,dgx1-v100,pcie-8gpu-2x100g,workstation-4gpu,gb200-nvl72,dgx-h100-oversub2,dgx-h100
 
 # a profile's layer times on another device: an A100's transferred to the

@@ -382,12 +382,46 @@ test_transports (void)
   g_assert_cmpint (dps_net_transport_crossings (DPS_NET_IB), ==, 2);
 }
 
+/* Shipped prices (#45): the topologies of the clouds and GPU clouds that
+ * publish an on-demand price carry it, and every price's comment pins its
+ * source, a repository file at a commit (40 hex digits) or a dated page
+ * (YYYY-MM-DD).  Nine of them today. */
+static void
+test_prices (void)
+{
+  g_auto (GStrv) names = dps_topo_list_shipped ();
+  g_autoptr (GRegex) pin = g_regex_new ("[0-9a-f]{40}|[0-9]{4}-[0-9]{2}-[0-9]{2}", 0, 0, NULL);
+  int priced = 0;
+  for (int i = 0; names[i]; i++) {
+    g_autoptr (DpsTopoSpec) s = test_shipped_spec (names[i]);
+    if (!(s->price_per_gpu_hour_usd > 0))
+      continue;
+    priced++;
+    g_autofree char *path = dps_topo_find (names[i], NULL);
+    g_autofree char *text = NULL;
+    g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+    /* the comment lines right above the key */
+    g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+    int k = 0;
+    while (lines[k] && !g_str_has_prefix (lines[k], "price_per_gpu_hour_usd"))
+      k++;
+    g_assert_nonnull (lines[k]);
+    g_autoptr (GString) comment = g_string_new (NULL);
+    for (int j = k - 1; j >= 0 && lines[j][0] == '#'; j--)
+      g_string_prepend (comment, lines[j]);
+    if (!g_regex_match (pin, comment->str, 0, NULL))
+      g_test_fail_printf ("%s: its price's comment pins no source: '%s'", names[i], comment->str);
+  }
+  g_assert_cmpint (priced, >=, 9);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/topo/shipped", test_shipped);
   g_test_add_func ("/topo/transports", test_transports);
+  g_test_add_func ("/topo/prices", test_prices);
   g_test_add_func ("/topo/sizes", test_sizes);
   g_test_add_func ("/topo/bisection", test_bisection);
   g_test_add_func ("/topo/bisection-oversubscribed", test_oversubscribed_bisection);

@@ -78,7 +78,11 @@ describe (GString *out, const DpsTopo *t, gboolean all_links)
   if (s->sharp)
     g_string_append (out, "; the switches reduce (SHARP: CollNet with NCCL_COLLNET_ENABLE=1)");
   g_string_append (out, "\n");
-  g_string_append_printf (out, "NCCL channels  %d\n\n", s->channels);
+  g_string_append_printf (out, "NCCL channels  %d\n", s->channels);
+  if (s->price_per_gpu_hour_usd > 0)   /* the file's comment says whose and when */
+    g_string_append_printf (out, "price          %.2f USD a GPU-hour, on demand (the file names its source; "
+                            "--price-per-gpu-hour overrides)\n", s->price_per_gpu_hour_usd);
+  g_string_append_c (out, '\n');
 
   g_string_append (out, "bandwidth per level (GB/s, per direction):\n");
   g_string_append_printf (out, "  %-38s %10.1f\n", "one GPU into its node's fabric", dps_topo_gpu_intra_bw_Bps (t) / 1e9);
