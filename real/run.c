@@ -238,9 +238,8 @@ dps_run_execute (const DpsRunSpec *spec, const DpsModel *model, DpsRunResult *ou
     g_ptr_array_add (args, g_string_free (fs, FALSE));
     g_ptr_array_add (args, g_string_free (bs, FALSE));
     g_ptr_array_add (args, g_strdup_printf ("--opt-ms=%.9g", spec->emu_opt_s * 1e3));
-    double need = emulated_bytes (spec, model) * spec->ranks;
-    double avail = dps_mem_available ();
-    if (need > 0.8 * avail) {
+    double need = emulated_bytes (spec, model) * spec->ranks, avail;
+    if (!dps_mem_fits (need, &avail)) {
       g_ptr_array_unref (args);
       g_set_error (error, DPS_ERROR, DPS_ERROR_LIMIT,
                    "emulated replicas: %d replicas of %s need about %.1f GB for their %s, %.1f GB is free",
@@ -256,9 +255,8 @@ dps_run_execute (const DpsRunSpec *spec, const DpsModel *model, DpsRunResult *ou
       g_ptr_array_unref (args);
       return FALSE;
     }
-    double need = dps_train_net_bytes (model, spec->batch) * spec->ranks;
-    double avail = dps_mem_available ();
-    if (need > 0.8 * avail) {
+    double need = dps_train_net_bytes (model, spec->batch) * spec->ranks, avail;
+    if (!dps_mem_fits (need, &avail)) {
       g_ptr_array_unref (args);
       g_set_error (error, DPS_ERROR, DPS_ERROR_LIMIT,
                    "%d replicas of %s at batch %d need about %.1f GB, %.1f GB is free (lower --batch or --ranks)",

@@ -89,6 +89,12 @@ test_edges (void)
   rm_tree (root);
   /* this process: some memory, never more than the physical */
   g_assert_cmpfloat (dps_mem_available (), >, 0);
+  /* the one guard the refusals share: a byte fits, an exabyte does not,
+   * and what is available comes back for the message */
+  double avail = 0;
+  g_assert_true (dps_mem_fits (1, &avail));
+  g_assert_cmpfloat (avail, >, 0);
+  g_assert_false (dps_mem_fits (1e18, NULL));
 }
 
 int

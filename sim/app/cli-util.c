@@ -319,9 +319,8 @@ dps_cli_check_cpu_model (const DpsModel *m, int batch, int ranks, GError **error
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--model: %s", why->message);
     return FALSE;
   }
-  double need = dps_train_net_bytes (m, batch) * ranks;
-  double avail = dps_mem_available ();
-  if (need > 0.8 * avail) {
+  double need = dps_train_net_bytes (m, batch) * ranks, avail;
+  if (!dps_mem_fits (need, &avail)) {
     g_set_error (error, DPS_ERROR, DPS_ERROR_LIMIT,
                  "--model: %d replica%s of %s at batch %d need about %.1f GB, %.1f GB is free (a smaller model or --batch)",
                  ranks, ranks > 1 ? "s" : "", m->name, batch, need / 1e9, avail / 1e9);

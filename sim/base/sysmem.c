@@ -88,6 +88,15 @@ dps_mem_cgroup_room (const char *sysfs_root, const char *proc_cgroup)
   return room;
 }
 
+gboolean
+dps_mem_fits (double need_bytes, double *avail)
+{
+  double a = dps_mem_available ();
+  if (avail)
+    *avail = a;
+  return need_bytes <= DPS_MEM_USABLE_SHARE * a;
+}
+
 double
 dps_mem_available (void)
 {

@@ -11,6 +11,14 @@
  * cgroup's room). */
 double dps_mem_available (void);
 
+/* The share of what is available that replicas may take: the rest for
+ * the system, the page cache and MPI's buffers. */
+#define DPS_MEM_USABLE_SHARE 0.8
+
+/* Whether need_bytes fits in DPS_MEM_USABLE_SHARE of what is available;
+ * *avail (may be NULL) receives the bytes available, for the message. */
+gboolean dps_mem_fits (double need_bytes, double *avail);
+
 /* The room, bytes, under the memory limits of the control group that
  * proc_cgroup (the text of /proc/self/cgroup) names, below sysfs_root (the
  * cgroup mount, "/sys/fs/cgroup"): at each level from the group up to the
