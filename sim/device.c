@@ -5,6 +5,21 @@
 
 const char *const dps_gpu_arch_names[] = { "volta", "ampere", "ada", "hopper", "blackwell", NULL };
 
+/* NCCL's generation of each of dps_gpu_arch_names, in its order
+ * (src/graph/tuning.cc: compute capability 7.x Volta, 8.x Ampere and Ada,
+ * 9.x Hopper, 10 and up Blackwell). */
+static const int nccl_generation[] = { 0, 1, 1, 2, 3 };
+G_STATIC_ASSERT (G_N_ELEMENTS (nccl_generation) + 1 == G_N_ELEMENTS (dps_gpu_arch_names));
+
+int
+dps_gpu_arch_nccl_generation (const char *arch)
+{
+  for (gsize i = 0; arch && i < G_N_ELEMENTS (nccl_generation); i++)
+    if (g_str_equal (arch, dps_gpu_arch_names[i]))
+      return nccl_generation[i];
+  return -1;
+}
+
 static const char *const names[DPS_DTYPE_COUNT] = { "fp32", "tf32", "fp16", "bf16" };
 
 const char *

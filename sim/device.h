@@ -34,6 +34,10 @@ const DpsKnownDevice *dps_device_lookup (const char *name);
 /* The GPU generations dpscale tells apart ("volta", "ampere", "ada",
  * "hopper", "blackwell"), NULL-terminated, in that order */
 extern const char *const dps_gpu_arch_names[];
+/* NCCL's generation of an architecture of dps_gpu_arch_names for its tuning
+ * tables (0 Volta, 1 Ampere and Ada, 2 Hopper, 3 Blackwell); -1 for NULL
+ * or another name. */
+int         dps_gpu_arch_nccl_generation (const char *arch);
 const char *dps_dtype_name (DpsDtype dtype);
 gboolean    dps_dtype_parse (const char *name, DpsDtype *out);
 int         dps_dtype_bytes (DpsDtype dtype);

@@ -62,20 +62,14 @@ dps_tune_fill_factor (const DpsCollParams *p, DpsAlgo algo, DpsProto proto, doub
   return f > 0 && bytes > 0 ? (bytes + MIN (bytes, f)) / bytes : 1;
 }
 
-/* NCCL's GPU generation index for its tuning tables (src/graph/tuning.cc:
- * compute capability 7.x Volta, 8.x Ampere and Ada, 9.x Hopper, 10 and up
- * Blackwell); a GPU of no known generation is Hopper, as NCCL's defaults here are. */
+/* NCCL's GPU generation index for its tuning tables
+ * (dps_gpu_arch_nccl_generation); a GPU of no known architecture is taken
+ * as Hopper, as NCCL's defaults here are, and `dpscale topo` says so. */
 static int
 compcap_index (const DpsTopoSpec *spec)
 {
-  static const struct { const char *arch; int idx; } known[] = {
-    { "volta", 0 }, { "ampere", 1 }, { "ada", 1 }, { "hopper", 2 }, { "blackwell", 3 },
-  };
-  const char *arch = dps_topo_spec_gpu_arch (spec);
-  for (gsize i = 0; arch && i < G_N_ELEMENTS (known); i++)
-    if (g_str_equal (arch, known[i].arch))
-      return known[i].idx;
-  return 2;
+  int gen = dps_gpu_arch_nccl_generation (dps_topo_spec_gpu_arch (spec));
+  return gen >= 0 ? gen : 2;
 }
 
 /* NCCL's NVLS channels (src/transport/nvls.cc: NVLS_NCHANNELS_SM90 16,

@@ -35,6 +35,11 @@ expect 0 "DGX H100" -- topo
 expect 0 "dgx1-v100" -- topo --list
 expect 0 "bisection" -- topo dgx1-v100 --nodes 2
 expect 0 "the switches reduce (SHARP" -- topo dgx-h100 --nodes 2
+# the GPU's architecture, which picks NCCL's tuning tables: told from the
+# model's name, or said to be unknown (Hopper's tables then) where it is not
+expect 0 "architecture   hopper (from the model's name)" -- topo dgx-h100
+sed 's/^model = H100 SXM5$/model = Mystery GPU/' "$(dirname "$0")/../topologies/dgx-h100.topo" >"$tmp/mystery.topo"
+expect 0 "architecture   not known from the model's name: NCCL's Hopper tables are used" -- topo "$tmp/mystery.topo"
 expect 2 "\-\-topology: no file 'no-such-thing' and no shipped topology" -- topo no-such-thing
 expect 2 "\-\-gpus: 12 GPUs span nodes of 8" -- collective --gpus 12
 expect 2 "\-\-nodes 2 and \-\-gpus 8 disagree" -- collective --nodes 2 --gpus 8

@@ -50,6 +50,14 @@ describe (GString *out, const DpsTopo *t, gboolean all_links)
                           s->gpu.peak_flops[DPS_DTYPE_BF16] / 1e12, s->gpu.peak_flops[DPS_DTYPE_FP16] / 1e12,
                           s->gpu.peak_flops[DPS_DTYPE_TF32] / 1e12, s->gpu.peak_flops[DPS_DTYPE_FP32] / 1e12,
                           s->gpu.memory_bytes / 1e9, s->gpu.memory_bw_Bps / 1e9);
+  const char *arch = dps_topo_spec_gpu_arch (s);
+  if (arch)
+    g_string_append_printf (out, "architecture   %s%s\n", arch, s->gpu_arch ? "" : " (from the model's name)");
+  else {
+    g_autofree char *names = g_strjoinv (", ", (char **) dps_gpu_arch_names);
+    g_string_append_printf (out, "architecture   not known from the model's name: NCCL's Hopper tables are used "
+                            "([gpu] arch, one of %s, to say)\n", names);
+  }
   g_string_append_printf (out, "inside a node  %s", dps_intra_kind_name (s->intra));
   if (s->intra == DPS_INTRA_NVLINK_MESH)
     g_string_append_printf (out, ", %d GPU pairs linked, %.1f GB/s per NVLink", s->n_mesh, s->intra_bw_Bps / 1e9);
