@@ -96,6 +96,18 @@ if "$bin" calibrate --import "$agref" -o "$tmp/agi.calib" >"$tmp/out" 2>"$tmp/er
    && grep -q '^network fit on HGX B200' "$tmp/out" && grep -q '^all-gather mean |error|' "$tmp/out" \
    && "$bin" collective --calibration "$tmp/agi.calib" --op allgather --gpus 8 -b 1G -e 1G >/dev/null 2>"$tmp/err"; then ok
 else ko "all-gather import: $(tail -1 "$tmp/err")"; fi
+# machine-readable: --format csv prints the fit's rows, the very .csv
+# written beside the profile; --format json the rows, each collective's
+# mean errors and the network figures, as numbers
+if "$bin" calibrate --import "$agref" -o "$tmp/fmt.calib" --format csv >"$tmp/fmt.out" 2>/dev/null \
+   && cmp -s "$tmp/fmt.out" "$tmp/fmt.csv"; then ok; else ko "--format csv is not the .csv"; fi
+if "$bin" calibrate --import "$agref" -o "$tmp/fmtj.calib" --format json >"$tmp/fmt.json" 2>/dev/null \
+   && python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+p=d["points"]; e=d["errors"]
+assert p and all(x["op"]=="allgather" and x["ranks"]==8 and x["measured_s"]>0 for x in p)
+assert [x["op"] for x in e]==["allgather"] and e[0]["held_out_points"]+e[0]["fitted_points"]==len(p)
+assert d["network"]["fitted"] and d["network"]["intra_bw"]["measured"] and d["profile"].endswith("fmtj.calib")' "$tmp/fmt.json"
+then ok; else ko "--format json: $(head -c 300 "$tmp/fmt.json")"; fi
 # a network test's log, one rank on each of 10 hosts of 8-GPU nodes (more
 # ranks than a node has GPUs, as no whole number of nodes): it imported
 # its points, then failed, "--nodes 10 and --gpus 10 disagree"; now the

@@ -10,6 +10,7 @@
 #include "calibrate/profile-network.h"
 #include "calibrate/gpu.h"
 #include "sim/base/plot.h"
+#include "sim/base/json-util.h"
 #include "sim/nccl-tune.h"
 #include "sim/topo-load.h"
 #include "sim/base/error.h"
@@ -35,11 +36,12 @@ warn (const char *message, void *data)
 
 /* What the command line asks for, parsed and checked. */
 typedef struct {
-  char     *backend, *sizes_s, *ranks_s, *model_s, *output, *topology, *gap_s, *ops_s;
+  char     *backend, *sizes_s, *ranks_s, *model_s, *output, *topology, *gap_s, *ops_s, *format_s;
   char    **imports;
   gboolean  quick, use_mpi, gap_emulated, gpu;
   int       nodes, batch;
   guint     ops;       /* the collectives to measure, 1 << DpsCollOp */
+  DpsFormat format;
   double    link_gbps, gap_ms, timeout;
   GArray   *sizes;   /* double */
   GArray   *ranks;   /* int */
@@ -57,6 +59,7 @@ opts_clear (Opts *o)
   g_free (o->topology);
   g_free (o->gap_s);
   g_free (o->ops_s);
+  g_free (o->format_s);
   g_strfreev (o->imports);
   if (o->sizes)
     g_array_free (o->sizes, TRUE);
@@ -189,6 +192,8 @@ check_opts (Opts *o, GError **error)
   else if (o->imports && (b || o->sizes_s || o->ranks_s || o->ops_s))
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT,
                  "--import: logs replace measuring; drop --backend/--sizes/--gpus/--collectives");
+  else if (!dps_cli_format (o->format_s, &o->format, error))
+    return FALSE;
   else if (!parse_ops (o->ops_s ? o->ops_s : o->quick ? "all-reduce" : "all-reduce,all-gather,reduce-scatter",
                        &o->ops, error))
     return FALSE;
@@ -307,7 +312,8 @@ calibrate (const Opts *o, GError **error)
  * table and of the CSV each, the per-group fits, the mean errors, the
  * network fit beside the datasheet. */
 static gboolean
-check_fit (const DpsProfile *prof, const char *topology, GString *table, GString *csv, GError **error)
+check_fit (const DpsProfile *prof, const char *topology, GString *table, GString *csv, JsonBuilder *json,
+           GError **error)
 {
   const DpsCalData *data = prof->data;
   g_string_append_printf (table, "dpscale calibrate: %s, %s\n\n", data->backend, data->library ? data->library : "");
@@ -317,6 +323,10 @@ check_fit (const DpsProfile *prof, const char *topology, GString *table, GString
   double sum[DPS_OP_COUNT][2] = { { 0 } }, worst[DPS_OP_COUNT][2] = { { 0 } };
   int count[DPS_OP_COUNT][2] = { { 0 } };
   g_auto (GroupSim) sim = { 0 };
+  dps_json_str (json, "backend", data->backend);
+  dps_json_str (json, "library", data->library);
+  json_builder_set_member_name (json, "points");
+  json_builder_begin_array (json);
   for (guint i = 0; i < data->points->len; i++) {
     const DpsCalPoint *pt = &g_array_index (data->points, DpsCalPoint, i);
     if (pt->ranks < 2)
@@ -332,11 +342,22 @@ check_fit (const DpsProfile *prof, const char *topology, GString *table, GString
     g_string_append_printf (csv, "%d,%d,%.0f,%.6g,%.6g,%d,%.3f,%s\n", pt->ranks, pt->nodes, pt->bytes,
                             pt->bytes / pt->time_s * f / 1e9, pt->bytes / t * f / 1e9, pt->held_out, err,
                             dps_coll_op_name (pt->op));
+    json_builder_begin_object (json);
+    dps_json_str (json, "op", dps_coll_op_name (pt->op));
+    dps_json_int (json, "ranks", pt->ranks);
+    dps_json_int (json, "nodes", pt->nodes);
+    dps_json_num (json, "size_bytes", pt->bytes);
+    dps_json_num (json, "measured_s", pt->time_s);
+    dps_json_num (json, "fitted_s", t);
+    dps_json_num (json, "error_pct", err);
+    dps_json_bool (json, "held_out", pt->held_out);
+    json_builder_end_object (json);
     int h = pt->held_out ? 1 : 0;
     sum[pt->op][h] += fabs (err);
     worst[pt->op][h] = MAX (worst[pt->op][h], fabs (err));
     count[pt->op][h]++;
   }
+  json_builder_end_array (json);
   if (prof->fit.n_groups)
     g_string_append (table, "\nfit per all-reduce group (a ring per size regime: 2(n-1) alpha + 2(n-1)/n S / B):\n");
   for (int g = 0; g < prof->fit.n_groups; g++) {
@@ -351,13 +372,40 @@ check_fit (const DpsProfile *prof, const char *topology, GString *table, GString
     }
   }
   g_string_append_c (table, '\n');
+  json_builder_set_member_name (json, "errors");
+  json_builder_begin_array (json);
   for (int op = 0; op < DPS_OP_COUNT; op++) {
     if (!count[op][0] && !count[op][1])
       continue;
+    json_builder_begin_object (json);
+    dps_json_str (json, "op", dps_coll_op_name ((DpsCollOp) op));
+    dps_json_int (json, "fitted_points", count[op][0]);
+    dps_json_num (json, "fitted_mean_abs_pct", count[op][0] ? sum[op][0] / count[op][0] : NAN);
+    dps_json_int (json, "held_out_points", count[op][1]);
+    dps_json_num (json, "held_out_mean_abs_pct", count[op][1] ? sum[op][1] / count[op][1] : NAN);
+    dps_json_num (json, "held_out_worst_pct", count[op][1] ? worst[op][1] : NAN);
+    json_builder_end_object (json);
     g_string_append_printf (table, "%s mean |error|: %.1f%% on %d fitted points; %.1f%% on %d held-out points (worst %.1f%%)\n",
                             dps_coll_op_words (op), count[op][0] ? sum[op][0] / count[op][0] : 0, count[op][0],
                             count[op][1] ? sum[op][1] / count[op][1] : 0, count[op][1], worst[op][1]);
   }
+  json_builder_end_array (json);
+  json_builder_set_member_name (json, "network");
+  json_builder_begin_object (json);
+  dps_json_bool (json, "fitted", prof->net.fitted);
+  if (prof->net.fitted) {
+    dps_json_num (json, "rms_log", prof->net.rms_log);
+    dps_json_int (json, "points", prof->net.n_points);
+    for (int i = 0; i < DPS_NETFIT_N; i++) {   /* a multiplier of the topology's figure: 1 as shipped */
+      json_builder_set_member_name (json, dps_netfit_name (i));
+      json_builder_begin_object (json);
+      dps_json_num (json, "scale", prof->net.scale[i]);
+      dps_json_num (json, "sd", prof->net.used[i] ? prof->net.sd[i] : NAN);
+      dps_json_bool (json, "measured", prof->net.used[i]);
+      json_builder_end_object (json);
+    }
+  }
+  json_builder_end_object (json);
   if (prof->net.fitted) {
     g_autoptr (DpsTopoSpec) base = dps_profile_network_spec (prof, prof->machine_ranks > 0 ? prof->machine_ranks : 1, 1, NULL);
     if (base) {
@@ -445,34 +493,48 @@ dps_cmd_calibrate (int argc, char **argv)
     { "mpi", 0, 0, G_OPTION_ARG_NONE, &o.use_mpi, "GPUs: one process per GPU under mpirun (default: one process drives them all)", NULL },
     { "timeout", 0, 0, G_OPTION_ARG_DOUBLE, &o.timeout, "Stop an mpirun that runs longer than this, seconds (default 600)", "S" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &o.output, "Profile to write (default dpscale.calib; also .csv and .png beside it)", "FILE" },
+    { "format", 0, 0, G_OPTION_ARG_STRING, &o.format_s, "What to print: table (default), csv (the fit's rows, as the .csv beside the profile) or json (rows, mean errors per collective, network figures)", "FMT" },
     G_OPTION_ENTRY_NULL
   };
   static const DpsCliAlias aliases[] = { { "--ranks", "--gpus" }, { "-r", "--gpus" }, { NULL, NULL } };
   GError *error = NULL;
   dps_cli_deprecated ("calibrate", aliases, argc, argv);
   gboolean parsed = dps_cli_parse ("calibrate", "measure this machine (or import nccl-tests logs) and write a profile",
-                                   "Measures all-reduce over message sizes and rank counts (NCCL on GPUs, MPI on\n"
-                                   "CPUs), GEMM throughput and per-layer times, fits per-level latency and\n"
-                                   "bandwidth per size regime, and checks the fit on sizes it held out.\n\n"
+                                   "Measures all-reduce, all-gather and reduce-scatter over message sizes and\n"
+                                   "rank counts (NCCL on GPUs, MPI on CPUs), GEMM throughput and per-layer times,\n"
+                                   "fits per-level latency and bandwidth per size regime and the network's\n"
+                                   "figures, and checks the fit on sizes it held out.\n\n"
                                    "Examples:\n  dpscale calibrate --quick\n"
                                    "  dpscale calibrate --import ar_2x8.log --import ar_4x8.log --topology dgx-h100",
                                    entries, &argc, &argv, &error);
   if (parsed && argc > 1)
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "unknown option: unexpected argument '%s'", argv[1]);
-  const char *out_path = o.output ? o.output : "dpscale.calib";
+  g_autofree char *out_path = g_strdup (o.output ? o.output : "dpscale.calib");   /* past opts_clear */
   g_autoptr (DpsProfile) prof = NULL;
   g_autoptr (GString) csv = g_string_new ("ranks,nodes,size_bytes,measured_busbw_GBps,fitted_busbw_GBps,held_out,error_pct,op\n");
   g_autoptr (GString) table = g_string_new (NULL);
+  g_autoptr (JsonBuilder) json = json_builder_new ();
+  json_builder_begin_object (json);
   dps_progress_begin ("calibrate");
   if (!error && check_opts (&o, &error) && topology_from_logs (&o, &error) && (prof = calibrate (&o, &error))) {
     prof->path = g_strdup (out_path);
-    if (check_fit (prof, o.topology, table, csv, &error))
+    if (check_fit (prof, o.topology, table, csv, json, &error))
       write_outputs (prof, out_path, o.out_kind, csv, table, &error);
   }
   dps_progress_end ();
   opts_clear (&o);
   if (error)
     return dps_cli_fail ("calibrate", error);
-  dps_cli_emit (NULL, table, NULL);
+  if (o.format == DPS_FORMAT_CSV)
+    dps_cli_emit (NULL, csv, NULL);
+  else if (o.format == DPS_FORMAT_JSON) {
+    dps_json_str (json, "profile", out_path);
+    json_builder_end_object (json);
+    g_autofree char *text = dps_json_builder_to_text (json, TRUE);
+    g_autoptr (GString) j = g_string_new (text);
+    g_string_append_c (j, '\n');
+    dps_cli_emit (NULL, j, NULL);
+  } else
+    dps_cli_emit (NULL, table, NULL);
   return 0;
 }

@@ -36,3 +36,34 @@ dps_json_builder_to_text (JsonBuilder *builder, gboolean pretty)
   json_generator_set_pretty (gen, pretty);
   return json_generator_to_data (gen, NULL);
 }
+
+void
+dps_json_str (JsonBuilder *b, const char *key, const char *v)
+{
+  json_builder_set_member_name (b, key);
+  if (v)
+    json_builder_add_string_value (b, v);
+  else
+    json_builder_add_null_value (b);
+}
+
+void
+dps_json_num (JsonBuilder *b, const char *key, double v)
+{
+  json_builder_set_member_name (b, key);
+  json_builder_add_double_value (b, v);
+}
+
+void
+dps_json_int (JsonBuilder *b, const char *key, gint64 v)
+{
+  json_builder_set_member_name (b, key);
+  json_builder_add_int_value (b, v);
+}
+
+void
+dps_json_bool (JsonBuilder *b, const char *key, gboolean v)
+{
+  json_builder_set_member_name (b, key);
+  json_builder_add_boolean_value (b, v);
+}
