@@ -6,6 +6,7 @@
 #include "sim/app/validate-run.h"
 #include "real/run.h"
 #include "sim/base/plot.h"
+#include "sim/base/json-util.h"
 #include "sim/base/error.h"
 #include "sim/strategy.h"
 
@@ -15,7 +16,8 @@
 
 /* What the command line asks for. */
 typedef struct {
-  char    *backend, *replicas_s, *model_s, *calibration, *output, *topology, *strategy_s;
+  char    *backend, *replicas_s, *model_s, *calibration, *output, *topology, *strategy_s, *format_s;
+  DpsFormat format;
   int      batch, steps, warmup, trials, grad_accum, nodes, global_batch, shard_group;
   DpsStrategy strategy;
   double   cap, first, timeout, jitter, link_gbps;
@@ -27,7 +29,7 @@ static void
 opts_clear (Opts *o)
 {
   char **strs[] = { &o->backend, &o->replicas_s, &o->model_s, &o->calibration, &o->output, &o->topology,
-                    &o->strategy_s };
+                    &o->strategy_s, &o->format_s };
   for (gsize i = 0; i < G_N_ELEMENTS (strs); i++)
     g_clear_pointer (strs[i], g_free);
   if (o->reps)
@@ -48,7 +50,8 @@ check_opts (Opts *o, gboolean gpu, GError **error)
   int n_gpu = 0;
   if (o->backend && !gpu && !g_str_equal (o->backend, "cpu"))
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--backend: '%s' is not cpu or gpu", o->backend);
-  else if (o->strategy_s && !dps_cli_strategy (o->strategy_s, &o->strategy, error))
+  else if ((o->strategy_s && !dps_cli_strategy (o->strategy_s, &o->strategy, error))
+           || !dps_cli_format (o->format_s, &o->format, error))
     return FALSE;
   else if (!dps_cli_int_given ("--global-batch", &o->global_batch, 1, G_MAXINT, 0, error)
            || !dps_cli_int_given ("--shard-group", &o->shard_group, 1, 256, 0, error)
@@ -172,8 +175,18 @@ what_ran (const DpsValidateSpec *s, gboolean short_form)
 /* The table on standard output and the CSV plots/validation.gp reads. */
 static void
 report (const DpsValidateSpec *s, const DpsModel *model, const DpsProfile *profile, const DpsValidateResult *res,
-        GString *t, GString *csv)
+        GString *t, GString *csv, JsonBuilder *json)
 {
+  dps_json_str (json, "model", model->name);
+  dps_json_str (json, "ran", what_ran (s, FALSE));
+  dps_json_str (json, "strategy", dps_strategy_name (s->strategy));
+  dps_json_int (json, "batch_per_replica", s->batch);
+  dps_json_int (json, "steps", s->steps);
+  dps_json_int (json, "warmup", s->warmup);
+  dps_json_int (json, "trials", s->trials);
+  dps_json_int (json, "nodes", MAX (s->nodes, 1));
+  json_builder_set_member_name (json, "rows");
+  json_builder_begin_array (json);
   g_string_append (csv, "replicas,meas_median_s,meas_p10_s,meas_p90_s,pred_mean_s,pred_p5_s,pred_p95_s,"
                         "meas_efficiency,pred_efficiency,error_pct,inside,meas_compute_s,meas_exposed_s,"
                         "meas_optimizer_s,meas_other_s,pred_compute_s,pred_exposed_s,pred_optimizer_s,"
@@ -189,8 +202,13 @@ report (const DpsValidateSpec *s, const DpsModel *model, const DpsProfile *profi
   for (int i = 0; i < res->n; i++) {
     const DpsValidateRow *p = &res->rows[i];
     const DpsValidationPoint *v = &p->v;
+    json_builder_begin_object (json);
+    dps_json_int (json, "replicas", v->replicas);
+    dps_json_bool (json, "ok", v->ok);
     if (!v->ok) {
       g_string_append_printf (t, "%8d  failed: %s\n", v->replicas, p->error ? p->error : "?");
+      dps_json_str (json, "error", p->error ? p->error : "?");
+      json_builder_end_object (json);
       continue;
     }
     char meas[64], pred[64];
@@ -199,13 +217,34 @@ report (const DpsValidateSpec *s, const DpsModel *model, const DpsProfile *profi
     g_string_append_printf (t, "%8d  %-28s  %-28s  %8.3f  %8.3f  %+8.1f  %s\n", v->replicas, meas, pred, v->meas_eff,
                             v->pred_eff, v->error_pct, v->inside ? "yes" : "no");
     double other = v->meas_median_s - p->meas_compute_s - p->meas_exposed_s - p->meas_opt_s;
+    const struct { const char *key; double v; } f[] = {
+      { "meas_median_s", v->meas_median_s }, { "meas_p10_s", v->meas_p10_s }, { "meas_p90_s", v->meas_p90_s },
+      { "pred_mean_s", v->pred_mean_s }, { "pred_p5_s", v->pred_p5_s }, { "pred_p95_s", v->pred_p95_s },
+      { "meas_efficiency", v->meas_eff }, { "pred_efficiency", v->pred_eff }, { "error_pct", v->error_pct },
+      { "meas_compute_s", p->meas_compute_s }, { "meas_exposed_s", p->meas_exposed_s },
+      { "meas_optimizer_s", p->meas_opt_s }, { "meas_other_s", MAX (other, 0) },
+      { "pred_compute_s", p->pred_compute_s }, { "pred_exposed_s", p->pred_exposed_s },
+      { "pred_optimizer_s", p->pred_opt_s }, { "pred_straggler_s", p->pred_straggler_s } };
+    for (gsize k = 0; k < G_N_ELEMENTS (f); k++)
+      dps_json_num (json, f[k].key, f[k].v);
+    dps_json_bool (json, "inside", v->inside);
+    json_builder_end_object (json);
     g_string_append_printf (csv, "%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.6f,%.6f,%.4f,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n",
                             v->replicas, v->meas_median_s, v->meas_p10_s, v->meas_p90_s, v->pred_mean_s, v->pred_p5_s,
                             v->pred_p95_s, v->meas_eff, v->pred_eff, v->error_pct, v->inside, p->meas_compute_s,
                             p->meas_exposed_s, p->meas_opt_s, MAX (other, 0), p->pred_compute_s, p->pred_exposed_s,
                             p->pred_opt_s, p->pred_straggler_s);
   }
+  json_builder_end_array (json);
   const DpsValidationScore *sc = &res->score;
+  dps_json_num (json, "mean_abs_error_pct", sc->mape_pct);
+  dps_json_num (json, "worst_pct", sc->worst_pct);
+  dps_json_int (json, "inside", sc->inside);
+  dps_json_int (json, "scored", sc->scored);
+  dps_json_num (json, "collective_cv", res->comm_cv);
+  dps_json_num (json, "held_out_error", res->fit_err);
+  dps_json_num (json, "timing_spread", res->spread);
+  dps_json_num (json, "compute_cv", res->compute_cv);
   g_string_append_printf (t, "\nmean absolute error %.1f%%, worst %.1f%%, %d of %d measured medians inside the predicted interval\n",
                           sc->mape_pct, sc->worst_pct, sc->inside, sc->scored);
   g_string_append_printf (t, "(collective-time uncertainty from the calibration: %.1f%% (held-out points %.1f%%, single "
@@ -306,6 +345,7 @@ dps_cmd_validate (int argc, char **argv)
     { "quick", 'q', 0, G_OPTION_ARG_NONE, &o.quick, "A short calibration (CI)", NULL },
     { "timeout", 0, 0, G_OPTION_ARG_DOUBLE, &o.timeout, "Limit for each mpirun, seconds (default 600)", "S" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &o.output, "Prefix of the files written (default dpscale-validation)", "PREFIX" },
+    { "format", 0, 0, G_OPTION_ARG_STRING, &o.format_s, "What to print: table (default), csv (PREFIX.csv's rows) or json (the rows and the scores)", "FMT" },
     G_OPTION_ENTRY_NULL
   };
   static const DpsCliAlias aliases[] = { { "--replicas", "--gpus" }, { "-r", "--gpus" }, { NULL, NULL } };
@@ -347,9 +387,21 @@ dps_cmd_validate (int argc, char **argv)
   int status = 1;
   if (!error) {
     g_autoptr (GString) csv = g_string_new (NULL), t = g_string_new (NULL);
-    report (&s, model, profile, &res, t, csv);
+    g_autoptr (JsonBuilder) json = json_builder_new ();
+    json_builder_begin_object (json);
+    report (&s, model, profile, &res, t, csv, json);
     status = write_files (&s, model, &res, csv, t, &error) | (res.score.scored == res.n ? 0 : 1);
-    dps_cli_emit (NULL, t, NULL);
+    if (o.format == DPS_FORMAT_CSV)
+      dps_cli_emit (NULL, csv, NULL);
+    else if (o.format == DPS_FORMAT_JSON) {
+      dps_json_str (json, "prefix", s.prefix);
+      json_builder_end_object (json);
+      g_autofree char *text = dps_json_builder_to_text (json, TRUE);
+      g_autoptr (GString) j = g_string_new (text);
+      g_string_append_c (j, '\n');
+      dps_cli_emit (NULL, j, NULL);
+    } else
+      dps_cli_emit (NULL, t, NULL);
   }
   dps_validate_result_clear (&res);
   opts_clear (&o);
