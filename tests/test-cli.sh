@@ -35,6 +35,16 @@ expect 0 "DGX H100" -- topo
 expect 0 "dgx1-v100" -- topo --list
 expect 0 "bisection" -- topo dgx1-v100 --nodes 2
 expect 0 "the switches reduce (SHARP" -- topo dgx-h100 --nodes 2
+# machine-readable: JSON of the description (2 nodes of AWS p5: 16 GPUs,
+# Hopper, its price, each node's 32 EFA NICs of 100 Gb/s at 0.9 reachable:
+# 360 GB/s into the network), CSV of the link classes
+if "$bin" topo aws-p5 --nodes 2 --format json >"$tmp/topo.json" \
+   && python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+assert d["gpus"]==16 and d["nodes"]==2 and d["gpu"]["arch"]=="hopper" and d["price_per_gpu_hour_usd"]==6.88
+assert abs(d["bandwidth_Bps"]["node_into_network"]-360e9)<1e6 and sum(l["count"] for l in d["links"])>0' "$tmp/topo.json"
+then ok; else ko "topo --format json: $(head -c 300 "$tmp/topo.json")"; fi
+expect 0 "^kind,from,to,bandwidth_GBps,latency_us,count" -- topo dgx-h100 --format csv
+expect 2 "--format: json with a topology's description alone" -- topo --links --format json
 # the GPU's architecture, which picks NCCL's tuning tables: told from the
 # model's name, or said to be unknown (Hopper's tables then) where it is not
 expect 0 "architecture   hopper (from the model's name)" -- topo dgx-h100

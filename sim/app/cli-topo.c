@@ -4,36 +4,130 @@
 #include "sim/app/cli-util.h"
 #include "sim/topo-load.h"
 #include "sim/base/error.h"
+#include "sim/base/json-util.h"
+
+#include <math.h>
 
 #include <stdio.h>
+
+/* A class of directed links: their kind, ends and figures, and how many. */
+typedef struct {
+  const char *kind, *from, *to;
+  double      bw_Bps, latency_s;
+  int         count;
+} LinkClass;
+
+/* The directed links grouped by (kind, source kind, destination kind,
+ * bandwidth, latency), in the order first met (a new array). */
+static GArray *
+link_classes (const DpsTopo *t)
+{
+  GArray *classes = g_array_new (FALSE, FALSE, sizeof (LinkClass));
+  g_autoptr (GHashTable) at = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (int l = 0; l < dps_topo_n_links (t); l++) {
+    const DpsLink *lk = dps_topo_link (t, l);
+    const DpsVertex *a = dps_topo_vertex (t, lk->src), *b = dps_topo_vertex (t, lk->dst);
+    LinkClass c = { dps_link_kind_name (lk->kind), dps_vertex_kind_name (a->kind), dps_vertex_kind_name (b->kind),
+                    lk->bw_Bps, lk->latency_s, 1 };
+    char *key = g_strdup_printf ("%s %s %s %.17g %.17g", c.kind, c.from, c.to, c.bw_Bps, c.latency_s);
+    gpointer i = g_hash_table_lookup (at, key);
+    if (i) {
+      g_array_index (classes, LinkClass, GPOINTER_TO_UINT (i) - 1).count++;
+      g_free (key);
+    } else {
+      g_array_append_val (classes, c);
+      g_hash_table_insert (at, key, GUINT_TO_POINTER (classes->len));
+    }
+  }
+  return classes;
+}
 
 static void
 describe_link_counts (GString *out, const DpsTopo *t)
 {
-  /* group the directed links by (kind, source kind, destination kind, bandwidth) */
-  GHashTable *seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  GPtrArray *order = g_ptr_array_new ();
-  for (int l = 0; l < dps_topo_n_links (t); l++) {
-    const DpsLink *lk = dps_topo_link (t, l);
-    const DpsVertex *a = dps_topo_vertex (t, lk->src), *b = dps_topo_vertex (t, lk->dst);
-    char *key = g_strdup_printf ("  %-6s %-11s -> %-11s %10.1f GB/s %8.2f us", dps_link_kind_name (lk->kind),
-                                 dps_vertex_kind_name (a->kind), dps_vertex_kind_name (b->kind),
-                                 lk->bw_Bps / 1e9, lk->latency_s * 1e6);
-    gpointer n = g_hash_table_lookup (seen, key);
-    if (!n)
-      g_ptr_array_add (order, key);
-    g_hash_table_insert (seen, n ? g_strdup (key) : key, GINT_TO_POINTER (GPOINTER_TO_INT (n) + 1));
-    if (n)
-      g_free (key);
-  }
+  g_autoptr (GArray) classes = link_classes (t);
   g_string_append (out, "links (directed; each physical link is one each way):\n");
   g_string_append_printf (out, "  %-6s %-11s    %-11s %15s %11s %8s\n", "kind", "from", "to",
                           "bandwidth", "latency", "count");
-  for (guint i = 0; i < order->len; i++)
-    g_string_append_printf (out, "%s %8d\n", (char *) order->pdata[i],
-                            GPOINTER_TO_INT (g_hash_table_lookup (seen, order->pdata[i])));
-  g_ptr_array_free (order, TRUE);   /* the strings belong to the table */
-  g_hash_table_unref (seen);
+  for (guint i = 0; i < classes->len; i++) {
+    const LinkClass *c = &g_array_index (classes, LinkClass, i);
+    g_string_append_printf (out, "  %-6s %-11s -> %-11s %10.1f GB/s %8.2f us %8d\n", c->kind, c->from, c->to,
+                            c->bw_Bps / 1e9, c->latency_s * 1e6, c->count);
+  }
+}
+
+/* --format csv: the link classes, one row each. */
+static void
+links_csv (GString *out, const DpsTopo *t)
+{
+  g_autoptr (GArray) classes = link_classes (t);
+  g_string_append (out, "kind,from,to,bandwidth_GBps,latency_us,count\n");
+  for (guint i = 0; i < classes->len; i++) {
+    const LinkClass *c = &g_array_index (classes, LinkClass, i);
+    g_string_append_printf (out, "%s,%s,%s,%.6g,%.6g,%d\n", c->kind, c->from, c->to, c->bw_Bps / 1e9,
+                            c->latency_s * 1e6, c->count);
+  }
+}
+
+/* --format json: what the table says, as numbers with units in their
+ * names. */
+static void
+describe_json (GString *out, const DpsTopo *t)
+{
+  const DpsTopoSpec *s = dps_topo_spec (t);
+  int k = s->gpus_per_node, N = dps_topo_n_nodes (t);
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  json_builder_begin_object (b);
+  dps_json_str (b, "name", s->name);
+  dps_json_str (b, "path", s->path);
+  dps_json_int (b, "nodes", N);
+  dps_json_int (b, "gpus_per_node", k);
+  dps_json_int (b, "gpus", dps_topo_n_gpus (t));
+  json_builder_set_member_name (b, "gpu");
+  json_builder_begin_object (b);
+  dps_json_str (b, "model", s->gpu.model);
+  dps_json_str (b, "arch", dps_topo_spec_gpu_arch (s));
+  for (int d = 0; d < DPS_DTYPE_COUNT; d++) {
+    g_autofree char *key = g_strdup_printf ("%s_flops", dps_dtype_name ((DpsDtype) d));
+    dps_json_num (b, key, s->gpu.peak_flops[d]);
+  }
+  dps_json_num (b, "memory_bytes", s->gpu.memory_bytes);
+  dps_json_num (b, "memory_bw_Bps", s->gpu.memory_bw_Bps);
+  json_builder_end_object (b);
+  dps_json_str (b, "intra", dps_intra_kind_name (s->intra));
+  dps_json_bool (b, "nvls", s->nvls);
+  dps_json_int (b, "nics", s->n_nics);
+  dps_json_num (b, "nic_bw_Bps", s->n_nics ? s->nic_bw_Bps : NAN);
+  dps_json_str (b, "transport", s->n_nics ? dps_net_transport_name (s->net_transport) : NULL);
+  dps_json_str (b, "fabric", dps_fabric_kind_name (s->fabric));
+  dps_json_bool (b, "sharp", s->sharp);
+  dps_json_int (b, "channels", s->channels);
+  dps_json_num (b, "price_per_gpu_hour_usd", s->price_per_gpu_hour_usd > 0 ? s->price_per_gpu_hour_usd : NAN);
+  json_builder_set_member_name (b, "bandwidth_Bps");
+  json_builder_begin_object (b);
+  dps_json_num (b, "gpu_into_node", dps_topo_gpu_intra_bw_Bps (t));
+  dps_json_num (b, "node_into_network", s->n_nics ? s->n_nics * s->nic_bw_Bps : NAN);
+  dps_json_num (b, "leaf_to_spine", dps_topo_leaf_uplink_Bps (t) > 0 ? dps_topo_leaf_uplink_Bps (t) : NAN);
+  dps_json_num (b, "bisection", dps_topo_bisection_Bps (t));
+  json_builder_end_object (b);
+  g_autoptr (GArray) classes = link_classes (t);
+  json_builder_set_member_name (b, "links");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < classes->len; i++) {
+    const LinkClass *c = &g_array_index (classes, LinkClass, i);
+    json_builder_begin_object (b);
+    dps_json_str (b, "kind", c->kind);
+    dps_json_str (b, "from", c->from);
+    dps_json_str (b, "to", c->to);
+    dps_json_num (b, "bandwidth_Bps", c->bw_Bps);
+    dps_json_num (b, "latency_s", c->latency_s);
+    dps_json_int (b, "count", c->count);
+    json_builder_end_object (b);
+  }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+  g_autofree char *text = dps_json_builder_to_text (b, TRUE);
+  g_string_append_printf (out, "%s\n", text);
 }
 
 static void
@@ -138,6 +232,7 @@ dps_cmd_topo (int argc, char **argv)
   g_autofree char *calibration = NULL;
   int nodes = DPS_UNSET_INT, gpus = DPS_UNSET_INT;
   gboolean list = FALSE, all_links = FALSE;
+  g_autofree char *format_s = NULL;
   GOptionEntry entries[] = {
     { "topology", 't', 0, G_OPTION_ARG_STRING, &topology, "Topology file or shipped name (default dgx-h100)", "NAME|FILE" },
     { "nodes", 0, 0, G_OPTION_ARG_INT, &nodes, "Number of nodes (default 1; was -n)", "N" },
@@ -145,6 +240,7 @@ dps_cmd_topo (int argc, char **argv)
     { "links", 0, 0, G_OPTION_ARG_NONE, &all_links, "List every directed link", NULL },
     { "list", 'l', 0, G_OPTION_ARG_NONE, &list, "List the shipped topologies", NULL },
     { "calibration", 'C', 0, G_OPTION_ARG_FILENAME, &calibration, "Show a profile's fitted network figures beside the topology's", "FILE" },
+    { "format", 0, 0, G_OPTION_ARG_STRING, &format_s, "table (default), csv (the link classes) or json (the description and its link classes)", "FMT" },
     G_OPTION_ENTRY_NULL
   };
   GError *error = NULL;
@@ -159,9 +255,15 @@ dps_cmd_topo (int argc, char **argv)
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "unknown option: give one topology (FILE or --topology)");
     return dps_cli_fail ("topo", error);
   }
+  DpsFormat format;
   if (!dps_cli_int_given ("--nodes", &nodes, 1, G_MAXINT, 0, &error)
-      || !dps_cli_int_given ("--gpus", &gpus, 1, G_MAXINT, 0, &error))
+      || !dps_cli_int_given ("--gpus", &gpus, 1, G_MAXINT, 0, &error) || !dps_cli_format (format_s, &format, &error))
     return dps_cli_fail ("topo", error);
+  if (format != DPS_FORMAT_TABLE && (calibration || all_links || list)) {
+    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--format: %s with a topology's description alone, not with "
+                 "--calibration, --links or --list", format == DPS_FORMAT_CSV ? "csv" : "json");
+    return dps_cli_fail ("topo", error);
+  }
   if (list) {
     g_auto (GStrv) names = dps_topo_list_shipped ();
     for (int i = 0; names[i]; i++) {
@@ -188,7 +290,12 @@ dps_cmd_topo (int argc, char **argv)
   if (!t)
     return dps_cli_fail ("topo", error);
   g_autoptr (GString) out = g_string_new (NULL);
-  describe (out, t, all_links);
+  if (format == DPS_FORMAT_CSV)
+    links_csv (out, t);
+  else if (format == DPS_FORMAT_JSON)
+    describe_json (out, t);
+  else
+    describe (out, t, all_links);
   if (prof) {
     g_string_append_c (out, '\n');
     dps_cli_network_table (out, prof, dps_topo_spec (t));
