@@ -388,34 +388,28 @@ report_machine (GString *out, DpsFormat format, const DpsDdpConfig *base, const 
       continue;
     }
     json_builder_begin_object (b);
-#define S(k, v) json_builder_set_member_name (b, k), json_builder_add_string_value (b, v)
-#define D(k, v) json_builder_set_member_name (b, k), json_builder_add_double_value (b, v)
-#define I(k, v) json_builder_set_member_name (b, k), json_builder_add_int_value (b, v)
-    S ("rank", rank);
-    S ("kind", row->kind);
-    S ("strategy", strategy);
-    I ("tp", tp);
-    I ("pp", pp);
-    json_builder_set_member_name (b, "checkpoint"), json_builder_add_boolean_value (b, plan && cd->ckpt);
-    json_builder_set_member_name (b, "flash_attention"), json_builder_add_boolean_value (b, plan && cd->flash);
+    dps_json_str (b, "rank", rank);
+    dps_json_str (b, "kind", row->kind);
+    dps_json_str (b, "strategy", strategy);
+    dps_json_int (b, "tp", tp);
+    dps_json_int (b, "pp", pp);
+    dps_json_bool (b, "checkpoint", plan && cd->ckpt);
+    dps_json_bool (b, "flash_attention", plan && cd->flash);
     if (!plan) {
-      D ("bucket_cap_MiB", cd->cap_mib);
-      S ("grad_dtype", grad);
-      S ("compress", comp);
+      dps_json_num (b, "bucket_cap_MiB", cd->cap_mib);
+      dps_json_str (b, "grad_dtype", grad);
+      dps_json_str (b, "compress", comp);
     }
-    I ("micro_batch", cd->micro);
-    I ("grad_accum", cd->accum);
-    D ("step_s", cd->r.step_mean_s);
-    D ("samples_per_s", cd->r.samples_per_s);
-    D ("gain_pct", gain);
-    D ("exposed_comm_s", cd->r.exposed_comm_s);
-    D ("memory_GB", cd->r.memory.total / 1e9);
-    json_builder_set_member_name (b, "fits"), json_builder_add_boolean_value (b, cd->r.fits);
+    dps_json_int (b, "micro_batch", cd->micro);
+    dps_json_int (b, "grad_accum", cd->accum);
+    dps_json_num (b, "step_s", cd->r.step_mean_s);
+    dps_json_num (b, "samples_per_s", cd->r.samples_per_s);
+    dps_json_num (b, "gain_pct", gain);
+    dps_json_num (b, "exposed_comm_s", cd->r.exposed_comm_s);
+    dps_json_num (b, "memory_GB", cd->r.memory.total / 1e9);
+    dps_json_bool (b, "fits", cd->r.fits);
     if (price > 0)
-      D ("usd_per_Msample", cd->r.cost_per_msample);
-#undef S
-#undef D
-#undef I
+      dps_json_num (b, "usd_per_Msample", cd->r.cost_per_msample);
     json_builder_end_object (b);
   }
   if (format == DPS_FORMAT_JSON) {
