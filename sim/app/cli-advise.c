@@ -414,9 +414,7 @@ report_machine (GString *out, DpsFormat format, const DpsDdpConfig *base, const 
   }
   if (format == DPS_FORMAT_JSON) {
     json_builder_end_array (b);
-    g_autofree char *text = dps_json_builder_to_text (b, TRUE);
-    g_string_append (out, text);
-    g_string_append_c (out, '\n');
+    dps_json_append (out, b);
   }
 }
 

@@ -530,9 +530,8 @@ dps_cmd_calibrate (int argc, char **argv)
   else if (o.format == DPS_FORMAT_JSON) {
     dps_json_str (json, "profile", out_path);
     json_builder_end_object (json);
-    g_autofree char *text = dps_json_builder_to_text (json, TRUE);
-    g_autoptr (GString) j = g_string_new (text);
-    g_string_append_c (j, '\n');
+    g_autoptr (GString) j = g_string_new (NULL);
+    dps_json_append (j, json);
     dps_cli_emit (NULL, j, NULL);
   } else
     dps_cli_emit (NULL, table, NULL);

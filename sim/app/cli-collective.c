@@ -112,8 +112,7 @@ emit_json (GString *out, const DpsTopo *topo, const Row *rows, guint n, int n_gp
   }
   json_builder_end_array (b);
   json_builder_end_object (b);
-  g_autofree char *text = dps_json_builder_to_text (b, TRUE);
-  g_string_append_printf (out, "%s\n", text);
+  dps_json_append (out, b);
 }
 
 /* nccl-tests' -o is the reduction operation (sum, prod, max, min, avg,

@@ -306,8 +306,7 @@ emit_json (GString *o, const DpsDdpConfig *c, const DpsDdpResult *r)
   dps_json_num (b, "time_to_target_s", r->time_to_target_s);
   dps_json_num (b, "cost_to_target_usd", r->cost_to_target);
   json_builder_end_object (b);
-  g_autofree char *text = dps_json_builder_to_text (b, TRUE);
-  g_string_append_printf (o, "%s\n", text);
+  dps_json_append (o, b);
 }
 
 int

@@ -57,8 +57,7 @@ time_layers_only (DpsRunSpec *spec, const DpsModel *model, DpsFormat format)
     json_builder_set_member_name (jb, "compute_cv");
     json_builder_add_double_value (jb, cv);
     json_builder_end_object (jb);
-    g_autofree char *j = dps_json_builder_to_text (jb, TRUE);
-    g_string_append_printf (t, "%s\n", j);
+    dps_json_append (t, jb);
   } else if (format == DPS_FORMAT_CSV) {
     /* a per-layer file --model reads: each layer's tensors, the model's
      * activations in fp32 for the batch (the replica computes in fp32) */
@@ -291,8 +290,7 @@ report_json (const Opts *o, const DpsModel *model, const DpsRunResult *out, cons
     json_builder_add_double_value (jb, dps_run_bucket_median (out, o->warmup, (int) i));
   json_builder_end_array (jb);
   json_builder_end_object (jb);
-  g_autofree char *j = dps_json_builder_to_text (jb, TRUE);
-  g_string_append_printf (text, "%s\n", j);
+  dps_json_append (text, jb);
 }
 
 static void

@@ -125,9 +125,8 @@ csv_to_json (const char *csv, const char *model)
   }
   json_builder_end_array (b);
   json_builder_end_object (b);
-  g_autofree char *text = dps_json_builder_to_text (b, TRUE);
-  GString *out = g_string_new (text);
-  g_string_append_c (out, '\n');
+  GString *out = g_string_new (NULL);
+  dps_json_append (out, b);
   return out;
 }
 

@@ -126,8 +126,7 @@ describe_json (GString *out, const DpsTopo *t)
   }
   json_builder_end_array (b);
   json_builder_end_object (b);
-  g_autofree char *text = dps_json_builder_to_text (b, TRUE);
-  g_string_append_printf (out, "%s\n", text);
+  dps_json_append (out, b);
 }
 
 static void

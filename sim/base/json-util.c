@@ -67,3 +67,11 @@ dps_json_bool (JsonBuilder *b, const char *key, gboolean v)
   json_builder_set_member_name (b, key);
   json_builder_add_boolean_value (b, v);
 }
+
+void
+dps_json_append (GString *out, JsonBuilder *builder)
+{
+  g_autofree char *text = dps_json_builder_to_text (builder, TRUE);
+  g_string_append (out, text);
+  g_string_append_c (out, '\n');
+}

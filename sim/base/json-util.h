@@ -4,6 +4,8 @@
 #include <json-glib/json-glib.h>
 
 char *dps_json_builder_to_text (JsonBuilder *builder, gboolean pretty);
+/* Appends the builder's document to out, pretty-printed, with a newline. */
+void  dps_json_append (GString *out, JsonBuilder *builder);
 
 /* A member of the object being built: a string, a number (NaN and
  * infinities become null when the text is written), a whole number, a
