@@ -12,6 +12,7 @@
 #include <cuda_runtime_api.h>
 #include <cublas_v2.h>
 #include <nccl.h>
+#include "calibrate/nccl-issue.h"
 #include <string.h>
 
 /* One CHECK macro per library: the library's message, with file:line. */
@@ -72,22 +73,6 @@ sync_all (ncclComm_t *comms, cudaStream_t *streams, int n, GError **error)
   return TRUE;
 }
 
-/* GPU g's part of one collective of count floats in all (an all-gather's
- * output, a reduce-scatter's input: count a multiple of the n GPUs; in
- * place, GPU g's share at its place, as nccl-tests does). */
-static ncclResult_t
-issue (DpsCollOp op, ncclComm_t comm, cudaStream_t s, float *send, float *recv, size_t count, int g, int n,
-       gboolean in_place)
-{
-  size_t per = count / (size_t) n;
-  if (op == DPS_OP_ALLGATHER)
-    return ncclAllGather (in_place ? recv + (size_t) g * per : send, recv, per, ncclFloat, comm, s);
-  if (op == DPS_OP_REDUCE_SCATTER)
-    return ncclReduceScatter (in_place ? recv : send, in_place ? recv + (size_t) g * per : recv, per, ncclFloat,
-                              ncclSum, comm, s);
-  return ncclAllReduce (in_place ? recv : send, recv, count, ncclFloat, ncclSum, comm, s);
-}
-
 static gboolean
 run_coll (DpsCollOp op, ncclComm_t *comms, cudaStream_t *streams, float **send, float **recv, size_t count, int n,
           gboolean in_place, int iters, GError **error)
@@ -95,7 +80,7 @@ run_coll (DpsCollOp op, ncclComm_t *comms, cudaStream_t *streams, float **send, 
   for (int it = 0; it < iters; it++) {
     NCCL_CHECK (ncclGroupStart ());
     for (int g = 0; g < n; g++)
-      NCCL_CHECK (issue (op, comms[g], streams[g], send[g], recv[g], count, g, n, in_place));
+      NCCL_CHECK (dps_nccl_issue (op, comms[g], streams[g], send[g], recv[g], count, g, n, in_place));
     NCCL_CHECK (ncclGroupEnd ());
   }
   return sync_all (comms, streams, n, error);
@@ -189,7 +174,7 @@ dps_gpu_module_collective (DpsCalData *d, DpsCollOp op, const int *gpus, int n_c
       ncclSimInfo_t sim = NCCL_SIM_INFO_INITIALIZER;
       NCCL_CHECK (ncclGroupStart ());
       for (int g = 0; g < n; g++)
-        NCCL_CHECK (issue (op, comms[g], streams[g], send[g], recv[g], count, g, n, FALSE));
+        NCCL_CHECK (dps_nccl_issue (op, comms[g], streams[g], send[g], recv[g], count, g, n, FALSE));
       if (ncclGroupSimulateEnd (&sim) == ncclSuccess && sim.estimatedTime > 0)
         estimate = sim.estimatedTime * 1e-6;   /* microseconds */
       double t[2];

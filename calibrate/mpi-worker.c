@@ -63,45 +63,43 @@
 #include <sched.h>
 #include <unistd.h>
 #include "sim/model.h"
+#include "sim/coll.h"
 #include "real/train-net.h"
 #include "sim/base/stats.h"
 #ifdef DPS_WORKER_NCCL
 #include <cuda_runtime_api.h>
 #include <nccl.h>
+#include "calibrate/nccl-issue.h"
 #endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* Runs iters all-reduces; returns the slowest rank's elapsed time. */
-/* The collectives measured, by the worker's mode's name. */
-typedef enum { W_ALLREDUCE, W_ALLGATHER, W_REDUCESCATTER, W_NONE } WOp;
-
-static WOp
+/* The collective a mode names ("allgather"): all-reduce, all-gather or
+ * reduce-scatter; DPS_OP_COUNT for another name. */
+static DpsCollOp
 w_op (const char *name)
 {
-  static const char *const names[] = { "allreduce", "allgather", "reducescatter" };
-  for (int i = 0; i < W_NONE; i++)
-    if (strcmp (name, names[i]) == 0)
-      return (WOp) i;
-  return W_NONE;
+  DpsCollOp op;
+  return dps_coll_op_parse (name, &op) && op != DPS_OP_BROADCAST ? op : DPS_OP_COUNT;
 }
 
 /* One collective of count floats in all (an all-gather's output, a
  * reduce-scatter's input: count a multiple of the n ranks; each rank's
  * share count / n, at its rank's place in place, as nccl-tests does). */
 static void
-coll (WOp op, float *send, float *recv, int count, int in_place)
+coll (DpsCollOp op, float *send, float *recv, int count, int in_place)
 {
   int n, rank;
   MPI_Comm_size (MPI_COMM_WORLD, &n);
   MPI_Comm_rank (MPI_COMM_WORLD, &rank);
   int per = count / n;
-  if (op == W_ALLGATHER && in_place)
+  if (op == DPS_OP_ALLGATHER && in_place)
     MPI_Allgather (MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, recv, per, MPI_FLOAT, MPI_COMM_WORLD);
-  else if (op == W_ALLGATHER)
+  else if (op == DPS_OP_ALLGATHER)
     MPI_Allgather (send, per, MPI_FLOAT, recv, per, MPI_FLOAT, MPI_COMM_WORLD);
-  else if (op == W_REDUCESCATTER)
+  else if (op == DPS_OP_REDUCE_SCATTER)
     MPI_Reduce_scatter_block (in_place ? MPI_IN_PLACE : send, recv, per, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
   else
     MPI_Allreduce (in_place ? MPI_IN_PLACE : send, recv, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
@@ -111,17 +109,17 @@ coll (WOp op, float *send, float *recv, int count, int in_place)
  * rank + 1: an all-reduce's count and a reduce-scatter's share each
  * 1 + 2 + ... + n; an all-gather's share j is j + 1. */
 static long
-wrong_elements (WOp op, const float *recv, int count, int n)
+wrong_elements (DpsCollOp op, const float *recv, int count, int n)
 {
   long wrong = 0;
-  int per = count / n, m = op == W_REDUCESCATTER ? per : count;
+  int per = count / n, m = op == DPS_OP_REDUCE_SCATTER ? per : count;
   for (int i = 0; i < m; i++)
-    wrong += recv[i] != (op == W_ALLGATHER ? (float) (i / per + 1) : (float) n * (n + 1) / 2);
+    wrong += recv[i] != (op == DPS_OP_ALLGATHER ? (float) (i / per + 1) : (float) n * (n + 1) / 2);
   return wrong;
 }
 
 static double
-batch (WOp op, float *send, float *recv, int count, int iters, int in_place)
+batch (DpsCollOp op, float *send, float *recv, int count, int iters, int in_place)
 {
   MPI_Barrier (MPI_COMM_WORLD);
   double t0 = MPI_Wtime ();
@@ -258,7 +256,7 @@ measure_gapped (float *buf, int count, double gap_s, gboolean emulated, int samp
 }
 
 static double
-measure (WOp op, float *send, float *recv, int count, double min_time, int reps, int in_place)
+measure (DpsCollOp op, float *send, float *recv, int count, double min_time, int reps, int in_place)
 {
   batch (op, send, recv, count, 2, in_place);   /* warm-up: connections, caches */
   int iters = 1;
@@ -287,22 +285,8 @@ measure (WOp op, float *send, float *recv, int count, double min_time, int reps,
     }                                                                          \
   } while (0)
 
-/* As coll(), with NCCL: count floats in all, rank's share in place at its place. */
-static ncclResult_t
-nccl_coll (WOp op, ncclComm_t comm, cudaStream_t s, float *send, float *recv, size_t count, int rank, int n,
-           int in_place)
-{
-  size_t per = count / (size_t) n;
-  if (op == W_ALLGATHER)
-    return ncclAllGather (in_place ? recv + (size_t) rank * per : send, recv, per, ncclFloat, comm, s);
-  if (op == W_REDUCESCATTER)
-    return ncclReduceScatter (in_place ? recv : send, in_place ? recv + (size_t) rank * per : recv, per, ncclFloat,
-                              ncclSum, comm, s);
-  return ncclAllReduce (in_place ? recv : send, recv, count, ncclFloat, ncclSum, comm, s);
-}
-
 static double
-nccl_batch (WOp op, ncclComm_t comm, cudaStream_t s, float *send, float *recv, size_t count, int iters, int in_place)
+nccl_batch (DpsCollOp op, ncclComm_t comm, cudaStream_t s, float *send, float *recv, size_t count, int iters, int in_place)
 {
   int rank, n;
   MPI_Comm_rank (MPI_COMM_WORLD, &rank);
@@ -310,7 +294,7 @@ nccl_batch (WOp op, ncclComm_t comm, cudaStream_t s, float *send, float *recv, s
   MPI_Barrier (MPI_COMM_WORLD);
   double t0 = MPI_Wtime ();
   for (int i = 0; i < iters; i++)
-    WCHECK (nccl_coll (op, comm, s, send, recv, count, rank, n, in_place) == ncclSuccess, "NCCL collective failed");
+    WCHECK (dps_nccl_issue (op, comm, s, send, recv, count, rank, n, in_place) == ncclSuccess, "NCCL collective failed");
   WCHECK (cudaStreamSynchronize (s) == cudaSuccess, "cudaStreamSynchronize failed");
   double dt = MPI_Wtime () - t0, worst;
   MPI_Allreduce (&dt, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
@@ -318,7 +302,7 @@ nccl_batch (WOp op, ncclComm_t comm, cudaStream_t s, float *send, float *recv, s
 }
 
 static int
-nccl_main (WOp op, int rank, int n, const char *sizes_arg, double min_time, int reps)
+nccl_main (DpsCollOp op, int rank, int n, const char *sizes_arg, double min_time, int reps)
 {
   MPI_Comm local;
   int local_rank;
@@ -344,7 +328,7 @@ nccl_main (WOp op, int rank, int n, const char *sizes_arg, double min_time, int 
   char *sizes = strdup (sizes_arg);
   for (char *tok = strtok (sizes, ","); tok; tok = strtok (NULL, ",")) {
     size_t count = atof (tok) >= 4 ? (size_t) (atof (tok) / 4) : 1;
-    if (op != W_ALLREDUCE)
+    if (op != DPS_OP_ALLREDUCE)
       count = count < (size_t) n ? (size_t) n : count / (size_t) n * (size_t) n;   /* whole shares */
     float *send, *recv, *host = malloc (sizeof (float) * count);
     WCHECK (host && cudaMalloc ((void **) &send, count * 4) == cudaSuccess
@@ -516,10 +500,10 @@ main (int argc, char **argv)
     return status;
   }
   int nccl = argc > 1 && strncmp (argv[1], "nccl-", 5) == 0;
-  WOp op = argc > 1 ? w_op (argv[1] + (nccl ? 5 : 0)) : W_NONE;
+  DpsCollOp op = argc > 1 ? w_op (argv[1] + (nccl ? 5 : 0)) : DPS_OP_COUNT;
   double gap_s = argc == 7 && strcmp (argv[1], "allreduce") == 0 ? atof (argv[5]) : 0;
   gboolean emulated = argc == 7 && strcmp (argv[6], "emulated") == 0;
-  if ((argc != 5 && !(argc == 7 && gap_s > 0)) || op == W_NONE) {
+  if ((argc != 5 && !(argc == 7 && gap_s > 0)) || op == DPS_OP_COUNT) {
     if (rank == 0)
       fprintf (stderr, "usage: dpscale-mpi-worker [nccl-]allreduce|allgather|reducescatter SIZES MIN_TIME_S REPS "
                "[GAP_S busy|emulated]\n");
@@ -557,7 +541,7 @@ main (int argc, char **argv)
   for (char *tok = strtok (sizes, ","); tok; tok = strtok (NULL, ",")) {
     double bytes = atof (tok);
     int count = bytes >= 4 ? (int) (bytes / 4) : 1;
-    if (op != W_ALLREDUCE)
+    if (op != DPS_OP_ALLREDUCE)
       count = count < n ? n : count / n * n;   /* whole shares */
     float *send = malloc (sizeof (float) * count), *recv = malloc (sizeof (float) * count);
     if (!send || !recv) {
