@@ -19,6 +19,19 @@ ring_time (int n, double alpha, double bw, double S)
   return 2.0 * (n - 1) * alpha + 2.0 * (n - 1) / n * S / bw;
 }
 
+/* The machine p calibrated with ranks of it on one node, with p's
+ * figures applied to its topology (a new one) and to *params and the
+ * masks: as a prediction on that machine sees them. */
+static DpsTopo *
+on_machine (const DpsProfile *p, int ranks, DpsCollParams *params, guint *am, guint *pm)
+{
+  g_autoptr (DpsTopoSpec) spec = dps_profile_machine_spec (p, ranks, 1);
+  dps_profile_apply_topo (p, spec, ranks, 1);
+  dps_coll_params_nccl (params);
+  dps_profile_apply_params (p, ranks, 1, params, am, pm);
+  return dps_topo_new (spec, 1, NULL);
+}
+
 /* Saves p as NAME in a new temporary folder (*dir, *path: new strings)
  * and loads it back; aborts the test when either fails. */
 static DpsProfile *
@@ -142,13 +155,9 @@ test_profile_drives_simulator (void)
   g_autoptr (DpsProfile) p = dps_profile_new (g_steal_pointer (&d));
   g_assert_true (dps_fit_levels (p->data, &p->fit, NULL));
   p->machine_ranks = 4;
-  g_autoptr (DpsTopoSpec) spec = dps_profile_machine_spec (p, 4, 1);
-  dps_profile_apply_topo (p, spec, 4, 1);
-  g_autoptr (DpsTopo) t = dps_topo_new (spec, 1, NULL);
   DpsCollParams params;
   guint am, pm;
-  dps_coll_params_nccl (&params);
-  dps_profile_apply_params (p, 4, 1, &params, &am, &pm);
+  g_autoptr (DpsTopo) t = on_machine (p, 4, &params, &am, &pm);
   for (double S = 100; S <= 1e8; S *= 7) {
     DpsCollCtx ctx;
     DpsCollChoice c;
@@ -275,13 +284,9 @@ test_ops_measured (void)
   for (guint i = 0; i < p->data->points->len; i++)
     rs += g_array_index (p->data->points, DpsCalPoint, i).op == DPS_OP_REDUCE_SCATTER;
   g_assert_cmpint (rs, ==, p0->data->points->len / 2);
-  g_autoptr (DpsTopoSpec) spec = dps_profile_machine_spec (p, 4, 1);
-  dps_profile_apply_topo (p, spec, 4, 1);
-  g_autoptr (DpsTopo) t = dps_topo_new (spec, 1, NULL);
   DpsCollParams params;
   guint am, pm;
-  dps_coll_params_nccl (&params);
-  dps_profile_apply_params (p, 4, 1, &params, &am, &pm);
+  g_autoptr (DpsTopo) t = on_machine (p, 4, &params, &am, &pm);
   for (double S = 1024; S <= 16e6; S *= 4) {
     static const struct { DpsCollOp op; double factor; } want[] = {
       { DPS_OP_ALLREDUCE, 1 }, { DPS_OP_REDUCE_SCATTER, 4.5 / 2 }, { DPS_OP_ALLGATHER, 0.5 } };

@@ -29,42 +29,16 @@ measure (DpsCalData *d, const DpsNetFit *truth, const DpsTopoSpec *s, int ranks,
   measure_op (d, truth, s, DPS_OP_ALLREDUCE, ranks, nodes);
 }
 
-/* The same cluster as test_recover measured with all-gathers and
- * reduce-scatters alone (as FSDP's collectives): each point timed as its
- * own operation, the figures come back as well, and the all-reduce of 8
- * nodes, never measured, is predicted within 3% from 1 MiB. */
-static void
-test_gathers (void)
-{
-  g_autoptr (DpsTopoSpec) s = test_shipped_spec ("dgx-a100");
-  DpsNetFit truth = { .fitted = TRUE };
-  for (int i = 0; i < DPS_NETFIT_N; i++)
-    truth.scale[i] = 1;
-  truth.scale[DPS_NETFIT_INTRA_BW] = 0.8;
-  truth.scale[DPS_NETFIT_NIC_BW] = 0.4;
-  truth.scale[DPS_NETFIT_NET_LAT] = 2.0;
-  g_autoptr (DpsCalData) d = dps_cal_data_new ("nccl-tests");
-  measure_op (d, &truth, s, DPS_OP_ALLGATHER, 8, 1);
-  measure_op (d, &truth, s, DPS_OP_REDUCE_SCATTER, 16, 2);
-  DpsNetFit f;
-  g_autoptr (GError) e = NULL;
-  g_assert_true (dps_netfit_fit (d, s, FALSE, &f, &e));
-  g_assert_no_error (e);
-  g_assert_true (f.used[DPS_NETFIT_INTRA_BW] && f.used[DPS_NETFIT_NIC_BW]);
-  g_assert_cmpfloat (fabs (f.scale[DPS_NETFIT_INTRA_BW] / 0.8 - 1), <, 0.03);
-  g_assert_cmpfloat (fabs (f.scale[DPS_NETFIT_NIC_BW] / 0.4 - 1), <, 0.03);
-  for (double b = 1 << 20; b <= 1 << 30; b *= 4) {
-    double want = dps_netfit_time (&truth, s, 64, 8, DPS_OP_ALLREDUCE, b, NULL);
-    g_assert_cmpfloat (fabs (dps_netfit_time (&f, s, 64, 8, DPS_OP_ALLREDUCE, b, NULL) / want - 1), <, 0.03);
-  }
-}
-
 /* A DGX A100 cluster that reaches 80% of its NVLink and 40% of its NICs'
  * datasheet bandwidth, with network steps twice NCCL's InfiniBand latency:
- * measured on 1 node (8 GPUs) and 2 nodes, then predicted on 8 nodes. */
+ * measured on 1 node (8 GPUs) and 2 nodes, then predicted on 8 nodes.
+ * ops: the operation measured on 1 node and on 2 (all-reduces; or an
+ * all-gather and a reduce-scatter, as FSDP's collectives, each point timed
+ * as its own operation); the all-reduce of 8 nodes is what is predicted. */
 static void
-test_recover (void)
+test_recover (gconstpointer data)
 {
+  const DpsCollOp *ops = data;
   g_autoptr (DpsTopoSpec) s = test_shipped_spec ("dgx-a100");
   DpsNetFit truth = { .fitted = TRUE };
   for (int i = 0; i < DPS_NETFIT_N; i++)
@@ -73,8 +47,8 @@ test_recover (void)
   truth.scale[DPS_NETFIT_NIC_BW] = 0.4;
   truth.scale[DPS_NETFIT_NET_LAT] = 2.0;
   g_autoptr (DpsCalData) d = dps_cal_data_new ("nccl-tests");
-  measure (d, &truth, s, 8, 1);
-  measure (d, &truth, s, 16, 2);
+  measure_op (d, &truth, s, ops[0], 8, 1);
+  measure_op (d, &truth, s, ops[1], 16, 2);
   DpsNetFit f;
   g_autoptr (GError) e = NULL;
   g_assert_true (dps_netfit_fit (d, s, FALSE, &f, &e));
@@ -268,9 +242,11 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
-  g_test_add_func ("/netfit/recover-and-predict-8-nodes", test_recover);
+  static const DpsCollOp all_reduce[2] = { DPS_OP_ALLREDUCE, DPS_OP_ALLREDUCE };
+  static const DpsCollOp gathers[2] = { DPS_OP_ALLGATHER, DPS_OP_REDUCE_SCATTER };
+  g_test_add_data_func ("/netfit/recover-and-predict-8-nodes", all_reduce, test_recover);
+  g_test_add_data_func ("/netfit/recover-from-gathers", gathers, test_recover);
   g_test_add_func ("/netfit/single-node", test_single_node);
-  g_test_add_func ("/netfit/gathers", test_gathers);
   g_test_add_func ("/netfit/not-exercised", test_not_exercised);
   g_test_add_func ("/netfit/barely-determined", test_barely_determined);
   g_test_add_func ("/netfit/product-split", test_product_split);

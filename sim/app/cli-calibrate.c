@@ -525,15 +525,7 @@ dps_cmd_calibrate (int argc, char **argv)
   opts_clear (&o);
   if (error)
     return dps_cli_fail ("calibrate", error);
-  if (o.format == DPS_FORMAT_CSV)
-    dps_cli_emit (NULL, csv, NULL);
-  else if (o.format == DPS_FORMAT_JSON) {
-    dps_json_str (json, "profile", out_path);
-    json_builder_end_object (json);
-    g_autoptr (GString) j = g_string_new (NULL);
-    dps_json_append (j, json);
-    dps_cli_emit (NULL, j, NULL);
-  } else
-    dps_cli_emit (NULL, table, NULL);
+  dps_json_str (json, "profile", out_path);
+  dps_cli_emit_as (o.format, table, csv, json);
   return 0;
 }

@@ -1,5 +1,6 @@
 /* cli-util.c — see cli-util.h. */
 #include "sim/app/cli-util.h"
+#include "sim/base/json-util.h"
 #include "sim/topo-load.h"
 #include "sim/base/error.h"
 #include "sim/base/file.h"
@@ -396,6 +397,23 @@ dps_cli_name_flag (GError *error)
       error->message = m;
       return;
     }
+}
+
+void
+dps_cli_emit_as (DpsFormat format, const GString *table, const GString *csv, JsonBuilder *json)
+{
+  if (format == DPS_FORMAT_CSV) {
+    dps_cli_emit (NULL, csv, NULL);
+    return;
+  }
+  if (format != DPS_FORMAT_JSON) {
+    dps_cli_emit (NULL, table, NULL);
+    return;
+  }
+  json_builder_end_object (json);
+  g_autoptr (GString) j = g_string_new (NULL);
+  dps_json_append (j, json);
+  dps_cli_emit (NULL, j, NULL);
 }
 
 /* Prints "dpscale CMD: message" on stderr (one line of at most

@@ -5,6 +5,7 @@
 
 
 #include <glib.h>
+#include <json-glib/json-glib.h>
 #include "sim/topo.h"
 #include "sim/strategy-kind.h"
 #include "calibrate/profile-apply.h"
@@ -51,6 +52,9 @@ DpsTopo  *dps_cli_topology_calibrated (const char *name, const DpsProfile *profi
                                        int *n_gpus, GError **error);
 void      dps_cli_note (const char *note);
 gboolean  dps_cli_emit (const char *path, const GString *text, GError **error);
+/* Prints a result on standard output in the format asked for: the table,
+ * the CSV, or json's document (its top object closed here). */
+void      dps_cli_emit_as (DpsFormat format, const GString *table, const GString *csv, JsonBuilder *json);
 gboolean  dps_cli_check_cpu_model (const DpsModel *m, int batch, int ranks, GError **error);
 gboolean  dps_cli_check_prefix (const char *flag, const char *prefix, GError **error);
 gboolean  dps_cli_check_output (const char *flag, const char *path, GError **error);

@@ -391,16 +391,8 @@ dps_cmd_validate (int argc, char **argv)
     json_builder_begin_object (json);
     report (&s, model, profile, &res, t, csv, json);
     status = write_files (&s, model, &res, csv, t, &error) | (res.score.scored == res.n ? 0 : 1);
-    if (o.format == DPS_FORMAT_CSV)
-      dps_cli_emit (NULL, csv, NULL);
-    else if (o.format == DPS_FORMAT_JSON) {
-      dps_json_str (json, "prefix", s.prefix);
-      json_builder_end_object (json);
-      g_autoptr (GString) j = g_string_new (NULL);
-      dps_json_append (j, json);
-      dps_cli_emit (NULL, j, NULL);
-    } else
-      dps_cli_emit (NULL, t, NULL);
+    dps_json_str (json, "prefix", s.prefix);
+    dps_cli_emit_as (o.format, t, csv, json);
   }
   dps_validate_result_clear (&res);
   opts_clear (&o);
