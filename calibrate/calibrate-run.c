@@ -46,9 +46,9 @@ import_repeated (char **imports, int i, DpsCalData *data, const guint *starts, G
   for (int k = 0; k < i; k++) {
     if (dps_same_file (imports[k], imports[i])) {
       if (g_str_equal (imports[i], imports[k]))
-        g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "imported log: %s given twice", imports[i]);
+        dps_set_field_error (error, DPS_FIELD_IMPORT, DPS_ERROR_INPUT, "%s given twice", imports[i]);
       else
-        g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "imported log: %s is the same file as %s (given twice)",
+        dps_set_field_error (error, DPS_FIELD_IMPORT, DPS_ERROR_INPUT, "%s is the same file as %s (given twice)",
                      imports[i], imports[k]);
       return TRUE;
     }
@@ -59,7 +59,7 @@ import_repeated (char **imports, int i, DpsCalData *data, const guint *starts, G
     for (guint p = starts[i]; p < data->points->len && all; p++)
       all = g_hash_table_contains (rows, &g_array_index (data->points, DpsCalPoint, p));
     if (all) {
-      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "imported log: %s holds the same rows as %s (the same log twice)",
+      dps_set_field_error (error, DPS_FIELD_IMPORT, DPS_ERROR_INPUT, "%s holds the same rows as %s (the same log twice)",
                    imports[i], imports[k]);
       return TRUE;
     }
@@ -121,7 +121,7 @@ trays_to_domains (DpsCalData *d, const char *topology, GError **error)
     if (p->nodes <= 1 || per_host == k || hk == k)
       continue;
     if (per_host != hk || (p->ranks > k && p->ranks % k != 0)) {
-      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "imported log: %d ranks on hosts of %d GPUs do not fill nodes of "
+      dps_set_field_error (error, DPS_FIELD_IMPORT, DPS_ERROR_INPUT, "%d ranks on hosts of %d GPUs do not fill nodes of "
                    "%d hosts of %d GPUs (%s)", p->ranks, per_host, k / hk, hk, s->name);
       return FALSE;
     }
@@ -198,7 +198,7 @@ cpu_across_nodes (DpsProfile *prof, const DpsCalibrateSpec *s, GError **error)
       per_node = MAX (per_node, s->ranks[i] / s->nodes);
     }
   if (multi->len == 0) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "emulated nodes: no rank count is a multiple of %d", s->nodes);
+    dps_set_field_error (error, DPS_FIELD_EMU_NODES, DPS_ERROR_INPUT, "no rank count is a multiple of %d", s->nodes);
     return FALSE;
   }
   g_autoptr (DpsNetEmu) net = dps_netemu_new (s->nodes, per_node, s->link_gbps, error);

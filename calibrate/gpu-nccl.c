@@ -125,7 +125,7 @@ dps_gpu_module_collective (DpsCalData *d, DpsCollOp op, const int *gpus, int n_c
   for (int c = 0; c < n_counts; c++) {
     int n = gpus[c];
     if (n < 1 || n > avail) {
-      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "GPU count: %d GPUs asked for, %d visible", n, avail);
+      dps_set_field_error (error, DPS_FIELD_GPUS, DPS_ERROR_INPUT, "%d GPUs asked for, %d visible", n, avail);
       return FALSE;
     }
     ncclComm_t *comms = g_new0 (ncclComm_t, n);

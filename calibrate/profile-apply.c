@@ -82,8 +82,8 @@ dps_profile_apply_spec (const DpsProfile *p, const char *name, const char *fallb
   int most = spec->gpus_per_node * MAX (p->machine_nodes, 1);
   gboolean grows = p->net.fitted && (p->net.used[DPS_NETFIT_NIC_BW] || (nodes <= 1 && p->net.used[DPS_NETFIT_INTRA_BW]));
   if (p->machine_ranks > 0 && !name && ranks > most && !grows) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT,
-                 "GPU count: %d ranks asked for, but the calibrated machine (%s) was measured with up to %d",
+    dps_set_field_error (error, DPS_FIELD_GPUS, DPS_ERROR_INPUT,
+                 "%d ranks asked for, but the calibrated machine (%s) was measured with up to %d",
                  ranks, profile_name (p), most);
     return NULL;
   }

@@ -204,18 +204,18 @@ DpsNetEmu *
 dps_netemu_new (int nodes, int ranks_per_node, double link_gbps, GError **error)
 {
   if (geteuid () != 0) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_UNSUPPORTED,
-                 "emulated nodes: need root (network namespaces and tc); skipped");
+    dps_set_field_error (error, DPS_FIELD_EMU_NODES, DPS_ERROR_UNSUPPORTED,
+                 "need root (network namespaces and tc); skipped");
     return NULL;
   }
   if (nodes < 2 || nodes > 64 || ranks_per_node < 1 || !(link_gbps > 0) || link_gbps > 1000) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "emulated nodes and link: need 2 to 64 nodes and 0 < Gbit/s <= 1000");
+    dps_set_field_error (error, DPS_FIELD_EMU_LINK, DPS_ERROR_INPUT, "need 2 to 64 nodes and 0 < Gbit/s <= 1000");
     return NULL;
   }
   g_autofree char *ip = g_find_program_in_path ("ip"), *tc = g_find_program_in_path ("tc");
   g_autofree char *us = g_find_program_in_path ("unshare");
   if (!ip || !tc || !us) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_UNSUPPORTED, "emulated nodes: need ip, tc and unshare (Debian: iproute2, util-linux)");
+    dps_set_field_error (error, DPS_FIELD_EMU_NODES, DPS_ERROR_UNSUPPORTED, "need ip, tc and unshare (Debian: iproute2, util-linux)");
     return NULL;
   }
   g_autoptr (DpsNetEmu) e = g_new0 (DpsNetEmu, 1);
@@ -227,7 +227,7 @@ dps_netemu_new (int nodes, int ranks_per_node, double link_gbps, GError **error)
     if ((e->lock_fd = lock_id (id)) >= 0)
       e->id = id;
   if (e->lock_fd < 0) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME, "emulated nodes: all %d emulated-cluster ids are in use (%s/dpscale-netemu-*.lock)",
+    dps_set_field_error (error, DPS_FIELD_EMU_NODES, DPS_ERROR_RUNTIME, "all %d emulated-cluster ids are in use (%s/dpscale-netemu-*.lock)",
                  NETEMU_IDS, LOCK_DIR);
     return NULL;
   }

@@ -130,14 +130,14 @@ int
 dps_run_gpus (GError **error)
 {
   if (!DPS_HAVE_GPU_TRAIN) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_UNSUPPORTED, "GPU replicas: this build has none "
+    dps_set_field_error (error, DPS_FIELD_GPU_REPLICAS, DPS_ERROR_UNSUPPORTED, "this build has none "
                  "(CUDA toolkit with nvcc and NCCL were not found when it was configured)");
     return 0;
   }
   g_autofree char *why = NULL;
   int n = dps_gpu_count (&why);
   if (n < 1)
-    g_set_error (error, DPS_ERROR, DPS_ERROR_UNSUPPORTED, "GPU replicas: %s", why ? why : "no GPU found");
+    dps_set_field_error (error, DPS_FIELD_GPU_REPLICAS, DPS_ERROR_UNSUPPORTED, "%s", why ? why : "no GPU found");
   return MAX (n, 0);
 }
 
@@ -196,7 +196,7 @@ dps_run_execute (const DpsRunSpec *spec, const DpsModel *model, DpsRunResult *ou
     if (gpus < 1)
       return FALSE;
     if (per_node > gpus) {
-      g_set_error (error, DPS_ERROR, DPS_ERROR_LIMIT, "GPU replicas: %d replicas per node need as many GPUs, this "
+      dps_set_field_error (error, DPS_FIELD_GPU_REPLICAS, DPS_ERROR_LIMIT, "%d replicas per node need as many GPUs, this "
                    "machine has %d", per_node, gpus);
       return FALSE;
     }
@@ -241,8 +241,8 @@ dps_run_execute (const DpsRunSpec *spec, const DpsModel *model, DpsRunResult *ou
     double need = emulated_bytes (spec, model) * spec->ranks, avail;
     if (!dps_mem_fits (need, &avail)) {
       g_ptr_array_unref (args);
-      g_set_error (error, DPS_ERROR, DPS_ERROR_LIMIT,
-                   "emulated replicas: %d replicas of %s need about %.1f GB for their %s, %.1f GB is free",
+      dps_set_field_error (error, DPS_FIELD_EMU_REPLICAS, DPS_ERROR_LIMIT,
+                   "%d replicas of %s need about %.1f GB for their %s, %.1f GB is free",
                    spec->ranks, model->name, need / 1e9,
                    dps_strategy_shards_grads (spec->strategy) ? "units and shards" : "gradients", avail / 1e9);
       return FALSE;

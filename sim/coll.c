@@ -141,13 +141,13 @@ dps_coll_ctx_init (DpsCollCtx *ctx, const DpsTopo *topo, const DpsCollParams *pa
 {
   int k = dps_topo_gpus_per_node (topo);
   if (n_gpus < 1 || n_gpus > dps_topo_n_gpus (topo)) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "GPU count: %d GPUs asked for, the topology has 1 to %d",
+    dps_set_field_error (error, DPS_FIELD_GPUS, DPS_ERROR_INPUT, "%d GPUs asked for, the topology has 1 to %d",
                  n_gpus, dps_topo_n_gpus (topo));
     return FALSE;
   }
   if (n_gpus > k && n_gpus % k != 0) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT,
-                 "GPU count: %d GPUs span nodes of %d GPUs: use a multiple of %d (or at most %d)",
+    dps_set_field_error (error, DPS_FIELD_GPUS, DPS_ERROR_INPUT,
+                 "%d GPUs span nodes of %d GPUs: use a multiple of %d (or at most %d)",
                  n_gpus, k, k, k);
     return FALSE;
   }
@@ -164,8 +164,8 @@ dps_coll_ctx_init_nodes (DpsCollCtx *ctx, const DpsTopo *topo, const DpsCollPara
 {
   int k = dps_topo_gpus_per_node (topo);
   if (n_nodes < 1 || n_nodes > dps_topo_n_nodes (topo) || per_node < 1 || per_node > k) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT,
-                 "GPU count: %d nodes of %d GPUs asked for, the topology has 1 to %d nodes of %d", n_nodes, per_node,
+    dps_set_field_error (error, DPS_FIELD_GPUS, DPS_ERROR_INPUT,
+                 "%d nodes of %d GPUs asked for, the topology has 1 to %d nodes of %d", n_nodes, per_node,
                  dps_topo_n_nodes (topo), k);
     return FALSE;
   }

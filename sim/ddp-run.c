@@ -139,39 +139,40 @@ ddp_batch (const DpsDdpConfig *c, double *batch_out, GError **error)
 {
   int N = c->n_gpus;
   if (c->bucket_cap_bytes <= 0 || !isfinite (c->bucket_cap_bytes)) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "bucket cap: must be more than 0");
+    dps_set_field_error (error, DPS_FIELD_BUCKET_CAP, DPS_ERROR_INPUT, "must be more than 0");
     return FALSE;
   }
   if (c->first_bucket_bytes < 0) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "first bucket: must be 0 or more");
+    dps_set_field_error (error, DPS_FIELD_FIRST_BUCKET, DPS_ERROR_INPUT, "must be 0 or more");
     return FALSE;
   }
   if (c->grad_accum < 1 || c->trials < 1 || c->powersgd_rank < 1) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: must be at least 1",
-                 c->grad_accum < 1 ? "gradient accumulation" : c->trials < 1 ? "trials" : "PowerSGD rank");
+    dps_set_field_error (error, c->grad_accum < 1 ? DPS_FIELD_GRAD_ACCUM : c->trials < 1 ? DPS_FIELD_TRIALS
+                                                                                : DPS_FIELD_POWERSGD_RANK,
+                         DPS_ERROR_INPUT, "must be at least 1");
     return FALSE;
   }
   double batch = c->batch;
   double micro = N * (double) c->grad_accum;
   if (c->global_batch > 0) {
     if (c->global_batch < micro) {
-      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT,
-                   "global batch: %g samples cannot be split over %d replicas x %d micro-steps",
+      dps_set_field_error (error, DPS_FIELD_GLOBAL_BATCH, DPS_ERROR_INPUT,
+                   "%g samples cannot be split over %d replicas x %d micro-steps",
                    c->global_batch, N, c->grad_accum);
       return FALSE;
     }
     batch = c->global_batch / micro;
     if (batch != floor (batch)) {
       /* rounding either way would run another global batch than asked */
-      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT,
-                   "global batch: %g samples do not split evenly over %d replica%s x %d micro-step%s "
+      dps_set_field_error (error, DPS_FIELD_GLOBAL_BATCH, DPS_ERROR_INPUT,
+                   "%g samples do not split evenly over %d replica%s x %d micro-step%s "
                    "(%g or %g would)", c->global_batch, N, N == 1 ? "" : "s", c->grad_accum,
                    c->grad_accum == 1 ? "" : "s", floor (batch) * micro, ceil (batch) * micro);
       return FALSE;
     }
   }
   if (!(batch >= 1)) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "batch: must be at least 1");
+    dps_set_field_error (error, DPS_FIELD_BATCH, DPS_ERROR_INPUT, "must be at least 1");
     return FALSE;
   }
   *batch_out = batch;
@@ -265,8 +266,8 @@ dps_ddp_simulate (const DpsDdpConfig *c, DpsDdpResult *out, GError **error)
       /* the work, from the first trial: refused past a minute unless asked */
       double one = (g_get_monotonic_time () - t0_us) * 1e-6, all = one * T;
       if (all > DPS_DDP_WORK_LIMIT_S) {
-        g_set_error (error, DPS_ERROR, DPS_ERROR_LIMIT,
-                     "trials: %d trials of %d GPUs would take about %.0f s (one took %.2f s): fewer, or --yes to run them",
+        dps_set_field_error (error, DPS_FIELD_TRIALS, DPS_ERROR_LIMIT,
+                     "%d trials of %d GPUs would take about %.0f s (one took %.2f s): fewer, or --yes to run them",
                      T, N, all, one);
         ok = FALSE;
         break;

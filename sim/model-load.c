@@ -284,8 +284,8 @@ dps_model_load_seq (const char *name_or_path, int seq, GError **error)
     if (!path) {
       g_auto (GStrv) names = dps_model_list_shipped ();
       g_autofree char *list = g_strjoinv (", ", names), *q = dps_quote (name_or_path);
-      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT,
-                   "model: no file '%s' and no shipped model of that name (shipped: %s)", q, list);
+      dps_set_field_error (error, DPS_FIELD_MODEL, DPS_ERROR_INPUT,
+                   "no file '%s' and no shipped model of that name (shipped: %s)", q, list);
       return NULL;
     }
   }

@@ -3,6 +3,7 @@
 #include "sim/sched.h"
 #include "sim/base/file.h"
 #include "sim/base/json-util.h"
+#include "sim/base/error.h"
 
 #include <string.h>
 
@@ -108,5 +109,9 @@ dps_sched_write_trace (const DpsSched *s, const DpsSchedResult *r, const DpsSche
   json_builder_end_array (b);
   json_builder_end_object (b);
   g_autofree char *text = dps_json_builder_to_text (b, FALSE);
-  return dps_write_file (path, "trace file", text, strlen (text), error);
+  if (dps_write_file (path, "trace file", text, strlen (text), error))
+    return TRUE;
+  if (error)
+    dps_error_set_field (*error, DPS_FIELD_TRACE);   /* "trace file PATH: ..." */
+  return FALSE;
 }

@@ -360,8 +360,8 @@ dps_topo_find (const char *name_or_path, GError **error)
   if (!p) {
     g_auto (GStrv) names = dps_topo_list_shipped ();
     g_autofree char *list = g_strjoinv (", ", names);
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT,
-                 "topology: no file '%s' and no shipped topology of that name (shipped: %s)",
+    dps_set_field_error (error, DPS_FIELD_TOPOLOGY, DPS_ERROR_INPUT,
+                 "no file '%s' and no shipped topology of that name (shipped: %s)",
                  name_or_path, list);
   }
   return p;

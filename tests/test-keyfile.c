@@ -120,11 +120,37 @@ test_numbers (void)
   g_assert_cmpstr (s, ==, "3M");
 }
 
+/* An error about a quantity carries it as data (error.h): its field and
+ * kind come back from the code whatever the message says, its words open
+ * the message, and marking an error set elsewhere keeps its kind. */
+static void
+test_field_errors (void)
+{
+  for (int f = DPS_FIELD_NONE + 1; f < DPS_FIELD_COUNT; f++) {
+    g_autoptr (GError) e = NULL;
+    g_assert_false (dps_set_field_error (&e, (DpsField) f, DPS_ERROR_LIMIT, "%d too many", 3));
+    g_assert_cmpint (dps_error_field (e), ==, f);
+    g_assert_cmpint (dps_error_kind (e), ==, DPS_ERROR_LIMIT);
+    g_autofree char *want = g_strconcat (dps_field_words ((DpsField) f), "3 too many", NULL);
+    g_assert_cmpstr (e->message, ==, want);
+    g_assert_cmpuint (strlen (dps_field_words ((DpsField) f)), >, 1);
+  }
+  g_autoptr (GError) io = g_error_new (DPS_ERROR, DPS_ERROR_IO, "trace file t.json: No space left on device");
+  g_assert_cmpint (dps_error_field (io), ==, DPS_FIELD_NONE);
+  dps_error_set_field (io, DPS_FIELD_TRACE);
+  g_assert_cmpint (dps_error_field (io), ==, DPS_FIELD_TRACE);
+  g_assert_cmpint (dps_error_kind (io), ==, DPS_ERROR_IO);
+  /* the same words without the field: no field */
+  g_autoptr (GError) plain = g_error_new (DPS_ERROR, DPS_ERROR_INPUT, "GPU count: 3");
+  g_assert_cmpint (dps_error_field (plain), ==, DPS_FIELD_NONE);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/keyfile/lines", test_lines);
+  g_test_add_func ("/error/fields", test_field_errors);
   g_test_add_func ("/keyfile/range-error", test_range_error);
   g_test_add_func ("/keyfile/refused", test_refused);
   g_test_add_func ("/keyfile/unknown-key", test_unknown_key);

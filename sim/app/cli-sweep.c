@@ -326,9 +326,9 @@ write_outputs (Sweep *s, const DpsDdpOpts *o, GError **error)
       /* the pictures go together: no PNG without its SVG; a failed write is a failure */
       g_autofree char *png = g_strconcat (prefix, ".png", NULL);
       g_unlink (png);
-      fprintf (stderr, "dpscale sweep: %s: no plot: %s\n", perr->code == DPS_ERROR_IO ? "error" : "warning",
+      fprintf (stderr, "dpscale sweep: %s: no plot: %s\n", dps_error_kind (perr) == DPS_ERROR_IO ? "error" : "warning",
                perr->message);
-      s->failed |= perr->code == DPS_ERROR_IO;
+      s->failed |= dps_error_kind (perr) == DPS_ERROR_IO;
       g_error_free (perr);
     }
   }

@@ -361,42 +361,34 @@ dps_cli_check_prefix (const char *flag, const char *prefix, GError **error)
 }
 
 /* The quantities the core refuses by name, and the flags that set them. */
-static const struct { const char *quantity, *flag; } core_flags[] = {
-  { "GPU count: ", "--gpus: " },
-  { "bucket cap: ", "--bucket-cap-mb: " },
-  { "first bucket: ", "--first-bucket-mb: " },
-  { "gradient accumulation: ", "--grad-accum: " },
-  { "trials: ", "--trials: " },
-  { "PowerSGD rank: ", "--compress powersgd:R: " },
-  { "global batch: ", "--global-batch: " },
-  { "batch: ", "--batch: " },
-  { "model: ", "--model: " },
-  { "topology: ", "--topology: " },
-  { "trace file ", "--trace " },
-  { "emulated nodes: ", "--nodes: " },
-  { "imported log: ", "--import: " },
-  { "emulated nodes and link: ", "--nodes/--link-gbps: " },
-  { "GPU replicas: ", "--backend gpu: " },
-  { "emulated replicas: ", "--emulate: " },
+/* The flag that sets each quantity the core refuses by field
+ * (error.h), with its separator as the field's words have theirs. */
+static const char *const field_flags[DPS_FIELD_COUNT] = {
+  [DPS_FIELD_GPUS] = "--gpus: ", [DPS_FIELD_BUCKET_CAP] = "--bucket-cap-mb: ",
+  [DPS_FIELD_FIRST_BUCKET] = "--first-bucket-mb: ", [DPS_FIELD_GRAD_ACCUM] = "--grad-accum: ",
+  [DPS_FIELD_TRIALS] = "--trials: ", [DPS_FIELD_POWERSGD_RANK] = "--compress powersgd:R: ",
+  [DPS_FIELD_GLOBAL_BATCH] = "--global-batch: ", [DPS_FIELD_BATCH] = "--batch: ", [DPS_FIELD_MODEL] = "--model: ",
+  [DPS_FIELD_TOPOLOGY] = "--topology: ", [DPS_FIELD_TRACE] = "--trace ", [DPS_FIELD_EMU_NODES] = "--nodes: ",
+  [DPS_FIELD_EMU_LINK] = "--nodes/--link-gbps: ", [DPS_FIELD_IMPORT] = "--import: ",
+  [DPS_FIELD_GPU_REPLICAS] = "--backend gpu: ", [DPS_FIELD_EMU_REPLICAS] = "--emulate: ",
 };
+G_STATIC_ASSERT (G_N_ELEMENTS (field_flags) == DPS_FIELD_COUNT);
 
 /* The core names the quantity it refuses ("bucket cap: must be more than
- * 0"); the command line names the flag that sets it ("--bucket-cap-mb: must
- * be more than 0").  Rewrites error's message that way when it starts with one of
- * the core's quantities; any other message (or a NULL error) is left as it
- * is. */
+ * 0") and says which in the error's field; the command line names the
+ * flag that sets it ("--bucket-cap-mb: must be more than 0").  Rewrites
+ * error's message that way when it carries a field and still opens with
+ * the field's words (a message a caller prefixed with its own words is
+ * left as it is, as is any other error or a NULL one). */
 void
 dps_cli_name_flag (GError *error)
 {
-  if (!error || error->domain != DPS_ERROR)
+  DpsField f = error ? dps_error_field (error) : DPS_FIELD_NONE;
+  if (f == DPS_FIELD_NONE || !field_flags[f] || !g_str_has_prefix (error->message, dps_field_words (f)))
     return;
-  for (gsize i = 0; i < G_N_ELEMENTS (core_flags); i++)
-    if (g_str_has_prefix (error->message, core_flags[i].quantity)) {
-      char *m = g_strconcat (core_flags[i].flag, error->message + strlen (core_flags[i].quantity), NULL);
-      g_free (error->message);
-      error->message = m;
-      return;
-    }
+  char *m = g_strconcat (field_flags[f], error->message + strlen (dps_field_words (f)), NULL);
+  g_free (error->message);
+  error->message = m;
 }
 
 void
@@ -425,7 +417,7 @@ int
 dps_cli_fail (const char *cmd, GError *error)
 {
   dps_cli_name_flag (error);
-  gboolean flag = error->domain == DPS_ERROR && error->code != DPS_ERROR_IO
+  gboolean flag = error->domain == DPS_ERROR && dps_error_kind (error) != DPS_ERROR_IO
                   && (g_str_has_prefix (error->message, "-") || g_str_has_prefix (error->message, "unknown option"));
   gboolean usage = error->domain == G_OPTION_ERROR || flag;
   int status = usage ? DPS_EXIT_USAGE : 1;

@@ -274,7 +274,7 @@ render (const char *script, const char *data, const char *out, const char *title
     return TRUE;
   }
   fprintf (stderr, "dpscale validate: warning: %s\n", perr->message);
-  gboolean io = perr->code == DPS_ERROR_IO;
+  gboolean io = dps_error_kind (perr) == DPS_ERROR_IO;
   g_error_free (perr);
   return !io;
 }
@@ -305,7 +305,7 @@ write_files (const DpsValidateSpec *s, const DpsModel *model, const DpsValidateR
   GError *perr = NULL;
   if (last->v.ok && !dps_cli_emit (tl_path, res->timeline, &perr)) {
     fprintf (stderr, "dpscale validate: warning: no timeline: %s\n", perr->message);
-    status |= perr->code == DPS_ERROR_IO;
+    status |= dps_error_kind (perr) == DPS_ERROR_IO;
     g_error_free (perr);
   } else if (last->v.ok)
     for (int f = 0; f < 2; f++) {

@@ -1,6 +1,8 @@
 /* error.c — see error.h. */
 #include "sim/base/error.h"
 
+#include <stdarg.h>
+
 #include <math.h>
 #include <errno.h>
 #include <string.h>
@@ -167,4 +169,53 @@ dps_set_error_at (GError **error, const char *name, int line, const char *fmt, .
   else
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: %s", name, msg);
   return FALSE;
+}
+
+/* The code of a DPS_ERROR: its kind in the low byte, its field above. */
+#define FIELD_SHIFT 8
+
+const char *
+dps_field_words (DpsField field)
+{
+  static const char *const words[DPS_FIELD_COUNT] = {
+    [DPS_FIELD_NONE] = "", [DPS_FIELD_GPUS] = "GPU count: ", [DPS_FIELD_BUCKET_CAP] = "bucket cap: ",
+    [DPS_FIELD_FIRST_BUCKET] = "first bucket: ", [DPS_FIELD_GRAD_ACCUM] = "gradient accumulation: ",
+    [DPS_FIELD_TRIALS] = "trials: ", [DPS_FIELD_POWERSGD_RANK] = "PowerSGD rank: ",
+    [DPS_FIELD_GLOBAL_BATCH] = "global batch: ", [DPS_FIELD_BATCH] = "batch: ", [DPS_FIELD_MODEL] = "model: ",
+    [DPS_FIELD_TOPOLOGY] = "topology: ", [DPS_FIELD_TRACE] = "trace file ", [DPS_FIELD_EMU_NODES] = "emulated nodes: ",
+    [DPS_FIELD_EMU_LINK] = "emulated nodes and link: ", [DPS_FIELD_IMPORT] = "imported log: ",
+    [DPS_FIELD_GPU_REPLICAS] = "GPU replicas: ", [DPS_FIELD_EMU_REPLICAS] = "emulated replicas: ",
+  };
+  g_return_val_if_fail (field >= 0 && field < DPS_FIELD_COUNT && words[field], "");
+  return words[field];
+}
+
+gboolean
+dps_set_field_error (GError **error, DpsField field, DpsErrorCode kind, const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  g_autofree char *msg = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  g_set_error (error, DPS_ERROR, (int) kind | (int) field << FIELD_SHIFT, "%s%s", dps_field_words (field), msg);
+  return FALSE;
+}
+
+void
+dps_error_set_field (GError *error, DpsField field)
+{
+  if (error && error->domain == DPS_ERROR)
+    error->code = (int) dps_error_kind (error) | (int) field << FIELD_SHIFT;
+}
+
+DpsErrorCode
+dps_error_kind (const GError *error)
+{
+  return (DpsErrorCode) (error->code & ((1 << FIELD_SHIFT) - 1));
+}
+
+DpsField
+dps_error_field (const GError *error)
+{
+  return error->domain == DPS_ERROR ? (DpsField) (error->code >> FIELD_SHIFT) : DPS_FIELD_NONE;
 }
