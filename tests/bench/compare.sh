@@ -26,6 +26,7 @@ row () {   # label, then the dpscale arguments
   printf '%-52s %10s %10s\n' "$label" "$a" "$b"
 }
 printf '%-52s %10s %10s\n' "dpscale command (wall s, best of 3)" "previous" "this"
+row "start-up alone (--version)" --version
 row "predict (GPT-2 XL, 64 H100)" predict
 row "predict --gpus 1024" predict --gpus 1024
 row "predict --gpus 65536" predict --gpus 65536
