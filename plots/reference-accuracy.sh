@@ -25,8 +25,9 @@ done
 # shellcheck disable=SC2046
 "$build/dpscale" collective --compare $(ls "$here"/../tests/reference/nccl/*.ref) --format csv > "$tmp/nccl.csv" \
   || { echo "reference-accuracy.sh: dpscale collective --compare failed" >&2; exit 1; }
-# its columns: 1 file, 5 ranks, 7 size_bytes, 14 error_pct (of busbw)
-awk -F, 'NR > 1 && $7 >= 65536 { print "nccl,busbw," $1 "," $5 "," $14 }' "$tmp/nccl.csv" >> "$tmp/entries.csv"
+# its columns: 1 file, 5 ranks, 7 size_bytes, 10 and 11 measured and
+# predicted busbw (GB/s), 14 error_pct (of busbw)
+awk -F, 'NR > 1 && $7 >= 65536 { print "nccl,busbw," $1 "," $5 "," $14 "," $10 "," $11 }' "$tmp/nccl.csv" >> "$tmp/entries.csv"
 cp "$tmp/entries.csv" "$csv.part" && mv "$csv.part" "$csv"
 # each series: its entries' |error| in order against their share (an
 # empirical distribution), one gnuplot block each, in the order of

@@ -113,12 +113,12 @@ test_suite (void)
       double pred = predict (t, r, &mem);
       double abs_err = pred / r->tok_per_gpu - 1;
       g_array_append_val (absolute, abs_err);
-      dps_ref_entry ("fsdp", "absolute", t->file, r->gpus, abs_err);
+      dps_ref_entry ("fsdp", "absolute", t->file, r->gpus, abs_err, r->tok_per_gpu, pred);
       double sc = NAN;
       if (r != base && r->gpus != base->gpus && r->seq == base->seq) {
         sc = (pred / base_pred) / (r->tok_per_gpu / base->tok_per_gpu) - 1;
         g_array_append_val (scaling, sc);
-        dps_ref_entry ("fsdp", "scaling", t->file, r->gpus, sc);
+        dps_ref_entry ("fsdp", "scaling", t->file, r->gpus, sc, NAN, NAN);
       }
       if (r->mem_gb > 0) {
         double me = mem / r->mem_gb - 1;

@@ -151,13 +151,13 @@ test_suite (void)
         continue;
       double abs_err = pred / pub - 1, sc = NAN;
       g_array_append_val (absolute, abs_err);
-      dps_ref_entry ("parallel", "absolute", t->file, r->gpus, abs_err);
+      dps_ref_entry ("parallel", "absolute", t->file, r->gpus, abs_err, pub, pred);
       if (!base) {
         base = r, base_pred = pred, base_pub = pub;
       } else if (r->gpus != base->gpus) {
         sc = (pred / base_pred) / (pub / base_pub) - 1;
         g_array_append_val (scaling, sc);
-        dps_ref_entry ("parallel", "scaling", t->file, r->gpus, sc);
+        dps_ref_entry ("parallel", "scaling", t->file, r->gpus, sc, NAN, NAN);
       }
       printf ("%-56s %-16s %5d %3d %3d %3d %4d   %+7.1f %+7.1f\n", t->file, r->model, r->gpus, r->tp, r->pp, r->vpp,
               r->micro, 100 * abs_err, 100 * sc);

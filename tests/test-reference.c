@@ -310,7 +310,7 @@ test_scaling (void)
       double pred = preds[k] = predict (r, row, m, 1);
       double err = pred / pub - 1;
       add_entry (errs, r, is_ddp (r), err);
-      dps_ref_entry ("ddp", "scaling", r->file, row->gpus, err);
+      dps_ref_entry ("ddp", "scaling", r->file, row->gpus, err, pub, pred);
       printf ("  %-55s %-4s %4d GPUs (%2d nodes) x%-3d from %4d: %8.1f per GPU, published %8.1f  %+6.1f%%\n",
               r->file, row->prec, row->gpus, row->nodes, row->accum, base->gpus, pred, pub, 100 * err);
     }
@@ -364,7 +364,7 @@ test_uncalibrated (void)
       double pred = predict (r, row, m, 1);
       double err = pred / row->throughput - 1;
       add_entry (errs, r, is_ddp (r), err);
-      dps_ref_entry ("ddp", "one-gpu", r->file, 1, err);
+      dps_ref_entry ("ddp", "one-gpu", r->file, 1, err, row->throughput, pred);
       printf ("  %-55s %-4s batch %4g x%-3d: %8.1f predicted, published %8.1f  %+6.1f%%\n", r->file, row->prec,
               row->batch, row->accum, pred, row->throughput, 100 * err);
     }
@@ -411,7 +411,7 @@ test_transfer (void)
       double pred = predict (b, rb, m, 1);
       double err = pred / rb->throughput - 1;
       add_entry (errs, b, is_ddp (a) && is_ddp (b), err);
-      dps_ref_entry ("ddp", "transfer", b->file, 1, err);
+      dps_ref_entry ("ddp", "transfer", b->file, 1, err, rb->throughput, pred);
       printf ("  %-45s -> %-45s amp: %8.1f predicted, published %8.1f  %+6.1f%%\n", a->file, b->file, pred,
               rb->throughput, 100 * err);
     }
