@@ -4,10 +4,10 @@
  * tensor-parallel group computes, holds and sends, and the collective
  * costs of its groups.
  *
- * Ranks are placed as Megatron-LM orders them: tensor parallel innermost
- * (consecutive GPUs, inside a node when tp divides it), then the pipeline,
- * data parallel outermost: rank r has tp index r mod tp, stage
- * (r / tp) mod pp, replica r / (tp pp).
+ * Ranks are placed as Megatron-LM orders them (sim/layout.h, which
+ * `dpscale topo --tp --pp` draws): tensor parallel on consecutive GPUs,
+ * inside a node when tp divides it, then the pipeline, data parallel
+ * outermost; the groups' costs below follow from that order.
  *
  * One GPU of a tensor-parallel group of t (Megatron: attention and MLP
  * split by columns then rows, the embedding and the head by the

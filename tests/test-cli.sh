@@ -45,6 +45,18 @@ assert abs(d["bandwidth_Bps"]["node_into_network"]-360e9)<1e6 and sum(l["count"]
 then ok; else ko "topo --format json: $(head -c 300 "$tmp/topo.json")"; fi
 expect 0 "^kind,from,to,bandwidth_GBps,latency_us,count" -- topo dgx-h100 --format csv
 expect 2 "--format: json with a topology's description alone" -- topo --links --format json
+# where a layout's groups land (Megatron's order): on 8 DGX H100 nodes, tp 8
+# x pp 4 x dp 2: the tensor-parallel groups are the nodes (0-7, 8-15, ...),
+# a pipeline takes one GPU of four nodes (0, 8, 16, 24), a data-parallel
+# group GPUs 32 apart; tp 16 spans two nodes, said; a layout that does not
+# divide the GPUs is refused by name
+"$bin" topo dgx-h100 --nodes 8 --tp 8 --pp 4 >"$tmp/layout" 2>&1
+if grep -q "^layout         tp 8 x pp 4 x dp 2 = 64 GPUs" "$tmp/layout" \
+   && grep -q "^  tensor-parallel groups   8 groups of 8 GPUs, each inside one node" "$tmp/layout" \
+   && grep -q "^    8-15$" "$tmp/layout" && grep -q "^    0, 8, 16, 24  (across nodes)$" "$tmp/layout" \
+   && grep -q "^    0, 32  (across nodes)$" "$tmp/layout"; then ok; else ko "topo --tp 8 --pp 4: $(tail -20 "$tmp/layout")"; fi
+expect 0 "note: tensor parallel 16 spans nodes of 8 GPUs" -- topo dgx-h100 --nodes 2 --tp 16
+expect 2 "--tp/--pp: tp 3 x pp 1 does not divide the 8 GPUs" -- topo dgx-h100 --tp 3
 # the GPU's architecture, which picks NCCL's tuning tables: told from the
 # model's name, or said to be unknown (Hopper's tables then) where it is not
 expect 0 "architecture   hopper (from the model's name)" -- topo dgx-h100

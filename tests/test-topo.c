@@ -4,6 +4,7 @@
 #include "sim/topo-load.h"
 #include "sim/base/error.h"
 #include "test-util.h"
+#include "sim/layout.h"
 
 #include <string.h>
 
@@ -415,6 +416,29 @@ test_prices (void)
   g_assert_cmpint (priced, >=, 9);
 }
 
+/* Megatron's order (sim/layout.h): every (tensor index, stage, replica)
+ * a rank of its own, covering 0..n-1, with tensor index r mod tp, stage
+ * (r / tp) mod pp and replica r / (tp pp). */
+static void
+test_layout_order (void)
+{
+  DpsLayout l = { 8, 4, 2 };
+  int n = l.tp * l.pp * l.dp;
+  g_autofree gboolean *seen = g_new0 (gboolean, n);
+  for (int d = 0; d < l.dp; d++)
+    for (int s = 0; s < l.pp; s++)
+      for (int t = 0; t < l.tp; t++) {
+        int r = dps_layout_rank (&l, t, s, d);
+        g_assert_cmpint (r, >=, 0);
+        g_assert_cmpint (r, <, n);
+        g_assert_false (seen[r]);
+        seen[r] = TRUE;
+        g_assert_cmpint (r % l.tp, ==, t);
+        g_assert_cmpint (r / l.tp % l.pp, ==, s);
+        g_assert_cmpint (r / (l.tp * l.pp), ==, d);
+      }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -422,6 +446,7 @@ main (int argc, char **argv)
   g_test_add_func ("/topo/shipped", test_shipped);
   g_test_add_func ("/topo/transports", test_transports);
   g_test_add_func ("/topo/prices", test_prices);
+  g_test_add_func ("/topo/layout-order", test_layout_order);
   g_test_add_func ("/topo/sizes", test_sizes);
   g_test_add_func ("/topo/bisection", test_bisection);
   g_test_add_func ("/topo/bisection-oversubscribed", test_oversubscribed_bisection);

@@ -3,6 +3,7 @@
 #include "sim/app/cli.h"
 #include "sim/app/cli-util.h"
 #include "sim/topo-load.h"
+#include "sim/layout.h"
 #include "sim/base/error.h"
 #include "sim/base/json-util.h"
 
@@ -229,7 +230,7 @@ dps_cmd_topo (int argc, char **argv)
 {
   char *topology = NULL;
   g_autofree char *calibration = NULL;
-  int nodes = DPS_UNSET_INT, gpus = DPS_UNSET_INT;
+  int nodes = DPS_UNSET_INT, gpus = DPS_UNSET_INT, tp = DPS_UNSET_INT, pp = DPS_UNSET_INT;
   gboolean list = FALSE, all_links = FALSE;
   g_autofree char *format_s = NULL;
   GOptionEntry entries[] = {
@@ -237,6 +238,8 @@ dps_cmd_topo (int argc, char **argv)
     { "nodes", 0, 0, G_OPTION_ARG_INT, &nodes, "Number of nodes (default 1; was -n)", "N" },
     { "gpus", 'g', 0, G_OPTION_ARG_INT, &gpus, "Number of GPUs (instead of --nodes)", "G" },
     { "links", 0, 0, G_OPTION_ARG_NONE, &all_links, "List every directed link", NULL },
+    { "tp", 0, 0, G_OPTION_ARG_INT, &tp, "With --pp: where a layout's groups land; tensor parallel GPUs a group (default 1)", "T" },
+    { "pp", 0, 0, G_OPTION_ARG_INT, &pp, "Pipeline stages (default 1); data parallel over the rest of the GPUs", "P" },
     { "list", 'l', 0, G_OPTION_ARG_NONE, &list, "List the shipped topologies", NULL },
     { "calibration", 'C', 0, G_OPTION_ARG_FILENAME, &calibration, "Show a profile's fitted network figures beside the topology's", "FILE" },
     { "format", 0, 0, G_OPTION_ARG_STRING, &format_s, "table (default), csv (the link classes) or json (the description and its link classes)", "FMT" },
@@ -258,9 +261,12 @@ dps_cmd_topo (int argc, char **argv)
   if (!dps_cli_int_given ("--nodes", &nodes, 1, G_MAXINT, 0, &error)
       || !dps_cli_int_given ("--gpus", &gpus, 1, G_MAXINT, 0, &error) || !dps_cli_format (format_s, &format, &error))
     return dps_cli_fail ("topo", error);
-  if (format != DPS_FORMAT_TABLE && (calibration || all_links || list)) {
+  gboolean layout = tp != DPS_UNSET_INT || pp != DPS_UNSET_INT;
+  if (!dps_cli_int_given ("--tp", &tp, 1, 4096, 1, &error) || !dps_cli_int_given ("--pp", &pp, 1, 4096, 1, &error))
+    return dps_cli_fail ("topo", error);
+  if (format != DPS_FORMAT_TABLE && (calibration || all_links || list || layout)) {
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--format: %s with a topology's description alone, not with "
-                 "--calibration, --links or --list", format == DPS_FORMAT_CSV ? "csv" : "json");
+                 "--calibration, --links, --list, --tp or --pp", format == DPS_FORMAT_CSV ? "csv" : "json");
     return dps_cli_fail ("topo", error);
   }
   if (list) {
@@ -295,6 +301,17 @@ dps_cmd_topo (int argc, char **argv)
     describe_json (out, t);
   else
     describe (out, t, all_links);
+  if (layout) {
+    int n = dps_topo_n_gpus (t);
+    if (n % (tp * pp) != 0) {
+      g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--tp/--pp: tp %d x pp %d does not divide the %d GPUs", tp, pp,
+                   n);
+      return dps_cli_fail ("topo", error);
+    }
+    DpsLayout l = { tp, pp, n / (tp * pp) };
+    g_string_append_c (out, '\n');
+    dps_layout_describe (out, &l, dps_topo_spec (t)->gpus_per_node, 4);
+  }
   if (prof) {
     g_string_append_c (out, '\n');
     dps_cli_network_table (out, prof, dps_topo_spec (t));
