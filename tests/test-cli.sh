@@ -383,6 +383,13 @@ if awk -v w="$want" '$1 == "defaults" { found = ($8 == w) } END { exit !found }'
 # is the fifth column from the end), and says why the best wins
 if awk '$1 ~ /^p[1-5]$/ { v = $(NF - 4); if (prev != "" && v > prev) bad = 1; prev = v; n++ } END { exit bad || n < 1 }' "$tmp/adv" \
    && grep -q "^best plan: " "$tmp/adv"; then ok; else ko "advise: plans not ranked: $(grep -A8 '^parallelism' "$tmp/adv")"; fi
+# pipelines are searched with virtual stages too (Megatron's interleaved
+# 1F1B, vpp 2): GPT-2 on 8 GPUs has such plans, each with a pipeline of 2
+# or more stages and micro-batches that fill whole rounds of them
+"$bin" advise --model gpt2 --gpus 8 --format csv >"$tmp/advv" 2>"$tmp/err"
+if awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+  $h["vpp"] == 2 { n++; if ($h["pp"] < 2 || $h["grad_accum"] % $h["pp"]) bad = 1 }
+  END { exit bad || n < 1 }' "$tmp/advv"; then ok; else ko "advise: no interleaved plans: $(head -3 "$tmp/advv")"; fi
 # where DDP does not fit (Llama-3-8B at 2 sequences of 8192 tokens a GPU:
 # 925 GB), advise says so and finds a sharded plan that fits on its own
 "$bin" advise --model llama3-8b --gpus 64 --batch 2 >"$tmp/adv8" 2>"$tmp/err"

@@ -31,7 +31,7 @@ typedef struct {
   DpsDdpResult r;
   /* the parallelism (plans): strategy, layout, memory savers */
   DpsStrategy strategy;
-  int    tp, pp;
+  int    tp, pp, vpp;   /* vpp > 1: the interleaved 1F1B schedule over that many chunks a stage */
   gboolean ckpt, flash;
 } Candidate;
 
@@ -64,6 +64,8 @@ evaluate (const DpsDdpConfig *base, Candidate *cd, GError **error)
     c.strategy = cd->strategy;
     c.tp = cd->tp;
     c.pp = cd->pp;
+    c.vpp = MAX (cd->vpp, 1);
+    c.pipe_schedule = cd->vpp > 1 ? DPS_PIPE_INTERLEAVED : DPS_PIPE_1F1B;
     c.micro_batches = cd->pp > 1 ? cd->accum : 0;
     c.checkpoint = cd->ckpt;
     c.flash_attention = cd->flash;
@@ -192,6 +194,8 @@ plan_name (const Candidate *cd)
   GString *n = g_string_new (dps_strategy_name (cd->strategy));
   if (cd->tp > 1 || cd->pp > 1)
     g_string_append_printf (n, " tp%d pp%d", cd->tp, cd->pp);
+  if (cd->vpp > 1)
+    g_string_append_printf (n, " vpp%d", cd->vpp);
   if (cd->ckpt)
     g_string_append (n, " +ckpt");
   if (cd->flash)
@@ -251,20 +255,28 @@ walk_plans (const DpsDdpConfig *base, int batch, GArray *all, int total)
                 continue;
               if (pp > 1 && kk < pp)
                 continue;   /* fewer micro-batches than stages: the pipeline mostly idles */
-              Candidate cd = { .cap_mib = 25, .micro = micro, .accum = kk, .grad = DPS_DTYPE_FP32,
-                               .compress = DPS_COMPRESS_NONE, .strategy = dp_all[si], .tp = tp, .pp = pp,
-                               .ckpt = ckpt, .flash = flash };
-              if (surely_too_big (base, &cd))
-                continue;
-              tried++;
-              if (!all)
-                continue;
-              g_autoptr (GError) e = NULL;
-              if (evaluate (base, &cd, &e) && cd.r.fits)
-                g_array_append_val (all, cd);
-              else
-                dps_ddp_result_clear (&cd.r);
-              dps_progress ("parallel plans", tried, total);
+              /* a pipeline's stages as 1 chunk of layers (1F1B) or 2
+               * (interleaved, Megatron's virtual stages: a smaller bubble
+               * for twice the sends), where the micro-batches fill whole
+               * rounds of the stages and the blocks every chunk */
+              for (int vpp = 1; vpp <= (pp > 1 ? 2 : 1); vpp++) {
+                if (vpp > 1 && (kk % pp || blocks < pp * vpp))
+                  continue;
+                Candidate cd = { .cap_mib = 25, .micro = micro, .accum = kk, .grad = DPS_DTYPE_FP32,
+                                 .compress = DPS_COMPRESS_NONE, .strategy = dp_all[si], .tp = tp, .pp = pp,
+                                 .vpp = vpp, .ckpt = ckpt, .flash = flash };
+                if (surely_too_big (base, &cd))
+                  continue;
+                tried++;
+                if (!all)
+                  continue;
+                g_autoptr (GError) e = NULL;
+                if (evaluate (base, &cd, &e) && cd.r.fits)
+                  g_array_append_val (all, cd);
+                else
+                  dps_ddp_result_clear (&cd.r);
+                dps_progress ("parallel plans", tried, total);
+              }
             }
         }
   return tried;
@@ -328,7 +340,7 @@ report_plans (GString *out, const DpsDdpConfig *base, const Candidate *def, cons
 /* Machine-readable: the defaults, then every DDP setting and every plan
  * that fits, fastest first within each; units in the names. */
 static const char *const advise_csv_header =
-  "rank,kind,strategy,tp,pp,checkpoint,flash_attention,bucket_cap_MiB,micro_batch,grad_accum,grad_dtype,"
+  "rank,kind,strategy,tp,pp,vpp,checkpoint,flash_attention,bucket_cap_MiB,micro_batch,grad_accum,grad_dtype,"
   "compress,step_s,samples_per_s,gain_pct,exposed_comm_s,memory_GB,fits,usd_per_Msample\n";
 
 typedef struct { const char *rank, *kind; const Candidate *cd; } Row;
@@ -369,12 +381,12 @@ report_machine (GString *out, DpsFormat format, const DpsDdpConfig *base, const 
     g_autofree char *rank = row->rank ? g_strdup (row->rank) : plan ? g_strdup_printf ("p%d", ++n_plan)
                                                                      : g_strdup_printf ("%d", ++n_ddp);
     const char *strategy = dps_strategy_name (plan ? cd->strategy : DPS_STRATEGY_DDP);
-    int tp = plan ? MAX (1, cd->tp) : 1, pp = plan ? MAX (1, cd->pp) : 1;
+    int tp = plan ? MAX (1, cd->tp) : 1, pp = plan ? MAX (1, cd->pp) : 1, vpp = plan ? MAX (1, cd->vpp) : 1;
     double gain = 100 * (cd->r.samples_per_s / def->r.samples_per_s - 1);
     const char *grad = plan ? "" : dps_dtype_name (cd->grad), *comp = plan ? "" : compress_name (cd->compress);
     if (format == DPS_FORMAT_CSV) {
-      g_string_append_printf (out, "%s,%s,%s,%d,%d,%d,%d,", rank, row->kind, strategy, tp, pp, plan && cd->ckpt,
-                              plan && cd->flash);
+      g_string_append_printf (out, "%s,%s,%s,%d,%d,%d,%d,%d,", rank, row->kind, strategy, tp, pp, vpp,
+                              plan && cd->ckpt, plan && cd->flash);
       dps_csv_num (out, cd->cap_mib, !plan);
       g_string_append_printf (out, ",%d,%d,%s,%s,", cd->micro, cd->accum, grad, comp);
       double v[] = { cd->r.step_mean_s, cd->r.samples_per_s, gain, cd->r.exposed_comm_s, cd->r.memory.total / 1e9 };
@@ -393,6 +405,7 @@ report_machine (GString *out, DpsFormat format, const DpsDdpConfig *base, const 
     dps_json_str (b, "strategy", strategy);
     dps_json_int (b, "tp", tp);
     dps_json_int (b, "pp", pp);
+    dps_json_int (b, "vpp", vpp);
     dps_json_bool (b, "checkpoint", plan && cd->ckpt);
     dps_json_bool (b, "flash_attention", plan && cd->flash);
     if (!plan) {
