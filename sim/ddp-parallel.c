@@ -153,7 +153,7 @@ dps_ddp_program_parallel (const DpsDdpConfig *c, const DpsDdpInputs *in, DpsDdpP
   g_autofree double *stage_static = g_new (double, pp), *stage_opt = g_new (double, pp);
   for (int s = 0; s < pp; s++) {
     DpsMemory mem;
-    dps_memory_static (stage_params[s], c->mixed, c->grad_dtype, c->optimizer, TRUE, dps, dp, &mem);
+    dps_memory_static (stage_params[s], c->precision, c->grad_dtype, c->optimizer, TRUE, dps, dp, &mem);
     stage_static[s] = mem.total;
     stage_opt[s] = in->optimizer_s * stage_params[s] / MAX ((double) m->n_params, 1) / (dps == DPS_STRATEGY_ZERO1 ? dp : 1);
     if (s == 0) {

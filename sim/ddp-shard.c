@@ -68,7 +68,7 @@ dps_ddp_program_shards (const DpsDdpConfig *c, const DpsDdpInputs *in, DpsDdpPro
   /* each unit's (and the root's, last) parameters: gathered in the
    * parameters' type, reduced in the gradients' */
   g_autofree double *gather = g_new0 (double, U + 1), *reduce = g_new0 (double, U + 1);
-  double pb = c->mixed ? 2 : 4, gb = dps_dtype_bytes (c->grad_dtype), largest = 0;
+  double pb = dps_precision_param_bytes (c->precision), gb = dps_dtype_bytes (c->grad_dtype), largest = 0;
   for (int l = 0; l < L; l++) {
     int u = unit_of_layer[l] < 0 ? U : unit_of_layer[l];
     gather[u] += (double) dps_model_layer (m, l)->n_params * pb;
@@ -95,7 +95,7 @@ dps_ddp_program_shards (const DpsDdpConfig *c, const DpsDdpInputs *in, DpsDdpPro
       p->comm_bytes += reduce[u] / G * c->grad_accum;
   }
   p->hsdp = p->hsdp && R > 1;
-  dps_memory_static ((double) m->n_params, c->mixed, c->grad_dtype, c->optimizer, FALSE, c->strategy, G, &p->fixed);
+  dps_memory_static ((double) m->n_params, c->precision, c->grad_dtype, c->optimizer, FALSE, c->strategy, G, &p->fixed);
   p->optimizer_s = in->optimizer_s / G;
   double cc = c->contention_comm >= 0 ? c->contention_comm : c->contention;
   double batch = in->batch;

@@ -27,7 +27,7 @@ dps_ddp_config_default (DpsDdpConfig *c)
   c->grad_dtype = DPS_DTYPE_FP32;
   c->powersgd_rank = 1;
   c->grad_accum = 1;
-  c->mixed = FALSE;
+  c->precision = DPS_PRECISION_AMP;
   c->optimizer = DPS_OPT_ADAM;
   c->slow_factor = 1;
   c->gpu_spread_cv = DPS_DDP_GPU_SPREAD_CV;
@@ -109,7 +109,7 @@ compute_times (const DpsDdpConfig *c, double batch, double *fwd_s, double *bwd_s
     *opt_s = c->optimizer_s;
     return;
   }
-  double per_param = dps_optimizer_bytes_moved (c->optimizer, c->mixed), bw = 0;
+  double per_param = dps_optimizer_bytes_moved (c->optimizer, c->precision), bw = 0;
   *opt_s = 0;
   for (int i = 0; i < dps_model_n_tensors (c->model); i++)
     *opt_s += kernel_s (c, dev, dps_model_tensor (c->model, i)->numel * per_param, &bw);
@@ -152,7 +152,7 @@ dps_ddp_fixed_costs (const DpsDdpConfig *c, double opt_s, double *bwd_extra_s, D
   const DpsModel *m = c->model;
   const DpsDeviceSpec *dev = &dps_topo_spec (c->topo)->gpu;
   memset (bwd_extra_s, 0, sizeof (double) * dps_model_n_layers (m));
-  double per_param = dps_optimizer_bytes_moved (c->optimizer, c->mixed), bw = 0;
+  double per_param = dps_optimizer_bytes_moved (c->optimizer, c->precision), bw = 0;
   for (int i = 0; i < dps_model_n_tensors (m); i++)
     bw += dps_model_tensor (m, i)->numel * per_param / (dev->memory_bw_Bps * c->compute.mem_efficiency);
   out->opt_launch_s = c->optimizer_s > 0 ? 0 : MAX (0, opt_s - bw);
@@ -268,7 +268,7 @@ dps_ddp_program_replicas (const DpsDdpConfig *c, const DpsDdpInputs *in, DpsDdpR
     max_bucket = MAX (max_bucket, bbytes[b]);
   }
   p->n_buckets = nb;
-  double param_bytes = (double) m->n_params * (c->mixed ? 2 : 4);
+  double param_bytes = (double) m->n_params * dps_precision_param_bytes (c->precision);
   int n_gathers = zero1 && N > 1 ? (int) ceil ((double) m->n_params / ZERO_ALLGATHER_BUCKET_ELEMS) : 0;
   if (!(p->costs[0] = dps_coll_cost_new (c->topo, &c->coll, N, DPS_OP_ALLREDUCE, c->algo_mask, c->proto_mask, 0,
                                          c->mode, max_bucket, error)))
@@ -279,7 +279,7 @@ dps_ddp_program_replicas (const DpsDdpConfig *c, const DpsDdpInputs *in, DpsDdpR
     return FALSE;
   g_autofree double *extra = g_new (double, MAX (L, 1));
   dps_ddp_fixed_costs (c, in->optimizer_s, extra, out);
-  dps_memory_static ((double) m->n_params, c->mixed, c->grad_dtype, c->optimizer, c->grad_as_bucket_view,
+  dps_memory_static ((double) m->n_params, c->precision, c->grad_dtype, c->optimizer, c->grad_as_bucket_view,
                      c->strategy, p->shards, &p->fixed);
   p->optimizer_s = in->optimizer_s / p->shards;
   g_autofree double *gathers = g_new (double, MAX (n_gathers, 1));

@@ -71,8 +71,7 @@ typedef struct {
   int             powersgd_rank;
   int             grad_accum;
   gboolean        no_overlap, find_unused, grad_as_bucket_view;
-  gboolean        mixed;               /* bf16 parameters with an fp32 master copy (Megatron, DeepSpeed, FSDP's
-                                        * MixedPrecision); FALSE: fp32 parameters (torch.autocast) */
+  DpsPrecision    precision;           /* how parameters and states are held (memory.h); AMP: torch.autocast */
   DpsStrategy     strategy;            /* DDP, ZeRO-1, ZeRO-2/SHARD_GRAD_OP, FSDP/FULL_SHARD, HSDP */
   int             shard_group;         /* HSDP: ranks a shard group; 0: one node's GPUs */
   DpsFsdpUnit     fsdp_unit;

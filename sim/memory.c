@@ -18,17 +18,49 @@ dps_optimizer_parse (const char *s, DpsOptimizer *out)
   return FALSE;
 }
 
+double
+dps_precision_param_bytes (DpsPrecision p)
+{
+  return p == DPS_PRECISION_AMP ? 4 : 2;
+}
+
+double
+dps_precision_master_bytes (DpsPrecision p)
+{
+  return p == DPS_PRECISION_BF16 ? 4 : 0;
+}
+
+double
+dps_precision_state_bytes (DpsPrecision p)
+{
+  return p == DPS_PRECISION_PURE_BF16 ? 2 : 4;
+}
+
+/* The optimizer's states a parameter: Adam 2, momentum 1, SGD none. */
+static int
+n_states (DpsOptimizer opt)
+{
+  return opt == DPS_OPT_ADAM ? 2 : opt == DPS_OPT_MOMENTUM ? 1 : 0;
+}
+
+/* Bytes a parameter of the optimizer's share: its states and the master
+ * copy. */
+static double
+optimizer_share (DpsOptimizer opt, DpsPrecision p)
+{
+  return n_states (opt) * dps_precision_state_bytes (p) + dps_precision_master_bytes (p);
+}
+
 /* Fills out for one replica with a per-replica batch. */
 void
-dps_memory_estimate (const DpsModel *m, gboolean mixed, DpsDtype grad_dtype, DpsOptimizer opt,
+dps_memory_estimate (const DpsModel *m, DpsPrecision precision, DpsDtype grad_dtype, DpsOptimizer opt,
                      gboolean grad_as_bucket_view, DpsDtype act_dtype, double batch, DpsMemory *out)
 {
   double n = (double) m->n_params;
-  double state = opt == DPS_OPT_ADAM ? 8 : opt == DPS_OPT_MOMENTUM ? 4 : 0;
-  out->params = n * (mixed ? 2 : 4);
+  out->params = n * dps_precision_param_bytes (precision);
   out->grads = n * dps_dtype_bytes (grad_dtype);
   out->buckets = grad_as_bucket_view ? 0 : out->grads;
-  out->optimizer = n * (state + (mixed ? 4 : 0));
+  out->optimizer = n * optimizer_share (opt, precision);
   out->activations = dps_model_act_bytes (m) / 2 * dps_dtype_bytes (act_dtype) * batch;
   out->gathered = 0;
   out->total = out->params + out->grads + out->buckets + out->optimizer + out->activations;
@@ -39,12 +71,12 @@ dps_memory_estimate (const DpsModel *m, gboolean mixed, DpsDtype grad_dtype, Dps
  * (the shard group for HSDP); activations and gathered are left 0, total
  * their sum.  See memory.h for the accounting. */
 void
-dps_memory_static (double n_params, gboolean mixed, DpsDtype grad_dtype, DpsOptimizer opt,
+dps_memory_static (double n_params, DpsPrecision precision, DpsDtype grad_dtype, DpsOptimizer opt,
                    gboolean grad_as_bucket_view, DpsStrategy strategy, int shards, DpsMemory *out)
 {
   double n = n_params, k = MAX (shards, 1);
-  double state = opt == DPS_OPT_ADAM ? 8 : opt == DPS_OPT_MOMENTUM ? 4 : 0;
-  double P = mixed ? 2 : 4, G = dps_dtype_bytes (grad_dtype), K = state + (mixed ? 4 : 0);
+  double P = dps_precision_param_bytes (precision), G = dps_dtype_bytes (grad_dtype);
+  double K = optimizer_share (opt, precision);
   memset (out, 0, sizeof *out);
   out->params = n * P / (dps_strategy_shards_params (strategy) ? k : 1);
   out->grads = n * G / (dps_strategy_shards_grads (strategy) ? k : 1);
@@ -54,11 +86,10 @@ dps_memory_static (double n_params, gboolean mixed, DpsDtype grad_dtype, DpsOpti
 }
 
 /* Bytes the optimizer step reads and writes per parameter: the parameter
- * and gradient read, the parameter written, plus each state read and
- * written (and the fp32 master copy under mixed precision). */
+ * and gradient read (counted at the parameter's size), the parameter
+ * written, plus each state and the fp32 master copy read and written. */
 double
-dps_optimizer_bytes_moved (DpsOptimizer opt, gboolean mixed)
+dps_optimizer_bytes_moved (DpsOptimizer opt, DpsPrecision precision)
 {
-  double states = opt == DPS_OPT_ADAM ? 2 : opt == DPS_OPT_MOMENTUM ? 1 : 0;
-  return 3 * (mixed ? 2 : 4) + states * 8 + (mixed ? 8 : 0);
+  return 3 * dps_precision_param_bytes (precision) + 2 * optimizer_share (opt, precision);
 }

@@ -24,6 +24,18 @@
 
 typedef enum { DPS_OPT_SGD, DPS_OPT_MOMENTUM, DPS_OPT_ADAM } DpsOptimizer;
 
+/* How the model's state is held: torch.autocast's fp32 parameters (AMP: 4
+ * bytes a parameter, fp32 optimizer states), bf16 parameters with an fp32
+ * master copy (Megatron, DeepSpeed, FSDP's MixedPrecision: 2 + 4, fp32
+ * states), or everything in bf16 (a model cast with .to(bfloat16) before
+ * it is sharded, as KempnerForge's FSDP2 runs are: 2 bytes, bf16 states,
+ * no master copy). */
+typedef enum { DPS_PRECISION_AMP, DPS_PRECISION_BF16, DPS_PRECISION_PURE_BF16 } DpsPrecision;
+
+double   dps_precision_param_bytes (DpsPrecision p);    /* a parameter: 4, 2, 2 */
+double   dps_precision_master_bytes (DpsPrecision p);   /* its fp32 master copy: 0, 4, 0 */
+double   dps_precision_state_bytes (DpsPrecision p);    /* one optimizer state of it: 4, 4, 2 */
+
 typedef struct {
   double params, grads, buckets, optimizer;   /* held through the step (this rank's shards) */
   double activations;                         /* saved for backward, at the step's peak */
@@ -31,10 +43,10 @@ typedef struct {
   double total;
 } DpsMemory;
 
-void     dps_memory_estimate (const DpsModel *m, gboolean mixed, DpsDtype grad_dtype, DpsOptimizer opt,
+void     dps_memory_estimate (const DpsModel *m, DpsPrecision precision, DpsDtype grad_dtype, DpsOptimizer opt,
                               gboolean grad_as_bucket_view, DpsDtype act_dtype, double batch, DpsMemory *out);
-void     dps_memory_static (double n_params, gboolean mixed, DpsDtype grad_dtype, DpsOptimizer opt,
+void     dps_memory_static (double n_params, DpsPrecision precision, DpsDtype grad_dtype, DpsOptimizer opt,
                             gboolean grad_as_bucket_view, DpsStrategy strategy, int shards, DpsMemory *out);
-double   dps_optimizer_bytes_moved (DpsOptimizer opt, gboolean mixed);
+double   dps_optimizer_bytes_moved (DpsOptimizer opt, DpsPrecision precision);
 gboolean dps_optimizer_parse (const char *s, DpsOptimizer *out);
 const char *dps_optimizer_name (DpsOptimizer opt);

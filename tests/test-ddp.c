@@ -169,7 +169,7 @@ test_memory (void)
   test_ddp_config (&c, m, t);
   c.grad_dtype = DPS_DTYPE_BF16;
   c.grad_as_bucket_view = TRUE;
-  c.mixed = TRUE;
+  c.precision = DPS_PRECISION_BF16;
   c.optimizer = DPS_OPT_ADAM;
   DpsDdpResult r;
   test_ddp_run (&c, &r);
@@ -415,7 +415,7 @@ test_default_contention (void)
   DpsDdpConfig c;
   test_ddp_config (&c, m, one);
   c.compute.dtype = DPS_DTYPE_FP16;
-  c.mixed = TRUE;
+  c.precision = DPS_PRECISION_BF16;
   const DpsTopoSpec *s = dps_topo_spec (one);
   double mem = dps_compute_memory_bound_share (m, &s->gpu, &c.compute, 256);
   g_assert_cmpfloat (mem, >, 0.05);

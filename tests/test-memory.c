@@ -30,7 +30,7 @@ test_fp32_momentum (void)
 {
   g_autoptr (DpsModel) m = mlp ();
   DpsMemory mem;
-  dps_memory_estimate (m, FALSE, DPS_DTYPE_FP32, DPS_OPT_MOMENTUM, FALSE, DPS_DTYPE_FP32, 32, &mem);
+  dps_memory_estimate (m, DPS_PRECISION_AMP, DPS_DTYPE_FP32, DPS_OPT_MOMENTUM, FALSE, DPS_DTYPE_FP32, 32, &mem);
   g_assert_cmpfloat (mem.params, ==, 4 * N_MLP);
   g_assert_cmpfloat (mem.grads, ==, 4 * N_MLP);
   g_assert_cmpfloat (mem.buckets, ==, 4 * N_MLP);
@@ -48,14 +48,14 @@ test_mixed_adam (void)
 {
   g_autoptr (DpsModel) m = mlp ();
   DpsMemory view, copy;
-  dps_memory_estimate (m, TRUE, DPS_DTYPE_BF16, DPS_OPT_ADAM, TRUE, DPS_DTYPE_BF16, 8, &view);
+  dps_memory_estimate (m, DPS_PRECISION_BF16, DPS_DTYPE_BF16, DPS_OPT_ADAM, TRUE, DPS_DTYPE_BF16, 8, &view);
   g_assert_cmpfloat (view.params, ==, 2 * N_MLP);
   g_assert_cmpfloat (view.grads, ==, 2 * N_MLP);
   g_assert_cmpfloat (view.buckets, ==, 0);
   g_assert_cmpfloat (view.optimizer, ==, 12 * N_MLP);
   g_assert_cmpfloat (view.activations, ==, ACT_MLP * 2 * 8);
   g_assert_cmpfloat (view.total - view.activations, ==, 16 * N_MLP);
-  dps_memory_estimate (m, TRUE, DPS_DTYPE_BF16, DPS_OPT_ADAM, FALSE, DPS_DTYPE_BF16, 8, &copy);
+  dps_memory_estimate (m, DPS_PRECISION_BF16, DPS_DTYPE_BF16, DPS_OPT_ADAM, FALSE, DPS_DTYPE_BF16, 8, &copy);
   g_assert_cmpfloat (copy.total - copy.activations, ==, 18 * N_MLP);
 }
 
@@ -69,8 +69,8 @@ test_resnet50 (void)
   g_autoptr (DpsModel) m = dps_model_gen_resnet ("resnet50", blocks, 4, 224, 1000);
   g_assert_cmpint (m->n_params, ==, 25557032);
   DpsMemory b1, b64;
-  dps_memory_estimate (m, FALSE, DPS_DTYPE_FP32, DPS_OPT_SGD, FALSE, DPS_DTYPE_FP32, 1, &b1);
-  dps_memory_estimate (m, FALSE, DPS_DTYPE_FP32, DPS_OPT_SGD, FALSE, DPS_DTYPE_FP32, 64, &b64);
+  dps_memory_estimate (m, DPS_PRECISION_AMP, DPS_DTYPE_FP32, DPS_OPT_SGD, FALSE, DPS_DTYPE_FP32, 1, &b1);
+  dps_memory_estimate (m, DPS_PRECISION_AMP, DPS_DTYPE_FP32, DPS_OPT_SGD, FALSE, DPS_DTYPE_FP32, 64, &b64);
   g_assert_cmpfloat (b1.optimizer, ==, 0);
   g_assert_cmpfloat (b1.total - b1.activations, ==, 306684384.0);
   g_assert_cmpfloat (b1.activations, >, 0);
@@ -97,20 +97,20 @@ test_zero_accounting (void)
   };
   for (gsize i = 0; i < G_N_ELEMENTS (want); i++) {
     DpsMemory mem;
-    dps_memory_static (psi, TRUE, DPS_DTYPE_BF16, DPS_OPT_ADAM, TRUE, want[i].s, want[i].shards, &mem);
+    dps_memory_static (psi, DPS_PRECISION_BF16, DPS_DTYPE_BF16, DPS_OPT_ADAM, TRUE, want[i].s, want[i].shards, &mem);
     g_test_message ("%s: %.4g bytes a parameter", dps_strategy_name (want[i].s), mem.total / psi);
     g_assert_cmpfloat (fabs (mem.total - want[i].per_param * psi), <=, 1e-9 * mem.total);
     g_assert_cmpfloat (mem.activations, ==, 0);
   }
   DpsMemory ddp, z3;
-  dps_memory_static (psi, TRUE, DPS_DTYPE_BF16, DPS_OPT_ADAM, TRUE, DPS_STRATEGY_DDP, 1, &ddp);
-  dps_memory_static (psi, TRUE, DPS_DTYPE_BF16, DPS_OPT_ADAM, TRUE, DPS_STRATEGY_FSDP, 64, &z3);
+  dps_memory_static (psi, DPS_PRECISION_BF16, DPS_DTYPE_BF16, DPS_OPT_ADAM, TRUE, DPS_STRATEGY_DDP, 1, &ddp);
+  dps_memory_static (psi, DPS_PRECISION_BF16, DPS_DTYPE_BF16, DPS_OPT_ADAM, TRUE, DPS_STRATEGY_FSDP, 64, &z3);
   g_assert_cmpfloat (ddp.total, ==, 120e9);
   g_assert_cmpfloat (z3.total, ==, 1.875e9);
   /* torch.autocast's fp32 parameters and gradients, DDP's bucket copy: 4 +
    * 4 + 4 + 8 = 20 bytes a parameter; sharded fully, 16 / N */
-  dps_memory_static (psi, FALSE, DPS_DTYPE_FP32, DPS_OPT_ADAM, FALSE, DPS_STRATEGY_DDP, 1, &ddp);
-  dps_memory_static (psi, FALSE, DPS_DTYPE_FP32, DPS_OPT_ADAM, FALSE, DPS_STRATEGY_FSDP, 64, &z3);
+  dps_memory_static (psi, DPS_PRECISION_AMP, DPS_DTYPE_FP32, DPS_OPT_ADAM, FALSE, DPS_STRATEGY_DDP, 1, &ddp);
+  dps_memory_static (psi, DPS_PRECISION_AMP, DPS_DTYPE_FP32, DPS_OPT_ADAM, FALSE, DPS_STRATEGY_FSDP, 64, &z3);
   g_assert_cmpfloat (ddp.total, ==, 20 * psi);
   g_assert_cmpfloat (z3.total, ==, 16 * psi / 64);
 }
@@ -122,10 +122,10 @@ test_zero_accounting (void)
 static void
 test_bytes_moved (void)
 {
-  g_assert_cmpfloat (dps_optimizer_bytes_moved (DPS_OPT_SGD, FALSE), ==, 12);
-  g_assert_cmpfloat (dps_optimizer_bytes_moved (DPS_OPT_MOMENTUM, FALSE), ==, 20);
-  g_assert_cmpfloat (dps_optimizer_bytes_moved (DPS_OPT_ADAM, FALSE), ==, 28);
-  g_assert_cmpfloat (dps_optimizer_bytes_moved (DPS_OPT_ADAM, TRUE), ==, 30);
+  g_assert_cmpfloat (dps_optimizer_bytes_moved (DPS_OPT_SGD, DPS_PRECISION_AMP), ==, 12);
+  g_assert_cmpfloat (dps_optimizer_bytes_moved (DPS_OPT_MOMENTUM, DPS_PRECISION_AMP), ==, 20);
+  g_assert_cmpfloat (dps_optimizer_bytes_moved (DPS_OPT_ADAM, DPS_PRECISION_AMP), ==, 28);
+  g_assert_cmpfloat (dps_optimizer_bytes_moved (DPS_OPT_ADAM, DPS_PRECISION_BF16), ==, 30);
 }
 
 /* Names round-trip in any case; anything else is refused. */

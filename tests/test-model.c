@@ -185,7 +185,7 @@ test_csv_ddp_columns (void)
   g_assert_cmpfloat (dps_model_layer (m, 1)->act_bytes, ==, 512);
   g_assert_cmpfloat (dps_model_act_bytes (m), ==, 1536);
   DpsMemory mem;
-  dps_memory_estimate (m, FALSE, DPS_DTYPE_FP32, DPS_OPT_SGD, FALSE, DPS_DTYPE_FP32, 4, &mem);
+  dps_memory_estimate (m, DPS_PRECISION_AMP, DPS_DTYPE_FP32, DPS_OPT_SGD, FALSE, DPS_DTYPE_FP32, 4, &mem);
   g_assert_cmpfloat (mem.activations, ==, 4096 + 8192);
   /* a 4-D convolution weight: rows = out channels, cols = the rest */
   const char *conv = "layer,params,tensors,forward_ms,backward_ms\nconv,9408,64x3x7x7,1,2\n";

@@ -98,7 +98,7 @@ predict (const Table *t, const Row *row, double *pred, double *pub)
   c.grad_accum = c.micro_batches;
   c.sequence_parallel = row->sp && row->tp > 1;
   c.checkpoint = g_str_equal (row->recompute, "full");
-  c.mixed = TRUE;
+  c.precision = DPS_PRECISION_BF16;
   c.compute.dtype = strstr (dps_ref_table_meta (t, "precision"), "fp16") ? DPS_DTYPE_FP16 : DPS_DTYPE_BF16;
   const char *fw = dps_ref_table_meta (t, "framework");
   c.flash_attention = strstr (fw, "Megatron-Core") || strstr (fw, "Meta's");

@@ -100,7 +100,7 @@ ref_config (const Ref *r, const Row *row, DpsModel *m, DpsTopo *topo, DpsDdpConf
   c->grad_accum = row->accum;
   c->compute.dtype = g_str_equal (row->prec, "amp") ? DPS_DTYPE_FP16
                      : g_str_equal (row->prec, "tf32") ? DPS_DTYPE_TF32 : DPS_DTYPE_FP32;
-  c->mixed = c->compute.dtype == DPS_DTYPE_FP16;
+  c->precision = c->compute.dtype == DPS_DTYPE_FP16 ? DPS_PRECISION_BF16 : DPS_PRECISION_AMP;
   const char *fw = ref_meta (r, "framework"), *opt = ref_meta (r, "optimizer");
   c->optimizer = g_str_has_prefix (opt, "SGD") ? DPS_OPT_MOMENTUM : DPS_OPT_ADAM;   /* LAMB moves Adam's bytes */
   if (strstr (fw, "bucket_cap_mb = total GPU memory"))

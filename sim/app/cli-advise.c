@@ -213,7 +213,7 @@ surely_too_big (const DpsDdpConfig *base, const Candidate *cd)
   if (cd->tp > 1 || cd->pp > 1)
     shards = N / (cd->tp * cd->pp);
   DpsMemory m;
-  dps_memory_static ((double) base->model->n_params / (cd->tp * cd->pp), base->mixed, base->grad_dtype,
+  dps_memory_static ((double) base->model->n_params / (cd->tp * cd->pp), base->precision, base->grad_dtype,
                      base->optimizer, TRUE, cd->strategy, shards, &m);
   return m.total > dps_topo_spec (base->topo)->gpu.memory_bytes;
 }

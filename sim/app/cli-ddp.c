@@ -39,7 +39,7 @@ dps_ddp_options (DpsDdpOpts *o, gboolean sweep)
     { "micro-batches", 0, 0, G_OPTION_ARG_INT, &o->micro_batches, "Pipeline micro-batches a step (default: --grad-accum, at least 4 x --pp)", "M" },
     { "pp-schedule", 0, 0, G_OPTION_ARG_STRING, &o->pp_schedule, "gpipe, 1f1b (default) or interleaved (default with --vpp > 1)", "S" },
     { "sequence-parallel", 0, 0, G_OPTION_ARG_NONE, &o->sequence_parallel, "With --tp: norms and dropout split along the sequence (a reduce-scatter and an all-gather for each all-reduce)", NULL },
-    { "precision", 0, 0, G_OPTION_ARG_STRING, &o->precision, "amp (default: torch.autocast, fp32 parameters, bf16 compute), bf16 (bf16 parameters, fp32 master copy: Megatron, DeepSpeed, FSDP's MixedPrecision), fp32", "P" },
+    { "precision", 0, 0, G_OPTION_ARG_STRING, &o->precision, "amp (default: torch.autocast, fp32 parameters, bf16 compute), bf16 (bf16 parameters, fp32 master copy: Megatron, DeepSpeed, FSDP's MixedPrecision), bf16-pure (parameters and optimizer states in bf16, no master copy: a model cast to bfloat16), fp32", "P" },
     { "grad-dtype", 0, 0, G_OPTION_ARG_STRING, &o->grad_dtype, "Gradient type, the reduction's: fp32 (default), bf16, fp16", "T" },
     { "dtype", 0, 0, G_OPTION_ARG_STRING, &o->dtype, "Compute type: bf16 (default), fp16, tf32, fp32 (default: --precision's)", "T" },
     { "optimizer", 0, 0, G_OPTION_ARG_STRING, &o->optimizer, "adam (default, as in every subcommand), momentum, sgd", "OPT" },
@@ -112,13 +112,16 @@ apply_kinds (const DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
     c->grad_dtype = dt;
   }
   /* the precision: amp's fp32 parameters with bf16 compute, bf16
-   * parameters with an fp32 master copy, or fp32 throughout */
+   * parameters with an fp32 master copy, everything in bf16, or fp32
+   * throughout */
   if (o->precision && !g_str_equal (o->precision, "amp") && !g_str_equal (o->precision, "bf16")
-      && !g_str_equal (o->precision, "fp32")) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--precision: '%s' is not amp, bf16 or fp32", o->precision);
+      && !g_str_equal (o->precision, "bf16-pure") && !g_str_equal (o->precision, "fp32")) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--precision: '%s' is not amp, bf16, bf16-pure or fp32",
+                 o->precision);
     return FALSE;
   }
-  c->mixed = o->precision && g_str_equal (o->precision, "bf16");
+  c->precision = !o->precision || !g_str_has_prefix (o->precision, "bf16") ? DPS_PRECISION_AMP
+                 : g_str_equal (o->precision, "bf16") ? DPS_PRECISION_BF16 : DPS_PRECISION_PURE_BF16;
   c->compute.dtype = o->precision && g_str_equal (o->precision, "fp32") ? DPS_DTYPE_FP32 : DPS_DTYPE_BF16;
   if (o->dtype) {
     if (!dps_dtype_parse (o->dtype, &dt)) {
@@ -351,7 +354,7 @@ dps_cli_emulation_times (DpsModel *model, const DpsProfile *profile, const char 
   DpsDdpConfig c;
   dps_ddp_config_default (&c);
   c.compute.dtype = DPS_DTYPE_FP32;
-  c.mixed = FALSE;
+  c.precision = DPS_PRECISION_AMP;
   c.optimizer = adam ? DPS_OPT_ADAM : DPS_OPT_SGD;
   g_autoptr (DpsTopo) topo = NULL;
   if (!dps_ddp_setup (topology, profile, model, 0, 1, &c, &topo, error))

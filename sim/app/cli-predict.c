@@ -147,7 +147,8 @@ emit_table (GString *o, const DpsDdpConfig *c, const DpsDdpResult *r)
                             "activations %s, gathered parameters and gradients %s\n", t, dev, p, g, op,
                             r->strategy == DPS_STRATEGY_ZERO1 ? "its shard" : "their shards", a, ga);
   g_string_append_printf (o, "                 peak as '%s' starts, %.2f ms into the step; %s precision%s\n", r->peak_task,
-                          r->peak_at_s * 1e3, c->mixed ? "bf16 parameters with an fp32 master copy"
+                          r->peak_at_s * 1e3, c->precision == DPS_PRECISION_BF16 ? "bf16 parameters with an fp32 master copy"
+                          : c->precision == DPS_PRECISION_PURE_BF16 ? "bf16 parameters and optimizer states (no master copy)"
                                               : c->compute.dtype == DPS_DTYPE_FP32 ? "fp32" : "torch.autocast (fp32 parameters)",
                           c->compute.dtype == DPS_DTYPE_FP32 ? "" : c->compute.dtype == DPS_DTYPE_FP16 ? ", fp16 compute"
                           : c->compute.dtype == DPS_DTYPE_TF32 ? ", tf32 compute" : ", bf16 compute");

@@ -192,7 +192,7 @@ predict (const DpsValidateSpec *s, DpsModel *model, const DpsProfile *profile, i
   dps_ddp_config_default (&c);
   c.mode = DPS_CLI_NET_MODE;
   c.compute.dtype = DPS_DTYPE_FP32;
-  c.mixed = FALSE;
+  c.precision = DPS_PRECISION_AMP;
   c.optimizer = DPS_OPT_SGD;
   c.batch = pb;
   c.grad_accum = s->grad_accum;
