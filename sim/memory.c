@@ -51,6 +51,15 @@ optimizer_share (DpsOptimizer opt, DpsPrecision p)
   return n_states (opt) * dps_precision_state_bytes (p) + dps_precision_master_bytes (p);
 }
 
+/* Bytes a parameter's gradient is kept in: the gradient type's, or held
+ * pure in bf16 the parameters' own (FSDP2 casts a reduced shard back to
+ * the parameters' type, whatever type it was reduced in). */
+static double
+grad_bytes (DpsPrecision p, DpsDtype grad_dtype)
+{
+  return p == DPS_PRECISION_PURE_BF16 ? dps_precision_param_bytes (p) : dps_dtype_bytes (grad_dtype);
+}
+
 /* Fills out for one replica with a per-replica batch. */
 void
 dps_memory_estimate (const DpsModel *m, DpsPrecision precision, DpsDtype grad_dtype, DpsOptimizer opt,
@@ -58,7 +67,7 @@ dps_memory_estimate (const DpsModel *m, DpsPrecision precision, DpsDtype grad_dt
 {
   double n = (double) m->n_params;
   out->params = n * dps_precision_param_bytes (precision);
-  out->grads = n * dps_dtype_bytes (grad_dtype);
+  out->grads = n * grad_bytes (precision, grad_dtype);
   out->buckets = grad_as_bucket_view ? 0 : out->grads;
   out->optimizer = n * optimizer_share (opt, precision);
   out->activations = dps_model_act_bytes (m) / 2 * dps_dtype_bytes (act_dtype) * batch;
@@ -75,7 +84,7 @@ dps_memory_static (double n_params, DpsPrecision precision, DpsDtype grad_dtype,
                    gboolean grad_as_bucket_view, DpsStrategy strategy, int shards, DpsMemory *out)
 {
   double n = n_params, k = MAX (shards, 1);
-  double P = dps_precision_param_bytes (precision), G = dps_dtype_bytes (grad_dtype);
+  double P = dps_precision_param_bytes (precision), G = grad_bytes (precision, grad_dtype);
   double K = optimizer_share (opt, precision);
   memset (out, 0, sizeof *out);
   out->params = n * P / (dps_strategy_shards_params (strategy) ? k : 1);

@@ -70,7 +70,9 @@ predict (const Table *t, const Row *row, double *mem_gb)
   c.grad_accum = row->accum;
   c.checkpoint = row->ckpt;
   c.flash_attention = TRUE;
-  c.precision = DPS_PRECISION_BF16;
+  /* the model cast to bf16 before sharding ('states: bf16'): no master copy */
+  c.precision = g_str_has_prefix (dps_ref_table_meta (t, "states"), "bf16") ? DPS_PRECISION_PURE_BF16
+                                                                            : DPS_PRECISION_BF16;
   const char *prec = dps_ref_table_meta (t, "precision");
   c.grad_dtype = strstr (prec, "PURE") || strstr (prec, "reduce_dtype=bf16") ? DPS_DTYPE_BF16 : DPS_DTYPE_FP32;
   g_assert_true (dps_strategy_parse (g_str_equal (row->strategy, "shard_grad_op") ? "zero2" : row->strategy,
