@@ -115,6 +115,26 @@ test_zero_accounting (void)
   g_assert_cmpfloat (z3.total, ==, 16 * psi / 64);
 }
 
+/* Held pure in bf16 (a model cast to bfloat16 before sharding): Adam's
+ * 2 + 2 + 2 x 2 = 8 bytes a parameter, the gradient at the parameters'
+ * bf16 whatever type it is reduced in; FSDP over 64 ranks a 64th of it
+ * each: 8 psi / 64. */
+static void
+test_pure_bf16 (void)
+{
+  double psi = 7e9;
+  DpsMemory ddp, z3;
+  dps_memory_static (psi, DPS_PRECISION_PURE_BF16, DPS_DTYPE_FP32, DPS_OPT_ADAM, TRUE, DPS_STRATEGY_DDP, 1, &ddp);
+  dps_memory_static (psi, DPS_PRECISION_PURE_BF16, DPS_DTYPE_FP32, DPS_OPT_ADAM, TRUE, DPS_STRATEGY_FSDP, 64, &z3);
+  g_assert_cmpfloat (ddp.params, ==, 2 * psi);
+  g_assert_cmpfloat (ddp.grads, ==, 2 * psi);
+  g_assert_cmpfloat (ddp.optimizer, ==, 4 * psi);
+  g_assert_cmpfloat (z3.total, ==, 8 * psi / 64);
+  /* its step: 3 x 2 for the parameter and gradient, 2 x 2 x 2 for Adam's
+   * two bf16 states read and written, no master copy: 14 */
+  g_assert_cmpfloat (dps_optimizer_bytes_moved (DPS_OPT_ADAM, DPS_PRECISION_PURE_BF16), ==, 14);
+}
+
 /* The optimizer step per parameter reads the parameter and gradient and
  * writes the parameter (3 x 4 bytes in fp32, 3 x 2 mixed), reads and
  * writes each fp32 state (8 bytes a state) and, mixed, the fp32 master
@@ -150,6 +170,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/memory/fp32-momentum", test_fp32_momentum);
   g_test_add_func ("/memory/mixed-adam", test_mixed_adam);
+  g_test_add_func ("/memory/pure-bf16", test_pure_bf16);
   g_test_add_func ("/memory/zero-accounting", test_zero_accounting);
   g_test_add_func ("/memory/resnet50", test_resnet50);
   g_test_add_func ("/memory/optimizer-bytes-moved", test_bytes_moved);
