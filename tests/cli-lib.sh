@@ -5,6 +5,9 @@
 #   num KEY FILE     the first number of "KEY" : N in a JSON file
 #   median           the median of the numbers on standard input, one a line (nan: none)
 #   finish NAME      print the closing line and exit with the verdict
+#   leftovers        the emulated clusters (dps namespaces and links) whose id
+#                    no live run holds: a dead run's, never a concurrent
+#                    test's (each run holds its cluster's lock file)
 #   plot_checks SCRIPT PNG MISSING
 #                    a plots/ script's picture PNG is a PNG, and SCRIPT run on
 #                    a build folder without MISSING refuses it in one line
@@ -17,6 +20,22 @@ ok () { pass=$((pass + 1)); }
 ko () { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
 num () { sed -n "s/.*\"$1\" : \([-0-9.e+]*\).*/\1/p" "$2" | head -1; }
 median () { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# leftovers: dps namespaces and links whose cluster id nobody holds (a dead run's)
+leftovers () {
+  { ip netns list 2>/dev/null | awk '{print $1}'; ip -o link show 2>/dev/null | awk -F': ' '{print $2}' | sed 's/@.*//'; } \
+    | sed -n 's/^dpsb\{0,1\}\([0-9][0-9]*\)[nrp][0-9]*$/\1/p; s/^dpsb\([0-9][0-9]*\)$/\1/p' | sort -u | while read -r id; do
+      lock=/run/dpscale-netemu-$id.lock
+      [ -d /run ] || lock=/tmp/dpscale-netemu-$id.lock
+      if [ ! -e "$lock" ]; then
+        # numbered as before the locks (pid % 9000 + 100): another checkout's run, if such a dpscale lives
+        for c in /proc/[0-9]*/comm; do
+          p=${c#/proc/}; p=${p%/comm}
+          [ $((p % 9000 + 100)) = "$id" ] && [ "$(cat "$c" 2>/dev/null)" = dpscale ] && continue 2
+        done
+        echo "cluster $id"
+      elif flock -n "$lock" true; then echo "cluster $id"; fi
+    done
+}
 plot_checks () {
   if [ "$(head -c 4 "$2" | od -An -c | tr -d ' ')" = "211PNG" ]; then ok; else ko "not a PNG"; fi
   mkdir "$tmp/empty"

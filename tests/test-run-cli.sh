@@ -138,7 +138,7 @@ if [ "$(id -u)" -eq 0 ] && ip netns add dpsprobe$$ 2>/dev/null; then
   if "$bin" run --gpus 4 --nodes 2 --link-gbps 1 --steps 3 --warmup 1 --format json >"$tmp/n.json" 2>"$tmp/err"; then ok; else ko "run --nodes: $(tail -2 "$tmp/err")"; fi
   st=$(num step_median_s "$tmp/n.json")
   if [ -n "$st" ] && awk "BEGIN { exit !($st > 0.15) }"; then ok; else ko "emulated 1 Gbit/s step $st s"; fi
-  if [ "$(ip netns list | grep -c '^dps[0-9]')" -eq 0 ] && ! ip link | grep -q ' dps[0-9]*[rb]'; then ok; else ko "namespaces or links left behind"; fi
+  if [ -z "$(leftovers)" ]; then ok; else ko "namespaces or links left behind: $(leftovers | tr '\n' ' ')"; fi
   if "$bin" run --gpus 3 --nodes 2 2>"$tmp/err"; then ko "3 ranks on 2 nodes"; else grep -q "dividing \-\-gpus" "$tmp/err" && ok || ko "nodes message"; fi
 else
   echo "run-cli: emulated nodes skipped (needs root and network namespaces)"

@@ -22,22 +22,6 @@ if [ "$(id -u)" = 0 ] && command -v ip >/dev/null && command -v tc >/dev/null &&
 pids () {
   grep -la "DPS_SIGNAL_TOKEN=$1" /proc/[0-9]*/environ 2>/dev/null | sed 's,/proc/\([0-9]*\)/environ,\1,'
 }
-# leftovers: dps namespaces and links whose cluster id nobody holds (a dead run's)
-leftovers () {
-  { ip netns list 2>/dev/null | awk '{print $1}'; ip -o link show 2>/dev/null | awk -F': ' '{print $2}' | sed 's/@.*//'; } \
-    | sed -n 's/^dpsb\{0,1\}\([0-9][0-9]*\)[nrp][0-9]*$/\1/p; s/^dpsb\([0-9][0-9]*\)$/\1/p' | sort -u | while read -r id; do
-      lock=/run/dpscale-netemu-$id.lock
-      [ -d /run ] || lock=/tmp/dpscale-netemu-$id.lock
-      if [ ! -e "$lock" ]; then
-        # numbered as before the locks (pid % 9000 + 100): another checkout's run, if such a dpscale lives
-        for c in /proc/[0-9]*/comm; do
-          p=${c#/proc/}; p=${p%/comm}
-          [ $((p % 9000 + 100)) = "$id" ] && [ "$(cat "$c" 2>/dev/null)" = dpscale ] && continue 2
-        done
-        echo "cluster $id"
-      elif flock -n "$lock" true; then echo "cluster $id"; fi
-    done
-}
 # start NAME ARGS...: runs dpscale ARGS in the background with its own TMPDIR
 # and token; waits until it has started a child (mpirun) and a moment more
 start () {

@@ -71,7 +71,7 @@ if [ "$(id -u)" -eq 0 ] && ip netns add dpsprobe$$ 2>/dev/null; then
   if "$bin" validate --emulate --nodes 2 --link-gbps 10 --gpus 2,4 --steps 4 --warmup 1 --quick -o "$tmp/n" \
        >"$tmp/nout" 2>"$tmp/err"; then ok; else ko "validate --nodes: $(tail -2 "$tmp/err")"; fi
   if grep -q "over 2 emulated nodes" "$tmp/nout" && [ "$(grep -c '^[0-9]' "$tmp/n.csv")" -eq 2 ]; then ok; else ko "validate --nodes output"; fi
-  if [ "$(ip netns list | grep -c '^dps[0-9]')" -eq 0 ]; then ok; else ko "namespaces left behind"; fi
+  if [ -z "$(leftovers)" ]; then ok; else ko "namespaces left behind: $(leftovers | tr '\n' ' ')"; fi
 else
   echo "validate-cli: emulated nodes skipped (needs root and network namespaces)"
 fi
