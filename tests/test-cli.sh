@@ -57,6 +57,17 @@ if grep -q "^layout         tp 8 x pp 4 x dp 2 = 64 GPUs" "$tmp/layout" \
    && grep -q "^    0, 32  (across nodes)$" "$tmp/layout"; then ok; else ko "topo --tp 8 --pp 4: $(tail -20 "$tmp/layout")"; fi
 expect 0 "note: tensor parallel 16 spans nodes of 8 GPUs" -- topo dgx-h100 --nodes 2 --tp 16
 expect 2 "--tp/--pp: tp 3 x pp 1 does not divide the 8 GPUs" -- topo dgx-h100 --tp 3
+# a per-layer file measured at batch 8 runs at 8 unless --batch says
+# otherwise (its times are not halved to the default 4), and says so; with
+# --batch 2 they are scaled, said too
+printf '# batch: 8\nlayer,params,forward_ms,backward_ms\nl0,1000000,1.0,2.0\nl1,1000000,1.0,2.0\n' >"$tmp/b8.csv"
+"$bin" predict --model "$tmp/b8.csv" --gpus 8 >"$tmp/b8" 2>"$tmp/b8err"
+if grep -q "^  batch          8 per replica" "$tmp/b8" && grep -q "b8.csv: batch 8, as its times were measured" "$tmp/b8err"
+then ok; else ko "a file's batch: $(grep batch "$tmp/b8") $(cat "$tmp/b8err")"; fi
+"$bin" predict --model "$tmp/b8.csv" --gpus 8 --batch 2 >"$tmp/b2" 2>"$tmp/b2err"
+if grep -q "^  batch          2 per replica" "$tmp/b2" \
+   && grep -q "b8.csv: its times were measured at batch 8: scaled to --batch 2" "$tmp/b2err"; then ok
+else ko "--batch 2 on a batch-8 file: $(cat "$tmp/b2err")"; fi
 # the GPU's architecture, which picks NCCL's tuning tables: told from the
 # model's name, or said to be unknown (Hopper's tables then) where it is not
 expect 0 "architecture   hopper (from the model's name)" -- topo dgx-h100

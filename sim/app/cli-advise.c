@@ -131,7 +131,7 @@ setup (DpsDdpOpts *o, int argc, char **argv, DpsDdpConfig *base, DpsModel **mode
            && (*model = dps_ddp_model_load (o, "gpt2-xl", error)))
     dps_ddp_setup (o->topology, profile, *model, o->nodes != DPS_UNSET_INT ? o->nodes : 0, (int) gpus, base, topo, error);
   if (!*error)
-    *batch = (gint64) b;
+    *batch = (gint64) (base->global_batch > 0 ? b : dps_ddp_default_batch (*model, o->batch != NULL, b, 4));
   /* --global-batch: the batch per GPU the search splits (into micro x
    * accumulation, or a replica's micro-batches), so that every row keeps
    * that global batch and says how */

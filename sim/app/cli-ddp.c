@@ -208,6 +208,26 @@ dps_ddp_model_load (DpsDdpOpts *o, const char *def, GError **error)
   return m;
 }
 
+double
+dps_ddp_default_batch (const DpsModel *m, gboolean given, double batch, double fallback)
+{
+  gboolean timed = dps_model_has_times (m);
+  if (given) {
+    if (timed && batch != m->time_batch) {
+      g_autofree char *n = g_strdup_printf ("%s: its times were measured at batch %d: scaled to --batch %g",
+                                            m->name, m->time_batch, batch);
+      dps_cli_note (n);
+    }
+    return batch;
+  }
+  if (!timed || m->time_batch == fallback)
+    return fallback;
+  g_autofree char *n = g_strdup_printf ("%s: batch %d, as its times were measured (--batch to choose another)",
+                                        m->name, m->time_batch);
+  dps_cli_note (n);
+  return m->time_batch;
+}
+
 gboolean
 dps_ddp_check_layout (DpsStrategy k, int tp, int pp, GError **error)
 {

@@ -22,6 +22,11 @@ typedef struct {
 GOptionEntry *dps_ddp_options (DpsDdpOpts *o, gboolean sweep);
 /* --model (default def) at --seq-len's tokens a sample where given. */
 DpsModel     *dps_ddp_model_load (DpsDdpOpts *o, const char *def, GError **error);
+/* The per-replica batch a command runs m at: --batch where given (a note
+ * when m's measured times are at another batch: they are scaled), else
+ * the batch m's times were measured at (a per-layer file's '# batch:', a
+ * trace's), said in a note, else fallback. */
+double        dps_ddp_default_batch (const DpsModel *m, gboolean given, double batch, double fallback);
 void          dps_ddp_opts_clear (DpsDdpOpts *o);
 gboolean      dps_ddp_opts_apply (DpsDdpOpts *o, DpsDdpConfig *c, GError **error);
 /* Tensor or pipeline parallelism (tp or pp above 1, either unset below)

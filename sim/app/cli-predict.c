@@ -353,7 +353,7 @@ dps_cmd_predict (int argc, char **argv)
       if (!o.gpus && !o.nodes)
         gpus = profile && !o.topology && profile->machine_ranks ? profile->machine_ranks : 64;
       if (dps_ddp_setup (o.topology, profile, model, o.nodes, (int) gpus, &c, &topo, &error)) {
-        c.batch = batch;
+        c.batch = c.global_batch > 0 ? batch : dps_ddp_default_batch (model, o.batch != NULL, batch, 4);
         c.bucket_cap_bytes = cap * 1024 * 1024;
         c.grad_accum = (int) accum;
         c.trace_replicas = o.trace ? 8 : o.plot ? 4 : 0;

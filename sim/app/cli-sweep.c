@@ -227,8 +227,13 @@ setup (DpsDdpOpts *o, int argc, char **argv, Sweep *s, GError **error)
     if (points > MAX_POINTS)
       g_set_error (error, DPS_ERROR, DPS_ERROR_LIMIT, "--gpus/--topology/--strategy/...: %.0f points asked for, the limit is %d",
                    points, MAX_POINTS);
-    else if (!o->calibration || (s->profile = dps_profile_load (o->calibration, error)))
-      s->model = dps_ddp_model_load (o, "gpt2-xl", error);
+    else if ((!o->calibration || (s->profile = dps_profile_load (o->calibration, error)))
+             && (s->model = dps_ddp_model_load (o, "gpt2-xl", error)) && s->base.global_batch <= 0) {
+      /* the batch a per-layer file or trace was measured at, when none is asked for */
+      for (guint i = 0; i < s->batches->len; i++)
+        g_array_index (s->batches, double, i) = dps_ddp_default_batch (s->model, o->batch != NULL,
+                                                                        g_array_index (s->batches, double, i), 4);
+    }
   }
   return *error == NULL;
 }
