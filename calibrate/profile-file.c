@@ -108,7 +108,10 @@ dps_profile_save (const DpsProfile *p, const char *path, GError **error)
 {
   g_autoptr (GKeyFile) k = g_key_file_new ();
   const DpsCalData *d = p->data;
-  g_key_file_set_integer (k, "profile", "format", DPS_PROFILE_FORMAT);
+  gboolean other_ops = FALSE;   /* format 2 only where format 1 readers would refuse it */
+  for (guint i = 0; i < d->points->len && !other_ops; i++)
+    other_ops = g_array_index (d->points, DpsCalPoint, i).op != DPS_OP_ALLREDUCE;
+  g_key_file_set_integer (k, "profile", "format", other_ops ? DPS_PROFILE_FORMAT : 1);
   set_str (k, "profile", "backend", d->backend);
   set_str (k, "profile", "created", p->created);
   set_str (k, "profile", "host", d->host);

@@ -35,7 +35,11 @@
 #include "sim/topo.h"
 #include "sim/model.h"
 
-#define DPS_PROFILE_FORMAT 1
+/* The newest profile format this dpscale reads and writes: 2 holds
+ * measured all-gathers or reduce-scatters ([measure.allgather.R.N], ...),
+ * which a reader of format 1 would refuse as unknown groups; a profile of
+ * all-reduces alone is still written as format 1, for older readers. */
+#define DPS_PROFILE_FORMAT 2
 
 typedef struct {
   char  *model;
