@@ -5,6 +5,7 @@
 #include <glib.h>
 #include "sim/ddp.h"
 #include "sim/app/cli-util.h"
+#include "sim/app/ddp-setup.h"
 
 typedef struct {
   char   *model, *topology, *gpus, *batch, *bucket_cap, *grad_accum;
@@ -32,7 +33,4 @@ gboolean      dps_ddp_opts_apply (DpsDdpOpts *o, DpsDdpConfig *c, GError **error
 /* Tensor or pipeline parallelism (tp or pp above 1, either unset below)
  * takes ddp or zero1 only: FALSE with --strategy's error otherwise. */
 gboolean      dps_ddp_check_layout (DpsStrategy k, int tp, int pp, GError **error);
-gboolean      dps_cli_emulation_times (DpsModel *model, const DpsProfile *profile, const char *topology, int batch,
-                                       gboolean adam, double **fwd_s, double **bwd_s, double *opt_s, GError **error);
-gboolean      dps_ddp_setup (const char *topology, const DpsProfile *profile, DpsModel *model, int nodes, int gpus,
-                             DpsDdpConfig *c, DpsTopo **topo, GError **error);
+

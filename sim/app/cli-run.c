@@ -372,7 +372,7 @@ run (const Opts *o, const DpsModel *model, DpsRunSpec *spec, GString *text, GErr
   if (o->emulate) {
     g_autoptr (DpsProfile) profile = o->calibration ? dps_profile_load (o->calibration, error) : NULL;
     if ((o->calibration && !profile)
-        || !dps_cli_emulation_times ((DpsModel *) model, profile, o->topology, o->batch,
+        || !dps_ddp_setup_emulation ((DpsModel *) model, profile, o->topology, o->batch,
                                      g_str_equal (spec->optimizer, "adam"), &fwd, &bwd, &spec->emu_opt_s, error))
       return FALSE;
     spec->emu_fwd_s = fwd;

@@ -263,7 +263,7 @@ dps_validate_run (const DpsValidateSpec *s, DpsModel *model, const DpsProfile *p
    * predicts the same compute */
   g_autofree double *efwd = NULL, *ebwd = NULL;
   double eopt = 0;
-  if (!dps_cli_emulation_times (model, profile, s->topology, s->batch, FALSE, &efwd, &ebwd, &eopt, error))
+  if (!dps_ddp_setup_emulation (model, profile, s->topology, s->batch, FALSE, &efwd, &ebwd, &eopt, error))
     return FALSE;
   if (s->emulate)
     dps_model_set_times (model, efwd, ebwd, s->batch);
