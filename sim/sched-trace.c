@@ -18,13 +18,13 @@ static void
 meta (JsonBuilder *b, const char *what, int pid, int tid, const char *name)
 {
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "ph"); json_builder_add_string_value (b, "M");
-  json_builder_set_member_name (b, "name"); json_builder_add_string_value (b, what);
-  json_builder_set_member_name (b, "pid"); json_builder_add_int_value (b, pid);
-  json_builder_set_member_name (b, "tid"); json_builder_add_int_value (b, tid);
+  dps_json_str (b, "ph", "M");
+  dps_json_str (b, "name", what);
+  dps_json_int (b, "pid", pid);
+  dps_json_int (b, "tid", tid);
   json_builder_set_member_name (b, "args");
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "name"); json_builder_add_string_value (b, name);
+  dps_json_str (b, "name", name);
   json_builder_end_object (b);
   json_builder_end_object (b);
 }
@@ -51,8 +51,7 @@ dps_sched_write_trace (const DpsSched *s, const DpsSchedResult *r, const DpsSche
   g_return_val_if_fail (r->spans != NULL && r->memory != NULL, FALSE);
   g_autoptr (JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "displayTimeUnit");
-  json_builder_add_string_value (b, "ms");
+  dps_json_str (b, "displayTimeUnit", "ms");
   json_builder_set_member_name (b, "traceEvents");
   json_builder_begin_array (b);
   /* names of the ranks drawn and their streams */
@@ -67,12 +66,12 @@ dps_sched_write_trace (const DpsSched *s, const DpsSchedResult *r, const DpsSche
     g_autofree char *pname = g_strdup_printf ("rank %d: %s", rank, dps_sched_role_name (s, role));
     meta (b, "process_name", rank, 0, pname);
     json_builder_begin_object (b);
-    json_builder_set_member_name (b, "ph"); json_builder_add_string_value (b, "M");
-    json_builder_set_member_name (b, "name"); json_builder_add_string_value (b, "process_sort_index");
-    json_builder_set_member_name (b, "pid"); json_builder_add_int_value (b, rank);
+    dps_json_str (b, "ph", "M");
+    dps_json_str (b, "name", "process_sort_index");
+    dps_json_int (b, "pid", rank);
     json_builder_set_member_name (b, "args");
     json_builder_begin_object (b);
-    json_builder_set_member_name (b, "sort_index"); json_builder_add_int_value (b, rank);
+    dps_json_int (b, "sort_index", rank);
     json_builder_end_object (b);
     json_builder_end_object (b);
     for (int st = 0; st < dps_sched_n_streams (s); st++)
@@ -83,26 +82,25 @@ dps_sched_write_trace (const DpsSched *s, const DpsSchedResult *r, const DpsSche
     const DpsSchedSpan *sp = &g_array_index (r->spans, DpsSchedSpan, i);
     int stream = dps_sched_task_stream (s, sp->task);
     json_builder_begin_object (b);
-    json_builder_set_member_name (b, "name"); json_builder_add_string_value (b, dps_sched_task_label (s, sp->task));
-    json_builder_set_member_name (b, "ph"); json_builder_add_string_value (b, "X");
-    json_builder_set_member_name (b, "pid"); json_builder_add_int_value (b, sp->rank);
-    json_builder_set_member_name (b, "tid"); json_builder_add_int_value (b, stream_tid (s, stream));
-    json_builder_set_member_name (b, "ts"); json_builder_add_double_value (b, sp->start_s * 1e6);
-    json_builder_set_member_name (b, "dur"); json_builder_add_double_value (b, (sp->end_s - sp->start_s) * 1e6);
-    json_builder_set_member_name (b, "cat");
-    json_builder_add_string_value (b, part_names[dps_sched_task_part (s, sp->task)]);
+    dps_json_str (b, "name", dps_sched_task_label (s, sp->task));
+    dps_json_str (b, "ph", "X");
+    dps_json_int (b, "pid", sp->rank);
+    dps_json_int (b, "tid", stream_tid (s, stream));
+    dps_json_num (b, "ts", sp->start_s * 1e6);
+    dps_json_num (b, "dur", (sp->end_s - sp->start_s) * 1e6);
+    dps_json_str (b, "cat", part_names[dps_sched_task_part (s, sp->task)]);
     json_builder_end_object (b);
   }
   for (guint i = 0; i < r->memory->len; i++) {
     const DpsSchedMemSample *m = &g_array_index (r->memory, DpsSchedMemSample, i);
     json_builder_begin_object (b);
-    json_builder_set_member_name (b, "name"); json_builder_add_string_value (b, "memory");
-    json_builder_set_member_name (b, "ph"); json_builder_add_string_value (b, "C");
-    json_builder_set_member_name (b, "pid"); json_builder_add_int_value (b, m->rank);
-    json_builder_set_member_name (b, "ts"); json_builder_add_double_value (b, m->at_s * 1e6);
+    dps_json_str (b, "name", "memory");
+    dps_json_str (b, "ph", "C");
+    dps_json_int (b, "pid", m->rank);
+    dps_json_num (b, "ts", m->at_s * 1e6);
     json_builder_set_member_name (b, "args");
     json_builder_begin_object (b);
-    json_builder_set_member_name (b, "GB"); json_builder_add_double_value (b, m->bytes / 1e9);
+    dps_json_num (b, "GB", m->bytes / 1e9);
     json_builder_end_object (b);
     json_builder_end_object (b);
   }

@@ -80,34 +80,22 @@ emit_json (GString *out, const DpsTopo *topo, const Row *rows, guint n, int n_gp
 {
   g_autoptr (JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "topology");
-  json_builder_add_string_value (b, dps_topo_spec (topo)->name);
-  json_builder_set_member_name (b, "nodes");
-  json_builder_add_int_value (b, dps_topo_n_nodes (topo));
-  json_builder_set_member_name (b, "gpus");
-  json_builder_add_int_value (b, n_gpus);
-  json_builder_set_member_name (b, "op");
-  json_builder_add_string_value (b, dps_coll_op_name (op));
-  json_builder_set_member_name (b, "mode");
-  json_builder_add_string_value (b, mode == DPS_MODE_FLOW ? "flow" : "analytical");
+  dps_json_str (b, "topology", dps_topo_spec (topo)->name);
+  dps_json_int (b, "nodes", dps_topo_n_nodes (topo));
+  dps_json_int (b, "gpus", n_gpus);
+  dps_json_str (b, "op", dps_coll_op_name (op));
+  dps_json_str (b, "mode", mode == DPS_MODE_FLOW ? "flow" : "analytical");
   json_builder_set_member_name (b, "rows");
   json_builder_begin_array (b);
   for (guint i = 0; i < n; i++) {
     json_builder_begin_object (b);
-    json_builder_set_member_name (b, "size_bytes");
-    json_builder_add_int_value (b, (gint64) rows[i].bytes);
-    json_builder_set_member_name (b, "count_elements");
-    json_builder_add_int_value (b, (gint64) rows[i].count);
-    json_builder_set_member_name (b, "time_s");
-    json_builder_add_double_value (b, rows[i].time_s);
-    json_builder_set_member_name (b, "algbw_GBps");
-    json_builder_add_double_value (b, rows[i].algbw_GBps);
-    json_builder_set_member_name (b, "busbw_GBps");
-    json_builder_add_double_value (b, rows[i].busbw_GBps);
-    json_builder_set_member_name (b, "algo");
-    json_builder_add_string_value (b, dps_algo_name (rows[i].choice.algo));
-    json_builder_set_member_name (b, "proto");
-    json_builder_add_string_value (b, dps_proto_name (rows[i].choice.proto));
+    dps_json_int (b, "size_bytes", (gint64) rows[i].bytes);
+    dps_json_int (b, "count_elements", (gint64) rows[i].count);
+    dps_json_num (b, "time_s", rows[i].time_s);
+    dps_json_num (b, "algbw_GBps", rows[i].algbw_GBps);
+    dps_json_num (b, "busbw_GBps", rows[i].busbw_GBps);
+    dps_json_str (b, "algo", dps_algo_name (rows[i].choice.algo));
+    dps_json_str (b, "proto", dps_proto_name (rows[i].choice.proto));
     json_builder_end_object (b);
   }
   json_builder_end_array (b);

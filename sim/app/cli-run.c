@@ -39,12 +39,9 @@ time_layers_only (DpsRunSpec *spec, const DpsModel *model, DpsFormat format)
   if (format == DPS_FORMAT_JSON) {
     g_autoptr (JsonBuilder) jb = json_builder_new ();
     json_builder_begin_object (jb);
-    json_builder_set_member_name (jb, "model");
-    json_builder_add_string_value (jb, model->name);
-    json_builder_set_member_name (jb, "batch");
-    json_builder_add_int_value (jb, spec->batch);
-    json_builder_set_member_name (jb, "device");
-    json_builder_add_string_value (jb, spec->gpu ? "gpu" : "cpu");
+    dps_json_str (jb, "model", model->name);
+    dps_json_int (jb, "batch", spec->batch);
+    dps_json_str (jb, "device", spec->gpu ? "gpu" : "cpu");
     for (int k = 0; k < 2; k++) {
       json_builder_set_member_name (jb, k ? "backward_s" : "forward_s");
       json_builder_begin_array (jb);
@@ -52,10 +49,8 @@ time_layers_only (DpsRunSpec *spec, const DpsModel *model, DpsFormat format)
         json_builder_add_double_value (jb, k ? bwd[l] : fwd[l]);
       json_builder_end_array (jb);
     }
-    json_builder_set_member_name (jb, "sgd_s");
-    json_builder_add_double_value (jb, sgd);
-    json_builder_set_member_name (jb, "compute_cv");
-    json_builder_add_double_value (jb, cv);
+    dps_json_num (jb, "sgd_s", sgd);
+    dps_json_num (jb, "compute_cv", cv);
     json_builder_end_object (jb);
     dps_json_append (t, jb);
   } else if (format == DPS_FORMAT_CSV) {
@@ -219,43 +214,34 @@ report_json (const Opts *o, const DpsModel *model, const DpsRunResult *out, cons
 {
   g_autoptr (JsonBuilder) jb = json_builder_new ();
   json_builder_begin_object (jb);
-#define D(k, v) json_builder_set_member_name (jb, k), json_builder_add_double_value (jb, v)
-  json_builder_set_member_name (jb, "model");
-  json_builder_add_string_value (jb, model->name);
-  json_builder_set_member_name (jb, "replicas");
-  json_builder_add_int_value (jb, o->ranks);
-  json_builder_set_member_name (jb, "emulated");
-  json_builder_add_boolean_value (jb, o->emulate);
-  D ("batch_per_replica", o->batch);
-  D ("step_median_s", s->med);
-  D ("step_p10_s", s->p10);
-  D ("step_p90_s", s->p90);
-  D ("compute_median_s", s->comp);
-  D ("exposed_comm_median_s", s->expo);
-  D ("optimizer_median_s", s->optm);
-  D ("samples_per_s", s->samples_per_s);
-  D ("loss_first", s->first_loss);
-  D ("loss_last", s->last_loss);
-  D ("gradcheck_max_rel", out->gradcheck);
-  D ("bucket_allreduce_GBps", s->bw / 1e9);
-  D ("exposed_forward_median_s", s->xfwd);
-  D ("exposed_backward_median_s", s->xbwd);
-  D ("exposed_after_optimizer_median_s", s->xpost);
-  json_builder_set_member_name (jb, "strategy");
-  json_builder_add_string_value (jb, dps_strategy_name (o->strategy));
-  json_builder_set_member_name (jb, "shard_group");
-  json_builder_add_int_value (jb, out->shards);
-  json_builder_set_member_name (jb, "units");
-  json_builder_add_int_value (jb, out->n_units);
+  dps_json_str (jb, "model", model->name);
+  dps_json_int (jb, "replicas", o->ranks);
+  dps_json_bool (jb, "emulated", o->emulate);
+  dps_json_num (jb, "batch_per_replica", o->batch);
+  dps_json_num (jb, "step_median_s", s->med);
+  dps_json_num (jb, "step_p10_s", s->p10);
+  dps_json_num (jb, "step_p90_s", s->p90);
+  dps_json_num (jb, "compute_median_s", s->comp);
+  dps_json_num (jb, "exposed_comm_median_s", s->expo);
+  dps_json_num (jb, "optimizer_median_s", s->optm);
+  dps_json_num (jb, "samples_per_s", s->samples_per_s);
+  dps_json_num (jb, "loss_first", s->first_loss);
+  dps_json_num (jb, "loss_last", s->last_loss);
+  dps_json_num (jb, "gradcheck_max_rel", out->gradcheck);
+  dps_json_num (jb, "bucket_allreduce_GBps", s->bw / 1e9);
+  dps_json_num (jb, "exposed_forward_median_s", s->xfwd);
+  dps_json_num (jb, "exposed_backward_median_s", s->xbwd);
+  dps_json_num (jb, "exposed_after_optimizer_median_s", s->xpost);
+  dps_json_str (jb, "strategy", dps_strategy_name (o->strategy));
+  dps_json_int (jb, "shard_group", out->shards);
+  dps_json_int (jb, "units", out->n_units);
   if (out->has_params) {
-    json_builder_set_member_name (jb, "params_count");
-    json_builder_add_int_value (jb, out->params_count);
-    D ("params_l2", out->params_l2);
-    D ("params_sum", out->params_sum);
+    dps_json_int (jb, "params_count", out->params_count);
+    dps_json_num (jb, "params_l2", out->params_l2);
+    dps_json_num (jb, "params_sum", out->params_sum);
     /* 64 bits: a JSON number would round it */
     g_autofree char *hash = g_strdup_printf ("%" G_GUINT64_FORMAT, out->params_hash);
-    json_builder_set_member_name (jb, "params_hash");
-    json_builder_add_string_value (jb, hash);
+    dps_json_str (jb, "params_hash", hash);
   }
   /* per kind of the sharded strategies' collectives: a step's (their
    * times from the last arrival summed, median over steps; bytes,
@@ -268,8 +254,8 @@ report_json (const Opts *o, const DpsModel *model, const DpsRunResult *out, cons
       continue;
     json_builder_set_member_name (jb, dps_step_coll_name ((DpsStepColl) k));
     json_builder_begin_object (jb);
-    D ("step_median_s", t);
-    D ("bytes_per_step", bytes);
+    dps_json_num (jb, "step_median_s", t);
+    dps_json_num (jb, "bytes_per_step", bytes);
     json_builder_set_member_name (jb, "unit_median_s");
     json_builder_begin_array (jb);
     for (int u = 0; u < out->n_units; u++)
@@ -278,7 +264,6 @@ report_json (const Opts *o, const DpsModel *model, const DpsRunResult *out, cons
     json_builder_end_object (jb);
   }
   json_builder_end_object (jb);
-#undef D
   json_builder_set_member_name (jb, "buckets_bytes");
   json_builder_begin_array (jb);
   for (guint i = 0; i < out->bucket_sizes->len; i++)

@@ -99,8 +99,7 @@ csv_to_json (const char *csv, const char *model)
   g_auto (GStrv) head = g_strsplit (lines[0], ",", -1);
   g_autoptr (JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "model");
-  json_builder_add_string_value (b, model);
+  dps_json_str (b, "model", model);
   json_builder_set_member_name (b, "points");
   json_builder_begin_array (b);
   for (int i = 1; lines[i]; i++) {
