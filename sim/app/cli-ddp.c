@@ -5,7 +5,6 @@
 #include "sim/strategy.h"
 #include "sim/base/error.h"
 
-#include <math.h>
 #include <string.h>
 
 /* The option table (a new array; g_free it), bound to o. */
@@ -86,16 +85,6 @@ dps_ddp_opts_clear (DpsDdpOpts *o)
                     &o->algo, &o->proto, &o->format, &o->output, &o->trace, &o->plot, &o->calibration };
   for (gsize i = 0; i < G_N_ELEMENTS (strs); i++)
     g_clear_pointer (strs[i], g_free);
-}
-
-static gboolean
-check_range (const char *flag, double v, double lo, double hi, GError **error)
-{
-  if (!isfinite (v) || v < lo || v > hi) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: %g is out of range (%.15g to %.15g)", flag, v, lo, hi);
-    return FALSE;
-  }
-  return TRUE;
 }
 
 /* The options that name a type, hook, mode or list: dtypes, optimizer,
@@ -267,7 +256,7 @@ dps_ddp_opts_apply (DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
     return FALSE;
   /* (--global-batch, --slow-factor, --loader-rate, --efficiency: checked above, as given) */
   if (!dps_cli_in_range ("--jitter", o->jitter, error)
-      || !check_range ("--os-noise-ms", o->os_noise_ms, 0, 1e6, error))
+      || !dps_cli_double_given ("--os-noise-ms", &o->os_noise_ms, 0, TRUE, 1e6, 0, error))
     return FALSE;
   if (o->slow_replicas < 0) {
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--slow-replicas: %d is out of range (at least 0)", o->slow_replicas);

@@ -126,11 +126,8 @@ check_opts (Opts *o, GError **error)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--backend: '%s' is not cpu or gpu", o->backend);
   else if (o->ranks < 1 || o->ranks > 256)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--gpus: %d is not 1 to 256", o->ranks);
-  else if (o->steps < 1 || o->steps > 100000)
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--steps: %d is out of range (1 to 100000)", o->steps);
-  else if (o->warmup < 0 || o->warmup >= o->steps)
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--warmup: %d is out of range (0 to --steps - 1, %d)", o->warmup,
-                 o->steps - 1);
+  else if (!dps_cli_steps (o->steps, 1, o->warmup, error))
+    return FALSE;
   else if (o->seed < 0)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--seed: %d is out of range (at least 0)", o->seed);
   else if (!dps_cli_in_range ("--grad-accum", o->accum, error) || !dps_cli_in_range ("--batch", o->batch, error)

@@ -64,11 +64,8 @@ check_opts (Opts *o, gboolean gpu, GError **error)
     g_set_error (error, DPS_ERROR, DPS_ERROR_UNSUPPORTED, "--nodes: emulated nodes hold CPU replicas (--backend cpu)");
   else if (gpu && (n_gpu = dps_run_gpus (error)) < 1)
     return FALSE;
-  else if (o->steps < 2 || o->steps > 100000)
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--steps: %d is out of range (2 to 100000)", o->steps);
-  else if (o->warmup < 0 || o->warmup >= o->steps)
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--warmup: %d is out of range (0 to --steps - 1, %d)", o->warmup,
-                 o->steps - 1);
+  else if (!dps_cli_steps (o->steps, 2, o->warmup, error))
+    return FALSE;
   else if (o->trials < 1 || o->trials > 100000)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--trials: %d is out of range (1 to 100000)", o->trials);
   else if (!dps_cli_in_range ("--batch", o->batch, error) || !dps_cli_in_range ("--bucket-cap-mb", o->cap, error)

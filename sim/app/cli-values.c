@@ -288,3 +288,16 @@ dps_cli_range_given (const char *flag, double *v, double fallback, GError **erro
   }
   return dps_cli_in_range (flag, *v, error);
 }
+
+gboolean
+dps_cli_steps (int steps, int min_steps, int warmup, GError **error)
+{
+  if (steps < min_steps || steps > 100000)
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--steps: %d is out of range (%d to 100000)", steps, min_steps);
+  else if (warmup < 0 || warmup >= steps)
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--warmup: %d is out of range (0 to --steps - 1, %d)", warmup,
+                 steps - 1);
+  else
+    return TRUE;
+  return FALSE;
+}

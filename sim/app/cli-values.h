@@ -41,3 +41,6 @@ gboolean  dps_cli_in_range (const char *flag, double v, GError **error);
 gboolean  dps_cli_range_parse (const char *flag, const char *text, double *v, GError **error);
 /* As dps_cli_in_range for a flag that starts unset (dps_cli_unset): not given, fallback. */
 gboolean  dps_cli_range_given (const char *flag, double *v, double fallback, GError **error);
+/* --steps (min_steps to 100000) and --warmup (0 to --steps - 1), as run
+ * and validate time them: "--steps: 0 is out of range (1 to 100000)". */
+gboolean  dps_cli_steps (int steps, int min_steps, int warmup, GError **error);
