@@ -508,6 +508,18 @@ dps_fit_op_correction (const DpsFit *f, const DpsFitLevel *l, const DpsCalData *
   dps_fit_correction (d, op, l->ranks, l->nodes, predict_line, &c, out);
 }
 
+void
+dps_fit_level_corrections (const DpsFit *f, const DpsFitLevel *l, const DpsCalData *d, guint ops, DpsCollCorr *corr)
+{
+  DpsCollCorr *ar = &corr[DPS_OP_ALLREDUCE];
+  ar->n = MIN (l->n_corr, DPS_COLL_MAX_CORR);
+  memcpy (ar->bytes, l->corr_bytes, sizeof (double) * ar->n);
+  memcpy (ar->factor, l->corr_factor, sizeof (double) * ar->n);
+  for (int op = 0; op < DPS_OP_COUNT; op++)
+    if (op != DPS_OP_ALLREDUCE && ops >> op & 1)
+      dps_fit_op_correction (f, l, d, (DpsCollOp) op, &corr[op]);
+}
+
 /* The fitted time of an all-reduce of bytes over ranks on nodes: the
  * nearest group's regime lines with its corrections, between measured
  * sizes interpolated in log-log (the simulator's own rule, nccl-cost.h);
@@ -528,12 +540,7 @@ dps_fit_predict_op (const DpsFit *f, const DpsCalData *d, DpsCollOp op, int rank
     return 0;   /* nothing fitted (a machine of one device) */
   PredictCtx c = { f, l, ranks, nodes, op };
   DpsCollParams p = { 0 };
-  DpsCollCorr *corr = &p.corr[DPS_OP_ALLREDUCE];
-  corr->n = MIN (l->n_corr, DPS_COLL_MAX_CORR);
-  memcpy (corr->bytes, l->corr_bytes, sizeof (double) * corr->n);
-  memcpy (corr->factor, l->corr_factor, sizeof (double) * corr->n);
-  if (d && op != DPS_OP_ALLREDUCE)
-    dps_fit_op_correction (f, l, d, op, &p.corr[op]);
+  dps_fit_level_corrections (f, l, d, d ? 1u << op : 0, p.corr);
   return dps_tune_calibrated (&p, op, bytes, predict_line, &c);
 }
 

@@ -77,6 +77,11 @@ void     dps_fit_correction (const DpsCalData *d, DpsCollOp op, int ranks, int n
  * 2(n-1)/n S, so half its time at every size and regime. */
 void     dps_fit_op_correction (const DpsFit *f, const DpsFitLevel *l, const DpsCalData *d, DpsCollOp op,
                                 DpsCollCorr *out);
+/* Group l's correction tables into corr (DPS_OP_COUNT of them, by
+ * operation): its all-reduce's own, and for each other operation in ops
+ * (1 << DpsCollOp) its correction where d measured it (dps_fit_op_correction). */
+void     dps_fit_level_corrections (const DpsFit *f, const DpsFitLevel *l, const DpsCalData *d, guint ops,
+                                    DpsCollCorr *corr);
 /* dps_fit_predict of op, with its own correction where d measured it in
  * the nearest group (d NULL: the all-reduce's). */
 double   dps_fit_predict_op (const DpsFit *f, const DpsCalData *d, DpsCollOp op, int ranks, int nodes,

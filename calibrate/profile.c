@@ -120,18 +120,10 @@ dps_profile_apply_params (const DpsProfile *p, int ranks, int nodes, DpsCollPara
   }
   params->algo_bw_factor[DPS_ALGO_RING] = 1;
   memset (params->fill_bytes, 0, sizeof params->fill_bytes);   /* the fit holds it */
-  DpsCollCorr *ar = &params->corr[DPS_OP_ALLREDUCE];
-  ar->n = MIN (lv->n_corr, DPS_COLL_MAX_CORR);
-  for (int i = 0; i < ar->n; i++) {
-    ar->bytes[i] = lv->corr_bytes[i];
-    ar->factor[i] = lv->corr_factor[i];
-  }
-  /* the other operations measured in that group: their own shape against
-   * the group's rings (a library's all-gather need not be a ring: Open
-   * MPI's reduce-scatter is a reduce, then a scatter) */
-  for (int op = 0; op < DPS_OP_COUNT; op++)
-    if (op != DPS_OP_ALLREDUCE && DPS_CAL_OPS >> op & 1)
-      dps_fit_op_correction (&p->fit, lv, p->data, (DpsCollOp) op, &params->corr[op]);
+  /* the all-reduce's, and the other operations measured in that group:
+   * their own shape against the group's rings (a library's all-gather need
+   * not be a ring: Open MPI's reduce-scatter is a reduce, then a scatter) */
+  dps_fit_level_corrections (&p->fit, lv, p->data, DPS_CAL_OPS, params->corr);
   *algo_mask = 1u << DPS_ALGO_RING;
   *proto_mask = (1u << lv->n_regimes) - 1;
 }
