@@ -60,21 +60,6 @@ grad_bytes (DpsPrecision p, DpsDtype grad_dtype)
   return p == DPS_PRECISION_PURE_BF16 ? dps_precision_param_bytes (p) : dps_dtype_bytes (grad_dtype);
 }
 
-/* Fills out for one replica with a per-replica batch. */
-void
-dps_memory_estimate (const DpsModel *m, DpsPrecision precision, DpsDtype grad_dtype, DpsOptimizer opt,
-                     gboolean grad_as_bucket_view, DpsDtype act_dtype, double batch, DpsMemory *out)
-{
-  double n = (double) m->n_params;
-  out->params = n * dps_precision_param_bytes (precision);
-  out->grads = n * grad_bytes (precision, grad_dtype);
-  out->buckets = grad_as_bucket_view ? 0 : out->grads;
-  out->optimizer = n * optimizer_share (opt, precision);
-  out->activations = dps_model_act_bytes (m) / 2 * dps_dtype_bytes (act_dtype) * batch;
-  out->gathered = 0;
-  out->total = out->params + out->grads + out->buckets + out->optimizer + out->activations;
-}
-
 /* Fills out's static parts (parameters, gradients, buckets, optimizer
  * state) for one rank under strategy, its state split over shards ranks
  * (the shard group for HSDP); activations and gathered are left 0, total
@@ -92,6 +77,17 @@ dps_memory_static (double n_params, DpsPrecision precision, DpsDtype grad_dtype,
   out->optimizer = n * K / (dps_strategy_shards_optimizer (strategy) ? k : 1);
   out->buckets = strategy == DPS_STRATEGY_DDP && !grad_as_bucket_view ? n * G : 0;
   out->total = out->params + out->grads + out->buckets + out->optimizer;
+}
+
+/* Fills out for one DDP replica with a per-replica batch: its static
+ * parts (dps_memory_static, nothing sharded) and its activations. */
+void
+dps_memory_estimate (const DpsModel *m, DpsPrecision precision, DpsDtype grad_dtype, DpsOptimizer opt,
+                     gboolean grad_as_bucket_view, DpsDtype act_dtype, double batch, DpsMemory *out)
+{
+  dps_memory_static ((double) m->n_params, precision, grad_dtype, opt, grad_as_bucket_view, DPS_STRATEGY_DDP, 1, out);
+  out->activations = dps_model_act_bytes (m) / 2 * dps_dtype_bytes (act_dtype) * batch;
+  out->total += out->activations;
 }
 
 /* Bytes the optimizer step reads and writes per parameter: the parameter
