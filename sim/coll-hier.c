@@ -73,7 +73,7 @@ hier_plan (const DpsCollCtx *ctx, DpsPlan *plan)
 /* not NCCL's: run only when asked for; a ring's latencies and payload in
  * each phase, without NCCL's pipeline fill */
 const DpsCollAlgo dps_coll_hier = {
-  .name = "hier", .id = DPS_ALGO_HIER, .protos = (1u << DPS_PROTO_LL) | (1u << DPS_PROTO_LL128) | (1u << DPS_PROTO_SIMPLE), .nccl_default = FALSE,
+  .name = "hier", .id = DPS_ALGO_HIER, .protos = DPS_ALL_PROTOS, .nccl_default = FALSE,
   .nccl = { .base_us = DPS_NCCL_RING_BASE_US, .step_us = DPS_NCCL_RING_STEP_US, .bw = DPS_NCCL_RING_BW },
   .supports = hier_supports, .plan = hier_plan,
 };

@@ -74,7 +74,7 @@ ring_plan (const DpsCollCtx *ctx, DpsPlan *plan)
 }
 
 const DpsCollAlgo dps_coll_ring = {
-  .name = "ring", .id = DPS_ALGO_RING, .protos = (1u << DPS_PROTO_LL) | (1u << DPS_PROTO_LL128) | (1u << DPS_PROTO_SIMPLE), .nccl_default = TRUE,
+  .name = "ring", .id = DPS_ALGO_RING, .protos = DPS_ALL_PROTOS, .nccl_default = TRUE,
   .nccl = { .base_us = DPS_NCCL_RING_BASE_US, .step_us = DPS_NCCL_RING_STEP_US, .bw = DPS_NCCL_RING_BW,
             .fill_bytes = { DPS_NCCL_FILL_LL, DPS_NCCL_FILL_LL128, DPS_NCCL_FILL_SIMPLE } },
   .supports = ring_supports, .plan = ring_plan,

@@ -59,7 +59,7 @@ tree_plan (const DpsCollCtx *ctx, DpsPlan *plan)
 /* NCCL's tree latencies (us, src/graph/tuning.cc baseLat and hwLat) and
  * payload (LL 1/3.8, LL128 120/128, Simple 0.92 of bus bandwidth) */
 const DpsCollAlgo dps_coll_tree = {
-  .name = "tree", .id = DPS_ALGO_TREE, .protos = (1u << DPS_PROTO_LL) | (1u << DPS_PROTO_LL128) | (1u << DPS_PROTO_SIMPLE), .nccl_default = TRUE,
+  .name = "tree", .id = DPS_ALGO_TREE, .protos = DPS_ALL_PROTOS, .nccl_default = TRUE,
   .nccl = { .base_us = { 6.8, 14.0, 8.4 }, .step_us = { { 0.6, 1.25, 4.0 }, { 1.0, 1.9, 4.0 }, { 5.0, 8.5, 14 } },
             .bw = { 1 / 3.8, 120.0 / 128, 0.92 },
             .fill_bytes = { DPS_NCCL_FILL_LL, DPS_NCCL_FILL_LL128, DPS_NCCL_FILL_SIMPLE } },

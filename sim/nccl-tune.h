@@ -25,7 +25,6 @@ typedef struct {
  * (one GPU a node: coll-pat.c), unless NCCL_PAT_ENABLE=0 or an NCCL
  * older than 2.23 */
 #define DPS_NCCL_ALGOS (dps_coll_nccl_algos ())
-#define DPS_ALL_PROTOS ((1u << DPS_PROTO_COUNT) - 1)
 
 gboolean dps_nccl_list_mask (const char *key, const char *list, gboolean algo, guint *mask, GError **error);
 gboolean dps_coll_choose (const DpsCollCtx *ctx, guint algo_mask, guint proto_mask,
