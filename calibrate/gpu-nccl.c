@@ -6,6 +6,7 @@
  * throughput per data type and device-to-device copy bandwidth. */
 #include "calibrate/gpu.h"
 #include "calibrate/gpu-module-api.h"
+#include "calibrate/coll-buffers.h"
 #include "sim/coll.h"
 #include "sim/base/error.h"
 
@@ -151,19 +152,14 @@ dps_gpu_module_collective (DpsCalData *d, DpsCollOp op, const int *gpus, int n_c
       CUDA_CHECK (cudaMemcpy (send[g], host, max_count * sizeof (float), cudaMemcpyHostToDevice));
     }
     for (int s = 0; s < n_sizes; s++) {
-      size_t count = sizes[s] >= 4 ? (size_t) (sizes[s] / 4) : 1;
-      if (op != DPS_OP_ALLREDUCE)   /* whole shares */
-        count = count < (size_t) n ? (size_t) n : count / (size_t) n * (size_t) n;
+      size_t count = dps_cal_count (op, sizes[s], (size_t) n);
       /* correctness: every element of an all-reduce (of GPU 0's share of a
        * reduce-scatter) is 1 + 2 + ... + n; an all-gather's share j is j + 1 */
       if (!run_coll (op, comms, streams, send, recv, count, n, FALSE, 1, error))
         goto fail;
       CUDA_CHECK (cudaSetDevice (0));
       CUDA_CHECK (cudaMemcpy (host, recv[0], count * sizeof (float), cudaMemcpyDeviceToHost));
-      long wrong = 0;
-      size_t per = count / (size_t) n, checked = op == DPS_OP_REDUCE_SCATTER ? per : count;
-      for (size_t i = 0; i < checked; i++)
-        wrong += host[i] != (op == DPS_OP_ALLGATHER ? (float) (i / per + 1) : (float) n * (n + 1) / 2);
+      long wrong = dps_cal_wrong (op, host, count, n);
       if (wrong) {
         g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME, "NCCL %s of %zu floats over %d GPUs: %ld wrong",
                      dps_coll_op_words (op), count, n, wrong);

@@ -64,6 +64,7 @@
 #include <unistd.h>
 #include "sim/model.h"
 #include "sim/coll.h"
+#include "calibrate/coll-buffers.h"
 #include "real/train-net.h"
 #include "sim/base/stats.h"
 #ifdef DPS_WORKER_NCCL
@@ -103,19 +104,6 @@ coll (DpsCollOp op, float *send, float *recv, int count, int in_place)
     MPI_Reduce_scatter_block (in_place ? MPI_IN_PLACE : send, recv, per, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
   else
     MPI_Allreduce (in_place ? MPI_IN_PLACE : send, recv, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
-}
-
-/* The elements of one result that are wrong, every rank having sent its
- * rank + 1: an all-reduce's count and a reduce-scatter's share each
- * 1 + 2 + ... + n; an all-gather's share j is j + 1. */
-static long
-wrong_elements (DpsCollOp op, const float *recv, int count, int n)
-{
-  long wrong = 0;
-  int per = count / n, m = op == DPS_OP_REDUCE_SCATTER ? per : count;
-  for (int i = 0; i < m; i++)
-    wrong += recv[i] != (op == DPS_OP_ALLGATHER ? (float) (i / per + 1) : (float) n * (n + 1) / 2);
-  return wrong;
 }
 
 static double
@@ -327,9 +315,7 @@ nccl_main (DpsCollOp op, int rank, int n, const char *sizes_arg, double min_time
   }
   char *sizes = strdup (sizes_arg);
   for (char *tok = strtok (sizes, ","); tok; tok = strtok (NULL, ",")) {
-    size_t count = atof (tok) >= 4 ? (size_t) (atof (tok) / 4) : 1;
-    if (op != DPS_OP_ALLREDUCE)
-      count = count < (size_t) n ? (size_t) n : count / (size_t) n * (size_t) n;   /* whole shares */
+    size_t count = dps_cal_count (op, atof (tok), (size_t) n);
     float *send, *recv, *host = malloc (sizeof (float) * count);
     WCHECK (host && cudaMalloc ((void **) &send, count * 4) == cudaSuccess
             && cudaMalloc ((void **) &recv, count * 4) == cudaSuccess, "out of memory");
@@ -338,7 +324,7 @@ nccl_main (DpsCollOp op, int rank, int n, const char *sizes_arg, double min_time
     WCHECK (cudaMemcpy (send, host, count * 4, cudaMemcpyHostToDevice) == cudaSuccess, "cudaMemcpy failed");
     nccl_batch (op, comm, s, send, recv, count, 1, 0);
     WCHECK (cudaMemcpy (host, recv, count * 4, cudaMemcpyDeviceToHost) == cudaSuccess, "cudaMemcpy failed");
-    long wrong = wrong_elements (op, host, (int) count, n), all_wrong = 0;
+    long wrong = dps_cal_wrong (op, host, count, n), all_wrong = 0;
     MPI_Reduce (&wrong, &all_wrong, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     double t[2];
     for (int ip = 0; ip < 2; ip++) {
@@ -540,9 +526,7 @@ main (int argc, char **argv)
   char *sizes = strdup (argv[2]);
   for (char *tok = strtok (sizes, ","); tok; tok = strtok (NULL, ",")) {
     double bytes = atof (tok);
-    int count = bytes >= 4 ? (int) (bytes / 4) : 1;
-    if (op != DPS_OP_ALLREDUCE)
-      count = count < n ? n : count / n * n;   /* whole shares */
+    int count = (int) dps_cal_count (op, bytes, (size_t) n);
     float *send = malloc (sizeof (float) * count), *recv = malloc (sizeof (float) * count);
     if (!send || !recv) {
       fprintf (stderr, "dpscale-mpi-worker: out of memory for %.0f bytes\n", bytes);
@@ -551,7 +535,7 @@ main (int argc, char **argv)
     for (int i = 0; i < count; i++)
       send[i] = (float) (rank + 1);
     coll (op, send, recv, count, 0);
-    long wrong = wrong_elements (op, recv, count, n);
+    long wrong = dps_cal_wrong (op, recv, (size_t) count, n);
     long all_wrong;
     MPI_Reduce (&wrong, &all_wrong, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     double ti = measure (op, send, recv, count, min_time, reps, 1);
