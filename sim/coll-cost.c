@@ -59,11 +59,8 @@ plan_latency (const DpsCollCtx *ctx, double bytes, double *lat)
   DpsPlan *plan = NULL;
   if (!dps_coll_build_plan (&c, &plan, NULL))
     return FALSE;
-  for (int p = 0; p < DPS_PROTO_COUNT; p++) {
-    lat[p] = 0;
-    for (guint i = 0; i < plan->phases->len; i++)
-      lat[p] += g_array_index (plan->phases, DpsPhase, i).latency_s[p];
-  }
+  for (int p = 0; p < DPS_PROTO_COUNT; p++)
+    lat[p] = dps_plan_latency (plan, p, FALSE);
   dps_plan_unref (plan);
   return TRUE;
 }
@@ -173,12 +170,8 @@ dps_coll_cost_new_ctx (const DpsCollCtx *ctx_in, guint algo_mask, guint proto_ma
         continue;
       double least = G_MAXDOUBLE;
       for (int p = 0; p < DPS_PROTO_COUNT; p++) {
-        if (!(proto_mask & (1u << p)) || plan->payload[p] <= 0)
-          continue;
-        double lat = 0;
-        for (guint i = 0; i < plan->phases->len; i++)
-          lat += g_array_index (plan->phases, DpsPhase, i).latency_s[p];
-        least = MIN (least, lat);
+        if ((proto_mask & (1u << p)) && plan->payload[p] > 0)
+          least = MIN (least, dps_plan_latency (plan, p, FALSE));
       }
       dps_plan_unref (plan);
       plan = NULL;
@@ -201,14 +194,11 @@ dps_coll_cost_new_ctx (const DpsCollCtx *ctx_in, guint algo_mask, guint proto_ma
       dps_plan_unref (plan);
       continue;
     }
-    double t_ana = dps_plan_time_analytical (topo, plan, ref_proto);   /* fills loads */
-    for (guint i = 0; i < plan->phases->len; i++) {
-      DpsPhase *ph = &g_array_index (plan->phases, DpsPhase, i);
-      for (int p = 0; p < DPS_PROTO_COUNT; p++)
-        ac->lat_s[p] += ph->latency_s[p] + ph->wire_s;
-      ac->load_per_byte_s += ph->load_s / REF_BYTES;
-    }
-    (void) t_ana;
+    dps_plan_time_analytical (topo, plan, ref_proto);   /* fills loads */
+    for (int p = 0; p < DPS_PROTO_COUNT; p++)
+      ac->lat_s[p] += dps_plan_latency (plan, p, TRUE);
+    for (guint i = 0; i < plan->phases->len; i++)
+      ac->load_per_byte_s += g_array_index (plan->phases, DpsPhase, i).load_s / REF_BYTES;
     eager_latency (&ctx, ac);
     plateau_latency (&ctx, ac);
     ac->ok = TRUE;

@@ -462,6 +462,17 @@ dps_plan_time_analytical (const DpsTopo *topo, DpsPlan *plan, DpsProto proto)
   return t;
 }
 
+double
+dps_plan_latency (const DpsPlan *plan, DpsProto proto, gboolean with_wire)
+{
+  double t = 0;
+  for (guint i = 0; i < plan->phases->len; i++) {
+    const DpsPhase *ph = &g_array_index (plan->phases, DpsPhase, i);
+    t += ph->latency_s[proto] + (with_wire ? ph->wire_s : 0);
+  }
+  return t;
+}
+
 /* ---- flow-level execution ---- */
 
 typedef struct {

@@ -138,6 +138,9 @@ dps_ctx_gpu (const DpsCollCtx *ctx, int node, int local)
 
 /* timing */
 double      dps_plan_time_analytical (const DpsTopo *topo, DpsPlan *plan, DpsProto proto);
+/* A plan's fixed time with proto, whatever its bytes: the sum over phases
+ * of the latency term, and with_wire, of the longest wire latency too. */
+double      dps_plan_latency (const DpsPlan *plan, DpsProto proto, gboolean with_wire);
 
 typedef struct DpsCollRunner DpsCollRunner;
 typedef void (*DpsCollDoneFn) (void *data, double start_s, double end_s);

@@ -33,14 +33,9 @@ least_latency (const DpsCollCtx *ctx, guint proto_mask)
   if (!dps_coll_build_plan (&c, &plan, NULL))
     return G_MAXDOUBLE;
   double least = G_MAXDOUBLE;
-  for (int p = 0; p < DPS_PROTO_COUNT; p++) {
-    if (!(proto_mask & (1u << p)) || plan->payload[p] <= 0 || !dps_tune_size_ok (ctx->params, p, ctx->bytes))
-      continue;
-    double lat = 0;
-    for (guint i = 0; i < plan->phases->len; i++)
-      lat += g_array_index (plan->phases, DpsPhase, i).latency_s[p];
-    least = MIN (least, lat);
-  }
+  for (int p = 0; p < DPS_PROTO_COUNT; p++)
+    if ((proto_mask & (1u << p)) && plan->payload[p] > 0 && dps_tune_size_ok (ctx->params, p, ctx->bytes))
+      least = MIN (least, dps_plan_latency (plan, p, FALSE));
   dps_plan_unref (plan);
   return least;
 }
@@ -145,11 +140,7 @@ dps_coll_predict_cached (const DpsCollCtx *ctx, guint algo_mask, guint proto_mas
         dps_plan_unref (rc.plan);
       }
     }
-    double lat = 0;
-    for (guint i = 0; i < out->plan->phases->len; i++) {
-      const DpsPhase *ph = &g_array_index (out->plan->phases, DpsPhase, i);
-      lat += ph->latency_s[out->proto] + ph->wire_s;
-    }
+    double lat = dps_plan_latency (out->plan, out->proto, TRUE);
     double ana = dps_plan_time_analytical (ctx->topo, out->plan, out->proto) - lat;
     double *ratio = cache ? &cache->ratio[out->algo] : NULL;
     double t;
