@@ -1,7 +1,7 @@
 /* fit.c — see fit.h. */
 #include "calibrate/fit.h"
 #include "sim/base/error.h"
-#include "sim/nccl-tune.h"
+#include "sim/coll-predict.h"
 
 #include <math.h>
 #include <string.h>
@@ -522,7 +522,7 @@ dps_fit_level_corrections (const DpsFit *f, const DpsFitLevel *l, const DpsCalDa
 
 /* The fitted time of an all-reduce of bytes over ranks on nodes: the
  * nearest group's regime lines with its corrections, between measured
- * sizes interpolated in log-log (the simulator's own rule, nccl-cost.h);
+ * sizes interpolated in log-log (the simulator's own rule, tune.h);
  * 0 when nothing was fitted. */
 double
 dps_fit_predict (const DpsFit *f, int ranks, int nodes, double bytes)

@@ -1,6 +1,6 @@
 /* netfit.c — see netfit.h. */
 #include "calibrate/netfit.h"
-#include "sim/nccl-tune.h"
+#include "sim/coll-predict.h"
 #include "sim/base/error.h"
 #include "sim/base/minimize.h"
 #include "sim/base/progress.h"
@@ -156,7 +156,7 @@ static double
 model_time_on (const DpsNetFit *f, const DpsTopo *topo, int ranks, DpsCollOp op, double bytes, GError **error)
 {
   DpsCollParams params;
-  dps_coll_params_nccl (&params);
+  dps_tune_params_nccl (&params);
   guint amask = DPS_NCCL_ALGOS;
   dps_netfit_apply_params (f, &params, &amask);
   DpsCollCtx ctx;

@@ -4,7 +4,7 @@
 #include "calibrate/profile.h"
 #include "calibrate/profile-network.h"
 #include "real/netemu.h"
-#include "sim/nccl-tune.h"
+#include "sim/coll-predict.h"
 #include "sim/base/stats.h"
 
 #include <math.h>

@@ -2,7 +2,7 @@
 #include "calibrate/reference.h"
 #include "calibrate/nccl-log.h"
 #include "sim/coll.h"
-#include "sim/nccl-tune.h"
+#include "sim/coll-predict.h"
 #include "sim/base/error.h"
 #include "sim/base/file.h"
 
@@ -52,9 +52,9 @@ dps_nccl_env_masks (const char *env, guint *algo_mask, guint *proto_mask, GError
       eq[n - 1] = 0;   /* a comma between settings */
     *eq = 0;
     const char *k = words[i], *v = eq + 1;
-    if (g_str_equal (k, "NCCL_ALGO") && !dps_nccl_list_mask (k, v, TRUE, algo_mask, error))
+    if (g_str_equal (k, "NCCL_ALGO") && !dps_coll_list_mask (k, v, TRUE, algo_mask, error))
       return FALSE;
-    if (g_str_equal (k, "NCCL_PROTO") && !dps_nccl_list_mask (k, v, FALSE, proto_mask, error))
+    if (g_str_equal (k, "NCCL_PROTO") && !dps_coll_list_mask (k, v, FALSE, proto_mask, error))
       return FALSE;
     if (g_str_equal (k, "NCCL_NVLS_ENABLE") && g_str_equal (v, "0"))
       *algo_mask &= ~(1u << DPS_ALGO_NVLS);

@@ -30,7 +30,7 @@
  * (DPS_NCCL_ALGOS) leaves it out.
  */
 #include "sim/coll.h"
-#include "sim/nccl-cost.h"
+#include "sim/tune.h"
 #include "sim/base/error.h"
 
 /* NCCL's serialization of a CollNet Direct head's arity, per local rank */

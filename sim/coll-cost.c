@@ -263,7 +263,7 @@ model_time (double bytes, void *data)
 
 /* Time of one collective of bytes (0 for one rank or no bytes); algo and
  * proto (may be NULL) receive NCCL's choice.  A calibration's correction
- * table applies (nccl-cost.h). */
+ * table applies (tune.h). */
 double
 dps_coll_cost_time (const DpsCollCost *c, double bytes, DpsAlgo *algo, DpsProto *proto)
 {
@@ -278,7 +278,7 @@ dps_coll_cost_time_lat (const DpsCollCost *c, double bytes, double *lat_s, DpsAl
 {
   double lat = 0;
   double t = uncorrected_time (c, bytes, &lat, algo, proto);
-  if (dps_coll_params_corr (&c->params, c->op) && t > 0) {
+  if (dps_tune_corr (&c->params, c->op) && t > 0) {
     double corrected = dps_tune_calibrated (&c->params, c->op, bytes, model_time, (void *) c);
     lat *= corrected / t;
     t = corrected;

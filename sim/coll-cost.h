@@ -18,7 +18,7 @@
 #pragma once
 
 #include "sim/coll.h"
-#include "sim/nccl-tune.h"
+#include "sim/coll-predict.h"
 
 typedef struct DpsCollCost DpsCollCost;
 

@@ -12,7 +12,7 @@
  * 2(mr-1).  Applies from two nodes up.
  */
 #include "sim/coll.h"
-#include "sim/nccl-cost.h"
+#include "sim/tune.h"
 #include "sim/base/error.h"
 
 static gboolean

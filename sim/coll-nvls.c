@@ -36,7 +36,7 @@
  * gather's own S/r (tests/reference/README.md has the 2-node plateaus).
  */
 #include "sim/coll.h"
-#include "sim/nccl-cost.h"
+#include "sim/tune.h"
 #include "sim/base/error.h"
 
 /* NCCL_MAX_NVLS_ARITY: the most local ranks NVLS all-gather and

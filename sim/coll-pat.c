@@ -20,7 +20,7 @@
  * (busBw *= .75: algo_bw_factor here).
  */
 #include "sim/coll.h"
-#include "sim/nccl-cost.h"
+#include "sim/tune.h"
 #include "sim/base/error.h"
 
 /* NCCL's linear term of PAT's latency, per rank */

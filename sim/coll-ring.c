@@ -11,7 +11,7 @@
  * 2(n-1) alpha + 2(n-1)/n S / B: the textbook bound.
  */
 #include "sim/coll.h"
-#include "sim/nccl-cost.h"
+#include "sim/tune.h"
 
 static gboolean
 ring_supports (const DpsCollCtx *ctx, GError **error)

@@ -9,7 +9,7 @@
  * base + 2((ranks_per_node - 1) intra + log2(nodes) inter) steps.
  */
 #include "sim/coll.h"
-#include "sim/nccl-cost.h"
+#include "sim/tune.h"
 #include "sim/base/error.h"
 
 static gboolean

@@ -1,5 +1,5 @@
 /* coll-types — the words of the collective model, below both the plans
- * (coll.h) and NCCL's cost tables (nccl-cost.h): the operations,
+ * (coll.h) and NCCL's cost tables (tune.h): the operations,
  * algorithms, protocols and timing modes, the parameters of NCCL's cost
  * model (times in seconds, sizes in bytes) and the context a plan is built
  * in.  Types only. */
@@ -23,10 +23,10 @@ typedef struct {
 typedef struct {
   double base_s[DPS_ALGO_COUNT][DPS_PROTO_COUNT];
   /* what one NCCL call takes beyond its algorithm's latency, as nccl-tests
-   * times it back to back (see nccl-cost.c); 0 for a calibrated library */
+   * times it back to back (see tune.c); 0 for a calibrated library */
   double call_s;
   /* what a call pays for every doubling, beyond two, of the hosts of one
-   * NVLink domain it spans (the trays of an NVL72 rack; see nccl-cost.c);
+   * NVLink domain it spans (the trays of an NVL72 rack; see tune.c);
    * 0 for a calibrated library */
   double host_skew_s;
   double step_s[DPS_ALGO_COUNT][DPS_LINK_KINDS][DPS_PROTO_COUNT];
@@ -36,7 +36,7 @@ typedef struct {
   /* pipeline fill: the bytes an algorithm has in flight before it runs at
    * its full bandwidth (chunks on every channel: NVLS's per NCCL NVLS
    * channel, the others' the whole collective's); a collective of S bytes
-   * moves as if it were S + min(S, fill) (see nccl-cost.c) */
+   * moves as if it were S + min(S, fill) (see tune.c) */
   double fill_bytes[DPS_ALGO_COUNT][DPS_PROTO_COUNT];
   /* the share of their fill rings and trees pay inside one node (or one
    * NVLink domain), where no proxy or network stands in the pipeline */
@@ -45,7 +45,7 @@ typedef struct {
    * depth (0: once, whatever the depth) */
   double tree_fill_hops;
   /* the most one NCCL channel moves across nodes with Simple, per
-   * direction (rings and NVLSTree; see nccl-cost.c); 0: no ceiling */
+   * direction (rings and NVLSTree; see tune.c); 0: no ceiling */
   double net_channel_Bps;
   /* calibrated profiles: each protocol slot is a measured size regime, used
    * only for sizes up to its bound (0: unbounded) above the previous one's */
@@ -54,7 +54,7 @@ typedef struct {
   /* calibrated per-size corrections of a collective's whole time (measured
    * over modelled at the fitted sizes, interpolated in log size), one per
    * operation measured; one without its own takes the all-reduce's
-   * (dps_coll_params_corr) */
+   * (dps_tune_corr) */
   DpsCollCorr corr[DPS_OP_COUNT];
 } DpsCollParams;
 

@@ -7,7 +7,7 @@
  * and a set of concurrent flows.  A pipelined ring or tree is one phase of
  * hop flows, each carrying that hop's total bytes: O(ranks x channels)
  * flows, never O(ranks^2).  The latency term follows NCCL's own estimate
- * (base + steps x per-step latency by link kind, see nccl-cost.h) plus the
+ * (base + steps x per-step latency by link kind, see tune.h) plus the
  * wire latency of the longest route; a protocol's lower payload efficiency
  * inflates the bytes its flows carry.
  *
@@ -56,7 +56,7 @@ typedef struct {
   gboolean latency_only;
 } DpsPlan;
 
-/* An algorithm's figures in NCCL's cost model (nccl-cost.h), per protocol,
+/* An algorithm's figures in NCCL's cost model (tune.h), per protocol,
  * 0 where it does not run it: NCCL's base latency and per-step latency by
  * link kind (us), the payload efficiency, the whole algorithm's bandwidth
  * factor (0: 1) and its pipeline fill (bytes; dps_tune_fill_factor). */
@@ -102,6 +102,9 @@ const char *dps_proto_name (DpsProto proto);
 gboolean    dps_coll_op_parse (const char *s, DpsCollOp *out);
 gboolean    dps_algo_parse (const char *s, DpsAlgo *out);
 gboolean    dps_proto_parse (const char *s, DpsProto *out);
+/* NCCL_ALGO's or NCCL_PROTO's list (algo: which) into *mask; key names
+ * the setting in messages (coll.c says the syntax). */
+gboolean    dps_coll_list_mask (const char *key, const char *list, gboolean algo, guint *mask, GError **error);
 double      dps_coll_busbw_factor (DpsCollOp op, int n_ranks);
 guint       dps_coll_choosable (DpsCollOp op, guint algo_mask);
 gboolean    dps_coll_ctx_init (DpsCollCtx *ctx, const DpsTopo *topo, const DpsCollParams *params,

@@ -16,7 +16,7 @@ void
 dps_ddp_config_default (DpsDdpConfig *c)
 {
   memset (c, 0, sizeof *c);
-  dps_coll_params_nccl (&c->coll);
+  dps_tune_params_nccl (&c->coll);
   c->algo_mask = DPS_NCCL_ALGOS;
   c->proto_mask = DPS_ALL_PROTOS;
   c->mode = DPS_MODE_ANALYTICAL;

@@ -4,7 +4,7 @@
 #include "calibrate/fit.h"
 #include "calibrate/profile.h"
 #include "calibrate/profile-device.h"
-#include "sim/nccl-tune.h"
+#include "sim/coll-predict.h"
 #include "sim/base/error.h"
 
 #include <glib/gstdio.h>
@@ -27,7 +27,7 @@ on_machine (const DpsProfile *p, int ranks, DpsCollParams *params, guint *am, gu
 {
   g_autoptr (DpsTopoSpec) spec = dps_profile_machine_spec (p, ranks, 1);
   dps_profile_apply_topo (p, spec, ranks, 1);
-  dps_coll_params_nccl (params);
+  dps_tune_params_nccl (params);
   dps_profile_apply_params (p, ranks, 1, params, am, pm);
   return dps_topo_new (spec, 1, NULL);
 }
@@ -167,7 +167,7 @@ test_profile_drives_simulator (void)
     /* and the flow-level network runs the same plan in the same time as its
      * closed form (before the calibration's correction) */
     DpsCollParams raw = params;
-    dps_coll_params_uncorrect (&raw);
+    dps_tune_uncorrect (&raw);
     DpsCollChoice rc;
     ctx.params = &raw;
     g_assert_true (dps_coll_choose (&ctx, am, pm, &rc, NULL));
@@ -242,7 +242,7 @@ test_latency_only_regime (void)
   g_autoptr (DpsTopo) t = dps_topo_new (spec, 2, NULL);
   DpsCollParams params;
   guint am, pm;
-  dps_coll_params_nccl (&params);
+  dps_tune_params_nccl (&params);
   dps_profile_apply_params (p, 4, 2, &params, &am, &pm);
   for (double S = 1 << 20; S <= 16e6; S *= 4) {
     DpsCollCtx ctx;
@@ -394,7 +394,7 @@ test_one_device_profile (void)
   g_assert_cmpint (r->fit.n_groups, ==, 0);
   g_assert_cmpint (r->layers->len, ==, 1);
   DpsCollParams params, before;
-  dps_coll_params_nccl (&params);
+  dps_tune_params_nccl (&params);
   before = params;
   guint amask = 7, pmask = 7;
   dps_profile_apply_params (r, 1, 1, &params, &amask, &pmask);

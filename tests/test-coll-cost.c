@@ -54,7 +54,7 @@ test_equals_fresh_plan (void)
 {
   g_autoptr (DpsTopo) t = test_shipped_topo ("dgx-h100", 2);
   DpsCollParams p;
-  dps_coll_params_nccl (&p);
+  dps_tune_params_nccl (&p);
   for (int mode = DPS_MODE_ANALYTICAL; mode <= DPS_MODE_FLOW; mode++) {
     g_autoptr (DpsCollCost) c = cost_new (t, &p, 16, DPS_NCCL_ALGOS, (DpsNetMode) mode, 0);
     gboolean saw_ll = FALSE, saw_simple = FALSE;
@@ -99,7 +99,7 @@ test_choice_everywhere (gconstpointer data)
           if (n < 2 || n > k * nodes)
             continue;
           DpsCollParams p;
-          dps_coll_params_nccl (&p);
+          dps_tune_params_nccl (&p);
           g_autoptr (GError) e = NULL;
           g_autoptr (DpsCollCost) c = dps_coll_cost_new (t, &p, n, (DpsCollOp) op, DPS_NCCL_ALGOS, DPS_ALL_PROTOS, 0,
                                                          (DpsNetMode) mode, 0, &e);
@@ -163,7 +163,7 @@ test_eager_latency (void)
 {
   g_autoptr (DpsTopo) t = test_shipped_topo ("aws-p4de", 2);
   DpsCollParams p;
-  dps_coll_params_nccl (&p);
+  dps_tune_params_nccl (&p);
   g_autoptr (DpsCollCost) c = ring_simple_cost (t, &p);
   assert_cached_is_fresh (c, t, &p, 1 << 18, 1 << 24);
   /* just above 1 MiB: 2 network steps x 2 x (14 + 48) us more */
@@ -181,7 +181,7 @@ test_plateau_latency (void)
 {
   g_autoptr (DpsTopo) t = test_shipped_topo ("dgx-h100", 2);
   DpsCollParams p;
-  dps_coll_params_nccl (&p);
+  dps_tune_params_nccl (&p);
   g_autoptr (DpsCollCost) c = ring_simple_cost (t, &p);
   assert_cached_is_fresh (c, t, &p, 1024, 1 << 16);
   double below = dps_coll_cost_time (c, 8191, NULL, NULL), from = dps_coll_cost_time (c, 8192, NULL, NULL);
@@ -197,7 +197,7 @@ test_pruning_keeps_answers (void)
 {
   g_autoptr (DpsTopo) t = test_shipped_topo ("dgx-h100", 4);
   DpsCollParams p;
-  dps_coll_params_nccl (&p);
+  dps_tune_params_nccl (&p);
   double max_bytes = 1 << 20;
   g_autoptr (DpsCollCost) all = cost_new (t, &p, 32, DPS_ALL_ALGOS, DPS_MODE_ANALYTICAL, 0);
   g_autoptr (DpsCollCost) pruned = cost_new (t, &p, 32, DPS_ALL_ALGOS, DPS_MODE_ANALYTICAL, max_bytes);
@@ -217,7 +217,7 @@ test_nothing_to_move (void)
 {
   g_autoptr (DpsTopo) t = test_shipped_topo ("dgx-h100", 1);
   DpsCollParams p;
-  dps_coll_params_nccl (&p);
+  dps_tune_params_nccl (&p);
   g_autoptr (DpsCollCost) one = cost_new (t, &p, 1, DPS_NCCL_ALGOS, DPS_MODE_ANALYTICAL, 0);
   g_assert_cmpfloat (dps_coll_cost_time (one, 1e9, NULL, NULL), ==, 0);
   g_autoptr (DpsCollCost) eight = cost_new (t, &p, 8, DPS_NCCL_ALGOS, DPS_MODE_ANALYTICAL, 0);
@@ -234,7 +234,7 @@ test_correction (void)
 {
   g_autoptr (DpsTopo) t = test_shipped_topo ("dgx-h100", 2);
   DpsCollParams p;
-  dps_coll_params_nccl (&p);
+  dps_tune_params_nccl (&p);
   g_autoptr (DpsCollCost) bare = cost_new (t, &p, 16, DPS_NCCL_ALGOS, DPS_MODE_ANALYTICAL, 0);
   DpsCollCorr *c = &p.corr[DPS_OP_ALLREDUCE];
   c->n = 0;
@@ -261,7 +261,7 @@ test_correction_per_op (void)
 {
   g_autoptr (DpsTopo) t = test_shipped_topo ("dgx-h100", 2);
   DpsCollParams p;
-  dps_coll_params_nccl (&p);
+  dps_tune_params_nccl (&p);
   DpsCollParams bare = p;
   for (int k = 0; k < 3; k++) {
     p.corr[DPS_OP_ALLREDUCE].bytes[k] = p.corr[DPS_OP_ALLGATHER].bytes[k] = pow (1e3, k + 1);
@@ -301,7 +301,7 @@ test_none_applies (void)
 {
   g_autoptr (DpsTopo) t = test_shipped_topo ("pcie-8x-rtx4090", 1);
   DpsCollParams p;
-  dps_coll_params_nccl (&p);
+  dps_tune_params_nccl (&p);
   g_autoptr (GError) e = NULL;
   DpsCollCost *c = dps_coll_cost_new (t, &p, 8, DPS_OP_ALLREDUCE, 1u << DPS_ALGO_NVLS, DPS_ALL_PROTOS, 0,
                                       DPS_MODE_ANALYTICAL, 0, &e);
@@ -319,7 +319,7 @@ test_call_cost (void)
 {
   g_autoptr (DpsTopo) t = test_shipped_topo ("dgx-h100", 2);
   DpsCollParams with, none;
-  dps_coll_params_nccl (&with);
+  dps_tune_params_nccl (&with);
   g_assert_cmpfloat (with.call_s, ==, 12e-6);
   none = with;
   none.call_s = 0;
@@ -356,7 +356,7 @@ static void
 test_nvls_gather_choice (void)
 {
   DpsCollParams p;
-  dps_coll_params_nccl (&p);
+  dps_tune_params_nccl (&p);
   g_autoptr (DpsTopo) h100 = test_shipped_topo ("dgx-h100", 1);
   g_autoptr (GError) e = NULL;
   const guint masks[] = { DPS_NCCL_ALGOS, 1u << DPS_ALGO_NVLS };

@@ -1,8 +1,8 @@
 /* Unit tests of the collective model across nodes by NCCL's channels
- * (sim/nccl-cost.c): the pipeline fill, and the channels' count and
+ * (sim/tune.c): the pipeline fill, and the channels' count and
  * ceiling, which follow the NICs a node's ranks use. */
 #include "sim/coll.h"
-#include "sim/nccl-tune.h"
+#include "sim/coll-predict.h"
 #include "sim/topo-load.h"
 #include "test-util.h"
 
@@ -22,7 +22,7 @@ static void
 test_fill (void)
 {
   DpsCollParams p;
-  dps_coll_params_nccl (&p);
+  dps_tune_params_nccl (&p);
   p.fill_bytes[DPS_ALGO_RING][DPS_PROTO_SIMPLE] = 64e6;
   g_assert_cmpfloat (dps_tune_fill_factor (&p, DPS_ALGO_RING, DPS_PROTO_SIMPLE, 1, 1e6), ==, 2);
   g_assert_cmpfloat (dps_tune_fill_factor (&p, DPS_ALGO_RING, DPS_PROTO_SIMPLE, 1, 128e6), ==, 1.5);
@@ -55,7 +55,7 @@ static void
 test_fill_nic_share (void)
 {
   DpsCollParams p;
-  dps_coll_params_nccl (&p);
+  dps_tune_params_nccl (&p);
   g_autoptr (DpsTopo) h = shipped ("dgx-h100", 8), a = shipped ("aws-p4de", 2);
   DpsCollCtx ctx;
   static const struct { int per_node; double share; } hs[] = { { 1, 0.125 }, { 2, 0.25 }, { 4, 0.5 }, { 8, 1 } };
@@ -96,7 +96,7 @@ static void
 test_net_channels (void)
 {
   DpsCollParams p;
-  dps_coll_params_nccl (&p);
+  dps_tune_params_nccl (&p);
   g_autoptr (DpsTopo) h = shipped ("dgx-h100", 4), a = shipped ("dgx-a100", 2), one = shipped ("dgx-h100", 1);
   DpsCollCtx ctx;
   static const int per[] = { 1, 2, 4, 8 }, hch[] = { 4, 8, 16, 16 };

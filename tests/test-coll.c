@@ -1,6 +1,6 @@
-/* Unit tests of the collective models (sim/coll*.c, sim/nccl-cost.c, sim/nccl-tune.c). */
+/* Unit tests of the collective models (sim/coll*.c, sim/tune.c, sim/coll-predict.c). */
 #include "sim/coll.h"
-#include "sim/nccl-tune.h"
+#include "sim/coll-predict.h"
 #include "sim/topo-load.h"
 #include "sim/base/error.h"
 #include "test-util.h"
@@ -34,7 +34,7 @@ make_topo (int gpus_per_node, int nodes, const char *extra)
 static void
 zero_params (DpsCollParams *p)
 {
-  dps_coll_params_nccl (p);
+  dps_tune_params_nccl (p);
   memset (p->fill_bytes, 0, sizeof p->fill_bytes);
   memset (p->base_s, 0, sizeof p->base_s);
   memset (p->step_s, 0, sizeof p->step_s);
@@ -183,7 +183,7 @@ test_hier (void)
  * one node, only with Simple.  On one node each
  * GPU sends S up and receives S down at NCCL's Hopper NVLS efficiency
  * (0.85 of 370.8 GB/s) times the 0.85 of it the published tables reach,
- * after a 32 MB pipeline fill (sim/nccl-cost.c):
+ * after a 32 MB pipeline fill (sim/tune.c):
  * (S + 32 MB) / (0.85 x 0.85 x 370.8 GB/s) + 25 us + the call's 12.  Across 2 nodes of
  * 4 GPUs (100 GB/s to the switch at NVLS efficiency 0.5, 12.5 GB/s NICs)
  * the switch's efficiency slows the switch alone: each GPU sends and
@@ -196,7 +196,7 @@ static void
 test_nvls (void)
 {
   DpsCollParams p;
-  dps_coll_params_nccl (&p);
+  dps_tune_params_nccl (&p);
   g_autoptr (DpsTopo) a100 = shipped ("dgx-a100", 1);
   g_autoptr (DpsTopo) h100 = shipped ("dgx-h100", 1);
   g_autoptr (GError) e = NULL;
@@ -274,7 +274,7 @@ test_collnet (void)
   /* NCCL's latency: a call, 2 (3.7 us + (r - 1) 0.4 us) in the node and
    * 31 us in the switches: 12 + 2 (3.7 + 1.2) + 31 = 52.8 us with r = 4 */
   DpsCollParams p;
-  dps_coll_params_nccl (&p);
+  dps_tune_params_nccl (&p);
   g_autoptr (DpsTopo) t4 = make_topo (4, 2, sharp);
   g_autoptr (DpsPlan) lp = plan_for (t4, &p, 8, DPS_OP_ALLREDUCE, 1e9, DPS_ALGO_COLLNET);
   g_assert_cmpfloat (fabs (g_array_index (lp->phases, DpsPhase, 0).latency_s[DPS_PROTO_SIMPLE] - 52.8e-6), <, 1e-12);
@@ -360,7 +360,7 @@ test_pat (void)
    * and n x 2.8 us: 12 nodes 12 + 8 + 3 x 4 + 33.6 = 65.6 us, 16 nodes
    * 12 + 8 + 4 x 4 + 44.8 = 80.8 us */
   DpsCollParams p;
-  dps_coll_params_nccl (&p);
+  dps_tune_params_nccl (&p);
   const struct { int m; double us; } lat[] = { { 12, 65.6 }, { 16, 80.8 } };
   for (gsize i = 0; i < G_N_ELEMENTS (lat); i++) {
     g_autoptr (DpsPlan) plan = plan_spread (t, &p, lat[i].m, 1, DPS_OP_ALLGATHER, 1e6, DPS_ALGO_PAT);
@@ -422,7 +422,7 @@ static void
 test_protocol_choice (void)
 {
   DpsCollParams p;
-  dps_coll_params_nccl (&p);
+  dps_tune_params_nccl (&p);
   g_autoptr (DpsTopo) t = shipped ("dgx-h100", 2);
   int seen[DPS_PROTO_COUNT] = { 0 };
   int last = 0;
@@ -462,7 +462,7 @@ test_modes_agree (gconstpointer data)
 {
   const ModesCase *c = data;
   DpsCollParams p;
-  dps_coll_params_nccl (&p);
+  dps_tune_params_nccl (&p);
   g_autoptr (DpsTopo) t = shipped (c->name, c->nodes);
   for (double S = 1 << 20; S <= 1 << 30; S *= 32) {
     gboolean ring = FALSE;
@@ -524,7 +524,7 @@ static void
 test_deterministic (void)
 {
   DpsCollParams p;
-  dps_coll_params_nccl (&p);
+  dps_tune_params_nccl (&p);
   g_autoptr (DpsTopo) t = shipped ("dgx-h100", 4);
   g_autoptr (DpsPlan) plan = plan_for (t, &p, 32, DPS_OP_ALLREDUCE, 3e8, DPS_ALGO_TREE);
   g_assert_cmpfloat (dps_plan_time_flow (t, plan, DPS_PROTO_LL128), ==, dps_plan_time_flow (t, plan, DPS_PROTO_LL128));
@@ -571,7 +571,7 @@ static void
 test_one_rank (void)
 {
   DpsCollParams p;
-  dps_coll_params_nccl (&p);
+  dps_tune_params_nccl (&p);
   g_autoptr (DpsTopo) t = shipped ("dgx-h100", 1);
   g_autoptr (DpsPlan) plan = plan_for (t, &p, 1, DPS_OP_ALLREDUCE, 1e9, DPS_ALGO_RING);
   g_assert_cmpfloat (dps_plan_time_analytical (t, plan, DPS_PROTO_SIMPLE), ==, 0);
@@ -583,7 +583,7 @@ static void
 test_gpu_counts (void)
 {
   DpsCollParams p;
-  dps_coll_params_nccl (&p);
+  dps_tune_params_nccl (&p);
   g_autoptr (DpsTopo) t = shipped ("dgx-h100", 2);
   DpsCollCtx ctx;
   g_autoptr (GError) e = NULL;
@@ -612,7 +612,7 @@ test_mesh_ring_bw (void)
   g_assert_cmpfloat (REL (dps_plan_time_analytical (t, plan, DPS_PROTO_SIMPLE), expect), <, 1e-9);
 }
 
-/* NCCL's per-channel ceilings (sim/nccl-cost.c, from NCCL's tuning.cc):
+/* NCCL's per-channel ceilings (sim/tune.c, from NCCL's tuning.cc):
  * a tree all-reduce over 2 DGX A100 (Ampere, 2 nodes: 23.6 GB/s of bus
  * bandwidth per channel, 8 channels; algorithm bandwidth half of it) moves
  * 1 GB in 1e9 / (0.5 x 8 x 23.6e9) s, slower than its links would (each
@@ -660,7 +660,7 @@ test_efa_read_protocol (void)
   g_autoptr (DpsTopo) a = shipped ("aws-p4de", 2);
   g_autoptr (DpsTopo) h = shipped ("dgx-h100", 2);
   DpsCollParams p;
-  dps_coll_params_nccl (&p);
+  dps_tune_params_nccl (&p);
   DpsCollCtx ctx;
   g_assert_true (dps_coll_ctx_init (&ctx, a, &p, 16, DPS_OP_ALLREDUCE, 1 << 20, NULL));
   ctx.algo = DPS_ALGO_RING;
@@ -697,7 +697,7 @@ test_ctx_spread (void)
 {
   g_autoptr (DpsTopo) t = shipped ("dgx-h100", 10);
   DpsCollParams p;
-  dps_coll_params_nccl (&p);
+  dps_tune_params_nccl (&p);
   DpsCollCtx ctx;
   g_assert_true (dps_coll_ctx_init_spread (&ctx, t, &p, 80, DPS_OP_ALLREDUCE, 1e6, NULL));
   g_assert_cmpint (ctx.n_nodes, ==, 10);
@@ -735,7 +735,7 @@ test_ring_plateau (void)
 {
   g_autoptr (DpsTopo) h = shipped ("dgx-h100", 2);
   DpsCollParams p;
-  dps_coll_params_nccl (&p);
+  dps_tune_params_nccl (&p);
   DpsCollCtx ctx;
   g_assert_true (dps_coll_ctx_init (&ctx, h, &p, 16, DPS_OP_ALLREDUCE, 1 << 20, NULL));
   g_assert_cmpfloat (dps_tune_plateau_bytes (&ctx, DPS_ALGO_RING, DPS_PROTO_SIMPLE), ==, 8192);
@@ -768,7 +768,7 @@ test_ring_plateau (void)
 
 /* The hosts of one NVLink domain: a call pays host_skew_s (9 us) for every
  * doubling beyond two of the trays it spans, on top of call_s (12 us),
- * whatever the algorithm; NCCL counts no latency there (nccl-cost.c).  On
+ * whatever the algorithm; NCCL counts no latency there (tune.c).  On
  * one GB200 NVL72 rack (4 GPUs a tray) 8 GPUs span 2 trays and pay
  * nothing more; 32 span 8 (2 doublings: 18 us); 72 span 18 (log2 9
  * doublings).  Two racks of 64 (gb200-nvl72-64) span 32 trays (4: 36 us).
@@ -780,7 +780,7 @@ static void
 test_host_skew (void)
 {
   DpsCollParams p;
-  dps_coll_params_nccl (&p);
+  dps_tune_params_nccl (&p);
   g_assert_cmpfloat (p.host_skew_s, ==, 9e-6);
   g_autoptr (DpsTopo) rack = shipped ("gb200-nvl72", 1);
   g_autoptr (DpsTopo) racks = shipped ("gb200-nvl72-64", 2);

@@ -5,7 +5,7 @@
 #include "calibrate/nccl-log.h"
 #include "calibrate/reference.h"
 #include "sim/coll-types.h"
-#include "sim/nccl-tune.h"
+#include "sim/coll-predict.h"
 #include "sim/base/error.h"
 
 #include <glib/gstdio.h>

@@ -3,7 +3,7 @@
  * must give those figures back, and the fitted model must then predict a
  * scale that was not measured. */
 #include "calibrate/netfit.h"
-#include "sim/nccl-cost.h"
+#include "sim/tune.h"
 #include "sim/topo-load.h"
 #include "test-util.h"
 
@@ -186,7 +186,7 @@ test_latency_scales_steps (void)
   f.scale[DPS_NETFIT_INTRA_LAT] = 2;
   f.scale[DPS_NETFIT_NET_LAT] = 3;
   DpsCollParams ref, p;
-  dps_coll_params_nccl (&ref);
+  dps_tune_params_nccl (&ref);
   p = ref;
   dps_netfit_apply_params (&f, &p, NULL);
   for (int a = 0; a < DPS_ALGO_COUNT; a++)

@@ -3,7 +3,7 @@
  * profile's collective figures are applied and what is said, and what a DDP
  * step takes from a profile. */
 #include "calibrate/profile-apply.h"
-#include "sim/nccl-tune.h"
+#include "sim/coll-predict.h"
 #include "sim/base/error.h"
 
 #include <string.h>
@@ -58,7 +58,7 @@ test_own_machine (void)
   g_autoptr (DpsTopo) t = dps_topo_new (s, 1, NULL);
   DpsCollParams params;
   guint am = DPS_NCCL_ALGOS, pm = DPS_ALL_PROTOS;
-  dps_coll_params_nccl (&params);
+  dps_tune_params_nccl (&params);
   dps_profile_apply_coll (p, NULL, 4, 1, &params, &am, &pm, &note);
   g_assert_null (note);
   /* the measured latency holds a call's own cost and any hosts' skew */
@@ -84,8 +84,8 @@ test_cpu_profile_on_gpus (void)
   g_autofree char *note = NULL;
   DpsCollParams params, nccl;
   guint am = DPS_NCCL_ALGOS, pm = DPS_ALL_PROTOS;
-  dps_coll_params_nccl (&params);
-  dps_coll_params_nccl (&nccl);
+  dps_tune_params_nccl (&params);
+  dps_tune_params_nccl (&nccl);
   dps_profile_apply_coll (p, "dgx-h100", 16, 2, &params, &am, &pm, &note);
   g_assert_true (memcmp (&params, &nccl, sizeof params) == 0);
   g_assert_cmpuint (am, ==, DPS_NCCL_ALGOS);

@@ -242,7 +242,7 @@ allreduce_faster_at (const Ref *r, const Row *a, const Row *b)
   for (int i = 0; i < 2; i++) {
     g_autoptr (DpsTopo) topo = test_shipped_topo (name, MAX (rows[i]->nodes, 1));
     DpsCollParams params;
-    dps_coll_params_nccl (&params);
+    dps_tune_params_nccl (&params);
     g_autoptr (DpsCollCost) cost = dps_coll_cost_new (topo, &params, rows[i]->gpus, DPS_OP_ALLREDUCE, DPS_NCCL_ALGOS,
                                                       DPS_ALL_PROTOS, 0, DPS_MODE_ANALYTICAL, 0, NULL);
     g_assert_nonnull (cost);

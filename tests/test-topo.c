@@ -242,7 +242,7 @@ test_malformed (void)
   }
 }
 
-/* The GPU's generation, which picks NCCL's tuning rows (sim/nccl-cost.c):
+/* The GPU's generation, which picks NCCL's tuning rows (sim/tune.c):
  * [gpu] arch when given, else the known device the model names
  * (sim/device.c), else none (NCCL's Hopper rows then).  Every shipped
  * topology has one: the RTX 4090's by its key (Ada, no device row), the

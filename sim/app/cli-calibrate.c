@@ -11,7 +11,7 @@
 #include "calibrate/gpu.h"
 #include "sim/base/plot.h"
 #include "sim/base/json-util.h"
-#include "sim/nccl-tune.h"
+#include "sim/coll-predict.h"
 #include "sim/topo-load.h"
 #include "sim/base/error.h"
 #include "sim/base/progress.h"
@@ -142,7 +142,7 @@ simulated (GroupSim *g, const DpsProfile *p, const char *topology, const DpsCalP
     g->nodes = pt->nodes;
     g->amask = DPS_NCCL_ALGOS;
     g->pmask = DPS_ALL_PROTOS;
-    dps_coll_params_nccl (&g->params);
+    dps_tune_params_nccl (&g->params);
     dps_profile_apply_coll (p, topology, pt->ranks, dps_topo_n_nodes (g->topo), &g->params, &g->amask, &g->pmask,
                             NULL);
   }

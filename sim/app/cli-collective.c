@@ -4,7 +4,7 @@
 #include "sim/app/cli.h"
 #include "sim/app/cli-util.h"
 #include "sim/coll.h"
-#include "sim/nccl-tune.h"
+#include "sim/coll-predict.h"
 #include "sim/base/error.h"
 
 #include "sim/base/json-util.h"
@@ -298,7 +298,7 @@ run_sizes (Opts *o, GError **error)
   if (!topo)
     return FALSE;
   DpsCollParams params;
-  dps_coll_params_nccl (&params);
+  dps_tune_params_nccl (&params);
   guint amask = o->amask, pmask = o->pmask;
   if (profile) {
     if (o->algo_s || o->proto_s)

@@ -1,7 +1,7 @@
 /* cli-ddp.c — see cli-ddp.h. */
 #include "sim/app/cli-ddp.h"
 #include "calibrate/profile-device.h"
-#include "sim/nccl-tune.h"
+#include "sim/coll-predict.h"
 #include "sim/strategy.h"
 #include "sim/base/error.h"
 

@@ -4,7 +4,7 @@
 #include "sim/topo-load.h"
 #include "sim/base/error.h"
 #include "sim/base/file.h"
-#include "sim/nccl-tune.h"
+#include "sim/coll-predict.h"
 #include "real/train-net.h"
 #include "sim/base/sysmem.h"
 

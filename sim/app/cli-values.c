@@ -1,7 +1,7 @@
 /* cli-values.c — see cli-values.h. */
 #include "sim/app/cli-values.h"
 #include "sim/topo-load.h"
-#include "sim/nccl-tune.h"
+#include "sim/coll-predict.h"
 #include "sim/base/error.h"
 
 #include <math.h>
@@ -146,7 +146,7 @@ dps_cli_parse_int_list (const char *flag, const char *text, gint64 min, gint64 m
 
 /* The allowed algorithms or protocols: the flag where given, else the
  * environment variable NCCL would read, in NCCL's syntax either way
- * (dps_nccl_list_mask), with a note on stderr where that was read and
+ * (dps_coll_list_mask), with a note on stderr where that was read and
  * accepted.
  * An empty variable counts as unset. */
 static gboolean
@@ -154,10 +154,10 @@ mask_from (const char *flag, const char *flag_list, const char *var, gboolean al
 {
   const char *env = g_getenv (var);
   if (flag_list)
-    return dps_nccl_list_mask (flag, flag_list, algo, mask, error);
+    return dps_coll_list_mask (flag, flag_list, algo, mask, error);
   if (!env || !env[0])
     return TRUE;
-  if (!dps_nccl_list_mask (var, env, algo, mask, error))
+  if (!dps_coll_list_mask (var, env, algo, mask, error))
     return FALSE;
   /* as NCCL says "NCCL_ALGO set by environment to ^NVLS" */
   fprintf (stderr, "dpscale: %s=%s from the environment (%s overrides it)\n", var, env, flag);

@@ -84,7 +84,7 @@ dps_compare_reference (const DpsReference *ref, const char *topology, const DpsP
   g_autofree char *mismatch = tname ? dps_topo_gpu_mismatch (ts, tname, gpu, "") : NULL;
   g_autofree char *gpu_note = mismatch ? g_strdup_printf ("%s: %s", ref->path, mismatch) : NULL;
   DpsCollParams params;
-  dps_coll_params_nccl (&params);
+  dps_tune_params_nccl (&params);
   guint amask = ref->algo_mask, pmask = ref->proto_mask;
   g_autofree char *note = NULL;
   dps_profile_apply_coll (profile, tname, n_gpus, dps_topo_n_nodes (topo), &params, &amask, &pmask, &note);

@@ -16,7 +16,7 @@
 
 #include "calibrate/reference.h"
 #include "calibrate/profile.h"
-#include "sim/nccl-tune.h"
+#include "sim/coll-predict.h"
 
 typedef struct {
   double   bytes, measured_s, predicted_s, measured_busbw_GBps, predicted_busbw_GBps, error;

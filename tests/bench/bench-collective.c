@@ -3,7 +3,7 @@
  * topology's SHARP, dgx-h100's) and with NCCL's default choice among ring,
  * tree and NVLS.  Wall time includes building the plan. */
 #include "sim/coll.h"
-#include "sim/nccl-tune.h"
+#include "sim/coll-predict.h"
 #include "sim/topo-load.h"
 
 #include <stdio.h>
@@ -30,7 +30,7 @@ main (int argc, char **argv)
   g_autoptr (DpsTopo) topo = dps_topo_new (spec, nodes, &e);
   double t_topo = now_s () - t0;
   DpsCollParams p;
-  dps_coll_params_nccl (&p);
+  dps_tune_params_nccl (&p);
   int gpus = dps_topo_n_gpus (topo);
   printf ("%s x %d nodes = %d GPUs; topology built in %.1f ms (%d links)\n", spec->name, nodes, gpus,
           t_topo * 1e3, dps_topo_n_links (topo));

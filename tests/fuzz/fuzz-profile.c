@@ -2,7 +2,7 @@
  * the simulator does with one that loads. */
 #include "fuzz-files.h"   /* beside this file */
 #include "calibrate/profile.h"
-#include "sim/nccl-tune.h"
+#include "sim/coll-predict.h"
 
 int LLVMFuzzerTestOneInput (const unsigned char *data, size_t size);
 
@@ -28,7 +28,7 @@ LLVMFuzzerTestOneInput (const unsigned char *data, size_t size)
   }
   DpsCollParams params;
   guint am, pm;
-  dps_coll_params_nccl (&params);
+  dps_tune_params_nccl (&params);
   dps_profile_apply_params (p, 4, 1, &params, &am, &pm);
   DpsTopoSpec *s = dps_profile_machine_spec (p, 4, 1);
   if (s)

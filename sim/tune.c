@@ -1,5 +1,5 @@
-/* nccl-cost.c — see nccl-cost.h. */
-#include "sim/nccl-cost.h"
+/* tune.c — see tune.h. */
+#include "sim/tune.h"
 #include "sim/coll.h"
 
 #include <math.h>
@@ -9,7 +9,7 @@
 
 /* Fills p with NCCL's published defaults (Hopper, Intel host). */
 void
-dps_coll_params_nccl (DpsCollParams *p)
+dps_tune_params_nccl (DpsCollParams *p)
 {
   memset (p, 0, sizeof *p);
   /* each algorithm's own figures, from its file (coll.h) */
@@ -234,14 +234,14 @@ dps_tune_size_ok (const DpsCollParams *p, DpsProto proto, double bytes)
  * the factor measured at the tabled sizes, interpolated linearly in log time
  * and log size between two of them.  Without a table: model(bytes). */
 const DpsCollCorr *
-dps_coll_params_corr (const DpsCollParams *p, DpsCollOp op)
+dps_tune_corr (const DpsCollParams *p, DpsCollOp op)
 {
   const DpsCollCorr *c = p->corr[op].n > 0 ? &p->corr[op] : &p->corr[DPS_OP_ALLREDUCE];
   return c->n > 0 ? c : NULL;
 }
 
 void
-dps_coll_params_uncorrect (DpsCollParams *p)
+dps_tune_uncorrect (DpsCollParams *p)
 {
   for (int op = 0; op < DPS_OP_COUNT; op++)
     p->corr[op].n = 0;
@@ -250,7 +250,7 @@ dps_coll_params_uncorrect (DpsCollParams *p)
 double
 dps_tune_calibrated (const DpsCollParams *p, DpsCollOp op, double bytes, DpsTimeFn model, void *data)
 {
-  const DpsCollCorr *c = dps_coll_params_corr (p, op);
+  const DpsCollCorr *c = dps_tune_corr (p, op);
   if (!c)
     return model (bytes, data);
   int n = c->n;

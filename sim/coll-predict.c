@@ -1,5 +1,5 @@
-/* nccl-tune.c — see nccl-tune.h. */
-#include "sim/nccl-tune.h"
+/* coll-predict.c — see coll-predict.h. */
+#include "sim/coll-predict.h"
 #include "sim/base/error.h"
 
 typedef struct { const DpsCollCtx *ctx; guint algo_mask, proto_mask; } ChooseArgs;
@@ -11,7 +11,7 @@ choose_time (double bytes, void *data)
   const ChooseArgs *a = data;
   DpsCollCtx c = *a->ctx;
   DpsCollParams uncorrected = *c.params;
-  dps_coll_params_uncorrect (&uncorrected);
+  dps_tune_uncorrect (&uncorrected);
   c.params = &uncorrected;
   c.bytes = bytes;
   DpsCollChoice ch;
@@ -92,7 +92,7 @@ dps_coll_choose (const DpsCollCtx *ctx, guint algo_mask, guint proto_mask,
     return FALSE;
   }
   *out = best;
-  if (dps_coll_params_corr (ctx->params, ctx->op)) {
+  if (dps_tune_corr (ctx->params, ctx->op)) {
     /* calibrated: the time between measured sizes, as the profile says */
     ChooseArgs a = { ctx, algo_mask, proto_mask };
     double raw = choose_time (ctx->bytes, &a);
@@ -129,9 +129,9 @@ dps_coll_predict_cached (const DpsCollCtx *ctx, guint algo_mask, guint proto_mas
     return FALSE;
   if (mode == DPS_MODE_FLOW) {
     double scale = 1;
-    if (dps_coll_params_corr (ctx->params, ctx->op)) {
+    if (dps_tune_corr (ctx->params, ctx->op)) {
       DpsCollParams bare = *ctx->params;
-      dps_coll_params_uncorrect (&bare);
+      dps_tune_uncorrect (&bare);
       DpsCollCtx raw = *ctx;
       raw.params = &bare;
       DpsCollChoice rc;
@@ -155,54 +155,5 @@ dps_coll_predict_cached (const DpsCollCtx *ctx, guint algo_mask, guint proto_mas
   }
   dps_plan_unref (out->plan);
   out->plan = NULL;
-  return TRUE;
-}
-
-/* NCCL's list syntax, as NCCL_ALGO and NCCL_PROTO take it: names
- * separated by commas, in any case, the whole list excluding them when it
- * starts with '^' ("^NVLS", "Tree,Ring", "simple").  A list names exactly
- * what may run; an exclusion takes its names from *mask (start it at what
- * NCCL may choose).  NVLSTree is NVLS across nodes here, and
- * CollNetDirect and CollNetChain (or CollNet) are collnet (coll-collnet.c),
- * PAT pat (coll-pat.c); hier, dpscale's own, may be named.
- * key names the setting in messages.  FALSE with error on an unknown name
- * or a list that leaves nothing to run (*mask then unchanged). */
-gboolean
-dps_nccl_list_mask (const char *key, const char *list, gboolean algo, guint *mask, GError **error)
-{
-  gboolean exclude = list[0] == '^';
-  guint m = 0;
-  g_auto (GStrv) names = g_strsplit (list + (exclude ? 1 : 0), ",", -1);
-  for (int i = 0; names[i]; i++) {
-    char *n = g_strstrip (names[i]);
-    if (!n[0])
-      continue;
-    if (algo) {
-      DpsAlgo a;
-      if (g_ascii_strcasecmp (n, "nvlstree") == 0)
-        a = DPS_ALGO_NVLS;
-      else if (g_ascii_strncasecmp (n, "collnet", 7) == 0)
-        a = DPS_ALGO_COLLNET;
-      else if (!dps_algo_parse (n, &a)) {
-        g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT,
-                     "%s: unknown algorithm '%s' (NCCL's Ring, Tree, NVLS, NVLSTree, CollNet, PAT, or hier)", key, n);
-        return FALSE;
-      }
-      m |= 1u << a;
-    } else {
-      DpsProto p;
-      if (!dps_proto_parse (n, &p)) {
-        g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: unknown protocol '%s' (LL, LL128, Simple)", key, n);
-        return FALSE;
-      }
-      m |= 1u << p;
-    }
-  }
-  guint out = exclude ? *mask & ~m : m;
-  if (!out) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s=%s leaves nothing NCCL could run", key, list);
-    return FALSE;
-  }
-  *mask = out;
   return TRUE;
 }

@@ -1,15 +1,14 @@
-/* nccl-tune — NCCL's choice of algorithm and protocol, and the time of a
+/* coll-predict — NCCL's choice of algorithm and protocol, and the time of a
  * collective as NCCL would run it.
  *
  * NCCL runs the algorithm/protocol pair with the least estimate
  * (src/graph/tuning.cc); here the estimate is the analytical time of each
- * algorithm's plan (coll.h) under NCCL's cost tables (nccl-cost.h).  Also
- * NCCL's list syntax for NCCL_ALGO and NCCL_PROTO.
+ * algorithm's plan (coll.h) under NCCL's cost tables (tune.h).
  */
 #pragma once
 
 #include "sim/coll.h"
-#include "sim/nccl-cost.h"
+#include "sim/tune.h"
 
 typedef struct {
   DpsAlgo  algo;
@@ -26,7 +25,6 @@ typedef struct {
  * older than 2.23 */
 #define DPS_NCCL_ALGOS (dps_coll_nccl_algos ())
 
-gboolean dps_nccl_list_mask (const char *key, const char *list, gboolean algo, guint *mask, GError **error);
 gboolean dps_coll_choose (const DpsCollCtx *ctx, guint algo_mask, guint proto_mask,
                           DpsCollChoice *out, GError **error);
 gboolean dps_coll_predict (const DpsCollCtx *ctx, guint algo_mask, guint proto_mask, DpsNetMode mode,

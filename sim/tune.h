@@ -1,4 +1,4 @@
-/* nccl-cost — NCCL's cost model: its latency tables, payload factors,
+/* tune — NCCL's cost model: its latency tables, payload factors,
  * per-channel bandwidth ceilings and pipeline fill.
  *
  * NCCL estimates a collective as latency + bytes / bandwidth and runs the
@@ -36,7 +36,7 @@
  * (NCCL uses 0.92 of bus bandwidth for ring LL128) */
 #define DPS_NCCL_RING_BW { 0.5, 0.92, 1.0 }
 
-void     dps_coll_params_nccl (DpsCollParams *p);
+void     dps_tune_params_nccl (DpsCollParams *p);
 double   dps_tune_eager_bytes (const DpsCollCtx *ctx, DpsAlgo algo, DpsProto proto);
 double   dps_tune_step_s (const DpsCollCtx *ctx, DpsAlgo algo, DpsLinkKind kind, DpsProto proto);
 double   dps_tune_call_s (const DpsCollCtx *ctx);
@@ -63,5 +63,5 @@ dps_tune_log2i (int n)
 double   dps_tune_calibrated (const DpsCollParams *p, DpsCollOp op, double bytes, DpsTimeFn model, void *data);
 /* op's correction table (its own, else the all-reduce's), NULL for none;
  * and the parameters without any */
-const DpsCollCorr *dps_coll_params_corr (const DpsCollParams *p, DpsCollOp op);
-void     dps_coll_params_uncorrect (DpsCollParams *p);
+const DpsCollCorr *dps_tune_corr (const DpsCollParams *p, DpsCollOp op);
+void     dps_tune_uncorrect (DpsCollParams *p);
