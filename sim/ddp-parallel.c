@@ -161,7 +161,7 @@ dps_ddp_program_parallel (const DpsDdpConfig *c, const DpsDdpInputs *in, DpsDdpP
       p->optimizer_s = stage_opt[s];
     }
   }
-  double cc = c->contention_comm >= 0 ? c->contention_comm : c->contention;
+  double c_comm = c->contention_comm >= 0 ? c->contention_comm : c->contention;
   double c_dp = dps_ddp_group_contention (c, in->batch, dp, TRUE);
   DpsPipeStep step = {
     .model = m, .pp = pp, .vpp = V, .n_micro = M, .schedule = pp > 1 ? c->pipe_schedule : DPS_PIPE_GPIPE,
@@ -172,7 +172,7 @@ dps_ddp_program_parallel (const DpsDdpConfig *c, const DpsDdpInputs *in, DpsDdpP
     .tp_reducescatter = { "reduce-scatter (tensor parallel)", dps_ddp_comm_time, p->costs[1], 0, 0 },
     .tp_allgather = { "all-gather (tensor parallel)", dps_ddp_comm_time, p->costs[1], 0, 0 },
     .p2p = { "send/recv (pipeline)", p2p_time, p->costs[2], 0, 0 },
-    .dp_allreduce = { "all-reduce (data parallel)", dps_ddp_comm_time, p->costs[3], c_dp, cc >= 0 ? cc : c_dp },
+    .dp_allreduce = { "all-reduce (data parallel)", dps_ddp_comm_time, p->costs[3], c_dp, c_comm >= 0 ? c_comm : c_dp },
   };
   /* a comm kind without a group has no cost: its tasks never run */
   if (!p->costs[0])

@@ -34,13 +34,13 @@ trial_ranks (const DpsDdpConfig *c, const DpsDdpProgram *p, int replicas, GRand 
     /* the GPUs' spread: a random factor per replica, or the slowest of the
      * rank's GPUs (its timeline, which the buckets wait for) against their
      * mean */
-    double fm = f;
+    double f_mean = f;
     if (c->gpu_spread_cv > 0 && random)
-      fm = f *= dps_normal_factor (rand, c->gpu_spread_cv, 0.2);
+      f_mean = f *= dps_normal_factor (rand, c->gpu_spread_cv, 0.2);
     else if (c->gpu_spread_cv > 0)
       f *= 1 + c->gpu_spread_cv * dps_expected_max_normal (weight);
     double t0 = c->os_noise_s > 0 ? -c->os_noise_s * log (g_rand_double_range (rand, 1e-12, 1)) : 0;
-    ranks[d] = (DpsSchedRank) { .role = 0, .weight = weight, .speed = f, .speed_mean = fm, .start_s = t0,
+    ranks[d] = (DpsSchedRank) { .role = 0, .weight = weight, .speed = f, .speed_mean = f_mean, .start_s = t0,
                                 .trace = r < c->trace_replicas };
     ranks[d].groups[DPS_SHARD_GROUP_SLOT] = 0;
     if (p->hsdp) {

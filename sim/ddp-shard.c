@@ -97,7 +97,7 @@ dps_ddp_program_shards (const DpsDdpConfig *c, const DpsDdpInputs *in, DpsDdpPro
   p->hsdp = p->hsdp && R > 1;
   dps_memory_static ((double) m->n_params, c->precision, c->grad_dtype, c->optimizer, FALSE, c->strategy, G, &p->fixed);
   p->optimizer_s = in->optimizer_s / G;
-  double cc = c->contention_comm >= 0 ? c->contention_comm : c->contention;
+  double c_comm = c->contention_comm >= 0 ? c->contention_comm : c->contention;
   double batch = in->batch;
   double c_shard = dps_ddp_group_contention (c, batch, G, G > k);
   double c_rep = dps_ddp_group_contention (c, batch, R, TRUE);
@@ -114,10 +114,10 @@ dps_ddp_program_shards (const DpsDdpConfig *c, const DpsDdpInputs *in, DpsDdpPro
     .limit_all_gathers = c->limit_all_gathers, .backward_prefetch = c->backward_prefetch,
     .hsdp = p->hsdp, .shards = G,
     .allgather = { p->hsdp ? "all-gather (shard group)" : "all-gather", dps_ddp_comm_time, p->costs[0], c_shard,
-                   given ? cc : c_shard },
+                   given ? c_comm : c_shard },
     .reducescatter = { p->hsdp ? "reduce-scatter (shard group)" : "reduce-scatter", dps_ddp_comm_time, p->costs[1],
-                       c_shard, given ? cc : c_shard },
-    .allreduce = { "all-reduce (replicate group)", dps_ddp_comm_time, p->costs[2], c_rep, given ? cc : c_rep },
+                       c_shard, given ? c_comm : c_shard },
+    .allreduce = { "all-reduce (replicate group)", dps_ddp_comm_time, p->costs[2], c_rep, given ? c_comm : c_rep },
   };
   if (!p->hsdp)
     step.allreduce.time = dps_ddp_comm_time;   /* unused: no replicate group */

@@ -222,12 +222,12 @@ start_compute (Run *r, StreamState *ss, int task_id)
   if ((t->flags & DPS_TASK_JITTER) && r->opts->jitter_cv > 0)
     j = dps_normal_factor (r->rand, r->opts->jitter_cv, 0.05);
   double f = (t->flags & DPS_TASK_FIXED) ? 1 : rk->speed;
-  double fm = (t->flags & DPS_TASK_FIXED) ? 1 : rk->speed_mean;
+  double f_mean = (t->flags & DPS_TASK_FIXED) ? 1 : rk->speed_mean;
   RankState *rs = &r->rs[ss->rank];
   double now = dps_engine_now (r->e);
   ss->work_s = t->work_s * f * j;
   rs->st.work_s[t->part] += ss->work_s;
-  rs->st.work_mean_s[t->part] += t->work_s * fm * j;
+  rs->st.work_mean_s[t->part] += t->work_s * f_mean * j;
   mem_change (r, ss->rank, t->alloc_bytes, task_id, t->alloc_kind);
   if (ss->wait_s >= 0) {   /* idle since: waiting for a collective is exposed communication */
     if (ss->wait_comm >= 0)
