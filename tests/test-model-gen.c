@@ -9,7 +9,7 @@ static void
 assert_total (const DpsModel *m, gint64 want)
 {
   if (m->n_params != want)
-    g_error ("%s: %" G_GINT64_FORMAT " parameters, want %" G_GINT64_FORMAT, m->name, m->n_params, want);
+    g_test_fail_printf ("%s: %" G_GINT64_FORMAT " parameters, want %" G_GINT64_FORMAT, m->name, m->n_params, want);
   gint64 sum = 0;
   for (int l = 0; l < dps_model_n_layers (m); l++)
     sum += dps_model_layer (m, l)->n_params;

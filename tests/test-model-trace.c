@@ -382,7 +382,7 @@ error_line (const char *msg, const char *file)
   const char *p = msg + strlen (file);
   int line = 0, col = 0;
   if (sscanf (p, ":%d:%d:", &line, &col) != 2 || line < 1 || col < 1)
-    g_error ("'%s' gives no line:column", msg);
+    g_test_fail_printf ("'%s' gives no line:column", msg);
   return line;
 }
 
@@ -453,7 +453,7 @@ test_refused (void)
     g_autofree char *changed = g_regex_replace (re, text, (gssize) len, 0, cases[i].replace, 0, NULL);
     g_autoptr (DpsModel) mi = dps_model_load_trace_data ("t.json", changed, -1, &e);
     if (mi || !g_str_has_prefix (e->message, "t.json: ") || !strstr (e->message, cases[i].expect))
-      g_error ("case %zu: %s", i, mi ? "accepted" : e->message);
+      g_test_fail_printf ("case %zu: %s", i, mi ? "accepted" : e->message);
     g_clear_error (&e);
   }
 }

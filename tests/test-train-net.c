@@ -70,7 +70,7 @@ check_gradients (DpsModel *m, int batch, double h)
       norm += fabs (analytic[i]);
     }
     if (diff > 0.002 * norm + 1e-6)
-      g_error ("%s: tensor %s: sum |numeric - analytic| %g, sum |analytic| %g", m->name, x->name, diff, norm);
+      g_test_fail_printf ("%s: tensor %s: sum |numeric - analytic| %g, sum |analytic| %g", m->name, x->name, diff, norm);
     off += x->numel;
   }
   g_free (analytic);
