@@ -9,25 +9,39 @@
 
 G_DEFINE_QUARK (dps-error-quark, dps_error)
 
+/* A number's text past its leading blanks, or NULL where there is none. */
+static const char *
+number_start (const char *text)
+{
+  while (text && g_ascii_isspace (*text))
+    text++;
+  return text && *text ? text : NULL;
+}
+
+/* Whether a strtod/strtoll that began at text and stopped at end read a
+ * number in range with nothing but blanks after it. */
+static gboolean
+number_end (const char *text, const char *end)
+{
+  if (end == text || errno == ERANGE)
+    return FALSE;
+  while (g_ascii_isspace (*end))
+    end++;
+  return !*end;
+}
+
 /* Parses a whole string as a finite double (surrounding blanks allowed).
  * Returns FALSE for empty text, junk, NaN, infinity or overflow. */
 gboolean
 dps_parse_double (const char *text, double *out)
 {
+  text = number_start (text);
   if (!text)
-    return FALSE;
-  while (g_ascii_isspace (*text))
-    text++;
-  if (!*text)
     return FALSE;
   char *end = NULL;
   errno = 0;
   double v = g_ascii_strtod (text, &end);
-  if (end == text || errno == ERANGE || !isfinite (v))
-    return FALSE;
-  while (g_ascii_isspace (*end))
-    end++;
-  if (*end)
+  if (!number_end (text, end) || !isfinite (v))
     return FALSE;
   *out = v;
   return TRUE;
@@ -37,20 +51,13 @@ dps_parse_double (const char *text, double *out)
 gboolean
 dps_parse_int (const char *text, gint64 *out)
 {
+  text = number_start (text);
   if (!text)
-    return FALSE;
-  while (g_ascii_isspace (*text))
-    text++;
-  if (!*text)
     return FALSE;
   char *end = NULL;
   errno = 0;
   gint64 v = g_ascii_strtoll (text, &end, 10);
-  if (end == text || errno == ERANGE)
-    return FALSE;
-  while (g_ascii_isspace (*end))
-    end++;
-  if (*end)
+  if (!number_end (text, end))
     return FALSE;
   *out = v;
   return TRUE;
