@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "real/worker.h"
+#include "real/worker-step.h"
 #include "real/dev-cuda.h"
 
 /* the world's, the shard group's and the replicate group's communicators
@@ -158,6 +159,63 @@ events_free (cudaEvent_t *e, int n)
   g_free (e);
 }
 
+/* The GPU's side of a step (worker-step.h): actions go on the compute
+ * stream, collectives on the communication stream once an event says
+ * compute has produced their input; an event after each action times it. */
+typedef struct {
+  const DpsWorkerPlan  *plan;
+  DpsWorkerBuffers     *bufs;
+  const DpsShardLayout *lay;
+  cudaEvent_t          *ready, *ostart, *odone, *aend;
+  int                   last_issued;
+} GpuStep;
+
+static void
+gpu_emulate (void *self, double seconds)
+{
+  (void) self;
+  dps_dev_cuda_wait (seconds);
+}
+
+static void
+gpu_issue (void *self, int k)
+{
+  GpuStep *st = self;
+  check_cuda (cudaEventRecord (st->ready[k], cstream), "collective ready");
+  check_cuda (cudaStreamWaitEvent (nstream, st->ready[k], 0), "collective wait");
+  check_cuda (cudaEventRecord (st->ostart[k], nstream), "collective start");
+  run_op (st->plan, st->bufs, &st->plan->program->ops[k], nstream);
+  check_cuda (cudaEventRecord (st->odone[k], nstream), "collective done");
+  st->last_issued = k;
+}
+
+static void
+gpu_wait (void *self, int op)
+{
+  GpuStep *st = self;
+  /* collectives run in order on their stream: all of them have finished
+   * once the last issued has */
+  int k = op >= 0 ? op : st->last_issued;
+  if (k >= 0)
+    check_cuda (cudaStreamWaitEvent (cstream, st->odone[k], 0), "compute waits");
+}
+
+static void
+gpu_release (void *self, int unit)
+{
+  GpuStep *st = self;
+  check_cuda (cudaMemsetAsync (st->bufs->params + st->lay->off[unit], 0xff,
+                               sizeof (float) * (gsize) st->lay->padded[unit], cstream), "release");
+}
+
+static void
+gpu_done (void *self, int act)
+{
+  check_cuda (cudaEventRecord (((GpuStep *) self)->aend[act], cstream), "action end");
+}
+
+static const DpsWorkerExec gpu_exec = { gpu_emulate, gpu_issue, gpu_wait, gpu_release, gpu_done };
+
 int
 main (int argc, char **argv)
 {
@@ -216,77 +274,14 @@ main (int argc, char **argv)
   double wait_req = 0, wait_got = 0;
   double limit_s = g_ascii_strtod (g_getenv ("DPS_COLLECTIVE_TIMEOUT_S") ? g_getenv ("DPS_COLLECTIVE_TIMEOUT_S")
                                                                           : "300", NULL);
+  DpsWorkerReplica replica = { dev, &o, &plan, &bufs, net, rank, world };
   for (int s = 0; s < o.steps; s++) {
     MPI_Barrier (MPI_COMM_WORLD);
-    double loss = 0, asked = 0, t0 = dps_worker_now ();   /* the GPU is idle: ev0 happens now */
-    int last_issued = -1;
+    double t0 = dps_worker_now ();   /* the GPU is idle: ev0 happens now */
     check_cuda (cudaEventRecord (ev0, cstream), "step start");
-    for (int i = 0; i < na; i++) {
-      const DpsStepAct *a = &prog->acts[i];
-      switch (a->kind) {
-      case DPS_ACT_BATCH:
-        if (net)
-          dps_worker_micro_batch (net, &o, &plan, s, a->arg, rank, world);
-        break;
-      case DPS_ACT_FORWARD:
-      case DPS_ACT_BACKWARD:
-        if (net)
-          (a->kind == DPS_ACT_FORWARD ? dps_train_net_forward_layer : dps_train_net_backward_layer) (net, a->arg);
-        else {
-          double t = (a->kind == DPS_ACT_FORWARD ? plan.fwd_s : plan.bwd_s)[a->arg];
-          dps_dev_cuda_wait (t);
-          asked += t;
-        }
-        break;
-      case DPS_ACT_LOSS:
-        if (net)
-          loss = dps_train_net_loss_grad (net);
-        break;
-      case DPS_ACT_ISSUE: {
-        /* on the communication stream once compute has produced its input */
-        int k = a->arg;
-        check_cuda (cudaEventRecord (ready[k], cstream), "collective ready");
-        check_cuda (cudaStreamWaitEvent (nstream, ready[k], 0), "collective wait");
-        check_cuda (cudaEventRecord (ostart[k], nstream), "collective start");
-        run_op (&plan, &bufs, &prog->ops[k], nstream);
-        check_cuda (cudaEventRecord (odone[k], nstream), "collective done");
-        last_issued = k;
-        break;
-      }
-      case DPS_ACT_WAIT:
-      case DPS_ACT_WAIT_ALL: {
-        /* collectives run in order on their stream: all of them have
-         * finished once the last issued has */
-        int k = a->kind == DPS_ACT_WAIT ? a->arg : last_issued;
-        if (k >= 0)
-          check_cuda (cudaStreamWaitEvent (cstream, odone[k], 0), "compute waits");
-        break;
-      }
-      case DPS_ACT_RELEASE:
-        /* left as they are, but for the check (see dps_worker_poison_params) */
-        if (o.check_params && net)
-          check_cuda (cudaMemsetAsync (bufs.params + lay->off[a->arg], 0xff,
-                                       sizeof (float) * (gsize) lay->padded[a->arg], cstream), "release");
-        break;
-      case DPS_ACT_ACCUMULATE:
-        dps_worker_accumulate (dev, &plan, &bufs, a->arg);
-        break;
-      case DPS_ACT_OPTIMIZER:
-        if (net) {
-          /* summed over micro-steps and replicas: the update uses their mean */
-          if (!dps_worker_optimize (dev, &o, &plan, &bufs, a->arg, 1.0 / ((double) o.accum * world), s + 1, &error))
-            dps_worker_fail (error->message);
-        } else if (o.opt_ms > 0) {
-          double t = o.opt_ms * 1e-3 * dps_worker_optimizer_share (&plan, a->arg);
-          dps_dev_cuda_wait (t);
-          asked += t;
-        }
-        break;
-      default:
-        g_assert_not_reached ();
-      }
-      check_cuda (cudaEventRecord (aend[i], cstream), "action end");
-    }
+    GpuStep st = { &plan, &bufs, lay, ready, ostart, odone, aend, -1 };
+    double loss;
+    double asked = dps_worker_step (&replica, s, &gpu_exec, &st, &loss);
     wait_event (aend[na - 1], limit_s);
     if (!dev->sync (dev, &error))
       dps_worker_fail (error->message);

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "real/worker.h"
+#include "real/worker-step.h"
 
 /* The communication thread's queue: the step program's ops, by index, in
  * the order issued; done[i] once op i has finished. */
@@ -170,13 +171,63 @@ mpi_allreduce (float *grads, gint64 n, void *data)
   MPI_Allreduce (MPI_IN_PLACE, grads, (int) n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
 }
 
+/* The CPU's side of a step (worker-step.h): emulated compute runs to a
+ * deadline, collectives go to the communication thread. */
+typedef struct {
+  Comm                   *c;
+  const DpsWorkerBuffers *bufs;
+  const DpsShardLayout   *lay;
+  double                 *act_s;      /* per action, this step */
+  double                  deadline;   /* where emulated compute has got to */
+  double                  prev;       /* the end of the previous action */
+} CpuStep;
+
+static void
+cpu_emulate (void *self, double seconds)
+{
+  CpuStep *st = self;
+  wait_until (st->deadline += seconds);
+}
+
+static void
+cpu_issue (void *self, int op)
+{
+  launch (((CpuStep *) self)->c, op);
+}
+
+static void
+cpu_wait (void *self, int op)
+{
+  CpuStep *st = self;
+  wait_op (st->c, op);
+  /* emulated compute resumes from here */
+  st->deadline = MAX (st->deadline, dps_worker_now ());
+}
+
+static void
+cpu_release (void *self, int unit)
+{
+  CpuStep *st = self;
+  memset (st->bufs->params + st->lay->off[unit], 0xff, sizeof (float) * (gsize) st->lay->padded[unit]);
+}
+
+static void
+cpu_done (void *self, int act)
+{
+  CpuStep *st = self;
+  double t = dps_worker_now ();
+  st->act_s[act] = t - st->prev;
+  st->prev = t;
+}
+
+static const DpsWorkerExec cpu_exec = { cpu_emulate, cpu_issue, cpu_wait, cpu_release, cpu_done };
+
 int
 main (int argc, char **argv)
 {
   int rank, world;
   DpsWorkerOpts o;
   DpsWorkerPlan plan;
-  GError *error = NULL;
   dps_worker_start (&argc, &argv, TRUE, &rank, &world, &o, &plan);
   openblas_set_num_threads (1);
   DpsDev *dev = dps_dev_cpu ();
@@ -218,6 +269,7 @@ main (int argc, char **argv)
     dps_worker_gradcheck (net, &o, &plan, rank, world, mpi_allreduce, NULL);
   dps_worker_poison_params (dev, &o, &plan, &bufs);
 
+  DpsWorkerReplica replica = { dev, &o, &plan, &bufs, net, rank, world };
   GThread *thread = g_thread_new ("comm", comm_thread, &c);
   double wait_req = 0, wait_got = 0;
   for (int s = 0; s < o.steps; s++) {
@@ -228,65 +280,9 @@ main (int argc, char **argv)
     MPI_Barrier (MPI_COMM_WORLD);
     double t0 = dps_worker_now ();
     c.step_t0 = t0;
-    double loss = 0, deadline = t0, asked = 0, prev = t0;
-    for (int i = 0; i < prog->n_acts; i++) {
-      const DpsStepAct *a = &prog->acts[i];
-      switch (a->kind) {
-      case DPS_ACT_BATCH:
-        if (net)
-          dps_worker_micro_batch (net, &o, &plan, s, a->arg, rank, world);
-        break;
-      case DPS_ACT_FORWARD:
-      case DPS_ACT_BACKWARD:
-        if (net)
-          (a->kind == DPS_ACT_FORWARD ? dps_train_net_forward_layer : dps_train_net_backward_layer) (net, a->arg);
-        else {
-          double t = (a->kind == DPS_ACT_FORWARD ? plan.fwd_s : plan.bwd_s)[a->arg];
-          wait_until (deadline += t);
-          asked += t;
-        }
-        break;
-      case DPS_ACT_LOSS:
-        if (net)
-          loss = dps_train_net_loss_grad (net);
-        break;
-      case DPS_ACT_ISSUE:
-        launch (&c, a->arg);
-        break;
-      case DPS_ACT_WAIT:
-      case DPS_ACT_WAIT_ALL:
-        wait_op (&c, a->kind == DPS_ACT_WAIT ? a->arg : -1);
-        /* emulated compute resumes from here */
-        deadline = MAX (deadline, dps_worker_now ());
-        break;
-      case DPS_ACT_RELEASE:
-        /* the gathered parameters are left as they are (nothing reads them
-         * before they are gathered again); the check poisons them, so that
-         * a layer reading them would turn everything into NaN */
-        if (o.check_params && net)
-          memset (bufs.params + lay->off[a->arg], 0xff, sizeof (float) * (gsize) lay->padded[a->arg]);
-        break;
-      case DPS_ACT_ACCUMULATE:
-        dps_worker_accumulate (dev, &plan, &bufs, a->arg);
-        break;
-      case DPS_ACT_OPTIMIZER:
-        if (net) {
-          /* summed over micro-steps and replicas: the update uses their mean */
-          if (!dps_worker_optimize (dev, &o, &plan, &bufs, a->arg, 1.0 / ((double) o.accum * world), s + 1, &error))
-            dps_worker_fail (error->message);
-        } else if (o.opt_ms > 0) {
-          double t = o.opt_ms * 1e-3 * dps_worker_optimizer_share (&plan, a->arg);
-          wait_until (deadline += t);
-          asked += t;
-        }
-        break;
-      default:
-        g_assert_not_reached ();
-      }
-      double t = dps_worker_now ();
-      act_s[i] = t - prev;
-      prev = t;
-    }
+    CpuStep st = { &c, &bufs, lay, act_s, t0, t0 };
+    double loss;
+    double asked = dps_worker_step (&replica, s, &cpu_exec, &st, &loss);
     double mine[9];
     dps_worker_step_times (&plan, act_s, loss, mine);
     if (!net) {
