@@ -306,12 +306,7 @@ main (int argc, char **argv)
         run_op (&c, &(DpsStepOp) { .kind = DPS_STEP_GATHER, .index = u });
     dps_worker_check_params (dev, &o, &plan, bufs.params, rank);
   }
-  double w[2] = { wait_req, wait_got }, wsum[2];
-  MPI_Reduce (w, wsum, 2, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-  if (rank == 0 && o.emulate) {
-    printf ("wait %.9g %.9g\n", wsum[0], wsum[1]);
-    fflush (stdout);
-  }
+  dps_worker_report_waits (rank, &o, wait_req, wait_got);
   if (c.shard != MPI_COMM_WORLD)
     MPI_Comm_free (&c.shard);
   if (c.replicate != MPI_COMM_NULL)

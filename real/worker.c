@@ -575,3 +575,14 @@ dps_worker_report (int rank, int world, int s, const double mine[9], guint64 has
   g_free (bts);
   g_free (hs);
 }
+
+void
+dps_worker_report_waits (int rank, const DpsWorkerOpts *o, double asked_s, double taken_s)
+{
+  double w[2] = { asked_s, taken_s }, sum[2];
+  MPI_Reduce (w, sum, 2, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+  if (rank == 0 && o->emulate) {
+    printf ("wait %.9g %.9g\n", sum[0], sum[1]);
+    fflush (stdout);
+  }
+}

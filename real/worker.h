@@ -165,6 +165,9 @@ void     dps_worker_gradcheck (DpsTrainNet *net, const DpsWorkerOpts *o, const D
  * parameters differ from its peer's. */
 void     dps_worker_report (int rank, int world, int s, const double mine[9], guint64 hash, const DpsWorkerPlan *p,
                             double t0, const double *t_start, const double *t_dur);
+/* Sums every replica's emulated compute, asked for and taken (seconds),
+ * to rank 0, which prints the report's "wait" line when emulating. */
+void     dps_worker_report_waits (int rank, const DpsWorkerOpts *o, double asked_s, double taken_s);
 /* CLOCK_MONOTONIC, s: one clock for the replicas of one host */
 double   dps_worker_now (void);
 /* replicas on this host (after dps_worker_start) */
