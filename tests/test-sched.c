@@ -54,6 +54,37 @@ run (const DpsSched *s, const DpsSchedRank *ranks, int n, const DpsSchedGroup *g
   return out->step_s;
 }
 
+/* One role with a compute stream (c) and a data-parallel stream (k), and
+ * one collective (comm) of f's times and a contention both ways. */
+typedef struct { DpsSched *s; Fixed f; int comm, role, c, k; } OneRole;
+
+static void
+one_role_init (OneRole *o, const char *name, double lat, double total, double contention)
+{
+  o->s = dps_sched_new ();
+  o->f = (Fixed) { lat, total };
+  o->comm = dps_sched_comm_add (o->s, &(DpsSchedComm) { name, fixed_time, &o->f, contention, contention });
+  o->role = dps_sched_role_add (o->s, "r", 0);
+  o->c = dps_sched_stream_add (o->s, o->role, "compute", DPS_SCHED_NO_STREAM);
+  o->k = dps_sched_stream_add (o->s, o->role, "dp", 0);
+}
+
+static void
+one_role_clear (OneRole *o)
+{
+  g_clear_pointer (&o->s, dps_sched_free);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (OneRole, one_role_clear)
+
+/* o's one rank, in one group of its own: the step (s). */
+static double
+run_one (const OneRole *o, const DpsSchedOpts *opts, DpsSchedResult *out)
+{
+  DpsSchedRank r = rank_of (o->role);
+  DpsSchedGroup g = { 0 };
+  return run (o->s, &r, 1, &g, 1, opts, out);
+}
+
 /* Two compute tasks of 1 and 2 s on one stream run one after the other:
  * the step is 3 s. */
 static void
@@ -77,22 +108,18 @@ test_serialise (void)
 static void
 test_waits_for_slowest (void)
 {
-  g_autoptr (DpsSched) s = dps_sched_new ();
-  Fixed f = { 0, 0.5 };
-  int comm = dps_sched_comm_add (s, &(DpsSchedComm) { "ar", fixed_time, &f, 0, 0 });
-  int role = dps_sched_role_add (s, "r", 0);
-  int c = dps_sched_stream_add (s, role, "compute", DPS_SCHED_NO_STREAM);
-  int k = dps_sched_stream_add (s, role, "dp", 0);
-  int a = compute (s, c, "fwd", 1, NULL, 0);
-  coll (s, k, comm, &a, 1);
-  DpsSchedRank r[2] = { rank_of (role), rank_of (role) };
+  g_auto (OneRole) o = { 0 };
+  one_role_init (&o, "ar", 0, 0.5, 0);
+  int a = compute (o.s, o.c, "fwd", 1, NULL, 0);
+  coll (o.s, o.k, o.comm, &a, 1);
+  DpsSchedRank r[2] = { rank_of (o.role), rank_of (o.role) };
   r[1].speed = r[1].speed_mean = 2;
   DpsSchedGroup g = { 0 };
   DpsSchedResult out;
-  g_assert_cmpfloat_with_epsilon (run (s, r, 2, &g, 1, NULL, &out), 2.5, 1e-12);
+  g_assert_cmpfloat_with_epsilon (run (o.s, r, 2, &g, 1, NULL, &out), 2.5, 1e-12);
   g_assert_cmpint (out.critical, ==, 1);
-  g_assert_cmpfloat (out.comms[comm].count, ==, 1);
-  g_assert_cmpfloat_with_epsilon (out.comms[comm].time_s, 0.5, 1e-12);
+  g_assert_cmpfloat (out.comms[o.comm].count, ==, 1);
+  g_assert_cmpfloat_with_epsilon (out.comms[o.comm].time_s, 0.5, 1e-12);
   /* the mean rank did 1.5 s of work */
   g_assert_cmpfloat_with_epsilon (out.mean.work_mean_s[DPS_PART_FORWARD], 1.5, 1e-12);
   dps_sched_result_clear (&out);
@@ -105,19 +132,13 @@ test_waits_for_slowest (void)
 static void
 test_compute_waits (void)
 {
-  g_autoptr (DpsSched) s = dps_sched_new ();
-  Fixed f = { 0.2, 0.7 };
-  int comm = dps_sched_comm_add (s, &(DpsSchedComm) { "ag", fixed_time, &f, 0, 0 });
-  int role = dps_sched_role_add (s, "r", 0);
-  int c = dps_sched_stream_add (s, role, "compute", DPS_SCHED_NO_STREAM);
-  int k = dps_sched_stream_add (s, role, "dp", 0);
-  int ag = coll (s, k, comm, NULL, 0);
-  compute (s, c, "fwd", 1, &ag, 1);
-  DpsSchedRank r = rank_of (role);
-  DpsSchedGroup g = { 0 };
+  g_auto (OneRole) o = { 0 };
+  one_role_init (&o, "ag", 0.2, 0.7, 0);
+  int ag = coll (o.s, o.k, o.comm, NULL, 0);
+  compute (o.s, o.c, "fwd", 1, &ag, 1);
   DpsSchedResult out;
-  g_assert_cmpfloat_with_epsilon (run (s, &r, 1, &g, 1, NULL, &out), 1.7, 1e-12);
-  g_assert_cmpfloat_with_epsilon (out.crit.exposed_s[comm], 0.7, 1e-12);
+  g_assert_cmpfloat_with_epsilon (run_one (&o, NULL, &out), 1.7, 1e-12);
+  g_assert_cmpfloat_with_epsilon (out.crit.exposed_s[o.comm], 0.7, 1e-12);
   dps_sched_result_clear (&out);
 }
 
@@ -156,18 +177,12 @@ test_shared_resource (void)
 static void
 test_contention (void)
 {
-  g_autoptr (DpsSched) s = dps_sched_new ();
-  Fixed f = { 0, 0.5 };
-  int comm = dps_sched_comm_add (s, &(DpsSchedComm) { "ar", fixed_time, &f, 0.2, 0.2 });
-  int role = dps_sched_role_add (s, "r", 0);
-  int c = dps_sched_stream_add (s, role, "compute", DPS_SCHED_NO_STREAM);
-  int k = dps_sched_stream_add (s, role, "dp", 0);
-  compute (s, c, "bwd", 1, NULL, 0);
-  coll (s, k, comm, NULL, 0);
-  DpsSchedRank r = rank_of (role);
-  DpsSchedGroup g = { 0 };
+  g_auto (OneRole) o = { 0 };
+  one_role_init (&o, "ar", 0, 0.5, 0.2);
+  compute (o.s, o.c, "bwd", 1, NULL, 0);
+  coll (o.s, o.k, o.comm, NULL, 0);
   DpsSchedResult out;
-  g_assert_cmpfloat_with_epsilon (run (s, &r, 1, &g, 1, NULL, &out), 1.1, 1e-12);
+  g_assert_cmpfloat_with_epsilon (run_one (&o, NULL, &out), 1.1, 1e-12);
   g_assert_cmpfloat_with_epsilon (out.crit.wall_s[DPS_PART_FORWARD] - out.crit.work_s[DPS_PART_FORWARD], 0.1, 1e-12);
   g_assert_cmpfloat_with_epsilon (out.crit.comm_s, 0.6, 1e-12);
   dps_sched_result_clear (&out);
@@ -182,20 +197,14 @@ test_contention (void)
 static void
 test_collective_after_compute (void)
 {
-  g_autoptr (DpsSched) s = dps_sched_new ();
-  Fixed f = { 0, 0.5 };
-  int comm = dps_sched_comm_add (s, &(DpsSchedComm) { "ag", fixed_time, &f, 0.2, 0.2 });
-  int role = dps_sched_role_add (s, "r", 0);
-  int c = dps_sched_stream_add (s, role, "compute", DPS_SCHED_NO_STREAM);
-  int k = dps_sched_stream_add (s, role, "dp", 0);
-  int a = compute (s, c, "a", 1, NULL, 0);
-  int g = coll (s, k, comm, &a, 1);
-  compute (s, c, "b", 1, &g, 1);
-  compute (s, c, "c", 1, NULL, 0);
-  DpsSchedRank r = rank_of (role);
-  DpsSchedGroup gr = { 0 };
+  g_auto (OneRole) o = { 0 };
+  one_role_init (&o, "ag", 0, 0.5, 0.2);
+  int a = compute (o.s, o.c, "a", 1, NULL, 0);
+  int g = coll (o.s, o.k, o.comm, &a, 1);
+  compute (o.s, o.c, "b", 1, &g, 1);
+  compute (o.s, o.c, "c", 1, NULL, 0);
   DpsSchedResult out;
-  g_assert_cmpfloat_with_epsilon (run (s, &r, 1, &gr, 1, NULL, &out), 3.5, 1e-12);
+  g_assert_cmpfloat_with_epsilon (run_one (&o, NULL, &out), 3.5, 1e-12);
   g_assert_cmpfloat_with_epsilon (out.crit.wall_s[DPS_PART_FORWARD], 3.0, 1e-12);
   dps_sched_result_clear (&out);
 }
@@ -272,20 +281,14 @@ static void
 test_launch_delay (void)
 {
   for (int busy = 0; busy < 2; busy++) {
-    g_autoptr (DpsSched) s = dps_sched_new ();
-    Fixed f = { 0, 0.5 };
-    int comm = dps_sched_comm_add (s, &(DpsSchedComm) { "ar", fixed_time, &f, 0, 0 });
-    int role = dps_sched_role_add (s, "r", 0);
-    int c = dps_sched_stream_add (s, role, "compute", DPS_SCHED_NO_STREAM);
-    int k = dps_sched_stream_add (s, role, "dp", 0);
-    int a = compute (s, c, "a", 1, NULL, 0);
-    int b = compute (s, c, "b", 2, NULL, 0);
-    coll (s, k, comm, busy ? &a : &b, 1);
-    DpsSchedRank r = rank_of (role);
-    DpsSchedGroup g = { 0 };
-    DpsSchedOpts o = { .launch_s = 0.1, .launch_busy_s = 5 };
+    g_auto (OneRole) o = { 0 };
+    one_role_init (&o, "ar", 0, 0.5, 0);
+    int a = compute (o.s, o.c, "a", 1, NULL, 0);
+    int b = compute (o.s, o.c, "b", 2, NULL, 0);
+    coll (o.s, o.k, o.comm, busy ? &a : &b, 1);
+    DpsSchedOpts opts = { .launch_s = 0.1, .launch_busy_s = 5 };
     DpsSchedResult out;
-    g_assert_cmpfloat_with_epsilon (run (s, &r, 1, &g, 1, &o, &out), busy ? 3.5 : 3.6, 1e-12);
+    g_assert_cmpfloat_with_epsilon (run_one (&o, &opts, &out), busy ? 3.5 : 3.6, 1e-12);
     g_assert_cmpfloat_with_epsilon (out.crit.comm_s, busy ? 2.5 : 0.6, 1e-12);
     dps_sched_result_clear (&out);
   }
@@ -298,19 +301,13 @@ test_launch_delay (void)
 static void
 test_negative_time (void)
 {
-  g_autoptr (DpsSched) s = dps_sched_new ();
-  Fixed f = { -2, -1 };
-  int comm = dps_sched_comm_add (s, &(DpsSchedComm) { "ar", fixed_time, &f, 0, 0 });
-  int role = dps_sched_role_add (s, "r", 0);
-  int c = dps_sched_stream_add (s, role, "compute", DPS_SCHED_NO_STREAM);
-  int k = dps_sched_stream_add (s, role, "dp", 0);
-  int a = compute (s, c, "a", 1, NULL, 0);
-  int x = coll (s, k, comm, &a, 1);
-  compute (s, c, "b", 2, &x, 1);
-  DpsSchedRank r = rank_of (role);
-  DpsSchedGroup g = { 0 };
+  g_auto (OneRole) o = { 0 };
+  one_role_init (&o, "ar", -2, -1, 0);
+  int a = compute (o.s, o.c, "a", 1, NULL, 0);
+  int x = coll (o.s, o.k, o.comm, &a, 1);
+  compute (o.s, o.c, "b", 2, &x, 1);
   DpsSchedResult out;
-  g_assert_cmpfloat_with_epsilon (run (s, &r, 1, &g, 1, NULL, &out), 3.0, 1e-12);
+  g_assert_cmpfloat_with_epsilon (run_one (&o, NULL, &out), 3.0, 1e-12);
   dps_sched_result_clear (&out);
 }
 
