@@ -124,32 +124,6 @@ test_set_times (void)
   g_assert_cmpfloat (dps_model_layer (m, 1)->bwd_time_s, ==, 8);
 }
 
-/* Malformed CSV rows are refused with the file and the line. */
-static void
-test_csv_malformed (void)
-{
-  static const struct { const char *text, *expect; } cases[] = {
-    { "layer,params,forward_ms,backward_ms\nfc,10,1\n", "m.csv:2: 3 fields, the header has 4" },
-    { "layer,params,forward_ms,backward_ms\nfc,ten,1,2\n", "m.csv:2: params: 'ten'" },
-    { "layer,params,forward_ms,backward_ms\nfc,10,-1,2\n", "m.csv:2: forward_ms: '-1' is not a time" },
-    { "layer,params,forward_ms,backward_ms\nfc,10,1,nan\n", "m.csv:2: backward_ms: 'nan'" },
-    { "layer,params,forward_ms,colour\n", "m.csv:1: unknown column 'colour'" },
-    { "layer,params\n", "m.csv:1: the header needs columns" },
-    { "layer,params,forward_ms,backward_ms\n", "no layer rows" },
-    { "", "no header" },
-    { "# batch: zero\nlayer,params,forward_ms,backward_ms\n", "m.csv:1: '# batch: N'" },
-    { "layer,params,forward_ms,backward_s\n", "same unit" },
-  };
-  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++) {
-    g_autoptr (GError) e = NULL;
-    g_autoptr (DpsModel) m = dps_model_load_csv_data ("m.csv", cases[i].text, -1, &e);
-    if (m)
-      g_test_fail_printf ("case %zu accepted", i);
-    else if (!strstr (e->message, cases[i].expect))
-      g_test_fail_printf ("case %zu: '%s' lacks '%s'", i, e->message, cases[i].expect);
-  }
-}
-
 /* What DDP needs from a per-layer CSV (what calibrate/torch-layers.py
  * writes): a GPT-like toy whose LM head shares the token embedding.
  *   wte 16x4 = 64, block 4x4 + 4 = 20, lm_head tied to wte: 64 + 20 = 84
@@ -246,53 +220,11 @@ test_csv_run_columns (void)
   g_assert_cmpfloat (dps_model_layer (m, 1)->act_bytes, ==, 16);
 }
 
-/* The new columns refused with the file, the line and the column. */
+/* A model that is neither a file nor shipped is refused, listing the
+ * shipped ones. */
 static void
-test_csv_ddp_malformed (void)
+test_no_such_model (void)
 {
-  static const struct { const char *text, *expect; } cases[] = {
-    { "layer,params,tensors,forward_ms,backward_ms\nfc,21,4x4;4,1,2\n", "m.csv:2: tensors: 20 elements, params says 21" },
-    { "layer,params,tensors,forward_ms,backward_ms\nfc,16,4xx4,1,2\n", "m.csv:2: tensors: '4xx4' is not a shape" },
-    { "layer,params,tensors,forward_ms,backward_ms\nfc,0,0,1,2\n", "m.csv:2: tensors: '0'" },
-    { "layer,params,tensors,n_tensors,forward_ms,backward_ms\nfc,20,4x4;4,3,1,2\n", "m.csv:2: n_tensors: 3, the tensors list has 2" },
-    { "layer,params,n_tensors,forward_ms,backward_ms\nfc,2,3,1,2\n", "m.csv:2: n_tensors: '3'" },
-    { "layer,params,tied_to,forward_ms,backward_ms\nhead,4,wte,1,2\n", "m.csv:2: tied_to: no earlier layer 'wte'" },
-    { "layer,params,tied_to,forward_ms,backward_ms\nwte,4,,1,2\nhead,5,wte,1,2\n", "m.csv:3: tied_to: 5 parameters, 'wte' has only 4" },
-    { "layer,params,activation_bytes,forward_ms,backward_ms\nfc,4,-1,1,2\n", "m.csv:2: activation_bytes: '-1'" },
-    { "# dtype: int8\nlayer,params,forward_ms,backward_ms\n", "m.csv:1: '# dtype: int8'" },
-    { "#device:\nlayer,params,forward_ms,backward_ms\n", "m.csv:1: '# device:' names no device" },
-    { "layer,params,params,forward_ms,backward_ms\n", "m.csv:1: column 'params' given twice" },
-    { "name,forward_ms,backward_ms\n", "m.csv:1: the header needs columns layer (or name), params" },
-  };
-  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++) {
-    g_autoptr (GError) e = NULL;
-    g_autoptr (DpsModel) m = dps_model_load_csv_data ("m.csv", cases[i].text, -1, &e);
-    if (m)
-      g_test_fail_printf ("case %zu accepted", i);
-    else if (!strstr (e->message, cases[i].expect))
-      g_test_fail_printf ("case %zu: '%s' lacks '%s'", i, e->message, cases[i].expect);
-  }
-}
-
-/* Model key files: errors name the key and line. */
-static void
-test_keyfile_malformed (void)
-{
-  static const struct { const char *text, *expect; } cases[] = {
-    { "[model]\nname = x\narchitecture = rnn\n", "m.model:3: [model] architecture: unknown value 'rnn'" },
-    { "[model]\nname = x\narchitecture = gpt2\nlayers = 2\nhidden = 100\nheads = 3\nvocab = 10\nseq = 8\n",
-      "m.model:6: [model] heads: hidden (100) is not a multiple of heads (3)" },
-    { "[model]\nname = x\narchitecture = mlp\nwidths = 10,-4\n", "m.model:4: [model] widths: '-4'" },
-    { "[model]\nname = x\narchitecture = gpt2\nlayers = 2\n", "missing key hidden" },
-  };
-  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++) {
-    g_autoptr (GError) e = NULL;
-    g_autoptr (DpsModel) m = dps_model_load_keyfile_data ("m.model", cases[i].text, -1, &e);
-    if (m)
-      g_test_fail_printf ("case %zu accepted", i);
-    else if (!strstr (e->message, cases[i].expect))
-      g_test_fail_printf ("case %zu: '%s' lacks '%s'", i, e->message, cases[i].expect);
-  }
   g_autoptr (GError) e = NULL;
   g_assert_null (dps_model_load ("no-such-model", &e));
   g_assert_true (g_str_has_prefix (e->message, "model: no file 'no-such-model' and no shipped model of that name"));
@@ -396,31 +328,10 @@ test_hf_tensors (void)
 
 /* Configs dpscale cannot build are refused naming the file and the key;
  * malformed JSON with the file, line and column. */
+/* Told by content: a config.json saved as x.model still loads as JSON. */
 static void
-test_hf_malformed (void)
+test_hf_by_content (void)
 {
-  static const struct { const char *text, *expect; } cases[] = {
-    { "{\"model_type\": \"mixtral\"}", "c.json: model_type: 'mixtral' is not one dpscale builds" },
-    { "{\"hidden_size\": 8}", "c.json: no string key 'model_type'" },
-    { "{\"model_type\": \"llama\", \"num_hidden_layers\": 2}", "c.json: no key 'hidden_size' (a llama config" },
-    { "{\"model_type\": \"bert\", \"num_hidden_layers\": 2.5}", "c.json: num_hidden_layers: expected a whole number" },
-    { "{\"model_type\": \"qwen2\", \"num_hidden_layers\": 2, \"hidden_size\": 64, \"num_attention_heads\": 8, "
-      "\"num_key_value_heads\": 3, \"intermediate_size\": 128, \"vocab_size\": 10, \"max_position_embeddings\": 16}",
-      "num_attention_heads (8) is not a multiple of num_key_value_heads (3)" },
-    { "{\"model_type\": \"gpt2\", \"n_layer\": 1, \"n_embd\": 8, \"n_head\": 2, \"vocab_size\": 10, "
-      "\"n_positions\": 16, \"tie_word_embeddings\": \"yes\"}", "c.json: tie_word_embeddings: expected true or false" },
-    { "{\"model_type\": \"gpt2\",\n \"n_layer\": }", "c.json:2:" },
-    { "[1, 2]", "c.json: expected a JSON object" },
-  };
-  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++) {
-    g_autoptr (GError) e = NULL;
-    g_autoptr (DpsModel) m = dps_model_load_hf_config_data ("c.json", cases[i].text, -1, &e);
-    if (m)
-      g_test_fail_printf ("case %zu accepted", i);
-    else if (!strstr (e->message, cases[i].expect))
-      g_test_fail_printf ("case %zu: '%s' lacks '%s'", i, e->message, cases[i].expect);
-  }
-  /* told by content: a config.json saved as x.model still loads as JSON */
   g_autofree char *dir = g_dir_make_tmp ("dps-hf-XXXXXX", NULL);
   g_autofree char *path = g_build_filename (dir, "x.model", NULL);
   g_assert_true (g_file_set_contents (path, "\n  {\"model_type\": \"t5\"}", -1, NULL));
@@ -515,6 +426,83 @@ test_csv_equals_zoo (void)
   dps_ddp_result_clear (&b);
 }
 
+/* Malformed inputs, each refused naming the file and, where it has them,
+ * the line and column (JSON) or key (key files): one test path each. */
+typedef struct { const char *text, *expect; } Refusal;
+typedef DpsModel *(*Loader) (const char *name, const char *data, gssize len, GError **error);
+typedef struct { const char *path, *file; Loader load; const Refusal *cases; gsize n; } Refusals;
+typedef struct { const Refusals *group; const Refusal *r; } RefusalCase;
+
+static const Refusal csv_refusals[] = {
+  { "layer,params,forward_ms,backward_ms\nfc,10,1\n", "m.csv:2: 3 fields, the header has 4" },
+  { "layer,params,forward_ms,backward_ms\nfc,ten,1,2\n", "m.csv:2: params: 'ten'" },
+  { "layer,params,forward_ms,backward_ms\nfc,10,-1,2\n", "m.csv:2: forward_ms: '-1' is not a time" },
+  { "layer,params,forward_ms,backward_ms\nfc,10,1,nan\n", "m.csv:2: backward_ms: 'nan'" },
+  { "layer,params,forward_ms,colour\n", "m.csv:1: unknown column 'colour'" },
+  { "layer,params\n", "m.csv:1: the header needs columns" },
+  { "layer,params,forward_ms,backward_ms\n", "no layer rows" },
+  { "", "no header" },
+  { "# batch: zero\nlayer,params,forward_ms,backward_ms\n", "m.csv:1: '# batch: N'" },
+  { "layer,params,forward_ms,backward_s\n", "same unit" },
+};
+
+static const Refusal csv_ddp_refusals[] = {
+  { "layer,params,tensors,forward_ms,backward_ms\nfc,21,4x4;4,1,2\n", "m.csv:2: tensors: 20 elements, params says 21" },
+  { "layer,params,tensors,forward_ms,backward_ms\nfc,16,4xx4,1,2\n", "m.csv:2: tensors: '4xx4' is not a shape" },
+  { "layer,params,tensors,forward_ms,backward_ms\nfc,0,0,1,2\n", "m.csv:2: tensors: '0'" },
+  { "layer,params,tensors,n_tensors,forward_ms,backward_ms\nfc,20,4x4;4,3,1,2\n", "m.csv:2: n_tensors: 3, the tensors list has 2" },
+  { "layer,params,n_tensors,forward_ms,backward_ms\nfc,2,3,1,2\n", "m.csv:2: n_tensors: '3'" },
+  { "layer,params,tied_to,forward_ms,backward_ms\nhead,4,wte,1,2\n", "m.csv:2: tied_to: no earlier layer 'wte'" },
+  { "layer,params,tied_to,forward_ms,backward_ms\nwte,4,,1,2\nhead,5,wte,1,2\n", "m.csv:3: tied_to: 5 parameters, 'wte' has only 4" },
+  { "layer,params,activation_bytes,forward_ms,backward_ms\nfc,4,-1,1,2\n", "m.csv:2: activation_bytes: '-1'" },
+  { "# dtype: int8\nlayer,params,forward_ms,backward_ms\n", "m.csv:1: '# dtype: int8'" },
+  { "#device:\nlayer,params,forward_ms,backward_ms\n", "m.csv:1: '# device:' names no device" },
+  { "layer,params,params,forward_ms,backward_ms\n", "m.csv:1: column 'params' given twice" },
+  { "name,forward_ms,backward_ms\n", "m.csv:1: the header needs columns layer (or name), params" },
+};
+
+static const Refusal keyfile_refusals[] = {
+  { "[model]\nname = x\narchitecture = rnn\n", "m.model:3: [model] architecture: unknown value 'rnn'" },
+  { "[model]\nname = x\narchitecture = gpt2\nlayers = 2\nhidden = 100\nheads = 3\nvocab = 10\nseq = 8\n",
+    "m.model:6: [model] heads: hidden (100) is not a multiple of heads (3)" },
+  { "[model]\nname = x\narchitecture = mlp\nwidths = 10,-4\n", "m.model:4: [model] widths: '-4'" },
+  { "[model]\nname = x\narchitecture = gpt2\nlayers = 2\n", "missing key hidden" },
+};
+
+static const Refusal hf_refusals[] = {
+  { "{\"model_type\": \"mixtral\"}", "c.json: model_type: 'mixtral' is not one dpscale builds" },
+  { "{\"hidden_size\": 8}", "c.json: no string key 'model_type'" },
+  { "{\"model_type\": \"llama\", \"num_hidden_layers\": 2}", "c.json: no key 'hidden_size' (a llama config" },
+  { "{\"model_type\": \"bert\", \"num_hidden_layers\": 2.5}", "c.json: num_hidden_layers: expected a whole number" },
+  { "{\"model_type\": \"qwen2\", \"num_hidden_layers\": 2, \"hidden_size\": 64, \"num_attention_heads\": 8, "
+    "\"num_key_value_heads\": 3, \"intermediate_size\": 128, \"vocab_size\": 10, \"max_position_embeddings\": 16}",
+    "num_attention_heads (8) is not a multiple of num_key_value_heads (3)" },
+  { "{\"model_type\": \"gpt2\", \"n_layer\": 1, \"n_embd\": 8, \"n_head\": 2, \"vocab_size\": 10, "
+    "\"n_positions\": 16, \"tie_word_embeddings\": \"yes\"}", "c.json: tie_word_embeddings: expected true or false" },
+  { "{\"model_type\": \"gpt2\",\n \"n_layer\": }", "c.json:2:" },
+  { "[1, 2]", "c.json: expected a JSON object" },
+};
+
+static const Refusals refusals[] = {
+  { "/model/csv/malformed", "m.csv", dps_model_load_csv_data, csv_refusals, G_N_ELEMENTS (csv_refusals) },
+  { "/model/csv/ddp-malformed", "m.csv", dps_model_load_csv_data, csv_ddp_refusals, G_N_ELEMENTS (csv_ddp_refusals) },
+  { "/model/keyfile/malformed", "m.model", dps_model_load_keyfile_data, keyfile_refusals,
+    G_N_ELEMENTS (keyfile_refusals) },
+  { "/model/hf/malformed", "c.json", dps_model_load_hf_config_data, hf_refusals, G_N_ELEMENTS (hf_refusals) },
+};
+
+static void
+test_refused (gconstpointer data)
+{
+  const RefusalCase *c = data;
+  g_autoptr (GError) e = NULL;
+  g_autoptr (DpsModel) m = c->group->load (c->group->file, c->r->text, -1, &e);
+  g_assert_null (m);
+  g_assert_nonnull (e);
+  if (!strstr (e->message, c->r->expect))
+    g_test_fail_printf ("'%s' lacks '%s'", e->message, c->r->expect);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -524,16 +512,23 @@ main (int argc, char **argv)
   g_test_add_func ("/model/zoo/gpt2-xl-flops", test_flops);
   g_test_add_func ("/model/zoo/kept-activations", test_kept_activations);
   g_test_add_func ("/model/csv/valid", test_csv);
-  g_test_add_func ("/model/csv/malformed", test_csv_malformed);
   g_test_add_func ("/model/csv/ddp-columns", test_csv_ddp_columns);
   g_test_add_func ("/model/csv/tensors-buckets", test_csv_tensors_buckets);
   g_test_add_func ("/model/csv/run-columns", test_csv_run_columns);
-  g_test_add_func ("/model/csv/ddp-malformed", test_csv_ddp_malformed);
   g_test_add_func ("/model/csv/equals-zoo", test_csv_equals_zoo);
   g_test_add_func ("/model/set-times", test_set_times);
-  g_test_add_func ("/model/keyfile/malformed", test_keyfile_malformed);
+  g_test_add_func ("/model/no-such-model", test_no_such_model);
   g_test_add_func ("/model/hf/totals", test_hf_totals);
   g_test_add_func ("/model/hf/tensors", test_hf_tensors);
-  g_test_add_func ("/model/hf/malformed", test_hf_malformed);
+  g_test_add_func ("/model/hf/by-content", test_hf_by_content);
+  g_autoptr (GArray) cases = g_array_new (FALSE, FALSE, sizeof (RefusalCase));
+  for (gsize g = 0; g < G_N_ELEMENTS (refusals); g++)
+    for (gsize i = 0; i < refusals[g].n; i++)
+      g_array_append_val (cases, ((RefusalCase) { &refusals[g], &refusals[g].cases[i] }));
+  for (guint k = 0; k < cases->len; k++) {
+    const RefusalCase *c = &g_array_index (cases, RefusalCase, k);
+    g_autofree char *path = g_strdup_printf ("%s/%td", c->group->path, c->r - c->group->cases);
+    g_test_add_data_func (path, c, test_refused);
+  }
   return g_test_run ();
 }
