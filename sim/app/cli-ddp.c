@@ -46,7 +46,7 @@ dps_ddp_options (DpsDdpOpts *o, gboolean sweep)
     { "grad-accum", 'k', 0, G_OPTION_ARG_STRING, &o->grad_accum, sweep ? "Micro-steps per step (default 1)" : "Gradient accumulation: K micro-steps, K-1 of them no_sync (default 1)", sweep ? "LIST" : "K" },
     { "no-overlap", 0, 0, G_OPTION_ARG_NONE, &o->no_overlap, "All-reduce only after backward (shows what overlap buys)", NULL },
     { "find-unused", 0, 0, G_OPTION_ARG_NONE, &o->find_unused, "find_unused_parameters=True: one more small all-reduce", NULL },
-    { "grad-as-bucket-view", 0, 0, G_OPTION_ARG_NONE, &o->gabv, "gradient_as_bucket_view=True: no bucket copy in memory", NULL },
+    { "grad-as-bucket-view", 0, 0, G_OPTION_ARG_NONE, &o->grad_as_bucket_view, "gradient_as_bucket_view=True: no bucket copy in memory", NULL },
     { "flash-attention", 0, 0, G_OPTION_ARG_NONE, &o->flash, "Attention by SDPA's flash kernels: no score matrices kept (memory)", NULL },
     { "checkpoint", 0, 0, G_OPTION_ARG_NONE, &o->checkpoint, "Activation checkpointing of every transformer block: its input kept, its forward run again in backward", NULL },
     { "contention", 0, 0, G_OPTION_ARG_DOUBLE, &o->contention, "Slowdown of compute and communication while they overlap (0.1 = 10%; default: the GPU's, NCCL's SMs and HBM traffic)", "F" },
@@ -303,7 +303,7 @@ dps_ddp_opts_apply (DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
   }
   c->no_overlap = o->no_overlap;
   c->find_unused = o->find_unused;
-  c->grad_as_bucket_view = o->gabv;
+  c->grad_as_bucket_view = o->grad_as_bucket_view;
   c->flash_attention = o->flash;
   c->checkpoint = o->checkpoint;
   c->contention = o->contention;
