@@ -401,17 +401,17 @@ contention_main (int rank, double bytes, int n, double seconds)
   j.iters = (int) (seconds / worst) + 1;
   /* alone */
   MPI_Barrier (MPI_COMM_WORLD);
-  double tc = gemm_loop (n, reps, a, b, c);
+  double gemm_alone_s = gemm_loop (n, reps, a, b, c);
   MPI_Barrier (MPI_COMM_WORLD);
   comm_job (&j);
-  double tm = j.seconds;
+  double comm_alone_s = j.seconds;
   /* together: the all-reduces on a second thread, as DDP's runner does */
   MPI_Barrier (MPI_COMM_WORLD);
   pthread_t th;
   pthread_create (&th, NULL, comm_job, &j);
-  double tc2 = gemm_loop (n, reps, a, b, c);
+  double gemm_together_s = gemm_loop (n, reps, a, b, c);
   pthread_join (th, NULL);
-  double tm2 = j.seconds;
+  double comm_together_s = j.seconds;
   /* memory copy bandwidth while every rank copies */
   size_t mb = 64u << 20;
   char *src = malloc (mb), *dst = malloc (mb);
@@ -425,7 +425,7 @@ contention_main (int rank, double bytes, int n, double seconds)
     double dt = MPI_Wtime () - t0;
     best = dt < best ? dt : best;
   }
-  double mine[3] = { tc2 / tc - 1, tm2 / tm - 1, -2.0 * mb / best }, all[3];
+  double mine[3] = { gemm_together_s / gemm_alone_s - 1, comm_together_s / comm_alone_s - 1, -2.0 * mb / best }, all[3];
   MPI_Reduce (mine, all, 3, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   if (rank == 0) {
     printf ("contention %.6f %.6f %.6g\n", all[0] > 0 ? all[0] : 0, all[1] > 0 ? all[1] : 0, -all[2]);
