@@ -30,6 +30,14 @@ expect 0 "Commands:" -- --help
 expect 2 "unknown command 'frobnicate'" -- frobnicate
 expect 2 "Unknown option --bogus" -- collective --bogus
 expect 0 "nccl-tests" -- collective --help
+# each command's summary is one fact: its --help says what `dpscale --help`
+# lists for it (sim/app/cli-util.c's table)
+"$bin" --help | sed -n '/^Commands:/,/^$/p' | awk 'NF > 1' >"$tmp/summaries"
+[ "$(wc -l <"$tmp/summaries")" -ge 9 ] && ok || ko "commands in --help: $(cat "$tmp/summaries")"
+while read -r cmd summary; do
+  if "$bin" "$cmd" --help | grep "^  dpscale $cmd \[" | grep -qF -- "] - $summary"; then ok
+  else ko "dpscale $cmd --help does not say '$summary'"; fi
+done <"$tmp/summaries"
 expect 0 "Avg bus bandwidth" -- collective
 expect 0 "DGX H100" -- topo
 expect 0 "dgx1-v100" -- topo --list

@@ -503,8 +503,7 @@ dps_cmd_advise (int argc, char **argv)
   gint64 batch = 4;
   DpsFormat format = DPS_FORMAT_TABLE;
   Candidate def = { .cap_mib = 25, .micro = 4, .accum = 1, .grad = DPS_DTYPE_FP32, .compress = DPS_COMPRESS_NONE };
-  if (dps_cli_parse ("advise", "the DDP settings that give the most throughput per dollar",
-                     "For --model on --topology with --gpus (default: GPT-2 XL, 64 H100s), searches the\n"
+  if (dps_cli_parse ("advise", "For --model on --topology with --gpus (default: GPT-2 XL, 64 H100s), searches the\n"
                      "bucket cap, micro-batch x gradient accumulation at the same global batch (--batch\n"
                      "per replica, default 4), gradient dtype and compression hook; prints the best few\n"
                      "beside PyTorch's defaults and why, in numbers (analytical network model).\n\n"

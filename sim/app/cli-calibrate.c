@@ -499,7 +499,7 @@ dps_cmd_calibrate (int argc, char **argv)
   static const DpsCliAlias aliases[] = { { "--ranks", "--gpus" }, { "-r", "--gpus" }, { NULL, NULL } };
   GError *error = NULL;
   dps_cli_deprecated ("calibrate", aliases, argc, argv);
-  gboolean parsed = dps_cli_parse ("calibrate", "measure this machine (or import nccl-tests logs) and write a profile",
+  gboolean parsed = dps_cli_parse ("calibrate",
                                    "Measures all-reduce, all-gather and reduce-scatter over message sizes and\n"
                                    "rank counts (NCCL on GPUs, MPI on CPUs), GEMM throughput and per-layer times,\n"
                                    "fits per-level latency and bandwidth per size regime and the network's\n"

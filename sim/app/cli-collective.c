@@ -356,8 +356,7 @@ dps_cmd_collective (int argc, char **argv)
   GError *error = NULL;
   int status = 0;
   if (!refuse_nccl_tests_op (argc, argv, &error)
-      || !dps_cli_parse ("collective", "time one collective on a cluster",
-                         "Prints time, algbw and busbw per size as nccl-tests' all_reduce_perf does,\n"
+      || !dps_cli_parse ("collective", "Prints time, algbw and busbw per size as nccl-tests' all_reduce_perf does,\n"
                          "with the algorithm and protocol that NCCL's cost model picks.\n\n"
                          "Example: dpscale collective --topology dgx-a100 --nodes 4 -b 8 -e 8G -f 2\n\n"
                          "With --compare LOG, the model beside each row of a measured nccl-tests log (or a\n"

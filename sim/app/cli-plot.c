@@ -32,7 +32,7 @@ dps_cmd_plot (int argc, char **argv)
     G_OPTION_ENTRY_NULL
   };
   GError *error = NULL;
-  if (!dps_cli_parse ("plot", "render a dpscale CSV (sweep, validation, calibration, timeline, collective)",
+  if (!dps_cli_parse ("plot",
                       "Writes PREFIX.png and PREFIX.svg with the gnuplot script in plots/ that fits the file.\n\n"
                       "Example: dpscale plot dpscale-validation.csv --breakdown",
                       entries, &argc, &argv, &error))

@@ -318,8 +318,7 @@ dps_cmd_predict (int argc, char **argv)
   GError *error = NULL;
   int status = 0;
   dps_cli_deprecated ("predict", dps_cli_nodes_alias, argc, argv);
-  if (!dps_cli_parse ("predict", "one DDP training configuration: step time, efficiency, memory, cost",
-                      "With no options: GPT-2 XL on 64 H100 GPUs (8 DGX H100 nodes), Adam, flow-level\n"
+  if (!dps_cli_parse ("predict", "With no options: GPT-2 XL on 64 H100 GPUs (8 DGX H100 nodes), Adam, flow-level\n"
                       "network model.\n\n"
                       "Example: dpscale predict --model resnet50 --topology dgx-a100 --gpus 32 --batch 64",
                       entries, &argc, &argv, &error)) {

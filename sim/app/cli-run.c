@@ -422,8 +422,7 @@ dps_cmd_run (int argc, char **argv)
   static const DpsCliAlias aliases[] = { { "--ranks", "--gpus" }, { "-n", "--gpus" }, { NULL, NULL } };
   GError *error = NULL;
   dps_cli_deprecated ("run", aliases, argc, argv);
-  gboolean parsed = dps_cli_parse ("run", "real data-parallel training on this machine",
-                                   "With no options: the MLP on 2 CPU replicas for 20 steps, Adam.\n\n"
+  gboolean parsed = dps_cli_parse ("run", "With no options: the MLP on 2 CPU replicas for 20 steps, Adam.\n\n"
                                    "Examples:\n  dpscale run --gpus 4 --steps 50 -o steps.csv\n"
                                    "  dpscale run --emulate --gpus 16 --model gpt2 --calibration mybox.calib",
                                    entries, &argc, &argv, &error);

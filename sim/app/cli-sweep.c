@@ -348,8 +348,7 @@ dps_cmd_sweep (int argc, char **argv)
   GError *error = NULL;
   Sweep s = { 0 };
   dps_cli_deprecated ("sweep", dps_cli_nodes_alias, argc, argv);
-  if (dps_cli_parse ("sweep", "many training configurations: a table, a CSV and a plot",
-                     "Each of --gpus, --topology, --strategy, --bucket-cap-mb, --batch and --grad-accum\n"
+  if (dps_cli_parse ("sweep", "Each of --gpus, --topology, --strategy, --bucket-cap-mb, --batch and --grad-accum\n"
                      "takes a comma-separated list; every combination is predicted.  With no options:\n"
                      "GPT-2 XL on 1 to 1024 H100 GPUs (DGX H100 nodes), flow-level network model, Adam.\n\n"
                      "Example: dpscale sweep --model llama3-8b --gpus 8,16,32,64 --strategy ddp,fsdp,hsdp",

@@ -247,8 +247,7 @@ dps_cmd_topo (int argc, char **argv)
   };
   GError *error = NULL;
   dps_cli_deprecated ("topo", dps_cli_nodes_alias, argc, argv);
-  if (!dps_cli_parse ("topo", "check and describe a topology file", 
-                      "A topology file describes one kind of node and the network between nodes;\n"
+  if (!dps_cli_parse ("topo", "A topology file describes one kind of node and the network between nodes;\n"
                       "the node count is given here.  FILE may be a path or a shipped name.",
                       entries, &argc, &argv, &error))
     return dps_cli_fail ("topo", error);

@@ -154,14 +154,37 @@ check_empty (GOptionEntry *entries, GError **error)
   return TRUE;
 }
 
+/* Each command's one-line summary: `dpscale --help` lists them and each
+ * command's own --help starts with its. */
+static const struct { const char *cmd, *summary; } cli_summaries[] = {
+  { "predict", "one training configuration (DDP, ZeRO, FSDP, HSDP, TP/PP): step time, efficiency, memory, cost" },
+  { "sweep", "many configurations (GPUs, strategies, buckets, topologies, batches): a table, a CSV and a plot" },
+  { "advise", "the parallel layout and DDP/FSDP settings with the most throughput per dollar" },
+  { "calibrate", "measure this machine (or import nccl-tests logs) and write a calibration profile" },
+  { "run", "real data-parallel training (DDP, ZeRO, FSDP, HSDP) on this machine: per-step times" },
+  { "validate", "calibrate, run and predict over replica counts: the error, in numbers and a plot" },
+  { "collective", "time one collective on a cluster, in nccl-tests' layout" },
+  { "plot", "render a dpscale CSV (sweep, validation, calibration, timeline, collective): PNG and SVG" },
+  { "topo", "check and describe a topology file" },
+};
+
+const char *
+dps_cli_summary (const char *cmd)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (cli_summaries); i++)
+    if (g_str_equal (cli_summaries[i].cmd, cmd))
+      return cli_summaries[i].summary;
+  g_return_val_if_reached ("");
+}
+
 /* Parses a subcommand's options; on failure error holds GOption's one-line
  * message (unknown flag, missing or malformed value).  Begins the command's
  * guard of its files (sim/base/file.h: from here every input read is
  * registered) and checks its output flags' paths before any work
  * (cli_outputs): a refusal reads "FLAG PATH: ..." (exit status 2). */
 gboolean
-dps_cli_parse (const char *cmd, const char *summary, const char *description,
-               GOptionEntry *entries, int *argc, char ***argv, GError **error)
+dps_cli_parse (const char *cmd, const char *description, GOptionEntry *entries, int *argc, char ***argv,
+               GError **error)
 {
   DpsOutputRule rules[G_N_ELEMENTS (cli_outputs)];
   int n_rules = 0;
@@ -170,7 +193,7 @@ dps_cli_parse (const char *cmd, const char *summary, const char *description,
     if (g_str_equal (cli_outputs[i].cmd, cmd))
       rules[n_rules++] = cli_outputs[i].rule;
   dps_file_guard_begin (rules, n_rules);
-  g_autofree char *param = g_strdup_printf ("- %s", summary);
+  g_autofree char *param = g_strdup_printf ("- %s", dps_cli_summary (cmd));
   GOptionContext *ctx = g_option_context_new (param);
   g_autofree char *prg = g_strdup_printf ("dpscale %s", cmd);
   g_set_prgname (prg);

@@ -35,8 +35,10 @@
  * and calibrate fix SGD, the step their calibration times. */
 #define DPS_CLI_OPTIMIZER "adam"
 
-gboolean  dps_cli_parse (const char *cmd, const char *summary, const char *description,
-                         GOptionEntry *entries, int *argc, char ***argv, GError **error);
+/* cmd's one-line summary (its --help's first line, `dpscale --help`'s list). */
+const char *dps_cli_summary (const char *cmd);
+gboolean  dps_cli_parse (const char *cmd, const char *description, GOptionEntry *entries, int *argc, char ***argv,
+                         GError **error);
 
 /* An old spelling of a flag, still accepted for a while: old_flag ("--ranks"
  * or "-n") is read as new_flag ("--gpus"). */

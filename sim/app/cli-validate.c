@@ -348,7 +348,7 @@ dps_cmd_validate (int argc, char **argv)
   static const DpsCliAlias aliases[] = { { "--replicas", "--gpus" }, { "-r", "--gpus" }, { NULL, NULL } };
   GError *error = NULL;
   dps_cli_deprecated ("validate", aliases, argc, argv);
-  gboolean parsed = dps_cli_parse ("validate", "calibrate, run and predict over replica counts; the error, in numbers and a plot",
+  gboolean parsed = dps_cli_parse ("validate",
                                    "Calibrates (or takes --calibration), runs real data-parallel training for each\n"
                                    "replica count, predicts each from the calibration alone, and writes\n"
                                    "PREFIX.csv, PREFIX.png/.svg (efficiency) and PREFIX-breakdown.png/.svg.\n"

@@ -13,20 +13,19 @@
 typedef struct {
   const char *name;
   int       (*fn) (int argc, char **argv);
-  const char *summary;
   gboolean    starts_processes;
 } Command;
 
 static const Command commands[] = {
-  { "predict",    dps_cmd_predict,    "one DDP configuration: step time, efficiency, throughput, memory, cost", FALSE },
-  { "sweep",      dps_cmd_sweep,      "many DDP configurations (GPUs, buckets, topologies, batches): table, CSV, plot", FALSE },
-  { "advise",     dps_cmd_advise,     "the bucket cap, micro-batch, gradient dtype, compression with most throughput per dollar", FALSE },
-  { "calibrate",  dps_cmd_calibrate,  "measure this machine (or import nccl-tests logs) and write a calibration profile", TRUE },
-  { "run",        dps_cmd_run,        "real data-parallel training on this machine (MPI replicas), per-step times", TRUE },
-  { "validate",   dps_cmd_validate,   "calibrate, run and predict over replica counts: the error, in numbers and a plot", TRUE },
-  { "collective", dps_cmd_collective, "time one collective on a cluster, in nccl-tests' layout", FALSE },
-  { "plot",       dps_cmd_plot,       "render a dpscale CSV with its gnuplot script (PNG and SVG)", FALSE },
-  { "topo",       dps_cmd_topo,       "check and describe a topology file", FALSE },
+  { "predict",    dps_cmd_predict,    FALSE },
+  { "sweep",      dps_cmd_sweep,      FALSE },
+  { "advise",     dps_cmd_advise,     FALSE },
+  { "calibrate",  dps_cmd_calibrate,  TRUE },
+  { "run",        dps_cmd_run,        TRUE },
+  { "validate",   dps_cmd_validate,   TRUE },
+  { "collective", dps_cmd_collective, FALSE },
+  { "plot",       dps_cmd_plot,       FALSE },
+  { "topo",       dps_cmd_topo,       FALSE },
 };
 
 static void
@@ -34,10 +33,11 @@ usage (FILE *out)
 {
   fprintf (out,
            "Usage: dpscale COMMAND [OPTIONS]\n\n"
-           "Predicts how data-parallel training scales on a cluster.\n\n"
+           "Predicts how data-, tensor- and pipeline-parallel training runs on a cluster,\n"
+           "and measures this machine to check it.\n\n"
            "Commands:\n");
   for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
-    fprintf (out, "  %-12s %s\n", commands[i].name, commands[i].summary);
+    fprintf (out, "  %-12s %s\n", commands[i].name, dps_cli_summary (commands[i].name));
   fprintf (out, "\n'dpscale COMMAND --help' lists each command's options.\n");
 }
 
