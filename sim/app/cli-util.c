@@ -296,6 +296,12 @@ dps_cli_topology_calibrated (const char *name, const DpsProfile *profile, int no
   g_autoptr (DpsTopoSpec) spec = dps_profile_apply_spec (profile, name, DPS_DEFAULT_TOPOLOGY, nodes, gpus, &note,
                                                          error);
   dps_cli_note (note);
+  /* a topology file's GPU (a calibrated machine's collectives are its own) */
+  if (spec && (name || !profile) && !dps_topo_spec_gpu_arch (spec)) {
+    g_autofree char *unknown = g_strdup_printf ("GPU '%s': its architecture is not known from its name: NCCL's Hopper "
+                                                "tables are used ([gpu] arch says it)", spec->gpu.model);
+    dps_cli_note (unknown);
+  }
   return spec ? size_topology (spec, nodes, gpus, n_gpus, error) : NULL;
 }
 
