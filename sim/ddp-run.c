@@ -146,6 +146,12 @@ ddp_batch (const DpsDdpConfig *c, double *batch_out, GError **error)
     dps_set_field_error (error, DPS_FIELD_FIRST_BUCKET, DPS_ERROR_INPUT, "must be 0 or more");
     return FALSE;
   }
+  int replicas = N / MAX (1, c->tp * c->pp);
+  if (c->slow_replicas > replicas) {
+    dps_set_field_error (error, DPS_FIELD_SLOW_REPLICAS, DPS_ERROR_INPUT, "%d of only %d replica%s", c->slow_replicas,
+                         replicas, replicas == 1 ? "" : "s");
+    return FALSE;
+  }
   if (c->grad_accum < 1 || c->trials < 1 || c->powersgd_rank < 1) {
     dps_set_field_error (error, c->grad_accum < 1 ? DPS_FIELD_GRAD_ACCUM : c->trials < 1 ? DPS_FIELD_TRIALS
                                                                                 : DPS_FIELD_POWERSGD_RANK,

@@ -89,7 +89,8 @@ expect 1 "empty: no nccl-tests table" calibrate --import "$t/empty" -o "$t/never
 expect 2 "\-\-gpus: '0'" predict --gpus 0
 expect 2 "\-\-gpus: 0 GPUs asked for\|\-\-gpus" collective --gpus -1
 expect 2 "Cannot parse integer value\|out of range" collective --gpus 2147483648
-expect 2 "\-\-gpus: at most 131072 GPUs are simulated (16384 nodes of 8)" topo --gpus 1000000000
+expect 2 "\-\-gpus: 1000000000 is out of range (1 to 131072)" topo --gpus 1000000000
+expect 2 "\-\-nodes: at most 131072 GPUs are simulated (16384 nodes of 8)" topo --nodes 20000
 expect 2 "\-\-gpus: .2147483647. is not a number from 1 to 131072" predict --gpus 2147483647
 # the largest clusters finish in seconds (131072 GPUs: predict about 3 s; 32768 GPUs: collective's 28
 # sizes about 1 s on 2 cores); beyond, refused at once (2^20 GPUs took 79 s and 5.4 GB)
@@ -109,7 +110,8 @@ expect 2 "\-\-trace: only for dpscale predict" sweep --trace "$t/x.json"
 expect 2 "\-\-plot: only for dpscale predict (advise" advise --plot "$t/x.png"
 expect 2 "\-\-trace: only for dpscale predict (advise" advise --trace "$t/x.json"
 expect 2 "limit is 10000" sweep --gpus 1,2,3,4,5,6,7,8,9,10 --batch 1,2,3,4,5,6,7,8,9,10 --bucket-cap-mb 1,2,3,4,5,6,7,8,9,10 --grad-accum 1,2,3,4,5,6,7,8,9,10,11,12
-expect 2 "\-\-gpus: 0 is not 1 to 256" run --gpus 0
+expect 2 "\-\-gpus: 0 is out of range (1 to 131072)" run --gpus 0
+expect 2 "\-\-gpus: 300 replicas on one machine: at most 256" run --gpus 300
 expect 2 "\-\-warmup: 5 is out of range (0 to \-\-steps - 1, 2)" run --steps 3 --warmup 5
 expect 2 "\-\-steps: 0 is out of range (1 to 100000)" run --steps 0
 expect 2 "\-\-calibration/\-\-topology: only with \-\-emulate" run --calibration "$t/x"
@@ -262,15 +264,17 @@ fi
 # out of range is refused up front, naming the flag (exit 2) ---
 expect 2 "\-\-nodes: 0 is out of range (at least 1)" predict --nodes 0
 expect 2 "\-\-nodes: -2 is out of range" predict --nodes -2
-expect 2 "\-\-nodes: sweep takes GPU counts" sweep --nodes 0
+expect 2 "\-\-nodes: 0 is out of range (at least 1)" sweep --nodes 0
+expect 2 "\-\-nodes: sweep takes GPU counts" sweep --nodes 4
 expect 2 "\-\-gpus: '0' is not a whole number from 1 to 131072" sweep --gpus 0
-expect 2 "\-\-gpus: 0 is out of range (at least 1)" collective --gpus 0
+expect 2 "\-\-gpus: 0 is out of range (1 to 131072)" collective --gpus 0
 expect 2 "\-\-nodes: 0 is out of range (at least 1)" collective --nodes 0
 expect 2 "\-\-channels: 0 is out of range (1 to 64)" collective --channels 0
 expect 2 "\-\-channels: 65 is out of range (1 to 64)" collective --channels 65
-expect 2 "\-\-gpus: 0 is out of range (at least 1)" topo --gpus 0
+expect 2 "\-\-gpus: 0 is out of range (1 to 131072)" topo --gpus 0
 expect 2 "\-\-nodes: -3 is out of range (at least 1)" topo --nodes -3
-expect 2 "\-\-global-batch: 0 is out of range (more than 0" predict --global-batch 0
+expect 2 "\-\-global-batch: 0 is out of range (1 to 1000000000)" predict --global-batch 0
+expect 2 "\-\-global-batch: 100.5 is not a whole number" predict --global-batch 100.5
 expect 2 "\-\-global-batch: nan is out of range" sweep --global-batch nan
 expect 2 "\-\-efficiency: 0 is out of range (more than 0, at most 1)" predict --efficiency 0
 expect 2 "\-\-efficiency: nan is out of range" predict --efficiency nan
@@ -279,10 +283,10 @@ expect 2 "\-\-slow-factor: 0 is out of range" predict --slow-replicas 1 --slow-f
 expect 2 "\-\-slow-factor: -1 is out of range" predict --slow-factor -1
 expect 2 "\-\-loader-rate: 0 is out of range" predict --loader-rate 0
 expect 2 "\-\-loader-rate: inf is out of range" predict --loader-rate inf
-expect 2 "\-\-batch: 0 is out of range (a whole number, at least 1, at most 1048576)" calibrate --batch 0
+expect 2 "\-\-batch: 0 is out of range (1 to 1048576)" calibrate --batch 0
 expect 2 "\-\-batch: -5 is out of range" calibrate --batch -5
 expect 2 "\-\-link-gbps: 0 is out of range" calibrate --link-gbps 0
-expect 2 "\-\-gpus: -1 is not 1 to 256" run --gpus -1
+expect 2 "\-\-gpus: -1 is out of range (1 to 131072)" run --gpus -1
 expect 2 "\-\-lr: nan is out of range" run --lr nan
 expect 2 "\-\-lr: -1 is out of range" run --lr -1
 expect 2 "\-\-lr: 0 is out of range" run --lr 0
@@ -307,8 +311,19 @@ expect 2 "\-\-seed: -1 is out of range" sweep --seed -1
 expect 2 "\-\-price-per-gpu-hour: 0 is out of range" advise --price-per-gpu-hour 0
 expect 2 "\-\-critical-batch: 0 is out of range" predict --critical-batch 0 --steps-to-target 100
 expect 2 "\-\-seed: -1 is out of range" run --seed -1
-expect 2 "\-\-gap-ms: '-1' is not 0 to 10000 ms or 'step'" calibrate --gap-ms -1
+expect 2 "\-\-gap-ms: -1 is out of range (at least 0, at most 10000)" calibrate --gap-ms -1
+expect 2 "\-\-gap-ms: 'soon' is not a number of ms or 'step'" calibrate --gap-ms soon
 expect 2 "\-\-check: 2 is out of range (0 to 1)" collective -c 2
+# emulated nodes: 0 is a value (it was their absence, and started the run)
+expect 2 "\-\-nodes: 0 is out of range (at least 1)" run --nodes 0
+expect 2 "\-\-nodes: 0 is out of range (at least 1)" validate --nodes 0
+expect 2 "\-\-nodes: 0 is out of range (at least 1)" calibrate --nodes 0
+# neither clamped nor ignored: slow replicas past the replicas, a slow
+# factor without slow replicas, --list with a topology
+expect 2 "\-\-slow-replicas: 100 of only 8 replicas" predict --gpus 8 --slow-replicas 100
+expect 2 "\-\-slow-factor: only with \-\-slow-replicas" predict --slow-factor 2
+expect 2 "\-\-list: lists the shipped topologies" topo --list extra
+expect 2 "\-\-stepfactor: 2000001 is out of range (more than 1, at most 1000000)" collective -f 2000001
 # a bound past what a timer holds is refused, not wrapped into an instant stop
 expect 2 "\-\-timeout: 1e+20 is out of range" calibrate --timeout 1e20
 expect 2 "\-\-bucket-cap-mb: inf is out of range" validate --bucket-cap-mb inf

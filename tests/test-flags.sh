@@ -38,8 +38,8 @@ done <<'T'
 0 allreduce.on.16.GPUs               collective -g 16 -b 1M -e 1M
 0 =.16.GPUs                          topo --gpus 16
 0 =.16.GPUs                          topo -g 16
-2 --gpus:.0.is.not.1.to.256          run --gpus 0
-2 --gpus:.0.is.not.1.to.256          run -g 0
+2 --gpus:.0.is.out.of.range.(1.to.131072) run --gpus 0
+2 --gpus:.0.is.out.of.range.(1.to.131072) run -g 0
 2 --gpus:.'1'.is.not.a.whole.number  calibrate --backend cpu --gpus 1
 2 --gpus:.'1'.is.not.a.whole.number  calibrate --backend cpu -g 1
 2 --gpus:.'0'.is.not.a.whole.number  validate --gpus 0,2
@@ -164,7 +164,7 @@ T
 "$bin" predict --gpus 8 --format json --optimizer sgd >"$tmp/sgd.json" 2>/dev/null
 if [ "$(num optimizer "$tmp/d.json")" != "$(num optimizer "$tmp/sgd.json")" ]; then ok; else ko "predict's default optimizer is SGD"; fi
 
-# one range per shared flag (sim/app/cli-values.c): every command that
+# one range per shared flag (sim/app/cli-flags.c): every command that
 # lists the flag in --help refuses the same value past it with the same
 # range (before: run took --bucket-cap-mb 1e308, predict refused it;
 # --grad-accum was 1e6 in predict, 1024 in run)
@@ -183,8 +183,8 @@ while read -r flag bad range; do
 done <<'T'
 --bucket-cap-mb 2000000 more than 0, at most 1000000
 --first-bucket-mb 2000000 at least 0, at most 1000000
---batch 2000000 a whole number, at least 1, at most 1048576
---grad-accum 5000 a whole number, at least 1, at most 4096
+--batch 2000000 1 to 1048576
+--grad-accum 5000 1 to 4096
 --jitter 11 at least 0, at most 10
 --link-gbps 2000000 more than 0, at most 1000000
 --timeout 20000000 more than 0, at most 10000000

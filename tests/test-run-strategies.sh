@@ -149,7 +149,7 @@ refused () {
 }
 refused "--strategy: 'zero4'" --strategy zero4
 refused "--shard-group: 3 ranks a group does not divide 4" --gpus 4 --strategy hsdp --shard-group 3
-refused "--shard-group: 0 ranks" --gpus 4 --strategy hsdp --shard-group 0
+refused "--shard-group: 0 is out of range (1 to 131072)" --gpus 4 --strategy hsdp --shard-group 0
 refused "--shard-group: only with --strategy hsdp" --gpus 4 --strategy fsdp --shard-group 2
 refused "--check-params" --emulate --check-params
 # PyTorch's names are the same strategies

@@ -185,9 +185,9 @@ check_opts (Opts *o, GError **error)
   const char *b = o->backend;
   if (b && !g_str_equal (b, "auto") && !g_str_equal (b, "cpu") && !g_str_equal (b, "gpu"))
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--backend: '%s' is not auto, cpu or gpu", b);
-  else if (!dps_cli_range_given ("--timeout", &o->timeout, 600, error)
-           || (o->batch != DPS_UNSET_INT && !dps_cli_in_range ("--batch", o->batch, error))
-           || !dps_cli_in_range ("--link-gbps", o->link_gbps, error))
+  else if (!dps_cli_double_given ("--timeout", &o->timeout, 600, error)
+           || !dps_cli_double_given ("--link-gbps", &o->link_gbps, 1, error)
+           || !dps_cli_int_given ("--nodes", &o->nodes, 0, error))
     return FALSE;
   else if (o->imports && (b || o->sizes_s || o->ranks_s || o->ops_s))
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT,
@@ -197,13 +197,14 @@ check_opts (Opts *o, GError **error)
   else if (!parse_ops (o->ops_s ? o->ops_s : o->quick ? "all-reduce" : "all-reduce,all-gather,reduce-scatter",
                        &o->ops, error))
     return FALSE;
-  else if (o->nodes < 0 || o->nodes == 1 || o->nodes > 64
+  else if (o->nodes == 1 || o->nodes > 64
            || (o->nodes > 1 && (o->imports || (b && !g_str_equal (b, "cpu")))))
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--nodes: 2 to 64 emulated nodes, for CPU calibration");
-  else if (o->gap_s && !g_str_equal (o->gap_s, "step")
-           && (!dps_parse_double (o->gap_s, &o->gap_ms) || !(o->gap_ms >= 0 && o->gap_ms <= 10000)))
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--gap-ms: '%s' is not 0 to 10000 ms or 'step' (one step of --model's compute)",
-                 o->gap_s);
+  else if (o->gap_s && !g_str_equal (o->gap_s, "step") && !dps_parse_double (o->gap_s, &o->gap_ms))
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--gap-ms: '%s' is not a number of ms or 'step' (one step of "
+                 "--model's compute)", o->gap_s);
+  else if (o->gap_s && !g_str_equal (o->gap_s, "step") && !dps_cli_in_range ("--gap-ms", o->gap_ms, error))
+    return FALSE;
   else if (o->gap_emulated && !o->gap_s)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--emulated-waits: only with --gap-ms");
   else if (o->use_mpi && b && !g_str_equal (b, "gpu"))
@@ -475,7 +476,7 @@ write_outputs (const DpsProfile *prof, const char *out_path, DpsOutputKind kind,
 int
 dps_cmd_calibrate (int argc, char **argv)
 {
-  Opts o = { .link_gbps = 1, .batch = DPS_UNSET_INT, .timeout = dps_cli_unset () };
+  Opts o = { .link_gbps = dps_cli_unset (), .batch = DPS_UNSET_INT, .nodes = DPS_UNSET_INT, .timeout = dps_cli_unset () };
   GOptionEntry entries[] = {
     { "backend", 0, 0, G_OPTION_ARG_STRING, &o.backend, "auto (default: GPUs if present, else CPUs), gpu or cpu", "B" },
     { "quick", 'q', 0, G_OPTION_ARG_NONE, &o.quick, "Fewer sizes and shorter timings, all-reduce alone (for CI)", NULL },

@@ -200,10 +200,11 @@ check_opts (Opts *o, int argc, char **argv, GError **error)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "unknown option: unexpected argument '%s'", argv[1]);
   else if (!(o->tsize = type_size (o->type ? o->type : "float", error)))
     return FALSE;
-  else if (!dps_cli_int_given ("--nodes", &o->nodes, 1, G_MAXINT, 0, error)
-           || !dps_cli_int_given ("--gpus", &o->gpus, 1, G_MAXINT, 0, error)
-           || !dps_cli_int_given ("--per-node", &o->per_node, 1, DPS_TOPO_MAX_GPUS_PER_NODE, 0, error)
-           || !dps_cli_int_given ("--channels", &o->channels, 1, 64, 0, error))
+  else if (!dps_cli_int_given ("--nodes", &o->nodes, 0, error)
+           || !dps_cli_int_given ("--gpus", &o->gpus, 0, error)
+           || !dps_cli_int_given ("--per-node", &o->per_node, 0, error)
+           || !dps_cli_int_given ("--channels", &o->channels, 0, error)
+           || !dps_cli_double_given ("--stepfactor", &o->factor, 2, error))
     return FALSE;
   else if (o->per_node && o->gpus)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--per-node: goes with --nodes, not --gpus");
@@ -216,8 +217,6 @@ check_opts (Opts *o, int argc, char **argv, GError **error)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--maxbytes: '%s' is not a size such as 8, 64K, 1G", o->maxb);
   else if (o->lo < 1 || o->hi < o->lo)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--minbytes/--maxbytes: need 1 <= min <= max");
-  else if (!(o->factor > 1) || !isfinite (o->factor))
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--stepfactor: must be more than 1");
   else if (log ((double) o->hi / o->lo) / log (o->factor) > 10000)
     g_set_error (error, DPS_ERROR, DPS_ERROR_LIMIT, "--stepfactor: more than 10000 sizes asked for");
   else if (check_mode (o, error))
@@ -325,7 +324,8 @@ int
 dps_cmd_collective (int argc, char **argv)
 {
   Opts o = { .nodes = DPS_UNSET_INT, .gpus = DPS_UNSET_INT, .per_node = DPS_UNSET_INT, .channels = DPS_UNSET_INT, .check = DPS_UNSET_INT,
-             .iters = DPS_UNSET_INT, .warmup = DPS_UNSET_INT, .blocking = DPS_UNSET_INT, .factor = 2 };
+             .iters = DPS_UNSET_INT, .warmup = DPS_UNSET_INT, .blocking = DPS_UNSET_INT };
+  o.factor = dps_cli_unset ();
   GOptionEntry entries[] = {
     { "topology", 't', 0, G_OPTION_ARG_STRING, &o.topology, "Topology file or shipped name (default dgx-h100)", "NAME|FILE" },
     { "nodes", 0, 0, G_OPTION_ARG_INT, &o.nodes, "Number of nodes (default 2; -n is nccl-tests' --iters)", "N" },
@@ -366,10 +366,10 @@ dps_cmd_collective (int argc, char **argv)
                          entries, &argc, &argv, &error))
     ;
   /* nccl-tests' own ranges (src/common.cu): -c and -z 0 or 1, -n at least 1, -w at least 0 */
-  else if (!dps_cli_int_given ("--check", &o.check, 0, 1, DPS_UNSET_INT, &error)
-           || !dps_cli_int_given ("--iters", &o.iters, 1, G_MAXINT, DPS_UNSET_INT, &error)
-           || !dps_cli_int_given ("--warmup_iters", &o.warmup, 0, G_MAXINT, DPS_UNSET_INT, &error)
-           || !dps_cli_int_given ("--blocking", &o.blocking, 0, 1, DPS_UNSET_INT, &error))
+  else if (!dps_cli_int_given ("--check", &o.check, DPS_UNSET_INT, &error)
+           || !dps_cli_int_given ("--iters", &o.iters, DPS_UNSET_INT, &error)
+           || !dps_cli_int_given ("--warmup_iters", &o.warmup, DPS_UNSET_INT, &error)
+           || !dps_cli_int_given ("--blocking", &o.blocking, DPS_UNSET_INT, &error))
     ;
   else {
     if (o.check != DPS_UNSET_INT || o.iters != DPS_UNSET_INT || o.warmup != DPS_UNSET_INT || o.blocking != DPS_UNSET_INT)

@@ -13,9 +13,9 @@ dps_ddp_options (DpsDdpOpts *o, gboolean sweep)
 {
   /* flags whose zero is not their absence: dps_ddp_opts_apply tells them apart */
   o->nodes = o->shard_group = o->limit_all_gathers = o->tp = o->pp = o->vpp = o->micro_batches = o->seq_len =
-    o->trials = o->seed = DPS_UNSET_INT;
+    o->trials = o->seed = o->slow_replicas = DPS_UNSET_INT;
   o->global_batch = o->slow_factor = o->loader_rate = o->efficiency = o->gpu_spread = o->contention =
-    o->critical_batch = o->steps_to_target = o->price = dps_cli_unset ();
+    o->critical_batch = o->steps_to_target = o->price = o->jitter = o->os_noise_ms = dps_cli_unset ();
   GOptionEntry e[] = {
     { "model", 'M', 0, G_OPTION_ARG_STRING, &o->model, "Model: a shipped name, a .model or a per-layer .csv file (default gpt2-xl)", "NAME|FILE" },
     { "topology", 't', 0, G_OPTION_ARG_STRING, &o->topology, sweep ? "Topologies, comma-separated (default dgx-h100)" : "Topology file or shipped name (default dgx-h100)", sweep ? "LIST" : "NAME|FILE" },
@@ -186,7 +186,7 @@ apply_kinds (const DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
 DpsModel *
 dps_ddp_model_load (DpsDdpOpts *o, const char *def, GError **error)
 {
-  if (!dps_cli_int_given ("--seq-len", &o->seq_len, 1, 1 << 21, 0, error))
+  if (!dps_cli_int_given ("--seq-len", &o->seq_len, 0, error))
     return NULL;
   DpsModel *m = dps_model_load_seq (o->model ? o->model : def, o->seq_len, error);
   if (!m && error && *error && g_str_has_prefix ((*error)->message, "sequence length: ")) {
@@ -232,34 +232,35 @@ gboolean
 dps_ddp_opts_apply (DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
 {
   /* given, these must be in range; not given, 0 (the default) from here on */
-  if (!dps_cli_int_given ("--nodes", &o->nodes, 1, G_MAXINT, 0, error)
-      || !dps_cli_int_given ("--shard-group", &o->shard_group, 1, DPS_SIM_MAX_GPUS, 0, error)
-      || !dps_cli_int_given ("--limit-all-gathers", &o->limit_all_gathers, 0, 1024, 2, error)
-      || !dps_cli_int_given ("--tp", &o->tp, 1, 1024, 1, error)
-      || !dps_cli_int_given ("--pp", &o->pp, 1, 1024, 1, error)
-      || !dps_cli_int_given ("--vpp", &o->vpp, 1, DPS_PIPE_MAX_VPP, 1, error)
-      || !dps_cli_int_given ("--micro-batches", &o->micro_batches, 1, 1000000, 0, error)
-      || !dps_cli_int_given ("--trials", &o->trials, 1, 100000, 0, error)
-      || !dps_cli_int_given ("--seed", &o->seed, 0, G_MAXINT, 1, error)
-      || !dps_cli_double_given ("--global-batch", &o->global_batch, 0, FALSE, 1e9, 0, error)
-      || !dps_cli_double_given ("--efficiency", &o->efficiency, 0, FALSE, 1, 0, error)
-      || !dps_cli_double_given ("--slow-factor", &o->slow_factor, 0, FALSE, 1000, 0, error)
-      || !dps_cli_double_given ("--loader-rate", &o->loader_rate, 0, FALSE, 1e12, 0, error)
-      || !dps_cli_double_given ("--gpu-spread", &o->gpu_spread, 0, TRUE, 1, DPS_DDP_GPU_SPREAD_CV, error)
+  if (!dps_cli_int_given ("--nodes", &o->nodes, 0, error)
+      || !dps_cli_int_given ("--shard-group", &o->shard_group, 0, error)
+      || !dps_cli_int_given ("--limit-all-gathers", &o->limit_all_gathers, 2, error)
+      || !dps_cli_int_given ("--tp", &o->tp, 1, error)
+      || !dps_cli_int_given ("--pp", &o->pp, 1, error)
+      || !dps_cli_int_given ("--vpp", &o->vpp, 1, error)
+      || !dps_cli_int_given ("--micro-batches", &o->micro_batches, 0, error)
+      || !dps_cli_int_given ("--trials", &o->trials, 0, error)
+      || !dps_cli_int_given ("--seed", &o->seed, 1, error)
+      || !dps_cli_double_given ("--global-batch", &o->global_batch, 0, error)
+      || !dps_cli_double_given ("--efficiency", &o->efficiency, 0, error)
+      || !dps_cli_double_given ("--slow-factor", &o->slow_factor, 0, error)
+      || !dps_cli_double_given ("--loader-rate", &o->loader_rate, 0, error)
+      || !dps_cli_double_given ("--gpu-spread", &o->gpu_spread, DPS_DDP_GPU_SPREAD_CV, error)
       /* not given: -1, the device's own (dps_ddp_default_contention) */
-      || !dps_cli_double_given ("--contention", &o->contention, 0, TRUE, 10, -1, error)
-      || !dps_cli_double_given ("--critical-batch", &o->critical_batch, 0, FALSE, 1e12, 0, error)
-      || !dps_cli_double_given ("--steps-to-target", &o->steps_to_target, 0, FALSE, 1e15, 0, error)
+      || !dps_cli_double_given ("--contention", &o->contention, -1, error)
+      || !dps_cli_double_given ("--critical-batch", &o->critical_batch, 0, error)
+      || !dps_cli_double_given ("--steps-to-target", &o->steps_to_target, 0, error)
       /* not given: 0, the topology's price (dps_ddp_setup) */
-      || !dps_cli_double_given ("--price-per-gpu-hour", &o->price, 0, FALSE, 1e6, 0, error)
+      || !dps_cli_double_given ("--price-per-gpu-hour", &o->price, 0, error)
       || !apply_kinds (o, c, error))
     return FALSE;
   /* (--global-batch, --slow-factor, --loader-rate, --efficiency: checked above, as given) */
-  if (!dps_cli_in_range ("--jitter", o->jitter, error)
-      || !dps_cli_double_given ("--os-noise-ms", &o->os_noise_ms, 0, TRUE, 1e6, 0, error))
+  if (!dps_cli_double_given ("--jitter", &o->jitter, 0, error)
+      || !dps_cli_double_given ("--os-noise-ms", &o->os_noise_ms, 0, error)
+      || !dps_cli_int_given ("--slow-replicas", &o->slow_replicas, 0, error))
     return FALSE;
-  if (o->slow_replicas < 0) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--slow-replicas: %d is out of range (at least 0)", o->slow_replicas);
+  if (o->slow_factor > 0 && o->slow_replicas == 0) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--slow-factor: only with --slow-replicas");
     return FALSE;
   }
   if ((o->critical_batch > 0) != (o->steps_to_target > 0)) {

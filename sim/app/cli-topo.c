@@ -257,15 +257,20 @@ dps_cmd_topo (int argc, char **argv)
     return dps_cli_fail ("topo", error);
   }
   DpsFormat format;
-  if (!dps_cli_int_given ("--nodes", &nodes, 1, G_MAXINT, 0, &error)
-      || !dps_cli_int_given ("--gpus", &gpus, 1, G_MAXINT, 0, &error) || !dps_cli_format (format_s, &format, &error))
+  if (!dps_cli_int_given ("--nodes", &nodes, 0, &error)
+      || !dps_cli_int_given ("--gpus", &gpus, 0, &error) || !dps_cli_format (format_s, &format, &error))
     return dps_cli_fail ("topo", error);
   gboolean layout = tp != DPS_UNSET_INT || pp != DPS_UNSET_INT;
-  if (!dps_cli_int_given ("--tp", &tp, 1, 4096, 1, &error) || !dps_cli_int_given ("--pp", &pp, 1, 4096, 1, &error))
+  if (!dps_cli_int_given ("--tp", &tp, 1, &error) || !dps_cli_int_given ("--pp", &pp, 1, &error))
     return dps_cli_fail ("topo", error);
   if (format != DPS_FORMAT_TABLE && (calibration || all_links || list || layout)) {
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--format: %s with a topology's description alone, not with "
                  "--calibration, --links, --list, --tp or --pp", format == DPS_FORMAT_CSV ? "csv" : "json");
+    return dps_cli_fail ("topo", error);
+  }
+  if (list && (positional || topology || calibration || all_links || nodes || gpus)) {
+    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--list: lists the shipped topologies, with no other topology, "
+                 "--calibration, --links, --nodes or --gpus");
     return dps_cli_fail ("topo", error);
   }
   if (list) {

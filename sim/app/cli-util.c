@@ -1,5 +1,6 @@
 /* cli-util.c — see cli-util.h. */
 #include "sim/app/cli-util.h"
+#include "sim/app/cli-flags.h"
 #include "sim/base/json-util.h"
 #include "sim/topo-load.h"
 #include "sim/base/error.h"
@@ -197,6 +198,7 @@ dps_cli_parse (const char *cmd, const char *description, GOptionEntry *entries, 
   GOptionContext *ctx = g_option_context_new (param);
   g_autofree char *prg = g_strdup_printf ("dpscale %s", cmd);
   g_set_prgname (prg);
+  dps_cli_flags_expect (entries);
   g_option_context_add_main_entries (ctx, entries, NULL);
   if (description)
     g_option_context_set_description (ctx, description);
@@ -206,7 +208,7 @@ dps_cli_parse (const char *cmd, const char *description, GOptionEntry *entries, 
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "unknown option %s", (*argv)[1]);
     return FALSE;
   }
-  return ok && check_outputs (entries, error) && check_empty (entries, error);
+  return ok && dps_cli_flags_check (entries, error) && check_outputs (entries, error) && check_empty (entries, error);
 }
 
 const DpsCliAlias dps_cli_nodes_alias[] = { { "-n", "--nodes" }, { NULL, NULL } };
@@ -400,6 +402,7 @@ static const char *const field_flags[DPS_FIELD_COUNT] = {
   [DPS_FIELD_TOPOLOGY] = "--topology: ", [DPS_FIELD_TRACE] = "--trace ", [DPS_FIELD_EMU_NODES] = "--nodes: ",
   [DPS_FIELD_EMU_LINK] = "--nodes/--link-gbps: ", [DPS_FIELD_IMPORT] = "--import: ",
   [DPS_FIELD_GPU_REPLICAS] = "--backend gpu: ", [DPS_FIELD_EMU_REPLICAS] = "--emulate: ",
+  [DPS_FIELD_SLOW_REPLICAS] = "--slow-replicas: ",
 };
 G_STATIC_ASSERT (G_N_ELEMENTS (field_flags) == DPS_FIELD_COUNT);
 

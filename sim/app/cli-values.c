@@ -1,5 +1,6 @@
 /* cli-values.c — see cli-values.h. */
 #include "sim/app/cli-values.h"
+#include "sim/app/cli-flags.h"
 #include "sim/topo-load.h"
 #include "sim/coll-predict.h"
 #include "sim/base/error.h"
@@ -42,42 +43,27 @@ dps_cli_strategy (const char *text, DpsStrategy *out, GError **error)
 }
 
 /* An int flag: not given (DPS_UNSET_INT) becomes fallback; given, it must
- * be at least lo and at most hi, else "FLAG: V is out of range (LO to HI)"
- * ("(at least LO)" where hi is G_MAXINT). */
+ * be in its declared range (cli-flags.c). */
 gboolean
-dps_cli_int_given (const char *flag, int *v, int lo, int hi, int fallback, GError **error)
+dps_cli_int_given (const char *flag, int *v, int fallback, GError **error)
 {
   if (*v == DPS_UNSET_INT) {
     *v = fallback;
     return TRUE;
   }
-  if (*v < lo || *v > hi) {
-    if (hi == G_MAXINT)
-      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: %d is out of range (at least %d)", flag, *v, lo);
-    else
-      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: %d is out of range (%d to %d)", flag, *v, lo, hi);
-    return FALSE;
-  }
-  return TRUE;
+  return dps_cli_flag_check (flag, *v, error);
 }
 
 /* A double flag: not given (dps_cli_unset ()) becomes fallback; given, it
- * must be finite, above lo (or at least lo when lo_closed) and at most hi,
- * else "FLAG: V is out of range (more than LO, at most HI)". */
+ * must be in its declared range (cli-flags.c). */
 gboolean
-dps_cli_double_given (const char *flag, double *v, double lo, gboolean lo_closed, double hi, double fallback,
-                      GError **error)
+dps_cli_double_given (const char *flag, double *v, double fallback, GError **error)
 {
   if (dps_cli_is_unset (*v)) {
     *v = fallback;
     return TRUE;
   }
-  if (!isfinite (*v) || *v < lo || (!lo_closed && *v == lo) || *v > hi) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: %g is out of range (%s %.15g, at most %.15g)", flag, *v,
-                 lo_closed ? "at least" : "more than", lo, hi);
-    return FALSE;
-  }
-  return TRUE;
+  return dps_cli_flag_check (flag, *v, error);
 }
 
 gboolean
@@ -121,11 +107,16 @@ dps_cli_split_list (const char *flag, const char *text, GError **error)
   return parts;
 }
 
-/* Parses "1,2,4,8" into a new GArray of gint64, each in [min, max]. */
+/* Parses "1,2,4,8" into a new GArray of gint64, each in flag's declared
+ * range narrowed to [min, max]. */
 gboolean
 dps_cli_parse_int_list (const char *flag, const char *text, gint64 min, gint64 max,
                         GArray **out, GError **error)
 {
+  const DpsFlagDecl *d = dps_cli_flag_decl (flag);
+  g_return_val_if_fail (d && d->whole, FALSE);
+  min = MAX (min, (gint64) d->lo + (d->lo_open ? 1 : 0));
+  max = MIN (max, (gint64) d->hi);
   g_auto (GStrv) parts = dps_cli_split_list (flag, text, error);
   if (!parts)
     return FALSE;
@@ -225,44 +216,10 @@ dps_cli_check_topologies (const char *const *names, GError **error)
   return TRUE;
 }
 
-/* The ranges of the flags several commands share: one line each, the same
- * range wherever the flag appears (predict, sweep, advise, run, validate,
- * calibrate).  lo_open: lo itself refused; whole: an integer. */
-static const struct {
-  const char *flag;
-  double      lo, hi;
-  gboolean    lo_open, whole;
-} ranges[] = {
-  { "--batch", 1, 1 << 20, FALSE, TRUE },            /* samples a replica: 1 M, past any device */
-  { "--bucket-cap-mb", 0, 1e6, TRUE, FALSE },         /* MiB: above any model's gradients */
-  { "--first-bucket-mb", 0, 1e6, FALSE, FALSE },      /* MiB; 0: no first bucket of its own */
-  { "--grad-accum", 1, 4096, FALSE, TRUE },           /* micro-steps a step */
-  { "--jitter", 0, 10, FALSE, FALSE },                /* coefficient of variation */
-  { "--link-gbps", 0, 1e6, TRUE, FALSE },             /* Gbit/s of an emulated node's link */
-  { "--timeout", 0, 1e7, TRUE, FALSE },               /* s: 115 days, within a timer's guint ms */
-};
-
-static int
-range_of (const char *flag)
-{
-  for (gsize i = 0; i < G_N_ELEMENTS (ranges); i++)
-    if (g_str_equal (ranges[i].flag, flag))
-      return (int) i;
-  return -1;
-}
-
 gboolean
 dps_cli_in_range (const char *flag, double v, GError **error)
 {
-  int i = range_of (flag);
-  g_return_val_if_fail (i >= 0, FALSE);
-  if (isfinite (v) && (ranges[i].lo_open ? v > ranges[i].lo : v >= ranges[i].lo) && v <= ranges[i].hi
-      && (!ranges[i].whole || v == floor (v)))
-    return TRUE;
-  g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: %.15g is out of range (%s%s %.15g, at most %.15g)", flag, v,
-               ranges[i].whole ? "a whole number, " : "", ranges[i].lo_open ? "more than" : "at least", ranges[i].lo,
-               ranges[i].hi);
-  return FALSE;
+  return dps_cli_flag_check (flag, v, error);
 }
 
 gboolean
@@ -280,21 +237,13 @@ dps_cli_range_parse (const char *flag, const char *text, double *v, GError **err
 }
 
 gboolean
-dps_cli_range_given (const char *flag, double *v, double fallback, GError **error)
-{
-  if (dps_cli_is_unset (*v)) {
-    *v = fallback;
-    return TRUE;
-  }
-  return dps_cli_in_range (flag, *v, error);
-}
-
-gboolean
 dps_cli_steps (int steps, int min_steps, int warmup, GError **error)
 {
-  if (steps < min_steps || steps > 100000)
+  if (!dps_cli_flag_check ("--steps", steps, error) || !dps_cli_flag_check ("--warmup", warmup, error))
+    return FALSE;
+  if (steps < min_steps)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--steps: %d is out of range (%d to 100000)", steps, min_steps);
-  else if (warmup < 0 || warmup >= steps)
+  else if (warmup >= steps)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--warmup: %d is out of range (0 to --steps - 1, %d)", warmup,
                  steps - 1);
   else

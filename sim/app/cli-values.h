@@ -14,9 +14,10 @@ typedef enum { DPS_FORMAT_TABLE, DPS_FORMAT_CSV, DPS_FORMAT_JSON } DpsFormat;
 
 double    dps_cli_unset (void);
 gboolean  dps_cli_is_unset (double v);
-gboolean  dps_cli_int_given (const char *flag, int *v, int lo, int hi, int fallback, GError **error);
-gboolean  dps_cli_double_given (const char *flag, double *v, double lo, gboolean lo_closed, double hi,
-                                double fallback, GError **error);
+/* A numeric flag's value, unset (not given) or given: fallback where
+ * not given, else checked against its declared range (cli-flags.h). */
+gboolean  dps_cli_int_given (const char *flag, int *v, int fallback, GError **error);
+gboolean  dps_cli_double_given (const char *flag, double *v, double fallback, GError **error);
 /* --strategy's text (ours or PyTorch's name) into *out; FALSE with the
  * flag's error otherwise. */
 gboolean  dps_cli_strategy (const char *text, DpsStrategy *out, GError **error);
@@ -31,16 +32,12 @@ const char *dps_cli_algo_help (void);
 gboolean  dps_cli_parse_masks (const char *algo_list, const char *proto_list, guint *algo_mask,
                                guint *proto_mask, GError **error);
 
-/* The range of a flag that several commands take, one declaration each
- * (cli-values.c): --batch, --bucket-cap-mb, --first-bucket-mb,
- * --grad-accum, --jitter, --link-gbps, --timeout.  dps_cli_in_range checks
- * a value ("FLAG: V is out of range (more than 0, at most 1e+06)"),
+/* A value of a declared flag (cli-flags.h), from a program or from
+ * text: dps_cli_in_range checks v ("FLAG: V is out of range (...)"),
  * dps_cli_range_parse reads and checks one from text ("FLAG: 'T' is not a
- * number ..."); both fail loudly (g_return) for a flag not in the table. */
+ * number ..."). */
 gboolean  dps_cli_in_range (const char *flag, double v, GError **error);
 gboolean  dps_cli_range_parse (const char *flag, const char *text, double *v, GError **error);
-/* As dps_cli_in_range for a flag that starts unset (dps_cli_unset): not given, fallback. */
-gboolean  dps_cli_range_given (const char *flag, double *v, double fallback, GError **error);
 /* --steps (min_steps to 100000) and --warmup (0 to --steps - 1), as run
  * and validate time them: "--steps: 0 is out of range (1 to 100000)". */
 gboolean  dps_cli_steps (int steps, int min_steps, int warmup, GError **error);

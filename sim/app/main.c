@@ -7,6 +7,7 @@
 
 #include "sim/app/cli.h"
 #include "sim/app/cli-util.h"
+#include "sim/app/cli-flags.h"
 #include "real/launch.h"
 #include "dps-config.h"
 
@@ -49,6 +50,10 @@ main (int argc, char **argv)
   if (argc < 2 || !strcmp (argv[1], "--help") || !strcmp (argv[1], "-h") || !strcmp (argv[1], "help")) {
     usage (argc < 2 ? stderr : stdout);
     return argc < 2 ? DPS_EXIT_USAGE : 0;
+  }
+  if (!strcmp (argv[1], "--flags")) {   /* the numeric flags' declarations, for the tests */
+    dps_cli_flags_print ();
+    return 0;
   }
   if (!strcmp (argv[1], "--version")) {
     printf ("dpscale %s (CUDA %s, NCCL %s)\n", DPS_VERSION, DPS_HAVE_CUDA ? "yes" : "no",
