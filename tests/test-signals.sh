@@ -110,20 +110,20 @@ if [ -e "$t/never.calib" ] || [ -e "$t/never.csv" ]; then ko "an interrupted cal
 if [ $root = yes ]; then
   # a dead run's cluster (id 999, nobody holds its lock) is removed by the next run
   ip netns add dps999n0 && ip link add dpsb999 type bridge
-  case1 nodes-run-int INT 2 run --nodes 2 --gpus 2 --steps 100000 --warmup 1
+  case1 nodes-run-int INT 2 run --nodes 2 --gpus 2 --steps 100000 --warmup 1 --yes
   if ! ip netns list | grep -q '^dps999n0' && ! ip link show dpsb999 >/dev/null 2>&1; then ok
   else ko "the stale namespace dps999n0 or bridge dpsb999 is still there"; ip netns del dps999n0; ip link del dpsb999; fi
-  kill_case nodes-run-kill run --nodes 2 --gpus 2 --steps 100000 --warmup 1
+  kill_case nodes-run-kill run --nodes 2 --gpus 2 --steps 100000 --warmup 1 --yes
   # (its namespaces: removed by the next run, whose check follows)
-  case1 nodes-run-term TERM 15 run --nodes 2 --gpus 2 --steps 100000 --warmup 1
+  case1 nodes-run-term TERM 15 run --nodes 2 --gpus 2 --steps 100000 --warmup 1 --yes
   case1 nodes-calibrate-int INT 2 calibrate --quick --nodes 2 --link-gbps 1 -o "$t/never.calib"
   case1 nodes-calibrate-term TERM 15 calibrate --quick --nodes 2 --link-gbps 1 -o "$t/never.calib"
   case1 nodes-validate-int INT 2 validate --quick --nodes 2 --link-gbps 1 -o "$t/never"
   case1 nodes-validate-term TERM 15 validate --quick --nodes 2 --link-gbps 1 -o "$t/never"
   # two runs at once: two clusters with different ids, both removed after
-  start two-a run --nodes 2 --gpus 2 --steps 100000 --warmup 1
+  start two-a run --nodes 2 --gpus 2 --steps 100000 --warmup 1 --yes
   pid_a=$pid
-  start two-b run --nodes 2 --gpus 2 --steps 100000 --warmup 1
+  start two-b run --nodes 2 --gpus 2 --steps 100000 --warmup 1 --yes
   ids=$(ip netns list | sed -n 's/^dps\([0-9]*\)n[0-9]* .*/\1/p' | sort -u | wc -l)
   if [ "$ids" -ge 2 ]; then ok; else ko "two runs share one emulated cluster: $(ip netns list | tr '\n' ' ')"; fi
   kill -TERM $pid_a

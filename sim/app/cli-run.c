@@ -98,7 +98,7 @@ typedef struct {
           *save_params;
   int      ranks, steps, warmup, batch, seed, nodes, accum, shard_group;
   double   cap, first, lr, timeout, link_gbps;
-  gboolean emulate, check, time_layers, gpu, check_params;
+  gboolean emulate, check, time_layers, gpu, check_params, yes;
   DpsFormat format;
   DpsStrategy strategy;
 } Opts;
@@ -385,6 +385,25 @@ run (const Opts *o, const DpsModel *model, DpsRunSpec *spec, GString *text, GErr
   return ok;
 }
 
+/* Emulated nodes' links slow enough that the gradients' all-reduces alone
+ * (a ring's twice the fp32 gradients through each node's link, every
+ * step) would take past a minute: refused with the estimate, unless
+ * --yes. */
+static gboolean
+links_fast_enough (const Opts *o, const DpsModel *model, GError **error)
+{
+  if (o->nodes < 2 || o->yes)
+    return TRUE;
+  double bytes = 4.0 * (double) model->n_params;
+  double s = o->steps * (double) o->accum * 2 * bytes * 8 / (o->link_gbps * 1e9);
+  if (s <= 60)
+    return TRUE;
+  g_set_error (error, DPS_ERROR, DPS_ERROR_LIMIT, "--link-gbps: %d steps of %s's %.3g MB all-reduce over %.3g Gbit/s "
+               "links would take about %.0f s: faster links, fewer --steps, or --yes", o->steps, model->name,
+               bytes / 1e6, o->link_gbps, s);
+  return FALSE;
+}
+
 int
 dps_cmd_run (int argc, char **argv)
 {
@@ -417,6 +436,7 @@ dps_cmd_run (int argc, char **argv)
     { "nodes", 0, 0, G_OPTION_ARG_INT, &o.nodes, "Spread the replicas over this many emulated nodes (root: namespaces, tc)", "K" },
     { "link-gbps", 0, 0, G_OPTION_ARG_DOUBLE, &o.link_gbps, "Emulated nodes: each node's link, Gbit/s each way (default 1)", "GBPS" },
     { "timeout", 0, 0, G_OPTION_ARG_DOUBLE, &o.timeout, "Stop a run that takes longer, seconds (default 600)", "S" },
+    { "yes", 0, 0, G_OPTION_ARG_NONE, &o.yes, "Run what the emulated links would take past a minute over (else refused, with the estimate)", NULL },
     { "format", 0, 0, G_OPTION_ARG_STRING, &o.format_s, "table (default), csv or json", "FMT" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &o.output, "Write the per-step CSV to FILE", "FILE" },
     { "trace", 0, 0, G_OPTION_ARG_FILENAME, &o.trace, "Write the last step as a Chrome trace (the simulator's shape)", "FILE" },
@@ -434,7 +454,8 @@ dps_cmd_run (int argc, char **argv)
   g_autoptr (DpsModel) model = NULL;
   g_autoptr (GString) text = g_string_new (NULL);
   int status = -1;
-  if (!error && check_opts (&o, &error) && (model = dps_model_load (o.model_s ? o.model_s : "mlp", &error))) {
+  if (!error && check_opts (&o, &error) && (model = dps_model_load (o.model_s ? o.model_s : "mlp", &error))
+      && links_fast_enough (&o, model, &error)) {
     DpsRunSpec spec = { .ranks = o.ranks, .steps = o.steps, .batch = o.batch, .seed = o.seed, .grad_accum = o.accum,
                         .bucket_cap_mb = o.cap, .first_bucket_mb = o.first, .lr = o.lr,
                         .optimizer = o.optimizer ? o.optimizer : DPS_CLI_OPTIMIZER, .check_gradient = o.check,
