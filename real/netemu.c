@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -21,6 +22,12 @@
  * Lock files stay (removing one could hand its id to two runs at once). */
 #define NETEMU_IDS 250
 #define LOCK_DIR (g_file_test ("/run", G_FILE_TEST_IS_DIR) ? "/run" : "/tmp")
+
+static char *
+lock_path (int id)
+{
+  return g_strdup_printf ("%s/dpscale-netemu-%d.lock", LOCK_DIR, id);
+}
 
 struct DpsNetEmu {
   int    id, nodes, ranks_per_node, created, lock_fd;
@@ -92,8 +99,14 @@ dps_netemu_free (DpsNetEmu *e)
     g_unlink (e->hostfile);
   if (e->dir)
     g_rmdir (e->dir);
-  if (e->lock_fd >= 0)
-    close (e->lock_fd);   /* releases the id, now that nothing of it is left */
+  if (e->lock_fd >= 0) {
+    /* nothing of the id is left: its lock file goes (held while removed,
+     * so no other run holds a lock on a file no longer there), then the
+     * lock */
+    g_autofree char *path = lock_path (e->id);
+    g_unlink (path);
+    close (e->lock_fd);
+  }
   if (e->held)
     dps_launch_hold (FALSE);
   g_free (e->agent);
@@ -103,17 +116,29 @@ dps_netemu_free (DpsNetEmu *e)
 }
 
 /* The lock of id, held (an open descriptor) or -1 when another run holds it
- * or it cannot be opened. */
+ * or it cannot be opened.  A lock file is removed by the run that holds
+ * it (as it ends, or as it clears a dead run's id), so a lock taken on a
+ * file that is no longer the path's is nobody's: taken again, on the
+ * path's file. */
 static int
 lock_id (int id)
 {
-  g_autofree char *path = g_strdup_printf ("%s/dpscale-netemu-%d.lock", LOCK_DIR, id);
-  int fd = g_open (path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-  if (fd >= 0 && flock (fd, LOCK_EX | LOCK_NB) != 0) {
-    close (fd);
-    fd = -1;
+  g_autofree char *path = lock_path (id);
+  for (int tries = 0; tries < 8; tries++) {
+    int fd = g_open (path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0)
+      return -1;
+    if (flock (fd, LOCK_EX | LOCK_NB) != 0) {
+      close (fd);
+      return -1;
+    }
+    struct stat held, named;
+    if (fstat (fd, &held) == 0 && stat (path, &named) == 0 && held.st_ino == named.st_ino
+        && held.st_dev == named.st_dev)
+      return fd;
+    close (fd);   /* removed while we waited: try the path's new file */
   }
-  return fd;
+  return -1;
 }
 
 /* With id's lock held: removes what a dead run of that id left (its
@@ -143,6 +168,20 @@ clear_id (int id, int fd, const char *dir)
     ssize_t put = pwrite (fd, dir, strlen (dir), 0);
     (void) put;
   }
+}
+
+/* Clears id where no run holds it: what its dead run left, then its lock
+ * file. */
+static void
+clear_dead (int id)
+{
+  int fd = lock_id (id);
+  if (fd < 0)
+    return;
+  clear_id (id, fd, NULL);
+  g_autofree char *path = lock_path (id);
+  g_unlink (path);
+  close (fd);
 }
 
 /* Whether a dpscale that numbered its cluster as before the locks (its pid
@@ -186,15 +225,23 @@ clear_stale (void)
     if (id < 1 || id > 1000000 || g_hash_table_contains (seen, GINT_TO_POINTER (id)))
       continue;
     g_hash_table_add (seen, GINT_TO_POINTER (id));
-    g_autofree char *lock = g_strdup_printf ("%s/dpscale-netemu-%ld.lock", LOCK_DIR, id);
+    g_autofree char *lock = lock_path ((int) id);
     if (!g_file_test (lock, G_FILE_TEST_EXISTS) && old_scheme_alive ((int) id))
       continue;
-    int fd = lock_id ((int) id);
-    if (fd >= 0) {
-      clear_id ((int) id, fd, NULL);
-      close (fd);
-    }
+    clear_dead ((int) id);
   }
+  /* lock files of dead runs with nothing else left */
+  GDir *d = g_dir_open (LOCK_DIR, 0, NULL);
+  const char *name;
+  while (d && (name = g_dir_read_name (d))) {
+    long id;
+    char tail[8];
+    if (sscanf (name, "dpscale-netemu-%ld%7s", &id, tail) == 2 && g_str_equal (tail, ".lock") && id >= 1
+        && id <= 1000000 && !g_hash_table_contains (seen, GINT_TO_POINTER (id)))
+      clear_dead ((int) id);
+  }
+  if (d)
+    g_dir_close (d);
 }
 
 /* Builds nodes namespaces of ranks_per_node slots joined at link_gbps

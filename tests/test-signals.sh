@@ -133,6 +133,13 @@ if [ $root = yes ]; then
   pid=$pid_keep
   kill -TERM $pid
   check two-b TERM 15
+  # no lock file of a dead run is left in /run (each run removes its own
+  # as it ends, and a killed run's is removed by the next run's start)
+  stale=""
+  for f in /run/dpscale-netemu-*.lock /tmp/dpscale-netemu-*.lock; do
+    [ -e "$f" ] && flock -n "$f" true && stale="$stale $f"
+  done
+  if [ -z "$stale" ]; then ok; else ko "lock files nobody holds:$stale"; fi
 else
   echo "signals: not root, the emulated-node cases skipped"
 fi
