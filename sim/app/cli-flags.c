@@ -46,7 +46,7 @@ static const DpsFlagDecl decls[] = {
   { "--stepfactor",         1,   1e6,                        TRUE,  FALSE, "ratio of sizes" },
   { "--steps",              1,   100000,                     FALSE, TRUE,  "steps" },
   { "--steps-to-target",    0,   1e15,                       TRUE,  FALSE, "steps" },
-  { "--timeout",            0,   1e7,                        TRUE,  FALSE, "s (115 days: a timer's guint ms)" },
+  { "--timeout",            0,   1e7,                        TRUE,  FALSE, "s (past 49 days, 49: a timer's guint ms)" },
   { "--tp",                 1,   1024,                       FALSE, TRUE,  "GPUs a tensor-parallel group" },
   { "--trials",             1,   100000,                     FALSE, TRUE,  "trials" },
   { "--vpp",                1,   DPS_PIPE_MAX_VPP,           FALSE, TRUE,  "virtual stages a GPU" },
