@@ -60,13 +60,7 @@ predict (const Table *t, const Row *row, double *mem_gb)
   g_autoptr (DpsModel) m = dps_ref_zoo_model (DPS_SOURCE_ROOT, dps_ref_table_meta (t, "model"), row->seq);
   g_autoptr (DpsTopo) topo = test_shipped_topo (dps_ref_topology (t), MAX (row->nodes, 1));
   DpsDdpConfig c;
-  dps_ddp_config_default (&c);
-  c.model = m;
-  c.topo = topo;
-  c.n_gpus = row->gpus;
-  c.mode = DPS_MODE_ANALYTICAL;
-  c.trace_replicas = 0;
-  c.batch = row->micro;
+  test_reference_config (&c, m, topo, row->gpus, row->micro);
   c.grad_accum = row->accum;
   c.checkpoint = row->ckpt;
   c.flash_attention = TRUE;

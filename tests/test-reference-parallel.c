@@ -83,13 +83,7 @@ predict (const Table *t, const Row *row, double *pred, double *pub)
   g_autoptr (DpsModel) m = dps_ref_zoo_model (DPS_SOURCE_ROOT, row->model, row->seq);
   g_autoptr (DpsTopo) topo = test_shipped_topo (dps_ref_topology (t), MAX (row->nodes, 1));
   DpsDdpConfig c;
-  dps_ddp_config_default (&c);
-  c.model = m;
-  c.topo = topo;
-  c.n_gpus = row->gpus;
-  c.mode = DPS_MODE_ANALYTICAL;
-  c.trace_replicas = 0;
-  c.batch = row->micro;
+  test_reference_config (&c, m, topo, row->gpus, row->micro);
   c.tp = row->tp;
   c.pp = row->pp;
   c.vpp = row->vpp;

@@ -124,3 +124,18 @@ test_free_comm_params (DpsDdpConfig *c)
   c->coll.net_overhead_s = c->coll.call_s = 0;
   c->coll.net_channel_Bps = 0;   /* no channel's ceiling */
 }
+
+/* A configuration of DDP's defaults for model m on gpus GPUs of topo at a
+ * micro-batch of batch samples, analytical network, no trace: what the
+ * reference suites predict their rows from. */
+static inline void
+test_reference_config (DpsDdpConfig *c, const DpsModel *m, const DpsTopo *topo, int gpus, double batch)
+{
+  dps_ddp_config_default (c);
+  c->model = m;
+  c->topo = topo;
+  c->n_gpus = gpus;
+  c->mode = DPS_MODE_ANALYTICAL;
+  c->trace_replicas = 0;
+  c->batch = batch;
+}
