@@ -161,10 +161,14 @@ dps_compute_layer_split (const DpsModel *m, int layer, const DpsDeviceSpec *dev,
                : k->kind == DPS_KERNEL_GEMM ? gemm_efficiency (k, p->dtype, dev, scale)
                : kind_efficiency (k->kind, p->dtype, dev, scale);
     double bytes = k->bytes - (fused ? k->score_bytes : 0);
-    double t_flops = k->flops * batch / (dev->peak_flops[p->dtype] * e);
-    double t_mem = (k->weight_elems * eb + bytes / 2 * eb * batch) / bw;
+    gboolean fp8 = p->fp8 && dev->fp8_flops > 0 && k->kind == DPS_KERNEL_GEMM && k->weight_elems > 0;
+    double peak = fp8 ? dev->fp8_flops : dev->peak_flops[p->dtype];
+    double t_flops = k->flops * batch / (peak * e);
+    double t_mem = (k->weight_elems * (fp8 ? 1 : eb) + bytes / 2 * eb * batch) / bw;
     double before = out->flops_s + out->memory_s + out->host_s;
     add_term (out, t_flops, t_mem, (fused ? 1 : k->count) * p->dispatch_s);
+    if (fp8)   /* the casts: input (half the activation elements) and weights, dtype in, a byte out */
+      add_term (out, 0, (bytes / 4 * batch + k->weight_elems) * (eb + 1) / bw, k->count * p->dispatch_s);
     if (fused)
       out->fused_attn_s += out->flops_s + out->memory_s + out->host_s - before;
   }

@@ -21,6 +21,15 @@
  * recomputes the scores: 2.5 x its forward (Dao 2023, FlashAttention-2:
  * five GEMMs against two).
  *
+ * In FP8 (p->fp8) a GEMM with weights (a linear layer's; attention's
+ * score and value products have none and stay in dtype, as Transformer
+ * Engine and torchao's float8 leave them) runs at the device's FP8 rate
+ * at the same fraction of peak as in dtype, after a pass that casts its
+ * input and its weights to FP8: reading them in dtype and writing a byte
+ * each, memory-bound (its input taken as half the kernel's activation
+ * bytes).  Layers without kernels (a per-layer file, a trace) keep their
+ * times.
+ *
  * Each kernel is compute-bound or memory-bound on a given device; the
  * split (dps_compute_layer_split) says how much of a layer's time is which,
  * and transfer scales each part by the two devices' ratio. */
@@ -37,6 +46,7 @@ typedef struct {
   double   bwd_ratio;      /* backward / forward (2) */
   double   dispatch_s;     /* the shortest a kernel takes: the host issuing it */
   gboolean flash_attention;/* attention fused (FlashAttention, SDPA): one kernel, no score matrices */
+  gboolean fp8;            /* the linear layers' GEMMs in FP8 (Transformer Engine, torchao's float8) */
 } DpsComputeParams;
 
 /* one layer's forward time on a device, by what bounds it */

@@ -146,6 +146,12 @@ ddp_batch (const DpsDdpConfig *c, double *batch_out, GError **error)
     dps_set_field_error (error, DPS_FIELD_FIRST_BUCKET, DPS_ERROR_INPUT, "must be 0 or more");
     return FALSE;
   }
+  const DpsTopoSpec *spec = dps_topo_spec (c->topo);
+  if (c->compute.fp8 && spec->gpu.fp8_flops <= 0) {
+    dps_set_field_error (error, DPS_FIELD_PRECISION, DPS_ERROR_INPUT, "fp8: the %s has no FP8 tensor cores",
+                         spec->gpu.model);
+    return FALSE;
+  }
   int replicas = N / MAX (1, c->tp * c->pp);
   if (c->slow_replicas > replicas) {
     dps_set_field_error (error, DPS_FIELD_SLOW_REPLICAS, DPS_ERROR_INPUT, "%d of only %d replica%s", c->slow_replicas,

@@ -99,6 +99,18 @@ static const struct {
   { "L40S", NULL, 91.6, 183, 362, 362, 48, 864, 142, 8, "ada", 1024 },
 };
 
+/* NVIDIA's datasheets give FP8 tensor cores twice the dense FP16/BF16 rate
+ * of the same GPU: L40S 733 against 362 TFLOP/s (Ada), H100 SXM 1,979
+ * against 989 (Hopper), B200 4,500 against 2,250 (Blackwell); Volta and
+ * Ampere have none. */
+double
+dps_gpu_arch_fp8_flops (const char *arch, double bf16_flops)
+{
+  int generation = dps_gpu_arch_nccl_generation (arch);
+  gboolean has = arch && (g_str_equal (arch, "ada") || generation >= 2);
+  return has ? 2 * bf16_flops : 0;
+}
+
 /* Whether token occurs in s where a word starts: at s's start, after a
  * character that is neither letter nor digit ("NVIDIA H100", "DGX H100"
  * once '-' is a space), or after a count's 'X' ("8XH100"); so "GH200" is
@@ -127,6 +139,7 @@ dps_device_lookup (const char *name)
       d->peak_flops[DPS_DTYPE_TF32] = known[i].tf32 * 1e12;
       d->peak_flops[DPS_DTYPE_FP16] = known[i].fp16 * 1e12;
       d->peak_flops[DPS_DTYPE_BF16] = known[i].bf16 * 1e12;
+      d->fp8_flops = dps_gpu_arch_fp8_flops (known[i].arch, d->peak_flops[DPS_DTYPE_BF16]);
       d->memory_bytes = known[i].mem_GB * 1e9;
       d->memory_bw_Bps = known[i].bw_GBps * 1e9;
       table[i].sm_count = known[i].sms;

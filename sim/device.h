@@ -16,6 +16,7 @@ typedef enum {
 typedef struct {
   char  *model;                          /* "H100 SXM5" */
   double peak_flops[DPS_DTYPE_COUNT];    /* FLOP/s, dense */
+  double fp8_flops;                      /* FLOP/s of FP8 GEMMs, dense; 0: no FP8 tensor cores */
   double memory_bytes;
   double memory_bw_Bps;
 } DpsDeviceSpec;
@@ -38,6 +39,9 @@ extern const char *const dps_gpu_arch_names[];
  * tables (0 Volta, 1 Ampere and Ada, 2 Hopper, 3 Blackwell); -1 for NULL
  * or another name. */
 int         dps_gpu_arch_nccl_generation (const char *arch);
+/* FP8 GEMMs' dense FLOP/s on a GPU of arch whose bf16 dense rate is
+ * bf16_flops: twice it on Ada, Hopper and Blackwell, none before (0). */
+double      dps_gpu_arch_fp8_flops (const char *arch, double bf16_flops);
 const char *dps_dtype_name (DpsDtype dtype);
 gboolean    dps_dtype_parse (const char *name, DpsDtype *out);
 int         dps_dtype_bytes (DpsDtype dtype);

@@ -10,7 +10,7 @@ static const char *const groups[] = { "system", "gpu", "intra", "nic", "fabric",
 static const char *const system_keys[] = { "name", "description", "gpus_per_node", "gpus_per_host", "max_nodes",
                                            "price_per_gpu_hour_usd", NULL };
 static const char *const gpu_keys[] = { "model", "arch", "fp32_tflops", "tf32_tflops", "fp16_tflops",
-                                        "bf16_tflops", "memory_GB", "memory_bw_GBps", NULL };
+                                        "bf16_tflops", "fp8_tflops", "memory_GB", "memory_bw_GBps", NULL };
 static const char *const intra_keys[] = { "fabric", "bw_GBps", "efficiency", "latency_us", "nvls",
                                           "links", "switches", "uplink_GBps", "pcie_GBps", "ring",
                                           "nvls_efficiency", NULL };
@@ -81,6 +81,11 @@ load_gpu (const DpsKeyFile *kf, DpsTopoSpec *s, GError **error)
     s->gpu.peak_flops[DPS_DTYPE_FP16] = s->gpu.peak_flops[DPS_DTYPE_TF32];
   if (!s->gpu.peak_flops[DPS_DTYPE_BF16])
     s->gpu.peak_flops[DPS_DTYPE_BF16] = s->gpu.peak_flops[DPS_DTYPE_FP16];
+  /* FP8: as given, else the architecture's (device.h) */
+  if (!dps_key_file_get_double (kf, "gpu", "fp8_tflops", FALSE, 0, 1e-6, 1e6, &v, error))
+    return FALSE;
+  s->gpu.fp8_flops = v > 0 ? v * 1e12 : dps_gpu_arch_fp8_flops (dps_topo_spec_gpu_arch (s),
+                                                                   s->gpu.peak_flops[DPS_DTYPE_BF16]);
   if (!dps_key_file_get_double (kf, "gpu", "memory_GB", TRUE, 0, 1e-3, 1e6, &v, error))
     return FALSE;
   s->gpu.memory_bytes = v * 1e9;

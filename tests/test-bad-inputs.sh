@@ -324,6 +324,9 @@ expect 2 "\-\-slow-replicas: 100 of only 8 replicas" predict --gpus 8 --slow-rep
 expect 2 "\-\-slow-factor: only with \-\-slow-replicas" predict --slow-factor 2
 expect 2 "\-\-list: lists the shipped topologies" topo --list extra
 expect 2 "\-\-stepfactor: 2000001 is out of range (more than 1, at most 1000000)" collective -f 2000001
+# FP8 where the GPU has no FP8 tensor cores (Ampere), or a precision unknown
+expect 2 "\-\-precision: fp8: the A100 SXM4 80GB has no FP8 tensor cores" predict -t dgx-a100 --precision fp8
+expect 2 "\-\-precision: 'fp4' is not amp, bf16, bf16-pure, fp8 or fp32" predict --precision fp4
 # emulated links too slow for the run's all-reduces: the estimate, before any work
 expect 2 "\-\-link-gbps: 20 steps of MLP 1024x4's 16.8 MB all-reduce over 1e-06 Gbit/s links would take about 5373952 s" run --nodes 2 --link-gbps 1e-6
 # a bound past what a timer holds is refused, not wrapped into an instant stop

@@ -240,10 +240,52 @@ test_hopper_tensor (void)
   }
 }
 
+/* FP8 (compute.h): a linear layer's GEMM (1e12 FLOPs, 2e9 activation
+ * elements a sample, 1e9 weights) on a device of 100 TFLOP/s bf16, 200
+ * FP8, 1 TB/s at 0.8: in bf16 max(1e12 / (0.4 x 100e12), (2e9 + 4e9) /
+ * 0.8e12) = 25 ms; in FP8 max(1e12 / (0.4 x 200e12), (1e9 + 4e9) / 0.8e12)
+ * = 12.5 ms, then the casts of its input (1e9 elements) and weights
+ * (1e9), 3 bytes each (2 read, 1 written): 6e9 / 0.8e12 = 7.5 ms, 20 ms in
+ * all.  Attention's weightless GEMM stays at bf16's 25 ms; a device
+ * without FP8 runs both in bf16. */
+static void
+test_fp8 (void)
+{
+  g_autoptr (DpsModel) m = dps_model_new ("fp8");
+  dps_model_add_layer (m, "linear", 1e12, 0, 0);
+  dps_model_add_kernel (m, DPS_KERNEL_GEMM, 1e12, 4e9, 1e9, 1);
+  dps_model_add_vector (m, "linear.w", 1000);
+  dps_model_add_layer (m, "scores", 0, 0, 0);
+  dps_model_add_kernel (m, DPS_KERNEL_GEMM, 1e12, 4e9, 0, 1);
+  DpsDeviceSpec d = round_device (100e12, 1e12);
+  d.fp8_flops = 200e12;
+  DpsComputeParams p;
+  dps_compute_params_default (&p);
+  double f[2], b[2];
+  dps_compute_layer_times (m, &d, &p, 1, f, b);
+  g_assert_cmpfloat_with_epsilon (f[0], 25e-3, 1e-12);
+  p.fp8 = TRUE;
+  dps_compute_layer_times (m, &d, &p, 1, f, b);
+  g_assert_cmpfloat_with_epsilon (f[0], 20e-3, 1e-12);
+  g_assert_cmpfloat_with_epsilon (b[0], 40e-3, 1e-12);
+  g_assert_cmpfloat_with_epsilon (f[1], 25e-3, 1e-12);
+  d.fp8_flops = 0;
+  dps_compute_layer_times (m, &d, &p, 1, f, b);
+  g_assert_cmpfloat_with_epsilon (f[0], 25e-3, 1e-12);
+  /* FP8's rate by generation: twice bf16's from Ada on, none before */
+  g_assert_cmpfloat (dps_gpu_arch_fp8_flops ("hopper", 989e12), ==, 1978e12);
+  g_assert_cmpfloat (dps_gpu_arch_fp8_flops ("blackwell", 2250e12), ==, 4500e12);
+  g_assert_cmpfloat (dps_gpu_arch_fp8_flops ("ada", 362e12), ==, 724e12);
+  g_assert_cmpfloat (dps_gpu_arch_fp8_flops ("ampere", 312e12), ==, 0);
+  g_assert_cmpfloat (dps_gpu_arch_fp8_flops ("volta", 125e12), ==, 0);
+  g_assert_cmpfloat (dps_gpu_arch_fp8_flops (NULL, 125e12), ==, 0);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/compute/fp8", test_fp8);
   g_test_add_func ("/compute/roofline/kinds", test_roofline);
   g_test_add_func ("/compute/roofline/hopper", test_hopper_tensor);
   g_test_add_func ("/compute/transfer/parts", test_transfer_parts);

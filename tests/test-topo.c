@@ -263,6 +263,15 @@ test_gpu_arch (void)
   g_autoptr (DpsTopoSpec) keyed = dps_topo_spec_load_data ("t.topo", t->str, -1, &e);
   g_assert_no_error (e);
   g_assert_cmpstr (dps_topo_spec_gpu_arch (keyed), ==, "blackwell");
+  /* FP8: twice bf16's dense rate on Blackwell (device.h), none on the
+   * A100 named before; fp8_tflops given wins */
+  g_assert_cmpfloat (keyed->gpu.fp8_flops, ==, 2 * keyed->gpu.peak_flops[DPS_DTYPE_BF16]);
+  g_assert_cmpfloat (named->gpu.fp8_flops, ==, 0);
+  g_string_replace (t, "arch = blackwell", "arch = blackwell\nfp8_tflops = 1234", 1);
+  g_autoptr (DpsTopoSpec) fp8 = dps_topo_spec_load_data ("t.topo", t->str, -1, &e);
+  g_assert_no_error (e);
+  g_assert_cmpfloat (fp8->gpu.fp8_flops, ==, 1234e12);
+  g_string_replace (t, "\nfp8_tflops = 1234", "", 1);
   g_string_replace (t, "arch = blackwell", "arch = turing", 1);
   g_assert_null (dps_topo_spec_load_data ("t.topo", t->str, -1, &e));
   g_assert_nonnull (strstr (e->message, "t.topo:6: [gpu] arch: unknown value 'turing'"));

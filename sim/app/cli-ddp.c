@@ -38,7 +38,7 @@ dps_ddp_options (DpsDdpOpts *o, gboolean sweep)
     { "micro-batches", 0, 0, G_OPTION_ARG_INT, &o->micro_batches, "Pipeline micro-batches a step (default: --grad-accum, at least 4 x --pp)", "M" },
     { "pp-schedule", 0, 0, G_OPTION_ARG_STRING, &o->pp_schedule, "gpipe, 1f1b (default) or interleaved (default with --vpp > 1)", "S" },
     { "sequence-parallel", 0, 0, G_OPTION_ARG_NONE, &o->sequence_parallel, "With --tp: norms and dropout split along the sequence (a reduce-scatter and an all-gather for each all-reduce)", NULL },
-    { "precision", 0, 0, G_OPTION_ARG_STRING, &o->precision, "amp (default: torch.autocast, fp32 parameters, bf16 compute), bf16 (bf16 parameters, fp32 master copy: Megatron, DeepSpeed, FSDP's MixedPrecision), bf16-pure (parameters and optimizer states in bf16, no master copy: a model cast to bfloat16), fp32", "P" },
+    { "precision", 0, 0, G_OPTION_ARG_STRING, &o->precision, "amp (default: torch.autocast, fp32 parameters, bf16 compute), bf16 (bf16 parameters, fp32 master copy: Megatron, DeepSpeed, FSDP's MixedPrecision), bf16-pure (parameters and optimizer states in bf16, no master copy: a model cast to bfloat16), fp8 (bf16's, the linear layers' GEMMs in FP8: Transformer Engine, torchao's float8; Ada, Hopper, Blackwell), fp32", "P" },
     { "grad-dtype", 0, 0, G_OPTION_ARG_STRING, &o->grad_dtype, "Gradient type, the reduction's: fp32 (default), bf16, fp16", "T" },
     { "dtype", 0, 0, G_OPTION_ARG_STRING, &o->dtype, "Compute type: bf16 (default), fp16, tf32, fp32 (default: --precision's)", "T" },
     { "optimizer", 0, 0, G_OPTION_ARG_STRING, &o->optimizer, "adam (default, as in every subcommand), momentum, sgd", "OPT" },
@@ -104,13 +104,18 @@ apply_kinds (const DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
    * parameters with an fp32 master copy, everything in bf16, or fp32
    * throughout */
   if (o->precision && !g_str_equal (o->precision, "amp") && !g_str_equal (o->precision, "bf16")
-      && !g_str_equal (o->precision, "bf16-pure") && !g_str_equal (o->precision, "fp32")) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--precision: '%s' is not amp, bf16, bf16-pure or fp32",
+      && !g_str_equal (o->precision, "bf16-pure") && !g_str_equal (o->precision, "fp32")
+      && !g_str_equal (o->precision, "fp8")) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--precision: '%s' is not amp, bf16, bf16-pure, fp8 or fp32",
                  o->precision);
     return FALSE;
   }
-  c->precision = !o->precision || !g_str_has_prefix (o->precision, "bf16") ? DPS_PRECISION_AMP
-                 : g_str_equal (o->precision, "bf16") ? DPS_PRECISION_BF16 : DPS_PRECISION_PURE_BF16;
+  /* fp8: bf16 parameters with an fp32 master copy, as Transformer Engine
+   * trains, the linear layers' GEMMs in FP8 (compute.h) */
+  c->compute.fp8 = o->precision && g_str_equal (o->precision, "fp8");
+  c->precision = c->compute.fp8 || (o->precision && g_str_equal (o->precision, "bf16")) ? DPS_PRECISION_BF16
+                 : o->precision && g_str_equal (o->precision, "bf16-pure") ? DPS_PRECISION_PURE_BF16
+                 : DPS_PRECISION_AMP;
   c->compute.dtype = o->precision && g_str_equal (o->precision, "fp32") ? DPS_DTYPE_FP32 : DPS_DTYPE_BF16;
   if (o->dtype) {
     if (!dps_dtype_parse (o->dtype, &dt)) {

@@ -150,7 +150,8 @@ emit_table (GString *o, const DpsDdpConfig *c, const DpsDdpResult *r)
                           r->peak_at_s * 1e3, c->precision == DPS_PRECISION_BF16 ? "bf16 parameters with an fp32 master copy"
                           : c->precision == DPS_PRECISION_PURE_BF16 ? "bf16 parameters and optimizer states (no master copy)"
                                               : c->compute.dtype == DPS_DTYPE_FP32 ? "fp32" : "torch.autocast (fp32 parameters)",
-                          c->compute.dtype == DPS_DTYPE_FP32 ? "" : c->compute.dtype == DPS_DTYPE_FP16 ? ", fp16 compute"
+                          c->compute.dtype == DPS_DTYPE_FP32 ? "" : c->compute.fp8 ? ", FP8 GEMMs, bf16 elsewhere"
+                          : c->compute.dtype == DPS_DTYPE_FP16 ? ", fp16 compute"
                           : c->compute.dtype == DPS_DTYPE_TF32 ? ", tf32 compute" : ", bf16 compute");
   if (!r->fits) {
     g_autoptr (GString) what = g_string_new (NULL);

@@ -402,7 +402,7 @@ static const char *const field_flags[DPS_FIELD_COUNT] = {
   [DPS_FIELD_TOPOLOGY] = "--topology: ", [DPS_FIELD_TRACE] = "--trace ", [DPS_FIELD_EMU_NODES] = "--nodes: ",
   [DPS_FIELD_EMU_LINK] = "--nodes/--link-gbps: ", [DPS_FIELD_IMPORT] = "--import: ",
   [DPS_FIELD_GPU_REPLICAS] = "--backend gpu: ", [DPS_FIELD_EMU_REPLICAS] = "--emulate: ",
-  [DPS_FIELD_SLOW_REPLICAS] = "--slow-replicas: ",
+  [DPS_FIELD_SLOW_REPLICAS] = "--slow-replicas: ", [DPS_FIELD_PRECISION] = "--precision: ",
 };
 G_STATIC_ASSERT (G_N_ELEMENTS (field_flags) == DPS_FIELD_COUNT);
 

@@ -192,7 +192,7 @@ dps_field_words (DpsField field)
     [DPS_FIELD_TOPOLOGY] = "topology: ", [DPS_FIELD_TRACE] = "trace file ", [DPS_FIELD_EMU_NODES] = "emulated nodes: ",
     [DPS_FIELD_EMU_LINK] = "emulated nodes and link: ", [DPS_FIELD_IMPORT] = "imported log: ",
     [DPS_FIELD_GPU_REPLICAS] = "GPU replicas: ", [DPS_FIELD_EMU_REPLICAS] = "emulated replicas: ",
-    [DPS_FIELD_SLOW_REPLICAS] = "slow replicas: ",
+    [DPS_FIELD_SLOW_REPLICAS] = "slow replicas: ", [DPS_FIELD_PRECISION] = "precision: ",
   };
   g_return_val_if_fail (field >= 0 && field < DPS_FIELD_COUNT && words[field], "");
   return words[field];
