@@ -6,12 +6,8 @@
 #include <math.h>
 #include <string.h>
 
-typedef struct { double x1, x2, t; } Obs;   /* t = x1 alpha + x2 / B */
-
-/* Weighted least squares of t = x1 a + x2 b with weights 1/t^2, a >= 0,
- * b > 0.  Returns the sum of squared relative errors. */
-static double
-solve (const Obs *o, int n, double *alpha, double *beta)
+double
+dps_fit_solve (const DpsFitObs *o, int n, double *alpha, double *beta)
 {
   double s11 = 0, s12 = 0, s22 = 0, r1 = 0, r2 = 0;
   for (int i = 0; i < n; i++) {
@@ -60,7 +56,7 @@ cmp_obs_size (gconstpointer a, gconstpointer b, gpointer sizes)
 }
 
 /* The regime search sees each candidate's error in O(1): the weighted
- * sums solve() needs are prefix sums over the points in size order, kept
+ * sums dps_fit_solve needs are prefix sums over the points in size order, kept
  * as double-doubles (a value and its rounding error) so that a regime of
  * large messages, whose sums are 1e-12 of the small ones' before it, is
  * read from their difference without cancellation. */
@@ -83,7 +79,7 @@ range_sums (const Prefix *p, int from, int to, double *sums)
     sums[k] = (p[to].hi[k] - p[from].hi[k]) + (p[to].lo[k] - p[from].lo[k]);
 }
 
-/* solve()'s fit and its error from the sums of n points alone (the
+/* dps_fit_solve's fit and its error from the sums of n points alone (the
  * closed form of sum w (x1 a + x2 b - t)^2, with sum w t^2 = n): the
  * same choice between both terms and one alone; accurate to about n x
  * 1e-15, enough to rank candidates, whose winners are then solved
@@ -220,17 +216,17 @@ search_three (const Runs *R, double tol, Ties *t)
   ties_offer (t, &best, tol);
 }
 
-/* solve() over each regime of c, exactly as fitted; fills out and returns
+/* dps_fit_solve over each regime of c, exactly as fitted; fills out and returns
  * the error. */
 static double
-fit_cand (const Cand *c, const Runs *R, const Obs *sorted, const double *ssz, int n, DpsFitLevel *out)
+fit_cand (const Cand *c, const Runs *R, const DpsFitObs *sorted, const double *ssz, int n, DpsFitLevel *out)
 {
   *out = (DpsFitLevel) { .n_regimes = c->k, .n_points = n };
   double err = 0;
   for (int r = 0; r < c->k; r++) {
     int lo = R->run_start[c->cut[r]], hi = r + 1 < c->k ? R->run_start[c->cut[r + 1]] : n;
     double a, b;
-    err += solve (sorted + lo, hi - lo, &a, &b);
+    err += dps_fit_solve (sorted + lo, hi - lo, &a, &b);
     out->alpha_s[r] = a;
     out->bw_Bps[r] = 1 / b;
     out->max_bytes[r] = r == c->k - 1 ? 0 : sqrt (ssz[hi - 1] * ssz[hi]);   /* geometric midpoint */
@@ -247,7 +243,7 @@ fit_cand (const Cand *c, const Runs *R, const Obs *sorted, const double *ssz, in
  * and its refinement), the near-best solved exactly and the first of the
  * least kept, as an exhaustive search over exact errors would. */
 static void
-fit_level (const Obs *obs, const double *sizes, int n, DpsFitLevel *out)
+fit_level (const DpsFitObs *obs, const double *sizes, int n, DpsFitLevel *out)
 {
   memset (out, 0, sizeof *out);
   if (n == 0)
@@ -256,7 +252,7 @@ fit_level (const Obs *obs, const double *sizes, int n, DpsFitLevel *out)
   for (int i = 0; i < n; i++)
     idx[i] = i;
   g_qsort_with_data (idx, n, sizeof (int), cmp_obs_size, (gpointer) sizes);
-  Obs *sorted = g_new (Obs, n);
+  DpsFitObs *sorted = g_new (DpsFitObs, n);
   double *ssz = g_new (double, n);
   for (int i = 0; i < n; i++) {
     sorted[i] = obs[idx[i]];
@@ -268,7 +264,7 @@ fit_level (const Obs *obs, const double *sizes, int n, DpsFitLevel *out)
   for (int i = 0; i < n; i++) {
     if (i == 0 || ssz[i] != ssz[i - 1])
       run_start[m++] = i;
-    const Obs *o = &sorted[i];
+    const DpsFitObs *o = &sorted[i];
     double w = 1 / (o->t * o->t), v[N_SUMS] = { w * o->x1 * o->x1, w * o->x1 * o->x2, w * o->x2 * o->x2,
                                                  w * o->x1 * o->t, w * o->x2 * o->t };
     prefix[i + 1] = prefix[i];
@@ -307,7 +303,7 @@ fit_level (const Obs *obs, const double *sizes, int n, DpsFitLevel *out)
   if (best_err[1] == G_MAXDOUBLE) {
     /* a single size measured: one regime, whatever it can tell */
     double a, b;
-    best_err[1] = solve (sorted, n, &a, &b);
+    best_err[1] = dps_fit_solve (sorted, n, &a, &b);
     best[1] = (DpsFitLevel) { .n_regimes = 1, .n_points = n, .alpha_s = { a }, .bw_Bps = { 1 / b } };
   }
   /* the fewest regimes within 10% (and 0.1% RMS) of the best fit */
@@ -425,7 +421,7 @@ dps_fit_levels (const DpsCalData *d, DpsFit *out, GError **error)
 {
   memset (out, 0, sizeof *out);
   int n = (int) d->points->len;
-  Obs *obs = g_new (Obs, MAX (n, 1));
+  DpsFitObs *obs = g_new (DpsFitObs, MAX (n, 1));
   double *sizes = g_new (double, MAX (n, 1));
   for (int pass = 0; pass < 2; pass++) {
     GHashTable *done = g_hash_table_new (g_direct_hash, g_direct_equal);
@@ -448,7 +444,7 @@ dps_fit_levels (const DpsCalData *d, DpsFit *out, GError **error)
         if (t <= 0)
           continue;
         double steps = pass == 0 ? 2.0 * (p->ranks - 1) : 2.0 * (p->nodes - 1);
-        obs[k] = (Obs) { steps, 2.0 * (p->ranks - 1) / p->ranks * p->bytes, t };
+        obs[k] = (DpsFitObs) { steps, 2.0 * (p->ranks - 1) / p->ranks * p->bytes, t };
         sizes[k++] = p->bytes;
       }
       if (k == 0 || out->n_groups == DPS_FIT_MAX_GROUPS)

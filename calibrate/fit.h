@@ -54,6 +54,14 @@ typedef struct {
   DpsFitLevel group[DPS_FIT_MAX_GROUPS];
 } DpsFit;
 
+/* One measured point of a regime's straight line: time t = x1 alpha +
+ * x2 / B (x1 the latency steps, x2 the bytes each rank moves). */
+typedef struct { double x1, x2, t; } DpsFitObs;
+/* The weighted least squares every regime is fitted with: t = x1 a + x2 b
+ * with weights 1/t^2, a >= 0, b > 0 (where both cannot hold, the better of
+ * latency alone and bandwidth alone).  Returns the sum of squared
+ * relative errors. */
+double   dps_fit_solve (const DpsFitObs *o, int n, double *alpha, double *beta);
 gboolean dps_fit_levels (const DpsCalData *d, DpsFit *out, GError **error);
 const DpsFitLevel *dps_fit_nearest (const DpsFit *f, int ranks, gboolean multi_node);
 /* The rank count of candidate i of data, or -1 when i is not a candidate. */

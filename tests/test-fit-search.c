@@ -11,53 +11,10 @@
 #include <math.h>
 #include <string.h>
 
-typedef struct { double x1, x2, t; } Obs;   /* t = x1 alpha + x2 / B */
+typedef DpsFitObs Obs;   /* t = x1 alpha + x2 / B */
 
-/* --- the oracle: fit.c's search before this change --- */
-
-/* Weighted least squares of t = x1 a + x2 b with weights 1/t^2, a >= 0,
- * b > 0.  Returns the sum of squared relative errors. */
-static double
-oracle_solve (const Obs *o, int n, double *alpha, double *beta)
-{
-  double s11 = 0, s12 = 0, s22 = 0, r1 = 0, r2 = 0;
-  for (int i = 0; i < n; i++) {
-    double w = 1 / (o[i].t * o[i].t);
-    s11 += w * o[i].x1 * o[i].x1;
-    s12 += w * o[i].x1 * o[i].x2;
-    s22 += w * o[i].x2 * o[i].x2;
-    r1 += w * o[i].x1 * o[i].t;
-    r2 += w * o[i].x2 * o[i].t;
-  }
-  double det = s11 * s22 - s12 * s12;
-  double a = 0, b = 0;
-  if (fabs (det) > 1e-300 * (s11 * s22 + 1e-300)) {
-    a = (r1 * s22 - r2 * s12) / det;
-    b = (s11 * r2 - s12 * r1) / det;
-  }
-  if (!(a >= 0) || !(b > 0)) {
-    /* one term alone: the better of latency only and bandwidth only */
-    double a1 = s11 > 0 ? r1 / s11 : 0, b1 = s22 > 0 ? r2 / s22 : 0;
-    double e_a = 0, e_b = 0;
-    for (int i = 0; i < n; i++) {
-      e_a += pow ((o[i].x1 * a1 - o[i].t) / o[i].t, 2);
-      e_b += pow ((o[i].x2 * b1 - o[i].t) / o[i].t, 2);
-    }
-    if (b1 > 0 && (e_b <= e_a || a1 <= 0)) {
-      a = 0;
-      b = b1;
-    } else {
-      a = MAX (a1, 0);
-      b = 1 / DPS_FIT_UNBOUNDED_BPS;   /* bandwidth too large to matter */
-    }
-  }
-  double err = 0;
-  for (int i = 0; i < n; i++)
-    err += pow ((o[i].x1 * a + o[i].x2 * b - o[i].t) / o[i].t, 2);
-  *alpha = a;
-  *beta = b;
-  return err;
-}
+/* --- the oracle: fit.c's search before this change (over fit.c's own
+ * least squares, dps_fit_solve, which the search it replaced used too) --- */
 
 static int
 oracle_cmp_size (gconstpointer a, gconstpointer b, gpointer sizes)
@@ -119,7 +76,7 @@ oracle_fit_level (const Obs *obs, const double *sizes, int n, DpsFitLevel *out)
         for (int r = 0; r < k; r++) {
           int lo = bounds[r], hi = bounds[r + 1];
           double a, b;
-          err += oracle_solve (sorted + lo, hi - lo, &a, &b);
+          err += dps_fit_solve (sorted + lo, hi - lo, &a, &b);
           cand.alpha_s[r] = a;
           cand.bw_Bps[r] = 1 / b;
           cand.max_bytes[r] = r == k - 1 ? 0 : sqrt (ssz[hi - 1] * ssz[hi]);   /* geometric midpoint */
@@ -133,7 +90,7 @@ oracle_fit_level (const Obs *obs, const double *sizes, int n, DpsFitLevel *out)
   if (best_err[1] == G_MAXDOUBLE) {
     /* a single size measured: one regime, whatever it can tell */
     double a, b;
-    best_err[1] = oracle_solve (sorted, n, &a, &b);
+    best_err[1] = dps_fit_solve (sorted, n, &a, &b);
     best[1] = (DpsFitLevel) { .n_regimes = 1, .n_points = n, .alpha_s = { a }, .bw_Bps = { 1 / b } };
   }
   /* the fewest regimes within 10% (and 0.1% RMS) of the best fit */
