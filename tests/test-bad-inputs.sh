@@ -324,6 +324,8 @@ expect 2 "\-\-slow-replicas: 100 of only 8 replicas" predict --gpus 8 --slow-rep
 expect 2 "\-\-slow-factor: only with \-\-slow-replicas" predict --slow-factor 2
 expect 2 "\-\-list: lists the shipped topologies" topo --list extra
 expect 2 "\-\-stepfactor: 2000001 is out of range (more than 1, at most 1000000)" collective -f 2000001
+# CPU calibration that would run for hours: the estimate, before any work
+expect 2 "\-\-sizes/\-\-gpus: 1881 sizes x 6 rank counts x 3 collectives would take about" calibrate --backend cpu --sizes 8:1G:1.01 --gpus 2,4,8,16,32,64 -o "$t/never.calib"
 # FP8 where the GPU has no FP8 tensor cores (Ampere), or a precision unknown
 expect 2 "\-\-precision: fp8: the A100 SXM4 80GB has no FP8 tensor cores" predict -t dgx-a100 --precision fp8
 expect 2 "\-\-precision: 'fp4' is not amp, bf16, bf16-pure, fp8 or fp32" predict --precision fp4

@@ -38,7 +38,7 @@ warn (const char *message, void *data)
 typedef struct {
   char     *backend, *sizes_s, *ranks_s, *model_s, *output, *topology, *gap_s, *ops_s, *format_s;
   char    **imports;
-  gboolean  quick, use_mpi, gap_emulated, gpu;
+  gboolean  quick, use_mpi, gap_emulated, gpu, yes;
   int       nodes, batch;
   guint     ops;       /* the collectives to measure, 1 << DpsCollOp */
   DpsFormat format;
@@ -177,6 +177,36 @@ parse_ops (const char *text, guint *ops, GError **error)
   return TRUE;
 }
 
+/* The CPUs' collective measurements, estimated before they start: each
+ * size of each operation at each rank count is timed out of place and in
+ * place, each at least MIN_TIME (0.2 s, quick 0.03: calibrate-run.c) and
+ * at least 23 runs (2 warm-ups, the first batch, 5 batches of 4: the MPI
+ * worker's loop) of one collective, taken as 10 us a doubling of the ranks
+ * plus twice its bytes moved at 2 GB/s shared by the ranks beyond the
+ * cores.  Past 5 minutes (the default, 22 sizes x 2 rank counts x 3
+ * operations, is estimated at about 1 minute) refused with the estimate,
+ * unless --yes. */
+static gboolean
+cpu_work_ok (const Opts *o, GError **error)
+{
+  double cores = MAX (1, g_get_num_processors ()), min_time = o->quick ? 0.03 : 0.2, total = 0;
+  int n_ops = __builtin_popcount (o->ops);
+  for (guint r = 0; r < o->ranks->len; r++) {
+    double n = g_array_index (o->ranks, int, r), share = MIN (1, cores / n);
+    for (guint k = 0; k < o->sizes->len; k++) {
+      double bytes = g_array_index (o->sizes, double, k);
+      double one = 10e-6 * log2 (n) + 2 * bytes * (n - 1) / n / (2e9 * share);
+      total += n_ops * 2 * MAX (min_time, 23 * one);
+    }
+  }
+  if (total <= 300)
+    return TRUE;
+  g_set_error (error, DPS_ERROR, DPS_ERROR_LIMIT, "--sizes/--gpus: %u sizes x %u rank counts x %d collectives would "
+               "take about %.0f s to measure on these %.0f cores: fewer, or --yes", o->sizes->len, o->ranks->len,
+               n_ops, total, cores);
+  return FALSE;
+}
+
 /* The flags' checks (with each other, and the machine's GPUs), the sizes
  * and the rank counts. */
 static gboolean
@@ -239,7 +269,7 @@ check_opts (Opts *o, GError **error)
     int v = (int) g_array_index (r, gint64, i);
     g_array_append_val (o->ranks, v);
   }
-  return TRUE;
+  return o->gpu || o->yes || cpu_work_ok (o, error);
 }
 
 /* Without --topology, the one the imported logs name by their '#%
@@ -480,6 +510,7 @@ dps_cmd_calibrate (int argc, char **argv)
   GOptionEntry entries[] = {
     { "backend", 0, 0, G_OPTION_ARG_STRING, &o.backend, "auto (default: GPUs if present, else CPUs), gpu or cpu", "B" },
     { "quick", 'q', 0, G_OPTION_ARG_NONE, &o.quick, "Fewer sizes and shorter timings, all-reduce alone (for CI)", NULL },
+    { "yes", 0, 0, G_OPTION_ARG_NONE, &o.yes, "Measure what CPUs would take past 5 minutes over (else refused, with the estimate)", NULL },
     { "collectives", 'c', 0, G_OPTION_ARG_STRING, &o.ops_s, "Collectives to measure: all-reduce, all-gather, reduce-scatter (default all three; --quick all-reduce)", "LIST" },
     { "sizes", 's', 0, G_OPTION_ARG_STRING, &o.sizes_s, "Message sizes: MIN:MAX:FACTOR or a list (CPU default 8:16M:2, GPU 8:1G:2)", "SIZES" },
     { "gpus", 'g', 0, G_OPTION_ARG_STRING, &o.ranks_s, "Rank (or GPU) counts (CPU default 2,4; GPU 2,4,... all; was --ranks/-r)", "LIST" },
