@@ -101,7 +101,7 @@ predict (const Table *t, const Row *row, double *pred, double *pub)
   g_autoptr (GError) e = NULL;
   gboolean ok = dps_ddp_simulate (&c, &r, &e);
   if (!ok) {
-    printf ("  %s: %s\n", t->file, e->message);
+    g_test_message ("  %s: %s", t->file, e->message);
     return FALSE;
   }
   double tokens = r.global_batch * row->seq;
@@ -132,8 +132,8 @@ test_suite (void)
   g_autoptr (GPtrArray) tables = load_all ();
   g_autoptr (GArray) scaling = g_array_new (FALSE, FALSE, sizeof (double));
   g_autoptr (GArray) absolute = g_array_new (FALSE, FALSE, sizeof (double));
-  printf ("%-56s %-16s %5s %3s %3s %3s %4s   %7s %7s\n", "table", "model", "gpus", "tp", "pp", "vpp", "mb", "abs_%",
-          "scale_%");
+  g_test_message ("%-56s %-16s %5s %3s %3s %3s %4s   %7s %7s", "table", "model", "gpus", "tp", "pp", "vpp", "mb", "abs_%",
+                  "scale_%");
   for (guint i = 0; i < tables->len; i++) {
     const Table *t = tables->pdata[i];
     double base_pred = 0, base_pub = 0;
@@ -153,16 +153,16 @@ test_suite (void)
         g_array_append_val (scaling, sc);
         dps_ref_entry ("parallel", "scaling", t->file, r->gpus, sc, NAN, NAN);
       }
-      printf ("%-56s %-16s %5d %3d %3d %3d %4d   %+7.1f %+7.1f\n", t->file, r->model, r->gpus, r->tp, r->pp, r->vpp,
-              r->micro, 100 * abs_err, 100 * sc);
+      g_test_message ("%-56s %-16s %5d %3d %3d %3d %4d   %+7.1f %+7.1f", t->file, r->model, r->gpus, r->tp, r->pp, r->vpp,
+                      r->micro, 100 * abs_err, 100 * sc);
     }
   }
   double ws, wa;
   double ms = dps_ref_median_abs (scaling, &ws), ma = dps_ref_median_abs (absolute, &wa);
-  printf ("scaling (a): %u entries, median |error| %.1f%%, worst %.1f%% (the issue's target median 5%%)\n", scaling->len,
-          100 * ms, 100 * ws);
-  printf ("absolute (b): %u entries, median |error| %.1f%%, worst %.1f%% (target median 15%%)\n", absolute->len,
-          100 * ma, 100 * wa);
+  g_test_message ("scaling (a): %u entries, median |error| %.1f%%, worst %.1f%% (the issue's target median 5%%)", scaling->len,
+                  100 * ms, 100 * ws);
+  g_test_message ("absolute (b): %u entries, median |error| %.1f%%, worst %.1f%% (target median 15%%)", absolute->len,
+                  100 * ma, 100 * wa);
   /* the bars: today's figures (11.5%, 27.8%) with a margin */
   g_assert_cmpfloat (ms, <=, 0.125);
   g_assert_cmpfloat (ma, <=, 0.30);

@@ -194,14 +194,14 @@ summarise (const char *what, GArray *entries, const double bars[4], double targe
     if (!g_hash_table_add (seen, (gpointer) f))
       continue;
     med_worst (entries, FALSE, f, &med, &worst, &n);
-    printf ("  %-58s %3u entries: median |error| %5.1f%%, worst %5.1f%%\n", f, n, 100 * med, 100 * worst);
+    g_test_message ("  %-58s %3u entries: median |error| %5.1f%%, worst %5.1f%%", f, n, 100 * med, 100 * worst);
   }
   g_assert_true (med_worst (entries, FALSE, NULL, &med, &worst, &n));
   g_assert_true (med_worst (entries, TRUE, NULL, &dmed, &dworst, &dn));
-  printf ("%s: all %u entries median |error| %.1f%%, worst %.1f%% (bars %.1f%% / %.1f%%); "
-          "PyTorch DDP's %u: median %.1f%%, worst %.1f%% (bars %.1f%% / %.1f%%); the issue's target median %.0f%%\n",
-          what, n, 100 * med, 100 * worst, 100 * bars[0], 100 * bars[1], dn, 100 * dmed, 100 * dworst,
-          100 * bars[2], 100 * bars[3], 100 * target);
+  g_test_message ("%s: all %u entries median |error| %.1f%%, worst %.1f%% (bars %.1f%% / %.1f%%); "
+                  "PyTorch DDP's %u: median %.1f%%, worst %.1f%% (bars %.1f%% / %.1f%%); the issue's target median %.0f%%",
+                  what, n, 100 * med, 100 * worst, 100 * bars[0], 100 * bars[1], dn, 100 * dmed, 100 * dworst,
+                  100 * bars[2], 100 * bars[3], 100 * target);
   g_assert_cmpfloat (med, <=, bars[0]);
   g_assert_cmpfloat (worst, <=, bars[1]);
   g_assert_cmpfloat (dmed, <=, bars[2]);
@@ -311,8 +311,8 @@ test_scaling (void)
       double err = pred / pub - 1;
       add_entry (errs, r, is_ddp (r), err);
       dps_ref_entry ("ddp", "scaling", r->file, row->gpus, err, pub, pred);
-      printf ("  %-55s %-4s %4d GPUs (%2d nodes) x%-3d from %4d: %8.1f per GPU, published %8.1f  %+6.1f%%\n",
-              r->file, row->prec, row->gpus, row->nodes, row->accum, base->gpus, pred, pub, 100 * err);
+      g_test_message ("  %-55s %-4s %4d GPUs (%2d nodes) x%-3d from %4d: %8.1f per GPU, published %8.1f  %+6.1f%%",
+                      r->file, row->prec, row->gpus, row->nodes, row->accum, base->gpus, pred, pub, 100 * err);
     }
     const Row *a = NULL, *b = NULL;
     double f = monotone_floor (r, preds, &a, &b);
@@ -327,9 +327,9 @@ test_scaling (void)
   }
   summarise ("scaling (a)", errs, scaling_bars, 0.03);
   /* the worst 8% against what the published rows allow */
-  printf ("scaling (a): no model whose per-GPU throughput does not rise with GPUs at no more accumulation gets every "
-          "entry within %.1f%% (PyTorch DDP's within %.1f%%), set by %s\n", 100 * floor_all, 100 * floor_ddp,
-          said ? said : "no table");
+  g_test_message ("scaling (a): no model whose per-GPU throughput does not rise with GPUs at no more accumulation gets every "
+                  "entry within %.1f%% (PyTorch DDP's within %.1f%%), set by %s", 100 * floor_all, 100 * floor_ddp,
+                  said ? said : "no table");
 }
 
 /* Whether the model's kernels describe how r computed: its mixed-precision
@@ -342,7 +342,7 @@ compute_described (const Ref *r, gboolean say)
   if (!g_str_has_prefix (ref_meta (r, "layout"), "nchw"))
     return TRUE;
   if (say)
-    printf ("  %-55s left out: NCHW in mixed precision, a layout the model does not have\n", r->file);
+    g_test_message ("  %-55s left out: NCHW in mixed precision, a layout the model does not have", r->file);
   return FALSE;
 }
 
@@ -365,8 +365,8 @@ test_uncalibrated (void)
       double err = pred / row->throughput - 1;
       add_entry (errs, r, is_ddp (r), err);
       dps_ref_entry ("ddp", "one-gpu", r->file, 1, err, row->throughput, pred);
-      printf ("  %-55s %-4s batch %4g x%-3d: %8.1f predicted, published %8.1f  %+6.1f%%\n", r->file, row->prec,
-              row->batch, row->accum, pred, row->throughput, 100 * err);
+      g_test_message ("  %-55s %-4s batch %4g x%-3d: %8.1f predicted, published %8.1f  %+6.1f%%", r->file, row->prec,
+                      row->batch, row->accum, pred, row->throughput, 100 * err);
     }
   }
   summarise ("uncalibrated one GPU (b)", errs, uncal_bars, 0.15);
@@ -412,8 +412,8 @@ test_transfer (void)
       double err = pred / rb->throughput - 1;
       add_entry (errs, b, is_ddp (a) && is_ddp (b), err);
       dps_ref_entry ("ddp", "transfer", b->file, 1, err, rb->throughput, pred);
-      printf ("  %-45s -> %-45s amp: %8.1f predicted, published %8.1f  %+6.1f%%\n", a->file, b->file, pred,
-              rb->throughput, 100 * err);
+      g_test_message ("  %-45s -> %-45s amp: %8.1f predicted, published %8.1f  %+6.1f%%", a->file, b->file, pred,
+                      rb->throughput, 100 * err);
     }
   summarise ("transfer between generations (c)", errs, transfer_bars, 0.12);
 }
