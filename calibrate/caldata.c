@@ -66,3 +66,9 @@ dps_cal_data_cores (const DpsCalData *d)
     return 0;
   return n;
 }
+
+gboolean
+dps_cal_data_on_cpu (const DpsCalData *d)
+{
+  return d->backend && g_str_has_prefix (d->backend, "cpu-");
+}

@@ -65,4 +65,6 @@ double      dps_cal_busbw_Bps (const DpsCalPoint *p);   /* nccl-tests' busbw of 
  * ("N CPU cores", which dps_cal_data_set_cores writes); 0 for any other
  * devices line. */
 void        dps_cal_data_set_cores (DpsCalData *d, int cores);
+/* Whether d was measured on CPU cores ("cpu-mpi", "cpu-gloo"), not GPUs. */
+gboolean     dps_cal_data_on_cpu (const DpsCalData *d);
 int         dps_cal_data_cores (const DpsCalData *d);

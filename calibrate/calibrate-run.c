@@ -168,11 +168,19 @@ static gboolean
 measure_ops (const DpsCalibrateSpec *s, gboolean nccl, const DpsNetEmu *net, DpsCalData *d, const int *ranks,
              int n_ranks, GError **error)
 {
-  for (int op = 0; op < DPS_OP_COUNT; op++)
-    if (wanted (s, op)
-        && !dps_mpi_collective (nccl, (DpsCollOp) op, net, d, ranks, n_ranks, s->sizes, s->n_sizes,
-                                s->quick ? 0.03 : 0.2, s->quick ? 3 : 5, s->timeout_s, s->progress, s->pdata, error))
+  double min_time = s->quick ? 0.03 : 0.2;
+  int reps = s->quick ? 3 : 5;
+  for (int op = 0; op < DPS_OP_COUNT; op++) {
+    if (!wanted (s, op))
+      continue;
+    gboolean ok = s->gloo && !nccl && !net
+                  ? dps_gloo_collective ((DpsCollOp) op, d, ranks, n_ranks, s->sizes, s->n_sizes, min_time, reps,
+                                         s->timeout_s, s->progress, s->pdata, error)
+                  : dps_mpi_collective (nccl, (DpsCollOp) op, net, d, ranks, n_ranks, s->sizes, s->n_sizes, min_time,
+                                        reps, s->timeout_s, s->progress, s->pdata, error);
+    if (!ok)
       return FALSE;
+  }
   return TRUE;
 }
 
@@ -212,7 +220,7 @@ cpu_across_nodes (DpsProfile *prof, const DpsCalibrateSpec *s, GError **error)
 DpsProfile *
 dps_calibrate_cpu (const DpsCalibrateSpec *s, GError **error)
 {
-  g_autoptr (DpsProfile) prof = dps_profile_new (dps_cal_data_new ("cpu-mpi"));
+  g_autoptr (DpsProfile) prof = dps_profile_new (dps_cal_data_new (s->gloo ? "cpu-gloo" : "cpu-mpi"));
   DpsCalData *data = prof->data;
   const DpsModel *model = s->model;
   double gap_s = s->gap_s;

@@ -30,6 +30,8 @@ typedef struct {
   double        gap_s;         /* CPU: all-reduces each after this long without communication; < 0 one step of model */
   gboolean      gap_emulated;  /* that gap waited as emulated layers wait */
   gboolean      use_mpi;       /* GPU: one process per GPU under mpirun */
+  gboolean      gloo;          /* CPU: the collectives through torch.distributed's gloo (as PyTorch's DDP
+                                * calls them on CPUs), not MPI */
   DpsProgressFn progress;      /* one line per stage (NULL: quiet) */
   DpsProgressFn warn;          /* warnings (NULL: dropped) */
   void         *pdata;

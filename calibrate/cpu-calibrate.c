@@ -4,6 +4,7 @@
 #include "sim/coll.h"
 #include "real/train-net.h"
 #include "sim/base/error.h"
+#include "sim/base/datadir.h"
 #include "sim/base/stats.h"
 
 #include <cblas.h>
@@ -126,6 +127,52 @@ dps_mpi_collective (gboolean nccl, DpsCollOp op, const DpsNetEmu *net, DpsCalDat
     d->host = g_strdup (host);
     if (!nccl)
       dps_cal_data_set_cores (d, (int) g_get_num_processors ());
+  }
+  return ok;
+}
+
+gboolean
+dps_gloo_collective (DpsCollOp op, DpsCalData *d, const int *ranks, int n_ranks, const double *sizes, int n_sizes,
+                     double min_time_s, int reps, double timeout_s, DpsProgressFn progress, void *pdata,
+                     GError **error)
+{
+  g_return_val_if_fail (DPS_CAL_OPS >> op & 1, FALSE);
+  if (op == DPS_OP_REDUCE_SCATTER) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_UNSUPPORTED, "gloo: PyTorch's gloo has no reduce-scatter of tensors "
+                 "(all-reduce and all-gather are measured)");
+    return FALSE;
+  }
+  g_autofree char *script = dps_data_path ("calibrate", "gloo-worker.py");
+  if (!script) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME, "gloo: calibrate/gloo-worker.py not found in dpscale's data");
+    return FALSE;
+  }
+  const char *py = g_getenv ("DPS_PYTHON");
+  g_autofree char *found = py && py[0] ? NULL
+                           : g_file_test ("/usr/bin/python3", G_FILE_TEST_IS_EXECUTABLE) ? g_strdup ("/usr/bin/python3")
+                           : g_find_program_in_path ("python3");
+  if (!(py && py[0]) && !found) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME, "gloo: no python3 (Debian: apt-get install python3-torch)");
+    return FALSE;
+  }
+  GString *list = g_string_new (NULL);
+  for (int i = 0; i < n_sizes; i++)
+    g_string_append_printf (list, "%s%.0f", i ? "," : "", sizes[i]);
+  gboolean ok = TRUE;
+  for (int r = 0; r < n_ranks && ok; r++) {
+    g_autofree char *n = g_strdup_printf ("%d", ranks[r]), *t = g_strdup_printf ("%g", min_time_s);
+    g_autofree char *k = g_strdup_printf ("%d", reps);
+    const char *argv[] = { py && py[0] ? py : found, script, n, dps_coll_op_name (op), list->str, t, k, NULL };
+    LineCtx c = { d, op, ranks[r], 1, progress, pdata };
+    ok = dps_launch_lines (argv, NULL, timeout_s, on_line, &c, error);
+  }
+  g_string_free (list, TRUE);
+  if (ok) {
+    char host[256] = "";
+    gethostname (host, sizeof host - 1);
+    g_free (d->host);
+    d->host = g_strdup (host);
+    dps_cal_data_set_cores (d, (int) g_get_num_processors ());
   }
   return ok;
 }

@@ -21,6 +21,15 @@ typedef void (*DpsProgressFn) (const char *message, void *data);
 gboolean dps_mpi_collective (gboolean nccl, DpsCollOp op, const DpsNetEmu *net, DpsCalData *d, const int *ranks,
                              int n_ranks, const double *sizes, int n_sizes, double min_time_s, int reps,
                              double timeout_s, DpsProgressFn progress, void *pdata, GError **error);
+/* As dps_mpi_collective on this machine's cores, through PyTorch's
+ * torch.distributed with the gloo backend (calibrate/gloo-worker.py under
+ * $DPS_PYTHON, else /usr/bin/python3, else python3): all-reduce and
+ * all-gather, as DDP calls them; a reduce-scatter is refused (PyTorch's
+ * gloo has none of tensors).  Errors: no worker script, a python3 without
+ * torch, a timeout, a wrong result. */
+gboolean dps_gloo_collective (DpsCollOp op, DpsCalData *d, const int *ranks, int n_ranks, const double *sizes,
+                              int n_sizes, double min_time_s, int reps, double timeout_s, DpsProgressFn progress,
+                              void *pdata, GError **error);
 gboolean dps_cpu_contention (DpsProfile *p, const int *ranks, int n_ranks, double bytes, int gemm_n, double seconds,
                              double timeout_s, GError **error);
 gboolean dps_cpu_layer_times_ranks (DpsProfile *p, const DpsModel *m, int batch, const int *ranks, int n_ranks,

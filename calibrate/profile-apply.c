@@ -43,10 +43,11 @@ dps_profile_network_applies (const DpsProfile *p, const char *name, char **note)
       add_note (note, "%s was fitted on %s: its network multipliers are applied to %s's figures", profile_name (p),
                 p->net_topology, name);
   }
-  if (!name || g_strcmp0 (p->data->backend, "cpu-mpi") != 0)
+  if (!name || !dps_cal_data_on_cpu (p->data))
     return TRUE;
-  add_note (note, "%s measured MPI ranks on CPU cores: its collective figures are not applied to %s "
-            "(its own figures are used)", profile_name (p), name);
+  add_note (note, "%s measured %s ranks on CPU cores: its collective figures are not applied to %s "
+            "(its own figures are used)", profile_name (p),
+            g_strcmp0 (p->data->backend, "cpu-gloo") == 0 ? "gloo" : "MPI", name);
   return FALSE;
 }
 

@@ -126,7 +126,7 @@ dps_profile_fit_network (DpsProfile *p, const char *topology, GError **error)
                                                         1, error);
   if (!s)
     return FALSE;
-  gboolean ring_only = g_strcmp0 (p->data->backend, "cpu-mpi") == 0;
+  gboolean ring_only = dps_cal_data_on_cpu (p->data);
   return dps_netfit_fit (p->data, s, ring_only, &p->net, error);
 }
 

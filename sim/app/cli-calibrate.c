@@ -213,8 +213,9 @@ static gboolean
 check_opts (Opts *o, GError **error)
 {
   const char *b = o->backend;
-  if (b && !g_str_equal (b, "auto") && !g_str_equal (b, "cpu") && !g_str_equal (b, "gpu"))
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--backend: '%s' is not auto, cpu or gpu", b);
+  gboolean gloo = b && g_str_equal (b, "gloo");
+  if (b && !g_str_equal (b, "auto") && !g_str_equal (b, "cpu") && !g_str_equal (b, "gpu") && !gloo)
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--backend: '%s' is not auto, cpu, gloo or gpu", b);
   else if (!dps_cli_double_given ("--timeout", &o->timeout, 600, error)
            || !dps_cli_double_given ("--link-gbps", &o->link_gbps, 1, error)
            || !dps_cli_int_given ("--nodes", &o->nodes, 0, error))
@@ -224,9 +225,14 @@ check_opts (Opts *o, GError **error)
                  "--import: logs replace measuring; drop --backend/--sizes/--gpus/--collectives");
   else if (!dps_cli_format (o->format_s, &o->format, error))
     return FALSE;
-  else if (!parse_ops (o->ops_s ? o->ops_s : o->quick ? "all-reduce" : "all-reduce,all-gather,reduce-scatter",
-                       &o->ops, error))
+  else if (!parse_ops (o->ops_s ? o->ops_s : o->quick ? "all-reduce" : gloo ? "all-reduce,all-gather"
+                       : "all-reduce,all-gather,reduce-scatter", &o->ops, error))
     return FALSE;
+  else if (gloo && o->gap_s)
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--gap-ms: with MPI's collectives (--backend cpu), not gloo's");
+  else if (gloo && o->ops >> DPS_OP_REDUCE_SCATTER & 1)
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--collectives: gloo measures all-reduce and all-gather "
+                 "(PyTorch's gloo has no reduce-scatter of tensors)");
   else if (o->nodes == 1 || o->nodes > 64
            || (o->nodes > 1 && (o->imports || (b && !g_str_equal (b, "cpu")))))
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--nodes: 2 to 64 emulated nodes, for CPU calibration");
@@ -318,7 +324,8 @@ calibrate (const Opts *o, GError **error)
   int batch = o->batch != DPS_UNSET_INT ? o->batch : o->quick ? 8 : 32;
   DpsCalibrateSpec s = { .quick = o->quick, .batch = batch, .timeout_s = o->timeout, .nodes = o->nodes,
                          .link_gbps = o->link_gbps, .gap_s = !o->gap_s ? 0 : g_str_equal (o->gap_s, "step") ? -1 : o->gap_ms * 1e-3,
-                         .gap_emulated = o->gap_emulated, .use_mpi = o->use_mpi, .ops = o->ops, .progress = progress, .warn = warn };
+                         .gap_emulated = o->gap_emulated, .use_mpi = o->use_mpi, .ops = o->ops, .progress = progress, .warn = warn,
+                         .gloo = g_strcmp0 (o->backend, "gloo") == 0 };
   if (o->imports)
     return dps_calibrate_import (o->imports, o->topology, &s, error);
   s.ranks = (int *) o->ranks->data;
@@ -508,7 +515,7 @@ dps_cmd_calibrate (int argc, char **argv)
 {
   Opts o = { .link_gbps = dps_cli_unset (), .batch = DPS_UNSET_INT, .nodes = DPS_UNSET_INT, .timeout = dps_cli_unset () };
   GOptionEntry entries[] = {
-    { "backend", 0, 0, G_OPTION_ARG_STRING, &o.backend, "auto (default: GPUs if present, else CPUs), gpu or cpu", "B" },
+    { "backend", 0, 0, G_OPTION_ARG_STRING, &o.backend, "auto (default: GPUs if present, else CPUs), gpu, cpu (MPI's collectives) or gloo (CPUs, the collectives through torch.distributed's gloo, as PyTorch's DDP runs them; Debian's python3-torch)", "B" },
     { "quick", 'q', 0, G_OPTION_ARG_NONE, &o.quick, "Fewer sizes and shorter timings, all-reduce alone (for CI)", NULL },
     { "yes", 0, 0, G_OPTION_ARG_NONE, &o.yes, "Measure what CPUs would take past 5 minutes over (else refused, with the estimate)", NULL },
     { "collectives", 'c', 0, G_OPTION_ARG_STRING, &o.ops_s, "Collectives to measure: all-reduce, all-gather, reduce-scatter (default all three; --quick all-reduce)", "LIST" },
