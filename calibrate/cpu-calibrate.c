@@ -147,11 +147,8 @@ dps_gloo_collective (DpsCollOp op, DpsCalData *d, const int *ranks, int n_ranks,
     g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME, "gloo: calibrate/gloo-worker.py not found in dpscale's data");
     return FALSE;
   }
-  const char *py = g_getenv ("DPS_PYTHON");
-  g_autofree char *found = py && py[0] ? NULL
-                           : g_file_test ("/usr/bin/python3", G_FILE_TEST_IS_EXECUTABLE) ? g_strdup ("/usr/bin/python3")
-                           : g_find_program_in_path ("python3");
-  if (!(py && py[0]) && !found) {
+  g_autofree char *py = dps_launch_python ();
+  if (!py) {
     g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME, "gloo: no python3 (Debian: apt-get install python3-torch)");
     return FALSE;
   }
@@ -162,7 +159,7 @@ dps_gloo_collective (DpsCollOp op, DpsCalData *d, const int *ranks, int n_ranks,
   for (int r = 0; r < n_ranks && ok; r++) {
     g_autofree char *n = g_strdup_printf ("%d", ranks[r]), *t = g_strdup_printf ("%g", min_time_s);
     g_autofree char *k = g_strdup_printf ("%d", reps);
-    const char *argv[] = { py && py[0] ? py : found, script, n, dps_coll_op_name (op), list->str, t, k, NULL };
+    const char *argv[] = { py, script, n, dps_coll_op_name (op), list->str, t, k, NULL };
     LineCtx c = { d, op, ranks[r], 1, progress, pdata };
     ok = dps_launch_lines (argv, NULL, timeout_s, on_line, &c, error);
   }

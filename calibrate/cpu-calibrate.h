@@ -23,7 +23,7 @@ gboolean dps_mpi_collective (gboolean nccl, DpsCollOp op, const DpsNetEmu *net, 
                              double timeout_s, DpsProgressFn progress, void *pdata, GError **error);
 /* As dps_mpi_collective on this machine's cores, through PyTorch's
  * torch.distributed with the gloo backend (calibrate/gloo-worker.py under
- * $DPS_PYTHON, else /usr/bin/python3, else python3): all-reduce and
+ * dps_launch_python's python3): all-reduce and
  * all-gather, as DDP calls them; a reduce-scatter is refused (PyTorch's
  * gloo has none of tensors).  Errors: no worker script, a python3 without
  * torch, a timeout, a wrong result. */

@@ -269,6 +269,32 @@ dps_profile_layers_for (const DpsProfile *p, const DpsModel *m, int ranks)
   return at < 0 ? NULL : p->layers->pdata[at];
 }
 
+static double
+layers_total (const DpsLayerTimes *l)
+{
+  double t = 0;
+  for (guint i = 0; i < l->fwd_s->len; i++)
+    t += g_array_index (l->fwd_s, double, i) + g_array_index (l->bwd_s, double, i);
+  return t;
+}
+
+double
+dps_profile_colocation (const DpsProfile *p, int ranks)
+{
+  for (guint i = 0; ranks > 1 && i < p->layers->len; i++) {
+    const DpsLayerTimes *at = p->layers->pdata[i];
+    if (at->ranks != ranks)
+      continue;
+    for (guint k = 0; k < p->layers->len; k++) {
+      const DpsLayerTimes *alone = p->layers->pdata[k];
+      if (alone->ranks == 1 && g_strcmp0 (alone->model, at->model) == 0 && alone->batch == at->batch
+          && alone->fwd_s->len == at->fwd_s->len && layers_total (alone) > 0)
+        return layers_total (at) / layers_total (alone);
+    }
+  }
+  return 1;
+}
+
 /* Gives model the measured per-layer times of that entry; FALSE when
  * there is none. */
 gboolean

@@ -81,6 +81,11 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (DpsProfile, dps_profile_free)
 DpsProfile *dps_profile_load (const char *path, GError **error);
 DpsProfile *dps_profile_load_data (const char *name, const char *data, gssize len, GError **error);
 gboolean    dps_profile_save (const DpsProfile *p, const char *path, GError **error);
+/* How much longer a rank's compute takes while ranks ranks compute at
+ * once on the calibrated machine (sharing its cores, caches and memory):
+ * the first model measured both alone and at ranks, its layers' total at
+ * ranks over alone; 1 where none was. */
+double      dps_profile_colocation (const DpsProfile *p, int ranks);
 DpsLayerTimes *dps_profile_add_layers (DpsProfile *p, const char *model, int batch, int ranks, const double *fwd,
                                        const double *bwd, int n);
 void        dps_profile_apply_params (const DpsProfile *p, int ranks, int nodes, DpsCollParams *params,

@@ -383,6 +383,17 @@ dps_helper_path (const char *name)
   return g_find_program_in_path (name);
 }
 
+char *
+dps_launch_python (void)
+{
+  const char *env = g_getenv ("DPS_PYTHON");
+  if (env && env[0])
+    return g_strdup (env);
+  if (g_file_test ("/usr/bin/python3", G_FILE_TEST_IS_EXECUTABLE))
+    return g_strdup ("/usr/bin/python3");
+  return g_find_program_in_path ("python3");
+}
+
 /* mpirun's command line for ranks copies of program on this machine:
  * oversubscribed when ranks exceed cores, unbound, ranks yielding when idle
  * (they share few cores).  NULL when mpirun is not installed. */

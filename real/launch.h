@@ -13,5 +13,9 @@ void     dps_launch_trap_signals (void);
 int      dps_launch_stop_signal (void);
 void     dps_launch_hold (gboolean hold);
 char    *dps_helper_path (const char *name);
+/* The python3 that runs PyTorch's side (calibrate --backend gloo,
+ * validate --torch): $DPS_PYTHON, else /usr/bin/python3 (Debian's
+ * python3-torch installs there), else python3 on the PATH; NULL none. */
+char    *dps_launch_python (void);
 GPtrArray *dps_mpirun_argv (int ranks, const char *program);
 const char *const *dps_mpirun_env (void);

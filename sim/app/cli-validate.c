@@ -16,7 +16,7 @@
 
 /* What the command line asks for. */
 typedef struct {
-  char    *backend, *replicas_s, *model_s, *calibration, *output, *topology, *strategy_s, *format_s;
+  char    *backend, *replicas_s, *model_s, *calibration, *output, *topology, *strategy_s, *format_s, *torch;
   DpsFormat format;
   int      batch, steps, warmup, trials, grad_accum, nodes, global_batch, shard_group;
   DpsStrategy strategy;
@@ -28,7 +28,7 @@ typedef struct {
 static void
 opts_clear (Opts *o)
 {
-  char **strs[] = { &o->backend, &o->replicas_s, &o->model_s, &o->calibration, &o->output, &o->topology,
+  char **strs[] = { &o->torch, &o->backend, &o->replicas_s, &o->model_s, &o->calibration, &o->output, &o->topology,
                     &o->strategy_s, &o->format_s };
   for (gsize i = 0; i < G_N_ELEMENTS (strs); i++)
     g_clear_pointer (strs[i], g_free);
@@ -50,6 +50,12 @@ check_opts (Opts *o, gboolean gpu, GError **error)
   int n_gpu = 0;
   if (o->backend && !gpu && !g_str_equal (o->backend, "cpu"))
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--backend: '%s' is not cpu or gpu", o->backend);
+  else if (o->torch && (gpu || o->emulate || o->nodes > 0 || o->strategy_s || o->global_batch != DPS_UNSET_INT
+                        || !o->model_s))
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--torch: a PyTorch DDP job on this machine's CPUs, with --model "
+                 "its per-layer CSV; not with --backend gpu, --emulate, --nodes, --strategy or --global-batch");
+  else if (o->torch && !g_file_test (o->torch, G_FILE_TEST_IS_REGULAR))
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--torch %s: no such file", o->torch);
   else if ((o->strategy_s && !dps_cli_strategy (o->strategy_s, &o->strategy, error))
            || !dps_cli_format (o->format_s, &o->format, error))
     return FALSE;
@@ -153,6 +159,9 @@ get_profile (const Opts *o, const DpsValidateSpec *s, const DpsModel *model, int
                  o->calibration, p->run_section);
   else if (foreign_profile (o->calibration, p, s->gpu, error))
     ;   /* the error says why */
+  else if (s->torch_script && g_strcmp0 (p->data->backend, "cpu-gloo") != 0)
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: a %s profile; a PyTorch job on CPUs communicates through "
+                 "gloo (dpscale calibrate --backend gloo, or drop --calibration)", o->calibration, p->data->backend);
   else if (p->machine_ranks > 0 && p->machine_ranks < max_r)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: calibrated up to %d ranks, --gpus asks for %d",
                  o->calibration, p->machine_ranks, max_r);
@@ -162,6 +171,8 @@ get_profile (const Opts *o, const DpsValidateSpec *s, const DpsModel *model, int
 static const char *
 what_ran (const DpsValidateSpec *s, gboolean short_form)
 {
+  if (s->torch_script)
+    return short_form ? "PyTorch DDP over gloo" : "the PyTorch job's own DDP training (gloo, CPU)";
   if (s->emulate)
     return s->gpu ? (short_form ? "emulated compute, NCCL all-reduce" : "emulated compute, real NCCL all-reduces")
                   : (short_form ? "emulated compute, MPI all-reduce" : "emulated compute, real MPI all-reduces");
@@ -323,6 +334,7 @@ dps_cmd_validate (int argc, char **argv)
   GOptionEntry entries[] = {
     { "backend", 0, 0, G_OPTION_ARG_STRING, &o.backend, "cpu (default: MPI + OpenBLAS replicas) or gpu (one GPU per replica: NCCL + cuBLAS)", "B" },
     { "emulate", 'e', 0, G_OPTION_ARG_NONE, &o.emulate, "Emulated compute (waits), real all-reduces: many replicas on few cores", NULL },
+    { "torch", 0, 0, G_OPTION_ARG_FILENAME, &o.torch, "Run this PyTorch DDP script (gloo on CPUs, its rank 0 printing 'dpscale-step STEP SECONDS': real/torch-run.h) instead of dpscale's trainer; --model its per-layer CSV (calibrate/torch-layers.py); calibrates gloo", "SCRIPT" },
     { "gpus", 'g', 0, G_OPTION_ARG_STRING, &o.replicas_s, "Replica counts (default 1,2; with --emulate 1,2,4,8,16; GPUs: 1,2,4,... up to the GPUs; was --replicas/-r)", "LIST" },
     { "model", 'M', 0, G_OPTION_ARG_STRING, &o.model_s, "Model: mlp (default) or a GPT-2 stack such as transformer-small", "NAME" },
     { "batch", 'b', 0, G_OPTION_ARG_INT, &o.batch, "Samples per replica per step (default 32)", "B" },
@@ -377,9 +389,10 @@ dps_cmd_validate (int argc, char **argv)
                         .global_batch = o.global_batch, .nodes = o.nodes, .link_gbps = o.link_gbps, .cap_mb = o.cap,
                         .first_mb = o.first, .timeout_s = o.timeout, .jitter = o.jitter, .topology = o.topology,
                         .prefix = o.output ? o.output : "dpscale-validation", .progress = progress,
-                        .strategy = o.strategy, .shard_group = o.shard_group > 0 ? o.shard_group : 0 };
+                        .strategy = o.strategy, .shard_group = o.shard_group > 0 ? o.shard_group : 0,
+                        .torch_script = o.torch };
   if (!error && (model = dps_model_load (o.model_s ? o.model_s : "mlp", &error))
-      && (gpu || o.emulate || dps_cli_check_cpu_model (model, o.batch, max_r, &error))
+      && (gpu || o.emulate || o.torch || dps_cli_check_cpu_model (model, o.batch, max_r, &error))
       && (profile = get_profile (&o, &s, model, max_r, &error)))
     dps_validate_run (&s, model, profile, &res, &error);
   int status = 1;

@@ -4,6 +4,8 @@
 #include "calibrate/calibrate-run.h"
 #include "real/run.h"
 #include "real/netemu.h"
+#include "real/torch-run.h"
+#include "sim/base/stats.h"
 #include "sim/buckets.h"
 #include "sim/base/error.h"
 
@@ -137,11 +139,18 @@ dps_validate_calibrate (const DpsValidateSpec *s, const DpsModel *model, GError 
   gboolean sharded = s->strategy != DPS_STRATEGY_DDP;
   progress (s, sharded ? "1/3 calibrating all-reduce, all-gather, reduce-scatter and compute (no step times)"
                        : "1/3 calibrating all-reduce and compute (no step times)");
+  /* a PyTorch job's model is its per-layer file's, measured by torch:
+   * the runner's MLP measures how much co-located ranks slow each other
+   * (dps_profile_colocation) */
+  g_autoptr (DpsModel) runner = s->torch_script ? dps_model_load ("mlp", error) : NULL;
+  if (s->torch_script && !runner)
+    return NULL;
   DpsCalibrateSpec cs = { .ranks = (int *) r->data, .n_ranks = (int) r->len, .sizes = (double *) sizes->data,
-                          .n_sizes = (int) sizes->len, .quick = s->quick, .model = model, .batch = s->batch,
+                          .n_sizes = (int) sizes->len, .quick = s->quick, .model = runner ? runner : model,
+                          .batch = s->batch,
                           .timeout_s = s->timeout_s, .nodes = s->nodes, .link_gbps = s->link_gbps, .gap_s = -1,
                           .gap_emulated = s->emulate, .progress = s->progress, .pdata = s->pdata,
-                          .ops = sharded ? DPS_CAL_OPS : 1u << DPS_OP_ALLREDUCE };
+                          .ops = sharded ? DPS_CAL_OPS : 1u << DPS_OP_ALLREDUCE, .gloo = s->torch_script != NULL };
   g_autoptr (DpsProfile) p = s->gpu ? dps_calibrate_gpu_runner (&cs, error) : dps_calibrate_cpu (&cs, error);
   g_autofree char *path = g_strconcat (s->prefix, ".calib", NULL);
   if (!p || !dps_profile_save (p, path, error))
@@ -155,6 +164,21 @@ static gboolean
 measure (const DpsValidateSpec *s, const DpsModel *model, int N, int pb, const DpsRunSpec *base, gboolean last,
          DpsValidateRow *row, GString *timeline, GError **error)
 {
+  if (s->torch_script) {
+    /* the user's PyTorch job: step times alone (its parts are not reported) */
+    g_autoptr (GArray) st = g_array_new (FALSE, FALSE, sizeof (double));
+    if (!dps_torch_run (s->torch_script, N, s->steps, pb, s->timeout_s, st, error))
+      return FALSE;
+    int w = MIN (s->warmup, (int) st->len - 1);
+    double *v = (double *) st->data + w;
+    int n = (int) st->len - w;
+    dps_sort_doubles (v, n);
+    row->v.meas_median_s = dps_quantile_sorted (v, n, 0.5);
+    row->v.meas_p10_s = dps_quantile_sorted (v, n, 0.1);
+    row->v.meas_p90_s = dps_quantile_sorted (v, n, 0.9);
+    row->meas_compute_s = row->meas_exposed_s = row->meas_opt_s = NAN;
+    return TRUE;
+  }
   DpsRunSpec spec = *base;
   spec.ranks = N;
   spec.batch = pb;
@@ -211,6 +235,18 @@ predict (const DpsValidateSpec *s, DpsModel *model, const DpsProfile *profile, i
   c.fsdp_unit = DPS_FSDP_UNIT_LAYER;
   if (s->strategy == DPS_STRATEGY_HSDP)
     c.shard_group = dps_run_shard_group (s->shard_group, N, s->nodes);
+  if (s->torch_script) {
+    /* the job's own layer times (torch-layers.py's, one process alone),
+     * each as much longer as N ranks computing at once make it here */
+    int L = dps_model_n_layers (model);
+    g_autofree double *f = g_new (double, L), *b = g_new (double, L);
+    double k = dps_profile_colocation (profile, N);
+    for (int l = 0; l < L; l++) {
+      f[l] = efwd[l] * k;
+      b[l] = ebwd[l] * k;
+    }
+    dps_model_set_times (model, f, b, model->time_batch);
+  }
   g_autoptr (DpsTopo) topo = NULL;
   if (!dps_ddp_setup (NULL, profile, model, s->nodes > 1 ? s->nodes : 0, N, &c, &topo, error))
     return FALSE;
@@ -263,7 +299,16 @@ dps_validate_run (const DpsValidateSpec *s, DpsModel *model, const DpsProfile *p
    * predicts the same compute */
   g_autofree double *efwd = NULL, *ebwd = NULL;
   double eopt = 0;
-  if (!dps_ddp_setup_emulation (model, profile, s->topology, s->batch, FALSE, &efwd, &ebwd, &eopt, error))
+  if (s->torch_script) {
+    /* a PyTorch job: its file's measured times, kept to scale per count */
+    int L = dps_model_n_layers (model);
+    efwd = g_new (double, L);
+    ebwd = g_new (double, L);
+    for (int l = 0; l < L; l++) {
+      efwd[l] = dps_model_layer (model, l)->fwd_time_s;
+      ebwd[l] = dps_model_layer (model, l)->bwd_time_s;
+    }
+  } else if (!dps_ddp_setup_emulation (model, profile, s->topology, s->batch, FALSE, &efwd, &ebwd, &eopt, error))
     return FALSE;
   if (s->emulate)
     dps_model_set_times (model, efwd, ebwd, s->batch);
