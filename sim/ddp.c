@@ -157,7 +157,7 @@ dps_ddp_fixed_costs (const DpsDdpConfig *c, double opt_s, double *bwd_extra_s, D
     bw += dps_model_tensor (m, i)->numel * per_param / (dev->memory_bw_Bps * c->compute.mem_efficiency);
   out->opt_launch_s = c->optimizer_s > 0 ? 0 : MAX (0, opt_s - bw);
   out->bucket_copy_s = out->hooks_s = out->copy_out_s = 0;
-  if (c->n_gpus < 2 || !dps_device_lookup (dev->model))
+  if (!c->reducer_copies && (c->n_gpus < 2 || !dps_device_lookup (dev->model)))
     return;
   int gb = dps_dtype_bytes (c->grad_dtype);
   double in_bw = 0, out_bw = 0, in_s = 0;

@@ -71,6 +71,10 @@ typedef struct {
   int             powersgd_rank;
   int             grad_accum;
   gboolean        no_overlap, find_unused, grad_as_bucket_view;
+  gboolean        reducer_copies;      /* PyTorch's Reducer on a device dpscale has no figures for (CPU
+                                        * cores: validate --torch): its bucket copies and hooks, as on a
+                                        * GPU, also at one replica; dpscale's own CPU runner reduces in
+                                        * place (FALSE) */
   DpsPrecision    precision;           /* how parameters and states are held (memory.h); AMP: torch.autocast */
   DpsStrategy     strategy;            /* DDP, ZeRO-1, ZeRO-2/SHARD_GRAD_OP, FSDP/FULL_SHARD, HSDP */
   int             shard_group;         /* HSDP: ranks a shard group; 0: one node's GPUs */

@@ -194,7 +194,9 @@ csv_row (DpsModel *m, const CsvCols *c, char **f, GArray *act, const char *file,
 }
 
 /* A "# key: value" comment: batch (anywhere in the comment, as before),
- * device and dtype (the comment's first word). */
+ * device and dtype (the comment's first word), and the optimizer's step
+ * that calibrate/torch-layers.py measured ("# step_ms: ... optimizer
+ * MS"). */
 static gboolean
 csv_comment (DpsModel *m, const char *l, const char *file, int ln, GError **error)
 {
@@ -212,6 +214,12 @@ csv_comment (DpsModel *m, const char *l, const char *file, int ln, GError **erro
     m->device = g_strstrip (g_strdup (t + 7));
     if (!m->device[0])
       return dps_set_error_at (error, file, ln, "'# device:' names no device");
+  } else if (g_str_has_prefix (t, "step_ms:") && strstr (t, "optimizer ")) {
+    double v;
+    g_autofree char *num = g_strndup (strstr (t, "optimizer ") + 10, strcspn (strstr (t, "optimizer ") + 10, ";, "));
+    if (!dps_parse_double (num, &v) || v < 0 || v > 1e7)
+      return dps_set_error_at (error, file, ln, "'# step_ms: ... optimizer MS': '%s' is not a time in ms", num);
+    m->optimizer_s = v * 1e-3;
   } else if (g_str_has_prefix (t, "dtype:")) {
     g_autofree char *v = g_strstrip (g_strdup (t + 6));
     const char *s = g_str_has_prefix (v, "torch.") ? v + 6 : v;

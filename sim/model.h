@@ -77,6 +77,8 @@ typedef struct {
   char   *device;        /* what the measured times were taken on, as the file named it ("cpu",
                           * "NVIDIA H100 80GB HBM3"); NULL: not said */
   char   *dtype;         /* their compute type (dps_dtype_name: fp32, fp16, bf16); NULL: not said */
+  double  optimizer_s;   /* the optimizer's step as measured with the times (a per-layer file's
+                          * '# step_ms: ... optimizer MS'), 0: not said */
   GArray *file_times_s;  /* the times as measured (forward, backward per layer), kept once they are
                           * transferred to another device; NULL until then */
 } DpsModel;

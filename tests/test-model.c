@@ -104,6 +104,14 @@ test_csv (void)
   g_assert_cmpfloat (dps_model_layer (m, 0)->fwd_time_s, ==, 1.5e-3);
   g_assert_cmpfloat (dps_model_layer (m, 1)->bwd_time_s, ==, 1e-3);
   g_assert_true (dps_model_has_times (m));
+  g_assert_cmpfloat (m->optimizer_s, ==, 0);   /* no step_ms line: not said */
+  /* torch-layers.py's step line gives the optimizer's step as measured */
+  const char *timed = "# step_ms: 32.549858 forward+loss+backward without hooks (the mean of 3 of 3, between the "
+                      "hooked steps); optimizer 2.187495; the layers sum to 31.218744\n"
+                      "layer,params,forward_ms,backward_ms\nfc,10,1,2\n";
+  g_autoptr (DpsModel) t = dps_model_load_csv_data ("t.csv", timed, -1, &e);
+  g_assert_no_error (e);
+  g_assert_cmpfloat_with_epsilon (t->optimizer_s, 2.187495e-3, 1e-15);
 }
 
 /* Setting times replaces the CSV's, layer by layer in order, with the
@@ -444,6 +452,8 @@ static const Refusal csv_refusals[] = {
   { "", "no header" },
   { "# batch: zero\nlayer,params,forward_ms,backward_ms\n", "m.csv:1: '# batch: N'" },
   { "layer,params,forward_ms,backward_s\n", "same unit" },
+  { "# step_ms: 3; optimizer soon; the layers\nlayer,params,forward_ms,backward_ms\n",
+    "m.csv:1: '# step_ms: ... optimizer MS': 'soon' is not a time in ms" },
 };
 
 static const Refusal csv_ddp_refusals[] = {

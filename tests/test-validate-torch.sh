@@ -5,8 +5,8 @@
 # per-layer file (calibrate/torch-layers.py) and a gloo calibration of this
 # machine.  Skipped (77) where no python3 imports torch.
 # Expected: both counts measured and predicted, each error a number within
-# 50% (a gross bar a shared 2-core machine keeps: the mechanism's figures,
-# 10-17% here, are in real/README.md); refused before any work, exit 2 in
+# 50% (a gross bar a shared 2-core machine keeps: the figures, 0-3% for
+# one process, 13-32% for two, are in real/README.md); refused before any work, exit 2 in
 # one line: --torch without --model, with --emulate; an MPI profile (the
 # file's fault): exit 1; a script without the hook: exit 1, the hook named.
 # Usage: test-validate-torch.sh DPSCALE_BINARY SOURCE_DIR

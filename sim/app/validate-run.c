@@ -235,6 +235,7 @@ predict (const DpsValidateSpec *s, DpsModel *model, const DpsProfile *profile, i
   c.fsdp_unit = DPS_FSDP_UNIT_LAYER;
   if (s->strategy == DPS_STRATEGY_HSDP)
     c.shard_group = dps_run_shard_group (s->shard_group, N, s->nodes);
+  c.reducer_copies = s->torch_script != NULL;   /* PyTorch's DDP copies into its buckets and back */
   if (s->torch_script) {
     /* the job's own layer times (torch-layers.py's, one process alone),
      * each as much longer as N ranks computing at once make it here */
@@ -246,6 +247,8 @@ predict (const DpsValidateSpec *s, DpsModel *model, const DpsProfile *profile, i
       b[l] = ebwd[l] * k;
     }
     dps_model_set_times (model, f, b, model->time_batch);
+    if (model->optimizer_s > 0)
+      c.optimizer_s = model->optimizer_s * k;   /* its SGD step, as torch-layers.py measured it */
   }
   g_autoptr (DpsTopo) topo = NULL;
   if (!dps_ddp_setup (NULL, profile, model, s->nodes > 1 ? s->nodes : 0, N, &c, &topo, error))
