@@ -253,6 +253,8 @@ report (const DpsValidateSpec *s, const DpsModel *model, const DpsProfile *profi
   dps_json_num (json, "held_out_error", res->fit_err);
   dps_json_num (json, "timing_spread", res->spread);
   dps_json_num (json, "compute_cv", res->compute_cv);
+  if (res->noise_first_s > 0)
+    dps_json_num (json, "noise_pct", res->noise_pct);
   g_string_append_printf (t, "\nmean absolute error %.1f%%, worst %.1f%%, %d of %d measured medians inside the predicted interval\n",
                           sc->mape_pct, sc->worst_pct, sc->inside, sc->scored);
   g_string_append_printf (t, "(collective-time uncertainty from the calibration: %.1f%% (held-out points %.1f%%, single "
@@ -260,6 +262,15 @@ report (const DpsValidateSpec *s, const DpsModel *model, const DpsProfile *profi
   if (res->compute_cv > 0)
     g_string_append_printf (t, "; compute variation from run to run, calibrated: up to %.1f%%", res->compute_cv * 100);
   g_string_append (t, ")\n");
+  if (res->noise_first_s > 0) {
+    int big = s->replicas[s->n_replicas - 1];
+    g_string_append_printf (t, "(the machine's own noise: %d replica%s measured %.3f ms, then %.3f ms run again: "
+                            "%.1f%% apart)\n", big, big > 1 ? "s" : "",
+                            res->noise_first_s * 1e3, res->noise_again_s * 1e3, res->noise_pct);
+    if (res->noise_pct > sc->mape_pct)
+      fprintf (stderr, "dpscale validate: warning: the machine's own noise (%.1f%%) is larger than the mean error "
+               "(%.1f%%): the errors say little here\n", res->noise_pct, sc->mape_pct);
+  }
   /* what the communication thread costs, as calibrated and predicted */
   double handoff = profile->data->handoff_s;
   if (handoff > 0)

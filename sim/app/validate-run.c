@@ -363,6 +363,23 @@ dps_validate_run (const DpsValidateSpec *s, DpsModel *model, const DpsProfile *p
     } else
       progress (s, "    measured %.3f ms, predicted %.3f ms", row->v.meas_median_s * 1e3, row->v.pred_mean_s * 1e3);
   }
+  /* the machine's noise: the largest count (the most co-located ranks, the
+   * most to share) measured again in a later window (the same step,
+   * nothing changed but the time) */
+  int last = out->n - 1;
+  if (out->n > 1 && out->rows[last].v.meas_median_s > 0) {
+    DpsValidateRow again = { 0 };
+    GError *nerr = NULL;
+    int N = s->replicas[last];
+    int pb = s->global_batch > 0 ? s->global_batch / (N * s->grad_accum) : s->batch;
+    progress (s, "3/3 %d replica%s again: the machine's own noise", N, N > 1 ? "s" : "");
+    if (measure (s, model, N, pb, &base, FALSE, &again, out->timeline, &nerr) && again.v.meas_median_s > 0) {
+      out->noise_first_s = out->rows[last].v.meas_median_s;
+      out->noise_again_s = again.v.meas_median_s;
+      out->noise_pct = 100 * fabs (out->noise_again_s - out->noise_first_s) / out->noise_first_s;
+    }
+    g_clear_error (&nerr);
+  }
   DpsValidationPoint *vp = g_new (DpsValidationPoint, out->n);
   for (int i = 0; i < out->n; i++)
     vp[i] = out->rows[i].v;

@@ -49,6 +49,9 @@ typedef struct {
   double             fit_err, spread, compute_cv;
   double             busy_wait_s;   /* the communication thread's wait for a core, calibrated */
   GString           *timeline;      /* one step, predicted and measured (plots/timeline.gp's CSV) */
+  /* the machine's own noise: the largest count run again after the others,
+   * its step median then and now (0: not measured) and how far apart */
+  double             noise_first_s, noise_again_s, noise_pct;
 } DpsValidateResult;
 
 /* Calibrates for s: all-reduce at every count of 2 or more (2 when none),
