@@ -74,6 +74,28 @@ handoff_median (const DpsCalData *d)
   return m;
 }
 
+/* A worker's list of sizes: "8,16,32" (bytes). */
+static GString *
+size_list (const double *sizes, int n_sizes)
+{
+  GString *list = g_string_new (NULL);
+  for (int i = 0; i < n_sizes; i++)
+    g_string_append_printf (list, "%s%.0f", i ? "," : "", sizes[i]);
+  return list;
+}
+
+/* d was measured on this host (on its cores where cores). */
+static void
+measured_here (DpsCalData *d, gboolean cores)
+{
+  char host[256] = "";
+  gethostname (host, sizeof host - 1);
+  g_free (d->host);
+  d->host = g_strdup (host);
+  if (cores)
+    dps_cal_data_set_cores (d, (int) g_get_num_processors ());
+}
+
 gboolean
 dps_mpi_collective (gboolean nccl, DpsCollOp op, const DpsNetEmu *net, DpsCalData *d, const int *ranks, int n_ranks,
                     const double *sizes, int n_sizes, double min_time_s, int reps, double timeout_s,
@@ -87,9 +109,7 @@ dps_mpi_collective (gboolean nccl, DpsCollOp op, const DpsNetEmu *net, DpsCalDat
                  "dpscale-mpi-worker not found beside dpscale (was dpscale built with MPI?)");
     return FALSE;
   }
-  GString *list = g_string_new (NULL);
-  for (int i = 0; i < n_sizes; i++)
-    g_string_append_printf (list, "%s%.0f", i ? "," : "", sizes[i]);
+  GString *list = size_list (sizes, n_sizes);
   gboolean ok = TRUE;
   for (int r = 0; r < n_ranks && ok; r++) {
     GPtrArray *argv = dps_launcher_argv (net, ranks[r], worker);
@@ -121,12 +141,7 @@ dps_mpi_collective (gboolean nccl, DpsCollOp op, const DpsNetEmu *net, DpsCalDat
     /* what a collective launched on an idle communication thread waits:
      * the median over every gapped point measured */
     d->handoff_s = handoff_median (d);
-    char host[256] = "";
-    gethostname (host, sizeof host - 1);
-    g_free (d->host);
-    d->host = g_strdup (host);
-    if (!nccl)
-      dps_cal_data_set_cores (d, (int) g_get_num_processors ());
+    measured_here (d, !nccl);
   }
   return ok;
 }
@@ -152,9 +167,7 @@ dps_gloo_collective (DpsCollOp op, DpsCalData *d, const int *ranks, int n_ranks,
     g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME, "gloo: no python3 (Debian: apt-get install python3-torch)");
     return FALSE;
   }
-  GString *list = g_string_new (NULL);
-  for (int i = 0; i < n_sizes; i++)
-    g_string_append_printf (list, "%s%.0f", i ? "," : "", sizes[i]);
+  GString *list = size_list (sizes, n_sizes);
   gboolean ok = TRUE;
   for (int r = 0; r < n_ranks && ok; r++) {
     g_autofree char *n = g_strdup_printf ("%d", ranks[r]), *t = g_strdup_printf ("%g", min_time_s);
@@ -165,11 +178,7 @@ dps_gloo_collective (DpsCollOp op, DpsCalData *d, const int *ranks, int n_ranks,
   }
   g_string_free (list, TRUE);
   if (ok) {
-    char host[256] = "";
-    gethostname (host, sizeof host - 1);
-    g_free (d->host);
-    d->host = g_strdup (host);
-    dps_cal_data_set_cores (d, (int) g_get_num_processors ());
+    measured_here (d, TRUE);
   }
   return ok;
 }

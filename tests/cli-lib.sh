@@ -12,6 +12,11 @@
 #                    a plots/ script's picture PNG is a PNG, and SCRIPT run on
 #                    a build folder without MISSING refuses it in one line
 #                    ("MISSING not built") and leaves no files
+#   walk_setup BIN   the walks' set-up: a sweep CSV for plot ($tmp/s.csv) and the
+#                    commands of BIN's --help, one a line ($tmp/commands)
+#   walk_base CMD    the arguments a walked CMD needs besides the flag ($base)
+#   torch_python     the python3 that imports torch.distributed ($DPS_PYTHON, else
+#                    /usr/bin/python3, else python3), or exit 77 (skipped) with NAME's line
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0
@@ -47,4 +52,25 @@ finish () {
   echo "$1: $pass passed, $fail failed"
   [ "$fail" -eq 0 ]
   exit $?
+}
+walk_setup () {
+  "$1" sweep --gpus 8,16 -o "$tmp/s" >/dev/null 2>&1
+  [ -s "$tmp/s.csv" ] && ok || ko "no sweep CSV to plot"
+  "$1" --help | sed -n '/^Commands:/,/^$/p' | awk 'NF > 1 { print $1 }' >"$tmp/commands"
+  [ "$(wc -l <"$tmp/commands")" -ge 9 ] && ok || ko "commands in dpscale --help: $(cat "$tmp/commands")"
+}
+walk_base () {
+  case $1 in
+    predict|advise|sweep) base="--gpus 8" ;;
+    collective) base="-b 1M -e 1M" ;;
+    plot) base="$tmp/s.csv" ;;
+    *) base="" ;;
+  esac
+}
+torch_python () {
+  for p in ${DPS_PYTHON:-/usr/bin/python3 python3}; do
+    if "$p" -c 'import torch.distributed' >/dev/null 2>&1; then echo "$p"; return 0; fi
+  done
+  echo "$1: no python3 here imports torch (Debian: apt-get install python3-torch); skipped" >&2
+  exit 77
 }

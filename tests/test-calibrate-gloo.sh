@@ -13,11 +13,7 @@ set -u
 bin=$1
 . "$(dirname "$0")/cli-lib.sh"
 
-py=""
-for p in ${DPS_PYTHON:-/usr/bin/python3 python3}; do
-  if "$p" -c 'import torch.distributed' >/dev/null 2>&1; then py=$p; break; fi
-done
-[ -n "$py" ] || { echo "calibrate-gloo: no python3 here imports torch (Debian: apt-get install python3-torch); skipped"; exit 77; }
+py=$(torch_python calibrate-gloo) || exit 77
 
 if DPS_PYTHON=$py "$bin" calibrate --backend gloo --quick --sizes 1K,64K,1M --gpus 2 -o "$tmp/g.calib" \
      >"$tmp/out" 2>"$tmp/err"; then ok; else ko "calibrate --backend gloo: $(tail -3 "$tmp/err")"; fi

@@ -132,15 +132,24 @@ test_strong_scaling (void)
   }
 }
 
+/* One layer of 1e9 FLOPs: a 1000 x 1000 weight and a bias of 1000
+ * (1,001,000 parameters). */
+static DpsModel *
+matrix_model (void)
+{
+  DpsModel *m = dps_model_new ("mat");
+  dps_model_add_layer (m, "fc", 1e9, 0, 0);
+  dps_model_add_tensor (m, "fc.weight", 1000, 1000);
+  dps_model_add_vector (m, "fc.bias", 1000);
+  return m;
+}
+
 /* fp16 compression halves the bytes all-reduced; PowerSGD of rank 4 sends
  * (rows + cols) x 4 values for a rows x cols matrix. */
 static void
 test_compression (void)
 {
-  g_autoptr (DpsModel) m = dps_model_new ("mat");
-  dps_model_add_layer (m, "fc", 1e9, 0, 0);
-  dps_model_add_tensor (m, "fc.weight", 1000, 1000);
-  dps_model_add_vector (m, "fc.bias", 1000);
+  g_autoptr (DpsModel) m = matrix_model ();
   g_autoptr (DpsTopo) t = test_switch_topo (1, 100, 100);
   DpsDdpConfig c;
   test_ddp_config (&c, m, t);
@@ -514,10 +523,7 @@ test_fixed_costs (void)
 static void
 test_reducer_copies (void)
 {
-  g_autoptr (DpsModel) m = dps_model_new ("mat");
-  dps_model_add_layer (m, "fc", 1e9, 0, 0);
-  dps_model_add_tensor (m, "fc.weight", 1000, 1000);
-  dps_model_add_vector (m, "fc.bias", 1000);
+  g_autoptr (DpsModel) m = matrix_model ();
   g_autoptr (DpsTopo) t = test_switch_topo (1, 100, 100);
   DpsDdpConfig c;
   test_ddp_config (&c, m, t);

@@ -14,11 +14,9 @@ bin=$1
 case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
 . "$(dirname "$0")/cli-lib.sh"
 
-"$bin" sweep --gpus 8,16 -o "$tmp/s" >/dev/null 2>&1
-[ -s "$tmp/s.csv" ] && ok || ko "no sweep CSV to plot"
+walk_setup "$bin"
 "$bin" --flags >"$tmp/decls" || ko "dpscale --flags failed"
 [ "$(grep -vc '^#' "$tmp/decls")" -ge 30 ] && ok || ko "only $(grep -vc '^#' "$tmp/decls") declarations"
-"$bin" --help | sed -n '/^Commands:/,/^$/p' | awk 'NF > 1 { print $1 }' >"$tmp/commands"
 
 # the refused values of one declaration, one a line ('' as an empty line)
 refused () {
@@ -34,12 +32,7 @@ refused () {
 cases=0
 walked=0
 for cmd in $(cat "$tmp/commands"); do
-  case $cmd in
-    predict|advise|sweep) base="--gpus 8" ;;
-    collective) base="-b 1M -e 1M" ;;
-    plot) base="$tmp/s.csv" ;;
-    *) base="" ;;
-  esac
+  walk_base "$cmd"
   "$bin" "$cmd" --help >"$tmp/help" 2>&1
   grep -v '^#' "$tmp/decls" >"$tmp/rows"
   while IFS="$(printf '\t')" read -r flag lo hi open whole unit; do

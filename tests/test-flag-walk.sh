@@ -17,19 +17,11 @@ bin=$1
 case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
 . "$(dirname "$0")/cli-lib.sh"
 
-"$bin" sweep --gpus 8,16 -o "$tmp/s" >/dev/null 2>&1
-[ -s "$tmp/s.csv" ] && ok || ko "no sweep CSV to plot"
+walk_setup "$bin"
 hostile='-1|nan||junk'
 cases=0
-"$bin" --help | sed -n '/^Commands:/,/^$/p' | awk 'NF > 1 { print $1 }' >"$tmp/commands"
-[ "$(wc -l <"$tmp/commands")" -ge 9 ] && ok || ko "commands in dpscale --help: $(cat "$tmp/commands")"
 for cmd in $(cat "$tmp/commands"); do
-  case $cmd in
-    predict|advise|sweep) base="--gpus 8" ;;
-    collective) base="-b 1M -e 1M" ;;
-    plot) base="$tmp/s.csv" ;;
-    *) base="" ;;
-  esac
+  walk_base "$cmd"
   "$bin" "$cmd" --help >"$tmp/help" 2>&1
   # "  -x, --flag=METAVAR   text": the long name, its short one, the metavar
   sed -n 's/^ *\(-\([A-Za-z]\), \)\{0,1\}--\([a-z0-9_-]*\)=\([^ ]*\).*/\3 \2 \4/p' "$tmp/help" >"$tmp/flags"

@@ -16,11 +16,7 @@ bin=$1
 src=$2
 . "$(dirname "$0")/cli-lib.sh"
 
-py=""
-for p in ${DPS_PYTHON:-/usr/bin/python3 python3}; do
-  if "$p" -c 'import torch.distributed' >/dev/null 2>&1; then py=$p; break; fi
-done
-[ -n "$py" ] || { echo "validate-torch: no python3 here imports torch (Debian: apt-get install python3-torch); skipped"; exit 77; }
+py=$(torch_python validate-torch) || exit 77
 export DPS_PYTHON=$py
 ex=$src/real/torch-ddp-example.py
 
