@@ -292,20 +292,20 @@ static double
 uncorrected_time (const DpsCollCost *c, double bytes, double *lat_s, DpsAlgo *algo, DpsProto *proto)
 {
   double best = G_MAXDOUBLE, chosen = 0, chosen_lat = 0;
-  int ba = DPS_ALGO_RING, bp = DPS_PROTO_SIMPLE;
+  int ba = -1, bp = DPS_PROTO_SIMPLE;
   for (int a = 0; a < DPS_ALGO_COUNT; a++) {
     const AlgoCost *ac = &c->algo[a];
     if (!ac->ok)
       continue;
     for (int p = 0; p < DPS_PROTO_COUNT; p++) {
-      if (ac->payload[p] <= 0 || !dps_tune_size_ok (&c->params, p, bytes))
+      if (!dps_tune_may_run (&c->params, ac->payload[p], p, bytes))
         continue;
       double fill = dps_tune_fill_factor (&c->params, a, p, c->fill_times[a], bytes);
       double link_s = bytes * fill * ac->load_per_byte_s / ac->payload[p];
       double scale = ceiling_scale (ac, p, bytes, link_s);
       double lat = latency_at (ac, p, bytes);
       double est = lat + link_s * scale;
-      if (est < best) {
+      if (dps_tune_beats (est, a, best, ba)) {
         best = est;
         ba = a;
         bp = p;
@@ -314,6 +314,8 @@ uncorrected_time (const DpsCollCost *c, double bytes, double *lat_s, DpsAlgo *al
       }
     }
   }
+  if (ba < 0)
+    ba = DPS_ALGO_RING;   /* none may run: the ring, timed 0 */
   if (algo)
     *algo = (DpsAlgo) ba;
   if (proto)

@@ -34,7 +34,7 @@ least_latency (const DpsCollCtx *ctx, guint proto_mask)
     return G_MAXDOUBLE;
   double least = G_MAXDOUBLE;
   for (int p = 0; p < DPS_PROTO_COUNT; p++)
-    if ((proto_mask & (1u << p)) && plan->payload[p] > 0 && dps_tune_size_ok (ctx->params, p, ctx->bytes))
+    if ((proto_mask & (1u << p)) && dps_tune_may_run (ctx->params, plan->payload[p], p, ctx->bytes))
       least = MIN (least, dps_plan_latency (plan, p, FALSE));
   dps_plan_unref (plan);
   return least;
@@ -67,10 +67,10 @@ dps_coll_choose (const DpsCollCtx *ctx, guint algo_mask, guint proto_mask,
       continue;
     gboolean used = FALSE;
     for (int p = 0; p < DPS_PROTO_COUNT; p++) {
-      if (!(proto_mask & (1u << p)) || plan->payload[p] <= 0 || !dps_tune_size_ok (ctx->params, p, ctx->bytes))
+      if (!(proto_mask & (1u << p)) || !dps_tune_may_run (ctx->params, plan->payload[p], p, ctx->bytes))
         continue;
       double t = dps_plan_time_analytical (ctx->topo, plan, p);
-      if (t < best.time_s || (t == best.time_s && best.plan && a < (int) best.algo)) {
+      if (dps_tune_beats (t, a, best.time_s, best.plan ? (int) best.algo : -1)) {
         if (best.plan && best.plan != plan)
           dps_plan_unref (best.plan);
         best = (DpsCollChoice) { (DpsAlgo) a, (DpsProto) p, t, plan };

@@ -230,6 +230,18 @@ dps_tune_size_ok (const DpsCollParams *p, DpsProto proto, double bytes)
   return bytes > lo && (hi <= 0 || bytes <= hi);
 }
 
+gboolean
+dps_tune_may_run (const DpsCollParams *p, double payload, DpsProto proto, double bytes)
+{
+  return payload > 0 && dps_tune_size_ok (p, proto, bytes);
+}
+
+gboolean
+dps_tune_beats (double est, int algo, double best_est, int best_algo)
+{
+  return est < best_est || (est == best_est && best_algo >= 0 && algo < best_algo);
+}
+
 /* A collective's time with a calibration's correction table for op: model(S) times
  * the factor measured at the tabled sizes, interpolated linearly in log time
  * and log size between two of them.  Without a table: model(bytes). */

@@ -51,6 +51,15 @@ double   dps_tune_fill_nic_share (const DpsCollCtx *ctx);
 int      dps_tune_ring_net_channels (const DpsCollCtx *ctx);
 double   dps_tune_bw_cap_Bps (const DpsCollCtx *ctx, DpsProto proto);
 gboolean dps_tune_size_ok (const DpsCollParams *p, DpsProto proto, double bytes);
+/* NCCL's choice, one algorithm/protocol pair at a time, as both the fresh
+ * choice (coll-predict.c) and the cached cost (coll-cost.c) make it: a
+ * pair may run bytes where its plan carries payload with proto and the
+ * protocol's size range holds them (dps_tune_size_ok); it wins with the
+ * least estimate below best_est (start at G_MAXDOUBLE), a tie going to the
+ * lower algorithm index (tree before ring), then the protocol found first
+ * (LL, LL128, Simple).  best_algo -1: none yet. */
+gboolean dps_tune_may_run (const DpsCollParams *p, double payload, DpsProto proto, double bytes);
+gboolean dps_tune_beats (double est, int algo, double best_est, int best_algo);
 typedef double (*DpsTimeFn) (double bytes, void *data);
 
 /* floor(log2 n) for n >= 1: NCCL's log2i, in its tree depth and PAT's
