@@ -66,9 +66,11 @@ dps_ddp_program_shards (const DpsDdpConfig *c, const DpsDdpInputs *in, DpsDdpPro
   int U = assign_units (c, unit_of_layer);
   p->n_units = U;
   /* each unit's (and the root's, last) parameters: gathered in the
-   * parameters' type, reduced in the gradients' */
+   * parameters' type (FP8's byte with fp8_all_gather), reduced in the
+   * gradients' */
   g_autofree double *gather = g_new0 (double, U + 1), *reduce = g_new0 (double, U + 1);
-  double pb = dps_precision_param_bytes (c->precision), gb = dps_dtype_bytes (c->grad_dtype), largest = 0;
+  double pb = c->fp8_all_gather ? 1 : dps_precision_param_bytes (c->precision), gb = dps_dtype_bytes (c->grad_dtype);
+  double largest = 0;
   for (int l = 0; l < L; l++) {
     int u = unit_of_layer[l] < 0 ? U : unit_of_layer[l];
     gather[u] += (double) dps_model_layer (m, l)->n_params * pb;

@@ -71,6 +71,9 @@ typedef struct {
   int             powersgd_rank;
   int             grad_accum;
   gboolean        no_overlap, find_unused, grad_as_bucket_view;
+  gboolean        fp8_all_gather;      /* FSDP/HSDP gather the parameters in FP8 (torchao's
+                                        * enable_fsdp_float8_all_gather): a byte a parameter, used by the
+                                        * FP8 GEMMs as gathered; needs compute.fp8 */
   gboolean        reducer_copies;      /* PyTorch's Reducer on a device dpscale has no figures for (CPU
                                         * cores: validate --torch): its bucket copies and hooks, as on a
                                         * GPU, also at one replica; dpscale's own CPU runner reduces in

@@ -329,6 +329,8 @@ expect 2 "\-\-sizes/\-\-gpus: 1881 sizes x 6 rank counts x 3 collectives would t
 # FP8 where the GPU has no FP8 tensor cores (Ampere), or a precision unknown
 expect 2 "\-\-precision: fp8: the A100 SXM4 80GB has no FP8 tensor cores" predict -t dgx-a100 --precision fp8
 expect 2 "\-\-precision: 'fp4' is not amp, bf16, bf16-pure, fp8 or fp32" predict --precision fp4
+expect 2 "\-\-fp8-all-gather: with \-\-precision fp8 and a strategy that gathers parameters" predict --fp8-all-gather --strategy fsdp
+expect 2 "\-\-fp8-all-gather: with \-\-precision fp8 and a strategy that gathers parameters" predict --fp8-all-gather --precision fp8
 # emulated links too slow for the run's all-reduces: the estimate, before any work
 expect 2 "\-\-link-gbps: 20 steps of MLP 1024x4's 16.8 MB all-reduce over 1e-06 Gbit/s links would take about 5373952 s" run --nodes 2 --link-gbps 1e-6
 # a bound past what a timer holds is refused, not wrapped into an instant stop

@@ -537,11 +537,42 @@ test_reducer_copies (void)
   g_assert_cmpfloat_with_epsilon (r.bucket_copy_s, 16.0 * 1001000 / 0.8e12, 1e-15);
 }
 
+/* FSDP in FP8 with its gathers in FP8 (--fp8-all-gather): the
+ * parameters gathered a byte each instead of bf16's two.  One unit of
+ * 1,001,000 parameters, gathered for forward and again for backward
+ * (reshard_after_forward), its gradients reduce-scattered in fp32:
+ * 2 x 2 x 1,001,000 + 4 x 1,001,000 = 8,008,000 bytes a step in bf16,
+ * 2 x 1 x 1,001,000 + 4 x 1,001,000 = 6,006,000 with FP8 gathers. */
+static void
+test_fp8_all_gather (void)
+{
+  g_autoptr (DpsModel) m = matrix_model ();
+  g_autoptr (DpsTopo) t = test_topo_from_text (
+    "t.topo", "[system]\nname = t\ngpus_per_node = 8\n[gpu]\nmodel = g\nbf16_tflops = 100\nfp8_tflops = 200\n"
+              "fp32_tflops = 10\nmemory_GB = 80\nmemory_bw_GBps = 1000\n[intra]\nfabric = nvswitch\nbw_GBps = 100\n"
+              "pcie_GBps = 100\n", 1);
+  DpsDdpConfig c;
+  test_ddp_config (&c, m, t);
+  c.strategy = DPS_STRATEGY_FSDP;
+  c.precision = DPS_PRECISION_BF16;
+  c.compute.fp8 = TRUE;
+  DpsDdpResult r;
+  test_ddp_run (&c, &r);
+  double bf16 = r.comm_bytes;
+  dps_ddp_result_clear (&r);
+  c.fp8_all_gather = TRUE;
+  test_ddp_run (&c, &r);
+  g_assert_cmpfloat (bf16, ==, 2 * 2 * 1001000.0 + 4 * 1001000.0);
+  g_assert_cmpfloat (r.comm_bytes, ==, 2 * 1 * 1001000.0 + 4 * 1001000.0);
+  dps_ddp_result_clear (&r);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/ddp/reducer-copies", test_reducer_copies);
+  g_test_add_func ("/ddp/fp8-all-gather", test_fp8_all_gather);
   g_test_add_func ("/ddp/free-comm", test_free_comm);
   g_test_add_func ("/ddp/overlap-bounds", test_overlap_bounds);
   g_test_add_func ("/ddp/slow-replica", test_slow_replica);

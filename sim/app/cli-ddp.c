@@ -47,6 +47,7 @@ dps_ddp_options (DpsDdpOpts *o, gboolean sweep)
     { "no-overlap", 0, 0, G_OPTION_ARG_NONE, &o->no_overlap, "All-reduce only after backward (shows what overlap buys)", NULL },
     { "find-unused", 0, 0, G_OPTION_ARG_NONE, &o->find_unused, "find_unused_parameters=True: one more small all-reduce", NULL },
     { "grad-as-bucket-view", 0, 0, G_OPTION_ARG_NONE, &o->grad_as_bucket_view, "gradient_as_bucket_view=True: no bucket copy in memory", NULL },
+    { "fp8-all-gather", 0, 0, G_OPTION_ARG_NONE, &o->fp8_all_gather, "fsdp, hsdp with --precision fp8: gather the parameters in FP8, a byte each (torchao's enable_fsdp_float8_all_gather)", NULL },
     { "flash-attention", 0, 0, G_OPTION_ARG_NONE, &o->flash, "Attention by SDPA's flash kernels: no score matrices kept (memory)", NULL },
     { "checkpoint", 0, 0, G_OPTION_ARG_NONE, &o->checkpoint, "Activation checkpointing of every transformer block: its input kept, its forward run again in backward", NULL },
     { "contention", 0, 0, G_OPTION_ARG_DOUBLE, &o->contention, "Slowdown of compute and communication while they overlap (0.1 = 10%; default: the GPU's, NCCL's SMs and HBM traffic)", "F" },
@@ -264,6 +265,11 @@ dps_ddp_opts_apply (DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
       || !dps_cli_double_given ("--os-noise-ms", &o->os_noise_ms, 0, error)
       || !dps_cli_int_given ("--slow-replicas", &o->slow_replicas, 0, error))
     return FALSE;
+  if (o->fp8_all_gather && (!c->compute.fp8 || !dps_strategy_shards_params (c->strategy))) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--fp8-all-gather: with --precision fp8 and a strategy that "
+                 "gathers parameters (fsdp, hsdp)");
+    return FALSE;
+  }
   if (o->slow_factor > 0 && o->slow_replicas == 0) {
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--slow-factor: only with --slow-replicas");
     return FALSE;
@@ -310,6 +316,7 @@ dps_ddp_opts_apply (DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
   c->no_overlap = o->no_overlap;
   c->find_unused = o->find_unused;
   c->grad_as_bucket_view = o->grad_as_bucket_view;
+  c->fp8_all_gather = o->fp8_all_gather;
   c->flash_attention = o->flash;
   c->checkpoint = o->checkpoint;
   c->contention = o->contention;

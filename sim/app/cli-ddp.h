@@ -17,7 +17,7 @@ typedef struct {
   int     nodes, slow_replicas, trials, seed;
   double  global_batch, contention, jitter, slow_factor, os_noise_ms, loader_rate, critical_batch;
   double  steps_to_target, price, efficiency, gpu_spread;
-  gboolean no_overlap, find_unused, grad_as_bucket_view, flash, checkpoint, yes;
+  gboolean no_overlap, find_unused, grad_as_bucket_view, flash, checkpoint, yes, fp8_all_gather;
 } DpsDdpOpts;
 
 GOptionEntry *dps_ddp_options (DpsDdpOpts *o, gboolean sweep);
