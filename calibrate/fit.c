@@ -48,12 +48,50 @@ dps_fit_solve (const DpsFitObs *o, int n, double *alpha, double *beta)
   return err;
 }
 
+void
+dps_fit_choose_regimes (double *best_err, DpsFitLevel *best, const DpsFitObs *sorted, int n, DpsFitLevel *out)
+{
+  if (best_err[1] == G_MAXDOUBLE) {
+    /* a single size measured: one regime, whatever it can tell */
+    double a, b;
+    best_err[1] = dps_fit_solve (sorted, n, &a, &b);
+    best[1] = (DpsFitLevel) { .n_regimes = 1, .n_points = n, .alpha_s = { a }, .bw_Bps = { 1 / b } };
+  }
+  /* the fewest regimes within 10% (and 0.1% RMS) of the best fit */
+  int kbest = 1;
+  double emin = G_MAXDOUBLE;
+  for (int k = 1; k <= DPS_FIT_MAX_REGIMES; k++)
+    emin = MIN (emin, best_err[k]);
+  for (int k = DPS_FIT_MAX_REGIMES; k >= 1; k--)
+    if (best_err[k] < G_MAXDOUBLE && best_err[k] <= emin * 1.1 + n * 1e-6)
+      kbest = k;
+  *out = best[kbest];
+  out->rms_rel = sqrt (best_err[kbest] / n);
+}
+
 static int
 cmp_obs_size (gconstpointer a, gconstpointer b, gpointer sizes)
 {
   double x = ((const double *) sizes)[*(const int *) a], y = ((const double *) sizes)[*(const int *) b];
   return x < y ? -1 : x > y;
 }
+
+void
+dps_fit_sort_by_size (const DpsFitObs *obs, const double *sizes, int n, DpsFitObs **sorted, double **ssz)
+{
+  int *idx = g_new (int, MAX (n, 1));
+  for (int i = 0; i < n; i++)
+    idx[i] = i;
+  g_qsort_with_data (idx, n, sizeof (int), cmp_obs_size, (gpointer) sizes);
+  *sorted = g_new (DpsFitObs, MAX (n, 1));
+  *ssz = g_new (double, MAX (n, 1));
+  for (int i = 0; i < n; i++) {
+    (*sorted)[i] = obs[idx[i]];
+    (*ssz)[i] = sizes[idx[i]];
+  }
+  g_free (idx);
+}
+
 
 /* The regime search sees each candidate's error in O(1): the weighted
  * sums dps_fit_solve needs are prefix sums over the points in size order, kept
@@ -248,16 +286,9 @@ fit_level (const DpsFitObs *obs, const double *sizes, int n, DpsFitLevel *out)
   memset (out, 0, sizeof *out);
   if (n == 0)
     return;
-  int *idx = g_new (int, n);
-  for (int i = 0; i < n; i++)
-    idx[i] = i;
-  g_qsort_with_data (idx, n, sizeof (int), cmp_obs_size, (gpointer) sizes);
-  DpsFitObs *sorted = g_new (DpsFitObs, n);
-  double *ssz = g_new (double, n);
-  for (int i = 0; i < n; i++) {
-    sorted[i] = obs[idx[i]];
-    ssz[i] = sizes[idx[i]];
-  }
+  DpsFitObs *sorted;
+  double *ssz;
+  dps_fit_sort_by_size (obs, sizes, n, &sorted, &ssz);
   /* runs of equal sizes, and the prefix sums at each point */
   int *run_start = g_new (int, n + 1), m = 0;
   Prefix *prefix = g_new0 (Prefix, n + 1);
@@ -300,25 +331,9 @@ fit_level (const DpsFitObs *obs, const double *sizes, int n, DpsFitLevel *out)
       }
     }
   }
-  if (best_err[1] == G_MAXDOUBLE) {
-    /* a single size measured: one regime, whatever it can tell */
-    double a, b;
-    best_err[1] = dps_fit_solve (sorted, n, &a, &b);
-    best[1] = (DpsFitLevel) { .n_regimes = 1, .n_points = n, .alpha_s = { a }, .bw_Bps = { 1 / b } };
-  }
-  /* the fewest regimes within 10% (and 0.1% RMS) of the best fit */
-  int kbest = 1;
-  double emin = G_MAXDOUBLE;
-  for (int k = 1; k <= DPS_FIT_MAX_REGIMES; k++)
-    emin = MIN (emin, best_err[k]);
-  for (int k = DPS_FIT_MAX_REGIMES; k >= 1; k--)
-    if (best_err[k] < G_MAXDOUBLE && best_err[k] <= emin * 1.1 + n * 1e-6)
-      kbest = k;
-  *out = best[kbest];
-  out->rms_rel = sqrt (best_err[kbest] / n);
+  dps_fit_choose_regimes (best_err, best, sorted, n, out);
   g_free (prefix);
   g_free (run_start);
-  g_free (idx);
   g_free (sorted);
   g_free (ssz);
 }

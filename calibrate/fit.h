@@ -62,6 +62,16 @@ typedef struct { double x1, x2, t; } DpsFitObs;
  * latency alone and bandwidth alone).  Returns the sum of squared
  * relative errors. */
 double   dps_fit_solve (const DpsFitObs *o, int n, double *alpha, double *beta);
+/* Of best[1..DPS_FIT_MAX_REGIMES] (the best fit of each count of regimes,
+ * its error in best_err, G_MAXDOUBLE where none) the one a level keeps:
+ * the fewest regimes within 10% (and 0.1% RMS) of the best; where no
+ * count had a fit (a single size measured), one regime through sorted's
+ * n points.  Fills out, its rms_rel too. */
+/* obs and their sizes in size order (a stable sort: equal sizes keep
+ * their order), into new arrays *sorted and *ssz (g_free both). */
+void     dps_fit_sort_by_size (const DpsFitObs *obs, const double *sizes, int n, DpsFitObs **sorted, double **ssz);
+void     dps_fit_choose_regimes (double *best_err, DpsFitLevel *best, const DpsFitObs *sorted, int n,
+                                 DpsFitLevel *out);
 gboolean dps_fit_levels (const DpsCalData *d, DpsFit *out, GError **error);
 const DpsFitLevel *dps_fit_nearest (const DpsFit *f, int ranks, gboolean multi_node);
 /* The rank count of candidate i of data, or -1 when i is not a candidate. */

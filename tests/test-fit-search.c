@@ -16,13 +16,6 @@ typedef DpsFitObs Obs;   /* t = x1 alpha + x2 / B */
 /* --- the oracle: fit.c's search before this change (over fit.c's own
  * least squares, dps_fit_solve, which the search it replaced used too) --- */
 
-static int
-oracle_cmp_size (gconstpointer a, gconstpointer b, gpointer sizes)
-{
-  double x = ((const double *) sizes)[*(const int *) a], y = ((const double *) sizes)[*(const int *) b];
-  return x < y ? -1 : x > y;
-}
-
 /* Fits one level's regimes.  obs[i] belongs to message size sizes[i]. */
 static void
 oracle_fit_level (const Obs *obs, const double *sizes, int n, DpsFitLevel *out)
@@ -30,16 +23,9 @@ oracle_fit_level (const Obs *obs, const double *sizes, int n, DpsFitLevel *out)
   memset (out, 0, sizeof *out);
   if (n == 0)
     return;
-  int *idx = g_new (int, n);
-  for (int i = 0; i < n; i++)
-    idx[i] = i;
-  g_qsort_with_data (idx, n, sizeof (int), oracle_cmp_size, (gpointer) sizes);
-  Obs *sorted = g_new (Obs, n);
-  double *ssz = g_new (double, n);
-  for (int i = 0; i < n; i++) {
-    sorted[i] = obs[idx[i]];
-    ssz[i] = sizes[idx[i]];
-  }
+  Obs *sorted;
+  double *ssz;
+  dps_fit_sort_by_size (obs, sizes, n, &sorted, &ssz);
   /* candidate cuts: between distinct sizes, each regime with 2+ sizes */
   GArray *cuts = g_array_new (FALSE, FALSE, sizeof (int));
   for (int i = 1; i < n; i++)
@@ -87,24 +73,8 @@ oracle_fit_level (const Obs *obs, const double *sizes, int n, DpsFitLevel *out)
         }
       }
   }
-  if (best_err[1] == G_MAXDOUBLE) {
-    /* a single size measured: one regime, whatever it can tell */
-    double a, b;
-    best_err[1] = dps_fit_solve (sorted, n, &a, &b);
-    best[1] = (DpsFitLevel) { .n_regimes = 1, .n_points = n, .alpha_s = { a }, .bw_Bps = { 1 / b } };
-  }
-  /* the fewest regimes within 10% (and 0.1% RMS) of the best fit */
-  int kbest = 1;
-  double emin = G_MAXDOUBLE;
-  for (int k = 1; k <= DPS_FIT_MAX_REGIMES; k++)
-    emin = MIN (emin, best_err[k]);
-  for (int k = DPS_FIT_MAX_REGIMES; k >= 1; k--)
-    if (best_err[k] < G_MAXDOUBLE && best_err[k] <= emin * 1.1 + n * 1e-6)
-      kbest = k;
-  *out = best[kbest];
-  out->rms_rel = sqrt (best_err[kbest] / n);
+  dps_fit_choose_regimes (best_err, best, sorted, n, out);
   g_array_free (cuts, TRUE);
-  g_free (idx);
   g_free (sorted);
   g_free (ssz);
 }
