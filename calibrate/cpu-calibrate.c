@@ -34,7 +34,7 @@ on_line (const char *line, void *data, GError **error)
   if (sscanf (line, "%lf %lf %lf %ld %lf %lf %lf", &bytes, &t, &ti, &wrong, &cv, &handoff, &busy) < 4)
     return FALSE;
   if (!(t > 0)) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME, "the MPI worker reported a time of %g s for %.0f bytes", t, bytes);
+    g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME, "the collective worker reported a time of %g s for %.0f bytes", t, bytes);
     return TRUE;
   }
   if (wrong > 0) {

@@ -221,6 +221,8 @@ dps_profile_machine_spec (const DpsProfile *p, int ranks, int nodes)
     if (q->dtype != DPS_DTYPE_FP32)
       s->gpu.peak_flops[q->dtype] = MAX (q->flops, s->gpu.peak_flops[q->dtype] == flops ? 0 : s->gpu.peak_flops[q->dtype]);
   }
+  /* FP8 as the GPU's generation has it (a CPU: none) */
+  s->gpu.fp8_flops = dps_gpu_arch_fp8_flops (dps_topo_spec_gpu_arch (s), s->gpu.peak_flops[DPS_DTYPE_BF16]);
   s->gpu.memory_bytes = 1e12;
   const DpsContention *ct = dps_profile_contention (p, ranks);
   s->gpu.memory_bw_Bps = ct ? ct->copy_Bps : p->copy_bw_Bps > 0 ? p->copy_bw_Bps : 10e9;

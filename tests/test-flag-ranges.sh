@@ -3,7 +3,8 @@
 # `dpscale --flags`) walked over every command that lists the flag in its
 # --help: for each, the values its range refuses -- just below the lowest
 # (or the lowest itself where it is excluded), just above the highest, the
-# largest int and one past it, a fraction for a whole number, NaN, inf,
+# largest int and one past it, the smallest int (the sentinel an int flag
+# starts at: given, a value), a fraction for a whole number, NaN, inf,
 # -inf, 1e400, '' and junk -- are refused before any work with exit 2 and
 # one line naming the flag.  Generated from the table, so a flag declared
 # tomorrow is walked tomorrow; a command whose numeric option has no
@@ -25,6 +26,7 @@ refused () {
     if (whole && hi >= 2147483647) print "2147483648"   # past an int
     else print (whole ? hi + 1 : hi * 2 + 1)
     if (whole && hi < 2147483647) print "2147483647"
+    if (whole) print "-2147483648"   # an int flag'"'"'s sentinel for "not given", given
     print "nan"; print "inf"; print "-inf"; print "1e400"; print ""; print "junk"
   }' </dev/null
 }

@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 /* By name.  Bounds are what the quantity can mean, not what a machine can
  * hold: a flag's zero or -1 is refused where it means nothing. */
@@ -124,12 +125,33 @@ dps_cli_flags_expect (const GOptionEntry *entries)
   }
 }
 
+/* Whether args (before parsing, NULL-ended) name e: --long, --long=V, -s,
+ * -sV (until "--"). */
+static gboolean
+named (const GOptionEntry *e, char **args)
+{
+  g_autofree char *lng = g_strconcat ("--", e->long_name, NULL);
+  gsize n = strlen (lng);
+  for (int i = 1; args && args[i] && strcmp (args[i], "--") != 0; i++)
+    if ((g_str_has_prefix (args[i], lng) && (args[i][n] == 0 || args[i][n] == '='))
+        || (e->short_name && args[i][0] == '-' && args[i][1] == e->short_name))
+      return TRUE;
+  return FALSE;
+}
+
 gboolean
-dps_cli_flags_check (const GOptionEntry *entries, GError **error)
+dps_cli_flags_check (const GOptionEntry *entries, char **args, GError **error)
 {
   for (const GOptionEntry *e = entries; e->long_name; e++) {
     double v;
-    if (!numeric (e) || unset (e, &v))
+    if (!numeric (e))
+      continue;
+    if (unset (e, &v) && e->arg == G_OPTION_ARG_INT && named (e, args)) {
+      /* the sentinel itself given (-2147483648): a value, out of every range */
+      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--%s: %d is out of range", e->long_name, DPS_UNSET_INT);
+      return FALSE;
+    }
+    if (unset (e, &v))
       continue;
     g_autofree char *flag = g_strconcat ("--", e->long_name, NULL);
     if (!dps_cli_flag_check (flag, v, error))

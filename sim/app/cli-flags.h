@@ -32,9 +32,11 @@ const DpsFlagDecl *dps_cli_flag_decls (gsize *n);
 gboolean dps_cli_flag_check (const char *flag, double v, GError **error);
 /* Before parsing, every int and double option of entries must be declared
  * and start unset (a programming error otherwise: g_error); after, each
- * one given is checked (dps_cli_flag_check). */
+ * one given is checked (dps_cli_flag_check), and an int still at the
+ * sentinel that args (the arguments before parsing) name was given as
+ * it: refused too. */
 void     dps_cli_flags_expect (const GOptionEntry *entries);
-gboolean dps_cli_flags_check (const GOptionEntry *entries, GError **error);
+gboolean dps_cli_flags_check (const GOptionEntry *entries, char **args, GError **error);
 /* Prints the declarations as a table, a line each: FLAG LO HI LO_OPEN
  * WHOLE UNIT (tab-separated; `dpscale --flags`, read by the tests). */
 void     dps_cli_flags_print (void);

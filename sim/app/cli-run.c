@@ -395,7 +395,7 @@ links_fast_enough (const Opts *o, const DpsModel *model, GError **error)
   if (o->nodes < 2 || o->yes)
     return TRUE;
   double bytes = 4.0 * (double) model->n_params;
-  double s = o->steps * (double) o->accum * 2 * bytes * 8 / (o->link_gbps * 1e9);
+  double s = o->steps * 2 * bytes * 8 / (o->link_gbps * 1e9);   /* DDP: one all-reduce a step, however many micro-steps */
   if (s <= 60)
     return TRUE;
   g_set_error (error, DPS_ERROR, DPS_ERROR_LIMIT, "--link-gbps: %d steps of %s's %.3g MB all-reduce over %.3g Gbit/s "

@@ -199,6 +199,7 @@ dps_cli_parse (const char *cmd, const char *description, GOptionEntry *entries, 
   g_autofree char *prg = g_strdup_printf ("dpscale %s", cmd);
   g_set_prgname (prg);
   dps_cli_flags_expect (entries);
+  g_auto (GStrv) before = g_strdupv (*argv);
   g_option_context_add_main_entries (ctx, entries, NULL);
   if (description)
     g_option_context_set_description (ctx, description);
@@ -208,7 +209,8 @@ dps_cli_parse (const char *cmd, const char *description, GOptionEntry *entries, 
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "unknown option %s", (*argv)[1]);
     return FALSE;
   }
-  return ok && dps_cli_flags_check (entries, error) && check_outputs (entries, error) && check_empty (entries, error);
+  return ok && dps_cli_flags_check (entries, before, error) && check_outputs (entries, error)
+         && check_empty (entries, error);
 }
 
 const DpsCliAlias dps_cli_nodes_alias[] = { { "-n", "--nodes" }, { NULL, NULL } };

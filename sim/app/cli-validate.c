@@ -162,6 +162,9 @@ get_profile (const Opts *o, const DpsValidateSpec *s, const DpsModel *model, int
   else if (s->torch_script && g_strcmp0 (p->data->backend, "cpu-gloo") != 0)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: a %s profile; a PyTorch job on CPUs communicates through "
                  "gloo (dpscale calibrate --backend gloo, or drop --calibration)", o->calibration, p->data->backend);
+  else if (!s->torch_script && g_strcmp0 (p->data->backend, "cpu-gloo") == 0)
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: a cpu-gloo profile; dpscale's own replicas communicate "
+                 "through MPI (dpscale calibrate --backend cpu, or drop --calibration)", o->calibration);
   else if (p->machine_ranks > 0 && p->machine_ranks < max_r)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: calibrated up to %d ranks, --gpus asks for %d",
                  o->calibration, p->machine_ranks, max_r);
@@ -404,6 +407,9 @@ dps_cmd_validate (int argc, char **argv)
                         .torch_script = o.torch };
   if (!error && (model = dps_model_load (o.model_s ? o.model_s : "mlp", &error))
       && (gpu || o.emulate || o.torch || dps_cli_check_cpu_model (model, o.batch, max_r, &error))
+      && (!o.torch || dps_model_has_times (model) || (g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT,
+          "--model %s: no measured layer times; --torch predicts the job from the times its per-layer file holds "
+          "(calibrate/torch-layers.py)", o.model_s), FALSE))
       && (profile = get_profile (&o, &s, model, max_r, &error)))
     dps_validate_run (&s, model, profile, &res, &error);
   int status = 1;
