@@ -11,13 +11,35 @@ const char *const dps_gpu_arch_names[] = { "volta", "ampere", "ada", "hopper", "
 static const int nccl_generation[] = { 0, 1, 1, 2, 3 };
 G_STATIC_ASSERT (G_N_ELEMENTS (nccl_generation) + 1 == G_N_ELEMENTS (dps_gpu_arch_names));
 
+/* Whether each of dps_gpu_arch_names has FP8 tensor cores, at twice its
+ * dense FP16/BF16 rate (NVIDIA's datasheets: L40S 733 against 362 TFLOP/s
+ * on Ada, H100 SXM 1,979 against 989 on Hopper, B200 4,500 against 2,250
+ * on Blackwell; none on Volta and Ampere). */
+static const gboolean has_fp8[] = { FALSE, FALSE, TRUE, TRUE, TRUE };
+G_STATIC_ASSERT (G_N_ELEMENTS (has_fp8) + 1 == G_N_ELEMENTS (dps_gpu_arch_names));
+
+/* arch's index in dps_gpu_arch_names, or -1 for NULL or another name */
+static int
+arch_index (const char *arch)
+{
+  for (int i = 0; arch && dps_gpu_arch_names[i]; i++)
+    if (g_str_equal (arch, dps_gpu_arch_names[i]))
+      return i;
+  return -1;
+}
+
 int
 dps_gpu_arch_nccl_generation (const char *arch)
 {
-  for (gsize i = 0; arch && i < G_N_ELEMENTS (nccl_generation); i++)
-    if (g_str_equal (arch, dps_gpu_arch_names[i]))
-      return nccl_generation[i];
-  return -1;
+  int i = arch_index (arch);
+  return i < 0 ? -1 : nccl_generation[i];
+}
+
+double
+dps_gpu_arch_fp8_flops (const char *arch, double bf16_flops)
+{
+  int i = arch_index (arch);
+  return i >= 0 && has_fp8[i] ? 2 * bf16_flops : 0;
 }
 
 static const char *const names[DPS_DTYPE_COUNT] = { "fp32", "tf32", "fp16", "bf16" };
@@ -98,18 +120,6 @@ static const struct {
   { "B300", NULL, 75, 1100, 2250, 2250, 270, 7700, 160, 32, "blackwell", 8192 },
   { "L40S", NULL, 91.6, 183, 362, 362, 48, 864, 142, 8, "ada", 1024 },
 };
-
-/* NVIDIA's datasheets give FP8 tensor cores twice the dense FP16/BF16 rate
- * of the same GPU: L40S 733 against 362 TFLOP/s (Ada), H100 SXM 1,979
- * against 989 (Hopper), B200 4,500 against 2,250 (Blackwell); Volta and
- * Ampere have none. */
-double
-dps_gpu_arch_fp8_flops (const char *arch, double bf16_flops)
-{
-  int generation = dps_gpu_arch_nccl_generation (arch);
-  gboolean has = arch && (g_str_equal (arch, "ada") || generation >= 2);
-  return has ? 2 * bf16_flops : 0;
-}
 
 /* Whether token occurs in s where a word starts: at s's start, after a
  * character that is neither letter nor digit ("NVIDIA H100", "DGX H100"
