@@ -4,6 +4,7 @@
  * a plot of measured against fitted bus bandwidth. */
 #include "sim/app/cli.h"
 #include "sim/app/cli-util.h"
+#include "sim/app/cli-flags.h"
 #include "sim/app/calib-plot.h"
 #include "calibrate/calibrate-run.h"
 #include "calibrate/nccl-log.h"
@@ -240,7 +241,7 @@ check_opts (Opts *o, GError **error)
   else if (o->gap_s && !g_str_equal (o->gap_s, "step") && !dps_parse_double (o->gap_s, &o->gap_ms))
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--gap-ms: '%s' is not a number of ms or 'step' (one step of "
                  "--model's compute)", o->gap_s);
-  else if (o->gap_s && !g_str_equal (o->gap_s, "step") && !dps_cli_in_range ("--gap-ms", o->gap_ms, error))
+  else if (o->gap_s && !g_str_equal (o->gap_s, "step") && !dps_cli_flag_check ("--gap-ms", o->gap_ms, error))
     return FALSE;
   else if (o->gap_emulated && !o->gap_s)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--emulated-waits: only with --gap-ms");

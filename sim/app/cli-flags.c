@@ -144,14 +144,9 @@ dps_cli_flags_check (const GOptionEntry *entries, char **args, GError **error)
 {
   for (const GOptionEntry *e = entries; e->long_name; e++) {
     double v;
-    if (!numeric (e))
-      continue;
-    if (unset (e, &v) && e->arg == G_OPTION_ARG_INT && named (e, args)) {
-      /* the sentinel itself given (-2147483648): a value, out of every range */
-      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--%s: %d is out of range", e->long_name, DPS_UNSET_INT);
-      return FALSE;
-    }
-    if (unset (e, &v))
+    /* given: off the sentinel, or an int given as the sentinel itself
+     * (-2147483648), a value like any other */
+    if (!numeric (e) || (unset (e, &v) && !(e->arg == G_OPTION_ARG_INT && named (e, args))))
       continue;
     g_autofree char *flag = g_strconcat ("--", e->long_name, NULL);
     if (!dps_cli_flag_check (flag, v, error))

@@ -217,12 +217,6 @@ dps_cli_check_topologies (const char *const *names, GError **error)
 }
 
 gboolean
-dps_cli_in_range (const char *flag, double v, GError **error)
-{
-  return dps_cli_flag_check (flag, v, error);
-}
-
-gboolean
 dps_cli_range_parse (const char *flag, const char *text, double *v, GError **error)
 {
   double x;
@@ -230,7 +224,7 @@ dps_cli_range_parse (const char *flag, const char *text, double *v, GError **err
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: '%s' is not a number", flag, text);
     return FALSE;
   }
-  if (!dps_cli_in_range (flag, x, error))
+  if (!dps_cli_flag_check (flag, x, error))
     return FALSE;
   *v = x;
   return TRUE;

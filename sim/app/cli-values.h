@@ -32,11 +32,8 @@ const char *dps_cli_algo_help (void);
 gboolean  dps_cli_parse_masks (const char *algo_list, const char *proto_list, guint *algo_mask,
                                guint *proto_mask, GError **error);
 
-/* A value of a declared flag (cli-flags.h), from a program or from
- * text: dps_cli_in_range checks v ("FLAG: V is out of range (...)"),
- * dps_cli_range_parse reads and checks one from text ("FLAG: 'T' is not a
- * number ..."). */
-gboolean  dps_cli_in_range (const char *flag, double v, GError **error);
+/* A value of a declared flag (cli-flags.h) read from text and checked
+ * (dps_cli_flag_check): "FLAG: 'T' is not a number ...". */
 gboolean  dps_cli_range_parse (const char *flag, const char *text, double *v, GError **error);
 /* --steps (min_steps to 100000) and --warmup (0 to --steps - 1), as run
  * and validate time them: "--steps: 0 is out of range (1 to 100000)". */
