@@ -103,7 +103,7 @@ gboolean    dps_coll_op_parse (const char *s, DpsCollOp *out);
 gboolean    dps_algo_parse (const char *s, DpsAlgo *out);
 gboolean    dps_proto_parse (const char *s, DpsProto *out);
 /* NCCL_ALGO's or NCCL_PROTO's list (algo: which) into *mask; key names
- * the setting in messages (coll.c says the syntax). */
+ * the setting in messages (coll-list.c says the syntax). */
 gboolean    dps_coll_list_mask (const char *key, const char *list, gboolean algo, guint *mask, GError **error);
 double      dps_coll_busbw_factor (DpsCollOp op, int n_ranks);
 guint       dps_coll_choosable (DpsCollOp op, guint algo_mask);
