@@ -6,7 +6,7 @@ returns a torch.nn.Module; or --hf-config config.json when transformers is
 importable), runs a few SGD training steps on random inputs and writes one
 CSV row per layer in forward order:
 
-  layer,params,tensors,activation_bytes,tied_to,forward_ms,backward_ms
+  layer,params,tensors,activation_bytes,tied_to,forward_ms,backward_ms,flops,kernels
 
   params            the layer's parameters, each tensor counted once (a weight
                     shared with an earlier layer is that layer's: tied_to)
@@ -15,6 +15,12 @@ CSV row per layer in forward order:
                     whole batch (saved_tensors_hooks; each storage once,
                     parameters left out)
   forward_ms, backward_ms  the mean over the timed steps (see below)
+  flops             the layer's forward FLOPs per sample (a multiply-add is 2):
+                    its matrix products and convolutions
+  kernels           what the forward launches, as dpscale's compute model
+                    times it on any GPU (sim/model-csv.c): per kind (gemm,
+                    conv, attention, memory) the count, FLOPs and bytes per
+                    sample, weight elements, score-matrix bytes and 1 / K
 
 with comments naming the device, the dtype and the batch.
 
@@ -28,6 +34,16 @@ last layer, the loss goes to it); every moment of the backward (from
 loss.backward() to its return) belongs to the layer whose output gradient
 arrived last (a hook on each layer's output), the loss's backward to the
 first layer to get one.  So the per-layer times sum to the timed passes.
+The kernels are the ATen operators the first (untimed) forward runs,
+seen below autograd (TorchDispatchMode) and given to layers as the times
+are: a matrix product or convolution with a parameter operand is a GEMM
+(conv), one between activations attention; views launch nothing; every
+other operator is a memory-bound pass reading and writing its tensors.
+Bytes count 2 an element whatever the dtype (a 2-byte element each, as
+the zoo's generators do), a non-floating tensor its own bytes over 2, a
+dropout mask a byte an element (the GPU's native_dropout; the CPU's
+decomposition into bernoulli_, div_ and mul is counted as that one
+kernel); a pass whose output ends in seq x seq is over attention's scores.
 Clocks: the host clock on the CPU (its operations are synchronous), CUDA
 events on a GPU (synchronised once a step).  The step the file reports
 (# step_ms) is timed apart, without hooks, in steps interleaved with the
@@ -183,6 +199,7 @@ class Recorder:
         self.handles, self.events, self.bevents = [], [], []
         self.stack, self.act, self.pending, self.last = [], [0] * len(units), 0, None
         self.saved, self.param_keys = set(), set()
+        self.on_open = None   # called with a unit that opens between layers
 
     def now(self):
         if self.cuda:
@@ -207,6 +224,8 @@ class Recorder:
             if not self.stack and self.pending:   # saved between layers: the next layer's
                 self.act[i] += self.pending
                 self.pending = 0
+            if not self.stack and self.on_open:
+                self.on_open(i)
             self.stack.append(i)
         return hook
 
@@ -234,6 +253,133 @@ class Recorder:
             else:
                 self.pending += key[1]
         return t
+
+
+# ATen operators that multiply matrices: FLOPs from their operands' shapes
+GEMM_OPS = {"mm", "addmm", "bmm", "baddbmm", "addbmm", "mv", "addmv", "dot", "convolution"}
+FUSED_ATTENTION_OPS = {"_scaled_dot_product_flash_attention", "_scaled_dot_product_efficient_attention"}
+FACTORY_NO_WRITE = {"empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided"}
+
+
+def gemm_flops(name, args, out, torch):
+    """FLOPs (a multiply-add is 2) and the reduction length K of an ATen
+    matrix product or convolution."""
+    if name == "convolution":
+        x, w, transposed = args[0], args[1], args[6]
+        k = w.shape[1] * w[0, 0].numel()
+        return 2.0 * (x.numel() if transposed else out.numel()) * k, k
+    a, b = (args[1], args[2]) if name.startswith("add") or name == "baddbmm" else (args[0], args[1])
+    k = a.shape[-1]
+    return 2.0 * out.numel() * k, k
+
+
+class Kernels:
+    """The forward's ATen operators, each given to the layer running (or,
+    between layers, the next to start; after the last, the last), summed
+    per kind (see the top)."""
+
+    def __init__(self, torch, rec, seq, param_keys):
+        from torch.utils._python_dispatch import TorchDispatchMode
+        self.torch, self.rec, self.seq, self.param_keys = torch, rec, seq, param_keys
+        self.per_unit, self.pending, self.masks = {}, [], set()
+        outer = self
+
+        class Mode(TorchDispatchMode):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                out = func(*args, **(kwargs or {}))
+                outer.record(func, args, out)
+                return out
+
+        self.mode = Mode()
+        rec.on_open = self.flush
+
+    def add(self, kind, flops, nbytes, weights, score, over_k):
+        op = (kind, flops, nbytes, weights, score, over_k)
+        if self.rec.stack:
+            self.put(self.rec.stack[-1], op)
+        else:
+            self.pending.append(op)
+
+    def put(self, unit, op):
+        agg = self.per_unit.setdefault(unit, {})
+        a = agg.setdefault(op[0], [0, 0.0, 0.0, 0.0, 0.0, 0.0])
+        a[0] += 1
+        for j in range(1, 6):
+            a[j] += op[j]
+
+    def flush(self, unit):
+        for op in self.pending:
+            self.put(unit, op)
+        self.pending = []
+
+    def units(self, t):
+        """t's bytes in 2-byte elements: its elements for a floating tensor
+        (any dtype), a dropout mask's at a byte each, its bytes / 2 else."""
+        if storage_key(t)[0] in self.masks:
+            return 0.5 * t.numel()
+        return float(t.numel()) if t.is_floating_point() else t.numel() * t.element_size() / 2.0
+
+    def is_scores(self, t):
+        return self.seq is not None and t.dim() >= 2 and t.shape[-1] == self.seq and t.shape[-2] == self.seq
+
+    def record(self, func, args, out):
+        torch = self.torch
+        name = func.overloadpacket.__name__
+        outs = [t for t in (out if isinstance(out, (tuple, list)) else [out]) if isinstance(t, torch.Tensor)]
+        ins = [t for t in args if isinstance(t, torch.Tensor)]
+        for t in args:
+            if isinstance(t, (tuple, list)):
+                ins += [u for u in t if isinstance(u, torch.Tensor)]
+        if not outs or name in FACTORY_NO_WRITE:
+            return
+        writes = any(r.alias_info is not None and r.alias_info.is_write for r in func._schema.returns)
+        in_keys = {storage_key(t)[0] for t in ins}
+        if not writes and all(storage_key(t)[0] in in_keys for t in outs):
+            return                                   # a view: no kernel
+        if name in ("bernoulli_", "bernoulli"):      # dropout's mask, drawn in place on the CPU
+            self.masks.update(storage_key(t)[0] for t in outs)
+            return
+        if writes and all(storage_key(t)[0] in self.masks for t in outs):
+            return                                   # the CPU's scaling of the mask: the GPU's one kernel
+        params = [t for t in ins if storage_key(t)[0] in self.param_keys]
+        acts = [t for t in ins if storage_key(t)[0] not in self.param_keys]
+        if name in GEMM_OPS:
+            flops, k = gemm_flops(name, args, outs[0], torch)
+            weights = sum(t.numel() for t in params if t.dim() >= 2)
+            kind = "conv" if name == "convolution" else "gemm" if weights else "attention"
+            nbytes = sum(self.units(t) for t in acts + outs)
+            score = sum(self.units(t) for t in acts + outs if self.is_scores(t)) if kind == "attention" else 0.0
+            self.add(kind, flops, nbytes, float(weights), score, flops / k if k else 0.0)
+        elif name in FUSED_ATTENTION_OPS:
+            q, k = args[0], args[1]
+            flops = 4.0 * q.numel() * k.shape[-2]
+            self.add("attention", flops, sum(self.units(t) for t in args[:3]) + self.units(outs[0]), 0.0, 0.0, 0.0)
+        else:
+            # a gather reads the rows it writes, not its whole table
+            reads = outs[0].numel() if name == "embedding" else sum(self.units(t) for t in acts)
+            written = [t for t in outs if not writes or t is outs[0]]
+            nbytes = reads + sum(self.units(t) for t in written)
+            score = "score" if any(self.is_scores(t) for t in outs) else ""
+            self.add("memory" + score, 0.0, nbytes, 0.0, nbytes if score else 0.0, 0.0)
+
+    def cells(self, unit, batch):
+        """The layer's flops and kernels cells, per sample."""
+        agg = self.per_unit.get(unit, {})
+        out, flops = [], 0.0
+        for kind in ("gemm", "conv", "attention", "memory", "memoryscore"):
+            if kind not in agg:
+                continue
+            n, f, nb, w, sc, over_k = agg[kind]
+            flops += f
+            inv_k = over_k / f if kind == "gemm" and f > 0 else 0.0
+            out.append(":".join([kind.replace("memoryscore", "memory"), str(n), num(f / batch), num(nb / batch),
+                                 num(w), num(sc / batch), num(inv_k)]))
+        return num(flops / batch), ";".join(out)
+
+
+def num(x):
+    """x as written to the file: a whole number exactly, else 12 digits."""
+    return str(int(x)) if float(x).is_integer() and abs(x) < 1e18 else format(x, ".12g")
 
 
 def partition(rec, t0, t1, b0, b1, n, ms):
@@ -354,15 +500,15 @@ def main(argv):
 
     clk = clock
 
-    def step(rec=None, saved=False):
+    def step(rec=None, kern=None):
         opt.zero_grad(set_to_none=True)
         sync()
         clock = rec or Recorder(torch, [], cuda, clk)
         if rec:
             rec.attach()
         t0 = clock.now()
-        if saved:
-            with torch.autograd.graph.saved_tensors_hooks(rec.pack, lambda t: t):
+        if kern:
+            with torch.autograd.graph.saved_tensors_hooks(rec.pack, lambda t: t), kern.mode:
                 loss = loss_of(model(x), torch)
         else:
             loss = loss_of(model(x), torch)
@@ -380,9 +526,12 @@ def main(argv):
     try:
         rec = Recorder(torch, units, cuda, clock)
         rec.param_keys = {storage_key(p)[0] for p in model.parameters()}
-        step(rec, saved=True)                      # activations and the forward order, untimed
+        kern = Kernels(torch, rec, a.seq, rec.param_keys)
+        step(rec, kern)                            # activations, kernels and the forward order, untimed
         if rec.pending and rec.last is not None:   # saved after the last layer (the loss): its
             rec.act[rec.last] += rec.pending
+        if rec.last is not None:
+            kern.flush(rec.last)
         for _ in range(a.warmup):
             step()
         n = len(units)
@@ -432,10 +581,10 @@ def main(argv):
            f"# step_ms: {step_ms:.6f} forward+loss+backward without hooks (the mean of {len(kept)} "
            f"of {a.steps}, between the hooked steps); optimizer {statistics.median(optim):.6f}; the layers sum to "
            f"{layer_ms:.6f} ({len(keep)} of {a.steps} hooked steps)",
-           "layer,params,tensors,activation_bytes,tied_to,forward_ms,backward_ms"]
+           "layer,params,tensors,activation_bytes,tied_to,forward_ms,backward_ms,flops,kernels"]
     if left:   # parameters of no timed module (the root's own): a row of their own, first, no time
         shapes = ";".join("x".join(map(str, p.shape)) if p.dim() else "1" for p in left)
-        out.append(f"(model),{sum(p.numel() for p in left)},{shapes},0,,0,0")
+        out.append(f"(model),{sum(p.numel() for p in left)},{shapes},0,,0,0,0,")
     for i in order:
         own, allp, shared = rows[i]
         tied = ""
@@ -443,8 +592,9 @@ def main(argv):
         if not own and allp and len(shared) == 1:
             tied, ps = names[shared.pop()], allp       # all its weights are an earlier layer's
         shapes = ";".join("x".join(map(str, p.shape)) if p.dim() else "1" for p in ps)
+        flops, kernels = kern.cells(i, a.batch)
         out.append(f"{names[i]},{sum(p.numel() for p in ps)},{shapes},{rec.act[i]},{tied},"
-                   f"{fsum[i]:.6f},{bsum[i]:.6f}")
+                   f"{fsum[i]:.6f},{bsum[i]:.6f},{flops},{kernels}")
     text = "\n".join(out) + "\n"
     if a.output == "-":
         sys.stdout.write(text)

@@ -273,21 +273,35 @@ as_measured (DpsModel *m)
  * for a prediction on target: used as measured on the same GPU (or where
  * the file names no device, as files before the comment existed),
  * transferred from another GPU dpscale has figures for
- * (dps_compute_transfer, in the file's dtype where it says one), refused
- * from CPU cores or an unknown GPU (a CPU's times say nothing of a GPU's
- * kernels).  *note receives the report's line (a new string) or NULL. */
+ * (dps_compute_transfer, in the file's dtype where it says one).  From CPU
+ * cores or an unknown GPU, whose times say nothing of a GPU's kernels, a
+ * file that lists each layer's kernels (calibrate/torch-layers.py) is
+ * timed from them as a zoo model is, its times set aside; one without is
+ * refused.  *note receives the report's line (a new string) or NULL. */
 gboolean
 dps_compute_use_file_times (DpsModel *m, const DpsDeviceSpec *target, const DpsComputeParams *p, char **note,
                             GError **error)
 {
   *note = NULL;
-  if (!m->device || !dps_model_has_times (m))
+  if (!m->device || !(dps_model_has_times (m) || m->file_times_s))
     return TRUE;
+  as_measured (m);
   const char *file = m->source ? m->source : m->name;
   const DpsKnownDevice *from = dps_device_lookup (m->device), *to = dps_device_lookup (target->model);
   gboolean cpu = g_ascii_strncasecmp (m->device, "cpu", 3) == 0;
   if (cpu && !to && g_ascii_strncasecmp (target->model, "cpu", 3) == 0)
     return TRUE;   /* CPU times on a machine of CPU ranks */
+  if ((cpu || !from) && m->kernels->len > 0) {
+    int launches = 0;
+    for (guint k = 0; k < m->kernels->len; k++)
+      launches += g_array_index (m->kernels, DpsKernel, k).count;
+    for (int i = 0; i < dps_model_n_layers (m); i++)
+      g_array_index (m->layers, DpsLayer, i).fwd_time_s = g_array_index (m->layers, DpsLayer, i).bwd_time_s = -1;
+    *note = g_strdup_printf ("timed on the %s from the kernels %s lists (%d a forward: GEMMs, attention, "
+                             "memory-bound passes), as a zoo model is; its times, measured on %s, are not used",
+                             target->model, file, launches, m->device);
+    return TRUE;
+  }
   if (cpu || !from) {
     /* a per-layer file's device line can be dropped; a trace's device is
      * what it recorded */
@@ -295,11 +309,10 @@ dps_compute_use_file_times (DpsModel *m, const DpsDeviceSpec *target, const DpsC
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: times measured on %s, not valid for the %s (%s): %s", file,
                  m->device, target->model,
                  cpu ? "CPU cores say nothing of a GPU's kernels" : "a device dpscale has no figures for",
-                 csv ? "measure on the GPU, or remove the '# device:' line to use them as they are"
+                 csv ? "measure on the GPU, or write the file with calibrate/torch-layers.py, which lists each layer's kernels"
                      : "profile on a GPU dpscale has figures for (sim/device.c: V100, A100, H100, H200, B200, L40S), or give the model's architecture (a zoo name or config.json)");
     return FALSE;
   }
-  as_measured (m);
   if (from == to) {
     *note = g_strdup_printf ("times in %s measured on a %s, the same GPU as the %s: used as measured", file,
                              m->device, target->model);

@@ -3,14 +3,15 @@
  * --time-layers --format csv too).
  *
  * A header naming the columns, then one row per layer in forward order:
- *   layer,params,forward_ms,backward_ms[,flops][,tensors][,n_tensors][,activation_bytes][,tied_to]
+ *   layer,params,forward_ms,backward_ms[,flops][,tensors][,n_tensors][,activation_bytes][,tied_to][,kernels]
  * (forward_s/backward_s also accepted; columns in any order).  With a name
  * column (dpscale run --time-layers --format csv) the layer's name is there
  * and layer is its index, not read.  Times are for the batch given by a
  * comment line "# batch: N" (default 1) and scale linearly with the batch;
  * flops is per sample and optional.  Comments "# device: WHAT" and
  * "# dtype: float32|float16|bfloat16" (or fp32, tf32, fp16, bf16) say
- * what the times were taken on (kept in the model: device, dtype).
+ * what the times were taken on (kept in the model: device, dtype);
+ * "# input: N tokens ..." that a sample is N tokens (seq_len).
  * A row's parameters are DDP's tensors: tensors lists them in definition
  * order, ';' between, each a shape (768x2304) or an element count, summing
  * to params; n_tensors alone splits params into that many equal tensors;
@@ -18,31 +19,44 @@
  * backward over the whole batch, in the file's dtype (2-byte elements when
  * it says none).  tied_to names an earlier layer whose weights this row
  * shares (GPT-2's LM head and token embedding): its params are that
- * layer's, counted there once, at most as many as it has. */
+ * layer's, counted there once, at most as many as it has.
+ *
+ * kernels: the layer's forward work as the compute model times it
+ * (model.h's DpsKernel), ';' between entries, each
+ *   KIND:COUNT:FLOPS:BYTES:WEIGHT_ELEMS:SCORE_BYTES:INV_K
+ * KIND gemm, conv, attention or memory; COUNT kernels launched per
+ * forward; FLOPS and BYTES (activations read and written, 2-byte
+ * elements) per sample; WEIGHT_ELEMS read once per pass; SCORE_BYTES of
+ * BYTES over attention's score matrices; INV_K a GEMM's FLOP-weighted
+ * mean of 1 / K (0: unknown).  With kernels on its rows a file measured
+ * on CPU cores can be timed on a GPU (compute.c).  flops, when given
+ * beside kernels, must be their sum. */
 #include "sim/model.h"
 #include "sim/device.h"
 #include "sim/base/error.h"
 #include "sim/base/file.h"
 
+#include <math.h>
 #include <string.h>
 
 /* The columns of a per-layer CSV: their indices in a row, -1 when absent. */
 typedef struct {
-  int    layer, name, params, fwd, bwd, flops, tensors, n_tensors, act, tied;
+  int    layer, name, params, fwd, bwd, flops, tensors, n_tensors, act, tied, kernels;
   int    n;          /* fields a row has */
   double unit;       /* seconds per time unit: 1e-3 for _ms, 1 for _s */
 } CsvCols;
 
 static const char *const csv_col_names[] = { "layer", "name", "params", "forward_ms", "backward_ms", "flops",
-                                             "tensors", "n_tensors", "activation_bytes", "tied_to", NULL };
+                                             "tensors", "n_tensors", "activation_bytes", "tied_to", "kernels",
+                                             NULL };
 
 /* Reads the header line's fields f[0..n) into c. */
 static gboolean
 csv_header (CsvCols *c, char **f, int n, const char *file, int ln, GError **error)
 {
-  *c = (CsvCols) { -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, n, 1 };
+  *c = (CsvCols) { -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, n, 1 };
   int *slot[] = { &c->layer, &c->name, &c->params, &c->fwd, &c->bwd, &c->flops, &c->tensors, &c->n_tensors,
-                  &c->act, &c->tied };
+                  &c->act, &c->tied, &c->kernels };
   for (int j = 0; j < n; j++) {
     int k = 0;
     while (csv_col_names[k] && !g_str_equal (f[j], csv_col_names[k]))
@@ -144,6 +158,40 @@ csv_tensors (DpsModel *m, const CsvCols *c, char **f, gint64 params, gboolean ad
   return TRUE;
 }
 
+/* Adds the kernels cell s (the top of this file) to the last layer;
+ * *flops receives their FLOPs per sample. */
+static gboolean
+csv_kernels (DpsModel *m, const char *s, double *flops, const char *file, int ln, GError **error)
+{
+  g_auto (GStrv) list = g_strsplit (s, ";", -1);
+  *flops = 0;
+  for (int k = 0; list[k]; k++) {
+    g_auto (GStrv) v = g_strsplit (g_strstrip (list[k]), ":", -1);
+    g_autofree char *q = dps_quote (list[k]);
+    if (g_strv_length (v) != 7)
+      return dps_set_error_at (error, file, ln, "kernels: '%s' is not KIND:COUNT:FLOPS:BYTES:WEIGHT_ELEMS:SCORE_BYTES:INV_K", q);
+    int kind = 0;
+    while (kind < DPS_KERNEL_KINDS && !g_str_equal (v[0], dps_kernel_kind_name (kind)))
+      kind++;
+    if (kind == DPS_KERNEL_KINDS)
+      return dps_set_error_at (error, file, ln, "kernels: '%s': the kind is not gemm, conv, attention or memory", q);
+    gint64 count;
+    if (!dps_parse_int (v[1], &count) || count < 1 || count > 1000000)
+      return dps_set_error_at (error, file, ln, "kernels: '%s': the count is not a whole number from 1 to 1000000", q);
+    double x[5];
+    for (int j = 0; j < 5; j++)
+      if (!dps_parse_double (v[2 + j], &x[j]) || x[j] < 0 || x[j] > 1e24)
+        return dps_set_error_at (error, file, ln, "kernels: '%s': field %d is not a number >= 0", q, 3 + j);
+    if (x[3] > x[1] || x[4] > 1)
+      return dps_set_error_at (error, file, ln, "kernels: '%s': score bytes past the bytes, or 1 / K past 1", q);
+    dps_model_add_kernel (m, (DpsKernelKind) kind, x[0], x[1], x[2], (int) count);
+    dps_model_kernel_set_score_bytes (m, x[3]);
+    dps_model_kernel_set_inv_k (m, x[4]);
+    *flops += x[0];
+  }
+  return TRUE;
+}
+
 /* The layer an earlier row named, or -1. */
 static int
 find_layer (const DpsModel *m, const char *name)
@@ -185,6 +233,14 @@ csv_row (DpsModel *m, const CsvCols *c, char **f, GArray *act, const char *file,
                                params, q = dps_quote (f[c->tied]), dps_model_layer (m, tied)->n_params);
   }
   int li = dps_model_add_layer (m, layer, flops, 0, 0);
+  if (c->kernels >= 0 && f[c->kernels][0]) {
+    double sum;
+    if (!csv_kernels (m, f[c->kernels], &sum, file, ln, error))
+      return FALSE;
+    if (c->flops >= 0 && f[c->flops][0] && fabs (sum - flops) > 1e-9 * MAX (sum, flops))
+      return dps_set_error_at (error, file, ln, "flops: %.17g, the kernels sum to %.17g", flops, sum);
+    g_array_index (m->layers, DpsLayer, li).fwd_flops = sum;
+  }
   DpsLayer *l = &g_array_index (m->layers, DpsLayer, li);
   l->fwd_time_s = fwd * c->unit;
   l->bwd_time_s = bwd * c->unit;
@@ -220,6 +276,14 @@ csv_comment (DpsModel *m, const char *l, const char *file, int ln, GError **erro
     if (!dps_parse_double (num, &v) || v < 0 || v > 1e7)
       return dps_set_error_at (error, file, ln, "'# step_ms: ... optimizer MS': '%s' is not a time in ms", num);
     m->optimizer_s = v * 1e-3;
+  } else if (g_str_has_prefix (t, "input:") && strstr (t, " tokens")) {
+    /* calibrate/torch-layers.py's "# input: N tokens a sample; ...": a
+     * token model, for tokens per second */
+    gint64 v;
+    g_autofree char *num = g_strndup (t + 6, (gsize) (strstr (t, " tokens") - (t + 6)));
+    if (!dps_parse_int (g_strstrip (num), &v) || v < 1 || v > 1 << 24)
+      return dps_set_error_at (error, file, ln, "'# input: N tokens': '%s' is not a whole number from 1", num);
+    m->seq_len = (int) v;
   } else if (g_str_has_prefix (t, "dtype:")) {
     g_autofree char *v = g_strstrip (g_strdup (t + 6));
     const char *s = g_str_has_prefix (v, "torch.") ? v + 6 : v;

@@ -371,6 +371,40 @@ test_kept_activations (void)
   g_assert_cmpfloat (fabs (dps_model_kept_act_bytes (m, TRUE, TRUE) - (rest + 48 * 2 * s * h + 34 * s * h)), <, 1);
 }
 
+/* The zoo model m as a per-layer CSV: its layers' parameter tensors, kept
+ * activations at batch, the times fwd and bwd (seconds, at batch) and,
+ * with kernels, each layer's kernels as calibrate/torch-layers.py writes
+ * them. */
+static char *
+zoo_as_csv (const DpsModel *m, const char *device, int batch, const double *fwd, const double *bwd, gboolean kernels)
+{
+  GString *csv = g_string_new (NULL);
+  g_string_append_printf (csv, "# batch: %d\n# device: %s\n# dtype: bf16\n"
+                          "layer,params,tensors,activation_bytes,forward_s,backward_s%s\n", batch, device,
+                          kernels ? ",kernels" : "");
+  for (int l = 0; l < dps_model_n_layers (m); l++) {
+    const DpsLayer *ly = dps_model_layer (m, l);
+    g_string_append_printf (csv, "%s,%" G_GINT64_FORMAT ",", ly->name, ly->n_params);
+    for (int k = 0; k < ly->n_tensors; k++) {
+      const DpsTensor *t = dps_model_tensor (m, ly->first_tensor + k);
+      if (t->rows > 0)
+        g_string_append_printf (csv, "%s%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT, k ? ";" : "", t->rows, t->cols);
+      else
+        g_string_append_printf (csv, "%s%" G_GINT64_FORMAT, k ? ";" : "", t->numel);
+    }
+    g_string_append_printf (csv, ",%.17g,%.17g,%.17g", ly->act_bytes * batch, fwd[l], bwd[l]);
+    for (int k = 0; kernels && k < ly->n_kernels; k++) {
+      const DpsKernel *kn = dps_model_kernel (m, ly->first_kernel + k);
+      g_string_append_printf (csv, "%s%s:%d:%.17g:%.17g:%.17g:%.17g:%.17g", k ? ";" : ",", dps_kernel_kind_name (kn->kind),
+                              kn->count, kn->flops, kn->bytes, kn->weight_elems, kn->score_bytes, kn->inv_k);
+    }
+    if (kernels && ly->n_kernels == 0)
+      g_string_append_c (csv, ',');
+    g_string_append_c (csv, '\n');
+  }
+  return g_string_free (csv, FALSE);
+}
+
 /* A zoo model written as a per-layer CSV (its layers' parameter tensors
  * and kept activations, and the per-layer times the kernel model gives it on
  * an H100 at batch 4, with that device and dtype) predicts the same step and
@@ -379,7 +413,13 @@ test_kept_activations (void)
  * the tied head holds none).  One thing a per-layer file cannot say is its
  * kernels' split between compute- and memory-bound, on which the default
  * overlap contention rests (dps_ddp_default_contention: 0.33% of this step
- * apart when each takes its own), so both take the zoo model's. */
+ * apart when each takes its own), so both take the zoo model's.
+ *
+ * With its kernels listed (as torch-layers.py writes them) and times
+ * measured on CPU cores, the file is timed on the H100 from the kernels:
+ * the same compute, step and contention as the zoo model to rounding,
+ * whatever the CPU times say (10 s a layer here), and the note says so.
+ * Without the kernels those times are refused for a GPU. */
 static void
 test_csv_equals_zoo (void)
 {
@@ -394,44 +434,52 @@ test_csv_equals_zoo (void)
   c.trace_replicas = 0;
   c.contention = dps_ddp_default_contention (&c, c.batch);
   int L = dps_model_n_layers (m);
-  g_autofree double *fwd = g_new (double, L), *bwd = g_new (double, L);
+  g_autofree double *fwd = g_new (double, L), *bwd = g_new (double, L), *cpu = g_new (double, L);
   double opt;
   dps_ddp_compute_times (&c, c.batch, fwd, bwd, &opt);
-  g_autoptr (GString) csv = g_string_new (NULL);
-  g_string_append_printf (csv, "# batch: 4\n# device: %s\n# dtype: bf16\n"
-                          "layer,params,tensors,activation_bytes,forward_s,backward_s\n", dps_topo_spec (topo)->gpu.model);
-  for (int l = 0; l < L; l++) {
-    const DpsLayer *ly = dps_model_layer (m, l);
-    g_string_append_printf (csv, "%s,%" G_GINT64_FORMAT ",", ly->name, ly->n_params);
-    for (int k = 0; k < ly->n_tensors; k++) {
-      const DpsTensor *t = dps_model_tensor (m, ly->first_tensor + k);
-      if (t->rows > 0)
-        g_string_append_printf (csv, "%s%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT, k ? ";" : "", t->rows, t->cols);
-      else
-        g_string_append_printf (csv, "%s%" G_GINT64_FORMAT, k ? ";" : "", t->numel);
-    }
-    g_string_append_printf (csv, ",%.17g,%.17g,%.17g\n", ly->act_bytes * c.batch, fwd[l], bwd[l]);
-  }
+  for (int l = 0; l < L; l++)
+    cpu[l] = 10;
+  g_autofree char *csv = zoo_as_csv (m, dps_topo_spec (topo)->gpu.model, 4, fwd, bwd, FALSE);
+  g_autofree char *csv_k = zoo_as_csv (m, "cpu", 4, cpu, cpu, TRUE);
+  g_autofree char *csv_cpu = zoo_as_csv (m, "cpu", 4, cpu, cpu, FALSE);
   g_autoptr (GError) e = NULL;
-  g_autoptr (DpsModel) f = dps_model_load_csv_data ("gpt2.csv", csv->str, -1, &e);
+  g_autoptr (DpsModel) f = dps_model_load_csv_data ("gpt2.csv", csv, -1, &e);
+  g_assert_no_error (e);
+  g_autoptr (DpsModel) fk = dps_model_load_csv_data ("gpt2-k.csv", csv_k, -1, &e);
+  g_assert_no_error (e);
+  g_autoptr (DpsModel) fc = dps_model_load_csv_data ("gpt2-cpu.csv", csv_cpu, -1, &e);
   g_assert_no_error (e);
   g_assert_cmpint (f->n_params, ==, 124439808);
   g_assert_cmpint (dps_model_n_tensors (f), ==, dps_model_n_tensors (m));
-  DpsDdpConfig cf = c;
+  g_assert_cmpfloat (REL (dps_model_fwd_flops (fk), dps_model_fwd_flops (m)), <, 1e-15);
+  DpsDdpConfig cf = c, ck = c;
   cf.model = f;
-  g_autofree char *note = NULL;
+  ck.model = fk;
+  g_autofree char *note = NULL, *note_k = NULL, *note_c = NULL;
   g_assert_true (dps_compute_use_file_times (f, &dps_topo_spec (topo)->gpu, &cf.compute, &note, &e));
   g_assert_no_error (e);
-  DpsDdpResult a, b;
+  g_assert_true (dps_compute_use_file_times (fk, &dps_topo_spec (topo)->gpu, &ck.compute, &note_k, &e));
+  g_assert_no_error (e);
+  g_assert_nonnull (strstr (note_k, "from the kernels gpt2-k.csv lists"));
+  g_assert_false (dps_compute_use_file_times (fc, &dps_topo_spec (topo)->gpu, &c.compute, &note_c, &e));
+  g_assert_nonnull (strstr (e->message, "gpt2-cpu.csv: times measured on cpu"));
+  g_clear_error (&e);
+  ck.contention = dps_ddp_default_contention (&ck, ck.batch);
+  g_assert_cmpfloat (REL (ck.contention, c.contention), <, 1e-9);
+  DpsDdpResult a, b, k;
   g_assert_true (dps_ddp_simulate (&c, &a, &e));
   g_assert_true (dps_ddp_simulate (&cf, &b, &e));
+  g_assert_true (dps_ddp_simulate (&ck, &k, &e));
   g_assert_no_error (e);
   g_assert_cmpfloat (REL (b.step_mean_s, a.step_mean_s), <, 1e-9);
   g_assert_cmpfloat (REL (b.compute_s, a.compute_s), <, 1e-9);
+  g_assert_cmpfloat (REL (k.step_mean_s, a.step_mean_s), <, 1e-9);
+  g_assert_cmpfloat (REL (k.compute_s, a.compute_s), <, 1e-9);
   g_assert_cmpint (b.n_buckets, ==, a.n_buckets);
   g_assert_cmpfloat (REL (b.memory.total, a.memory.total), <, 1e-9);
   dps_ddp_result_clear (&a);
   dps_ddp_result_clear (&b);
+  dps_ddp_result_clear (&k);
 }
 
 /* Malformed inputs, each refused naming the file and, where it has them,
@@ -469,6 +517,13 @@ static const Refusal csv_ddp_refusals[] = {
   { "#device:\nlayer,params,forward_ms,backward_ms\n", "m.csv:1: '# device:' names no device" },
   { "layer,params,params,forward_ms,backward_ms\n", "m.csv:1: column 'params' given twice" },
   { "name,forward_ms,backward_ms\n", "m.csv:1: the header needs columns layer (or name), params" },
+  { "layer,params,forward_ms,backward_ms,kernels\nfc,4,1,2,gemm:1:8:4:4:0\n", "m.csv:2: kernels: 'gemm:1:8:4:4:0' is not KIND" },
+  { "layer,params,forward_ms,backward_ms,kernels\nfc,4,1,2,fft:1:8:4:4:0:0\n", "m.csv:2: kernels: 'fft:1:8:4:4:0:0': the kind" },
+  { "layer,params,forward_ms,backward_ms,kernels\nfc,4,1,2,gemm:0:8:4:4:0:0\n", "m.csv:2: kernels: 'gemm:0:8:4:4:0:0': the count" },
+  { "layer,params,forward_ms,backward_ms,kernels\nfc,4,1,2,gemm:1:-8:4:4:0:0\n", "field 3 is not a number >= 0" },
+  { "layer,params,forward_ms,backward_ms,kernels\nfc,4,1,2,memory:1:0:4:0:5:0\n", "score bytes past the bytes" },
+  { "layer,params,forward_ms,backward_ms,flops,kernels\nfc,4,1,2,9,gemm:1:8:4:4:0:0.5\n", "m.csv:2: flops: 9, the kernels sum to 8" },
+  { "# input: many tokens\nlayer,params,forward_ms,backward_ms\n", "m.csv:1: '# input: N tokens': 'many'" },
 };
 
 static const Refusal keyfile_refusals[] = {

@@ -54,10 +54,14 @@ for m in "gpt 470528 28 --seq 64" "cnn 24458 14 --input-shape 3x32x32"; do
   if grep -q '^# device: cpu$' "$f" && grep -q '^# dtype: float32$' "$f" && grep -q '^# batch: 8$' "$f"; then ok
   else ko "$name: device, dtype or batch comment missing: $(grep '^#' "$f")"; fi
   # times measured on CPU cores are not taken for a GPU's (the default
-  # topology's H100): refused, naming the file; without the device line
-  # they are used as they are, and dpscale reads the file to PyTorch's totals
-  if "$bin" predict --model "$f" >/dev/null 2>"$tmp/err"; then ko "$name: CPU times taken for an H100"
-  else grep -q "$f: times measured on cpu" "$tmp/err" && ok || ko "$name: refusal: $(cat "$tmp/err")"; fi
+  # topology's H100): the file's kernels are timed there instead, and the
+  # report says so; without its kernels column the file is refused, naming
+  # it.  dpscale reads the file to PyTorch's totals.
+  if "$bin" predict --model "$f" 2>"$tmp/err" | grep -q "timed on the H100 SXM5 from the kernels $f lists"; then ok
+  else ko "$name: CPU-measured file on an H100: $(cat "$tmp/err")"; fi
+  awk -F, 'BEGIN { OFS = "," } !/^#/ { NF = 7 } { print }' "$f" >"$tmp/nokern.csv"
+  if "$bin" predict --model "$tmp/nokern.csv" >/dev/null 2>"$tmp/err"; then ko "$name: CPU times taken for an H100"
+  else grep -q "$tmp/nokern.csv: times measured on cpu" "$tmp/err" && ok || ko "$name: refusal: $(cat "$tmp/err")"; fi
   grep -v '^# device:' "$f" >"$tmp/nodev.csv"
   if "$bin" predict --model "$tmp/nodev.csv" --dtype fp32 --batch 8 --format json >"$tmp/p.json" 2>"$tmp/err"; then ok; else ko "$name: predict: $(cat "$tmp/err")"; fi
   if [ "$(num parameters "$tmp/p.json")" = "$want_p" ] \
@@ -79,6 +83,27 @@ for m in "gpt 470528 28 --seq 64" "cnn 24458 14 --input-shape 3x32x32"; do
   if awk "BEGIN { exit !($t > 0.9 * $s && $t < 1.1 * $s) }"; then ok; else ko "$name: layers sum to $t ms, the step $s ms"; fi
   echo "torch-layers: $name: $(csv_params "$f") parameters in $(csv_tensors "$f") tensors, layers $t ms against the step $s ms"
 done
+
+# The GPT-like model's kernels against the zoo's GPT-2 generator at the
+# same shapes (2 blocks, 128 wide, 4 heads, vocabulary 512, 64 tokens):
+# the FLOPs a sample are the generator's exactly, its GEMMs 2 x 64 x 12 x
+# 128^2 and attention's 4 x 64^2 x 128 a block and the head's 2 x 64 x 128
+# x 512: 2 x 27,262,976 + 8,388,608 = 62,914,560; and the compute the two
+# give on an H100 agree within 15% (the issue's bar).  At batch 512 the
+# GPU, not the host's launches, bounds both: the module launches kernels
+# the generator's block does not (its mask, the copies matmul makes, the
+# test's loss), 21 a block against 16, which at the file's batch of 8 are
+# most of the step (measured here: +17% at 8, +4% at 512).
+flops=$(awk -F, '/^#/ || /^layer,/ { next } { s += $8 } END { printf "%.0f\n", s }' "$tmp/gpt.csv")
+if [ "$flops" = 62914560 ]; then ok; else ko "gpt: the file's FLOPs a sample $flops, the generator's 62914560"; fi
+printf '[model]\nname = TinyGPT\narchitecture = gpt2\nlayers = 2\nhidden = 128\nheads = 4\nvocab = 512\nseq = 64\n' >"$tmp/tiny.model"
+"$bin" predict --model "$tmp/gpt.csv" --gpus 1 --batch 512 --format json >"$tmp/k.json" 2>"$tmp/err" || ko "gpt: predict: $(cat "$tmp/err")"
+"$bin" predict --model "$tmp/tiny.model" --gpus 1 --batch 512 --format json >"$tmp/z.json" 2>"$tmp/err" || ko "tiny.model: $(cat "$tmp/err")"
+kc=$(num compute_s "$tmp/k.json"); zc=$(num compute_s "$tmp/z.json")
+if awk "BEGIN { exit !($kc > 0.85 * $zc && $kc < 1.15 * $zc) }"; then ok
+else ko "gpt: compute on an H100 from the kernels $kc s, from the generator $zc s"; fi
+echo "torch-layers: gpt on an H100 at batch 512: $kc s from its kernels, $zc s from the zoo's generator"
+if [ "$(num tokens_per_s "$tmp/k.json")" != 0 ]; then ok; else ko "gpt: no tokens per second from '# input: 64 tokens'"; fi
 
 # the GPT-like model's LM head shares the token embedding's weight: its row
 # says so and its 65,536 parameters are not counted twice (above)

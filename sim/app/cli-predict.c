@@ -155,7 +155,7 @@ emit_table (GString *o, const DpsDdpConfig *c, const DpsDdpResult *r)
                           : c->compute.dtype == DPS_DTYPE_TF32 ? ", tf32 compute" : ", bf16 compute");
   if (!r->fits) {
     g_autoptr (GString) what = g_string_new (NULL);
-    if (!c->checkpoint && m->seq_len)
+    if (!c->checkpoint && dps_model_kept_act_bytes (m, FALSE, TRUE) < dps_model_kept_act_bytes (m, FALSE, FALSE))
       g_string_append (what, ", --checkpoint");
     if (!c->flash_attention && m->heads)
       g_string_append (what, ", --flash-attention");

@@ -61,6 +61,12 @@ def gpt():
     return TinyGPT()
 
 
+def gpt2():
+    """GPT-2's 124M at its sizes (sim/models/gpt2.model): 1,024 positions,
+    768 wide, 12 blocks of 12 heads, vocabulary 50,257, the head tied."""
+    return TinyGPT(vocab=50257, seq=1024, d=768, layers=12, heads=12)
+
+
 def cnn():
     def stage(cin, cout):
         return [nn.Conv2d(cin, cout, 3, padding=1), nn.BatchNorm2d(cout), nn.ReLU()]
