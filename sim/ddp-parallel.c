@@ -4,10 +4,10 @@
  * tensor-parallel group computes, holds and sends, and the collective
  * costs of its groups.
  *
- * Ranks are placed as Megatron-LM orders them (sim/layout.h, which
- * `dpscale topo --tp --pp` draws): tensor parallel on consecutive GPUs,
- * inside a node when tp divides it, then the pipeline, data parallel
- * outermost; the groups' costs below follow from that order.
+ * Ranks are placed in the order c->rank_order names (sim/layout.h, which
+ * `dpscale topo --tp --pp` draws; by default Megatron-LM's): tensor
+ * parallel on consecutive GPUs, inside a node when tp divides it; each
+ * group's collectives are costed on the nodes its first group touches.
  *
  * One GPU of a tensor-parallel group of t (Megatron: attention and MLP
  * split by columns then rows, the embedding and the head by the
@@ -22,6 +22,7 @@
  * c pp + s on stage s), the layers before the first block on the first,
  * those after the last on the last. */
 #include "sim/ddp-program.h"
+#include "sim/layout.h"
 #include "sim/base/error.h"
 
 #include <math.h>
@@ -134,17 +135,19 @@ dps_ddp_program_parallel (const DpsDdpConfig *c, const DpsDdpInputs *in, DpsDdpP
     stage_params[stage[l]] += (double) layer->n_params / tp;
   }
   (void) last_block;
-  /* the groups' costs: tensor parallel on tp consecutive GPUs; the
-   * neighbouring stage tp GPUs on (another node when a stage fills one);
-   * data parallel every tp pp-th GPU */
-  int tp_nodes = tp > k ? tp / k : 1, tp_per = tp > k ? k : tp;
-  gboolean p2p_across = tp * pp > k;
-  int dp_per = tp * pp < k ? k / (tp * pp) : 1, dp_nodes = dp / dp_per;
+  /* the groups' costs, on the nodes the layout puts each kind's first
+   * group on; a send between stages across nodes where any does */
+  DpsLayout lay = { tp, pp, dp, c->rank_order };
+  int tp_nodes, tp_per, pp_nodes, pp_per, dp_nodes, dp_per;
+  gboolean p2p_across;
+  dps_layout_group_span (&lay, DPS_GROUP_TP, k, &tp_nodes, &tp_per, NULL);
+  dps_layout_group_span (&lay, DPS_GROUP_PP, k, &pp_nodes, &pp_per, &p2p_across);
+  dps_layout_group_span (&lay, DPS_GROUP_DP, k, &dp_nodes, &dp_per, NULL);
   if ((tp > 1 && (!(p->costs[0] = cost_on (c, DPS_OP_ALLREDUCE, tp_nodes, tp_per, largest_tp, error))
                   || !(p->costs[1] = cost_on (c, DPS_OP_REDUCE_SCATTER, tp_nodes, tp_per, largest_tp, error))))
       || (pp > 1 && !(p->costs[2] = cost_on (c, DPS_OP_ALLGATHER, p2p_across ? 2 : 1, p2p_across ? 1 : 2,
                                             2 * p2p_bytes, error)))
-      || (dp > 1 && !(p->costs[3] = cost_on (c, DPS_OP_ALLREDUCE, MAX (dp_nodes, 1), dp_per, largest_grad, error))))
+      || (dp > 1 && !(p->costs[3] = cost_on (c, DPS_OP_ALLREDUCE, dp_nodes, dp_per, largest_grad, error))))
     return FALSE;
   /* each stage's state: DDP's over its parameters (Megatron's contiguous
    * gradient buffer: no bucket copy), or ZeRO-1's (its distributed

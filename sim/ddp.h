@@ -34,6 +34,7 @@
 #include "sim/memory.h"
 #include "sim/sched.h"
 #include "sim/strategy-kind.h"
+#include "sim/layout.h"
 
 typedef enum { DPS_COMPRESS_NONE, DPS_COMPRESS_FP16, DPS_COMPRESS_POWERSGD } DpsCompress;
 
@@ -86,6 +87,7 @@ typedef struct {
   int             limit_all_gathers;   /* units gathered ahead at most (2); 0: no rate limiter */
   DpsPrefetch     backward_prefetch;
   int             tp, pp, vpp;         /* tensor and pipeline parallel degrees, virtual stages; 1: none */
+  DpsRankOrder    rank_order;          /* where their ranks sit (layout.h; default Megatron's, tp-dp-pp) */
   int             micro_batches;       /* pipeline micro-batches a step; 0: grad_accum, at least 4 pp */
   gboolean        sequence_parallel;   /* Megatron's: norms and dropout split along the sequence */
   DpsPipeSchedule pipe_schedule;

@@ -62,16 +62,37 @@ assert abs(d["bandwidth_Bps"]["node_into_network"]-360e9)<1e6 and sum(l["count"]
 then ok; else ko "topo --format json: $(head -c 300 "$tmp/topo.json")"; fi
 expect 0 "^kind,from,to,bandwidth_GBps,latency_us,count" -- topo dgx-h100 --format csv
 expect 2 "--format: json with a topology's description alone" -- topo --links --format json
-# where a layout's groups land (Megatron's order): on 8 DGX H100 nodes, tp 8
-# x pp 4 x dp 2: the tensor-parallel groups are the nodes (0-7, 8-15, ...),
-# a pipeline takes one GPU of four nodes (0, 8, 16, 24), a data-parallel
-# group GPUs 32 apart; tp 16 spans two nodes, said; a layout that does not
-# divide the GPUs is refused by name
+# where a layout's groups land.  Megatron's order (tp-dp-pp, the default;
+# megatron/core/parallel_state.py): on 8 DGX H100 nodes, tp 8 x pp 4 x dp
+# 2: the tensor-parallel groups are the nodes (0-7, 8-15, ...), a
+# data-parallel group GPUs 8 apart (0, 8), a pipeline GPUs 16 apart (0, 16,
+# 32, 48).  In tp-pp-dp the pipeline is 0, 8, 16, 24 and the data-parallel
+# group 0, 32.  tp 16 spans two nodes, said; a layout that does not divide
+# the GPUs is refused by name.
 "$bin" topo dgx-h100 --nodes 8 --tp 8 --pp 4 >"$tmp/layout" 2>&1
-if grep -q "^layout         tp 8 x pp 4 x dp 2 = 64 GPUs" "$tmp/layout" \
+if grep -q "^layout         tp 8 x pp 4 x dp 2 = 64 GPUs (ranks in order tp-dp-pp" "$tmp/layout" \
    && grep -q "^  tensor-parallel groups   8 groups of 8 GPUs, each inside one node" "$tmp/layout" \
-   && grep -q "^    8-15$" "$tmp/layout" && grep -q "^    0, 8, 16, 24  (across nodes)$" "$tmp/layout" \
-   && grep -q "^    0, 32  (across nodes)$" "$tmp/layout"; then ok; else ko "topo --tp 8 --pp 4: $(tail -20 "$tmp/layout")"; fi
+   && grep -q "^    8-15$" "$tmp/layout" && grep -q "^    0, 16, 32, 48  (across nodes)$" "$tmp/layout" \
+   && grep -q "^    0, 8  (across nodes)$" "$tmp/layout"; then ok; else ko "topo --tp 8 --pp 4: $(tail -20 "$tmp/layout")"; fi
+"$bin" topo dgx-h100 --nodes 8 --tp 8 --pp 4 --rank-order tp-pp-dp >"$tmp/layout" 2>&1
+if grep -q "^    0, 8, 16, 24  (across nodes)$" "$tmp/layout" && grep -q "^    0, 32  (across nodes)$" "$tmp/layout"; then ok
+else ko "topo --rank-order tp-pp-dp: $(tail -20 "$tmp/layout")"; fi
+# The order moves the costs: Llama 2 70B on 64 H100s, tp 4 x pp 4 x dp 4.
+# In tp-dp-pp a data-parallel group (0, 4, 8, 12) is two GPUs on each of
+# two nodes, in tp-pp-dp (0, 16, 32, 48) one on each of four: its
+# all-reduce is slower in the second, the rest of the step the same order
+# of work; the JSON names the order.
+for o in tp-dp-pp tp-pp-dp; do
+  "$bin" predict --model llama2-70b --gpus 64 --tp 4 --pp 4 --batch 1 --rank-order $o --format json >"$tmp/$o.json" 2>/dev/null
+done
+if python3 -c 'import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+dp = lambda d: next(c["time_s"] for c in d["collectives"] if c["name"] == "all-reduce (data parallel)")
+assert a["layout"]["rank_order"] == "tp-dp-pp" and b["layout"]["rank_order"] == "tp-pp-dp"
+assert dp(a) < dp(b), (dp(a), dp(b))' "$tmp/tp-dp-pp.json" "$tmp/tp-pp-dp.json"; then ok
+else ko "--rank-order: the data-parallel all-reduce does not follow the order"; fi
+expect 2 "--rank-order: 'dp-tp-pp' is not tp-dp-pp or tp-pp-dp" -- predict --tp 2 --rank-order dp-tp-pp
+expect 2 "--rank-order: only with --tp or --pp above 1" -- predict --rank-order tp-pp-dp
 expect 0 "note: tensor parallel 16 spans nodes of 8 GPUs" -- topo dgx-h100 --nodes 2 --tp 16
 expect 2 "--tp/--pp: tp 3 x pp 1 does not divide the 8 GPUs" -- topo dgx-h100 --tp 3
 # a per-layer file measured at batch 8 runs at 8 unless --batch says

@@ -425,27 +425,74 @@ test_prices (void)
   g_assert_cmpint (priced, >=, 9);
 }
 
-/* Megatron's order (sim/layout.h): every (tensor index, stage, replica)
- * a rank of its own, covering 0..n-1, with tensor index r mod tp, stage
- * (r / tp) mod pp and replica r / (tp pp). */
+/* Both rank orders (sim/layout.h): every (tensor index, stage, replica)
+ * a rank of its own, covering 0..n-1, tensor index r mod tp; tp-pp-dp
+ * stage (r / tp) mod pp and replica r / (tp pp), tp-dp-pp replica (r / tp)
+ * mod dp and stage r / (tp dp). */
 static void
 test_layout_order (void)
 {
-  DpsLayout l = { 8, 4, 2 };
-  int n = l.tp * l.pp * l.dp;
-  g_autofree gboolean *seen = g_new0 (gboolean, n);
-  for (int d = 0; d < l.dp; d++)
-    for (int s = 0; s < l.pp; s++)
-      for (int t = 0; t < l.tp; t++) {
-        int r = dps_layout_rank (&l, t, s, d);
-        g_assert_cmpint (r, >=, 0);
-        g_assert_cmpint (r, <, n);
-        g_assert_false (seen[r]);
-        seen[r] = TRUE;
-        g_assert_cmpint (r % l.tp, ==, t);
-        g_assert_cmpint (r / l.tp % l.pp, ==, s);
-        g_assert_cmpint (r / (l.tp * l.pp), ==, d);
-      }
+  for (int o = 0; o < DPS_ORDERS; o++) {
+    DpsLayout l = { 8, 4, 2, (DpsRankOrder) o };
+    int n = l.tp * l.pp * l.dp;
+    g_autofree gboolean *seen = g_new0 (gboolean, n);
+    for (int d = 0; d < l.dp; d++)
+      for (int s = 0; s < l.pp; s++)
+        for (int t = 0; t < l.tp; t++) {
+          int r = dps_layout_rank (&l, t, s, d);
+          g_assert_cmpint (r, >=, 0);
+          g_assert_cmpint (r, <, n);
+          g_assert_false (seen[r]);
+          seen[r] = TRUE;
+          g_assert_cmpint (r % l.tp, ==, t);
+          if (o == DPS_ORDER_TP_PP_DP) {
+            g_assert_cmpint (r / l.tp % l.pp, ==, s);
+            g_assert_cmpint (r / (l.tp * l.pp), ==, d);
+          } else {
+            g_assert_cmpint (r / l.tp % l.dp, ==, d);
+            g_assert_cmpint (r / (l.tp * l.dp), ==, s);
+          }
+        }
+  }
+}
+
+/* Where the groups land.  Megatron's docstring (megatron/core/
+ * parallel_state.py, initialize_model_parallel): 16 GPUs, tp 2, pp 4 (so
+ * dp 2) make data-parallel groups [g0, g2], [g1, g3], ... and pipelines
+ * [g0, g4, g8, g12]: on nodes of 8 a data-parallel group inside one node
+ * (1 node, 2 GPUs), a pipeline over 2 nodes, 2 GPUs on each, crossing
+ * between g4 and g8.  In tp-pp-dp on the same nodes the pipeline [g0, g2,
+ * g4, g6] stays in node 0 and the data-parallel group [g0, g8] spans 2.  A
+ * tensor-parallel group of 16 on nodes of 8: 2 nodes, 8 each. */
+static void
+test_layout_span (void)
+{
+  int nn, per;
+  gboolean cross;
+  DpsLayout meg = { 2, 4, 2, DPS_ORDER_TP_DP_PP }, alt = { 2, 4, 2, DPS_ORDER_TP_PP_DP };
+  g_assert_cmpint (dps_layout_rank (&meg, 0, 0, 1), ==, 2);
+  g_assert_cmpint (dps_layout_rank (&meg, 0, 1, 0), ==, 4);
+  dps_layout_group_span (&meg, DPS_GROUP_DP, 8, &nn, &per, NULL);
+  g_assert_cmpint (nn, ==, 1);
+  g_assert_cmpint (per, ==, 2);
+  dps_layout_group_span (&meg, DPS_GROUP_PP, 8, &nn, &per, &cross);
+  g_assert_cmpint (nn, ==, 2);
+  g_assert_cmpint (per, ==, 2);
+  g_assert_true (cross);
+  dps_layout_group_span (&alt, DPS_GROUP_PP, 8, &nn, &per, &cross);
+  g_assert_cmpint (nn, ==, 1);
+  g_assert_cmpint (per, ==, 4);
+  g_assert_false (cross);
+  dps_layout_group_span (&alt, DPS_GROUP_DP, 8, &nn, &per, NULL);
+  g_assert_cmpint (nn, ==, 2);
+  g_assert_cmpint (per, ==, 1);
+  DpsLayout wide = { 16, 1, 2, DPS_ORDER_TP_DP_PP };
+  dps_layout_group_span (&wide, DPS_GROUP_TP, 8, &nn, &per, NULL);
+  g_assert_cmpint (nn, ==, 2);
+  g_assert_cmpint (per, ==, 8);
+  DpsRankOrder o;
+  g_assert_true (dps_rank_order_parse ("TP-PP-DP", &o) && o == DPS_ORDER_TP_PP_DP);
+  g_assert_false (dps_rank_order_parse ("dp-tp-pp", &o));
 }
 
 int
@@ -456,6 +503,7 @@ main (int argc, char **argv)
   g_test_add_func ("/topo/transports", test_transports);
   g_test_add_func ("/topo/prices", test_prices);
   g_test_add_func ("/topo/layout-order", test_layout_order);
+  g_test_add_func ("/topo/layout-span", test_layout_span);
   g_test_add_func ("/topo/sizes", test_sizes);
   g_test_add_func ("/topo/bisection", test_bisection);
   g_test_add_func ("/topo/bisection-oversubscribed", test_oversubscribed_bisection);

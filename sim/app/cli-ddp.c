@@ -34,6 +34,7 @@ dps_ddp_options (DpsDdpOpts *o, gboolean sweep)
     { "limit-all-gathers", 0, 0, G_OPTION_ARG_INT, &o->limit_all_gathers, "fsdp: units gathered ahead at most (default 2, FSDP's rate limiter; 0 none)", "N" },
     { "tp", 0, 0, G_OPTION_ARG_INT, &o->tp, "Tensor parallel GPUs a group (Megatron's, inside a node; default 1)", "T" },
     { "pp", 0, 0, G_OPTION_ARG_INT, &o->pp, "Pipeline stages (default 1); data parallelism over the rest", "P" },
+    { "rank-order", 0, 0, G_OPTION_ARG_STRING, &o->rank_order, DPS_CLI_RANK_ORDER_HELP, "ORDER" },
     { "vpp", 0, 0, G_OPTION_ARG_INT, &o->vpp, "Virtual stages a pipeline stage holds (interleaved 1F1B; default 1)", "V" },
     { "micro-batches", 0, 0, G_OPTION_ARG_INT, &o->micro_batches, "Pipeline micro-batches a step (default: --grad-accum, at least 4 x --pp)", "M" },
     { "pp-schedule", 0, 0, G_OPTION_ARG_STRING, &o->pp_schedule, "gpipe, 1f1b (default) or interleaved (default with --vpp > 1)", "S" },
@@ -83,7 +84,7 @@ dps_ddp_opts_clear (DpsDdpOpts *o)
   char **strs[] = { &o->model, &o->topology, &o->gpus, &o->batch, &o->bucket_cap, &o->grad_accum,
                     &o->first_bucket, &o->grad_dtype, &o->dtype, &o->optimizer, &o->compress, &o->mode,
                     &o->strategy, &o->precision, &o->fsdp_unit, &o->backward_prefetch, &o->pp_schedule,
-                    &o->algo, &o->proto, &o->format, &o->output, &o->trace, &o->plot, &o->calibration };
+                    &o->rank_order, &o->algo, &o->proto, &o->format, &o->output, &o->trace, &o->plot, &o->calibration };
   for (gsize i = 0; i < G_N_ELEMENTS (strs); i++)
     g_clear_pointer (strs[i], g_free);
 }
@@ -281,6 +282,8 @@ dps_ddp_opts_apply (DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
   c->global_batch = o->global_batch;
   c->tp = o->tp;
   c->pp = o->pp;
+  if (!dps_cli_rank_order (o->rank_order, o->tp > 1 || o->pp > 1, &c->rank_order, error))
+    return FALSE;
   c->vpp = o->vpp;
   c->micro_batches = o->micro_batches;
   c->sequence_parallel = o->sequence_parallel;

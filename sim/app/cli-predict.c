@@ -68,9 +68,10 @@ emit_table (GString *o, const DpsDdpConfig *c, const DpsDdpResult *r)
                             r->batch_per_replica, r->replicas, r->replicas > 1 ? "s" : "", c->grad_accum,
                             c->grad_accum > 1 ? "s" : "", r->global_batch, c->global_batch > 0 ? "strong" : "weak");
   static const char *const schedules[] = { "GPipe", "1F1B", "interleaved 1F1B" };
+  g_autofree char *vstages = r->vpp > 1 ? g_strdup_printf (" (%d virtual stages each)", r->vpp) : g_strdup ("");
   if (r->tp > 1 || r->pp > 1)
-    g_string_append_printf (o, "  layout         tp %d x pp %d x dp %d%s, %s over %d micro-batches%s; %s, %.2f GB sent per step\n\n",
-                            r->tp, r->pp, r->dp, r->vpp > 1 ? g_strdup_printf (" (%d virtual stages each)", r->vpp) : "",
+    g_string_append_printf (o, "  layout         tp %d x pp %d x dp %d%s, ranks %s, %s over %d micro-batches%s; %s, %.2f GB sent per step\n\n",
+                            r->tp, r->pp, r->dp, vstages, dps_rank_order_name (c->rank_order),
                             schedules[r->pp > 1 ? c->pipe_schedule : 0], r->micro_batches,
                             c->sequence_parallel ? ", sequence parallel" : "",
                             r->tp > dps_topo_gpus_per_node (c->topo) ? "tensor parallel ACROSS nodes"
@@ -288,6 +289,17 @@ emit_json (GString *o, const DpsDdpConfig *c, const DpsDdpResult *r)
   json_builder_end_object (b);
   dps_json_str (b, "strategy", dps_strategy_name (r->strategy));
   dps_json_int (b, "shards", r->shards);
+  if (r->tp > 1 || r->pp > 1) {
+    json_builder_set_member_name (b, "layout");
+    json_builder_begin_object (b);
+    dps_json_int (b, "tp", r->tp);
+    dps_json_int (b, "pp", r->pp);
+    dps_json_int (b, "vpp", r->vpp);
+    dps_json_int (b, "dp", r->dp);
+    dps_json_int (b, "micro_batches", r->micro_batches);
+    dps_json_str (b, "rank_order", dps_rank_order_name (c->rank_order));
+    json_builder_end_object (b);
+  }
   json_builder_set_member_name (b, "collectives");
   json_builder_begin_array (b);
   for (int k = 0; k < r->n_comms; k++) {

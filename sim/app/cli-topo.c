@@ -232,7 +232,7 @@ dps_cmd_topo (int argc, char **argv)
   g_autofree char *calibration = NULL;
   int nodes = DPS_UNSET_INT, gpus = DPS_UNSET_INT, tp = DPS_UNSET_INT, pp = DPS_UNSET_INT;
   gboolean list = FALSE, all_links = FALSE;
-  g_autofree char *format_s = NULL;
+  g_autofree char *format_s = NULL, *order_s = NULL;
   GOptionEntry entries[] = {
     { "topology", 't', 0, G_OPTION_ARG_STRING, &topology, "Topology file or shipped name (default dgx-h100)", "NAME|FILE" },
     { "nodes", 0, 0, G_OPTION_ARG_INT, &nodes, "Number of nodes (default 1; was -n)", "N" },
@@ -240,6 +240,7 @@ dps_cmd_topo (int argc, char **argv)
     { "links", 0, 0, G_OPTION_ARG_NONE, &all_links, "List every directed link", NULL },
     { "tp", 0, 0, G_OPTION_ARG_INT, &tp, "With --pp: where a layout's groups land; tensor parallel GPUs a group (default 1)", "T" },
     { "pp", 0, 0, G_OPTION_ARG_INT, &pp, "Pipeline stages (default 1); data parallel over the rest of the GPUs", "P" },
+    { "rank-order", 0, 0, G_OPTION_ARG_STRING, &order_s, DPS_CLI_RANK_ORDER_HELP, "ORDER" },
     { "list", 'l', 0, G_OPTION_ARG_NONE, &list, "List the shipped topologies", NULL },
     { "calibration", 'C', 0, G_OPTION_ARG_FILENAME, &calibration, "Show a profile's fitted network figures beside the topology's", "FILE" },
     { "format", 0, 0, G_OPTION_ARG_STRING, &format_s, "table (default), csv (the link classes) or json (the description and its link classes)", "FMT" },
@@ -261,7 +262,9 @@ dps_cmd_topo (int argc, char **argv)
       || !dps_cli_int_given ("--gpus", &gpus, 0, &error) || !dps_cli_format (format_s, &format, &error))
     return dps_cli_fail ("topo", error);
   gboolean layout = tp != DPS_UNSET_INT || pp != DPS_UNSET_INT;
-  if (!dps_cli_int_given ("--tp", &tp, 1, &error) || !dps_cli_int_given ("--pp", &pp, 1, &error))
+  DpsRankOrder order;
+  if (!dps_cli_int_given ("--tp", &tp, 1, &error) || !dps_cli_int_given ("--pp", &pp, 1, &error)
+      || !dps_cli_rank_order (order_s, layout, &order, &error))
     return dps_cli_fail ("topo", error);
   if (format != DPS_FORMAT_TABLE && (calibration || all_links || list || layout)) {
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--format: %s with a topology's description alone, not with "
@@ -312,7 +315,7 @@ dps_cmd_topo (int argc, char **argv)
                    n);
       return dps_cli_fail ("topo", error);
     }
-    DpsLayout l = { tp, pp, n / (tp * pp) };
+    DpsLayout l = { tp, pp, n / (tp * pp), order };
     g_string_append_c (out, '\n');
     dps_layout_describe (out, &l, dps_topo_spec (t)->gpus_per_node, 4);
   }

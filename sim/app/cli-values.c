@@ -82,6 +82,24 @@ dps_cli_format (const char *text, DpsFormat *out, GError **error)
   return TRUE;
 }
 
+gboolean
+dps_cli_rank_order (const char *text, gboolean with_layout, DpsRankOrder *out, GError **error)
+{
+  *out = DPS_ORDER_TP_DP_PP;
+  if (!text)
+    return TRUE;
+  g_autofree char *q = dps_quote (text);
+  if (!dps_rank_order_parse (text, out)) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--rank-order: '%s' is not tp-dp-pp or tp-pp-dp", q);
+    return FALSE;
+  }
+  if (!with_layout) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--rank-order: only with --tp or --pp above 1");
+    return FALSE;
+  }
+  return TRUE;
+}
+
 /* A flag's comma-separated list, its entries stripped of blanks: a new
  * vector (g_strfreev), or NULL with "FLAG: empty list" or "FLAG: an empty
  * entry in 'TEXT'" (every list flag reads its entries through here, so

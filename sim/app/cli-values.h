@@ -7,6 +7,7 @@
 
 #include <glib.h>
 #include "sim/strategy-kind.h"
+#include "sim/layout.h"
 
 #define DPS_UNSET_INT G_MININT
 
@@ -22,6 +23,11 @@ gboolean  dps_cli_double_given (const char *flag, double *v, double fallback, GE
  * flag's error otherwise. */
 gboolean  dps_cli_strategy (const char *text, DpsStrategy *out, GError **error);
 gboolean  dps_cli_format (const char *text, DpsFormat *out, GError **error);
+/* --rank-order's text (sim/layout.h) into *out, Megatron's where not
+ * given; FALSE with the flag's error for another name, or given without
+ * a layout (with_layout: --tp or --pp given above 1) */
+gboolean  dps_cli_rank_order (const char *text, gboolean with_layout, DpsRankOrder *out, GError **error);
+#define DPS_CLI_RANK_ORDER_HELP "With --tp or --pp: where ranks sit, tp-dp-pp (Megatron's, default) or tp-pp-dp"
 char    **dps_cli_split_list (const char *flag, const char *text, GError **error);
 gboolean  dps_cli_parse_int_list (const char *flag, const char *text, gint64 min, gint64 max,
                                   GArray **out, GError **error);
