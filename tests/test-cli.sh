@@ -469,6 +469,30 @@ if head -1 "$tmp/adv.csv" | grep -q "^rank,kind,.*,step_s,samples_per_s,.*,memor
    && [ "$(grep -c '"rank" :' "$tmp/adv.json")" -eq "$(($(wc -l <"$tmp/adv.csv") - 1))" ]; then ok
 else ko "advise --format csv/json: table $tstep ms, csv $cstep ms: $(head -3 "$tmp/adv.csv")"; fi
 expect 2 "\-\-batch and \-\-global-batch" -- advise --gpus 64 --global-batch 512 --batch 8
+# advise over cluster sizes: GPT-2 at one global batch of 512 on 8 and 64
+# GPUs.  Each size's row is the fastest plan that fits there (the same as
+# advise --gpus N --global-batch 512 finds first); with the batch held,
+# 64 GPUs take 8 samples each where 8 take 64, so the larger is faster
+# and the smaller spends fewer GPU-seconds a sample (its all-reduce is
+# amortised over 8 times the samples): fastest 64, cheapest 8, and the
+# marks follow the numbers (max samples/s, min GPU-seconds a sample).
+"$bin" advise --model gpt2 --gpus 8,64 --global-batch 512 --format json >"$tmp/sizes.json" 2>"$tmp/err"
+"$bin" advise --model gpt2 --gpus 64 --global-batch 512 --format json >"$tmp/one.json" 2>/dev/null
+if python3 -c 'import json, sys
+rows, one = (json.load(open(f)) for f in sys.argv[1:])
+assert [r["gpus"] for r in rows] == [8, 64] and all(r["fits"] for r in rows)
+f = max(rows, key=lambda r: r["samples_per_s"]); c = min(rows, key=lambda r: r["gpu_s_per_sample"])
+assert f["gpus"] == 64 and f["best"] == "fastest" and c["gpus"] == 8 and c["best"] == "cheapest", rows
+for r in rows:
+    assert abs(r["gpu_s_per_sample"] * r["samples_per_s"] - r["gpus"]) < 1e-6 * r["gpus"]
+    assert r["micro_batch"] * r["grad_accum"] == 512 // r["gpus"] * r["tp"] * r["pp"]
+p1 = next(r for r in one if r["kind"] == "plan")
+assert abs(p1["samples_per_s"] - rows[1]["samples_per_s"]) < 1e-9 * p1["samples_per_s"], (p1, rows[1])' \
+   "$tmp/sizes.json" "$tmp/one.json"; then ok
+else ko "advise --gpus 8,64: $(head -c 400 "$tmp/sizes.json") $(cat "$tmp/err")"; fi
+expect 0 "^fastest: 64 GPUs, .* cheapest: 8 GPUs" -- advise --model gpt2 --gpus 8,64 --global-batch 512
+expect 2 "\-\-gpus: a global batch of 16 samples does not split evenly over 12 GPUs" -- advise --gpus 8,12 --global-batch 16
+expect 2 "\-\-nodes: with a list of \-\-gpus" -- advise --gpus 8,16 --nodes 2
 # a price per topology: the file's price_per_gpu_hour_usd prices its own
 # rows (8 GPUs x $3/h x step_s / 3600 per step, per million samples that
 # over 32 samples x 1e6), a topology without one has empty cost fields and

@@ -106,12 +106,11 @@ reasons (GString *o, const Candidate *base, const Candidate *best)
  * *batch the per-replica batch every candidate splits. */
 static gboolean
 setup (DpsDdpOpts *o, int argc, char **argv, DpsDdpConfig *base, DpsModel **model, DpsTopo **topo, gint64 *batch,
-       GError **error)
+       GArray **sizes, DpsProfile **profile, DpsDdpConfig *pristine, GError **error)
 {
   dps_ddp_config_default (base);
   base->mode = DPS_MODE_ANALYTICAL;
   gint64 gpus = 64;
-  g_autoptr (DpsProfile) profile = NULL;
   double b = 4;   /* --batch's default */
   if (argc > 1)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "unknown option: unexpected argument '%s'", argv[1]);
@@ -121,20 +120,45 @@ setup (DpsDdpOpts *o, int argc, char **argv, DpsDdpConfig *base, DpsModel **mode
   else if (o->trace || o->plot)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: only for dpscale predict (advise weighs many plans)",
                  o->trace ? "--trace" : "--plot");
-  else if (o->gpus && (!dps_parse_int (o->gpus, &gpus) || gpus < 1 || gpus > DPS_TOPO_MAX_GPUS))
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--gpus: '%s' is not a GPU count from 1 to %d", o->gpus,
-                 DPS_TOPO_MAX_GPUS);
+  else if (o->gpus && !dps_cli_parse_int_list ("--gpus", o->gpus, 1, DPS_TOPO_MAX_GPUS, sizes, error))
+    ;
+  else if (*sizes && (*sizes)->len > 1 && o->nodes != DPS_UNSET_INT)
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--nodes: with a list of --gpus, give GPU counts only");
   else if (o->batch && !dps_cli_range_parse ("--batch", o->batch, &b, error))
     ;
   else if (dps_ddp_opts_apply (o, base, error)
-           && (!o->calibration || (profile = dps_profile_load (o->calibration, error)))
-           && (*model = dps_ddp_model_load (o, "gpt2-xl", error)))
-    dps_ddp_setup (o->topology, profile, *model, o->nodes != DPS_UNSET_INT ? o->nodes : 0, (int) gpus, base, topo, error);
+           && (!o->calibration || (*profile = dps_profile_load (o->calibration, error)))
+           && (*model = dps_ddp_model_load (o, "gpt2-xl", error))) {
+    if (*sizes)
+      gpus = g_array_index (*sizes, gint64, 0);
+    *pristine = *base;
+    dps_ddp_setup (o->topology, *profile, *model, o->nodes != DPS_UNSET_INT ? o->nodes : 0, (int) gpus, base, topo,
+                   error);
+  }
   if (!*error)
     *batch = (gint64) (base->global_batch > 0 ? b : dps_ddp_default_batch (*model, o->batch != NULL, b, 4));
   /* --global-batch: the batch per GPU the search splits (into micro x
    * accumulation, or a replica's micro-batches), so that every row keeps
    * that global batch and says how */
+  if (!*error && *sizes && (*sizes)->len > 1) {
+    /* several cluster sizes: one global batch for all (given, or --batch
+     * a GPU at the smallest), each size's GPUs splitting it evenly */
+    gint64 least = G_MAXINT64;
+    for (guint i = 0; i < (*sizes)->len; i++)
+      least = MIN (least, g_array_index (*sizes, gint64, i));
+    if (base->global_batch > 0 && o->batch)
+      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--batch and --global-batch: give one (the other follows from --gpus)");
+    else if (base->global_batch <= 0)
+      base->global_batch = (double) *batch * least;
+    for (guint i = 0; !*error && i < (*sizes)->len; i++) {
+      gint64 n = g_array_index (*sizes, gint64, i);
+      if (base->global_batch != floor (base->global_batch / n) * n)
+        g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--gpus: a global batch of %g samples does not split evenly "
+                     "over %" G_GINT64_FORMAT " GPUs (give --global-batch)", base->global_batch, n);
+    }
+    pristine->global_batch = base->global_batch;
+    return *error == NULL;
+  }
   if (!*error && base->global_batch > 0) {
     if (o->batch)
       g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--batch and --global-batch: give one (the other follows from --gpus)");
@@ -487,6 +511,170 @@ report (GString *out, const DpsModel *model, const DpsTopo *topo, const DpsDdpCo
   }
 }
 
+/* The fastest plan that fits at one cluster size. */
+typedef struct {
+  int       gpus;
+  gboolean  found;
+  Candidate best;
+  int       tried, fit;
+} SizeBest;
+
+/* For each GPU count of sizes, the plans at the global batch of base
+ * (each on a topology of that size, from pristine: the options before
+ * one was set up), the fastest that fits kept. */
+static GArray *
+search_sizes (const DpsDdpOpts *o, const DpsDdpConfig *pristine, double global_batch, const DpsProfile *profile,
+              DpsModel *model, const GArray *sizes, GError **error)
+{
+  GArray *out = g_array_new (FALSE, TRUE, sizeof (SizeBest));
+  for (guint i = 0; i < sizes->len; i++) {
+    SizeBest sb = { .gpus = (int) g_array_index (sizes, gint64, i) };
+    DpsDdpConfig c = *pristine;
+    c.global_batch = 0;
+    g_autoptr (DpsTopo) topo = NULL;
+    if (!dps_ddp_setup (o->topology, profile, model, 0, sb.gpus, &c, &topo, error))
+      break;
+    GArray *plans = search_plans (&c, (int) (global_batch / sb.gpus), &sb.tried);
+    sb.fit = (int) plans->len;
+    if (plans->len) {
+      sb.found = TRUE;
+      sb.best = g_array_index (plans, Candidate, 0);
+    }
+    for (guint k = sb.found ? 1 : 0; k < plans->len; k++)
+      dps_ddp_result_clear (&g_array_index (plans, Candidate, k).r);
+    g_array_free (plans, TRUE);
+    g_array_append_val (out, sb);
+  }
+  return out;
+}
+
+/* The fastest and the cheapest (per sample) of the sizes' best plans:
+ * indices into sizes, -1 when none fits. */
+static void
+fastest_cheapest (const GArray *sizes, int *fastest, int *cheapest)
+{
+  *fastest = *cheapest = -1;
+  for (guint i = 0; i < sizes->len; i++) {
+    const SizeBest *sb = &g_array_index (sizes, SizeBest, i);
+    if (!sb->found)
+      continue;
+    if (*fastest < 0 || sb->best.r.samples_per_s > g_array_index (sizes, SizeBest, *fastest).best.r.samples_per_s)
+      *fastest = (int) i;
+    /* per sample: GPU-seconds a sample, price aside (the same for every size of one topology) */
+    double gs = sb->gpus / sb->best.r.samples_per_s;
+    if (*cheapest < 0 || gs < g_array_index (sizes, SizeBest, *cheapest).gpus
+                                   / g_array_index (sizes, SizeBest, *cheapest).best.r.samples_per_s)
+      *cheapest = (int) i;
+  }
+}
+
+/* The sizes' table: each size's fastest plan, the fastest and the
+ * cheapest marked, and what the one costs against the other. */
+static void
+report_sizes (GString *out, DpsFormat format, const DpsModel *model, const DpsDdpConfig *base, double global_batch,
+              const GArray *sizes)
+{
+  int fastest, cheapest;
+  fastest_cheapest (sizes, &fastest, &cheapest);
+  double price = base->price_per_gpu_hour;
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  if (format == DPS_FORMAT_CSV)
+    g_string_append (out, "gpus,best,strategy,tp,pp,vpp,checkpoint,flash_attention,micro_batch,grad_accum,step_s,"
+                          "samples_per_s,samples_per_s_per_gpu,gpu_s_per_sample,usd_per_Msample,memory_GB,"
+                          "plans_fit,plans_simulated\n");
+  else if (format == DPS_FORMAT_JSON)
+    json_builder_begin_array (b);
+  else {
+    g_string_append_printf (out, "dpscale advise: %s on %s at %u cluster sizes, global batch %g held, analytical "
+                            "network model\n\n", model->name, dps_topo_spec (base->topo)->gpu.model, sizes->len,
+                            global_batch);
+    g_string_append_printf (out, "%-9s %6s %-28s %13s %10s %12s %9s %10s %12s %8s\n", "", "gpus", "fastest plan that fits",
+                            "micro x accum", "step_ms", "samples/s", "per_GPU", "GPU_s/ksample", "usd/Msample", "mem_GB");
+  }
+  for (guint i = 0; i < sizes->len; i++) {
+    const SizeBest *sb = &g_array_index (sizes, SizeBest, i);
+    const Candidate *cd = &sb->best;
+    const char *mark = (int) i == fastest && (int) i == cheapest ? "both" : (int) i == fastest ? "fastest"
+                       : (int) i == cheapest ? "cheapest" : "";
+    double per_gpu = sb->found ? cd->r.samples_per_s / sb->gpus : 0, gs = sb->found ? sb->gpus / cd->r.samples_per_s : 0;
+    if (format == DPS_FORMAT_CSV) {
+      g_string_append_printf (out, "%d,%s,", sb->gpus, mark);
+      if (sb->found) {
+        g_string_append_printf (out, "%s,%d,%d,%d,%d,%d,%d,%d,", dps_strategy_name (cd->strategy), MAX (cd->tp, 1),
+                                MAX (cd->pp, 1), MAX (cd->vpp, 1), cd->ckpt, cd->flash, cd->micro, cd->accum);
+        double v[] = { cd->r.step_mean_s, cd->r.samples_per_s, per_gpu, gs };
+        for (gsize k = 0; k < G_N_ELEMENTS (v); k++) {
+          dps_csv_num (out, v[k], TRUE);
+          g_string_append_c (out, ',');
+        }
+        dps_csv_num (out, cd->r.cost_per_msample, price > 0);
+        g_string_append_c (out, ',');
+        dps_csv_num (out, cd->r.memory.total / 1e9, TRUE);
+      } else
+        g_string_append (out, ",,,,,,,,,,,,,");
+      g_string_append_printf (out, ",%d,%d\n", sb->fit, sb->tried);
+      continue;
+    }
+    if (format == DPS_FORMAT_JSON) {
+      json_builder_begin_object (b);
+      dps_json_int (b, "gpus", sb->gpus);
+      dps_json_str (b, "best", mark);
+      dps_json_bool (b, "fits", sb->found);
+      if (sb->found) {
+        dps_json_str (b, "strategy", dps_strategy_name (cd->strategy));
+        dps_json_int (b, "tp", MAX (cd->tp, 1));
+        dps_json_int (b, "pp", MAX (cd->pp, 1));
+        dps_json_int (b, "vpp", MAX (cd->vpp, 1));
+        dps_json_bool (b, "checkpoint", cd->ckpt);
+        dps_json_bool (b, "flash_attention", cd->flash);
+        dps_json_int (b, "micro_batch", cd->micro);
+        dps_json_int (b, "grad_accum", cd->accum);
+        dps_json_num (b, "step_s", cd->r.step_mean_s);
+        dps_json_num (b, "samples_per_s", cd->r.samples_per_s);
+        dps_json_num (b, "samples_per_s_per_gpu", per_gpu);
+        dps_json_num (b, "gpu_s_per_sample", gs);
+        if (price > 0)
+          dps_json_num (b, "usd_per_Msample", cd->r.cost_per_msample);
+        dps_json_num (b, "memory_GB", cd->r.memory.total / 1e9);
+      }
+      dps_json_int (b, "plans_fit", sb->fit);
+      dps_json_int (b, "plans_simulated", sb->tried);
+      json_builder_end_object (b);
+      continue;
+    }
+    if (!sb->found) {
+      g_string_append_printf (out, "%-9s %6d no plan fits (%d simulated)\n", "", sb->gpus, sb->tried);
+      continue;
+    }
+    g_autofree char *name = plan_name (cd), *mk = g_strdup_printf ("%d x %d", cd->micro, cd->accum);
+    g_autofree char *usd = price > 0 ? g_strdup_printf ("%.2f", cd->r.cost_per_msample) : g_strdup ("-");
+    g_string_append_printf (out, "%-9s %6d %-28s %13s %10.2f %12.1f %9.2f %10.2f %12s %8.1f\n", mark, sb->gpus, name,
+                            mk, cd->r.step_mean_s * 1e3, cd->r.samples_per_s, per_gpu, gs * 1e3, usd,
+                            cd->r.memory.total / 1e9);
+  }
+  if (format == DPS_FORMAT_JSON) {
+    json_builder_end_array (b);
+    dps_json_append (out, b);
+    return;
+  }
+  if (format == DPS_FORMAT_CSV)
+    return;
+  if (fastest < 0) {
+    g_string_append (out, "\nno plan fits at any of these sizes: more GPUs, or a device with more memory\n");
+    return;
+  }
+  const SizeBest *f = &g_array_index (sizes, SizeBest, fastest), *c = &g_array_index (sizes, SizeBest, cheapest);
+  double f_gs = f->gpus / f->best.r.samples_per_s, c_gs = c->gpus / c->best.r.samples_per_s;
+  if (fastest == cheapest)
+    g_string_append_printf (out, "\nfastest and cheapest: %d GPUs, the fewest GPU-seconds a sample as well as the "
+                            "most samples a second\n", f->gpus);
+  else
+    g_string_append_printf (out, "\nfastest: %d GPUs, %.2fx the samples/s of the cheapest; cheapest: %d GPUs, whose "
+                            "samples cost %.1f%% less than the fastest's (GPU-seconds a sample%s)\n", f->gpus,
+                            f->best.r.samples_per_s / c->best.r.samples_per_s, c->gpus, 100 * (1 - c_gs / f_gs),
+                            price > 0 ? ", at one price per GPU-hour" : "");
+}
+
 int
 dps_cmd_advise (int argc, char **argv)
 {
@@ -503,16 +691,39 @@ dps_cmd_advise (int argc, char **argv)
   gint64 batch = 4;
   DpsFormat format = DPS_FORMAT_TABLE;
   Candidate def = { .cap_mib = 25, .micro = 4, .accum = 1, .grad = DPS_DTYPE_FP32, .compress = DPS_COMPRESS_NONE };
+  g_autoptr (GArray) sizes = NULL;
+  g_autoptr (DpsProfile) profile = NULL;
+  DpsDdpConfig pristine;
   if (dps_cli_parse ("advise", "For --model on --topology with --gpus (default: GPT-2 XL, 64 H100s), searches the\n"
                      "bucket cap, micro-batch x gradient accumulation at the same global batch (--batch\n"
                      "per replica, default 4), gradient dtype and compression hook; prints the best few\n"
-                     "beside PyTorch's defaults and why, in numbers (analytical network model).\n\n"
+                     "beside PyTorch's defaults and why, in numbers (analytical network model); then the\n"
+                     "parallelism: sharded strategies, tensor x pipeline layouts, checkpointing.\n"
+                     "With a list of --gpus (64,128,256), the fastest plan that fits at each size for one\n"
+                     "global batch, and which size is the fastest and which the cheapest per sample.\n\n"
                      "Example: dpscale advise --model llama3-8b --topology dgx-h100 --gpus 64 --batch 8 "
                      "--price-per-gpu-hour 2.5",
                      entries, &argc, &argv, &error)
-      && setup (&o, argc, argv, &base, &model, &topo, &batch, &error)
+      && setup (&o, argc, argv, &base, &model, &topo, &batch, &sizes, &profile, &pristine, &error)
       && dps_cli_format (o.format, &format, &error)
-      && (def.micro = (int) batch, evaluate (&base, &def, &error))) {
+      && sizes && sizes->len > 1) {
+    dps_progress_begin ("advise");
+    g_autoptr (GArray) best = search_sizes (&o, &pristine, base.global_batch, profile, model, sizes, &error);
+    dps_progress_end ();
+    if (!error) {
+      g_autoptr (GString) out = g_string_new (NULL);
+      report_sizes (out, format, model, &base, base.global_batch, best);
+      dps_cli_emit (o.output, out, &error);
+      int fastest, cheapest;
+      fastest_cheapest (best, &fastest, &cheapest);
+      if (!error && fastest < 0)
+        g_set_error (&error, DPS_ERROR, DPS_ERROR_LIMIT, "no plan fits the %s's memory at any of the sizes",
+                     dps_topo_spec (topo)->gpu.model);
+    }
+    for (guint i = 0; i < best->len; i++)
+      if (g_array_index (best, SizeBest, i).found)
+        dps_ddp_result_clear (&g_array_index (best, SizeBest, i).best.r);
+  } else if (!error && (def.micro = (int) batch, evaluate (&base, &def, &error))) {
     dps_progress_begin ("advise");
     int tried = 0, tried_plans;
     /* DDP's own settings, unless its state alone cannot fit */
