@@ -185,6 +185,13 @@ dps_run_execute (const DpsRunSpec *spec, const DpsModel *model, DpsRunResult *ou
                  spec->shard_group, spec->ranks);
     return FALSE;
   }
+  if (spec->tp > 1 && (spec->ranks % spec->tp || spec->emulate || spec->gpu || spec->strategy != DPS_STRATEGY_DDP
+                       || spec->check_gradient || spec->time_layers)) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "tensor parallel %d: needs ranks it divides (%d), real compute on "
+                 "CPUs and DDP over the groups (not emulation, GPUs, a sharded strategy, the gradient check or "
+                 "--time-layers)", spec->tp, spec->ranks);
+    return FALSE;
+  }
   if ((spec->check_params || spec->save_params) && spec->emulate) {
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "the parameters' check needs real compute, not emulation");
     return FALSE;
@@ -223,6 +230,8 @@ dps_run_execute (const DpsRunSpec *spec, const DpsModel *model, DpsRunResult *ou
   g_ptr_array_add (args, g_strdup_printf ("--strategy=%s", dps_strategy_name (spec->strategy)));
   if (spec->shard_group > 0)
     g_ptr_array_add (args, g_strdup_printf ("--shard-group=%d", spec->shard_group));
+  if (spec->tp > 1)
+    g_ptr_array_add (args, g_strdup_printf ("--tp=%d", spec->tp));
   if (spec->check_params)
     g_ptr_array_add (args, g_strdup ("--check-params"));
   if (spec->time_layers)
@@ -282,6 +291,9 @@ dps_run_execute (const DpsRunSpec *spec, const DpsModel *model, DpsRunResult *ou
   if (!spec->quiet && spec->time_layers)
     fprintf (stderr, "run: timing the layers of %s at batch %d on one %s\n", model->name, spec->batch,
              spec->gpu ? "GPU" : "core");
+  else if (!spec->quiet && spec->tp > 1)
+    fprintf (stderr, "run: %d ranks of %s in tensor-parallel groups of %d, %d steps\n", spec->ranks, model->name,
+             spec->tp, spec->steps);
   else if (!spec->quiet)
     fprintf (stderr, "run: %d replica%s of %s, %d steps%s\n", spec->ranks, spec->ranks > 1 ? "s" : "", model->name,
              spec->steps, spec->emulate ? " (emulated compute)" : "");

@@ -26,6 +26,7 @@ typedef struct {
   const DpsNetEmu *net;           /* emulated nodes to spread the ranks over, or NULL */
   DpsStrategy strategy;           /* ddp (0) unless set */
   int         shard_group;        /* hsdp: ranks a shard group, dividing ranks (0: all) */
+  int         tp;                 /* tensor parallel ranks a group (0 or 1: none): ranks / tp replicas */
   gboolean    check_params;       /* the parameters' norm after the last step (real compute only) */
   const char *save_params;        /* and the parameters to this file (fp32, the model's order), or NULL */
 } DpsRunSpec;

@@ -35,8 +35,22 @@ dps_train_net_new_padded (DpsDev *dev, const DpsModel *m, int batch, guint32 see
     return NULL;
   }
   if (is_gpt2 (m))
-    return dps_gpt2_new (dev, m, batch, seed, pad, error);
+    return dps_gpt2_new (dev, m, batch, seed, pad, 1, 0, error);
   return dps_mlp_new (dev, m, batch, seed, pad, error);
+}
+
+DpsTrainNet *
+dps_train_net_new_tp (DpsDev *dev, const DpsModel *m, int batch, guint32 seed, int pad, int tp, int tp_rank,
+                      GError **error)
+{
+  if (tp == 1)
+    return dps_train_net_new_padded (dev, m, batch, seed, pad, error);
+  if (!is_gpt2 (m)) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--tp: %s is not a GPT-2 stack (tensor parallelism splits "
+                 "attention and MLP blocks)", m->name);
+    return NULL;
+  }
+  return dps_gpt2_new (dev, m, batch, seed, pad, tp, tp_rank, error);
 }
 
 /* A model's tensors belong to the layer they were added after
@@ -85,6 +99,7 @@ dps_train_net_init (DpsTrainNet *n, const DpsTrainNetOps *ops, DpsDev *dev, cons
   n->kind = kind;
   n->n_layers = n_layers;
   n->batch = batch;
+  n->tp = 1;
 }
 
 void

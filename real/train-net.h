@@ -42,6 +42,11 @@ struct DpsTrainNet {
   float   *params, *grads;
   gboolean accumulate;       /* gradient accumulation: backward adds to grads */
   float   *m1, *m2;          /* Adam's moments, made by the first Adam step */
+  /* tensor parallelism (tensor-parallel.h): this rank's index in a group of
+   * tp (1: none), and the group's in-place sum of n floats of dev */
+  int      tp, tp_rank;
+  void   (*tp_allreduce) (float *x, gint64 n, void *data);
+  void    *tp_data;
 };
 
 /* The flat layout of m's parameters: layer after layer, each layer's
@@ -66,6 +71,10 @@ DpsTrainNet  *dps_train_net_new_on (DpsDev *dev, const DpsModel *m, int batch, g
  * counts the padding, whose parameters and gradients are zero */
 DpsTrainNet  *dps_train_net_new_padded (DpsDev *dev, const DpsModel *m, int batch, guint32 seed, int pad,
                                         GError **error);
+/* rank tp_rank's of a tensor-parallel group of tp (a GPT-2 stack, m its
+ * rank's model: dps_tp_shard_model); the caller sets tp_allreduce */
+DpsTrainNet  *dps_train_net_new_tp (DpsDev *dev, const DpsModel *m, int batch, guint32 seed, int pad, int tp,
+                                    int tp_rank, GError **error);
 void     dps_train_net_free (DpsTrainNet *n);
 void     dps_train_net_batch (DpsTrainNet *n, guint32 seed, gint64 sample0);
 void     dps_train_net_forward (DpsTrainNet *n);                   /* every layer */
@@ -108,7 +117,8 @@ double  *dps_train_net_parse_layers (const char *line, int *layers, int *n);
 /* the kinds; each refuses (FALSE from the probe, an error from new) a
  * model whose tensors are not its own */
 DpsTrainNet  *dps_mlp_new (DpsDev *dev, const DpsModel *m, int batch, guint32 seed, int pad, GError **error);
-DpsTrainNet  *dps_gpt2_new (DpsDev *dev, const DpsModel *m, int batch, guint32 seed, int pad, GError **error);
+DpsTrainNet  *dps_gpt2_new (DpsDev *dev, const DpsModel *m, int batch, guint32 seed, int pad, int tp, int tp_rank,
+                            GError **error);
 gboolean      dps_mlp_check (const DpsModel *m, GError **error);
 gboolean      dps_gpt2_check (const DpsModel *m, GError **error);
 /* whether the runner can train m (the reason when not), allocating nothing */

@@ -224,6 +224,8 @@ main (int argc, char **argv)
   DpsWorkerPlan plan;
   GError *error = NULL;
   dps_worker_start (&argc, &argv, FALSE, &rank, &world, &o, &plan);
+  if (plan.tp > 1)
+    dps_worker_fail ("--tp: the GPU runner does not split layers yet (dpscale run --backend cpu does)");
   const DpsShardLayout *lay = plan.layout;
   const DpsStepProgram *prog = plan.program;
 
@@ -306,7 +308,7 @@ main (int argc, char **argv)
       if (lay->count[u] > 0)
         run_op (&plan, &bufs, &(DpsStepOp) { .kind = DPS_STEP_GATHER, .index = u }, cstream);
     check_cuda (cudaStreamSynchronize (cstream), "gathering the parameters");
-    dps_worker_check_params (dev, &o, &plan, bufs.params, rank);
+    dps_worker_check_params (dev, &o, &plan, bufs.params, rank, MPI_COMM_NULL);
   }
   dps_worker_report_waits (rank, &o, wait_req, wait_got);
   events_free (ready, no);

@@ -44,6 +44,7 @@ typedef struct {
   const DpsWorkerPlan *plan;
   const DpsWorkerBuffers *bufs;
   MPI_Comm shard, replicate;   /* the shard group's and the replicate group's communicators */
+  MPI_Comm dp;                 /* the replicas' (the world, but under tensor parallelism) */
   double  *t_start, *t_dur;    /* per op, this step */
   double   step_t0;
 } Comm;
@@ -59,7 +60,7 @@ run_op (const Comm *c, const DpsStepOp *op)
   dps_worker_op_buffers (c->plan, c->bufs, op, &send, &recv, &n);
   switch (op->kind) {
   case DPS_STEP_ALLREDUCE:
-    MPI_Allreduce (MPI_IN_PLACE, recv, (int) n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce (MPI_IN_PLACE, recv, (int) n, MPI_FLOAT, MPI_SUM, c->dp);
     break;
   case DPS_STEP_GATHER:
   case DPS_STEP_GATHER_BACKWARD:
@@ -164,6 +165,14 @@ wait_until (double until)
   wake_lag_s = CLAMP (0.9 * wake_lag_s + 0.1 * late, 0, 1e-3);
 }
 
+/* a tensor-parallel group's sum, from the compute thread (data: its
+ * communicator) */
+static void
+tp_allreduce (float *x, gint64 n, void *data)
+{
+  MPI_Allreduce (MPI_IN_PLACE, x, (int) n, MPI_FLOAT, MPI_SUM, *(MPI_Comm *) data);
+}
+
 static void
 mpi_allreduce (float *grads, gint64 n, void *data)
 {
@@ -247,7 +256,18 @@ main (int argc, char **argv)
   DpsTrainNet *net;
   DpsWorkerBuffers bufs;
   dps_worker_buffers (dev, &o, &plan, &net, &bufs);
-  Comm c = { .plan = &plan, .bufs = &bufs, .shard = MPI_COMM_WORLD, .replicate = MPI_COMM_NULL };
+  Comm c = { .plan = &plan, .bufs = &bufs, .shard = MPI_COMM_WORLD, .replicate = MPI_COMM_NULL, .dp = MPI_COMM_WORLD };
+  /* tensor parallelism: groups of consecutive ranks, the replicas one
+   * rank of each (the same index in their groups) */
+  MPI_Comm tp_comm = MPI_COMM_NULL;
+  if (plan.tp > 1) {
+    MPI_Comm_split (MPI_COMM_WORLD, plan.dp_rank, rank, &tp_comm);
+    MPI_Comm_split (MPI_COMM_WORLD, plan.tp_rank, rank, &c.dp);
+    if (net) {
+      net->tp_allreduce = tp_allreduce;
+      net->tp_data = &tp_comm;
+    }
+  }
   if (lay->strategy == DPS_STRATEGY_HSDP && lay->groups > 1) {
     MPI_Comm_split (MPI_COMM_WORLD, lay->group, rank, &c.shard);
     MPI_Comm_split (MPI_COMM_WORLD, lay->shard_index, rank, &c.replicate);
@@ -269,7 +289,7 @@ main (int argc, char **argv)
     dps_worker_gradcheck (net, &o, &plan, rank, world, mpi_allreduce, NULL);
   dps_worker_poison_params (dev, &o, &plan, &bufs);
 
-  DpsWorkerReplica replica = { dev, &o, &plan, &bufs, net, rank, world };
+  DpsWorkerReplica replica = { dev, &o, &plan, &bufs, net, plan.dp_rank, plan.dp };
   GThread *thread = g_thread_new ("comm", comm_thread, &c);
   double wait_req = 0, wait_got = 0;
   for (int s = 0; s < o.steps; s++) {
@@ -304,13 +324,17 @@ main (int argc, char **argv)
     for (int u = 0; dps_shard_layout_gathers (lay) && u < lay->n_units; u++)
       if (lay->count[u] > 0)
         run_op (&c, &(DpsStepOp) { .kind = DPS_STEP_GATHER, .index = u });
-    dps_worker_check_params (dev, &o, &plan, bufs.params, rank);
+    dps_worker_check_params (dev, &o, &plan, bufs.params, rank, tp_comm);
   }
   dps_worker_report_waits (rank, &o, wait_req, wait_got);
   if (c.shard != MPI_COMM_WORLD)
     MPI_Comm_free (&c.shard);
   if (c.replicate != MPI_COMM_NULL)
     MPI_Comm_free (&c.replicate);
+  if (c.dp != MPI_COMM_WORLD)
+    MPI_Comm_free (&c.dp);
+  if (tp_comm != MPI_COMM_NULL)
+    MPI_Comm_free (&tp_comm);
   MPI_Finalize ();
   dps_worker_buffers_free (dev, net, &bufs);
   g_free (act_s);

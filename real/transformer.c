@@ -11,10 +11,18 @@
  * layer 0's, so its bucket is complete only at the end of backward, as in
  * DDP.  Conv1D weights are in x out (y = x W + b), as GPT-2 stores them.
  *
+ * With tensor parallelism (tensor-parallel.h) the stack is one rank's of
+ * a group: its heads and MLP columns, the row-parallel projections' partial
+ * outputs and the split's input gradients all-reduced over the group
+ * (DpsTrainNet's tp_allreduce), the bias of a row-parallel projection added
+ * by rank 0 alone; its initial parameters are the whole stack's, drawn as
+ * without the split, then sliced.
+ *
  * Synthetic data: each sample is a sequence that follows a fixed rule,
  * token[t+1] = (5 token[t] + 3) mod vocab, from a random first token; the
  * target is the next token.  Learnable, so the loss falls from ln(vocab). */
 #include "real/train-net.h"
+#include "real/tensor-parallel.h"
 #include "real/dev.h"
 #include "sim/base/error.h"
 
@@ -41,7 +49,9 @@ typedef struct {
 
 typedef struct {
   DpsTrainNet  base;
-  int     nb, T, d, H, f, V, P;   /* blocks, sequence, hidden, heads, ffn, vocab, positions */
+  int     nb, T, d, H, f, V, P;   /* blocks, sequence, hidden, heads, ffn, vocab, positions (H and f
+                                   * this rank's under tensor parallelism) */
+  int     da;                     /* attention's width here: H heads of d / (H tp) */
   gint64  wte, wpe, lnf_w, lnf_b; /* offsets in the flat arrays */
   gint64 (*off)[N_BLOCK_TENSORS]; /* per block */
   int    *tokens, *targets;       /* B x T, on the host */
@@ -59,18 +69,19 @@ typedef struct {
 
 static const DpsTrainNetOps gpt2_ops;
 
-/* a block tensor's rows (0: a vector) and elements, for hidden d and MLP f */
+/* a block tensor's rows (0: a vector) and elements, for hidden d,
+ * attention width da and MLP f (this rank's, tensor-parallel.h) */
 static gint64
-block_rows (int k, gint64 d, gint64 f)
+block_rows (int k, gint64 d, gint64 da, gint64 f)
 {
-  const gint64 rows[N_BLOCK_TENSORS] = { 0, 0, d, 0, d, 0, 0, 0, d, 0, f, 0 };
+  const gint64 rows[N_BLOCK_TENSORS] = { 0, 0, d, 0, da, 0, 0, 0, d, 0, f, 0 };
   return rows[k];
 }
 
 static gint64
-block_numel (int k, gint64 d, gint64 f)
+block_numel (int k, gint64 d, gint64 da, gint64 f)
 {
-  const gint64 numel[N_BLOCK_TENSORS] = { d, d, 3 * d * d, 3 * d, d * d, d, d, d, d * f, f, f * d, d };
+  const gint64 numel[N_BLOCK_TENSORS] = { d, d, 3 * d * da, 3 * da, da * d, d, d, d, d * f, f, f * d, d };
   return numel[k];
 }
 
@@ -145,26 +156,30 @@ gpt2_layout (const DpsModel *m, Gpt2 *n, int pad, GError **error)
   n->base.n_params = dps_train_net_layout (m, pad, toff, NULL);
   n->off = g_malloc0_n (MAX (n->nb, 1), sizeof *n->off);
   gint64 d = n->d;
-  gboolean ok = g_str_equal (wpe->name, "wpe.weight") && wpe->cols == d && n->P >= n->T && d % n->H == 0
-                && n->V > 0;
+  gboolean ok = g_str_equal (wpe->name, "wpe.weight") && wpe->cols == d && n->P >= n->T && n->V > 0;
   if (!ok)
     g_set_error (error, DPS_ERROR, DPS_ERROR_UNSUPPORTED, "%s: not a GPT-2 stack the runner can train", m->name);
   n->wte = toff[0];
   n->wpe = toff[1];
-  /* the MLP's width from the first block's c_fc weight (d x f) */
-  for (int t = 0; ok && t < dps_model_n_tensors (m); t++)
+  /* the MLP's width from the first block's c_fc weight (d x f), the
+   * attention's from its c_attn weight (d x 3 da) */
+  for (int t = 0; ok && t < dps_model_n_tensors (m); t++) {
     if (g_str_equal (dps_model_tensor (m, t)->name, "h.0.mlp.c_fc.weight"))
       n->f = (int) dps_model_tensor (m, t)->cols;
-  if (ok && n->f <= 0) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_UNSUPPORTED, "%s: no h.0.mlp.c_fc.weight", m->name);
+    if (g_str_equal (dps_model_tensor (m, t)->name, "h.0.attn.c_attn.weight"))
+      n->da = (int) (dps_model_tensor (m, t)->cols / 3);
+  }
+  if (ok && (n->f <= 0 || n->da <= 0 || n->da % n->H != 0)) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_UNSUPPORTED, "%s: no h.0.mlp.c_fc.weight, or no h.0.attn.c_attn.weight "
+                 "of 3 x heads x head width columns", m->name);
     ok = FALSE;
   }
-  gint64 f = n->f;
+  gint64 f = n->f, da = n->da;
   for (int i = 0; ok && i < n->nb; i++)
     for (int k = 0; ok && k < N_BLOCK_TENSORS; k++) {
       char name[64];
       g_snprintf (name, sizeof name, "h.%d.%s", i, block_tensor[k]);
-      ok = find_tensor (m, toff, name, block_rows (k, d, f), block_numel (k, d, f), &n->off[i][k], error);
+      ok = find_tensor (m, toff, name, block_rows (k, d, da, f), block_numel (k, d, da, f), &n->off[i][k], error);
     }
   ok = ok && find_tensor (m, toff, "ln_f.weight", 0, d, &n->lnf_w, error)
        && find_tensor (m, toff, "ln_f.bias", 0, d, &n->lnf_b, error);
@@ -183,9 +198,10 @@ dps_gpt2_check (const DpsModel *m, GError **error)
 
 /* Builds the stack of a "gpt2" zoo model (gpt2_layout) with GPT-2's
  * initialisation (weights of standard deviation 0.02, zero biases,
- * LayerNorms at identity) from seed. */
+ * LayerNorms at identity) from seed; m is rank tp_rank's of a
+ * tensor-parallel group of tp (dps_tp_shard_model; tp 1: the whole). */
 DpsTrainNet *
-dps_gpt2_new (DpsDev *dev, const DpsModel *m, int batch, guint32 seed, int pad, GError **error)
+dps_gpt2_new (DpsDev *dev, const DpsModel *m, int batch, guint32 seed, int pad, int tp, int tp_rank, GError **error)
 {
   Gpt2 *n = g_new0 (Gpt2, 1);
   DpsTrainNet *base = &n->base;
@@ -195,24 +211,32 @@ dps_gpt2_new (DpsDev *dev, const DpsModel *m, int batch, guint32 seed, int pad, 
     gpt2_free (base);
     return NULL;
   }
-  gint64 d = n->d, f = n->f;
+  base->tp = tp;
+  base->tp_rank = tp_rank;
+  gint64 d = n->d, f = n->f, da = n->da;
 
-  /* the initial parameters, drawn on the host */
+  /* the initial parameters, drawn on the host: the whole stack's weights
+   * in its order, each sliced to this rank's part */
   float *init = g_new0 (float, base->n_params);
+  float *whole = g_new (float, MAX (3 * d * d, d * f * tp));
   GRand *r = g_rand_new_with_seed (seed);
   double a = 0.02 * sqrt (3.0);   /* uniform of standard deviation 0.02 */
   dps_train_net_uniform (init + n->wte, (gint64) n->V * d, a, r);
   dps_train_net_uniform (init + n->wpe, (gint64) n->P * d, a, r);
   for (int i = 0; i < n->nb; i++) {
     for (int k = 0; k < N_BLOCK_TENSORS; k++)
-      if (block_rows (k, d, f))
-        dps_train_net_uniform (init + n->off[i][k], block_numel (k, d, f), a, r);
+      if (block_rows (k, d, da, f)) {
+        gint64 rows = block_rows (k, d, d, f * tp), all = block_numel (k, d, d, f * tp);
+        dps_train_net_uniform (whole, all, a, r);
+        dps_tp_slice (dps_tp_split_of (block_tensor[k]), whole, rows, all / rows, tp, tp_rank, init + n->off[i][k]);
+      }
     for (int j = 0; j < d; j++)
       init[n->off[i][LN1_W] + j] = init[n->off[i][LN2_W] + j] = 1;
   }
   for (int j = 0; j < d; j++)
     init[n->lnf_w + j] = 1;
   g_rand_free (r);
+  g_free (whole);
 
   gsize BT = (gsize) batch * n->T, att = BT * n->H * n->T;
   base->params = FLOATS (base->n_params);
@@ -229,9 +253,9 @@ dps_gpt2_new (DpsDev *dev, const DpsModel *m, int batch, guint32 seed, int pad, 
     b->ln1 = FLOATS (BT * d);
     b->ln1_mean = FLOATS (BT);
     b->ln1_rstd = FLOATS (BT);
-    b->qkv = FLOATS (BT * 3 * d);
+    b->qkv = FLOATS (BT * 3 * da);
     b->att = FLOATS (att);
-    b->atty = FLOATS (BT * d);
+    b->atty = FLOATS (BT * da);
     b->x2 = FLOATS (BT * d);
     b->ln2 = FLOATS (BT * d);
     b->ln2_mean = FLOATS (BT);
@@ -247,7 +271,7 @@ dps_gpt2_new (DpsDev *dev, const DpsModel *m, int batch, guint32 seed, int pad, 
   n->loss = FLOATS (BT);
   n->dres = FLOATS (BT * d);
   n->dtmp = FLOATS (BT * MAX (d, f));
-  n->dqkv = FLOATS (BT * 3 * d);
+  n->dqkv = FLOATS (BT * 3 * da);
   n->dfc = FLOATS (BT * f);
   n->datt = FLOATS (att);
   if (n->oom) {
@@ -305,6 +329,28 @@ linear_back (DpsDev *dev, float *dx, float *dw, float *db, const float *dy, cons
     dev->gemm (dev, FALSE, TRUE, (int) rows, in, out, 1.0f, dy, out, w, out, 0.0f, dx, in);
 }
 
+/* A partial sum of the tensor-parallel group (rows x cols of x), summed
+ * over it in place; nothing without tensor parallelism. */
+static void
+tp_sum (Gpt2 *n, float *x, long count)
+{
+  if (n->base.tp > 1)
+    n->base.tp_allreduce (x, count, n->base.tp_data);
+}
+
+/* y = x W + b of a row-parallel projection: this rank's rows of W, its
+ * partial sums over the group, the bias added once (by rank 0) */
+static void
+linear_rows (Gpt2 *n, float *y, const float *x, const float *w, const float *b, long rows, int in, int out)
+{
+  DpsDev *dev = n->base.dev;
+  if (n->base.tp_rank == 0)
+    linear (dev, y, x, w, b, rows, in, out);
+  else
+    dev->gemm (dev, FALSE, FALSE, (int) rows, out, in, 1.0f, x, in, w, out, 0.0f, y, out);
+  tp_sum (n, y, rows * out);
+}
+
 static void
 block_forward (Gpt2 *n, int i)
 {
@@ -312,30 +358,30 @@ block_forward (Gpt2 *n, int i)
   Block *b = &n->blk[i];
   const float *p = n->base.params;
   const gint64 *o = n->off[i];
-  int T = n->T, d = n->d, H = n->H, hd = d / H, f = n->f;
+  int T = n->T, d = n->d, da = n->da, H = n->H, hd = da / H, f = n->f;
   long BT = (long) n->base.batch * T, TT = (long) T * T;
   float scale = (float) (1 / sqrt (hd));
   dev->layernorm (dev, b->ln1, b->ln1_mean, b->ln1_rstd, b->x, p + o[LN1_W], p + o[LN1_B], BT, d);
-  linear (dev, b->qkv, b->ln1, p + o[ATTN_W], p + o[ATTN_B], BT, d, 3 * d);
+  linear (dev, b->qkv, b->ln1, p + o[ATTN_W], p + o[ATTN_B], BT, d, 3 * da);
   /* per sample, the heads as a batch: S = scale Q K^T, A = causal softmax(S), Y = A V */
   for (int s = 0; s < n->base.batch; s++) {
-    const float *q = b->qkv + (long) s * T * 3 * d;
-    dev->gemm_batched (dev, FALSE, TRUE, T, T, hd, scale, q, 3 * d, hd, q + d, 3 * d, hd, 0.0f,
+    const float *q = b->qkv + (long) s * T * 3 * da;
+    dev->gemm_batched (dev, FALSE, TRUE, T, T, hd, scale, q, 3 * da, hd, q + da, 3 * da, hd, 0.0f,
                        b->att + s * H * TT, T, TT, H);
   }
   dev->softmax_causal (dev, b->att, BT * H, T);
   for (int s = 0; s < n->base.batch; s++) {
-    const float *v = b->qkv + (long) s * T * 3 * d + 2 * d;
-    dev->gemm_batched (dev, FALSE, FALSE, T, hd, T, 1.0f, b->att + s * H * TT, T, TT, v, 3 * d, hd, 0.0f,
-                       b->atty + (long) s * T * d, d, hd, H);
+    const float *v = b->qkv + (long) s * T * 3 * da + 2 * da;
+    dev->gemm_batched (dev, FALSE, FALSE, T, hd, T, 1.0f, b->att + s * H * TT, T, TT, v, 3 * da, hd, 0.0f,
+                       b->atty + (long) s * T * da, da, hd, H);
   }
-  linear (dev, b->x2, b->atty, p + o[PROJ_W], p + o[PROJ_B], BT, d, d);
+  linear_rows (n, b->x2, b->atty, p + o[PROJ_W], p + o[PROJ_B], BT, da, d);
   dev->axpy (dev, BT * d, 1.0f, b->x, b->x2);
   dev->layernorm (dev, b->ln2, b->ln2_mean, b->ln2_rstd, b->x2, p + o[LN2_W], p + o[LN2_B], BT, d);
   linear (dev, b->fch, b->ln2, p + o[FC_W], p + o[FC_B], BT, d, f);
   dev->gelu (dev, b->fcg, b->fch, BT * f);
   float *y = stream (n, i + 1);
-  linear (dev, y, b->fcg, p + o[FCP_W], p + o[FCP_B], BT, f, d);
+  linear_rows (n, y, b->fcg, p + o[FCP_W], p + o[FCP_B], BT, f, d);
   dev->axpy (dev, BT * d, 1.0f, b->x2, y);
 }
 
@@ -349,13 +395,14 @@ block_backward (Gpt2 *n, int i)
   float *g = n->base.grads;
   const gint64 *o = n->off[i];
   gboolean acc = n->base.accumulate;
-  int T = n->T, d = n->d, H = n->H, hd = d / H, f = n->f;
+  int T = n->T, d = n->d, da = n->da, H = n->H, hd = da / H, f = n->f;
   long BT = (long) n->base.batch * T, TT = (long) T * T;
   float scale = (float) (1 / sqrt (hd));
   /* the MLP: y = x2 + proj(gelu(fc(ln2(x2)))) */
   linear_back (dev, n->dfc, g + o[FCP_W], g + o[FCP_B], n->dres, b->fcg, p + o[FCP_W], BT, f, d, acc);
   dev->gelu_back (dev, n->dfc, b->fch, BT * f);
   linear_back (dev, n->dtmp, g + o[FC_W], g + o[FC_B], n->dfc, b->ln2, p + o[FC_W], BT, d, f, acc);
+  tp_sum (n, n->dtmp, BT * d);
   if (!acc) {
     dev->zero (dev, g + o[LN2_W], sizeof (float) * d);
     dev->zero (dev, g + o[LN2_B], sizeof (float) * d);
@@ -363,27 +410,28 @@ block_backward (Gpt2 *n, int i)
   dev->layernorm_back (dev, n->dres, g + o[LN2_W], g + o[LN2_B], n->dtmp, b->x2, b->ln2_mean, b->ln2_rstd,
                        p + o[LN2_W], BT, d);
   /* attention: x2 = x + proj(attn(qkv(ln1(x)))); dres is now d x2 */
-  linear_back (dev, n->dtmp, g + o[PROJ_W], g + o[PROJ_B], n->dres, b->atty, p + o[PROJ_W], BT, d, d, acc);
+  linear_back (dev, n->dtmp, g + o[PROJ_W], g + o[PROJ_B], n->dres, b->atty, p + o[PROJ_W], BT, da, d, acc);
   /* dV = A^T dY, dA = dY V^T per sample and head */
   for (int s = 0; s < n->base.batch; s++) {
-    long row0 = (long) s * T * 3 * d;
-    const float *dy = n->dtmp + (long) s * T * d;
-    dev->gemm_batched (dev, TRUE, FALSE, T, hd, T, 1.0f, b->att + s * H * TT, T, TT, dy, d, hd, 0.0f,
-                       n->dqkv + row0 + 2 * d, 3 * d, hd, H);
-    dev->gemm_batched (dev, FALSE, TRUE, T, T, hd, 1.0f, dy, d, hd, b->qkv + row0 + 2 * d, 3 * d, hd, 0.0f,
+    long row0 = (long) s * T * 3 * da;
+    const float *dy = n->dtmp + (long) s * T * da;
+    dev->gemm_batched (dev, TRUE, FALSE, T, hd, T, 1.0f, b->att + s * H * TT, T, TT, dy, da, hd, 0.0f,
+                       n->dqkv + row0 + 2 * da, 3 * da, hd, H);
+    dev->gemm_batched (dev, FALSE, TRUE, T, T, hd, 1.0f, dy, da, hd, b->qkv + row0 + 2 * da, 3 * da, hd, 0.0f,
                        n->datt + s * H * TT, T, TT, H);
   }
   dev->softmax_causal_back (dev, n->datt, b->att, BT * H, T);
   /* S = scale Q K^T: dQ = scale dS K, dK = scale dS^T Q */
   for (int s = 0; s < n->base.batch; s++) {
-    long row0 = (long) s * T * 3 * d;
+    long row0 = (long) s * T * 3 * da;
     const float *q = b->qkv + row0;
-    dev->gemm_batched (dev, FALSE, FALSE, T, hd, T, scale, n->datt + s * H * TT, T, TT, q + d, 3 * d, hd, 0.0f,
-                       n->dqkv + row0, 3 * d, hd, H);
-    dev->gemm_batched (dev, TRUE, FALSE, T, hd, T, scale, n->datt + s * H * TT, T, TT, q, 3 * d, hd, 0.0f,
-                       n->dqkv + row0 + d, 3 * d, hd, H);
+    dev->gemm_batched (dev, FALSE, FALSE, T, hd, T, scale, n->datt + s * H * TT, T, TT, q + da, 3 * da, hd, 0.0f,
+                       n->dqkv + row0, 3 * da, hd, H);
+    dev->gemm_batched (dev, TRUE, FALSE, T, hd, T, scale, n->datt + s * H * TT, T, TT, q, 3 * da, hd, 0.0f,
+                       n->dqkv + row0 + da, 3 * da, hd, H);
   }
-  linear_back (dev, n->dtmp, g + o[ATTN_W], g + o[ATTN_B], n->dqkv, b->ln1, p + o[ATTN_W], BT, d, 3 * d, acc);
+  linear_back (dev, n->dtmp, g + o[ATTN_W], g + o[ATTN_B], n->dqkv, b->ln1, p + o[ATTN_W], BT, d, 3 * da, acc);
+  tp_sum (n, n->dtmp, BT * d);
   if (!acc) {
     dev->zero (dev, g + o[LN1_W], sizeof (float) * d);
     dev->zero (dev, g + o[LN1_B], sizeof (float) * d);

@@ -1,5 +1,6 @@
 /* worker.c — see worker.h. */
 #include "real/worker.h"
+#include "real/tensor-parallel.h"
 #include "sim/base/error.h"
 
 #include <math.h>
@@ -49,7 +50,7 @@ parse_times (const char *s, int want)
 static void
 parse (int *argc, char ***argv, DpsWorkerOpts *o)
 {
-  *o = (DpsWorkerOpts) { .batch = 32, .steps = 10, .seed = 1, .accum = 1, .cap_mb = 25, .first_mb = 1 };
+  *o = (DpsWorkerOpts) { .batch = 32, .steps = 10, .seed = 1, .accum = 1, .cap_mb = 25, .first_mb = 1, .tp = 1 };
   GOptionEntry entries[] = {
     { "model", 0, 0, G_OPTION_ARG_STRING, &o->model_name, "model", NULL },
     { "batch", 0, 0, G_OPTION_ARG_INT, &o->batch, "per-replica batch", NULL },
@@ -70,6 +71,7 @@ parse (int *argc, char ***argv, DpsWorkerOpts *o)
     { "time-layers", 0, 0, G_OPTION_ARG_NONE, &o->time_layers, "only time the model's layers on this device", NULL },
     { "strategy", 0, 0, G_OPTION_ARG_STRING, &o->strategy_name, "ddp, zero1, zero2, fsdp or hsdp", NULL },
     { "shard-group", 0, 0, G_OPTION_ARG_INT, &o->shard_group, "hsdp: ranks a shard group", NULL },
+    { "tp", 0, 0, G_OPTION_ARG_INT, &o->tp, "tensor parallel ranks a group (consecutive ranks)", NULL },
     { "check-params", 0, 0, G_OPTION_ARG_NONE, &o->check_params, "print the parameters' norm after the last step",
       NULL },
     { "save-params", 0, 0, G_OPTION_ARG_FILENAME, &o->save_params, "and write them to this file", NULL },
@@ -81,8 +83,10 @@ parse (int *argc, char ***argv, DpsWorkerOpts *o)
   if (!g_option_context_parse (ctx, argc, argv, &error))
     dps_worker_fail (error->message);
   g_option_context_free (ctx);
-  if (o->batch < 1 || o->steps < 1 || o->accum < 1)
-    dps_worker_fail ("--batch, --steps and --grad-accum must be at least 1");
+  if (o->batch < 1 || o->steps < 1 || o->accum < 1 || o->tp < 1)
+    dps_worker_fail ("--batch, --steps, --grad-accum and --tp must be at least 1");
+  if (o->tp > 1 && (o->emulate || o->check || o->time_layers))
+    dps_worker_fail ("--tp: not with --emulate, --check-gradient or --time-layers");
   if (!o->strategy_name)
     o->strategy = DPS_STRATEGY_DDP;
   else if (!dps_strategy_parse (o->strategy_name, &o->strategy))
@@ -105,8 +109,25 @@ plan (const DpsWorkerOpts *o, int rank, int world, DpsWorkerPlan *p)
   p->model = dps_model_load (o->model_name ? o->model_name : "mlp", &error);
   if (!p->model)
     dps_worker_fail (error->message);
+  /* tensor parallelism: groups of tp consecutive ranks, each rank its part
+   * of the model; data parallelism over the groups */
+  p->tp = o->tp;
+  p->tp_rank = rank % o->tp;
+  p->dp = world / o->tp;
+  p->dp_rank = rank / o->tp;
+  if (world % o->tp)
+    dps_worker_fail ("--tp must divide the ranks");
+  if (o->tp > 1) {
+    if (o->strategy != DPS_STRATEGY_DDP)
+      dps_worker_fail ("--tp: the data parallelism is ddp");
+    p->full = p->model;
+    if (!(p->model = dps_tp_shard_model (p->full, o->tp, &error)))
+      dps_worker_fail (error->message);
+  }
   DpsModel *m = p->model;
   int L = dps_model_n_layers (m);
+  world = p->dp;
+  rank = p->dp_rank;
   int shards = o->strategy == DPS_STRATEGY_HSDP ? (o->shard_group > 0 ? o->shard_group : world) : world;
   if (world % shards)
     dps_worker_fail ("--shard-group must divide the replicas");
@@ -135,8 +156,15 @@ void
 dps_worker_start (int *argc, char ***argv, gboolean threads, int *rank, int *world, DpsWorkerOpts *o,
                   DpsWorkerPlan *p)
 {
-  int provided;
-  MPI_Init_thread (argc, argv, threads ? MPI_THREAD_SERIALIZED : MPI_THREAD_SINGLE, &provided);
+  /* tensor parallelism's all-reduces come from the compute thread while
+   * the communication thread runs the data-parallel ones: both call MPI */
+  gboolean tp = FALSE;
+  for (int i = 1; i < *argc; i++)
+    tp |= g_str_has_prefix ((*argv)[i], "--tp=") && !g_str_equal ((*argv)[i], "--tp=1");
+  int provided, want = !threads ? MPI_THREAD_SINGLE : tp ? MPI_THREAD_MULTIPLE : MPI_THREAD_SERIALIZED;
+  MPI_Init_thread (argc, argv, want, &provided);
+  if (provided < want)
+    dps_worker_fail ("--tp: this MPI library does not let two threads call it at once (MPI_THREAD_MULTIPLE)");
   MPI_Comm_rank (MPI_COMM_WORLD, rank);
   MPI_Comm_size (MPI_COMM_WORLD, world);
   MPI_Comm node;
@@ -161,6 +189,7 @@ dps_worker_finish (DpsWorkerOpts *o, DpsWorkerPlan *p)
   g_clear_pointer (&p->layout, dps_shard_layout_free);
   g_clear_pointer (&p->buckets, dps_buckets_free);
   g_clear_pointer (&p->model, dps_model_free);
+  g_clear_pointer (&p->full, dps_model_free);
   g_clear_pointer (&p->start, g_free);
   g_clear_pointer (&p->count, g_free);
   g_clear_pointer (&p->fwd_s, g_free);
@@ -219,7 +248,7 @@ dps_worker_buffers (DpsDev *dev, const DpsWorkerOpts *o, const DpsWorkerPlan *p,
       b->pshard = alloc_or_fail (dev, shard, "the parameter shard");
     return;
   } else {
-    *net = dps_train_net_new_padded (dev, p->model, o->batch, (guint32) o->seed, l->shards, &error);
+    *net = dps_train_net_new_tp (dev, p->model, o->batch, (guint32) o->seed, l->shards, p->tp, p->tp_rank, &error);
     if (!*net)
       dps_worker_fail (error->message);
     g_assert ((*net)->n_params == l->total);
@@ -431,9 +460,10 @@ dps_worker_step_times (const DpsWorkerPlan *p, const double *act_s, double loss,
 }
 
 void
-dps_worker_check_params (DpsDev *dev, const DpsWorkerOpts *o, const DpsWorkerPlan *p, const float *params, int rank)
+dps_worker_check_params (DpsDev *dev, const DpsWorkerOpts *o, const DpsWorkerPlan *p, const float *params, int rank,
+                         MPI_Comm tp_comm)
 {
-  if (rank != 0 || !o->check_params)
+  if (!o->check_params || (rank != 0 && p->tp == 1))
     return;
   const DpsShardLayout *l = p->layout;
   float *all = g_new (float, MAX (l->total, 1)), *model = g_new (float, MAX (p->model->n_params, 1));
@@ -442,6 +472,26 @@ dps_worker_check_params (DpsDev *dev, const DpsWorkerOpts *o, const DpsWorkerPla
   for (int u = 0; u < l->n_units; u++) {
     memcpy (model + n, all + l->off[u], sizeof (float) * (gsize) l->count[u]);
     n += l->count[u];
+  }
+  if (p->tp > 1) {
+    /* the whole model from the parts of rank 0's tensor-parallel group
+     * (every group gathers to its first rank; only rank 0 reads) */
+    float *parts = p->tp_rank == 0 ? g_new (float, (gsize) n * p->tp) : NULL;
+    MPI_Gather (model, (int) n, MPI_FLOAT, parts, (int) n, MPI_FLOAT, 0, tp_comm);
+    g_free (model);
+    if (rank != 0) {
+      g_free (parts);
+      g_free (all);
+      return;
+    }
+    const float **part = g_new (const float *, p->tp);
+    for (int r = 0; r < p->tp; r++)
+      part[r] = parts + (gsize) r * n;
+    n = p->full->n_params;
+    model = g_new (float, MAX (n, 1));
+    dps_tp_unshard (p->full, p->model, p->tp, part, model);
+    g_free (part);
+    g_free (parts);
   }
   double l2 = 0, sum = 0;
   for (gint64 i = 0; i < n; i++) {
@@ -547,7 +597,9 @@ dps_worker_report (int rank, int world, int s, const double mine[9], guint64 has
     const double *x = all + 9 * r;
     printf ("step %d %d %.9g %.9g %.9g %.9g %.9g %.9g %.9g %.9g %.9g\n", s, r, x[0], x[1], x[2], x[3], x[4], x[5],
             x[6], x[7], x[8]);
-    int peer = dps_shard_layout_peer (p->layout, r);
+    /* the replica whose parameters must equal r's: the layout's peer, at
+     * the same index of its tensor-parallel group */
+    int peer = dps_shard_layout_peer (p->layout, r / p->tp) * p->tp + r % p->tp;
     if (hs[r] != hs[peer]) {
       char msg[160];
       g_snprintf (msg, sizeof msg, "replica %d's parameters differ from replica %d's after step %d", r, peer, s);

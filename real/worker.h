@@ -39,6 +39,7 @@ typedef struct {
   char    *model_name, *optimizer, *fwd_s, *bwd_s, *strategy_name, *save_params;
   int      batch, steps, seed, accum;
   int      shard_group;          /* HSDP: ranks a shard group (0: all) */
+  int      tp;                   /* tensor parallel ranks a group (1: none; consecutive ranks, Megatron's order) */
   double   cap_mb, first_mb, lr, opt_ms;
   gboolean emulate, check, time_layers, check_params;
   gboolean adam;
@@ -46,7 +47,10 @@ typedef struct {
 } DpsWorkerOpts;
 
 typedef struct {
-  DpsModel   *model;
+  DpsModel   *model;             /* what this rank trains: under tensor parallelism its rank's part */
+  DpsModel   *full;              /* the whole model (tensor parallelism), else NULL */
+  int         tp, tp_rank;       /* this rank's tensor-parallel group size and index in it */
+  int         dp, dp_rank;       /* the replicas (world / tp) and this rank's */
   DpsBuckets *buckets;
   int         n_buckets;
   gint64     *start, *count;     /* per bucket: first element in the flat gradients, elements (padding
@@ -138,10 +142,12 @@ guint64  dps_worker_hash (DpsDev *dev, const DpsWorkerPlan *p, const DpsWorkerBu
  * in backward and after the optimizer */
 void     dps_worker_step_times (const DpsWorkerPlan *p, const double *act_s, double loss, double mine[9]);
 /* --check-params on rank 0, whose flat parameters on dev hold the whole
- * model (gathered): prints "# params" and, with --save-params, writes them
- * (fp32, native byte order, the model's order without padding) */
+ * model (gathered; under tensor parallelism its rank's part, the others'
+ * gathered over tp_comm, which every rank joins): prints "# params" and,
+ * with --save-params, writes them (fp32, native byte order, the whole
+ * model's order without padding) */
 void     dps_worker_check_params (DpsDev *dev, const DpsWorkerOpts *o, const DpsWorkerPlan *p, const float *params,
-                                  int rank);
+                                  int rank, MPI_Comm tp_comm);
 
 /* --time-layers: rank 0 times the model's layers on dev
  * (dps_train_net_layer_times_on, at least min_time_s) and prints the

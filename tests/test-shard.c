@@ -4,6 +4,7 @@
 #include "real/shard-layout.h"
 #include "real/step-program.h"
 #include "real/train-net.h"
+#include "real/tensor-parallel.h"
 #include "sim/model-gen.h"
 
 #include <string.h>
@@ -352,6 +353,53 @@ test_coll_names (void)
   g_assert_false (dps_step_coll_parse ("all-to-all", &x));
 }
 
+/* Tensor parallelism's split of the tiny GPT-2 stack (2 heads, MLP 32)
+ * over 2 ranks (real/tensor-parallel.h): a block's c_attn 16 x 24 + 24,
+ * c_proj 8 x 16 + 16 (its bias whole), c_fc 16 x 16 + 16, c_proj 16 x 16
+ * + 16, LayerNorms whole: 2 x 16 + 384 + 24 + 128 + 16 + 2 x 16 + 256 +
+ * 16 + 256 + 16 = 1160 a rank; the embeddings (304) and ln_f (32) whole:
+ * 304 + 2 x 1160 + 32 = 2656 a rank, one head each.  Sliced tensor by
+ * tensor and put back (dps_tp_unshard), any whole model comes back exactly;
+ * rank 1's q columns of c_attn are the whole's columns 8-15, its k
+ * columns 24-31.  A split the group does not divide is refused. */
+static void
+test_tp_split (void)
+{
+  g_autoptr (DpsModel) m = tiny_gpt2 ();
+  g_autoptr (GError) e = NULL;
+  g_autoptr (DpsModel) part = dps_tp_shard_model (m, 2, &e);
+  g_assert_no_error (e);
+  g_assert_cmpint (part->n_params, ==, 2656);
+  g_assert_cmpint (part->heads, ==, 1);
+  g_assert_cmpint (dps_model_n_tensors (part), ==, dps_model_n_tensors (m));
+  int T = dps_model_n_tensors (m);
+  g_autofree gint64 *foff = g_new (gint64, T), *poff = g_new (gint64, T);
+  dps_train_net_layout (m, 1, foff, NULL);
+  dps_train_net_layout (part, 1, poff, NULL);
+  g_autofree float *whole = g_new (float, m->n_params), *back = g_new0 (float, m->n_params);
+  g_autofree float *p0 = g_new (float, part->n_params), *p1 = g_new (float, part->n_params);
+  for (gint64 i = 0; i < m->n_params; i++)
+    whole[i] = (float) i;
+  float *parts[] = { p0, p1 };
+  for (int t = 0; t < T; t++) {
+    const DpsTensor *x = dps_model_tensor (m, t);
+    gint64 rows = x->rows > 0 ? x->rows : 1, cols = x->rows > 0 ? x->cols : x->numel;
+    for (int r = 0; r < 2; r++)
+      dps_tp_slice (dps_tp_split_of (x->name), whole + foff[t], rows, cols, 2, r, parts[r] + poff[t]);
+  }
+  dps_tp_unshard (m, part, 2, (const float *const *) parts, back);
+  g_assert_cmpmem (back, sizeof (float) * m->n_params, whole, sizeof (float) * m->n_params);
+  for (int t = 0; t < T; t++)
+    if (g_str_equal (dps_model_tensor (m, t)->name, "h.0.attn.c_attn.weight")) {
+      /* row 0 of rank 1's part: q columns 8-15, then k's 24-31 */
+      g_assert_cmpfloat (p1[poff[t]], ==, whole[foff[t] + 8]);
+      g_assert_cmpfloat (p1[poff[t] + 8], ==, whole[foff[t] + 24]);
+    }
+  g_autoptr (DpsModel) three = dps_tp_shard_model (m, 3, &e);
+  g_assert_null (three);
+  g_assert_nonnull (strstr (e->message, "3 does not divide tiny's 2 attention heads"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -363,5 +411,6 @@ main (int argc, char **argv)
   g_test_add_func ("/shard/program/tied-embedding-hsdp", test_program_tied);
   g_test_add_func ("/shard/program/ddp-zero", test_program_ddp_zero);
   g_test_add_func ("/shard/coll-names", test_coll_names);
+  g_test_add_func ("/shard/tp-split", test_tp_split);
   return g_test_run ();
 }

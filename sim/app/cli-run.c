@@ -10,6 +10,7 @@
 #include "sim/app/cli.h"
 #include "sim/app/cli-ddp.h"
 #include "real/run.h"
+#include "real/tensor-parallel.h"
 #include "sim/base/json-util.h"
 #include "sim/base/error.h"
 #include "sim/base/file.h"
@@ -96,7 +97,7 @@ time_layers_only (DpsRunSpec *spec, const DpsModel *model, DpsFormat format)
 typedef struct {
   char    *model_s, *optimizer, *format_s, *output, *trace, *calibration, *topology, *backend, *strategy_s,
           *save_params;
-  int      ranks, steps, warmup, batch, seed, nodes, accum, shard_group;
+  int      ranks, steps, warmup, batch, seed, nodes, accum, shard_group, tp;
   double   cap, first, lr, timeout, link_gbps;
   gboolean emulate, check, time_layers, gpu, check_params, yes;
   DpsFormat format;
@@ -120,6 +121,7 @@ check_opts (Opts *o, GError **error)
   if (!dps_cli_int_given ("--steps", &o->steps, 20, error) || !dps_cli_int_given ("--warmup", &o->warmup, 3, error)
       || !dps_cli_int_given ("--batch", &o->batch, 32, error) || !dps_cli_int_given ("--seed", &o->seed, 1, error)
       || !dps_cli_int_given ("--grad-accum", &o->accum, 1, error) || !dps_cli_int_given ("--nodes", &o->nodes, 0, error)
+      || !dps_cli_int_given ("--tp", &o->tp, 1, error)
       || !dps_cli_double_given ("--bucket-cap-mb", &o->cap, 25, error)
       || !dps_cli_double_given ("--first-bucket-mb", &o->first, 1, error)
       || !dps_cli_double_given ("--lr", &o->lr, 0, error) || !dps_cli_double_given ("--timeout", &o->timeout, 600, error)
@@ -153,6 +155,14 @@ check_opts (Opts *o, GError **error)
   else if (o->shard_group != DPS_UNSET_INT && (o->shard_group < 1 || o->ranks % o->shard_group))
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--shard-group: %d ranks a group does not divide %d replicas "
                  "(--gpus)", o->shard_group, o->ranks);
+  else if (o->tp > 1 && o->ranks % o->tp)
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--tp: %d ranks a group do not divide --gpus %d", o->tp, o->ranks);
+  else if (o->tp > 1 && (o->emulate || o->gpu || o->check || o->time_layers))
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--tp: real compute on CPUs only (not with --emulate, --backend "
+                 "gpu, --check-gradient or --time-layers)");
+  else if (o->tp > 1 && o->strategy != DPS_STRATEGY_DDP)
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--tp: the data parallelism over the groups is ddp, not %s",
+                 dps_strategy_name (o->strategy));
   else if ((o->check_params || o->save_params) && o->emulate)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--check-params/--save-params: need real compute, not --emulate");
   else if (o->time_layers && (o->emulate || o->nodes > 0 || o->check || o->trace || o->output || o->check_params
@@ -204,7 +214,7 @@ summarize (const Opts *o, const DpsRunResult *out, Summary *s)
   s->xfwd = dps_run_quantile (out, w, DPS_RUN_EXPOSED_FORWARD, 0.5);
   s->xbwd = dps_run_quantile (out, w, DPS_RUN_EXPOSED_BACKWARD, 0.5);
   s->xpost = dps_run_quantile (out, w, DPS_RUN_EXPOSED_AFTER_OPTIMIZER, 0.5);
-  s->samples_per_s = s->med > 0 ? (double) o->batch * o->accum * o->ranks / s->med : 0;
+  s->samples_per_s = s->med > 0 ? (double) o->batch * o->accum * (o->ranks / o->tp) / s->med : 0;
 }
 
 static void
@@ -213,7 +223,9 @@ report_json (const Opts *o, const DpsModel *model, const DpsRunResult *out, cons
   g_autoptr (JsonBuilder) jb = json_builder_new ();
   json_builder_begin_object (jb);
   dps_json_str (jb, "model", model->name);
-  dps_json_int (jb, "replicas", o->ranks);
+  dps_json_int (jb, "replicas", o->ranks / o->tp);
+  dps_json_int (jb, "ranks", o->ranks);
+  dps_json_int (jb, "tp", o->tp);
   dps_json_bool (jb, "emulated", o->emulate);
   dps_json_num (jb, "batch_per_replica", o->batch);
   dps_json_num (jb, "step_median_s", s->med);
@@ -276,18 +288,39 @@ report_json (const Opts *o, const DpsModel *model, const DpsRunResult *out, cons
   dps_json_append (text, jb);
 }
 
+/* With --tp, whether the runner can split the model (a GPT-2 stack whose
+ * heads and MLP width the group divides), before any rank starts. */
+static gboolean
+tp_splits (const Opts *o, const DpsModel *model, GError **error)
+{
+  if (o->tp <= 1)
+    return TRUE;
+  g_autoptr (GError) e = NULL;
+  g_autoptr (DpsModel) part = dps_tp_shard_model (model, o->tp, &e);
+  if (!part)
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--tp: %s",
+                 g_str_has_prefix (e->message, "--tp: ") ? e->message + 6 : e->message);
+  return part != NULL;
+}
+
 static void
 report_table (const Opts *o, const DpsModel *model, const DpsRunResult *out, const Summary *s, double emu_compute,
               GString *text)
 {
-  int ranks = o->ranks;
-  g_string_append_printf (text, "dpscale run: %s, %d replica%s (%s), %s\n", model->name, ranks, ranks > 1 ? "s" : "",
-                          out->library ? out->library : "MPI",
+  int ranks = o->ranks / o->tp;
+  g_autofree char *tp = o->tp > 1 ? g_strdup_printf (" of %d tensor-parallel ranks each", o->tp) : g_strdup ("");
+  g_string_append_printf (text, "dpscale run: %s, %d replica%s%s (%s), %s\n", model->name, ranks, ranks > 1 ? "s" : "",
+                          tp, out->library ? out->library : "MPI",
                           o->emulate ? "emulated compute" : o->gpu ? "CUDA compute (cuBLAS, fp32), one GPU per replica"
+                          : o->tp > 1 ? "OpenBLAS compute, one thread per rank"
                           : "OpenBLAS compute, one thread per replica");
+  if (o->tp > 1)
+    g_string_append_printf (text, "  tensor parallel %d consecutive ranks a group: attention heads and MLP columns split "
+                            "as Megatron splits them; two all-reduces a block forward and two backward, counted in "
+                            "compute\n", o->tp);
   if (o->nodes > 1)
-    g_string_append_printf (text, "  on %d emulated nodes of %d replicas, %.3g Gbit/s links (namespaces, tbf)\n",
-                            o->nodes, ranks / o->nodes, o->link_gbps);
+    g_string_append_printf (text, "  on %d emulated nodes of %d ranks, %.3g Gbit/s links (namespaces, tbf)\n",
+                            o->nodes, o->ranks / o->nodes, o->link_gbps);
   g_string_append (text, "\n");
   g_autofree char *micro = o->accum > 1 ? g_strdup_printf (" x %d micro-steps", o->accum) : g_strdup ("");
   g_string_append_printf (text, "  steps           %d (%d warm-up left out), batch %d per replica%s\n", o->steps,
@@ -310,7 +343,9 @@ report_table (const Opts *o, const DpsModel *model, const DpsRunResult *out, con
                             out->n_units, out->shards, out->shards == 1 ? "" : "s",
                             o->strategy == DPS_STRATEGY_HSDP && out->shards < o->ranks
                             ? ", replicated across the groups" : "");
-  if (!dps_strategy_shards_grads (o->strategy))
+  if (!dps_strategy_shards_grads (o->strategy) && o->ranks / o->tp == 1)
+    g_string_append_printf (text, "  buckets         %u (one replica: nothing to all-reduce)\n", out->bucket_sizes->len);
+  else if (!dps_strategy_shards_grads (o->strategy))
     g_string_append_printf (text, "  buckets         %u, all-reduced at %.2f GB/s (algbw inside the run, from the last replica's arrival)\n",
                             out->bucket_sizes->len, s->bw / 1e9);
   for (gsize i = 0; i < G_N_ELEMENTS (coll_rows); i++) {
@@ -407,7 +442,7 @@ links_fast_enough (const Opts *o, const DpsModel *model, GError **error)
 int
 dps_cmd_run (int argc, char **argv)
 {
-  Opts o = { .ranks = DPS_UNSET_INT, .shard_group = DPS_UNSET_INT, .steps = DPS_UNSET_INT, .warmup = DPS_UNSET_INT,
+  Opts o = { .ranks = DPS_UNSET_INT, .shard_group = DPS_UNSET_INT, .tp = DPS_UNSET_INT, .steps = DPS_UNSET_INT, .warmup = DPS_UNSET_INT,
              .batch = DPS_UNSET_INT, .seed = DPS_UNSET_INT, .accum = DPS_UNSET_INT, .nodes = DPS_UNSET_INT,
              .cap = dps_cli_unset (), .first = dps_cli_unset (), .lr = dps_cli_unset (), .timeout = dps_cli_unset (),
              .link_gbps = dps_cli_unset () };
@@ -429,6 +464,7 @@ dps_cmd_run (int argc, char **argv)
     { "topology", 't', 0, G_OPTION_ARG_STRING, &o.topology, "Emulation without a profile: the device whose roofline times to wait (default dgx-h100)", "NAME" },
     { "strategy", 0, 0, G_OPTION_ARG_STRING, &o.strategy_s, "ddp (default), zero1, zero2, fsdp or hsdp (or PyTorch's NO_SHARD, SHARD_GRAD_OP, FULL_SHARD, HYBRID_SHARD); each layer a wrapped unit", "S" },
     { "shard-group", 0, 0, G_OPTION_ARG_INT, &o.shard_group, "hsdp: ranks a shard group, dividing --gpus (default: one emulated node's, else all)", "G" },
+    { "tp", 0, 0, G_OPTION_ARG_INT, &o.tp, "Tensor parallel ranks a group (a GPT-2 stack on CPUs, Megatron's split of attention and MLP; default 1): --gpus / T replicas", "T" },
     { "check-gradient", 0, 0, G_OPTION_ARG_NONE, &o.check, "First check that N shards' averaged gradient equals the whole batch's", NULL },
     { "check-params", 0, 0, G_OPTION_ARG_NONE, &o.check_params, "After the last step, the whole parameters' norm, sum and hash (equal across strategies up to the order of fp32 sums)", NULL },
     { "save-params", 0, 0, G_OPTION_ARG_FILENAME, &o.save_params, "And write them to FILE (fp32, the model's order)", "FILE" },
@@ -455,7 +491,7 @@ dps_cmd_run (int argc, char **argv)
   g_autoptr (GString) text = g_string_new (NULL);
   int status = -1;
   if (!error && check_opts (&o, &error) && (model = dps_model_load (o.model_s ? o.model_s : "mlp", &error))
-      && links_fast_enough (&o, model, &error)) {
+      && tp_splits (&o, model, &error) && links_fast_enough (&o, model, &error)) {
     DpsRunSpec spec = { .ranks = o.ranks, .steps = o.steps, .batch = o.batch, .seed = o.seed, .grad_accum = o.accum,
                         .bucket_cap_mb = o.cap, .first_bucket_mb = o.first, .lr = o.lr,
                         .optimizer = o.optimizer ? o.optimizer : DPS_CLI_OPTIMIZER, .check_gradient = o.check,
@@ -463,6 +499,7 @@ dps_cmd_run (int argc, char **argv)
                         .check_params = o.check_params || o.save_params, .save_params = o.save_params };
     if (o.strategy == DPS_STRATEGY_HSDP)
       spec.shard_group = dps_run_shard_group (o.shard_group != DPS_UNSET_INT ? o.shard_group : 0, o.ranks, o.nodes);
+    spec.tp = o.tp;
     if (o.time_layers)
       status = time_layers_only (&spec, model, o.format);
     else if (run (&o, model, &spec, text, &error))
