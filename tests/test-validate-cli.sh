@@ -34,6 +34,20 @@ if cmp -s "$tmp/fout" "$tmp/f.csv" && [ "$(grep -c '^[0-9]' "$tmp/f.csv")" -eq 1
    && grep -q '"all-gather' "$tmp/f-predicted-trace.json" && grep -q '"reduce-scatter' "$tmp/f-predicted-trace.json" \
    && grep -q '"all-gather unit' "$tmp/f-measured-trace.json" && ! grep -q '"all-gather' "$tmp/w-predicted-trace.json"
 then ok; else ko "validate --strategy fsdp: rows or traces"; fi
+# tensor parallelism, run and predicted: a GPT-2 stack of 2 blocks (hidden
+# 16, 4 heads) on 2 ranks, one group of 2 (one replica); the counts are
+# ranks, each a row, the table says so; a count the group does not divide
+# and --tp with --emulate are refused (a few seconds: the model is tiny)
+printf '[model]\nname = GPT-2 tiny4\narchitecture = gpt2\nlayers = 2\nhidden = 16\nheads = 4\nffn = 40\nvocab = 37\nseq = 8\n' \
+  >"$tmp/tiny4.model"
+if "$bin" validate --model "$tmp/tiny4.model" --tp 2 --gpus 2 --batch 4 --steps 6 --warmup 1 --quick -o "$tmp/t" \
+     >"$tmp/tout" 2>"$tmp/err" && grep -q "^tensor parallel groups of 2 consecutive ranks" "$tmp/tout" \
+   && grep -q "^   ranks  measured" "$tmp/tout" && [ "$(grep -c '^2,' "$tmp/t.csv")" -eq 1 ]; then ok
+else ko "validate --tp 2: $(tail -2 "$tmp/err") $(cat "$tmp/tout")"; fi
+if "$bin" validate --tp 2 --gpus 2,3 2>"$tmp/err"; then ko "--tp 2 over 3 ranks accepted"; else
+  grep -q -- "--gpus: 3 ranks are not groups of --tp 2" "$tmp/err" && ok || ko "tp 2 of 3: $(cat "$tmp/err")"; fi
+if "$bin" validate --tp 2 --emulate 2>"$tmp/err"; then ko "--tp with --emulate accepted"; else
+  grep -q -- "--tp: real compute" "$tmp/err" && ok || ko "tp emulate: $(cat "$tmp/err")"; fi
 if "$bin" validate --strategy zero9 2>"$tmp/err"; then ko "zero9 accepted"; else
   grep -q "\-\-strategy: 'zero9' is not" "$tmp/err" && ok || ko "zero9: $(cat "$tmp/err")"; fi
 if "$bin" validate --strategy fsdp --shard-group 2 2>"$tmp/err"; then ko "--shard-group without hsdp accepted"; else

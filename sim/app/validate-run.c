@@ -182,6 +182,7 @@ measure (const DpsValidateSpec *s, const DpsModel *model, int N, int pb, const D
   DpsRunSpec spec = *base;
   spec.ranks = N;
   spec.batch = pb;
+  spec.tp = s->tp;
   if (s->strategy == DPS_STRATEGY_HSDP)
     spec.shard_group = dps_run_shard_group (s->shard_group, N, s->nodes);
   DpsRunResult run;
@@ -233,6 +234,7 @@ predict (const DpsValidateSpec *s, DpsModel *model, const DpsProfile *profile, i
    * shard group as it ran */
   c.strategy = s->strategy;
   c.fsdp_unit = DPS_FSDP_UNIT_LAYER;
+  c.tp = MAX (s->tp, 1);   /* groups of consecutive ranks, as the runner splits them */
   if (s->strategy == DPS_STRATEGY_HSDP)
     c.shard_group = dps_run_shard_group (s->shard_group, N, s->nodes);
   c.reducer_copies = s->torch_script != NULL;   /* PyTorch's DDP copies into its buckets and back */
@@ -349,7 +351,7 @@ dps_validate_run (const DpsValidateSpec *s, DpsModel *model, const DpsProfile *p
     progress (s, "2/3 %d replica%s: running %d steps%s", N, N > 1 ? "s" : "", s->steps,
               s->emulate ? " (emulated compute)" : "");
     /* strong scaling: the global batch split across the replicas and micro-steps */
-    int pb = s->global_batch > 0 ? s->global_batch / (N * s->grad_accum) : s->batch;   /* even: checked */
+    int pb = s->global_batch > 0 ? s->global_batch / (N / MAX (s->tp, 1) * s->grad_accum) : s->batch;   /* even: checked */
     gboolean last = i == out->n - 1;
     GError *perr = NULL;
     if (measure (s, model, N, pb, &base, last, row, out->timeline, &perr))
@@ -371,7 +373,7 @@ dps_validate_run (const DpsValidateSpec *s, DpsModel *model, const DpsProfile *p
     DpsValidateRow again = { 0 };
     GError *nerr = NULL;
     int N = s->replicas[last];
-    int pb = s->global_batch > 0 ? s->global_batch / (N * s->grad_accum) : s->batch;
+    int pb = s->global_batch > 0 ? s->global_batch / (N / MAX (s->tp, 1) * s->grad_accum) : s->batch;
     progress (s, "3/3 %d replica%s again: the machine's own noise", N, N > 1 ? "s" : "");
     if (measure (s, model, N, pb, &base, FALSE, &again, out->timeline, &nerr) && again.v.meas_median_s > 0) {
       out->noise_first_s = out->rows[last].v.meas_median_s;

@@ -28,6 +28,8 @@ typedef struct {
   const char *prefix;         /* files: PREFIX.calib, PREFIX-measured-trace.json, PREFIX-predicted-trace.json */
   DpsStrategy strategy;       /* data parallelism the runs train with and the predictions take (ddp: 0) */
   int         shard_group;    /* hsdp: ranks a shard group (0: one emulated node's, else all) */
+  int         tp;             /* > 1: tensor-parallel groups of tp ranks (real/tensor-parallel.h); the
+                               * counts are ranks, the replicas count / tp */
   const char *torch_script;   /* the runs: this PyTorch DDP job (real/torch-run.h) over gloo, not dpscale's
                                * trainer; the calibration times gloo's collectives (NULL: dpscale's) */
   DpsProgressFn progress;     /* a line per stage (NULL: quiet) */
