@@ -185,11 +185,12 @@ dps_run_execute (const DpsRunSpec *spec, const DpsModel *model, DpsRunResult *ou
                  spec->shard_group, spec->ranks);
     return FALSE;
   }
-  if (spec->tp > 1 && (spec->ranks % spec->tp || spec->emulate || spec->gpu || spec->strategy != DPS_STRATEGY_DDP
-                       || spec->check_gradient || spec->time_layers)) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "tensor parallel %d: needs ranks it divides (%d), real compute on "
-                 "CPUs and DDP over the groups (not emulation, GPUs, a sharded strategy, the gradient check or "
-                 "--time-layers)", spec->tp, spec->ranks);
+  int split = MAX (spec->tp, 1) * MAX (spec->pp, 1);
+  if (split > 1 && (spec->ranks % split || spec->emulate || spec->gpu || spec->strategy != DPS_STRATEGY_DDP
+                    || spec->check_gradient || spec->time_layers || (spec->tp > 1 && spec->pp > 1))) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "tensor parallel %d x pipeline %d: needs ranks it divides (%d), "
+                 "real compute on CPUs and DDP over the groups (not emulation, GPUs, a sharded strategy, the gradient "
+                 "check, --time-layers, or both at once)", MAX (spec->tp, 1), MAX (spec->pp, 1), spec->ranks);
     return FALSE;
   }
   if ((spec->check_params || spec->save_params) && spec->emulate) {
@@ -232,6 +233,10 @@ dps_run_execute (const DpsRunSpec *spec, const DpsModel *model, DpsRunResult *ou
     g_ptr_array_add (args, g_strdup_printf ("--shard-group=%d", spec->shard_group));
   if (spec->tp > 1)
     g_ptr_array_add (args, g_strdup_printf ("--tp=%d", spec->tp));
+  if (spec->pp > 1) {
+    g_ptr_array_add (args, g_strdup_printf ("--pp=%d", spec->pp));
+    g_ptr_array_add (args, g_strdup_printf ("--micro-batches=%d", MAX (spec->micro, 1)));
+  }
   if (spec->check_params)
     g_ptr_array_add (args, g_strdup ("--check-params"));
   if (spec->time_layers)
@@ -294,6 +299,9 @@ dps_run_execute (const DpsRunSpec *spec, const DpsModel *model, DpsRunResult *ou
   else if (!spec->quiet && spec->tp > 1)
     fprintf (stderr, "run: %d ranks of %s in tensor-parallel groups of %d, %d steps\n", spec->ranks, model->name,
              spec->tp, spec->steps);
+  else if (!spec->quiet && spec->pp > 1)
+    fprintf (stderr, "run: %d ranks of %s in pipelines of %d stages, %d steps\n", spec->ranks, model->name,
+             spec->pp, spec->steps);
   else if (!spec->quiet)
     fprintf (stderr, "run: %d replica%s of %s, %d steps%s\n", spec->ranks, spec->ranks > 1 ? "s" : "", model->name,
              spec->steps, spec->emulate ? " (emulated compute)" : "");

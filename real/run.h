@@ -27,6 +27,7 @@ typedef struct {
   DpsStrategy strategy;           /* ddp (0) unless set */
   int         shard_group;        /* hsdp: ranks a shard group, dividing ranks (0: all) */
   int         tp;                 /* tensor parallel ranks a group (0 or 1: none): ranks / tp replicas */
+  int         pp, micro;          /* pipeline stages (0 or 1: none; ranks / pp replicas) and micro-batches a step */
   gboolean    check_params;       /* the parameters' norm after the last step (real compute only) */
   const char *save_params;        /* and the parameters to this file (fp32, the model's order), or NULL */
 } DpsRunSpec;

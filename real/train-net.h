@@ -121,6 +121,17 @@ DpsTrainNet  *dps_gpt2_new (DpsDev *dev, const DpsModel *m, int batch, guint32 s
                             GError **error);
 gboolean      dps_mlp_check (const DpsModel *m, GError **error);
 gboolean      dps_gpt2_check (const DpsModel *m, GError **error);
+/* A GPT-2 stack's activations for count micro-batches in flight (a
+ * pipeline stage's), each forward and backward working on the slot last
+ * picked; the slot a net was built with is slot 0 */
+gboolean      dps_gpt2_slots (DpsTrainNet *n, int count, GError **error);
+void          dps_gpt2_use_slot (DpsTrainNet *n, int slot);
+/* the input of layer (1 .. blocks + 1: a block's, or the head's) in the
+ * slot in use, batch x seq x hidden floats: where a pipeline stage
+ * receives its input; and the gradient a backward passes down (before a
+ * layer's backward, of its output; after, of its input), the same size */
+float        *dps_gpt2_input (DpsTrainNet *n, int layer);
+float        *dps_gpt2_grad (DpsTrainNet *n);
 /* whether the runner can train m (the reason when not), allocating nothing */
 gboolean      dps_train_net_check (const DpsModel *m, GError **error);
 

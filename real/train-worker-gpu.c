@@ -224,8 +224,8 @@ main (int argc, char **argv)
   DpsWorkerPlan plan;
   GError *error = NULL;
   dps_worker_start (&argc, &argv, FALSE, &rank, &world, &o, &plan);
-  if (plan.tp > 1)
-    dps_worker_fail ("--tp: the GPU runner does not split layers yet (dpscale run --backend cpu does)");
+  if (plan.tp > 1 || plan.pp > 1)
+    dps_worker_fail ("--tp, --pp: the GPU runner does not split the model yet (dpscale run --backend cpu does)");
   const DpsShardLayout *lay = plan.layout;
   const DpsStepProgram *prog = plan.program;
 

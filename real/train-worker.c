@@ -32,6 +32,7 @@
 
 #include "real/worker.h"
 #include "real/worker-step.h"
+#include "real/pipeline-step.h"
 
 /* The communication thread's queue: the step program's ops, by index, in
  * the order issued; done[i] once op i has finished. */
@@ -231,6 +232,24 @@ cpu_done (void *self, int act)
 
 static const DpsWorkerExec cpu_exec = { cpu_emulate, cpu_issue, cpu_wait, cpu_release, cpu_done };
 
+/* A pipeline stage's run (pipeline-step.h): each step its 1F1B schedule
+ * and reductions, reported as a replica's step; the parameters checked. */
+static void
+pipeline_run (DpsDev *dev, const DpsWorkerOpts *o, const DpsWorkerPlan *plan, DpsWorkerBuffers *bufs,
+              DpsTrainNet *net, int rank, int world)
+{
+  DpsPipeStage ps;
+  dps_pipe_stage_init (&ps, plan, net, rank);
+  for (int s = 0; s < o->steps; s++) {
+    MPI_Barrier (MPI_COMM_WORLD);
+    double t0 = dps_worker_now (), mine[9];
+    dps_pipe_step (&ps, o, plan, bufs, net, s, mine);
+    dps_worker_report (rank, world, s, mine, dps_worker_hash (dev, plan, bufs), plan, t0, NULL, NULL);
+  }
+  dps_worker_check_params (dev, o, plan, bufs->params, rank, MPI_COMM_NULL);
+  dps_pipe_stage_clear (&ps);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -256,6 +275,18 @@ main (int argc, char **argv)
   DpsTrainNet *net;
   DpsWorkerBuffers bufs;
   dps_worker_buffers (dev, &o, &plan, &net, &bufs);
+  if (plan.pp > 1) {
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len;
+    MPI_Get_library_version (lib, &len);
+    lib[strcspn (lib, ",\n")] = 0;
+    dps_worker_header (rank, lib, &plan);
+    pipeline_run (dev, &o, &plan, &bufs, net, rank, world);
+    MPI_Finalize ();
+    dps_worker_buffers_free (dev, net, &bufs);
+    dps_worker_finish (&o, &plan);
+    return 0;
+  }
   Comm c = { .plan = &plan, .bufs = &bufs, .shard = MPI_COMM_WORLD, .replicate = MPI_COMM_NULL, .dp = MPI_COMM_WORLD };
   /* tensor parallelism: groups of consecutive ranks, the replicas one
    * rank of each (the same index in their groups) */

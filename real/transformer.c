@@ -65,9 +65,19 @@ typedef struct {
   float  *dres, *dtmp, *dqkv, *dfc, *datt;
   GPtrArray *buffers;             /* every device buffer, to free */
   gboolean oom;
+  /* activation slots (dps_gpt2_slots): what a forward keeps for its
+   * backward and the batch it ran on, one set a micro-batch in flight;
+   * the fields above hold the slot in use */
+  struct Slot {
+    Block *blk;
+    float *out, *lnf, *lnf_mean, *lnf_rstd, *probs, *loss;
+    int   *tokens, *targets, *dev_tokens, *dev_targets;
+  } *slots;
+  int     n_slots;
 } Gpt2;
 
 static const DpsTrainNetOps gpt2_ops;
+static float *stream (Gpt2 *n, int i);
 
 /* a block tensor's rows (0: a vector) and elements, for hidden d,
  * attention width da and MLP f (this rank's, tensor-parallel.h) */
@@ -112,10 +122,19 @@ gpt2_free (DpsTrainNet *base)
       base->dev->free (base->dev, n->buffers->pdata[i]);
     g_ptr_array_free (n->buffers, TRUE);
   }
-  g_free (n->blk);
+  if (n->slots) {
+    for (int k = 0; k < n->n_slots; k++) {
+      g_free (n->slots[k].blk);
+      g_free (n->slots[k].tokens);
+      g_free (n->slots[k].targets);
+    }
+    g_free (n->slots);
+  } else {
+    g_free (n->blk);
+    g_free (n->tokens);
+    g_free (n->targets);
+  }
   g_free (n->off);
-  g_free (n->tokens);
-  g_free (n->targets);
   g_free (n->loss_host);
   g_free (n);
 }
@@ -196,6 +215,100 @@ dps_gpt2_check (const DpsModel *m, GError **error)
   return ok;
 }
 
+/* A slot's buffers: a forward's activations and its batch, at the net's
+ * batch. */
+static void
+slot_alloc (Gpt2 *n, struct Slot *sl)
+{
+  gsize BT = (gsize) n->base.batch * n->T, att = BT * n->H * n->T;
+  gint64 d = n->d, da = n->da, f = n->f;
+  sl->tokens = g_new0 (int, BT);
+  sl->targets = g_new0 (int, BT);
+  sl->dev_tokens = buffer (n, BT, sizeof (int));
+  sl->dev_targets = buffer (n, BT, sizeof (int));
+  sl->blk = g_new0 (Block, n->nb);
+  for (int i = 0; i < n->nb; i++) {
+    Block *b = &sl->blk[i];
+    b->x = FLOATS (BT * d);
+    b->ln1 = FLOATS (BT * d);
+    b->ln1_mean = FLOATS (BT);
+    b->ln1_rstd = FLOATS (BT);
+    b->qkv = FLOATS (BT * 3 * da);
+    b->att = FLOATS (att);
+    b->atty = FLOATS (BT * da);
+    b->x2 = FLOATS (BT * d);
+    b->ln2 = FLOATS (BT * d);
+    b->ln2_mean = FLOATS (BT);
+    b->ln2_rstd = FLOATS (BT);
+    b->fch = FLOATS (BT * f);
+    b->fcg = FLOATS (BT * f);
+  }
+  sl->out = FLOATS (BT * d);
+  sl->lnf = FLOATS (BT * d);
+  sl->lnf_mean = FLOATS (BT);
+  sl->lnf_rstd = FLOATS (BT);
+  sl->probs = FLOATS (BT * n->V);
+  sl->loss = FLOATS (BT);
+}
+
+static void
+slot_use (Gpt2 *n, const struct Slot *sl)
+{
+  n->blk = sl->blk;
+  n->out = sl->out;
+  n->lnf = sl->lnf;
+  n->lnf_mean = sl->lnf_mean;
+  n->lnf_rstd = sl->lnf_rstd;
+  n->probs = sl->probs;
+  n->loss = sl->loss;
+  n->tokens = sl->tokens;
+  n->targets = sl->targets;
+  n->dev_tokens = sl->dev_tokens;
+  n->dev_targets = sl->dev_targets;
+}
+
+gboolean
+dps_gpt2_slots (DpsTrainNet *base, int count, GError **error)
+{
+  Gpt2 *n = (Gpt2 *) base;
+  g_return_val_if_fail (g_str_equal (base->kind, "gpt2") && count >= 1 && !n->slots, FALSE);
+  n->slots = g_new0 (struct Slot, count);
+  n->n_slots = count;
+  /* the activations the net was built with are the first slot */
+  n->slots[0] = (struct Slot) { n->blk, n->out, n->lnf, n->lnf_mean, n->lnf_rstd, n->probs, n->loss, n->tokens,
+                                n->targets, n->dev_tokens, n->dev_targets };
+  for (int k = 1; k < count; k++)
+    slot_alloc (n, &n->slots[k]);
+  if (n->oom) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_LIMIT, "%d micro-batches' activations at batch %d: out of %s memory",
+                 count, base->batch, base->dev->name);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+float *
+dps_gpt2_input (DpsTrainNet *base, int layer)
+{
+  Gpt2 *n = (Gpt2 *) base;
+  g_return_val_if_fail (layer >= 1 && layer <= n->nb + 1, NULL);
+  return stream (n, layer - 1);
+}
+
+float *
+dps_gpt2_grad (DpsTrainNet *base)
+{
+  return ((Gpt2 *) base)->dres;
+}
+
+void
+dps_gpt2_use_slot (DpsTrainNet *base, int slot)
+{
+  Gpt2 *n = (Gpt2 *) base;
+  g_return_if_fail (slot >= 0 && slot < n->n_slots);
+  slot_use (n, &n->slots[slot]);
+}
+
 /* Builds the stack of a "gpt2" zoo model (gpt2_layout) with GPT-2's
  * initialisation (weights of standard deviation 0.02, zero biases,
  * LayerNorms at identity) from seed; m is rank tp_rank's of a
@@ -241,34 +354,10 @@ dps_gpt2_new (DpsDev *dev, const DpsModel *m, int batch, guint32 seed, int pad, 
   gsize BT = (gsize) batch * n->T, att = BT * n->H * n->T;
   base->params = FLOATS (base->n_params);
   base->grads = FLOATS (base->n_params);
-  n->tokens = g_new0 (int, BT);
-  n->targets = g_new0 (int, BT);
   n->loss_host = g_new0 (float, BT);
-  n->dev_tokens = buffer (n, BT, sizeof (int));
-  n->dev_targets = buffer (n, BT, sizeof (int));
-  n->blk = g_new0 (Block, n->nb);
-  for (int i = 0; i < n->nb; i++) {
-    Block *b = &n->blk[i];
-    b->x = FLOATS (BT * d);
-    b->ln1 = FLOATS (BT * d);
-    b->ln1_mean = FLOATS (BT);
-    b->ln1_rstd = FLOATS (BT);
-    b->qkv = FLOATS (BT * 3 * da);
-    b->att = FLOATS (att);
-    b->atty = FLOATS (BT * da);
-    b->x2 = FLOATS (BT * d);
-    b->ln2 = FLOATS (BT * d);
-    b->ln2_mean = FLOATS (BT);
-    b->ln2_rstd = FLOATS (BT);
-    b->fch = FLOATS (BT * f);
-    b->fcg = FLOATS (BT * f);
-  }
-  n->out = FLOATS (BT * d);
-  n->lnf = FLOATS (BT * d);
-  n->lnf_mean = FLOATS (BT);
-  n->lnf_rstd = FLOATS (BT);
-  n->probs = FLOATS (BT * n->V);
-  n->loss = FLOATS (BT);
+  struct Slot one;
+  slot_alloc (n, &one);
+  slot_use (n, &one);
   n->dres = FLOATS (BT * d);
   n->dtmp = FLOATS (BT * MAX (d, f));
   n->dqkv = FLOATS (BT * 3 * da);

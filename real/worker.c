@@ -50,7 +50,8 @@ parse_times (const char *s, int want)
 static void
 parse (int *argc, char ***argv, DpsWorkerOpts *o)
 {
-  *o = (DpsWorkerOpts) { .batch = 32, .steps = 10, .seed = 1, .accum = 1, .cap_mb = 25, .first_mb = 1, .tp = 1 };
+  *o = (DpsWorkerOpts) { .batch = 32, .steps = 10, .seed = 1, .accum = 1, .cap_mb = 25, .first_mb = 1, .tp = 1, .pp = 1,
+                         .micro = 1 };
   GOptionEntry entries[] = {
     { "model", 0, 0, G_OPTION_ARG_STRING, &o->model_name, "model", NULL },
     { "batch", 0, 0, G_OPTION_ARG_INT, &o->batch, "per-replica batch", NULL },
@@ -72,6 +73,8 @@ parse (int *argc, char ***argv, DpsWorkerOpts *o)
     { "strategy", 0, 0, G_OPTION_ARG_STRING, &o->strategy_name, "ddp, zero1, zero2, fsdp or hsdp", NULL },
     { "shard-group", 0, 0, G_OPTION_ARG_INT, &o->shard_group, "hsdp: ranks a shard group", NULL },
     { "tp", 0, 0, G_OPTION_ARG_INT, &o->tp, "tensor parallel ranks a group (consecutive ranks)", NULL },
+    { "pp", 0, 0, G_OPTION_ARG_INT, &o->pp, "pipeline stages (the outermost ranks)", NULL },
+    { "micro-batches", 0, 0, G_OPTION_ARG_INT, &o->micro, "pipeline: micro-batches a step, dividing --batch", NULL },
     { "check-params", 0, 0, G_OPTION_ARG_NONE, &o->check_params, "print the parameters' norm after the last step",
       NULL },
     { "save-params", 0, 0, G_OPTION_ARG_FILENAME, &o->save_params, "and write them to this file", NULL },
@@ -83,10 +86,12 @@ parse (int *argc, char ***argv, DpsWorkerOpts *o)
   if (!g_option_context_parse (ctx, argc, argv, &error))
     dps_worker_fail (error->message);
   g_option_context_free (ctx);
-  if (o->batch < 1 || o->steps < 1 || o->accum < 1 || o->tp < 1)
-    dps_worker_fail ("--batch, --steps, --grad-accum and --tp must be at least 1");
-  if (o->tp > 1 && (o->emulate || o->check || o->time_layers))
-    dps_worker_fail ("--tp: not with --emulate, --check-gradient or --time-layers");
+  if (o->batch < 1 || o->steps < 1 || o->accum < 1 || o->tp < 1 || o->pp < 1 || o->micro < 1)
+    dps_worker_fail ("--batch, --steps, --grad-accum, --tp, --pp and --micro-batches must be at least 1");
+  if ((o->tp > 1 || o->pp > 1) && (o->emulate || o->check || o->time_layers))
+    dps_worker_fail ("--tp, --pp: not with --emulate, --check-gradient or --time-layers");
+  if (o->pp > 1 && (o->tp > 1 || o->accum > 1 || o->batch % o->micro))
+    dps_worker_fail ("--pp: not with --tp or --grad-accum; --micro-batches must divide --batch");
   if (!o->strategy_name)
     o->strategy = DPS_STRATEGY_DDP;
   else if (!dps_strategy_parse (o->strategy_name, &o->strategy))
@@ -111,12 +116,21 @@ plan (const DpsWorkerOpts *o, int rank, int world, DpsWorkerPlan *p)
     dps_worker_fail (error->message);
   /* tensor parallelism: groups of tp consecutive ranks, each rank its part
    * of the model; data parallelism over the groups */
+  if (world % (o->tp * o->pp))
+    dps_worker_fail ("--tp x --pp must divide the ranks");
   p->tp = o->tp;
+  p->pp = o->pp;
+  p->micro = o->pp > 1 ? o->micro : 1;
   p->tp_rank = rank % o->tp;
-  p->dp = world / o->tp;
-  p->dp_rank = rank / o->tp;
-  if (world % o->tp)
-    dps_worker_fail ("--tp must divide the ranks");
+  p->dp = world / (o->tp * o->pp);
+  p->dp_rank = rank / o->tp % p->dp;
+  p->stage = rank / (o->tp * p->dp);
+  if (o->pp > 1) {
+    if (o->strategy != DPS_STRATEGY_DDP)
+      dps_worker_fail ("--pp: the data parallelism is ddp");
+    if (!dps_gpt2_check (p->model, &error))
+      dps_worker_fail (error->message);
+  }
   if (o->tp > 1) {
     if (o->strategy != DPS_STRATEGY_DDP)
       dps_worker_fail ("--tp: the data parallelism is ddp");
@@ -248,8 +262,11 @@ dps_worker_buffers (DpsDev *dev, const DpsWorkerOpts *o, const DpsWorkerPlan *p,
       b->pshard = alloc_or_fail (dev, shard, "the parameter shard");
     return;
   } else {
-    *net = dps_train_net_new_tp (dev, p->model, o->batch, (guint32) o->seed, l->shards, p->tp, p->tp_rank, &error);
-    if (!*net)
+    /* a pipeline stage's net runs a micro-batch at a time and holds the
+     * activations of those in flight (pipeline-step.h) */
+    *net = dps_train_net_new_tp (dev, p->model, o->batch / p->micro, (guint32) o->seed, l->shards, p->tp, p->tp_rank,
+                                 &error);
+    if (!*net || (p->pp > 1 && !dps_gpt2_slots (*net, MIN (p->pp - p->stage, p->micro), &error)))
       dps_worker_fail (error->message);
     g_assert ((*net)->n_params == l->total);
     b->params = (*net)->params;
@@ -463,11 +480,31 @@ void
 dps_worker_check_params (DpsDev *dev, const DpsWorkerOpts *o, const DpsWorkerPlan *p, const float *params, int rank,
                          MPI_Comm tp_comm)
 {
-  if (!o->check_params || (rank != 0 && p->tp == 1))
+  if (!o->check_params || (rank != 0 && p->tp == 1 && p->pp == 1))
     return;
   const DpsShardLayout *l = p->layout;
   float *all = g_new (float, MAX (l->total, 1)), *model = g_new (float, MAX (p->model->n_params, 1));
   dev->download (dev, all, params, sizeof (float) * (gsize) l->total);
+  if (p->pp > 1) {
+    /* each stage's layers from its rank of replica 0 (its own are current,
+     * the rest as they started) */
+    int L = dps_model_n_layers (p->model), blocks = L - 2;
+    g_autofree gint64 *loff = g_new (gint64, L + 1);
+    dps_train_net_layout (p->model, 1, NULL, loff);
+    for (int s = 1; s < p->pp; s++) {
+      int first = 1 + (int) ((gint64) s * blocks / p->pp), end = s == p->pp - 1 ? L : 1 + (int) ((gint64) (s + 1) * blocks / p->pp);
+      int n = (int) (loff[end] - loff[first]);
+      if (rank == 0)
+        MPI_Recv (all + loff[first], n, MPI_FLOAT, s * p->dp, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      else if (rank == s * p->dp)
+        MPI_Send (all + loff[first], n, MPI_FLOAT, 0, 99, MPI_COMM_WORLD);
+    }
+    if (rank != 0) {
+      g_free (all);
+      g_free (model);
+      return;
+    }
+  }
   gint64 n = 0;
   for (int u = 0; u < l->n_units; u++) {
     memcpy (model + n, all + l->off[u], sizeof (float) * (gsize) l->count[u]);
@@ -577,7 +614,7 @@ void
 dps_worker_report (int rank, int world, int s, const double mine[9], guint64 hash, const DpsWorkerPlan *p,
                    double t0, const double *t_start, const double *t_dur)
 {
-  int no = p->program->n_ops;
+  int no = p->pp > 1 ? 0 : p->program->n_ops;   /* a pipeline's collectives are not the program's */
   double *all = rank == 0 ? g_new (double, 9 * world) : NULL;
   double *bt = g_new (double, 2 * MAX (no, 1)), *bts = rank == 0 ? g_new (double, 2 * MAX (no, 1) * world) : NULL;
   unsigned long long h = hash, *hs = rank == 0 ? g_new (unsigned long long, world) : NULL;
@@ -599,7 +636,8 @@ dps_worker_report (int rank, int world, int s, const double mine[9], guint64 has
             x[6], x[7], x[8]);
     /* the replica whose parameters must equal r's: the layout's peer, at
      * the same index of its tensor-parallel group */
-    int peer = dps_shard_layout_peer (p->layout, r / p->tp) * p->tp + r % p->tp;
+    int t = r % p->tp, d = r / p->tp % p->dp, st = r / (p->tp * p->dp);
+    int peer = t + p->tp * (dps_shard_layout_peer (p->layout, d) + p->dp * st);
     if (hs[r] != hs[peer]) {
       char msg[160];
       g_snprintf (msg, sizeof msg, "replica %d's parameters differ from replica %d's after step %d", r, peer, s);

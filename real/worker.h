@@ -40,6 +40,7 @@ typedef struct {
   int      batch, steps, seed, accum;
   int      shard_group;          /* HSDP: ranks a shard group (0: all) */
   int      tp;                   /* tensor parallel ranks a group (1: none; consecutive ranks, Megatron's order) */
+  int      pp, micro;            /* pipeline stages (1: none) and micro-batches a step (pipeline-step.h) */
   double   cap_mb, first_mb, lr, opt_ms;
   gboolean emulate, check, time_layers, check_params;
   gboolean adam;
@@ -50,7 +51,8 @@ typedef struct {
   DpsModel   *model;             /* what this rank trains: under tensor parallelism its rank's part */
   DpsModel   *full;              /* the whole model (tensor parallelism), else NULL */
   int         tp, tp_rank;       /* this rank's tensor-parallel group size and index in it */
-  int         dp, dp_rank;       /* the replicas (world / tp) and this rank's */
+  int         dp, dp_rank;       /* the replicas (world / (tp pp)) and this rank's */
+  int         pp, stage, micro;  /* pipeline stages, this rank's, micro-batches a step (pipeline-step.h) */
   DpsBuckets *buckets;
   int         n_buckets;
   gint64     *start, *count;     /* per bucket: first element in the flat gradients, elements (padding

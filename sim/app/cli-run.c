@@ -11,6 +11,7 @@
 #include "sim/app/cli-ddp.h"
 #include "real/run.h"
 #include "real/tensor-parallel.h"
+#include "real/train-net.h"
 #include "sim/base/json-util.h"
 #include "sim/base/error.h"
 #include "sim/base/file.h"
@@ -97,7 +98,7 @@ time_layers_only (DpsRunSpec *spec, const DpsModel *model, DpsFormat format)
 typedef struct {
   char    *model_s, *optimizer, *format_s, *output, *trace, *calibration, *topology, *backend, *strategy_s,
           *save_params;
-  int      ranks, steps, warmup, batch, seed, nodes, accum, shard_group, tp;
+  int      ranks, steps, warmup, batch, seed, nodes, accum, shard_group, tp, pp, micro;
   double   cap, first, lr, timeout, link_gbps;
   gboolean emulate, check, time_layers, gpu, check_params, yes;
   DpsFormat format;
@@ -121,7 +122,7 @@ check_opts (Opts *o, GError **error)
   if (!dps_cli_int_given ("--steps", &o->steps, 20, error) || !dps_cli_int_given ("--warmup", &o->warmup, 3, error)
       || !dps_cli_int_given ("--batch", &o->batch, 32, error) || !dps_cli_int_given ("--seed", &o->seed, 1, error)
       || !dps_cli_int_given ("--grad-accum", &o->accum, 1, error) || !dps_cli_int_given ("--nodes", &o->nodes, 0, error)
-      || !dps_cli_int_given ("--tp", &o->tp, 1, error)
+      || !dps_cli_int_given ("--tp", &o->tp, 1, error) || !dps_cli_int_given ("--pp", &o->pp, 1, error)
       || !dps_cli_double_given ("--bucket-cap-mb", &o->cap, 25, error)
       || !dps_cli_double_given ("--first-bucket-mb", &o->first, 1, error)
       || !dps_cli_double_given ("--lr", &o->lr, 0, error) || !dps_cli_double_given ("--timeout", &o->timeout, 600, error)
@@ -157,12 +158,24 @@ check_opts (Opts *o, GError **error)
                  "(--gpus)", o->shard_group, o->ranks);
   else if (o->tp > 1 && o->ranks % o->tp)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--tp: %d ranks a group do not divide --gpus %d", o->tp, o->ranks);
-  else if (o->tp > 1 && (o->emulate || o->gpu || o->check || o->time_layers))
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--tp: real compute on CPUs only (not with --emulate, --backend "
-                 "gpu, --check-gradient or --time-layers)");
-  else if (o->tp > 1 && o->strategy != DPS_STRATEGY_DDP)
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--tp: the data parallelism over the groups is ddp, not %s",
-                 dps_strategy_name (o->strategy));
+  else if (o->pp > 1 && o->ranks % o->pp)
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--pp: %d stages do not divide --gpus %d", o->pp, o->ranks);
+  else if (o->tp > 1 && o->pp > 1)
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--tp and --pp: one at a time in the runner (the simulator "
+                 "predicts both together)");
+  else if ((o->tp > 1 || o->pp > 1) && (o->emulate || o->gpu || o->check || o->time_layers))
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: real compute on CPUs only (not with --emulate, --backend "
+                 "gpu, --check-gradient or --time-layers)", o->tp > 1 ? "--tp" : "--pp");
+  else if ((o->tp > 1 || o->pp > 1) && o->strategy != DPS_STRATEGY_DDP)
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: the data parallelism over the groups is ddp, not %s",
+                 o->tp > 1 ? "--tp" : "--pp", dps_strategy_name (o->strategy));
+  else if (o->micro != DPS_UNSET_INT && o->pp <= 1)
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--micro-batches: only with --pp");
+  else if (o->pp > 1 && !dps_cli_int_given ("--micro-batches", &o->micro, 2 * o->pp, error))
+    return FALSE;
+  else if (o->pp > 1 && (o->batch % o->micro || o->accum > 1))
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--micro-batches: %d do not divide --batch %d (the pipeline's "
+                 "micro-batches are the replica's batch; not with --grad-accum)", o->micro, o->batch);
   else if ((o->check_params || o->save_params) && o->emulate)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--check-params/--save-params: need real compute, not --emulate");
   else if (o->time_layers && (o->emulate || o->nodes > 0 || o->check || o->trace || o->output || o->check_params
@@ -214,7 +227,7 @@ summarize (const Opts *o, const DpsRunResult *out, Summary *s)
   s->xfwd = dps_run_quantile (out, w, DPS_RUN_EXPOSED_FORWARD, 0.5);
   s->xbwd = dps_run_quantile (out, w, DPS_RUN_EXPOSED_BACKWARD, 0.5);
   s->xpost = dps_run_quantile (out, w, DPS_RUN_EXPOSED_AFTER_OPTIMIZER, 0.5);
-  s->samples_per_s = s->med > 0 ? (double) o->batch * o->accum * (o->ranks / o->tp) / s->med : 0;
+  s->samples_per_s = s->med > 0 ? (double) o->batch * o->accum * (o->ranks / o->tp / o->pp) / s->med : 0;
 }
 
 static void
@@ -223,9 +236,12 @@ report_json (const Opts *o, const DpsModel *model, const DpsRunResult *out, cons
   g_autoptr (JsonBuilder) jb = json_builder_new ();
   json_builder_begin_object (jb);
   dps_json_str (jb, "model", model->name);
-  dps_json_int (jb, "replicas", o->ranks / o->tp);
+  dps_json_int (jb, "replicas", o->ranks / o->tp / o->pp);
   dps_json_int (jb, "ranks", o->ranks);
   dps_json_int (jb, "tp", o->tp);
+  dps_json_int (jb, "pp", o->pp);
+  if (o->pp > 1)
+    dps_json_int (jb, "micro_batches", o->micro);
   dps_json_bool (jb, "emulated", o->emulate);
   dps_json_num (jb, "batch_per_replica", o->batch);
   dps_json_num (jb, "step_median_s", s->med);
@@ -293,6 +309,16 @@ report_json (const Opts *o, const DpsModel *model, const DpsRunResult *out, cons
 static gboolean
 tp_splits (const Opts *o, const DpsModel *model, GError **error)
 {
+  if (o->pp > 1) {
+    int blocks = dps_model_n_layers (model) - 2;
+    if (!dps_gpt2_check (model, error) || blocks < o->pp) {
+      g_autoptr (GError) e = *error;
+      *error = NULL;
+      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--pp: %s", e ? e->message
+                   : "more stages than the model's blocks");
+      return FALSE;
+    }
+  }
   if (o->tp <= 1)
     return TRUE;
   g_autoptr (GError) e = NULL;
@@ -307,13 +333,18 @@ static void
 report_table (const Opts *o, const DpsModel *model, const DpsRunResult *out, const Summary *s, double emu_compute,
               GString *text)
 {
-  int ranks = o->ranks / o->tp;
-  g_autofree char *tp = o->tp > 1 ? g_strdup_printf (" of %d tensor-parallel ranks each", o->tp) : g_strdup ("");
+  int ranks = o->ranks / o->tp / o->pp;
+  g_autofree char *tp = o->tp > 1 ? g_strdup_printf (" of %d tensor-parallel ranks each", o->tp)
+                        : o->pp > 1 ? g_strdup_printf (" of %d pipeline stages each", o->pp) : g_strdup ("");
   g_string_append_printf (text, "dpscale run: %s, %d replica%s%s (%s), %s\n", model->name, ranks, ranks > 1 ? "s" : "",
                           tp, out->library ? out->library : "MPI",
                           o->emulate ? "emulated compute" : o->gpu ? "CUDA compute (cuBLAS, fp32), one GPU per replica"
-                          : o->tp > 1 ? "OpenBLAS compute, one thread per rank"
+                          : o->tp > 1 || o->pp > 1 ? "OpenBLAS compute, one thread per rank"
                           : "OpenBLAS compute, one thread per replica");
+  if (o->pp > 1)
+    g_string_append_printf (text, "  pipeline        %d stages (the outermost ranks), 1F1B over %d micro-batches of %d; "
+                            "activations and gradients sent between stages, the tied embedding's gradient summed "
+                            "between the first and last\n", o->pp, o->micro, o->batch / o->micro);
   if (o->tp > 1)
     g_string_append_printf (text, "  tensor parallel %d consecutive ranks a group: attention heads and MLP columns split "
                             "as Megatron splits them; two all-reduces a block forward and two backward, counted in "
@@ -328,7 +359,10 @@ report_table (const Opts *o, const DpsModel *model, const DpsRunResult *out, con
   g_string_append_printf (text, "  step time       %.3f ms median (p10 %.3f, p90 %.3f), the slowest replica's\n",
                           s->med * 1e3, s->p10 * 1e3, s->p90 * 1e3);
   g_string_append_printf (text, "    compute       %.3f ms (forward + backward)\n", s->comp * 1e3);
-  if (o->strategy == DPS_STRATEGY_DDP)
+  if (o->pp > 1)
+    g_string_append_printf (text, "    exposed comm  %.3f ms (waiting for the neighbouring stages, the bubble, and the "
+                            "reductions after the last backward)\n", s->expo * 1e3);
+  else if (o->strategy == DPS_STRATEGY_DDP)
     g_string_append_printf (text, "    exposed comm  %.3f ms (waiting for all-reduces after backward)\n", s->expo * 1e3);
   else
     g_string_append_printf (text, "    exposed comm  %.3f ms (waiting for collectives: %.3f in forward, %.3f in backward, "
@@ -343,7 +377,9 @@ report_table (const Opts *o, const DpsModel *model, const DpsRunResult *out, con
                             out->n_units, out->shards, out->shards == 1 ? "" : "s",
                             o->strategy == DPS_STRATEGY_HSDP && out->shards < o->ranks
                             ? ", replicated across the groups" : "");
-  if (!dps_strategy_shards_grads (o->strategy) && o->ranks / o->tp == 1)
+  if (o->pp > 1)
+    ;   /* its waits are the exposed line's */
+  else if (!dps_strategy_shards_grads (o->strategy) && o->ranks / o->tp == 1)
     g_string_append_printf (text, "  buckets         %u (one replica: nothing to all-reduce)\n", out->bucket_sizes->len);
   else if (!dps_strategy_shards_grads (o->strategy))
     g_string_append_printf (text, "  buckets         %u, all-reduced at %.2f GB/s (algbw inside the run, from the last replica's arrival)\n",
@@ -442,7 +478,8 @@ links_fast_enough (const Opts *o, const DpsModel *model, GError **error)
 int
 dps_cmd_run (int argc, char **argv)
 {
-  Opts o = { .ranks = DPS_UNSET_INT, .shard_group = DPS_UNSET_INT, .tp = DPS_UNSET_INT, .steps = DPS_UNSET_INT, .warmup = DPS_UNSET_INT,
+  Opts o = { .ranks = DPS_UNSET_INT, .shard_group = DPS_UNSET_INT, .tp = DPS_UNSET_INT, .pp = DPS_UNSET_INT,
+             .micro = DPS_UNSET_INT, .steps = DPS_UNSET_INT, .warmup = DPS_UNSET_INT,
              .batch = DPS_UNSET_INT, .seed = DPS_UNSET_INT, .accum = DPS_UNSET_INT, .nodes = DPS_UNSET_INT,
              .cap = dps_cli_unset (), .first = dps_cli_unset (), .lr = dps_cli_unset (), .timeout = dps_cli_unset (),
              .link_gbps = dps_cli_unset () };
@@ -464,6 +501,8 @@ dps_cmd_run (int argc, char **argv)
     { "topology", 't', 0, G_OPTION_ARG_STRING, &o.topology, "Emulation without a profile: the device whose roofline times to wait (default dgx-h100)", "NAME" },
     { "strategy", 0, 0, G_OPTION_ARG_STRING, &o.strategy_s, "ddp (default), zero1, zero2, fsdp or hsdp (or PyTorch's NO_SHARD, SHARD_GRAD_OP, FULL_SHARD, HYBRID_SHARD); each layer a wrapped unit", "S" },
     { "shard-group", 0, 0, G_OPTION_ARG_INT, &o.shard_group, "hsdp: ranks a shard group, dividing --gpus (default: one emulated node's, else all)", "G" },
+    { "pp", 0, 0, G_OPTION_ARG_INT, &o.pp, "Pipeline stages (a GPT-2 stack on CPUs, Megatron's 1F1B; default 1): --gpus / P replicas", "P" },
+    { "micro-batches", 0, 0, G_OPTION_ARG_INT, &o.micro, "With --pp: micro-batches a step, dividing --batch (default 2 x --pp)", "M" },
     { "tp", 0, 0, G_OPTION_ARG_INT, &o.tp, "Tensor parallel ranks a group (a GPT-2 stack on CPUs, Megatron's split of attention and MLP; default 1): --gpus / T replicas", "T" },
     { "check-gradient", 0, 0, G_OPTION_ARG_NONE, &o.check, "First check that N shards' averaged gradient equals the whole batch's", NULL },
     { "check-params", 0, 0, G_OPTION_ARG_NONE, &o.check_params, "After the last step, the whole parameters' norm, sum and hash (equal across strategies up to the order of fp32 sums)", NULL },
@@ -500,6 +539,8 @@ dps_cmd_run (int argc, char **argv)
     if (o.strategy == DPS_STRATEGY_HSDP)
       spec.shard_group = dps_run_shard_group (o.shard_group != DPS_UNSET_INT ? o.shard_group : 0, o.ranks, o.nodes);
     spec.tp = o.tp;
+    spec.pp = o.pp;
+    spec.micro = o.pp > 1 ? o.micro : 1;
     if (o.time_layers)
       status = time_layers_only (&spec, model, o.format);
     else if (run (&o, model, &spec, text, &error))
