@@ -44,6 +44,13 @@ if "$bin" validate --model "$tmp/tiny4.model" --tp 2 --gpus 2 --batch 4 --steps 
      >"$tmp/tout" 2>"$tmp/err" && grep -q "^tensor parallel groups of 2 consecutive ranks" "$tmp/tout" \
    && grep -q "^   ranks  measured" "$tmp/tout" && [ "$(grep -c '^2,' "$tmp/t.csv")" -eq 1 ]; then ok
 else ko "validate --tp 2: $(tail -2 "$tmp/err") $(cat "$tmp/tout")"; fi
+# the same stack in a pipeline of 2 stages, 1F1B over 2 micro-batches of 2
+if "$bin" validate --model "$tmp/tiny4.model" --pp 2 --micro-batches 2 --gpus 2 --batch 4 --steps 6 --warmup 1 \
+     --calibration "$tmp/t.calib" -o "$tmp/p" >"$tmp/pout" 2>"$tmp/err" \
+   && grep -q "^pipelines of 2 stages, 1F1B over 2 micro-batches" "$tmp/pout" && [ "$(grep -c '^2,' "$tmp/p.csv")" -eq 1 ]; then ok
+else ko "validate --pp 2: $(tail -2 "$tmp/err") $(cat "$tmp/pout")"; fi
+if "$bin" validate --pp 2 --micro-batches 3 --batch 4 2>"$tmp/err"; then ko "3 micro-batches of 4 accepted"; else
+  grep -q -- "--micro-batches: 3 do not divide --batch 4" "$tmp/err" && ok || ko "micro 3: $(cat "$tmp/err")"; fi
 if "$bin" validate --tp 2 --gpus 2,3 2>"$tmp/err"; then ko "--tp 2 over 3 ranks accepted"; else
   grep -q -- "--gpus: 3 ranks are not groups of --tp 2" "$tmp/err" && ok || ko "tp 2 of 3: $(cat "$tmp/err")"; fi
 if "$bin" validate --tp 2 --emulate 2>"$tmp/err"; then ko "--tp with --emulate accepted"; else

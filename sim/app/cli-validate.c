@@ -18,7 +18,7 @@
 typedef struct {
   char    *backend, *replicas_s, *model_s, *calibration, *output, *topology, *strategy_s, *format_s, *torch;
   DpsFormat format;
-  int      batch, steps, warmup, trials, grad_accum, nodes, global_batch, shard_group, tp;
+  int      batch, steps, warmup, trials, grad_accum, nodes, global_batch, shard_group, tp, pp, micro;
   DpsStrategy strategy;
   double   cap, first, timeout, jitter, link_gbps;
   gboolean emulate, quick;
@@ -66,7 +66,7 @@ check_opts (Opts *o, gboolean gpu, GError **error)
            || !dps_cli_double_given ("--bucket-cap-mb", &o->cap, 25, error)
            || !dps_cli_int_given ("--global-batch", &o->global_batch, 0, error)
            || !dps_cli_int_given ("--shard-group", &o->shard_group, 0, error)
-           || !dps_cli_int_given ("--tp", &o->tp, 1, error)
+           || !dps_cli_int_given ("--tp", &o->tp, 1, error) || !dps_cli_int_given ("--pp", &o->pp, 1, error)
            || !dps_cli_double_given ("--timeout", &o->timeout, 600, error)
            || !dps_cli_double_given ("--link-gbps", &o->link_gbps, 1, error)
            || !dps_cli_double_given ("--first-bucket-mb", &o->first, 1, error)
@@ -84,9 +84,18 @@ check_opts (Opts *o, gboolean gpu, GError **error)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--nodes: 2 to 64 emulated nodes");
   else if (o->shard_group > 0 && o->strategy != DPS_STRATEGY_HSDP)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--shard-group: only with --strategy hsdp");
-  else if (o->tp > 1 && (gpu || o->emulate || o->torch || o->strategy != DPS_STRATEGY_DDP || o->nodes > 0))
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--tp: real compute on this machine's CPUs with ddp over the "
-                 "groups (not --backend gpu, --emulate, --torch, --nodes or --strategy %s)", dps_strategy_name (o->strategy));
+  else if ((o->tp > 1 || o->pp > 1) && (gpu || o->emulate || o->torch || o->strategy != DPS_STRATEGY_DDP
+                                         || o->nodes > 0 || o->global_batch > 0 || (o->tp > 1 && o->pp > 1)))
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: real compute on this machine's CPUs with ddp over the "
+                 "groups, one of --tp and --pp (not --backend gpu, --emulate, --torch, --nodes, --global-batch or "
+                 "--strategy %s)", o->tp > 1 ? "--tp" : "--pp", dps_strategy_name (o->strategy));
+  else if (o->micro != DPS_UNSET_INT && o->pp <= 1)
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--micro-batches: only with --pp");
+  else if (o->pp > 1 && !dps_cli_int_given ("--micro-batches", &o->micro, 2 * o->pp, error))
+    return FALSE;
+  else if (o->pp > 1 && (o->batch % o->micro || o->grad_accum > 1))
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--micro-batches: %d do not divide --batch %d (not with "
+                 "--grad-accum)", o->micro, o->batch);
   else if (o->topology && !dps_cli_check_topologies ((const char *[]) { o->topology, NULL }, error))
     return FALSE;
   if (*error)
@@ -94,10 +103,10 @@ check_opts (Opts *o, gboolean gpu, GError **error)
   g_autoptr (GString) gpu_reps = g_string_new ("1");
   for (int g = 2; g <= n_gpu; g *= 2)   /* GPUs: one replica each */
     g_string_append_printf (gpu_reps, ",%d", g);
+  int split = o->tp * o->pp;
+  g_autofree char *split_def = g_strdup_printf ("%d,%d", split, 2 * split);
   const char *def = gpu ? gpu_reps->str : o->nodes > 1 ? (o->emulate ? "2,4,8" : "2,4") : o->emulate ? "1,2,4,8,16"
-                    : o->tp == 2 ? "2,4" : o->tp > 2 ? NULL : "1,2";
-  g_autofree char *tp_def = o->tp > 2 ? g_strdup_printf ("%d,%d", o->tp, 2 * o->tp) : NULL;
-  def = def ? def : tp_def;
+                    : split > 1 ? split_def : "1,2";
   if (!dps_cli_parse_int_list ("--gpus", o->replicas_s ? o->replicas_s : def, 1, gpu ? n_gpu : 256, &o->reps, error))
     return FALSE;
   for (guint i = 0; o->nodes > 1 && i < o->reps->len; i++)
@@ -106,10 +115,10 @@ check_opts (Opts *o, gboolean gpu, GError **error)
                    (int) g_array_index (o->reps, gint64, i), o->nodes);
       return FALSE;
     }
-  for (guint i = 0; o->tp > 1 && i < o->reps->len; i++)
-    if (g_array_index (o->reps, gint64, i) % o->tp) {
-      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--gpus: %d ranks are not groups of --tp %d",
-                   (int) g_array_index (o->reps, gint64, i), o->tp);
+  for (guint i = 0; split > 1 && i < o->reps->len; i++)
+    if (g_array_index (o->reps, gint64, i) % split) {
+      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--gpus: %d ranks are not groups of %s %d",
+                   (int) g_array_index (o->reps, gint64, i), o->tp > 1 ? "--tp" : "--pp", split);
       return FALSE;
     }
   for (guint i = 0; o->global_batch > 0 && i < o->reps->len; i++) {
@@ -210,6 +219,7 @@ report (const DpsValidateSpec *s, const DpsModel *model, const DpsProfile *profi
   dps_json_int (json, "trials", s->trials);
   dps_json_int (json, "nodes", MAX (s->nodes, 1));
   dps_json_int (json, "tp", MAX (s->tp, 1));
+  dps_json_int (json, "pp", MAX (s->pp, 1));
   json_builder_set_member_name (json, "rows");
   json_builder_begin_array (json);
   g_string_append (csv, "replicas,meas_median_s,meas_p10_s,meas_p90_s,pred_mean_s,pred_p5_s,pred_p95_s,"
@@ -225,7 +235,11 @@ report (const DpsValidateSpec *s, const DpsModel *model, const DpsProfile *profi
   if (s->tp > 1)
     g_string_append_printf (t, "tensor parallel groups of %d consecutive ranks (real/tensor-parallel.h): the counts are "
                             "ranks, count / %d replicas; efficiency against the smallest count\n", s->tp, s->tp);
-  g_string_append_printf (t, "\n%8s  %-28s  %-28s  %8s  %8s  %8s  %s\n", s->tp > 1 ? "ranks" : "replicas",
+  if (s->pp > 1)
+    g_string_append_printf (t, "pipelines of %d stages, 1F1B over %d micro-batches (real/pipeline-step.h): the counts "
+                            "are ranks, count / %d replicas; efficiency against the smallest count\n", s->pp, s->micro,
+                            s->pp);
+  g_string_append_printf (t, "\n%8s  %-28s  %-28s  %8s  %8s  %8s  %s\n", s->tp > 1 || s->pp > 1 ? "ranks" : "replicas",
                           "measured ms (p10..p90)",
                           "predicted ms (p5..p95)", "meas_eff", "pred_eff", "error_%", "inside");
   for (int i = 0; i < res->n; i++) {
@@ -360,7 +374,7 @@ int
 dps_cmd_validate (int argc, char **argv)
 {
   Opts o = { .batch = DPS_UNSET_INT, .steps = DPS_UNSET_INT, .warmup = DPS_UNSET_INT, .trials = DPS_UNSET_INT,
-             .tp = DPS_UNSET_INT,
+             .tp = DPS_UNSET_INT, .pp = DPS_UNSET_INT, .micro = DPS_UNSET_INT,
              .grad_accum = DPS_UNSET_INT, .global_batch = DPS_UNSET_INT, .shard_group = DPS_UNSET_INT,
              .nodes = DPS_UNSET_INT, .cap = dps_cli_unset (), .first = dps_cli_unset (), .timeout = dps_cli_unset (),
              .link_gbps = dps_cli_unset (), .jitter = dps_cli_unset () };
@@ -377,6 +391,8 @@ dps_cmd_validate (int argc, char **argv)
     { "global-batch", 'G', 0, G_OPTION_ARG_INT, &o.global_batch, "Strong scaling: this many samples per step split across replicas (overrides --batch)", "B" },
     { "strategy", 0, 0, G_OPTION_ARG_STRING, &o.strategy_s, "ddp (default), zero1, zero2, fsdp or hsdp (or PyTorch's NO_SHARD, SHARD_GRAD_OP, FULL_SHARD, HYBRID_SHARD); each layer a wrapped unit, run and predicted", "S" },
     { "shard-group", 0, 0, G_OPTION_ARG_INT, &o.shard_group, "hsdp: ranks a shard group, dividing every count (default: one emulated node's, else all)", "G" },
+    { "pp", 0, 0, G_OPTION_ARG_INT, &o.pp, "Pipeline stages (a GPT-2 stack on CPUs, 1F1B; --gpus then counts ranks, default P,2P), run and predicted", "P" },
+    { "micro-batches", 0, 0, G_OPTION_ARG_INT, &o.micro, "With --pp: micro-batches a step, dividing --batch (default 2 x --pp)", "M" },
     { "tp", 0, 0, G_OPTION_ARG_INT, &o.tp, "Tensor parallel ranks a group (a GPT-2 stack on CPUs; --gpus then counts ranks, default T,2T), run and predicted", "T" },
     { "bucket-cap-mb", 0, 0, G_OPTION_ARG_DOUBLE, &o.cap, "DDP bucket cap in MiB (default 25)", "MB" },
     { "first-bucket-mb", 0, 0, G_OPTION_ARG_DOUBLE, &o.first, "First bucket cap in MiB (default 1)", "MB" },
@@ -425,7 +441,7 @@ dps_cmd_validate (int argc, char **argv)
                         .first_mb = o.first, .timeout_s = o.timeout, .jitter = o.jitter, .topology = o.topology,
                         .prefix = o.output ? o.output : "dpscale-validation", .progress = progress,
                         .strategy = o.strategy, .shard_group = o.shard_group > 0 ? o.shard_group : 0,
-                        .torch_script = o.torch, .tp = o.tp };
+                        .torch_script = o.torch, .tp = o.tp, .pp = o.pp, .micro = o.micro };
   if (!error && (model = dps_model_load (o.model_s ? o.model_s : "mlp", &error))
       && (gpu || o.emulate || o.torch || dps_cli_check_cpu_model (model, o.batch, max_r, &error))
       && (!o.torch || dps_model_has_times (model) || (g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT,

@@ -183,6 +183,8 @@ measure (const DpsValidateSpec *s, const DpsModel *model, int N, int pb, const D
   spec.ranks = N;
   spec.batch = pb;
   spec.tp = s->tp;
+  spec.pp = s->pp;
+  spec.micro = s->micro;
   if (s->strategy == DPS_STRATEGY_HSDP)
     spec.shard_group = dps_run_shard_group (s->shard_group, N, s->nodes);
   DpsRunResult run;
@@ -235,6 +237,12 @@ predict (const DpsValidateSpec *s, DpsModel *model, const DpsProfile *profile, i
   c.strategy = s->strategy;
   c.fsdp_unit = DPS_FSDP_UNIT_LAYER;
   c.tp = MAX (s->tp, 1);   /* groups of consecutive ranks, as the runner splits them */
+  c.pp = MAX (s->pp, 1);   /* stages outermost, 1F1B over the micro-batches of a replica's batch */
+  if (s->pp > 1) {
+    c.micro_batches = s->micro;
+    c.batch = (double) pb / s->micro;
+    c.pipe_schedule = DPS_PIPE_1F1B;
+  }
   if (s->strategy == DPS_STRATEGY_HSDP)
     c.shard_group = dps_run_shard_group (s->shard_group, N, s->nodes);
   c.reducer_copies = s->torch_script != NULL;   /* PyTorch's DDP copies into its buckets and back */

@@ -30,6 +30,8 @@ typedef struct {
   int         shard_group;    /* hsdp: ranks a shard group (0: one emulated node's, else all) */
   int         tp;             /* > 1: tensor-parallel groups of tp ranks (real/tensor-parallel.h); the
                                * counts are ranks, the replicas count / tp */
+  int         pp, micro;      /* > 1: pipelines of pp stages over micro micro-batches (real/pipeline-step.h);
+                               * the counts are ranks, the replicas count / pp */
   const char *torch_script;   /* the runs: this PyTorch DDP job (real/torch-run.h) over gloo, not dpscale's
                                * trainer; the calibration times gloo's collectives (NULL: dpscale's) */
   DpsProgressFn progress;     /* a line per stage (NULL: quiet) */
