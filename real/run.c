@@ -186,11 +186,11 @@ dps_run_execute (const DpsRunSpec *spec, const DpsModel *model, DpsRunResult *ou
     return FALSE;
   }
   int split = MAX (spec->tp, 1) * MAX (spec->pp, 1);
-  if (split > 1 && (spec->ranks % split || spec->emulate || spec->gpu || spec->strategy != DPS_STRATEGY_DDP
+  if (split > 1 && (spec->ranks % split || spec->emulate || (spec->gpu && spec->pp > 1) || spec->strategy != DPS_STRATEGY_DDP
                     || spec->check_gradient || spec->time_layers || (spec->tp > 1 && spec->pp > 1))) {
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "tensor parallel %d x pipeline %d: needs ranks it divides (%d), "
-                 "real compute on CPUs and DDP over the groups (not emulation, GPUs, a sharded strategy, the gradient "
-                 "check, --time-layers, or both at once)", MAX (spec->tp, 1), MAX (spec->pp, 1), spec->ranks);
+                 "real compute and DDP over the groups (not emulation, a sharded strategy, the gradient check, "
+                 "--time-layers, both at once, or a pipeline on GPUs)", MAX (spec->tp, 1), MAX (spec->pp, 1), spec->ranks);
     return FALSE;
   }
   if ((spec->check_params || spec->save_params) && spec->emulate) {

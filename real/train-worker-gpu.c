@@ -35,14 +35,15 @@
 #include "real/dev-cuda.h"
 
 /* the world's, the shard group's and the replicate group's communicators
- * (the last two the world's, or NULL, unless HSDP splits them) */
-static ncclComm_t comm, shard_comm, replicate_comm;
+ * (the last two the world's, or NULL, unless HSDP splits them); under
+ * tensor parallelism the replicas' (DDP's buckets) and the group's */
+static ncclComm_t comm, shard_comm, replicate_comm, dp_comm, tp_comm;
 static cudaStream_t cstream, nstream;
 
 static void
 abort_comms (void)
 {
-  ncclComm_t *all[] = { &replicate_comm, &shard_comm, &comm };
+  ncclComm_t *all[] = { &tp_comm, &dp_comm, &replicate_comm, &shard_comm, &comm };
   for (gsize i = 0; i < G_N_ELEMENTS (all); i++) {
     if (*all[i] && (i == G_N_ELEMENTS (all) - 1 || *all[i] != comm))
       ncclCommAbort (*all[i]);
@@ -112,6 +113,14 @@ ms_between (cudaEvent_t a, cudaEvent_t b)
   return ms;
 }
 
+/* a tensor-parallel group's sum (data: its communicator), on the compute
+ * stream: the next layer's kernels follow it there */
+static void
+tp_allreduce (float *x, gint64 n, void *data)
+{
+  check_nccl (ncclAllReduce (x, x, (size_t) n, ncclFloat, ncclSum, (ncclComm_t) data, cstream), "tensor-parallel sum");
+}
+
 /* Launches one collective on stream (nccl-tests' in-place forms where
  * send == recv, and for an all-gather of updated shards, send inside recv
  * at this rank's place). */
@@ -124,7 +133,7 @@ run_op (const DpsWorkerPlan *p, const DpsWorkerBuffers *b, const DpsStepOp *op, 
   const char *what = dps_step_coll_name (op->kind);
   switch (op->kind) {
   case DPS_STEP_ALLREDUCE:
-    check_nccl (ncclAllReduce (recv, recv, (size_t) n, ncclFloat, ncclSum, comm, stream), what);
+    check_nccl (ncclAllReduce (recv, recv, (size_t) n, ncclFloat, ncclSum, dp_comm, stream), what);
     break;
   case DPS_STEP_GATHER:
   case DPS_STEP_GATHER_BACKWARD:
@@ -224,8 +233,8 @@ main (int argc, char **argv)
   DpsWorkerPlan plan;
   GError *error = NULL;
   dps_worker_start (&argc, &argv, FALSE, &rank, &world, &o, &plan);
-  if (plan.tp > 1 || plan.pp > 1)
-    dps_worker_fail ("--tp, --pp: the GPU runner does not split the model yet (dpscale run --backend cpu does)");
+  if (plan.pp > 1)
+    dps_worker_fail ("--pp: the GPU runner does not run pipelines yet (dpscale run --backend cpu does)");
   const DpsShardLayout *lay = plan.layout;
   const DpsStepProgram *prog = plan.program;
 
@@ -247,7 +256,16 @@ main (int argc, char **argv)
     check_nccl (ncclGetUniqueId (&id), "unique id");
   MPI_Bcast (&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
   check_nccl (ncclCommInitRank (&comm, world, id, rank), "communicator");
-  shard_comm = comm;
+  shard_comm = dp_comm = comm;
+  /* tensor parallelism: groups of consecutive ranks (ncclCommSplit keeps
+   * the world's order), the replicas one rank of each; the group's sums
+   * run on the compute stream, in order with the layers */
+  MPI_Comm tp_mpi = MPI_COMM_NULL;
+  if (plan.tp > 1) {
+    check_nccl (ncclCommSplit (comm, plan.dp_rank, rank, &tp_comm, NULL), "tensor-parallel group");
+    check_nccl (ncclCommSplit (comm, plan.tp_rank, rank, &dp_comm, NULL), "data-parallel group");
+    MPI_Comm_split (MPI_COMM_WORLD, plan.dp_rank, rank, &tp_mpi);
+  }
   if (lay->strategy == DPS_STRATEGY_HSDP && lay->groups > 1) {
     /* ranks ordered by their world rank: rank k of a shard group is shard k */
     check_nccl (ncclCommSplit (comm, lay->group, rank, &shard_comm, NULL), "shard group");
@@ -261,6 +279,10 @@ main (int argc, char **argv)
   DpsTrainNet *net;
   DpsWorkerBuffers bufs;
   dps_worker_buffers (dev, &o, &plan, &net, &bufs);
+  if (plan.tp > 1 && net) {
+    net->tp_allreduce = tp_allreduce;
+    net->tp_data = tp_comm;
+  }
   dps_worker_header (rank, lib, &plan);
   if (o.check && net)
     dps_worker_gradcheck (net, &o, &plan, rank, world, nccl_allreduce, NULL);
@@ -276,7 +298,7 @@ main (int argc, char **argv)
   double wait_req = 0, wait_got = 0;
   double limit_s = g_ascii_strtod (g_getenv ("DPS_COLLECTIVE_TIMEOUT_S") ? g_getenv ("DPS_COLLECTIVE_TIMEOUT_S")
                                                                           : "300", NULL);
-  DpsWorkerReplica replica = { dev, &o, &plan, &bufs, net, rank, world };
+  DpsWorkerReplica replica = { dev, &o, &plan, &bufs, net, plan.dp_rank, plan.dp };
   for (int s = 0; s < o.steps; s++) {
     MPI_Barrier (MPI_COMM_WORLD);
     double t0 = dps_worker_now ();   /* the GPU is idle: ev0 happens now */
@@ -308,7 +330,7 @@ main (int argc, char **argv)
       if (lay->count[u] > 0)
         run_op (&plan, &bufs, &(DpsStepOp) { .kind = DPS_STEP_GATHER, .index = u }, cstream);
     check_cuda (cudaStreamSynchronize (cstream), "gathering the parameters");
-    dps_worker_check_params (dev, &o, &plan, bufs.params, rank, MPI_COMM_NULL);
+    dps_worker_check_params (dev, &o, &plan, bufs.params, rank, tp_mpi);
   }
   dps_worker_report_waits (rank, &o, wait_req, wait_got);
   events_free (ready, no);
@@ -320,6 +342,12 @@ main (int argc, char **argv)
   g_free (t_dur);
   g_free (act_s);
   dps_worker_buffers_free (dev, net, &bufs);
+  if (tp_comm)
+    ncclCommDestroy (tp_comm);
+  if (dp_comm != comm)
+    ncclCommDestroy (dp_comm);
+  if (tp_mpi != MPI_COMM_NULL)
+    MPI_Comm_free (&tp_mpi);
   if (replicate_comm)
     ncclCommDestroy (replicate_comm);
   if (shard_comm != comm)

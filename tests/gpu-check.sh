@@ -5,7 +5,8 @@
 # (which must pass, not skip), a real single-GPU run of the MLP (gradient
 # identity) and of the GPT-2 stack, the GPU replica's layer times, the
 # sharded strategies (FSDP's run, every strategy against DDP's parameters,
-# its validation), validation on the GPUs present, and a quick GPU
+# tensor parallelism against DDP's where 2 or more GPUs are present, its
+# validation), validation on the GPUs present, and a quick GPU
 # calibration.  Each step's
 # output goes to OUT (default gpu-check/); a line per step says ok or
 # FAILED.  Usage, from the repository root:

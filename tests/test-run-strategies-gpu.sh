@@ -51,6 +51,25 @@ for st in zero1 zero2 fsdp hsdp; do
 done
 if grep -q '"reduce-scatter"' "$tmp/fsdp.json" && grep -q '"all-gather"' "$tmp/fsdp.json"; then ok
 else ko "fsdp on GPUs: no collectives reported"; fi
+# tensor parallelism on GPUs (NCCL on the compute stream, a group of 2
+# GPUs; needs 2 or more): the whole parameters against DDP on as many
+# GPUs as replicas, within the CPU test's bound for Adam (1e-5: the
+# partial sums add in another order)
+if [ "$n" -ge 2 ]; then
+  printf '[model]\nname = GPT-2 tiny4\narchitecture = gpt2\nlayers = 2\nhidden = 16\nheads = 4\nffn = 40\nvocab = 37\nseq = 8\n' \
+    >"$tmp/tiny4.model"
+  dp=$((n / 2))
+  if "$bin" run --backend gpu --model "$tmp/tiny4.model" --gpus "$dp" --batch 4 --steps 5 --warmup 1 \
+       --save-params "$tmp/tp-base.bin" >/dev/null 2>"$tmp/err" \
+     && "$bin" run --backend gpu --model "$tmp/tiny4.model" --gpus $((2 * dp)) --tp 2 --batch 4 --steps 5 --warmup 1 \
+       --save-params "$tmp/tp2.bin" >/dev/null 2>>"$tmp/err" && out=$("$diff" "$tmp/tp2.bin" "$tmp/tp-base.bin"); then
+    rel=$(echo "$out" | awk '{ print $4 }')
+    echo "run-strategies-gpu: tp 2 x dp $dp against dp $dp: $out (count, max |diff|, max |p|, relative)"
+    if awk "BEGIN { exit !($rel <= 1e-5) }"; then ok; else ko "tp 2 on GPUs: relative difference $rel over 1e-5"; fi
+  else ko "tp 2 on GPUs: $(tail -2 "$tmp/err")"; fi
+else
+  echo "run-strategies-gpu: tensor parallelism skipped (one GPU: a group needs 2)"
+fi
 # emulated compute on the GPU's clock, real NCCL collectives
 if "$bin" run --backend gpu --emulate --gpus "$n" --steps 3 --warmup 1 --strategy fsdp >"$tmp/e" 2>"$tmp/err" \
    && grep -q "emulated waits" "$tmp/e"; then ok; else ko "emulated fsdp on GPUs: $(tail -2 "$tmp/err")"; fi

@@ -163,9 +163,10 @@ check_opts (Opts *o, GError **error)
   else if (o->tp > 1 && o->pp > 1)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--tp and --pp: one at a time in the runner (the simulator "
                  "predicts both together)");
-  else if ((o->tp > 1 || o->pp > 1) && (o->emulate || o->gpu || o->check || o->time_layers))
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: real compute on CPUs only (not with --emulate, --backend "
-                 "gpu, --check-gradient or --time-layers)", o->tp > 1 ? "--tp" : "--pp");
+  else if ((o->tp > 1 || o->pp > 1) && (o->emulate || (o->gpu && o->pp > 1) || o->check || o->time_layers))
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: real compute only (not with --emulate, --check-gradient or "
+                 "--time-layers%s)", o->tp > 1 ? "--tp" : "--pp", o->pp > 1 ? "; pipelines on CPUs, not --backend gpu"
+                 : "");
   else if ((o->tp > 1 || o->pp > 1) && o->strategy != DPS_STRATEGY_DDP)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: the data parallelism over the groups is ddp, not %s",
                  o->tp > 1 ? "--tp" : "--pp", dps_strategy_name (o->strategy));
