@@ -211,7 +211,7 @@ refused "--micro-batches: 3 do not divide --batch 4" --gpus 2 --pp 2 --micro-bat
 refused "--micro-batches: only with --pp" --gpus 2 --micro-batches 2
 refused "--tp and --pp: one at a time" --gpus 4 --tp 2 --pp 2 --model "$tmp/tiny4.model"
 refused "--tp: the data parallelism over the groups is ddp, not fsdp" --gpus 2 --tp 2 --strategy fsdp
-refused "--tp: real compute on CPUs only" --gpus 2 --tp 2 --emulate
+refused "--tp: real compute only (not with --emulate" --gpus 2 --tp 2 --emulate
 refused "--tp: MLP 1024x4: not a GPT-2 stack" --gpus 2 --tp 2
 refused "--tp: 2 does not divide GPT-2 tiny's 3 attention heads" --gpus 2 --tp 2 --model "$tmp/tiny.model"
 # PyTorch's names are the same strategies
