@@ -99,6 +99,7 @@ dps_ddp_program_parallel (const DpsDdpConfig *c, const DpsDdpInputs *in, DpsDdpP
   g_autofree double *fwd = g_new (double, MAX (L, 1)), *bwd = g_new (double, MAX (L, 1));
   g_autofree double *rec = g_new (double, MAX (L, 1)), *act = g_new (double, MAX (L, 1));
   g_autofree double *kept = g_new (double, MAX (L, 1)), *tpb = g_new (double, MAX (L, 1));
+  g_autofree double *hold = g_new (double, MAX (L, 1));
   g_autofree double *grads = g_new (double, MAX (L, 1));
   g_autofree double *stage_params = g_new0 (double, pp);
   double act_bytes_el = dps_dtype_bytes (c->compute.dtype) / 2.0, gb = dps_dtype_bytes (c->grad_dtype);
@@ -123,6 +124,7 @@ dps_ddp_program_parallel (const DpsDdpConfig *c, const DpsDdpInputs *in, DpsDdpP
     double rest = in->act_bytes[l] - attn;
     act[l] = block ? rest * (sp ? 1.0 / tp : (10 + 24.0 / tp) / 34) + attn / tp : in->act_bytes[l] / tp;
     kept[l] = in->kept_bytes[l] / (sp ? tp : 1);
+    hold[l] = in->hold_bytes[l] / tp;   /* the loss over vocabulary-parallel logits */
     /* what its tensor-parallel group reduces: a block's activations twice
      * a pass, the embedding's once */
     tpb[l] = block ? layer->input_bytes * act_bytes_el * in->batch : 0;
@@ -168,7 +170,7 @@ dps_ddp_program_parallel (const DpsDdpConfig *c, const DpsDdpInputs *in, DpsDdpP
   double c_dp = dps_ddp_group_contention (c, in->batch, dp, TRUE);
   DpsPipeStep step = {
     .model = m, .pp = pp, .vpp = V, .n_micro = M, .schedule = pp > 1 ? c->pipe_schedule : DPS_PIPE_GPIPE,
-    .sequence_parallel = sp, .fwd_s = fwd, .bwd_s = bwd, .recompute_s = rec, .act_bytes = act, .kept_bytes = kept,
+    .sequence_parallel = sp, .fwd_s = fwd, .bwd_s = bwd, .recompute_s = rec, .act_bytes = act, .kept_bytes = kept, .hold_bytes = hold,
     .stage_of_layer = stage, .chunk_of_layer = chunk, .tp_bytes = tpb, .tp_per_pass = tp_pass,
     .p2p_bytes = p2p_bytes, .grad_bytes = grads, .stage_static_bytes = stage_static, .stage_optimizer_s = stage_opt,
     .tp_allreduce = { "all-reduce (tensor parallel)", dps_ddp_comm_time, p->costs[0], 0, 0 },

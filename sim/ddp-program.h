@@ -14,6 +14,7 @@ typedef struct {
   int     n_layers;
   double *fwd_s, *bwd_s, *recompute_s;   /* per layer, nominal seconds */
   double *act_bytes, *kept_bytes;        /* per layer: saved by forward; kept when checkpointed */
+  double *hold_bytes;                    /* per layer: held while its backward runs (a loss's) */
   double  optimizer_s;                   /* over the whole model */
 } DpsDdpInputs;
 

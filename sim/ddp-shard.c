@@ -109,7 +109,7 @@ dps_ddp_program_shards (const DpsDdpConfig *c, const DpsDdpInputs *in, DpsDdpPro
     c_shard = c_rep = c->contention;
   DpsShardStep step = {
     .model = m, .grad_accum = c->grad_accum, .fwd_s = in->fwd_s, .bwd_s = in->bwd_s,
-    .recompute_s = in->recompute_s, .act_bytes = in->act_bytes, .kept_bytes = in->kept_bytes,
+    .recompute_s = in->recompute_s, .act_bytes = in->act_bytes, .kept_bytes = in->kept_bytes, .hold_bytes = in->hold_bytes,
     .optimizer_s = p->optimizer_s, .static_bytes = p->fixed.total, .n_units = U, .unit_of_layer = unit_of_layer,
     .unit_gather_bytes = gather, .unit_reduce_bytes = reduce,
     .reshard_after_forward = c->reshard_after_forward && c->strategy != DPS_STRATEGY_ZERO2,

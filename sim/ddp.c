@@ -191,16 +191,21 @@ bucket_bytes (const DpsDdpConfig *c, const DpsBuckets *bk, const DpsBucket *b)
   return elems * gb;
 }
 
-/* The per-layer activation bytes at batch: what each forward saves, and
- * what a checkpointed layer keeps (its input), in the compute type. */
+/* The per-layer activation bytes at batch: what each forward saves (a
+ * loss's log-probabilities too), what a checkpointed layer keeps (its
+ * input), in the compute type, and what a loss's backward holds while it
+ * runs (memory.h). */
 static void
-activation_bytes (const DpsDdpConfig *c, double batch, double *act, double *kept)
+activation_bytes (const DpsDdpConfig *c, double batch, double *act, double *kept, double *hold)
 {
-  double scale = dps_dtype_bytes (c->compute.dtype) / 2.0 * batch;
+  double scale = dps_dtype_bytes (c->compute.dtype) / 2.0 * batch, loss_kept, loss_held;
+  dps_memory_loss_bytes (c->precision, c->compute.dtype, &loss_kept, &loss_held);
   for (int l = 0; l < dps_model_n_layers (c->model); l++) {
     const DpsLayer *layer = dps_model_layer (c->model, l);
-    act[l] = (layer->act_bytes - (c->flash_attention ? layer->attn_act_bytes : 0)) * scale;
+    act[l] = (layer->act_bytes - (c->flash_attention ? layer->attn_act_bytes : 0)) * scale
+             + layer->logits * loss_kept * batch;
     kept[l] = layer->input_bytes * scale;
+    hold[l] = layer->logits * loss_held * batch;
   }
 }
 
@@ -224,8 +229,9 @@ dps_ddp_inputs_init (const DpsDdpConfig *c, double batch, DpsDdpInputs *in)
   in->recompute_s = g_new (double, L1);
   in->act_bytes = g_new (double, L1);
   in->kept_bytes = g_new (double, L1);
+  in->hold_bytes = g_new (double, L1);
   compute_times (c, batch, in->fwd_s, in->bwd_s, in->recompute_s, &in->optimizer_s);
-  activation_bytes (c, batch, in->act_bytes, in->kept_bytes);
+  activation_bytes (c, batch, in->act_bytes, in->kept_bytes, in->hold_bytes);
 }
 
 void
@@ -236,6 +242,7 @@ dps_ddp_inputs_clear (DpsDdpInputs *in)
   g_clear_pointer (&in->recompute_s, g_free);
   g_clear_pointer (&in->act_bytes, g_free);
   g_clear_pointer (&in->kept_bytes, g_free);
+  g_clear_pointer (&in->hold_bytes, g_free);
 }
 
 /* DeepSpeed's all-gather of the updated parameters after a sharded
@@ -291,7 +298,7 @@ dps_ddp_program_replicas (const DpsDdpConfig *c, const DpsDdpInputs *in, DpsDdpR
   DpsDdpStep step = {
     .model = m, .grad_accum = c->grad_accum, .fwd_s = in->fwd_s, .bwd_s = in->bwd_s,
     .recompute_s = in->recompute_s, .copy_s = extra, .copy_out_s = out->copy_out_s, .optimizer_s = p->optimizer_s,
-    .act_bytes = in->act_bytes, .kept_bytes = in->kept_bytes, .static_bytes = p->fixed.total,
+    .act_bytes = in->act_bytes, .kept_bytes = in->kept_bytes, .hold_bytes = in->hold_bytes, .static_bytes = p->fixed.total,
     .n_buckets = nb, .bucket_layer = blayer, .bucket_bytes = bbytes, .no_overlap = c->no_overlap,
     .unused_bitmap_bytes = c->find_unused ? 4.0 * dps_model_n_tensors (m) : 0,
     .allreduce = { "all-reduce", dps_ddp_comm_time, p->costs[0], c->contention, cc },

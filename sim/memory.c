@@ -36,6 +36,14 @@ dps_precision_state_bytes (DpsPrecision p)
   return p == DPS_PRECISION_PURE_BF16 ? 2 : 4;
 }
 
+void
+dps_memory_loss_bytes (DpsPrecision p, DpsDtype compute, double *kept, double *held)
+{
+  double b = p == DPS_PRECISION_AMP ? 4 : dps_dtype_bytes (compute);
+  *kept = b;
+  *held = 2 * b;
+}
+
 /* The optimizer's states a parameter: Adam 2, momentum 1, SGD none. */
 static int
 n_states (DpsOptimizer opt)
@@ -86,7 +94,12 @@ dps_memory_estimate (const DpsModel *m, DpsPrecision precision, DpsDtype grad_dt
                      gboolean grad_as_bucket_view, DpsDtype act_dtype, double batch, DpsMemory *out)
 {
   dps_memory_static ((double) m->n_params, precision, grad_dtype, opt, grad_as_bucket_view, DPS_STRATEGY_DDP, 1, out);
-  out->activations = dps_model_act_bytes (m) / 2 * dps_dtype_bytes (act_dtype) * batch;
+  double kept, held, logits = 0;
+  dps_memory_loss_bytes (precision, act_dtype, &kept, &held);
+  for (int l = 0; l < dps_model_n_layers (m); l++)
+    logits += dps_model_layer (m, l)->logits;
+  /* at the peak, as the loss's backward runs: everything forward kept, and what it holds */
+  out->activations = (dps_model_act_bytes (m) / 2 * dps_dtype_bytes (act_dtype) + logits * (kept + held)) * batch;
   out->total += out->activations;
 }
 

@@ -36,6 +36,17 @@ double   dps_precision_param_bytes (DpsPrecision p);    /* a parameter: 4, 2, 2 
 double   dps_precision_master_bytes (DpsPrecision p);   /* its fp32 master copy: 0, 4, 0 */
 double   dps_precision_state_bytes (DpsPrecision p);    /* one optimizer state of it: 4, 4, 2 */
 
+/* The cross-entropy loss over a model's logits, as F.cross_entropy runs
+ * it, in bytes per logit: what its forward keeps beyond the logits (the
+ * log-probabilities log_softmax saves for its backward: *kept) and what
+ * its backward holds while it runs (the log-probabilities' gradient and
+ * the logits': *held).  torch.autocast runs cross_entropy, log_softmax and
+ * nll_loss in fp32 (PyTorch's amp docs, "CUDA Ops that can autocast to
+ * float32"): 4 bytes each; a model run in bf16 without autocast runs them
+ * in the compute type.  (Megatron's vocab-parallel loss upcasts to fp32
+ * and computes its gradient in place: 4 kept, 2 held; not told apart.) */
+void     dps_memory_loss_bytes (DpsPrecision p, DpsDtype compute, double *kept, double *held);
+
 typedef struct {
   double params, grads, buckets, optimizer;   /* held through the step (this rank's shards) */
   double activations;                         /* saved for backward, at the step's peak */

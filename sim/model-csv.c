@@ -4,6 +4,7 @@
  *
  * A header naming the columns, then one row per layer in forward order:
  *   layer,params,forward_ms,backward_ms[,flops][,tensors][,n_tensors][,activation_bytes][,tied_to][,kernels]
+ *   [,logits]
  * (forward_s/backward_s also accepted; columns in any order).  With a name
  * column (dpscale run --time-layers --format csv) the layer's name is there
  * and layer is its index, not read.  Times are for the batch given by a
@@ -19,7 +20,10 @@
  * backward over the whole batch, in the file's dtype (2-byte elements when
  * it says none).  tied_to names an earlier layer whose weights this row
  * shares (GPT-2's LM head and token embedding): its params are that
- * layer's, counted there once, at most as many as it has.
+ * layer's, counted there once, at most as many as it has.  logits: per
+ * sample, the logits a cross-entropy loss in this layer reads (a language
+ * model's head: tokens x vocabulary), whose log-probabilities and
+ * gradients the memory timeline holds (memory.h); empty or absent: none.
  *
  * kernels: the layer's forward work as the compute model times it
  * (model.h's DpsKernel), ';' between entries, each
@@ -41,22 +45,22 @@
 
 /* The columns of a per-layer CSV: their indices in a row, -1 when absent. */
 typedef struct {
-  int    layer, name, params, fwd, bwd, flops, tensors, n_tensors, act, tied, kernels;
+  int    layer, name, params, fwd, bwd, flops, tensors, n_tensors, act, tied, kernels, logits;
   int    n;          /* fields a row has */
   double unit;       /* seconds per time unit: 1e-3 for _ms, 1 for _s */
 } CsvCols;
 
 static const char *const csv_col_names[] = { "layer", "name", "params", "forward_ms", "backward_ms", "flops",
                                              "tensors", "n_tensors", "activation_bytes", "tied_to", "kernels",
-                                             NULL };
+                                             "logits", NULL };
 
 /* Reads the header line's fields f[0..n) into c. */
 static gboolean
 csv_header (CsvCols *c, char **f, int n, const char *file, int ln, GError **error)
 {
-  *c = (CsvCols) { -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, n, 1 };
+  *c = (CsvCols) { -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, n, 1 };
   int *slot[] = { &c->layer, &c->name, &c->params, &c->fwd, &c->bwd, &c->flops, &c->tensors, &c->n_tensors,
-                  &c->act, &c->tied, &c->kernels };
+                  &c->act, &c->tied, &c->kernels, &c->logits };
   for (int j = 0; j < n; j++) {
     int k = 0;
     while (csv_col_names[k] && !g_str_equal (f[j], csv_col_names[k]))
@@ -224,6 +228,9 @@ csv_row (DpsModel *m, const CsvCols *c, char **f, GArray *act, const char *file,
   if (c->act >= 0 && f[c->act][0] && (!dps_parse_double (f[c->act], &a) || a < 0 || a > 1e18))
     return dps_set_error_at (error, file, ln, "activation_bytes: '%s' is not a number of bytes >= 0",
                              q = dps_quote (f[c->act]));
+  double logits = 0;
+  if (c->logits >= 0 && f[c->logits][0] && (!dps_parse_double (f[c->logits], &logits) || logits < 0 || logits > 1e15))
+    return dps_set_error_at (error, file, ln, "logits: '%s' is not a count of logits >= 0", q = dps_quote (f[c->logits]));
   int tied = -1;
   if (c->tied >= 0 && f[c->tied][0]) {
     if ((tied = find_layer (m, f[c->tied])) < 0)
@@ -244,6 +251,7 @@ csv_row (DpsModel *m, const CsvCols *c, char **f, GArray *act, const char *file,
   DpsLayer *l = &g_array_index (m->layers, DpsLayer, li);
   l->fwd_time_s = fwd * c->unit;
   l->bwd_time_s = bwd * c->unit;
+  l->logits = logits;
   g_array_append_val (act, a);
   /* a tied row's parameters are the earlier layer's: counted there, once */
   return csv_tensors (m, c, f, params, tied < 0, file, ln, error);

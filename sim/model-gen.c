@@ -54,10 +54,12 @@ block_memory (DpsModel *m, int layer, gint64 sq, gint64 d, int heads)
 }
 
 /* The final norm, the vocabulary projection and the loss (log-softmax
- * and its gather over the logits: 3 elements per logit). */
+ * and its gather over the logits: 3 elements per logit); the layer's
+ * logits, sq x v a sample, are what the loss holds memory for. */
 static void
 lm_head_kernels (DpsModel *m, gint64 sq, gint64 d, gint64 v)
 {
+  g_array_index (m->layers, DpsLayer, m->layers->len - 1).logits = (double) sq * v;
   dps_model_add_kernel (m, DPS_KERNEL_MEMORY, 0, sq * 2.0 * d, 0, 1);
   dps_model_add_kernel (m, DPS_KERNEL_GEMM, sq * 2.0 * d * v, sq * (double) (d + v), (double) d * v, 1);
   dps_model_kernel_set_inv_k (m, 1.0 / d);

@@ -51,7 +51,7 @@ int
 dps_model_add_layer (DpsModel *m, const char *name, double fwd_flops, double act_bytes, double io_bytes)
 {
   DpsLayer l = { g_strdup (name), 0, (int) m->tensors->len, 0, (int) m->kernels->len, 0,
-                 fwd_flops, act_bytes, io_bytes, -1, -1, 0, 0 };
+                 fwd_flops, act_bytes, io_bytes, -1, -1, 0, 0, 0 };
   g_array_append_val (m->layers, l);
   return (int) m->layers->len - 1;
 }

@@ -61,6 +61,8 @@ typedef struct {
                           * head and token pair), which flash/SDPA attention does not keep */
   double input_bytes;    /* the block's input, all activation checkpointing keeps of it (0: the
                           * layer is not checkpointed) */
+  double logits;         /* per sample, the logits a loss in this layer reads (0: none; memory.h's
+                          * dps_memory_loss_bytes says what the loss holds of them) */
 } DpsLayer;
 
 typedef struct {
@@ -103,7 +105,6 @@ double    dps_model_fwd_flops (const DpsModel *m);
 double    dps_model_act_bytes (const DpsModel *m);
 double    dps_model_kept_act_bytes (const DpsModel *m, gboolean flash_attention, gboolean checkpoint);
 gboolean  dps_model_has_times (const DpsModel *m);
-double    dps_model_kept_act_bytes (const DpsModel *m, gboolean flash_attention, gboolean checkpoint);
 void      dps_model_set_times (DpsModel *m, const double *fwd_s, const double *bwd_s, int batch);
 
 /* loading: zoo files (sim/models/NAME.model), per-layer CSV, a Hugging

@@ -23,7 +23,7 @@ typedef struct {
   const char *label;   /* in the program's string chunk */
   DpsPart part;
   DpsMemKind alloc_kind, free_kind;
-  double  work_s, bytes, alloc_bytes, free_bytes;
+  double  work_s, bytes, alloc_bytes, free_bytes, hold_bytes;
   int     comm, stream, index;
   guint   flags;
   int     first_dep, n_deps;

@@ -229,6 +229,7 @@ start_compute (Run *r, StreamState *ss, int task_id)
   rs->st.work_s[t->part] += ss->work_s;
   rs->st.work_mean_s[t->part] += t->work_s * f_mean * j;
   mem_change (r, ss->rank, t->alloc_bytes, task_id, t->alloc_kind);
+  mem_change (r, ss->rank, t->hold_bytes, task_id, DPS_MEM_ACTIVATIONS);
   if (ss->wait_s >= 0) {   /* idle since: waiting for a collective is exposed communication */
     if (ss->wait_comm >= 0)
       rs->st.exposed_s[ss->wait_comm] += now - ss->wait_s;
@@ -255,6 +256,7 @@ on_compute_done (DpsEngine *e, void *data)
   rs->st.wall_s[t->part] += now - ss->start_s;
   rs->st.last_end_s[t->part] = now;
   span (r, ss->rank, task_id, ss->start_s, now);
+  mem_change (r, ss->rank, -t->hold_bytes, task_id, DPS_MEM_ACTIVATIONS);
   mem_change (r, ss->rank, -t->free_bytes, task_id, t->free_kind);
   ss->pc++;
   ss->end_last_s = now;
@@ -307,6 +309,7 @@ group_start (Run *r, GroupState *g)
     ss->state = ST_RUNNING;
     ss->start_s = now;
     mem_change (r, ss->rank, t->alloc_bytes, g->task, t->alloc_kind);
+    mem_change (r, ss->rank, t->hold_bytes, g->task, DPS_MEM_ACTIVATIONS);
     RankState *rs = &r->rs[ss->rank];
     rs->sum_c += g->contention;
     if (rs->computing) {
@@ -382,6 +385,7 @@ on_group_phase (DpsEngine *e, void *data)
       compute_retime (r, &r->streams[rs->compute]);
     rs->st.comm_s += now - g->start_s + ss->delay_s;
     span (r, ss->rank, task, g->start_s, now);
+    mem_change (r, ss->rank, -t->hold_bytes, task, DPS_MEM_ACTIVATIONS);
     mem_change (r, ss->rank, -t->free_bytes, task, t->free_kind);
     ss->pc++;
     ss->end_last_s = now;

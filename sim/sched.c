@@ -85,7 +85,7 @@ dps_sched_task_add (DpsSched *s, int stream, const DpsTaskSpec *spec)
     .label = g_string_chunk_insert (s->strings, spec->label ? spec->label : ""),
     .part = spec->comm >= 0 ? DPS_PART_COMM : spec->part,
     .work_s = MAX (0, spec->work_s), .bytes = spec->bytes,
-    .alloc_bytes = spec->alloc_bytes, .free_bytes = spec->free_bytes, .alloc_kind = spec->alloc_kind, .free_kind = spec->free_kind,
+    .alloc_bytes = spec->alloc_bytes, .free_bytes = spec->free_bytes, .hold_bytes = spec->hold_bytes, .alloc_kind = spec->alloc_kind, .free_kind = spec->free_kind,
     .comm = spec->comm, .stream = stream, .index = (int) st->tasks->len, .flags = spec->flags,
     .first_dep = (int) s->deps->len, .n_deps = spec->n_deps,
   };

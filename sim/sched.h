@@ -50,7 +50,8 @@
  * Memory as a timeline: each role starts at its static bytes (parameters,
  * optimizer state...); a task allocates alloc_bytes when it starts and
  * frees free_bytes when it ends (activations saved in forward, freed in
- * backward; gathered parameters; a collective's buffers).  The peak per
+ * backward; gathered parameters; a collective's buffers), and holds
+ * hold_bytes of activations while it runs.  The peak per
  * rank, and the task at which it falls, come from the run.
  *
  * Times in seconds, sizes in bytes.  The same program, ranks and seed give
@@ -109,6 +110,8 @@ typedef struct {
   guint       flags;           /* DPS_TASK_* */
   double      alloc_bytes;     /* allocated when it starts */
   double      free_bytes;      /* freed when it ends */
+  double      hold_bytes;      /* activations held only while it runs (a loss's gradients over the
+                                * logits): allocated when it starts, freed when it ends */
   DpsMemKind  alloc_kind, free_kind;   /* what those bytes are */
   const int  *deps;            /* tasks of the same role it waits for, besides its stream's previous */
   int         n_deps;

@@ -13,13 +13,14 @@
  * optimizer follow the last all-reduce on the compute stream. */
 #include "sim/strategy.h"
 
-/* Adds a compute task; returns its id. */
+/* Adds a compute task, holding hold bytes of activations while it runs;
+ * returns its id. */
 static int
 compute (DpsSched *s, int stream, const char *label, DpsPart part, double work_s, guint flags, double alloc,
-         double free, const int *deps, int n_deps)
+         double free, double hold, const int *deps, int n_deps)
 {
   DpsTaskSpec t = { .label = label, .part = part, .work_s = work_s, .comm = -1, .flags = flags,
-                    .alloc_bytes = alloc, .free_bytes = free, .deps = deps, .n_deps = n_deps };
+                    .alloc_bytes = alloc, .free_bytes = free, .hold_bytes = hold, .deps = deps, .n_deps = n_deps };
   return dps_sched_task_add (s, stream, &t);
 }
 
@@ -42,21 +43,22 @@ dps_strategy_ddp (const DpsDdpStep *in)
     for (int l = 0; l < L; l++) {
       double saved = in->recompute_s[l] > 0 ? in->kept_bytes[l] : in->act_bytes[l];
       g_snprintf (label, sizeof label, "fwd %s%s", dps_model_layer (m, l)->name, micro);
-      compute (s, cs, label, DPS_PART_FORWARD, in->fwd_s[l], DPS_TASK_JITTER, saved, 0, NULL, 0);
+      compute (s, cs, label, DPS_PART_FORWARD, in->fwd_s[l], DPS_TASK_JITTER, saved, 0, 0, NULL, 0);
     }
     for (int l = L - 1; l >= 0; l--) {
       const char *name = dps_model_layer (m, l)->name;
       double freed = in->act_bytes[l];
       if (in->recompute_s[l] > 0) {
         g_snprintf (label, sizeof label, "recompute %s%s", name, micro);
-        compute (s, cs, label, DPS_PART_RECOMPUTE, in->recompute_s[l], DPS_TASK_JITTER, in->act_bytes[l], 0, NULL, 0);
+        compute (s, cs, label, DPS_PART_RECOMPUTE, in->recompute_s[l], DPS_TASK_JITTER, in->act_bytes[l], 0, 0, NULL, 0);
         freed += in->kept_bytes[l];
       }
       g_snprintf (label, sizeof label, "bwd %s%s", name, micro);
-      ready[l] = compute (s, cs, label, DPS_PART_BACKWARD, in->bwd_s[l], DPS_TASK_JITTER, 0, freed, NULL, 0);
+      double hold = in->hold_bytes ? in->hold_bytes[l] : 0;
+      ready[l] = compute (s, cs, label, DPS_PART_BACKWARD, in->bwd_s[l], DPS_TASK_JITTER, 0, freed, hold, NULL, 0);
       if (last && in->copy_s[l] > 0) {
         g_snprintf (label, sizeof label, "ddp hooks %s", name);
-        ready[l] = compute (s, cs, label, DPS_PART_COPY, in->copy_s[l], DPS_TASK_FIXED, 0, 0, NULL, 0);
+        ready[l] = compute (s, cs, label, DPS_PART_COPY, in->copy_s[l], DPS_TASK_FIXED, 0, 0, 0, NULL, 0);
       }
     }
   }
@@ -75,9 +77,9 @@ dps_strategy_ddp (const DpsDdpStep *in)
   int comm_end = dps_sched_stream_last (s, ds);
   int after = comm_end >= 0 ? 1 : 0;
   if (in->copy_out_s > 0)
-    compute (s, cs, "ddp copy-out", DPS_PART_COPY_OUT, in->copy_out_s, DPS_TASK_FIXED, 0, 0, &comm_end, after);
+    compute (s, cs, "ddp copy-out", DPS_PART_COPY_OUT, in->copy_out_s, DPS_TASK_FIXED, 0, 0, 0, &comm_end, after);
   int opt = compute (s, cs, in->n_param_gathers > 0 ? "optimizer (shard)" : "optimizer", DPS_PART_OPTIMIZER,
-                     in->optimizer_s, DPS_TASK_FIXED, 0, 0, &comm_end, after);
+                     in->optimizer_s, DPS_TASK_FIXED, 0, 0, 0, &comm_end, after);
   if (in->n_param_gathers > 0) {
     int ag = dps_sched_comm_add (s, &in->allgather);
     for (int i = 0; i < in->n_param_gathers; i++) {

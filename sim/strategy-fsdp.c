@@ -155,7 +155,8 @@ dps_strategy_fsdp (const DpsShardStep *in)
       g_snprintf (label, sizeof label, "bwd %s%s", name, micro);
       DpsTaskSpec t = { .label = label, .part = DPS_PART_BACKWARD, .work_s = in->bwd_s[l], .comm = -1,
                         .flags = DPS_TASK_JITTER, .alloc_bytes = unit_start ? in->unit_reduce_bytes[u] : 0,
-                        .free_bytes = freed, .alloc_kind = DPS_MEM_BUFFERS, .free_kind = DPS_MEM_ACTIVATIONS,
+                        .free_bytes = freed, .hold_bytes = in->hold_bytes ? in->hold_bytes[l] : 0,
+                        .alloc_kind = DPS_MEM_BUFFERS, .free_kind = DPS_MEM_ACTIVATIONS,
                         .deps = &need, .n_deps = need >= 0 };
       bwd_task[l] = dps_sched_task_add (s, cs, &t);
       if (!unit_done || u == U)

@@ -102,18 +102,18 @@ comm_task (Stage *st, int stream, int comm, double bytes, double alloc, const in
   return dps_sched_task_add (st->s, stream, &t);
 }
 
-/* A compute piece of layer l waiting for deps (any may be -1); returns
- * its id. */
+/* A compute piece of layer l waiting for deps (any may be -1), holding
+ * hold bytes of activations while it runs; returns its id. */
 static int
-piece (Stage *st, DpsPart part, double work_s, double alloc, double free, DpsMemKind free_kind, const int *deps,
-       int n_deps)
+piece (Stage *st, DpsPart part, double work_s, double alloc, double free, double hold, DpsMemKind free_kind,
+       const int *deps, int n_deps)
 {
   int d[4], n = 0;
   for (int i = 0; i < n_deps; i++)
     if (deps[i] >= 0)
       d[n++] = deps[i];
   DpsTaskSpec t = { .label = st->label, .part = part, .work_s = work_s, .comm = -1, .flags = DPS_TASK_JITTER,
-                    .alloc_bytes = alloc, .free_bytes = free, .alloc_kind = DPS_MEM_ACTIVATIONS,
+                    .alloc_bytes = alloc, .free_bytes = free, .hold_bytes = hold, .alloc_kind = DPS_MEM_ACTIVATIONS,
                     .free_kind = free_kind, .deps = d, .n_deps = n };
   st->last_compute = dps_sched_task_add (st->s, st->cs, &t);
   return st->last_compute;
@@ -134,7 +134,8 @@ tp_collective (Stage *st, int l, int after)
 
 /* Layer l's pass (forward or backward) in pieces split by its tensor-
  * parallel collectives; the first piece waits for first_deps, allocates
- * alloc and the last frees free.  Returns what the next task must wait
+ * alloc and the last frees free; each backward piece holds the layer's
+ * hold_bytes while it runs.  Returns what the next task must wait
  * for (the last collective, or the last piece). */
 static int
 layer_pass (Stage *st, int l, gboolean fwd, int m, const int *first_deps, int n_first, double alloc, double free,
@@ -152,7 +153,7 @@ layer_pass (Stage *st, int l, gboolean fwd, int m, const int *first_deps, int n_
     for (int i = 0; p == 0 && i < n_first && i < 3; i++)
       deps[i + 1] = first_deps[i];
     int t = piece (st, fwd ? DPS_PART_FORWARD : DPS_PART_BACKWARD, work, p == 0 ? alloc : 0,
-                   p == pieces - 1 ? free : 0, free_kind, deps, 4);
+                   p == pieces - 1 ? free : 0, fwd || !in->hold_bytes ? 0 : in->hold_bytes[l], free_kind, deps, 4);
     wait = t;
     if (in->tp_per_pass[l] > p) {
       g_snprintf (st->label, sizeof st->label, "tensor-parallel %s %s (micro-batch %d)", fwd ? "fwd" : "bwd", name, m);
@@ -254,7 +255,7 @@ dps_strategy_pipeline (const DpsPipeStep *in)
         if (in->recompute_s[l] > 0) {
           g_snprintf (st.label, sizeof st.label, "recompute %s (micro-batch %d)", dps_model_layer (m, l)->name,
                       op.micro);
-          wait = piece (&st, DPS_PART_RECOMPUTE, in->recompute_s[l], in->act_bytes[l], 0, DPS_MEM_ACTIVATIONS, deps, 3);
+          wait = piece (&st, DPS_PART_RECOMPUTE, in->recompute_s[l], in->act_bytes[l], 0, 0, DPS_MEM_ACTIVATIONS, deps, 3);
           deps[0] = wait, deps[1] = deps[2] = -1;
           freed += in->kept_bytes[l];
         }
@@ -280,7 +281,7 @@ dps_strategy_pipeline (const DpsPipeStep *in)
     }
     int deps[4] = { dps_sched_stream_last (s, st.ds), st.pending_send[0], st.pending_send[1], st.last_compute };
     g_snprintf (st.label, sizeof st.label, "optimizer");
-    piece (&st, DPS_PART_OPTIMIZER, in->stage_optimizer_s[stage], 0, 0, DPS_MEM_BUFFERS, deps, 4);
+    piece (&st, DPS_PART_OPTIMIZER, in->stage_optimizer_s[stage], 0, 0, 0, DPS_MEM_BUFFERS, deps, 4);
   }
   g_free (ops);
   g_free (last_bwd_micro);

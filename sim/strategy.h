@@ -37,6 +37,7 @@ typedef struct {
   double         optimizer_s;
   const double  *act_bytes;        /* per layer: activations its forward saves (recomputed: all of them) */
   const double  *kept_bytes;       /* per layer: what a checkpointed layer keeps from forward (its input) */
+  const double  *hold_bytes;       /* per layer: held while its backward runs (a loss's gradients; NULL: none) */
   double         static_bytes;     /* parameters, gradients, buckets, optimizer state */
   int            n_buckets;
   const int     *bucket_layer;     /* the layer whose backward readies it */
@@ -62,7 +63,7 @@ DpsSched *dps_strategy_ddp (const DpsDdpStep *in);
 typedef struct {
   const DpsModel *model;
   int            grad_accum;       /* micro-steps, each reducing its gradients (FSDP without no_sync) */
-  const double  *fwd_s, *bwd_s, *recompute_s, *act_bytes, *kept_bytes;   /* per layer, as DpsDdpStep's */
+  const double  *fwd_s, *bwd_s, *recompute_s, *act_bytes, *kept_bytes, *hold_bytes;   /* per layer, as DpsDdpStep's */
   double         optimizer_s;      /* the optimizer on this rank's shard */
   double         static_bytes;     /* this rank's shards of parameters, gradients, optimizer state */
   int            n_units;
@@ -98,7 +99,7 @@ typedef struct {
   DpsPipeSchedule schedule;
   gboolean       sequence_parallel;
   const double  *fwd_s, *bwd_s, *recompute_s;   /* per layer and micro-batch, this GPU's share (1/tp) */
-  const double  *act_bytes, *kept_bytes;        /* per layer and micro-batch, this GPU's */
+  const double  *act_bytes, *kept_bytes, *hold_bytes;   /* per layer and micro-batch, this GPU's */
   const int     *stage_of_layer, *chunk_of_layer;
   const double  *tp_bytes;          /* per layer: each tensor-parallel collective's size (0: none) */
   const int     *tp_per_pass;       /* per layer: collectives a forward (and a backward) waits for */

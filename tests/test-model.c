@@ -380,7 +380,7 @@ zoo_as_csv (const DpsModel *m, const char *device, int batch, const double *fwd,
 {
   GString *csv = g_string_new (NULL);
   g_string_append_printf (csv, "# batch: %d\n# device: %s\n# dtype: bf16\n"
-                          "layer,params,tensors,activation_bytes,forward_s,backward_s%s\n", batch, device,
+                          "layer,params,tensors,activation_bytes,forward_s,backward_s,logits%s\n", batch, device,
                           kernels ? ",kernels" : "");
   for (int l = 0; l < dps_model_n_layers (m); l++) {
     const DpsLayer *ly = dps_model_layer (m, l);
@@ -392,7 +392,7 @@ zoo_as_csv (const DpsModel *m, const char *device, int batch, const double *fwd,
       else
         g_string_append_printf (csv, "%s%" G_GINT64_FORMAT, k ? ";" : "", t->numel);
     }
-    g_string_append_printf (csv, ",%.17g,%.17g,%.17g", ly->act_bytes * batch, fwd[l], bwd[l]);
+    g_string_append_printf (csv, ",%.17g,%.17g,%.17g,%.17g", ly->act_bytes * batch, fwd[l], bwd[l], ly->logits);
     for (int k = 0; kernels && k < ly->n_kernels; k++) {
       const DpsKernel *kn = dps_model_kernel (m, ly->first_kernel + k);
       g_string_append_printf (csv, "%s%s:%d:%.17g:%.17g:%.17g:%.17g:%.17g", k ? ";" : ",", dps_kernel_kind_name (kn->kind),
@@ -513,6 +513,8 @@ static const Refusal csv_ddp_refusals[] = {
   { "layer,params,tied_to,forward_ms,backward_ms\nhead,4,wte,1,2\n", "m.csv:2: tied_to: no earlier layer 'wte'" },
   { "layer,params,tied_to,forward_ms,backward_ms\nwte,4,,1,2\nhead,5,wte,1,2\n", "m.csv:3: tied_to: 5 parameters, 'wte' has only 4" },
   { "layer,params,activation_bytes,forward_ms,backward_ms\nfc,4,-1,1,2\n", "m.csv:2: activation_bytes: '-1'" },
+  { "layer,params,forward_ms,backward_ms,logits\nfc,4,1,2,-5\n", "m.csv:2: logits: '-5' is not a count" },
+  { "layer,params,forward_ms,backward_ms,logits\nfc,4,1,2,many\n", "m.csv:2: logits: 'many'" },
   { "# dtype: int8\nlayer,params,forward_ms,backward_ms\n", "m.csv:1: '# dtype: int8'" },
   { "#device:\nlayer,params,forward_ms,backward_ms\n", "m.csv:1: '# device:' names no device" },
   { "layer,params,params,forward_ms,backward_ms\n", "m.csv:1: column 'params' given twice" },

@@ -246,6 +246,34 @@ test_memory_peak (void)
   dps_sched_result_clear (&out);
 }
 
+/* Held bytes live only while their task runs: 10 static, a forward saves
+ * 5, a backward holding 8 (a loss's gradients) frees the 5.  The peak is
+ * 23 as the backward starts (10 + 5 + 8), 13 of it activations; the track
+ * returns to 10 when it ends. */
+static void
+test_memory_hold (void)
+{
+  g_autoptr (DpsSched) s = dps_sched_new ();
+  int role = dps_sched_role_add (s, "r", 10);
+  int c = dps_sched_stream_add (s, role, "compute", DPS_SCHED_NO_STREAM);
+  DpsTaskSpec t = { .label = "f", .part = DPS_PART_FORWARD, .work_s = 1, .comm = -1, .alloc_bytes = 5 };
+  dps_sched_task_add (s, c, &t);
+  t = (DpsTaskSpec) { .label = "b", .part = DPS_PART_BACKWARD, .work_s = 1, .comm = -1, .free_bytes = 5,
+                      .hold_bytes = 8 };
+  int b = dps_sched_task_add (s, c, &t);
+  DpsSchedRank r = rank_of (role);
+  r.trace = TRUE;
+  DpsSchedOpts o = { .trace = TRUE };
+  DpsSchedResult out;
+  run (s, &r, 1, NULL, 0, &o, &out);
+  g_assert_cmpfloat (out.peak_bytes, ==, 23);
+  g_assert_cmpint (out.peak.peak_task, ==, b);
+  g_assert_cmpfloat (out.peak.peak_kind_bytes[DPS_MEM_ACTIVATIONS], ==, 13);
+  GArray *mem = out.memory;
+  g_assert_cmpfloat (g_array_index (mem, DpsSchedMemSample, mem->len - 1).bytes, ==, 10);
+  dps_sched_result_clear (&out);
+}
+
 /* With jitter, the same seed gives the same step and another seed another. */
 static void
 test_seed (void)
@@ -344,6 +372,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sched/contention", test_contention);
   g_test_add_func ("/sched/collective-after-compute", test_collective_after_compute);
   g_test_add_func ("/sched/memory-peak", test_memory_peak);
+  g_test_add_func ("/sched/memory-hold", test_memory_hold);
   g_test_add_func ("/sched/seed", test_seed);
   g_test_add_func ("/sched/launch-delay", test_launch_delay);
   g_test_add_func ("/sched/deadlock", test_deadlock);

@@ -57,10 +57,11 @@ time_layers_only (DpsRunSpec *spec, const DpsModel *model, DpsFormat format)
     dps_json_append (t, jb);
   } else if (format == DPS_FORMAT_CSV) {
     /* a per-layer file --model reads: each layer's tensors, the model's
-     * activations in fp32 for the batch (the replica computes in fp32) */
+     * activations in fp32 for the batch (the replica computes in fp32),
+     * the logits its loss reads */
     g_string_append_printf (t, "# dpscale run --time-layers: %s\n# device: %s\n# dtype: fp32\n# batch: %d\n",
                             model->name, spec->gpu ? "gpu" : "cpu", spec->batch);
-    g_string_append (t, "layer,name,params,tensors,activation_bytes,forward_s,backward_s\n");
+    g_string_append (t, "layer,name,params,tensors,activation_bytes,forward_s,backward_s,logits\n");
     for (int l = 0; l < L; l++) {
       const DpsLayer *ly = dps_model_layer (model, l);
       g_string_append_printf (t, "%d,%s,%" G_GINT64_FORMAT ",", l, ly->name, ly->n_params);
@@ -71,7 +72,8 @@ time_layers_only (DpsRunSpec *spec, const DpsModel *model, DpsFormat format)
         else
           g_string_append_printf (t, "%s%" G_GINT64_FORMAT, k ? ";" : "", tn->numel);
       }
-      g_string_append_printf (t, ",%.0f,%.9g,%.9g\n", ly->act_bytes / 2 * 4 * spec->batch, fwd[l], bwd[l]);
+      g_string_append_printf (t, ",%.0f,%.9g,%.9g,%.0f\n", ly->act_bytes / 2 * 4 * spec->batch, fwd[l], bwd[l],
+                              ly->logits);
     }
   } else {
     g_string_append_printf (t, "dpscale run --time-layers: %s at batch %d, as one replica computes it (%s)\n\n",
