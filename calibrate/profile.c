@@ -230,7 +230,7 @@ dps_profile_machine_spec (const DpsProfile *p, int ranks, int nodes)
   s->intra_bw_Bps = max_bw (dps_fit_nearest (&p->fit, p->machine_ranks, FALSE));
   if (s->intra_bw_Bps <= 0)
     s->intra_bw_Bps = 1e9;
-  s->pcie_bw_Bps = s->intra_bw_Bps;
+  s->pcie_bw_Bps = s->host_link_Bps = s->intra_bw_Bps;
   s->gpu_nic = g_new (int, s->gpus_per_node);
   for (int g = 0; g < s->gpus_per_node; g++)
     s->gpu_nic[g] = p->machine_nodes > 1 ? 0 : -1;

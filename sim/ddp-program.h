@@ -32,6 +32,8 @@ typedef struct {
   double       optimizer_s;    /* this rank's (its shard's) */
   gboolean     pipeline;       /* tensor and pipeline parallel: one role a stage */
   int          tp, pp, vpp, dp, micro_batches;
+  DpsOffload   offload;        /* a host link per rank (DPS_HOST_LINK_SLOT) */
+  double      *host_link_Bps;  /* owned: that link's rate, its comm kind's data */
 } DpsDdpProgram;
 
 void     dps_ddp_inputs_init (const DpsDdpConfig *c, double batch, DpsDdpInputs *in);

@@ -85,6 +85,9 @@ trial (const DpsDdpConfig *c, const DpsDdpProgram *p, int replicas, GRand *rand,
     for (int k = 0; k < n; k++)
       for (int slot = 0; slot < (p->hsdp ? 2 : 1); slot++)
         n_groups = MAX (n_groups, ranks[k].groups[slot] + 1);
+    /* offload: each rank's link to host memory, a group (and resource) of its own */
+    for (int k = 0; p->offload != DPS_OFFLOAD_NONE && k < n; k++)
+      ranks[k].groups[DPS_HOST_LINK_SLOT] = n_groups++;
     groups = g_new0 (DpsSchedGroup, n_groups);
     for (int g = 0; g < n_groups; g++)
       groups[g] = (DpsSchedGroup) { 1, { g } };
@@ -252,6 +255,15 @@ dps_ddp_simulate (const DpsDdpConfig *c, DpsDdpResult *out, GError **error)
   DpsDdpProgram prog;
   gboolean sharded = c->strategy != DPS_STRATEGY_DDP && c->strategy != DPS_STRATEGY_ZERO1;
   gboolean parallel = c->tp > 1 || c->pp > 1;
+  if (!dps_offload_applies (c->offload, c->strategy) || (c->offload != DPS_OFFLOAD_NONE && parallel)) {
+    dps_ddp_inputs_clear (&in);
+    if (c->offload == DPS_OFFLOAD_PARAMS && sharded && !parallel)
+      return dps_set_field_error (error, DPS_FIELD_OFFLOAD, DPS_ERROR_INPUT, "the parameters are offloaded as "
+                                  "shards (fsdp, hsdp), not with %s", dps_strategy_name (c->strategy));
+    return dps_set_field_error (error, DPS_FIELD_OFFLOAD, DPS_ERROR_INPUT, "with zero2, fsdp or hsdp (FSDP's "
+                                "CPUOffload, DeepSpeed's ZeRO-Offload), without --tp or --pp; not %s%s",
+                                dps_strategy_name (c->strategy), parallel ? " with --tp or --pp" : "");
+  }
   gboolean ok = parallel ? dps_ddp_program_parallel (c, &in, &prog, error)
                 : sharded ? dps_ddp_program_shards (c, &in, &prog, error)
                 : dps_ddp_program_replicas (c, &in, out, &prog, error);
@@ -357,6 +369,7 @@ dps_ddp_simulate (const DpsDdpConfig *c, DpsDdpResult *out, GError **error)
   if (ok) {
     dps_sort_doubles (steps, (gsize) T);
     out->strategy = c->strategy;
+    out->offload = c->offload;
     out->shards = prog.shards;
     out->n_comms = n_comms;
     for (int k = 0; k < n_comms; k++)
@@ -393,6 +406,7 @@ dps_ddp_simulate (const DpsDdpConfig *c, DpsDdpResult *out, GError **error)
     out->memory.grads = prog.fixed.grads;
     out->memory.buckets = prog.fixed.buckets;
     out->memory.optimizer = prog.fixed.optimizer;
+    out->memory.host = prog.fixed.host;
     out->memory.total = peak;
     ddp_totals (c, batch, single, out);
     out->efficiency /= (double) out->tp * out->pp;   /* per GPU against one GPU */

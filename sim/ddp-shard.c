@@ -51,6 +51,47 @@ group_cost (const DpsDdpConfig *c, DpsCollOp op, int n_nodes, int per_node, doub
   return dps_coll_cost_new_ctx (&ctx, c->algo_mask, c->proto_mask, c->mode, max_bytes, error);
 }
 
+/* A copy of bytes between a GPU and host memory over the link of rate
+ * *data (bytes/s), after a launch of 10 us (cudaMemcpyAsync's order of
+ * magnitude; assumed). */
+static double
+host_copy_time (const void *data, double bytes, double *lat_s, DpsAlgo *algo, DpsProto *proto)
+{
+  (void) algo;
+  (void) proto;
+  *lat_s = 10e-6;
+  return *lat_s + bytes / *(const double *) data;
+}
+
+/* With c's offload, what leaves the GPU for host memory (p->fixed), the
+ * host link, and the optimizer's time on the CPUs: the bytes it moves
+ * (memory.c) at the host's memory bandwidth, shared by the GPUs of the
+ * host. */
+static gboolean
+offload (const DpsDdpConfig *c, int G, DpsDdpProgram *p, GError **error)
+{
+  const DpsTopoSpec *ts = dps_topo_spec (c->topo);
+  p->offload = c->offload;
+  if (c->offload == DPS_OFFLOAD_NONE)
+    return TRUE;
+  if (ts->host_mem_Bps <= 0) {
+    dps_set_field_error (error, DPS_FIELD_OFFLOAD, DPS_ERROR_INPUT, "topology '%s' states no host memory bandwidth "
+                         "([host] memory_GBps, topologies/README.md)", ts->name);
+    return FALSE;
+  }
+  DpsMemory *f = &p->fixed;
+  f->host = f->optimizer + f->grads + (c->offload == DPS_OFFLOAD_PARAMS ? f->params : 0);
+  f->optimizer = f->grads = 0;
+  if (c->offload == DPS_OFFLOAD_PARAMS)
+    f->params = 0;
+  f->total = f->params + f->grads + f->buckets + f->optimizer;
+  p->host_link_Bps = g_new (double, 1);
+  *p->host_link_Bps = ts->host_link_Bps > 0 ? ts->host_link_Bps : ts->pcie_bw_Bps;
+  p->optimizer_s = dps_optimizer_bytes_moved (c->optimizer, c->precision) * (double) c->model->n_params / G
+                   / (ts->host_mem_Bps / dps_topo_spec_gpus_per_host (ts));
+  return TRUE;
+}
+
 /* The program of c's sharded strategy at in's batch; fills p. */
 gboolean
 dps_ddp_program_shards (const DpsDdpConfig *c, const DpsDdpInputs *in, DpsDdpProgram *p, GError **error)
@@ -99,6 +140,8 @@ dps_ddp_program_shards (const DpsDdpConfig *c, const DpsDdpInputs *in, DpsDdpPro
   p->hsdp = p->hsdp && R > 1;
   dps_memory_static ((double) m->n_params, c->precision, c->grad_dtype, c->optimizer, FALSE, c->strategy, G, &p->fixed);
   p->optimizer_s = in->optimizer_s / G;
+  if (!offload (c, G, p, error))
+    return FALSE;
   double c_comm = c->contention_comm >= 0 ? c->contention_comm : c->contention;
   double batch = in->batch;
   double c_shard = dps_ddp_group_contention (c, batch, G, G > k);
@@ -114,12 +157,13 @@ dps_ddp_program_shards (const DpsDdpConfig *c, const DpsDdpInputs *in, DpsDdpPro
     .unit_gather_bytes = gather, .unit_reduce_bytes = reduce,
     .reshard_after_forward = c->reshard_after_forward && c->strategy != DPS_STRATEGY_ZERO2,
     .limit_all_gathers = c->limit_all_gathers, .backward_prefetch = c->backward_prefetch,
-    .hsdp = p->hsdp, .shards = G,
+    .hsdp = p->hsdp, .shards = G, .offload = c->offload,
     .allgather = { p->hsdp ? "all-gather (shard group)" : "all-gather", dps_ddp_comm_time, p->costs[0], c_shard,
                    given ? c_comm : c_shard },
     .reducescatter = { p->hsdp ? "reduce-scatter (shard group)" : "reduce-scatter", dps_ddp_comm_time, p->costs[1],
                        c_shard, given ? c_comm : c_shard },
     .allreduce = { "all-reduce (replicate group)", dps_ddp_comm_time, p->costs[2], c_rep, given ? c_comm : c_rep },
+    .hostlink = { "host link (offload)", host_copy_time, p->host_link_Bps, 0, 0 },
   };
   if (!p->hsdp)
     step.allreduce.time = dps_ddp_comm_time;   /* unused: no replicate group */

@@ -315,4 +315,5 @@ dps_ddp_program_clear (DpsDdpProgram *p)
   g_clear_pointer (&p->sched, dps_sched_free);
   for (int i = 0; i < DPS_DDP_MAX_COSTS; i++)
     g_clear_pointer (&p->costs[i], dps_coll_cost_free);
+  g_clear_pointer (&p->host_link_Bps, g_free);
 }

@@ -85,6 +85,7 @@ typedef struct {
   DpsFsdpUnit     fsdp_unit;
   gboolean        reshard_after_forward;   /* FULL_SHARD's (FALSE: FSDP2's reshard_after_forward=False) */
   int             limit_all_gathers;   /* units gathered ahead at most (2); 0: no rate limiter */
+  DpsOffload      offload;             /* zero2, fsdp, hsdp: what lives in host memory (strategy-kind.h) */
   DpsPrefetch     backward_prefetch;
   int             tp, pp, vpp;         /* tensor and pipeline parallel degrees, virtual stages; 1: none */
   DpsRankOrder    rank_order;          /* where their ranks sit (layout.h; default Megatron's, tp-dp-pp) */
@@ -142,6 +143,7 @@ typedef struct {
 typedef struct {
   int     replicas, n_buckets;
   DpsStrategy strategy;
+  DpsOffload  offload;                 /* what it keeps in host memory (memory.host) */
   int     shards;                      /* ranks a shard group (1: nothing sharded) */
   int     n_units;                     /* FSDP's wrapped units (the root aside) */
   int     tp, pp, vpp, dp, micro_batches;   /* the layout a pipeline ran */

@@ -51,7 +51,8 @@ typedef struct {
   double params, grads, buckets, optimizer;   /* held through the step (this rank's shards) */
   double activations;                         /* saved for backward, at the step's peak */
   double gathered;                            /* at the peak: gathered parameters, unsharded gradients */
-  double total;
+  double total;                               /* on the GPU */
+  double host;                                /* offloaded to host memory (not in total) */
 } DpsMemory;
 
 void     dps_memory_estimate (const DpsModel *m, DpsPrecision precision, DpsDtype grad_dtype, DpsOptimizer opt,

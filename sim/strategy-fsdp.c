@@ -23,7 +23,13 @@
  *     backward task, are reduce-scattered when its last backward task
  *     ends and freed when that ends; HSDP then all-reduces the shard
  *     across the replicas, on the replicate group's stream.
- * The optimizer updates this rank's shard after the last reduction. */
+ * The optimizer updates this rank's shard after the last reduction.
+ * With CPU offload a third stream, the rank's link to host memory (one
+ * copy at a time, as one CUDA stream's): each unit's gradient shard goes
+ * to the host after its reduction, the optimizer (the CPUs') waits for
+ * the last, and the updated parameter shard comes back after it; with the
+ * parameters offloaded, each unit's shard instead comes to the GPU before
+ * each of its all-gathers, which wait for it. */
 #include "sim/strategy.h"
 
 /* Adds a compute task; returns its id. */
@@ -49,6 +55,32 @@ collective (DpsSched *s, int stream, int comm, const char *label, double bytes, 
   return dps_sched_task_add (s, stream, &t);
 }
 
+/* The streams a unit's all-gather involves. */
+typedef struct {
+  DpsSched *s;
+  const DpsShardStep *in;
+  int ss, ag;     /* the shard group's stream and all-gather */
+  int hs, hc;     /* the host link's stream and copy (-1: no offload) */
+} Gathers;
+
+/* Unit u's all-gather (label) after deps (any may be -1), the unit's
+ * gathered parameters allocated as it starts; with the parameters
+ * offloaded, after its shard's copy to the GPU.  Returns its id. */
+static int
+gather_unit (const Gathers *g, const char *label, int u, const int *deps, int n_deps)
+{
+  const DpsShardStep *in = g->in;
+  int copy = -1;
+  if (in->offload == DPS_OFFLOAD_PARAMS) {
+    char l[192];
+    g_snprintf (l, sizeof l, "to GPU: %s", label);
+    copy = collective (g->s, g->hs, g->hc, l, in->unit_gather_bytes[u] / in->shards, 0, 0, deps, n_deps);
+    deps = &copy;
+    n_deps = 1;
+  }
+  return collective (g->s, g->ss, g->ag, label, in->unit_gather_bytes[u], in->unit_gather_bytes[u], 0, deps, n_deps);
+}
+
 /* The schedule of in (a new program; free with dps_sched_free). */
 DpsSched *
 dps_strategy_fsdp (const DpsShardStep *in)
@@ -63,6 +95,10 @@ dps_strategy_fsdp (const DpsShardStep *in)
   int ag = dps_sched_comm_add (s, &in->allgather);
   int rsc = dps_sched_comm_add (s, &in->reducescatter);
   int ar = in->hsdp ? dps_sched_comm_add (s, &in->allreduce) : -1;
+  gboolean off = in->offload != DPS_OFFLOAD_NONE;
+  int hs = off ? dps_sched_stream_add (s, role, "host link", DPS_HOST_LINK_SLOT) : -1;
+  int hc = off ? dps_sched_comm_add (s, &in->hostlink) : -1;
+  Gathers g = { s, in, ss, ag, hs, hc };
   /* each unit's first and last layer (the root, unit U: -1 when empty) */
   int *first = g_new (int, U + 1), *last = g_new (int, U + 1);
   for (int u = 0; u <= U; u++)
@@ -86,11 +122,11 @@ dps_strategy_fsdp (const DpsShardStep *in)
      * limiter lets them go (unit u + limit once unit u's forward ends) */
     if (first[U] >= 0) {
       g_snprintf (label, sizeof label, "all-gather root%s", micro);
-      gather[U] = collective (s, ss, ag, label, in->unit_gather_bytes[U], in->unit_gather_bytes[U], 0, NULL, 0);
+      gather[U] = gather_unit (&g, label, U, NULL, 0);
     }
     for (int u = 0; u < U && (limit <= 0 || u < limit); u++) {
       g_snprintf (label, sizeof label, "all-gather unit %d%s", u, micro);
-      gather[u] = collective (s, ss, ag, label, in->unit_gather_bytes[u], in->unit_gather_bytes[u], 0, NULL, 0);
+      gather[u] = gather_unit (&g, label, u, NULL, 0);
     }
     for (int l = 0; l < L; l++) {
       int u = in->unit_of_layer[l] < 0 ? U : in->unit_of_layer[l];
@@ -109,8 +145,7 @@ dps_strategy_fsdp (const DpsShardStep *in)
         fwd_end[u] = fwd_task[l];
         if (limit > 0 && u + limit < U) {
           g_snprintf (label, sizeof label, "all-gather unit %d%s", u + limit, micro);
-          gather[u + limit] = collective (s, ss, ag, label, in->unit_gather_bytes[u + limit],
-                                          in->unit_gather_bytes[u + limit], 0, &fwd_end[u], 1);
+          gather[u + limit] = gather_unit (&g, label, u + limit, &fwd_end[u], 1);
         }
       }
     }
@@ -122,8 +157,7 @@ dps_strategy_fsdp (const DpsShardStep *in)
     int next = reshard ? U - 1 : -1;   /* the next unit to gather again */
     if (next >= 0) {
       g_snprintf (label, sizeof label, "all-gather unit %d (backward)%s", next, micro);
-      gather[next] = collective (s, ss, ag, label, in->unit_gather_bytes[next], in->unit_gather_bytes[next], 0,
-                                 NULL, 0);
+      gather[next] = gather_unit (&g, label, next, NULL, 0);
       next--;
     }
     for (int l = L - 1; l >= 0; l--) {
@@ -135,8 +169,7 @@ dps_strategy_fsdp (const DpsShardStep *in)
          * until unit next + limit's backward ended */
         int dep = limit > 0 && next + limit < U ? bwd_end[next + limit] : -1;
         g_snprintf (label, sizeof label, "all-gather unit %d (backward)%s", next, micro);
-        gather[next] = collective (s, ss, ag, label, in->unit_gather_bytes[next], in->unit_gather_bytes[next], 0,
-                                   &dep, 1);
+        gather[next] = gather_unit (&g, label, next, &dep, 1);
         next--;
       }
       int need = unit_start && u < U && reshard ? gather[u] : -1;
@@ -164,8 +197,7 @@ dps_strategy_fsdp (const DpsShardStep *in)
       bwd_end[u] = bwd_task[l];
       if (next == u - 1 && next >= 0 && in->backward_prefetch == DPS_PREFETCH_POST) {
         g_snprintf (label, sizeof label, "all-gather unit %d (backward)%s", next, micro);
-        gather[next] = collective (s, ss, ag, label, in->unit_gather_bytes[next], in->unit_gather_bytes[next], 0,
-                                   &bwd_end[u], 1);
+        gather[next] = gather_unit (&g, label, next, &bwd_end[u], 1);
         next--;
       }
       /* the reduction frees the unsharded gradients, and the unit's
@@ -175,12 +207,15 @@ dps_strategy_fsdp (const DpsShardStep *in)
                           in->unit_reduce_bytes[u] + in->unit_gather_bytes[u], &bwd_end[u], 1);
       if (in->hsdp) {
         g_snprintf (label, sizeof label, "all-reduce unit %d shard%s", u, micro);
-        collective (s, rs, ar, label, in->unit_reduce_bytes[u] / in->shards, 0, 0, &r, 1);
+        r = collective (s, rs, ar, label, in->unit_reduce_bytes[u] / in->shards, 0, 0, &r, 1);
+      }
+      if (off) {
+        g_snprintf (label, sizeof label, "to host: gradients unit %d%s", u, micro);
+        collective (s, hs, hc, label, in->unit_reduce_bytes[u] / in->shards, 0, 0, &r, 1);
       }
       if (next == u - 1 && next >= 0 && in->backward_prefetch == DPS_PREFETCH_NONE) {
         g_snprintf (label, sizeof label, "all-gather unit %d (backward)%s", next, micro);
-        gather[next] = collective (s, ss, ag, label, in->unit_gather_bytes[next], in->unit_gather_bytes[next], 0,
-                                   &bwd_end[u], 1);
+        gather[next] = gather_unit (&g, label, next, &bwd_end[u], 1);
         next--;
       }
     }
@@ -191,17 +226,33 @@ dps_strategy_fsdp (const DpsShardStep *in)
                           in->unit_reduce_bytes[U] + in->unit_gather_bytes[U], &dep, 1);
       if (in->hsdp) {
         g_snprintf (label, sizeof label, "all-reduce root shard%s", micro);
-        collective (s, rs, ar, label, in->unit_reduce_bytes[U] / in->shards, 0, 0, &r, 1);
+        r = collective (s, rs, ar, label, in->unit_reduce_bytes[U] / in->shards, 0, 0, &r, 1);
+      }
+      if (off) {
+        g_snprintf (label, sizeof label, "to host: gradients root%s", micro);
+        collective (s, hs, hc, label, in->unit_reduce_bytes[U] / in->shards, 0, 0, &r, 1);
       }
     }
   }
-  /* the last reduction of each stream ends after every other on it */
-  int deps[2], n = 0;
+  /* the last reduction of each stream (and copy to the host) ends after
+   * every other on it */
+  int deps[3], n = 0;
   if ((deps[n] = dps_sched_stream_last (s, ss)) >= 0)
     n++;
   if (rs >= 0 && (deps[n] = dps_sched_stream_last (s, rs)) >= 0)
     n++;
-  compute (s, cs, "optimizer (shard)", DPS_PART_OPTIMIZER, in->optimizer_s, deps, n);
+  if (hs >= 0 && (deps[n] = dps_sched_stream_last (s, hs)) >= 0)
+    n++;
+  int opt = compute (s, cs, off ? "optimizer (shard, on the CPUs)" : "optimizer (shard)", DPS_PART_OPTIMIZER,
+                     in->optimizer_s, deps, n);
+  if (in->offload == DPS_OFFLOAD_OPTIMIZER) {
+    double shard = 0;
+    for (int u = 0; u <= U; u++)
+      shard += in->unit_gather_bytes[u] / in->shards;
+    int back = collective (s, hs, hc, "to GPU: updated parameter shard", shard, 0, 0, &opt, 1);
+    /* the step ends when the shard is back: the compute waits for it */
+    compute (s, cs, "updated shard on the GPU", DPS_PART_OPTIMIZER, 0, &back, 1);
+  }
   g_free (first);
   g_free (last);
   g_free (fwd_end);

@@ -31,6 +31,27 @@ dps_strategy_parse (const char *name, DpsStrategy *out)
   return FALSE;
 }
 
+static const char *const offload_names[] = { "none", "optimizer", "params" };
+
+gboolean
+dps_offload_parse (const char *name, DpsOffload *out)
+{
+  for (int i = 0; name && i < (int) G_N_ELEMENTS (offload_names); i++)
+    if (g_ascii_strcasecmp (name, offload_names[i]) == 0) {
+      *out = (DpsOffload) i;
+      return TRUE;
+    }
+  return FALSE;
+}
+
+const char *dps_offload_name (DpsOffload o) { return offload_names[o]; }
+
+gboolean
+dps_offload_applies (DpsOffload o, DpsStrategy s)
+{
+  return o == DPS_OFFLOAD_NONE || (o == DPS_OFFLOAD_PARAMS ? kinds[s].params : kinds[s].grads);
+}
+
 const char *dps_strategy_name (DpsStrategy s) { return kinds[s].name; }
 const char *dps_strategy_pytorch_name (DpsStrategy s) { return kinds[s].pytorch; }
 gboolean dps_strategy_shards_params (DpsStrategy s) { return kinds[s].params; }

@@ -38,6 +38,18 @@ typedef enum { DPS_PREFETCH_PRE, DPS_PREFETCH_POST, DPS_PREFETCH_NONE } DpsPrefe
  * chunks of layers (interleaved). */
 typedef enum { DPS_PIPE_GPIPE, DPS_PIPE_1F1B, DPS_PIPE_INTERLEAVED } DpsPipeSchedule;
 
+/* CPU offload of a sharded strategy's state: none; the optimizer's (its
+ * states and fp32 master weights, and the gradient shards it reads:
+ * DeepSpeed's offload_optimizer, ZeRO-Offload), the optimizer step run
+ * by the CPUs, the updated parameter shard copied back; or the parameter
+ * shards too (FSDP's CPUOffload(offload_params=True), ZeRO-3's
+ * offload_param), each copied to the GPU before its all-gather. */
+typedef enum { DPS_OFFLOAD_NONE, DPS_OFFLOAD_OPTIMIZER, DPS_OFFLOAD_PARAMS } DpsOffload;
+
+gboolean    dps_offload_parse (const char *name, DpsOffload *out);
+const char *dps_offload_name (DpsOffload o);
+gboolean    dps_offload_applies (DpsOffload o, DpsStrategy s);   /* optimizer: zero2, fsdp, hsdp; params: fsdp, hsdp */
+
 gboolean    dps_strategy_parse (const char *name, DpsStrategy *out);
 const char *dps_strategy_name (DpsStrategy s);
 const char *dps_strategy_pytorch_name (DpsStrategy s);

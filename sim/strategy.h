@@ -75,11 +75,16 @@ typedef struct {
   DpsPrefetch    backward_prefetch;
   gboolean       hsdp;             /* all-reduce each shard across the replicate group */
   int            shards;           /* ranks a shard group */
+  DpsOffload     offload;          /* gradient shards to the host after their reduction, the updated
+                                    * parameter shard back after the optimizer (optimizer_s: the CPUs');
+                                    * params: each unit's shard to the GPU before each of its gathers */
   DpsSchedComm   allgather, reducescatter, allreduce;   /* the last: HSDP's replicate group */
+  DpsSchedComm   hostlink;         /* copies between the GPU and host memory (offload) */
 } DpsShardStep;
 
 #define DPS_SHARD_GROUP_SLOT 0     /* the group a rank's shards are spread over */
 #define DPS_REPLICATE_GROUP_SLOT 1 /* HSDP: the ranks that hold the same shard */
+#define DPS_HOST_LINK_SLOT 2       /* offload: a rank's own link to host memory, a group of one */
 
 DpsSched *dps_strategy_fsdp (const DpsShardStep *in);
 

@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-static const char *const groups[] = { "system", "gpu", "intra", "nic", "fabric", "nccl", NULL };
+static const char *const groups[] = { "system", "gpu", "intra", "nic", "fabric", "nccl", "host", NULL };
 static const char *const system_keys[] = { "name", "description", "gpus_per_node", "gpus_per_host", "max_nodes",
                                            "price_per_gpu_hour_usd", NULL };
 static const char *const gpu_keys[] = { "model", "arch", "fp32_tflops", "tf32_tflops", "fp16_tflops",
@@ -18,6 +18,7 @@ static const char *const nic_keys[] = { "count", "bw_Gbps", "efficiency", "gpus"
 /* in DpsNetTransport's order */
 static const char *const fabric_keys[] = { "kind", "latency_us", "nodes_per_leaf", "oversubscription", "sharp", NULL };
 static const char *const nccl_keys[] = { "channels", NULL };
+static const char *const host_keys[] = { "link_GBps", "memory_GBps", NULL };
 static const char *const intra_choices[] = { "nvswitch", "nvlink-mesh", "pcie", NULL };
 static const char *const fabric_choices[] = { "switch", "fat-tree", "rail", NULL };
 
@@ -333,6 +334,15 @@ load (const DpsKeyFile *kf, GError **error)
   if (!dps_key_file_get_int (kf, "nccl", "channels", FALSE, MAX (s->n_nics, 2), 1, 64, &ch, error))
     return NULL;
   s->channels = (int) ch;
+  /* the host: a GPU's link to it (default: its PCIe), the node's memory
+   * bandwidth (0: not stated) */
+  double link, mem;
+  if ((dps_key_file_has_group (kf, "host") && !dps_key_file_check_keys (kf, "host", host_keys, error))
+      || !dps_key_file_get_double (kf, "host", "link_GBps", FALSE, s->pcie_bw_Bps / 1e9, 1e-6, BIG, &link, error)
+      || !dps_key_file_get_double (kf, "host", "memory_GBps", FALSE, 0, 1e-6, BIG, &mem, error))
+    return NULL;
+  s->host_link_Bps = link * 1e9;
+  s->host_mem_Bps = mem * 1e9;
   return g_steal_pointer (&s);
 }
 

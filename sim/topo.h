@@ -93,6 +93,9 @@ typedef struct {
   gboolean       sharp;             /* the InfiniBand switches reduce (SHARP): NCCL's CollNet can run */
   int            max_nodes;         /* 0: no limit */
   int            channels;          /* NCCL channels (rings) per collective */
+  /* the host (CPU offload) */
+  double         host_link_Bps;     /* a GPU to host memory, per direction (default: pcie_bw_Bps) */
+  double         host_mem_Bps;      /* a node's host memory bandwidth, all sockets (0: not stated) */
 } DpsTopoSpec;
 
 typedef struct {

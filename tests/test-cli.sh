@@ -93,6 +93,28 @@ assert dp(a) < dp(b), (dp(a), dp(b))' "$tmp/tp-dp-pp.json" "$tmp/tp-pp-dp.json";
 else ko "--rank-order: the data-parallel all-reduce does not follow the order"; fi
 expect 2 "--rank-order: 'dp-tp-pp' is not tp-dp-pp or tp-pp-dp" -- predict --tp 2 --rank-order dp-tp-pp
 expect 2 "--rank-order: only with --tp or --pp above 1" -- predict --rank-order tp-pp-dp
+# CPU offload: Llama-2-70B's FULL_SHARD states on 8 H100s are 16 bytes a
+# parameter over 8 (139 GB, do not fit); offloaded, the parameter shards
+# too, only activations and gathered units stay (fits), the optimizer
+# runs on the host's CPUs (slower), and the report and JSON say where
+for o in none params; do
+  "$bin" predict --model llama2-70b --gpus 8 --strategy fsdp --flash-attention --checkpoint --batch 1 --offload $o \
+    --format json >"$tmp/off-$o.json" 2>/dev/null
+done
+if python3 -c 'import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+assert not a["fits"] and b["fits"], (a["fits"], b["fits"])
+assert a["offload"] == "none" and b["offload"] == "params"
+assert a["memory_bytes"]["host"] == 0 and b["memory_bytes"]["parameters"] == 0
+assert abs(b["memory_bytes"]["host"] - (a["memory_bytes"]["parameters"] + a["memory_bytes"]["gradients"]
+           + a["memory_bytes"]["optimizer"])) < 1
+assert b["optimizer_s"] > 10 * a["optimizer_s"] and b["step_s"] > a["step_s"]' "$tmp/off-none.json" "$tmp/off-params.json"
+then ok; else ko "--offload params: memory moved to the host, optimizer on the CPUs"; fi
+expect 0 "in host memory (offloaded shards)" -- predict --model llama3-8b --gpus 16 --strategy fsdp --offload optimizer
+expect 2 "--offload: 'cpu' is not none, optimizer or params" -- predict --strategy fsdp --offload cpu
+expect 2 "--offload: with zero2, fsdp or hsdp" -- predict --strategy zero1 --offload optimizer
+expect 2 "--offload: the parameters are offloaded as shards" -- predict --strategy zero2 --offload params
+expect 2 "--offload: topology 'HGX B200' states no host memory bandwidth" -- predict --topology hgx-b200 --strategy fsdp --offload params
 expect 0 "note: tensor parallel 16 spans nodes of 8 GPUs" -- topo dgx-h100 --nodes 2 --tp 16
 expect 2 "--tp/--pp: tp 3 x pp 1 does not divide the 8 GPUs" -- topo dgx-h100 --tp 3
 # a per-layer file measured at batch 8 runs at 8 unless --batch says

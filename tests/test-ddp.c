@@ -572,12 +572,94 @@ test_fp8_all_gather (void)
   dps_ddp_result_clear (&r);
 }
 
+/* CPU offload of FSDP on 8 GPUs of one host: one unit of n = 1,001,000
+ * parameters in bf16 with an fp32 master copy, Adam (P 2, K 4 + 8, fp32
+ * gradients G 4 bytes a parameter), a 10 GB/s host link and 80 GB/s of
+ * host memory, 10 a GPU.
+ * - memory: (P + G + K) n / 8 = 18 x 125,125 on the GPU without offload;
+ *   optimizer offload keeps P n / 8 there and puts (G + K) n / 8 on the
+ *   host; params offload keeps none there;
+ * - the optimizer on the CPUs: 3 P + 2 K = 30 bytes a parameter of the
+ *   shard at 10 GB/s: 375.375 us;
+ * - the host link (10 us a copy plus bytes at 10 GB/s): optimizer: the
+ *   gradient shard down (500,500 bytes, 60.05 us) and the parameter shard
+ *   up (250,250, 35.025 us) after the optimizer, which waits for the
+ *   first; params: the shard up before each of the unit's two gathers
+ *   (forward, backward) and the gradients down: 130.1 us;
+ * - the step, optimizer offload: FSDP's own plus the copy down, the CPUs'
+ *   optimizer in place of the GPU's, and the copy up, one after another. */
+static void
+test_offload (void)
+{
+  g_autoptr (DpsModel) m = matrix_model ();
+  const char *topo = "[system]\nname = t\ngpus_per_node = 8\n[gpu]\nmodel = g\nbf16_tflops = 100\n"
+                     "fp32_tflops = 10\nmemory_GB = 80\nmemory_bw_GBps = 1000\n[intra]\nfabric = nvswitch\n"
+                     "bw_GBps = 100\npcie_GBps = 100\n[host]\nlink_GBps = 10\nmemory_GBps = 80\n";
+  g_autoptr (DpsTopo) t = test_topo_from_text ("t.topo", topo, 1);
+  DpsDdpConfig c;
+  test_ddp_config (&c, m, t);
+  c.strategy = DPS_STRATEGY_FSDP;
+  c.precision = DPS_PRECISION_BF16;
+  double shard = 1001000.0 / 8;
+  DpsDdpResult base, opt, par;
+  test_ddp_run (&c, &base);
+  c.offload = DPS_OFFLOAD_OPTIMIZER;
+  test_ddp_run (&c, &opt);
+  c.offload = DPS_OFFLOAD_PARAMS;
+  test_ddp_run (&c, &par);
+  g_assert_cmpfloat (base.memory.params + base.memory.grads + base.memory.optimizer, ==, 18 * shard);
+  g_assert_cmpfloat (base.memory.host, ==, 0);
+  g_assert_cmpfloat (opt.memory.params + opt.memory.grads + opt.memory.optimizer, ==, 2 * shard);
+  g_assert_cmpfloat (opt.memory.host, ==, 16 * shard);
+  g_assert_cmpfloat (par.memory.params + par.memory.grads + par.memory.optimizer, ==, 0);
+  g_assert_cmpfloat (par.memory.host, ==, 18 * shard);
+  g_assert_cmpfloat (REL (opt.optimizer_s, 30 * shard / 10e9), <, 1e-12);
+  const DpsDdpCommStats *ho = NULL, *hp = NULL;
+  for (int k = 0; k < opt.n_comms; k++)
+    if (g_str_has_prefix (opt.comms[k].name, "host link"))
+      ho = &opt.comms[k];
+  for (int k = 0; k < par.n_comms; k++)
+    if (g_str_has_prefix (par.comms[k].name, "host link"))
+      hp = &par.comms[k];
+  g_assert_nonnull (ho);
+  g_assert_nonnull (hp);
+  g_assert_cmpfloat (ho->count, ==, 2);
+  g_assert_cmpfloat (REL (ho->time_s, 95.075e-6), <, 1e-9);
+  g_assert_cmpfloat (hp->count, ==, 3);
+  g_assert_cmpfloat (REL (hp->time_s, 130.1e-6), <, 1e-9);
+  g_assert_cmpfloat (fabs (opt.step_mean_s - (base.step_mean_s - base.optimizer_s + 60.05e-6 + opt.optimizer_s
+                                              + 35.025e-6)), <, 1e-12);
+  dps_ddp_result_clear (&base);
+  dps_ddp_result_clear (&opt);
+  dps_ddp_result_clear (&par);
+  /* refused: ZeRO-1 (no shards of gradients to send), ZeRO-2's
+   * parameters (not sharded), a host of unknown memory bandwidth */
+  g_autoptr (GError) e = NULL;
+  c.strategy = DPS_STRATEGY_ZERO1;
+  c.offload = DPS_OFFLOAD_OPTIMIZER;
+  g_assert_false (dps_ddp_simulate (&c, &opt, &e));
+  g_assert_nonnull (strstr (e->message, "offload: with zero2, fsdp or hsdp"));
+  g_clear_error (&e);
+  c.strategy = DPS_STRATEGY_ZERO2;
+  c.offload = DPS_OFFLOAD_PARAMS;
+  g_assert_false (dps_ddp_simulate (&c, &opt, &e));
+  g_assert_nonnull (strstr (e->message, "offload: the parameters are offloaded as shards"));
+  g_clear_error (&e);
+  g_autoptr (DpsTopo) bare = test_switch_topo (1, 100, 100);
+  c.topo = bare;
+  c.n_gpus = dps_topo_n_gpus (bare);
+  c.offload = DPS_OFFLOAD_OPTIMIZER;
+  g_assert_false (dps_ddp_simulate (&c, &opt, &e));
+  g_assert_nonnull (strstr (e->message, "states no host memory bandwidth"));
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/ddp/reducer-copies", test_reducer_copies);
   g_test_add_func ("/ddp/fp8-all-gather", test_fp8_all_gather);
+  g_test_add_func ("/ddp/offload", test_offload);
   g_test_add_func ("/ddp/free-comm", test_free_comm);
   g_test_add_func ("/ddp/overlap-bounds", test_overlap_bounds);
   g_test_add_func ("/ddp/slow-replica", test_slow_replica);

@@ -48,6 +48,14 @@ by_throughput (gconstpointer a, gconstpointer b)
   return (x < y) - (x > y);
 }
 
+/* The offload --offload asks of a plan: where its strategy (without
+ * tensor or pipeline parallelism) can offload it, none elsewhere. */
+static DpsOffload
+plan_offload (const DpsDdpConfig *base, DpsStrategy s, int tp, int pp)
+{
+  return tp <= 1 && pp <= 1 && dps_offload_applies (base->offload, s) ? base->offload : DPS_OFFLOAD_NONE;
+}
+
 /* One candidate on base's cluster; FALSE (error set) when it cannot run. */
 static gboolean
 evaluate (const DpsDdpConfig *base, Candidate *cd, GError **error)
@@ -70,6 +78,7 @@ evaluate (const DpsDdpConfig *base, Candidate *cd, GError **error)
     c.checkpoint = cd->ckpt;
     c.flash_attention = cd->flash;
   }
+  c.offload = plan_offload (base, c.strategy, c.tp, c.pp);
   return dps_ddp_simulate (&c, &cd->r, error);
 }
 
@@ -224,6 +233,9 @@ plan_name (const Candidate *cd)
     g_string_append (n, " +ckpt");
   if (cd->flash)
     g_string_append (n, " +flash");
+  /* offloaded to the host's memory and CPUs: the optimizer, or the parameters too */
+  if (cd->r.offload != DPS_OFFLOAD_NONE)
+    g_string_append (n, cd->r.offload == DPS_OFFLOAD_PARAMS ? " +cpu-params" : " +cpu-opt");
   return g_string_free (n, FALSE);
 }
 
@@ -239,7 +251,10 @@ surely_too_big (const DpsDdpConfig *base, const Candidate *cd)
   DpsMemory m;
   dps_memory_static ((double) base->model->n_params / (cd->tp * cd->pp), base->precision, base->grad_dtype,
                      base->optimizer, TRUE, cd->strategy, shards, &m);
-  return m.total > dps_topo_spec (base->topo)->gpu.memory_bytes;
+  /* offloaded: the optimizer and gradients, or all of it, in host memory */
+  DpsOffload off = plan_offload (base, cd->strategy, cd->tp, cd->pp);
+  double on_gpu = off == DPS_OFFLOAD_PARAMS ? 0 : off == DPS_OFFLOAD_OPTIMIZER ? m.params + m.buckets : m.total;
+  return on_gpu > dps_topo_spec (base->topo)->gpu.memory_bytes;
 }
 
 /* The parallelism: each strategy (ZeRO, FSDP, HSDP) and, for a

@@ -32,6 +32,7 @@ dps_ddp_options (DpsDdpOpts *o, gboolean sweep)
     { "no-reshard-after-forward", 0, 0, G_OPTION_ARG_NONE, &o->no_reshard, "fsdp: keep each unit gathered from its forward to its backward (FSDP2's reshard_after_forward=False)", NULL },
     { "backward-prefetch", 0, 0, G_OPTION_ARG_STRING, &o->backward_prefetch, "fsdp: pre (BACKWARD_PRE, default), post, none", "P" },
     { "limit-all-gathers", 0, 0, G_OPTION_ARG_INT, &o->limit_all_gathers, "fsdp: units gathered ahead at most (default 2, FSDP's rate limiter; 0 none)", "N" },
+    { "offload", 0, 0, G_OPTION_ARG_STRING, &o->offload, "zero2, fsdp, hsdp: none (default), optimizer (its states, master weights and gradient shards in host memory, the step on the CPUs: ZeRO-Offload), params (the parameter shards too: FSDP's CPUOffload)", "WHAT" },
     { "tp", 0, 0, G_OPTION_ARG_INT, &o->tp, "Tensor parallel GPUs a group (Megatron's, inside a node; default 1)", "T" },
     { "pp", 0, 0, G_OPTION_ARG_INT, &o->pp, "Pipeline stages (default 1); data parallelism over the rest", "P" },
     { "rank-order", 0, 0, G_OPTION_ARG_STRING, &o->rank_order, DPS_CLI_RANK_ORDER_HELP, "ORDER" },
@@ -84,7 +85,7 @@ dps_ddp_opts_clear (DpsDdpOpts *o)
   char **strs[] = { &o->model, &o->topology, &o->gpus, &o->batch, &o->bucket_cap, &o->grad_accum,
                     &o->first_bucket, &o->grad_dtype, &o->dtype, &o->optimizer, &o->compress, &o->mode,
                     &o->strategy, &o->precision, &o->fsdp_unit, &o->backward_prefetch, &o->pp_schedule,
-                    &o->rank_order, &o->algo, &o->proto, &o->format, &o->output, &o->trace, &o->plot, &o->calibration };
+                    &o->rank_order, &o->offload, &o->algo, &o->proto, &o->format, &o->output, &o->trace, &o->plot, &o->calibration };
   for (gsize i = 0; i < G_N_ELEMENTS (strs); i++)
     g_clear_pointer (strs[i], g_free);
 }
@@ -154,6 +155,10 @@ apply_kinds (const DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
     c->backward_prefetch = (DpsPrefetch) i;
   }
   c->reshard_after_forward = !o->no_reshard;
+  if (o->offload && !dps_offload_parse (o->offload, &c->offload)) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--offload: '%s' is not none, optimizer or params", o->offload);
+    return FALSE;
+  }
   if (o->optimizer && !dps_optimizer_parse (o->optimizer, &c->optimizer)) {
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--optimizer: '%s' is not adam, momentum or sgd", o->optimizer);
     return FALSE;

@@ -10,7 +10,7 @@
 typedef struct {
   char   *model, *topology, *gpus, *batch, *bucket_cap, *grad_accum;
   char   *first_bucket, *grad_dtype, *dtype, *optimizer, *compress, *mode, *algo, *proto;
-  char   *strategy, *precision, *fsdp_unit, *backward_prefetch, *pp_schedule, *rank_order;
+  char   *strategy, *precision, *fsdp_unit, *backward_prefetch, *pp_schedule, *rank_order, *offload;
   int     shard_group, limit_all_gathers, tp, pp, vpp, micro_batches, seq_len;
   gboolean no_reshard, sequence_parallel;
   char   *format, *output, *trace, *plot, *calibration;

@@ -84,8 +84,10 @@ emit_table (GString *o, const DpsDdpConfig *c, const DpsDdpResult *r)
                             "all-gathered; %.2f GB per step\n\n", r->shards, r->n_buckets, r->comm_bytes / 1e9);
   else
     g_string_append_printf (o, "  strategy       %s (%s): shards of 1/%d, %d wrapped unit%s and the root; %.2f GB gathered and "
-                            "reduced per step\n\n", dps_strategy_name (r->strategy), dps_strategy_pytorch_name (r->strategy),
-                            r->shards, r->n_units, r->n_units == 1 ? "" : "s", r->comm_bytes / 1e9);
+                            "reduced per step%s\n\n", dps_strategy_name (r->strategy), dps_strategy_pytorch_name (r->strategy),
+                            r->shards, r->n_units, r->n_units == 1 ? "" : "s", r->comm_bytes / 1e9,
+                            r->offload == DPS_OFFLOAD_PARAMS ? "; parameters, gradients and optimizer offloaded to the host"
+                            : r->offload == DPS_OFFLOAD_OPTIMIZER ? "; optimizer and gradients offloaded to the host" : "");
   if (c->compute_note[0]) {
     g_string_truncate (o, o->len - 1);
     g_string_append_printf (o, "  layers         %s\n\n", c->compute_note);
@@ -147,6 +149,10 @@ emit_table (GString *o, const DpsDdpConfig *c, const DpsDdpResult *r)
     g_string_append_printf (o, "  memory         %s GB per rank of %s GB: parameters %s, gradients %s, optimizer %s (%s), "
                             "activations %s, gathered parameters and gradients %s\n", t, dev, p, g, op,
                             r->strategy == DPS_STRATEGY_ZERO1 ? "its shard" : "their shards", a, ga);
+  if (r->memory.host > 0) {
+    g_autofree char *h = gb (r->memory.host);
+    g_string_append_printf (o, "                 and %s GB in host memory (offloaded shards)\n", h);
+  }
   g_string_append_printf (o, "                 peak as '%s' starts, %.2f ms into the step; %s precision%s\n", r->peak_task,
                           r->peak_at_s * 1e3, c->precision == DPS_PRECISION_BF16 ? "bf16 parameters with an fp32 master copy"
                           : c->precision == DPS_PRECISION_PURE_BF16 ? "bf16 parameters and optimizer states (no master copy)"
@@ -286,8 +292,10 @@ emit_json (GString *o, const DpsDdpConfig *c, const DpsDdpResult *r)
   dps_json_num (b, "activations", r->memory.activations);
   dps_json_num (b, "gathered", r->memory.gathered);
   dps_json_num (b, "total", r->memory.total);
+  dps_json_num (b, "host", r->memory.host);
   json_builder_end_object (b);
   dps_json_str (b, "strategy", dps_strategy_name (r->strategy));
+  dps_json_str (b, "offload", dps_offload_name (r->offload));
   dps_json_int (b, "shards", r->shards);
   if (r->tp > 1 || r->pp > 1) {
     json_builder_set_member_name (b, "layout");

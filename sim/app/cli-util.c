@@ -405,6 +405,7 @@ static const char *const field_flags[DPS_FIELD_COUNT] = {
   [DPS_FIELD_EMU_LINK] = "--nodes/--link-gbps: ", [DPS_FIELD_IMPORT] = "--import: ",
   [DPS_FIELD_GPU_REPLICAS] = "--backend gpu: ", [DPS_FIELD_EMU_REPLICAS] = "--emulate: ",
   [DPS_FIELD_SLOW_REPLICAS] = "--slow-replicas: ", [DPS_FIELD_PRECISION] = "--precision: ",
+  [DPS_FIELD_OFFLOAD] = "--offload: ",
 };
 G_STATIC_ASSERT (G_N_ELEMENTS (field_flags) == DPS_FIELD_COUNT);
 

@@ -193,6 +193,7 @@ dps_field_words (DpsField field)
     [DPS_FIELD_EMU_LINK] = "emulated nodes and link: ", [DPS_FIELD_IMPORT] = "imported log: ",
     [DPS_FIELD_GPU_REPLICAS] = "GPU replicas: ", [DPS_FIELD_EMU_REPLICAS] = "emulated replicas: ",
     [DPS_FIELD_SLOW_REPLICAS] = "slow replicas: ", [DPS_FIELD_PRECISION] = "precision: ",
+    [DPS_FIELD_OFFLOAD] = "offload: ",
   };
   g_return_val_if_fail (field >= 0 && field < DPS_FIELD_COUNT && words[field], "");
   return words[field];
