@@ -144,6 +144,8 @@ typedef struct {
   int     replicas, n_buckets;
   DpsStrategy strategy;
   DpsOffload  offload;                 /* what it keeps in host memory (memory.host) */
+  gboolean    host_fits;               /* the host's GPUs' offloaded state fits its memory (or it is not
+                                        * stated); fits needs it */
   int     shards;                      /* ranks a shard group (1: nothing sharded) */
   int     n_units;                     /* FSDP's wrapped units (the root aside) */
   int     tp, pp, vpp, dp, micro_batches;   /* the layout a pipeline ran */

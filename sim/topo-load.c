@@ -18,7 +18,7 @@ static const char *const nic_keys[] = { "count", "bw_Gbps", "efficiency", "gpus"
 /* in DpsNetTransport's order */
 static const char *const fabric_keys[] = { "kind", "latency_us", "nodes_per_leaf", "oversubscription", "sharp", NULL };
 static const char *const nccl_keys[] = { "channels", NULL };
-static const char *const host_keys[] = { "link_GBps", "memory_GBps", NULL };
+static const char *const host_keys[] = { "link_GBps", "memory_GBps", "memory_GB", NULL };
 static const char *const intra_choices[] = { "nvswitch", "nvlink-mesh", "pcie", NULL };
 static const char *const fabric_choices[] = { "switch", "fat-tree", "rail", NULL };
 
@@ -336,13 +336,15 @@ load (const DpsKeyFile *kf, GError **error)
   s->channels = (int) ch;
   /* the host: a GPU's link to it (default: its PCIe), the node's memory
    * bandwidth (0: not stated) */
-  double link, mem;
+  double link, mem, cap;
   if ((dps_key_file_has_group (kf, "host") && !dps_key_file_check_keys (kf, "host", host_keys, error))
       || !dps_key_file_get_double (kf, "host", "link_GBps", FALSE, s->pcie_bw_Bps / 1e9, 1e-6, BIG, &link, error)
-      || !dps_key_file_get_double (kf, "host", "memory_GBps", FALSE, 0, 1e-6, BIG, &mem, error))
+      || !dps_key_file_get_double (kf, "host", "memory_GBps", FALSE, 0, 1e-6, BIG, &mem, error)
+      || !dps_key_file_get_double (kf, "host", "memory_GB", FALSE, 0, 1e-6, BIG, &cap, error))
     return NULL;
   s->host_link_Bps = link * 1e9;
   s->host_mem_Bps = mem * 1e9;
+  s->host_mem_bytes = cap * 1e9;
   return g_steal_pointer (&s);
 }
 

@@ -95,7 +95,8 @@ typedef struct {
   int            channels;          /* NCCL channels (rings) per collective */
   /* the host (CPU offload) */
   double         host_link_Bps;     /* a GPU to host memory, per direction (default: pcie_bw_Bps) */
-  double         host_mem_Bps;      /* a node's host memory bandwidth, all sockets (0: not stated) */
+  double         host_mem_Bps;      /* a host's memory bandwidth, all sockets (0: not stated) */
+  double         host_mem_bytes;    /* a host's memory (0: not stated) */
 } DpsTopoSpec;
 
 typedef struct {

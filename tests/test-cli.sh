@@ -111,6 +111,9 @@ assert abs(b["memory_bytes"]["host"] - (a["memory_bytes"]["parameters"] + a["mem
 assert b["optimizer_s"] > 10 * a["optimizer_s"] and b["step_s"] > a["step_s"]' "$tmp/off-none.json" "$tmp/off-params.json"
 then ok; else ko "--offload params: memory moved to the host, optimizer on the CPUs"; fi
 expect 0 "in host memory (offloaded shards)" -- predict --model llama3-8b --gpus 16 --strategy fsdp --offload optimizer
+# Llama 3 405B's 16 bytes a parameter on one DGX H100: 6.5 TB offloaded, the host has 2 TB
+expect 0 "does not fit in host memory: 6493.7 GB offloaded by a host's 8 GPUs, it has 2000.0 GB" -- predict \
+  --model llama3-405b --gpus 8 --strategy fsdp --flash-attention --checkpoint --batch 1 --offload params
 expect 2 "--offload: 'cpu' is not none, optimizer or params" -- predict --strategy fsdp --offload cpu
 expect 2 "--offload: with zero2, fsdp or hsdp" -- predict --strategy zero1 --offload optimizer
 expect 2 "--offload: the parameters are offloaded as shards" -- predict --strategy zero2 --offload params

@@ -629,9 +629,21 @@ test_offload (void)
   g_assert_cmpfloat (REL (hp->time_s, 130.1e-6), <, 1e-9);
   g_assert_cmpfloat (fabs (opt.step_mean_s - (base.step_mean_s - base.optimizer_s + 60.05e-6 + opt.optimizer_s
                                               + 35.025e-6)), <, 1e-12);
+  g_assert_true (par.fits && par.host_fits);   /* the host's memory not stated: not checked */
   dps_ddp_result_clear (&base);
   dps_ddp_result_clear (&opt);
   dps_ddp_result_clear (&par);
+  /* a host of 10 MB: its 8 GPUs' 18 x 125,125 bytes each (18.0 MB) do not
+   * fit; of 20 MB they do */
+  for (int i = 0; i < 2; i++) {
+    g_autofree char *text = g_strdup_printf ("%smemory_GB = %s\n", topo, i ? "0.02" : "0.01");
+    g_autoptr (DpsTopo) small = test_topo_from_text ("t.topo", text, 1);
+    c.topo = small;
+    test_ddp_run (&c, &par);
+    g_assert_true (par.host_fits == (i == 1) && par.fits == (i == 1));
+    dps_ddp_result_clear (&par);
+  }
+  c.topo = t;
   /* refused: ZeRO-1 (no shards of gradients to send), ZeRO-2's
    * parameters (not sharded), a host of unknown memory bandwidth */
   g_autoptr (GError) e = NULL;

@@ -160,7 +160,13 @@ emit_table (GString *o, const DpsDdpConfig *c, const DpsDdpResult *r)
                           c->compute.dtype == DPS_DTYPE_FP32 ? "" : c->compute.fp8 ? ", FP8 GEMMs, bf16 elsewhere"
                           : c->compute.dtype == DPS_DTYPE_FP16 ? ", fp16 compute"
                           : c->compute.dtype == DPS_DTYPE_TF32 ? ", tf32 compute" : ", bf16 compute");
-  if (!r->fits) {
+  if (!r->host_fits) {
+    int per_host = MIN (r->replicas, dps_topo_spec_gpus_per_host (s));
+    g_autofree char *need = gb (r->memory.host * per_host), *have = gb (s->host_mem_bytes);
+    g_string_append_printf (o, "  WARNING        does not fit in host memory: %s GB offloaded by a host's %d GPUs, it has %s GB\n",
+                            need, per_host, have);
+  }
+  if (r->memory.total > s->gpu.memory_bytes) {
     g_autoptr (GString) what = g_string_new (NULL);
     if (!c->checkpoint && dps_model_kept_act_bytes (m, FALSE, TRUE) < dps_model_kept_act_bytes (m, FALSE, FALSE))
       g_string_append (what, ", --checkpoint");
@@ -172,6 +178,8 @@ emit_table (GString *o, const DpsDdpConfig *c, const DpsDdpResult *r)
       g_string_append (what, ", a smaller --batch");
     if (r->memory.buckets > 0)
       g_string_append (what, ", --grad-as-bucket-view");
+    if (r->offload != DPS_OFFLOAD_PARAMS && dps_strategy_shards_params (r->strategy) && s->host_mem_Bps > 0)
+      g_string_append (what, ", --offload params");
     g_string_append_printf (o, "  WARNING        does not fit: %s GB needed, the %s has %s GB (try %s; dpscale advise searches them)\n",
                             t, s->gpu.model, dev, what->len ? what->str + 2 : "a larger device");
   }
