@@ -172,13 +172,8 @@ check_opts (Opts *o, GError **error)
   else if ((o->tp > 1 || o->pp > 1) && o->strategy != DPS_STRATEGY_DDP)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: the data parallelism over the groups is ddp, not %s",
                  o->tp > 1 ? "--tp" : "--pp", dps_strategy_name (o->strategy));
-  else if (o->micro != DPS_UNSET_INT && o->pp <= 1)
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--micro-batches: only with --pp");
-  else if (o->pp > 1 && !dps_cli_int_given ("--micro-batches", &o->micro, 2 * o->pp, error))
+  else if (!dps_cli_micro_batches (o->pp, &o->micro, o->batch, o->accum, error))
     return FALSE;
-  else if (o->pp > 1 && (o->batch % o->micro || o->accum > 1))
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--micro-batches: %d do not divide --batch %d (the pipeline's "
-                 "micro-batches are the replica's batch; not with --grad-accum)", o->micro, o->batch);
   else if ((o->check_params || o->save_params) && o->emulate)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--check-params/--save-params: need real compute, not --emulate");
   else if (o->time_layers && (o->emulate || o->nodes > 0 || o->check || o->trace || o->output || o->check_params

@@ -89,13 +89,8 @@ check_opts (Opts *o, gboolean gpu, GError **error)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: real compute on this machine's CPUs with ddp over the "
                  "groups, one of --tp and --pp (not --backend gpu, --emulate, --torch, --nodes, --global-batch or "
                  "--strategy %s)", o->tp > 1 ? "--tp" : "--pp", dps_strategy_name (o->strategy));
-  else if (o->micro != DPS_UNSET_INT && o->pp <= 1)
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--micro-batches: only with --pp");
-  else if (o->pp > 1 && !dps_cli_int_given ("--micro-batches", &o->micro, 2 * o->pp, error))
+  else if (!dps_cli_micro_batches (o->pp, &o->micro, o->batch, o->grad_accum, error))
     return FALSE;
-  else if (o->pp > 1 && (o->batch % o->micro || o->grad_accum > 1))
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--micro-batches: %d do not divide --batch %d (not with "
-                 "--grad-accum)", o->micro, o->batch);
   else if (o->topology && !dps_cli_check_topologies ((const char *[]) { o->topology, NULL }, error))
     return FALSE;
   if (*error)

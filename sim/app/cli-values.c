@@ -262,3 +262,22 @@ dps_cli_steps (int steps, int min_steps, int warmup, GError **error)
     return TRUE;
   return FALSE;
 }
+
+gboolean
+dps_cli_micro_batches (int pp, int *micro, int batch, int grad_accum, GError **error)
+{
+  if (*micro != DPS_UNSET_INT && pp <= 1) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--micro-batches: only with --pp");
+    return FALSE;
+  }
+  if (pp <= 1)
+    return TRUE;
+  if (!dps_cli_int_given ("--micro-batches", micro, 2 * pp, error))
+    return FALSE;
+  if (batch % *micro || grad_accum > 1) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--micro-batches: %d do not divide --batch %d (the pipeline's "
+                 "micro-batches are the replica's batch; not with --grad-accum)", *micro, batch);
+    return FALSE;
+  }
+  return TRUE;
+}

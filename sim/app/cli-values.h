@@ -27,6 +27,10 @@ gboolean  dps_cli_format (const char *text, DpsFormat *out, GError **error);
  * given; FALSE with the flag's error for another name, or given without
  * a layout (with_layout: --tp or --pp given above 1) */
 gboolean  dps_cli_rank_order (const char *text, gboolean with_layout, DpsRankOrder *out, GError **error);
+/* A real run's --micro-batches (run, validate): only with --pp above 1,
+ * 2 pp where not given, dividing the replica's batch, without
+ * --grad-accum; FALSE with the flag's error otherwise. */
+gboolean  dps_cli_micro_batches (int pp, int *micro, int batch, int grad_accum, GError **error);
 #define DPS_CLI_RANK_ORDER_HELP "With --tp or --pp: where ranks sit, tp-dp-pp (Megatron's, default) or tp-pp-dp"
 char    **dps_cli_split_list (const char *flag, const char *text, GError **error);
 gboolean  dps_cli_parse_int_list (const char *flag, const char *text, gint64 min, gint64 max,
