@@ -498,7 +498,7 @@ dps_run_write_trace (const DpsRunResult *run, int step, const char *path, GError
   gboolean hsdp = run->strategy && g_str_equal (run->strategy, "hsdp");
   int role = dps_sched_role_add (s, "replica", 0);
   int cs = dps_sched_stream_add (s, role, "compute", DPS_SCHED_NO_STREAM);
-  int comm = dps_sched_comm_add (s, &(DpsSchedComm) { "measured", measured_time, NULL, 0, 0 });
+  int comm = dps_sched_comm_add (s, &(DpsSchedComm) { "measured", measured_time, NULL, 0, 0, FALSE });
   int fwd = dps_sched_task_add (s, cs, &(DpsTaskSpec) { .label = "forward", .part = DPS_PART_FORWARD, .comm = -1 });
   int bwd = dps_sched_task_add (s, cs, &(DpsTaskSpec) { .label = "backward", .part = DPS_PART_BACKWARD, .comm = -1 });
   int opt = dps_sched_task_add (s, cs, &(DpsTaskSpec) { .label = "optimizer", .part = DPS_PART_OPTIMIZER, .comm = -1 });

@@ -120,7 +120,7 @@ dps_ddp_program_parallel (const DpsDdpConfig *c, const DpsDdpInputs *in, DpsDdpP
     bwd[l] = in->bwd_s[l] * f;
     rec[l] = in->recompute_s[l] * f;
     /* its activations */
-    double attn = c->flash_attention ? 0 : layer->attn_act_bytes / 2 * act_bytes_el * in->batch;
+    double attn = c->flash_attention ? 0 : layer->attn_act_bytes * act_bytes_el * in->batch;
     double rest = in->act_bytes[l] - attn;
     act[l] = block ? rest * (sp ? 1.0 / tp : (10 + 24.0 / tp) / 34) + attn / tp : in->act_bytes[l] / tp;
     kept[l] = in->kept_bytes[l] / (sp ? tp : 1);

@@ -87,7 +87,8 @@ trial (const DpsDdpConfig *c, const DpsDdpProgram *p, int replicas, GRand *rand,
         n_groups = MAX (n_groups, ranks[k].groups[slot] + 1);
     /* offload: each rank's link to host memory, a group (and resource) of its own */
     for (int k = 0; p->offload != DPS_OFFLOAD_NONE && k < n; k++)
-      ranks[k].groups[DPS_HOST_LINK_SLOT] = n_groups++;
+      for (int way = 0; way < 2; way++)
+        ranks[k].groups[DPS_HOST_LINK_SLOT + way] = n_groups++;
     groups = g_new0 (DpsSchedGroup, n_groups);
     for (int g = 0; g < n_groups; g++)
       groups[g] = (DpsSchedGroup) { 1, { g } };

@@ -63,6 +63,16 @@ host_copy_time (const void *data, double bytes, double *lat_s, DpsAlgo *algo, Dp
   return *lat_s + bytes / *(const double *) data;
 }
 
+gboolean
+dps_ddp_offload_ready (const DpsDdpConfig *c, GError **error)
+{
+  const DpsTopoSpec *ts = dps_topo_spec (c->topo);
+  if (c->offload == DPS_OFFLOAD_NONE || ts->host_mem_Bps > 0)
+    return TRUE;
+  return dps_set_field_error (error, DPS_FIELD_OFFLOAD, DPS_ERROR_INPUT, "topology '%s' states no host memory "
+                              "bandwidth ([host] memory_GBps, topologies/README.md)", ts->name);
+}
+
 /* With c's offload, what leaves the GPU for host memory (p->fixed), the
  * host link, and the optimizer's time on the CPUs: the bytes it moves
  * (memory.c) at the host's memory bandwidth, shared by the GPUs of the
@@ -74,11 +84,8 @@ offload (const DpsDdpConfig *c, int G, DpsDdpProgram *p, GError **error)
   p->offload = c->offload;
   if (c->offload == DPS_OFFLOAD_NONE)
     return TRUE;
-  if (ts->host_mem_Bps <= 0) {
-    dps_set_field_error (error, DPS_FIELD_OFFLOAD, DPS_ERROR_INPUT, "topology '%s' states no host memory bandwidth "
-                         "([host] memory_GBps, topologies/README.md)", ts->name);
+  if (!dps_ddp_offload_ready (c, error))
     return FALSE;
-  }
   DpsMemory *f = &p->fixed;
   f->host = f->optimizer + f->grads + (c->offload == DPS_OFFLOAD_PARAMS ? f->params : 0);
   f->optimizer = f->grads = 0;
@@ -110,12 +117,14 @@ dps_ddp_program_shards (const DpsDdpConfig *c, const DpsDdpInputs *in, DpsDdpPro
    * parameters' type (FP8's byte with fp8_all_gather), reduced in the
    * gradients' */
   g_autofree double *gather = g_new0 (double, U + 1), *reduce = g_new0 (double, U + 1);
+  g_autofree double *shard = g_new0 (double, U + 1);
   double pb = c->fp8_all_gather ? 1 : dps_precision_param_bytes (c->precision), gb = dps_dtype_bytes (c->grad_dtype);
   double largest = 0;
   for (int l = 0; l < L; l++) {
     int u = unit_of_layer[l] < 0 ? U : unit_of_layer[l];
     gather[u] += (double) dps_model_layer (m, l)->n_params * pb;
     reduce[u] += (double) dps_model_layer (m, l)->n_params * gb;
+    shard[u] += (double) dps_model_layer (m, l)->n_params * dps_precision_param_bytes (c->precision) / G;
   }
   for (int u = 0; u <= U; u++) {
     largest = MAX (largest, MAX (gather[u], reduce[u]));
@@ -154,7 +163,7 @@ dps_ddp_program_shards (const DpsDdpConfig *c, const DpsDdpInputs *in, DpsDdpPro
     .model = m, .grad_accum = c->grad_accum, .fwd_s = in->fwd_s, .bwd_s = in->bwd_s,
     .recompute_s = in->recompute_s, .act_bytes = in->act_bytes, .kept_bytes = in->kept_bytes, .hold_bytes = in->hold_bytes,
     .optimizer_s = p->optimizer_s, .static_bytes = p->fixed.total, .n_units = U, .unit_of_layer = unit_of_layer,
-    .unit_gather_bytes = gather, .unit_reduce_bytes = reduce,
+    .unit_gather_bytes = gather, .unit_reduce_bytes = reduce, .unit_shard_bytes = shard,
     .reshard_after_forward = c->reshard_after_forward && c->strategy != DPS_STRATEGY_ZERO2,
     .limit_all_gathers = c->limit_all_gathers, .backward_prefetch = c->backward_prefetch,
     .hsdp = p->hsdp, .shards = G, .offload = c->offload,
@@ -163,7 +172,7 @@ dps_ddp_program_shards (const DpsDdpConfig *c, const DpsDdpInputs *in, DpsDdpPro
     .reducescatter = { p->hsdp ? "reduce-scatter (shard group)" : "reduce-scatter", dps_ddp_comm_time, p->costs[1],
                        c_shard, given ? c_comm : c_shard },
     .allreduce = { "all-reduce (replicate group)", dps_ddp_comm_time, p->costs[2], c_rep, given ? c_comm : c_rep },
-    .hostlink = { "host link (offload)", host_copy_time, p->host_link_Bps, 0, 0 },
+    .hostlink = { "host link (offload)", host_copy_time, p->host_link_Bps, 0, 0, TRUE },
   };
   if (!p->hsdp)
     step.allreduce.time = dps_ddp_comm_time;   /* unused: no replicate group */

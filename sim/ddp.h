@@ -188,5 +188,8 @@ double   dps_ddp_default_contention (const DpsDdpConfig *c, double batch);
 void     dps_ddp_fixed_costs (const DpsDdpConfig *c, double opt_s, double *bwd_extra_s, DpsDdpResult *out);
 void     dps_ddp_compute_times (const DpsDdpConfig *c, double batch, double *fwd_s, double *bwd_s, double *opt_s);
 gboolean dps_ddp_simulate (const DpsDdpConfig *c, DpsDdpResult *out, GError **error);
+/* FALSE (error: the offload field's) where c offloads to a host whose
+ * topology states no memory bandwidth ([host] memory_GBps). */
+gboolean dps_ddp_offload_ready (const DpsDdpConfig *c, GError **error);
 void     dps_ddp_result_clear (DpsDdpResult *r);
 gboolean dps_ddp_write_trace (const DpsDdpResult *r, const char *path, GError **error);

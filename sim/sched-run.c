@@ -286,7 +286,7 @@ group_start (Run *r, GroupState *g)
   DpsAlgo a = DPS_ALGO_RING;
   DpsProto p = DPS_PROTO_SIMPLE;
   double d = c->time (c->data, t->bytes, &lat, &a, &p);
-  double f = r->opts->comm_factor > 0 ? r->opts->comm_factor : 1;
+  double f = r->opts->comm_factor > 0 && !c->copy ? r->opts->comm_factor : 1;
   /* a time below zero (a calibration's correction extrapolated past its
    * sizes) takes none rather than running the clock backwards; its latency
    * is a part of it */
@@ -294,8 +294,10 @@ group_start (Run *r, GroupState *g)
   lat = CLAMP (lat * f, 0, d);
   DpsSchedCommStats *cs = &r->out->comms[t->comm];
   cs->count++;
-  cs->algo_count[a]++;
-  cs->proto_count[p]++;
+  if (!c->copy) {
+    cs->algo_count[a]++;
+    cs->proto_count[p]++;
+  }
   g->running = TRUE;
   g->start_s = now;
   g->contention = c->contention;

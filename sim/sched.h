@@ -99,6 +99,8 @@ typedef struct {
   const void   *data;          /* borrowed: lives as long as the program */
   double        contention;    /* its kernels' slowdown of compute on each member (0.16: 16%) */
   double        contention_comm;   /* its own slowdown while a member computes */
+  gboolean      copy;          /* a memory copy (a host link), not a collective: no algorithm or protocol
+                                * counted, no collective's random factor */
 } DpsSchedComm;
 
 typedef struct {

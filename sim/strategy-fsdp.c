@@ -34,9 +34,10 @@
 
 /* Adds a compute task; returns its id. */
 static int
-compute (DpsSched *s, int stream, const char *label, DpsPart part, double work_s, const int *deps, int n_deps)
+compute (DpsSched *s, int stream, const char *label, DpsPart part, double work_s, guint flags, const int *deps,
+         int n_deps)
 {
-  DpsTaskSpec t = { .label = label, .part = part, .work_s = work_s, .comm = -1, .flags = DPS_TASK_JITTER,
+  DpsTaskSpec t = { .label = label, .part = part, .work_s = work_s, .comm = -1, .flags = flags,
                     .deps = deps, .n_deps = n_deps };
   return dps_sched_task_add (s, stream, &t);
 }
@@ -60,7 +61,7 @@ typedef struct {
   DpsSched *s;
   const DpsShardStep *in;
   int ss, ag;     /* the shard group's stream and all-gather */
-  int hs, hc;     /* the host link's stream and copy (-1: no offload) */
+  int up, hc;     /* the host link's stream to the GPU and its copy (-1: no offload) */
 } Gathers;
 
 /* Unit u's all-gather (label) after deps (any may be -1), the unit's
@@ -74,7 +75,7 @@ gather_unit (const Gathers *g, const char *label, int u, const int *deps, int n_
   if (in->offload == DPS_OFFLOAD_PARAMS) {
     char l[192];
     g_snprintf (l, sizeof l, "to GPU: %s", label);
-    copy = collective (g->s, g->hs, g->hc, l, in->unit_gather_bytes[u] / in->shards, 0, 0, deps, n_deps);
+    copy = collective (g->s, g->up, g->hc, l, in->unit_shard_bytes[u], 0, 0, deps, n_deps);
     deps = &copy;
     n_deps = 1;
   }
@@ -96,9 +97,11 @@ dps_strategy_fsdp (const DpsShardStep *in)
   int rsc = dps_sched_comm_add (s, &in->reducescatter);
   int ar = in->hsdp ? dps_sched_comm_add (s, &in->allreduce) : -1;
   gboolean off = in->offload != DPS_OFFLOAD_NONE;
-  int hs = off ? dps_sched_stream_add (s, role, "host link", DPS_HOST_LINK_SLOT) : -1;
+  /* the host link, a stream each way (PCIe is full duplex) */
+  int up = off ? dps_sched_stream_add (s, role, "to GPU", DPS_HOST_LINK_SLOT) : -1;
+  int hs = off ? dps_sched_stream_add (s, role, "to host", DPS_HOST_LINK_SLOT + 1) : -1;
   int hc = off ? dps_sched_comm_add (s, &in->hostlink) : -1;
-  Gathers g = { s, in, ss, ag, hs, hc };
+  Gathers g = { s, in, ss, ag, up, hc };
   /* each unit's first and last layer (the root, unit U: -1 when empty) */
   int *first = g_new (int, U + 1), *last = g_new (int, U + 1);
   for (int u = 0; u <= U; u++)
@@ -243,15 +246,16 @@ dps_strategy_fsdp (const DpsShardStep *in)
     n++;
   if (hs >= 0 && (deps[n] = dps_sched_stream_last (s, hs)) >= 0)
     n++;
+  /* the CPUs' optimizer is not the GPU's: no GPU's speed or jitter */
   int opt = compute (s, cs, off ? "optimizer (shard, on the CPUs)" : "optimizer (shard)", DPS_PART_OPTIMIZER,
-                     in->optimizer_s, deps, n);
+                     in->optimizer_s, off ? DPS_TASK_FIXED : DPS_TASK_JITTER, deps, n);
   if (in->offload == DPS_OFFLOAD_OPTIMIZER) {
     double shard = 0;
     for (int u = 0; u <= U; u++)
-      shard += in->unit_gather_bytes[u] / in->shards;
-    int back = collective (s, hs, hc, "to GPU: updated parameter shard", shard, 0, 0, &opt, 1);
+      shard += in->unit_shard_bytes[u];
+    int back = collective (s, up, hc, "to GPU: updated parameter shard", shard, 0, 0, &opt, 1);
     /* the step ends when the shard is back: the compute waits for it */
-    compute (s, cs, "updated shard on the GPU", DPS_PART_OPTIMIZER, 0, &back, 1);
+    compute (s, cs, "updated shard on the GPU", DPS_PART_OPTIMIZER, 0, DPS_TASK_FIXED, &back, 1);
   }
   g_free (first);
   g_free (last);

@@ -70,6 +70,7 @@ typedef struct {
   const int     *unit_of_layer;    /* per layer: its unit, or -1: the root (gathered through the whole micro-step) */
   const double  *unit_gather_bytes;   /* per unit and the root last (n_units + 1): the whole unit as gathered */
   const double  *unit_reduce_bytes;   /* ... its gradients as reduce-scattered (the whole unit) */
+  const double  *unit_shard_bytes;    /* ... this rank's shard of its parameters as held (offload's copies) */
   gboolean       reshard_after_forward;
   int            limit_all_gathers;   /* units gathered ahead at most (FSDP's rate limiter: 2); 0 no limit */
   DpsPrefetch    backward_prefetch;
@@ -84,7 +85,8 @@ typedef struct {
 
 #define DPS_SHARD_GROUP_SLOT 0     /* the group a rank's shards are spread over */
 #define DPS_REPLICATE_GROUP_SLOT 1 /* HSDP: the ranks that hold the same shard */
-#define DPS_HOST_LINK_SLOT 2       /* offload: a rank's own link to host memory, a group of one */
+#define DPS_HOST_LINK_SLOT 2       /* offload: a rank's own link to host memory, a group of one: to the
+                                    * GPU; the next slot, to the host */
 
 DpsSched *dps_strategy_fsdp (const DpsShardStep *in);
 

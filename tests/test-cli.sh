@@ -118,6 +118,15 @@ expect 2 "--offload: 'cpu' is not none, optimizer or params" -- predict --strate
 expect 2 "--offload: with zero2, fsdp or hsdp" -- predict --strategy zero1 --offload optimizer
 expect 2 "--offload: the parameters are offloaded as shards" -- predict --strategy zero2 --offload params
 expect 2 "--offload: topology 'HGX B200' states no host memory bandwidth" -- predict --topology hgx-b200 --strategy fsdp --offload params
+expect 2 "--offload: topology 'HGX B200' states no host memory bandwidth" -- advise --topology hgx-b200 --offload params
+# advise offloads only the plans that would not fit otherwise: Llama-3-8B
+# on 16 GPUs fits sharded (its best plan stays on the GPUs); Llama-2-70B on
+# 8 fits only with its shards on the host (the CSV says which)
+"$bin" advise --model llama3-8b --gpus 16 --batch 1 --offload optimizer --format csv >"$tmp/adv8.csv" 2>/dev/null
+"$bin" advise --model llama2-70b --gpus 8 --batch 1 --offload params --format csv >"$tmp/adv70.csv" 2>/dev/null
+if [ "$(awk -F, '$1 == "p1" { print $9 }' "$tmp/adv8.csv")" = "none" ] \
+   && [ "$(awk -F, '$1 == "p1" { print $3, $9 }' "$tmp/adv70.csv")" = "fsdp params" ]; then ok
+else ko "advise --offload: p1 $(grep '^p1,' "$tmp/adv8.csv") / $(grep '^p1,' "$tmp/adv70.csv")"; fi
 expect 0 "note: tensor parallel 16 spans nodes of 8 GPUs" -- topo dgx-h100 --nodes 2 --tp 16
 expect 2 "--tp/--pp: tp 3 x pp 1 does not divide the 8 GPUs" -- topo dgx-h100 --tp 3
 # a per-layer file measured at batch 8 runs at 8 unless --batch says

@@ -63,7 +63,7 @@ one_role_init (OneRole *o, const char *name, double lat, double total, double co
 {
   o->s = dps_sched_new ();
   o->f = (Fixed) { lat, total };
-  o->comm = dps_sched_comm_add (o->s, &(DpsSchedComm) { name, fixed_time, &o->f, contention, contention });
+  o->comm = dps_sched_comm_add (o->s, &(DpsSchedComm) { name, fixed_time, &o->f, contention, contention, FALSE });
   o->role = dps_sched_role_add (o->s, "r", 0);
   o->c = dps_sched_stream_add (o->s, o->role, "compute", DPS_SCHED_NO_STREAM);
   o->k = dps_sched_stream_add (o->s, o->role, "dp", 0);
@@ -152,7 +152,7 @@ test_shared_resource (void)
   for (int shared = 0; shared < 2; shared++) {
     g_autoptr (DpsSched) s = dps_sched_new ();
     Fixed f = { 0.5, 1.5 };
-    int comm = dps_sched_comm_add (s, &(DpsSchedComm) { "ar", fixed_time, &f, 0, 0 });
+    int comm = dps_sched_comm_add (s, &(DpsSchedComm) { "ar", fixed_time, &f, 0, 0, FALSE });
     int role = dps_sched_role_add (s, "r", 0);
     int k0 = dps_sched_stream_add (s, role, "dp-a", 0);
     int k1 = dps_sched_stream_add (s, role, "dp-b", 1);
@@ -346,7 +346,7 @@ test_deadlock (void)
 {
   g_autoptr (DpsSched) s = dps_sched_new ();
   Fixed f = { 0, 0.5 };
-  int comm = dps_sched_comm_add (s, &(DpsSchedComm) { "ar", fixed_time, &f, 0, 0 });
+  int comm = dps_sched_comm_add (s, &(DpsSchedComm) { "ar", fixed_time, &f, 0, 0, FALSE });
   int a = dps_sched_role_add (s, "a", 0), b = dps_sched_role_add (s, "b", 0);
   int ka = dps_sched_stream_add (s, a, "dp", 0);
   dps_sched_stream_add (s, b, "dp", 0);

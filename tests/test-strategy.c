@@ -187,7 +187,7 @@ pipe_init (Pipe *p, DpsPipeSchedule sched, int vpp)
   for (int s = 0; s < 4; s++)
     p->stat[s] = 0, p->opt[s] = 0;
   p->zero.total = 0;
-  DpsSchedComm none = { "c", fixed_time, &p->zero, 0, 0 };
+  DpsSchedComm none = { "c", fixed_time, &p->zero, 0, 0, FALSE };
   p->step = (DpsPipeStep) {
     .model = p->m, .pp = 4, .vpp = vpp, .n_micro = 8, .schedule = sched, .fwd_s = p->fwd, .bwd_s = p->bwd,
     .recompute_s = p->rec, .act_bytes = p->act, .kept_bytes = p->kept, .stage_of_layer = p->stage,

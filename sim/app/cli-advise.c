@@ -48,7 +48,7 @@ by_throughput (gconstpointer a, gconstpointer b)
   return (x < y) - (x > y);
 }
 
-/* The offload --offload asks of a plan: where its strategy (without
+/* The offload --offload allows a plan: where its strategy (without
  * tensor or pipeline parallelism) can offload it, none elsewhere. */
 static DpsOffload
 plan_offload (const DpsDdpConfig *base, DpsStrategy s, int tp, int pp)
@@ -78,7 +78,16 @@ evaluate (const DpsDdpConfig *base, Candidate *cd, GError **error)
     c.checkpoint = cd->ckpt;
     c.flash_attention = cd->flash;
   }
-  c.offload = plan_offload (base, c.strategy, c.tp, c.pp);
+  /* offloaded only where the plan does not fit otherwise: offloading
+   * costs the copies and a slower optimizer */
+  c.offload = DPS_OFFLOAD_NONE;
+  DpsOffload off = plan_offload (base, c.strategy, c.tp, c.pp);
+  if (!dps_ddp_simulate (&c, &cd->r, error))
+    return FALSE;
+  if (cd->r.fits || off == DPS_OFFLOAD_NONE)
+    return TRUE;
+  dps_ddp_result_clear (&cd->r);
+  c.offload = off;
   return dps_ddp_simulate (&c, &cd->r, error);
 }
 
@@ -141,8 +150,9 @@ setup (DpsDdpOpts *o, int argc, char **argv, DpsDdpConfig *base, DpsModel **mode
     if (*sizes)
       gpus = g_array_index (*sizes, gint64, 0);
     *pristine = *base;
-    dps_ddp_setup (o->topology, *profile, *model, o->nodes != DPS_UNSET_INT ? o->nodes : 0, (int) gpus, base, topo,
-                   error);
+    if (dps_ddp_setup (o->topology, *profile, *model, o->nodes != DPS_UNSET_INT ? o->nodes : 0, (int) gpus, base,
+                       topo, error))
+      dps_ddp_offload_ready (base, error);
   }
   if (!*error)
     *batch = (gint64) (base->global_batch > 0 ? b : dps_ddp_default_batch (*model, o->batch != NULL, b, 4));
@@ -379,7 +389,7 @@ report_plans (GString *out, const DpsDdpConfig *base, const Candidate *def, cons
 /* Machine-readable: the defaults, then every DDP setting and every plan
  * that fits, fastest first within each; units in the names. */
 static const char *const advise_csv_header =
-  "rank,kind,strategy,tp,pp,vpp,checkpoint,flash_attention,bucket_cap_MiB,micro_batch,grad_accum,grad_dtype,"
+  "rank,kind,strategy,tp,pp,vpp,checkpoint,flash_attention,offload,bucket_cap_MiB,micro_batch,grad_accum,grad_dtype,"
   "compress,step_s,samples_per_s,gain_pct,exposed_comm_s,memory_GB,fits,usd_per_Msample\n";
 
 typedef struct { const char *rank, *kind; const Candidate *cd; } Row;
@@ -424,8 +434,8 @@ report_machine (GString *out, DpsFormat format, const DpsDdpConfig *base, const 
     double gain = 100 * (cd->r.samples_per_s / def->r.samples_per_s - 1);
     const char *grad = plan ? "" : dps_dtype_name (cd->grad), *comp = plan ? "" : compress_name (cd->compress);
     if (format == DPS_FORMAT_CSV) {
-      g_string_append_printf (out, "%s,%s,%s,%d,%d,%d,%d,%d,", rank, row->kind, strategy, tp, pp, vpp,
-                              plan && cd->ckpt, plan && cd->flash);
+      g_string_append_printf (out, "%s,%s,%s,%d,%d,%d,%d,%d,%s,", rank, row->kind, strategy, tp, pp, vpp,
+                              plan && cd->ckpt, plan && cd->flash, dps_offload_name (cd->r.offload));
       dps_csv_num (out, cd->cap_mib, !plan);
       g_string_append_printf (out, ",%d,%d,%s,%s,", cd->micro, cd->accum, grad, comp);
       double v[] = { cd->r.step_mean_s, cd->r.samples_per_s, gain, cd->r.exposed_comm_s, cd->r.memory.total / 1e9 };
@@ -447,6 +457,7 @@ report_machine (GString *out, DpsFormat format, const DpsDdpConfig *base, const 
     dps_json_int (b, "vpp", vpp);
     dps_json_bool (b, "checkpoint", plan && cd->ckpt);
     dps_json_bool (b, "flash_attention", plan && cd->flash);
+    dps_json_str (b, "offload", dps_offload_name (cd->r.offload));
     if (!plan) {
       dps_json_num (b, "bucket_cap_MiB", cd->cap_mib);
       dps_json_str (b, "grad_dtype", grad);
@@ -594,7 +605,7 @@ report_sizes (GString *out, DpsFormat format, const DpsModel *model, const DpsDd
   double price = base->price_per_gpu_hour;
   g_autoptr (JsonBuilder) b = json_builder_new ();
   if (format == DPS_FORMAT_CSV)
-    g_string_append (out, "gpus,best,strategy,tp,pp,vpp,checkpoint,flash_attention,micro_batch,grad_accum,step_s,"
+    g_string_append (out, "gpus,best,strategy,tp,pp,vpp,checkpoint,flash_attention,offload,micro_batch,grad_accum,step_s,"
                           "samples_per_s,samples_per_s_per_gpu,gpu_s_per_sample,usd_per_Msample,memory_GB,"
                           "plans_fit,plans_simulated\n");
   else if (format == DPS_FORMAT_JSON)
@@ -615,8 +626,9 @@ report_sizes (GString *out, DpsFormat format, const DpsModel *model, const DpsDd
     if (format == DPS_FORMAT_CSV) {
       g_string_append_printf (out, "%d,%s,", sb->gpus, mark);
       if (sb->found) {
-        g_string_append_printf (out, "%s,%d,%d,%d,%d,%d,%d,%d,", dps_strategy_name (cd->strategy), MAX (cd->tp, 1),
-                                MAX (cd->pp, 1), MAX (cd->vpp, 1), cd->ckpt, cd->flash, cd->micro, cd->accum);
+        g_string_append_printf (out, "%s,%d,%d,%d,%d,%d,%s,%d,%d,", dps_strategy_name (cd->strategy), MAX (cd->tp, 1),
+                                MAX (cd->pp, 1), MAX (cd->vpp, 1), cd->ckpt, cd->flash, dps_offload_name (cd->r.offload),
+                                cd->micro, cd->accum);
         double v[] = { cd->r.step_mean_s, cd->r.samples_per_s, per_gpu, gs };
         for (gsize k = 0; k < G_N_ELEMENTS (v); k++) {
           dps_csv_num (out, v[k], TRUE);
@@ -626,7 +638,7 @@ report_sizes (GString *out, DpsFormat format, const DpsModel *model, const DpsDd
         g_string_append_c (out, ',');
         dps_csv_num (out, cd->r.memory.total / 1e9, TRUE);
       } else
-        g_string_append (out, ",,,,,,,,,,,,,");
+        g_string_append (out, ",,,,,,,,,,,,,,");
       g_string_append_printf (out, ",%d,%d\n", sb->fit, sb->tried);
       continue;
     }
@@ -642,6 +654,7 @@ report_sizes (GString *out, DpsFormat format, const DpsModel *model, const DpsDd
         dps_json_int (b, "vpp", MAX (cd->vpp, 1));
         dps_json_bool (b, "checkpoint", cd->ckpt);
         dps_json_bool (b, "flash_attention", cd->flash);
+        dps_json_str (b, "offload", dps_offload_name (cd->r.offload));
         dps_json_int (b, "micro_batch", cd->micro);
         dps_json_int (b, "grad_accum", cd->accum);
         dps_json_num (b, "step_s", cd->r.step_mean_s);
