@@ -66,20 +66,23 @@ typedef struct {
 
 /* Unit u's all-gather (label) after deps (any may be -1), the unit's
  * gathered parameters allocated as it starts; with the parameters
- * offloaded, after its shard's copy to the GPU.  Returns its id. */
+ * offloaded, after its shard's copy to the GPU, which the gather frees
+ * when it ends.  Returns its id. */
 static int
 gather_unit (const Gathers *g, const char *label, int u, const int *deps, int n_deps)
 {
   const DpsShardStep *in = g->in;
   int copy = -1;
-  if (in->offload == DPS_OFFLOAD_PARAMS) {
+  double shard = in->offload == DPS_OFFLOAD_PARAMS ? in->unit_shard_bytes[u] : 0;
+  if (shard > 0) {
     char l[192];
     g_snprintf (l, sizeof l, "to GPU: %s", label);
-    copy = collective (g->s, g->up, g->hc, l, in->unit_shard_bytes[u], 0, 0, deps, n_deps);
+    copy = collective (g->s, g->up, g->hc, l, shard, shard, 0, deps, n_deps);
     deps = &copy;
     n_deps = 1;
   }
-  return collective (g->s, g->ss, g->ag, label, in->unit_gather_bytes[u], in->unit_gather_bytes[u], 0, deps, n_deps);
+  return collective (g->s, g->ss, g->ag, label, in->unit_gather_bytes[u], in->unit_gather_bytes[u], shard, deps,
+                     n_deps);
 }
 
 /* The schedule of in (a new program; free with dps_sched_free). */
@@ -206,7 +209,9 @@ dps_strategy_fsdp (const DpsShardStep *in)
       /* the reduction frees the unsharded gradients, and the unit's
        * parameters: the gathered copy (resharded) or the forward's */
       g_snprintf (label, sizeof label, "reduce-scatter unit %d%s", u, micro);
-      int r = collective (s, ss, rsc, label, in->unit_reduce_bytes[u], 0,
+      /* offloaded, its output (the gradient shard) lives until copied down */
+      double down = off ? in->unit_reduce_bytes[u] / in->shards : 0;
+      int r = collective (s, ss, rsc, label, in->unit_reduce_bytes[u], down,
                           in->unit_reduce_bytes[u] + in->unit_gather_bytes[u], &bwd_end[u], 1);
       if (in->hsdp) {
         g_snprintf (label, sizeof label, "all-reduce unit %d shard%s", u, micro);
@@ -214,7 +219,7 @@ dps_strategy_fsdp (const DpsShardStep *in)
       }
       if (off) {
         g_snprintf (label, sizeof label, "to host: gradients unit %d%s", u, micro);
-        collective (s, hs, hc, label, in->unit_reduce_bytes[u] / in->shards, 0, 0, &r, 1);
+        collective (s, hs, hc, label, down, 0, down, &r, 1);
       }
       if (next == u - 1 && next >= 0 && in->backward_prefetch == DPS_PREFETCH_NONE) {
         g_snprintf (label, sizeof label, "all-gather unit %d (backward)%s", next, micro);
@@ -225,7 +230,8 @@ dps_strategy_fsdp (const DpsShardStep *in)
     if (first[U] >= 0) {
       int dep = bwd_task[first[U]];
       g_snprintf (label, sizeof label, "reduce-scatter root%s", micro);
-      int r = collective (s, ss, rsc, label, in->unit_reduce_bytes[U], 0,
+      double down = off ? in->unit_reduce_bytes[U] / in->shards : 0;
+      int r = collective (s, ss, rsc, label, in->unit_reduce_bytes[U], down,
                           in->unit_reduce_bytes[U] + in->unit_gather_bytes[U], &dep, 1);
       if (in->hsdp) {
         g_snprintf (label, sizeof label, "all-reduce root shard%s", micro);
@@ -233,7 +239,7 @@ dps_strategy_fsdp (const DpsShardStep *in)
       }
       if (off) {
         g_snprintf (label, sizeof label, "to host: gradients root%s", micro);
-        collective (s, hs, hc, label, in->unit_reduce_bytes[U] / in->shards, 0, 0, &r, 1);
+        collective (s, hs, hc, label, down, 0, down, &r, 1);
       }
     }
   }

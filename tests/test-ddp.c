@@ -591,7 +591,11 @@ test_fp8_all_gather (void)
  * - copies are not NCCL's: the algorithms counted are the 3 collectives'
  *   (gather for forward, for backward, reduce-scatter);
  * - with FP8 gathers (a byte a parameter) the shards copied are still
- *   bf16's: the same 130.1 us. */
+ *   bf16's: the same 130.1 us;
+ * - the peak, as the unit's reduce-scatter runs: its gathered parameters
+ *   (2,002,000) and fp32 gradients (4,004,000) over the static bytes,
+ *   offloaded also the gradient shard it writes until copied down
+ *   (500,500): 8,258,250, 6,756,750 and 6,506,500 bytes. */
 static void
 test_offload (void)
 {
@@ -619,6 +623,9 @@ test_offload (void)
   g_assert_cmpfloat (par.memory.params + par.memory.grads + par.memory.optimizer, ==, 0);
   g_assert_cmpfloat (par.memory.host, ==, 18 * shard);
   g_assert_cmpfloat (REL (opt.optimizer_s, 30 * shard / 10e9), <, 1e-12);
+  g_assert_cmpfloat (base.memory.total, ==, 8258250);
+  g_assert_cmpfloat (opt.memory.total, ==, 6756750);
+  g_assert_cmpfloat (par.memory.total, ==, 6506500);
   const DpsDdpCommStats *ho = NULL, *hp = NULL;
   for (int k = 0; k < opt.n_comms; k++)
     if (g_str_has_prefix (opt.comms[k].name, "host link"))
