@@ -111,10 +111,15 @@ predict (const Table *t, const Row *row, double *pred, double *pub)
   } else if (row->tflops > 0) {
     double l = model_key (row->model, "layers"), h = model_key (row->model, "hidden"), V = model_key (row->model, "vocab");
     double s = row->seq, per_token;
-    const char *units = dps_ref_table_meta (t, "units");
-    if (g_str_has_prefix (row->model, "llama"))
+    /* what the printed FLOP/s count, as the file's flops_counted says (a
+     * reading of its units line once let "not model FLOPs utilization"
+     * pass for model FLOPs) */
+    const char *counted = dps_ref_table_meta (t, "flops_counted");
+    gboolean hardware = g_str_has_prefix (counted, "hardware");
+    g_assert_true (hardware || g_str_has_prefix (counted, "model"));
+    if (g_str_has_prefix (row->model, "llama") && !hardware)
       per_token = 3 * dps_model_fwd_flops (m) / s;
-    else if (strstr (units, "Model FLOPs") || strstr (units, "model FLOPs"))
+    else if (!hardware)
       per_token = 72 * l * h * h * (1 + s / (6 * h) + V / (12 * l * h));
     else
       per_token = 96 * l * h * h * (1 + s / (6 * h) + V / (16 * l * h));
