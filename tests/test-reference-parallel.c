@@ -93,10 +93,15 @@ predict (const Table *t, const Row *row, double *pred, double *pub)
   c.sequence_parallel = row->sp && row->tp > 1;
   c.checkpoint = g_str_equal (row->recompute, "full");
   c.precision = DPS_PRECISION_BF16;
-  c.compute.dtype = strstr (dps_ref_table_meta (t, "precision"), "fp16") ? DPS_DTYPE_FP16 : DPS_DTYPE_BF16;
-  const char *fw = dps_ref_table_meta (t, "framework");
-  c.flash_attention = strstr (fw, "Megatron-Core") || strstr (fw, "Meta's");
-  c.strategy = strstr (fw, "ZeRO") || strstr (fw, "FSDP") ? DPS_STRATEGY_ZERO1 : DPS_STRATEGY_DDP;
+  /* what the run was, as each file's keys say (their first word; the rest
+   * says why), never read from its prose */
+  g_auto (GStrv) dt = g_strsplit (dps_ref_table_meta (t, "dtype"), " ", 2);
+  g_auto (GStrv) st = g_strsplit (dps_ref_table_meta (t, "dp_strategy"), " ", 2);
+  g_assert_true (dt[0] && dps_dtype_parse (dt[0], &c.compute.dtype));
+  g_assert_true (st[0] && dps_strategy_parse (st[0], &c.strategy));
+  const char *attention = dps_ref_table_meta (t, "attention");
+  g_assert_true (g_str_has_prefix (attention, "flash") || g_str_has_prefix (attention, "eager"));
+  c.flash_attention = g_str_has_prefix (attention, "flash");
   DpsDdpResult r;
   g_autoptr (GError) e = NULL;
   gboolean ok = dps_ddp_simulate (&c, &r, &e);
