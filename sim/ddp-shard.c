@@ -75,8 +75,8 @@ dps_ddp_offload_ready (const DpsDdpConfig *c, GError **error)
 
 /* With c's offload, what leaves the GPU for host memory (p->fixed), the
  * host link, and the optimizer's time on the CPUs: the bytes it moves
- * (memory.c) at the host's memory bandwidth, shared by the GPUs of the
- * host. */
+ * (memory.c) at the host's memory bandwidth, shared by the host's GPUs
+ * that train (all of them, or the run's fewer). */
 static gboolean
 offload (const DpsDdpConfig *c, int G, DpsDdpProgram *p, GError **error)
 {
@@ -95,7 +95,7 @@ offload (const DpsDdpConfig *c, int G, DpsDdpProgram *p, GError **error)
   p->host_link_Bps = g_new (double, 1);
   *p->host_link_Bps = ts->host_link_Bps > 0 ? ts->host_link_Bps : ts->pcie_bw_Bps;
   p->optimizer_s = dps_optimizer_bytes_moved (c->optimizer, c->precision) * (double) c->model->n_params / G
-                   / (ts->host_mem_Bps / dps_topo_spec_gpus_per_host (ts));
+                   / (ts->host_mem_Bps / MIN (c->n_gpus, dps_topo_spec_gpus_per_host (ts)));
   return TRUE;
 }
 

@@ -623,6 +623,13 @@ test_offload (void)
   g_assert_cmpfloat (par.memory.params + par.memory.grads + par.memory.optimizer, ==, 0);
   g_assert_cmpfloat (par.memory.host, ==, 18 * shard);
   g_assert_cmpfloat (REL (opt.optimizer_s, 30 * shard / 10e9), <, 1e-12);
+  /* on 2 of the host's 8 GPUs, each has 40 GB/s of its 80 (and a shard of half) */
+  DpsDdpConfig two = c;
+  two.n_gpus = 2;
+  DpsDdpResult o2;
+  test_ddp_run (&two, &o2);
+  g_assert_cmpfloat (REL (o2.optimizer_s, 30 * 1001000.0 / 2 / 40e9), <, 1e-12);
+  dps_ddp_result_clear (&o2);
   g_assert_cmpfloat (base.memory.total, ==, 8258250);
   g_assert_cmpfloat (opt.memory.total, ==, 6756750);
   g_assert_cmpfloat (par.memory.total, ==, 6506500);
