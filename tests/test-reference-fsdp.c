@@ -73,7 +73,10 @@ predict (const Table *t, const Row *row, double *mem_gb)
   const char *prec = dps_ref_table_meta (t, "precision");
   /* Transformer Engine's FP8 (Composer's amp_fp8): the linear layers' GEMMs */
   c.compute.fp8 = g_str_has_prefix (prec, "amp_fp8");
-  c.grad_dtype = strstr (prec, "PURE") || strstr (prec, "reduce_dtype=bf16") ? DPS_DTYPE_BF16 : DPS_DTYPE_FP32;
+  /* the gradients' reduction type: the file's grad_dtype key (its first
+   * word; the rest says why), not a reading of the precision line */
+  g_auto (GStrv) gd = g_strsplit (dps_ref_table_meta (t, "grad_dtype"), " ", 2);
+  g_assert_true (gd[0] && dps_dtype_parse (gd[0], &c.grad_dtype));
   g_assert_true (dps_strategy_parse (g_str_equal (row->strategy, "shard_grad_op") ? "zero2" : row->strategy,
                                      &c.strategy));
   c.shard_group = row->shard_group;
