@@ -101,13 +101,18 @@ ref_config (const Ref *r, const Row *row, DpsModel *m, DpsTopo *topo, DpsDdpConf
   c->compute.dtype = g_str_equal (row->prec, "amp") ? DPS_DTYPE_FP16
                      : g_str_equal (row->prec, "tf32") ? DPS_DTYPE_TF32 : DPS_DTYPE_FP32;
   c->precision = c->compute.dtype == DPS_DTYPE_FP16 ? DPS_PRECISION_BF16 : DPS_PRECISION_AMP;
-  const char *fw = ref_meta (r, "framework"), *opt = ref_meta (r, "optimizer");
+  const char *opt = ref_meta (r, "optimizer");
   c->optimizer = g_str_has_prefix (opt, "SGD") ? DPS_OPT_MOMENTUM : DPS_OPT_ADAM;   /* LAMB moves Adam's bytes */
-  if (strstr (fw, "bucket_cap_mb = total GPU memory"))
+  /* the file's keys (their first word; the rest says why), never its prose */
+  const char *buckets = ref_meta (r, "buckets"), *view = ref_meta (r, "grad_as_bucket_view");
+  g_assert_true (g_str_has_prefix (buckets, "whole") || g_str_has_prefix (buckets, "horovod")
+                 || g_str_has_prefix (buckets, "ddp"));
+  g_assert_true (g_str_has_prefix (view, "yes") || g_str_has_prefix (view, "no"));
+  if (g_str_has_prefix (buckets, "whole"))
     c->bucket_cap_bytes = c->first_bucket_bytes = dps_topo_spec (topo)->gpu.memory_bytes;
-  else if (strstr (fw, "Horovod"))
+  else if (g_str_has_prefix (buckets, "horovod"))
     c->bucket_cap_bytes = c->first_bucket_bytes = 64.0 * 1024 * 1024;   /* HOROVOD_FUSION_THRESHOLD */
-  c->grad_as_bucket_view = strstr (fw, "gradient_as_bucket_view=True") != NULL;
+  c->grad_as_bucket_view = g_str_has_prefix (view, "yes");
 }
 
 /* Samples per second per GPU of row; scale (may be NULL) multiplies the
