@@ -119,6 +119,16 @@ expect 2 "--offload: with zero2, fsdp or hsdp" -- predict --strategy zero1 --off
 expect 2 "--offload: the parameters are offloaded as shards" -- predict --strategy zero2 --offload params
 expect 2 "--offload: topology 'HGX B200' states no host memory bandwidth" -- predict --topology hgx-b200 --strategy fsdp --offload params
 expect 2 "--offload: topology 'HGX B200' states no host memory bandwidth" -- advise --topology hgx-b200 --offload params
+# advise tunes FSDP's own settings on its best FSDP and HSDP plans, one at
+# a time (the CSV's plan column names them): HSDP's shard group over 2 and
+# 4 nodes, each layer a unit, backward prefetch after the unit's backward
+# or none, which expose more of the gathers than BACKWARD_PRE (PyTorch's
+# FSDP docs): slower, and none slowest (each name's first row: its fastest)
+"$bin" advise --model llama3-8b --gpus 64 --batch 2 --format csv >"$tmp/tune.csv" 2>/dev/null
+if awk -F, 'NR > 1 && !($NF in t) { t[$NF] = $15 }
+     END { exit !(("hsdp +flash g16" in t) && ("hsdp +flash g32" in t) && ("fsdp +flash unit=layer" in t) &&
+                  t["fsdp +flash"] < t["fsdp +flash prefetch=post"] && t["fsdp +flash prefetch=post"] < t["fsdp +flash prefetch=none"]) }' "$tmp/tune.csv"
+then ok; else ko "advise: FSDP's settings tuned: $(cut -d, -f15,22 "$tmp/tune.csv" | head -12 | tr '\n' ' ')"; fi
 # advise offloads only the plans that would not fit otherwise: Llama-3-8B
 # on 16 GPUs fits sharded (its best plan stays on the GPUs); Llama-2-70B on
 # 8 fits only with its shards on the host (the CSV says which)

@@ -33,6 +33,13 @@ typedef struct {
   DpsStrategy strategy;
   int    tp, pp, vpp;   /* vpp > 1: the interleaved 1F1B schedule over that many chunks a stage */
   gboolean ckpt, flash;
+  /* FSDP's own settings, tuned on the best sharded plans (refine_sharded):
+   * tuned FALSE keeps the command line's (or FSDP's defaults) */
+  gboolean tuned;
+  int      shard_group;    /* hsdp: GPUs a shard group; 0: one node's */
+  DpsFsdpUnit unit;
+  DpsPrefetch prefetch;
+  gboolean keep;           /* reshard_after_forward=False: each unit kept gathered from forward to backward */
 } Candidate;
 
 static const char *
@@ -77,6 +84,12 @@ evaluate (const DpsDdpConfig *base, Candidate *cd, GError **error)
     c.micro_batches = cd->pp > 1 ? cd->accum : 0;
     c.checkpoint = cd->ckpt;
     c.flash_attention = cd->flash;
+  }
+  if (cd->tuned) {
+    c.shard_group = cd->shard_group;
+    c.fsdp_unit = cd->unit;
+    c.backward_prefetch = cd->prefetch;
+    c.reshard_after_forward = !cd->keep;
   }
   /* offloaded only where the plan does not fit otherwise: offloading
    * costs the copies and a slower optimizer */
@@ -243,6 +256,15 @@ plan_name (const Candidate *cd)
     g_string_append (n, " +ckpt");
   if (cd->flash)
     g_string_append (n, " +flash");
+  static const char *const units[] = { "block", "layer", "model" }, *const prefetch[] = { "pre", "post", "none" };
+  if (cd->tuned && cd->shard_group > 0)
+    g_string_append_printf (n, " g%d", cd->shard_group);
+  if (cd->tuned && cd->unit != DPS_FSDP_UNIT_BLOCK)
+    g_string_append_printf (n, " unit=%s", units[cd->unit]);
+  if (cd->tuned && cd->prefetch != DPS_PREFETCH_PRE)
+    g_string_append_printf (n, " prefetch=%s", prefetch[cd->prefetch]);
+  if (cd->tuned && cd->keep)
+    g_string_append (n, " +keep");
   /* offloaded to the host's memory and CPUs: the optimizer, or the parameters too */
   if (cd->r.offload != DPS_OFFLOAD_NONE)
     g_string_append (n, cd->r.offload == DPS_OFFLOAD_PARAMS ? " +cpu-params" : " +cpu-opt");
@@ -331,13 +353,74 @@ walk_plans (const DpsDdpConfig *base, int batch, GArray *all, int total)
   return tried;
 }
 
-/* The plans of walk_plans that fit, the fastest first; *tried counts
- * those simulated. */
+/* FSDP's own settings, one at a time from the fastest FSDP and HSDP plans
+ * of all (sorted): HSDP's shard group (half a node, 2, 4 ... nodes), the
+ * wrapping unit (each layer), backward prefetch (post, none), and units
+ * kept gathered from forward to backward; those that fit join all.
+ * Returns the plans simulated. */
+static int
+refine_sharded (const DpsDdpConfig *base, GArray *all)
+{
+  int N = base->n_gpus, k = dps_topo_gpus_per_node (base->topo), tried = 0;
+  for (int s = 0; s < 2; s++) {
+    DpsStrategy want = s ? DPS_STRATEGY_HSDP : DPS_STRATEGY_FSDP;
+    const Candidate *best = NULL;
+    for (guint i = 0; i < all->len && !best; i++) {
+      const Candidate *cd = &g_array_index (all, Candidate, i);
+      if (cd->strategy == want && cd->tp <= 1 && cd->pp <= 1 && !cd->tuned)
+        best = cd;
+    }
+    if (!best)
+      continue;
+    Candidate from = *best;
+    from.r = (DpsDdpResult) { 0 };
+    from.tuned = TRUE;
+    from.unit = base->fsdp_unit;
+    from.prefetch = base->backward_prefetch;
+    from.keep = !base->reshard_after_forward;
+    from.shard_group = base->shard_group;
+    GArray *variants = g_array_new (FALSE, TRUE, sizeof (Candidate));
+    for (int g = MAX (1, k / 2); want == DPS_STRATEGY_HSDP && g < N; g *= 2)
+      if (N % g == 0 && g != (base->shard_group > 0 ? base->shard_group : k)) {
+        Candidate v = from;
+        v.shard_group = g;
+        g_array_append_val (variants, v);
+      }
+    Candidate v = from;
+    v.unit = from.unit == DPS_FSDP_UNIT_LAYER ? DPS_FSDP_UNIT_BLOCK : DPS_FSDP_UNIT_LAYER;
+    g_array_append_val (variants, v);
+    for (int pf = 0; pf < 3; pf++)
+      if (pf != (int) from.prefetch) {
+        v = from;
+        v.prefetch = (DpsPrefetch) pf;
+        g_array_append_val (variants, v);
+      }
+    v = from;
+    v.keep = !from.keep;
+    g_array_append_val (variants, v);
+    for (guint i = 0; i < variants->len; i++) {
+      Candidate *cd = &g_array_index (variants, Candidate, i);
+      tried++;
+      g_autoptr (GError) e = NULL;
+      if (evaluate (base, cd, &e) && cd->r.fits)
+        g_array_append_val (all, *cd);
+      else
+        dps_ddp_result_clear (&cd->r);
+    }
+    g_array_free (variants, TRUE);
+  }
+  return tried;
+}
+
+/* The plans of walk_plans that fit, and refine_sharded's, the fastest
+ * first; *tried counts those simulated. */
 static GArray *
 search_plans (const DpsDdpConfig *base, int batch, int *tried)
 {
   GArray *all = g_array_new (FALSE, TRUE, sizeof (Candidate));
   *tried = walk_plans (base, batch, all, walk_plans (base, batch, NULL, 0));
+  g_array_sort (all, by_throughput);
+  *tried += refine_sharded (base, all);
   g_array_sort (all, by_throughput);
   return all;
 }
@@ -390,7 +473,7 @@ report_plans (GString *out, const DpsDdpConfig *base, const Candidate *def, cons
  * that fits, fastest first within each; units in the names. */
 static const char *const advise_csv_header =
   "rank,kind,strategy,tp,pp,vpp,checkpoint,flash_attention,offload,bucket_cap_MiB,micro_batch,grad_accum,grad_dtype,"
-  "compress,step_s,samples_per_s,gain_pct,exposed_comm_s,memory_GB,fits,usd_per_Msample\n";
+  "compress,step_s,samples_per_s,gain_pct,exposed_comm_s,memory_GB,fits,usd_per_Msample,plan\n";
 
 typedef struct { const char *rank, *kind; const Candidate *cd; } Row;
 
@@ -445,7 +528,8 @@ report_machine (GString *out, DpsFormat format, const DpsDdpConfig *base, const 
       }
       g_string_append_printf (out, "%d,", cd->r.fits);
       dps_csv_num (out, cd->r.cost_per_msample, price > 0);
-      g_string_append_c (out, '\n');
+      g_autofree char *name = plan_name (cd);   /* FSDP's tuned settings too */
+      g_string_append_printf (out, ",%s\n", plan ? name : "");
       continue;
     }
     json_builder_begin_object (b);
@@ -458,6 +542,10 @@ report_machine (GString *out, DpsFormat format, const DpsDdpConfig *base, const 
     dps_json_bool (b, "checkpoint", plan && cd->ckpt);
     dps_json_bool (b, "flash_attention", plan && cd->flash);
     dps_json_str (b, "offload", dps_offload_name (cd->r.offload));
+    if (plan) {
+      g_autofree char *name = plan_name (cd);
+      dps_json_str (b, "plan", name);
+    }
     if (!plan) {
       dps_json_num (b, "bucket_cap_MiB", cd->cap_mib);
       dps_json_str (b, "grad_dtype", grad);
@@ -607,7 +695,7 @@ report_sizes (GString *out, DpsFormat format, const DpsModel *model, const DpsDd
   if (format == DPS_FORMAT_CSV)
     g_string_append (out, "gpus,best,strategy,tp,pp,vpp,checkpoint,flash_attention,offload,micro_batch,grad_accum,step_s,"
                           "samples_per_s,samples_per_s_per_gpu,gpu_s_per_sample,usd_per_Msample,memory_GB,"
-                          "plans_fit,plans_simulated\n");
+                          "plans_fit,plans_simulated,plan\n");
   else if (format == DPS_FORMAT_JSON)
     json_builder_begin_array (b);
   else {
@@ -639,7 +727,8 @@ report_sizes (GString *out, DpsFormat format, const DpsModel *model, const DpsDd
         dps_csv_num (out, cd->r.memory.total / 1e9, TRUE);
       } else
         g_string_append (out, ",,,,,,,,,,,,,,");
-      g_string_append_printf (out, ",%d,%d\n", sb->fit, sb->tried);
+      g_autofree char *name = sb->found ? plan_name (cd) : g_strdup ("");
+      g_string_append_printf (out, ",%d,%d,%s\n", sb->fit, sb->tried, name);
       continue;
     }
     if (format == DPS_FORMAT_JSON) {
@@ -655,6 +744,8 @@ report_sizes (GString *out, DpsFormat format, const DpsModel *model, const DpsDd
         dps_json_bool (b, "checkpoint", cd->ckpt);
         dps_json_bool (b, "flash_attention", cd->flash);
         dps_json_str (b, "offload", dps_offload_name (cd->r.offload));
+        g_autofree char *name = plan_name (cd);
+        dps_json_str (b, "plan", name);
         dps_json_int (b, "micro_batch", cd->micro);
         dps_json_int (b, "grad_accum", cd->accum);
         dps_json_num (b, "step_s", cd->r.step_mean_s);
@@ -726,7 +817,9 @@ dps_cmd_advise (int argc, char **argv)
                      "bucket cap, micro-batch x gradient accumulation at the same global batch (--batch\n"
                      "per replica, default 4), gradient dtype and compression hook; prints the best few\n"
                      "beside PyTorch's defaults and why, in numbers (analytical network model); then the\n"
-                     "parallelism: sharded strategies, tensor x pipeline layouts, checkpointing.\n"
+                     "parallelism: sharded strategies, tensor x pipeline layouts, checkpointing, and FSDP's\n"
+                     "own settings on the best FSDP and HSDP plans (shard group, unit, prefetch, resharding;\n"
+                     "with --offload, CPU offload where a plan fits no other way).\n"
                      "With a list of --gpus (64,128,256), the fastest plan that fits at each size for one\n"
                      "global batch, and which size is the fastest and which the cheapest per sample.\n\n"
                      "Example: dpscale advise --model llama3-8b --topology dgx-h100 --gpus 64 --batch 8 "
