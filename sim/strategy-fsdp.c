@@ -13,8 +13,11 @@
  *   - forward: unit u's all-gather, then its layers' forward, which wait
  *     for it; with the rate limiter (limit_all_gathers) the gather of u
  *     waits until unit u - limit has run its forward and freed its
- *     parameters; resharded after forward, the gathered parameters are
- *     freed when the unit's forward ends;
+ *     parameters, and is issued then: as forward_prefetch=True issues it,
+ *     and as a CPU thread that runs ahead of the GPU does without it (a
+ *     CPU-bound step, which would issue it late, is not modelled);
+ *     resharded after forward, the gathered parameters are freed when the
+ *     unit's forward ends;
  *   - backward, units in reverse: resharded units are gathered again
  *     before their backward; with backward prefetch BACKWARD_PRE the
  *     gather of the next unit is issued before the current unit's
