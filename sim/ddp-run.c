@@ -85,7 +85,7 @@ trial (const DpsDdpConfig *c, const DpsDdpProgram *p, int replicas, GRand *rand,
     for (int k = 0; k < n; k++)
       for (int slot = 0; slot < (p->hsdp ? 2 : 1); slot++)
         n_groups = MAX (n_groups, ranks[k].groups[slot] + 1);
-    /* offload: each rank's link to host memory, a group (and resource) of its own */
+    /* offload: each rank's link to host memory, a group (and resource) of its own each way */
     for (int k = 0; p->offload != DPS_OFFLOAD_NONE && k < n; k++)
       for (int way = 0; way < 2; way++)
         ranks[k].groups[DPS_HOST_LINK_SLOT + way] = n_groups++;

@@ -27,9 +27,9 @@
  *     ends and freed when that ends; HSDP then all-reduces the shard
  *     across the replicas, on the replicate group's stream.
  * The optimizer updates this rank's shard after the last reduction.
- * With CPU offload a third stream, the rank's link to host memory (one
- * copy at a time, as one CUDA stream's): each unit's gradient shard goes
- * to the host after its reduction, the optimizer (the CPUs') waits for
+ * With CPU offload two more streams, the rank's link to host memory one
+ * way each (full duplex; one copy at a time each, as a CUDA stream's):
+ * each unit's gradient shard goes to the host after its reduction, the optimizer (the CPUs') waits for
  * the last, and the updated parameter shard comes back after it; with the
  * parameters offloaded, each unit's shard instead comes to the GPU before
  * each of its all-gathers, which wait for it. */

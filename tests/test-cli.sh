@@ -129,6 +129,13 @@ if awk -F, 'NR > 1 && !($NF in t) { t[$NF] = $15 }
      END { exit !(("hsdp +flash g16" in t) && ("hsdp +flash g32" in t) && ("fsdp +flash unit=layer" in t) &&
                   t["fsdp +flash"] < t["fsdp +flash prefetch=post"] && t["fsdp +flash prefetch=post"] < t["fsdp +flash prefetch=none"]) }' "$tmp/tune.csv"
 then ok; else ko "advise: FSDP's settings tuned: $(cut -d, -f15,22 "$tmp/tune.csv" | head -12 | tr '\n' ' ')"; fi
+# with FSDP's settings given, every plan is named by what it runs: no two
+# plans of the same name and micro-batch x accumulation (a plan run with
+# --fsdp-unit layer named as the default, beside the default itself, was)
+"$bin" advise --model llama3-8b --gpus 64 --batch 2 --fsdp-unit layer --format csv >"$tmp/tune2.csv" 2>/dev/null
+if [ -s "$tmp/tune2.csv" ] && [ -z "$(awk -F, '$2 == "plan" { print $NF "|" $11 "x" $12 }' "$tmp/tune2.csv" | sort | uniq -d)" ] \
+   && awk -F, '$1 == "p1" { exit !($NF ~ /unit=layer/) }' "$tmp/tune2.csv"; then ok
+else ko "advise --fsdp-unit layer: plans named alike: $(awk -F, '$2 == "plan" { print $NF "|" $11 "x" $12 }' "$tmp/tune2.csv" | sort | uniq -d | head -3)"; fi
 # advise offloads only the plans that would not fit otherwise: Llama-3-8B
 # on 16 GPUs fits sharded (its best plan stays on the GPUs); Llama-2-70B on
 # 8 fits only with its shards on the host (the CSV says which)

@@ -122,6 +122,9 @@ predict (const Table *t, const Row *row, double *pred, double *pub)
     const char *counted = dps_ref_table_meta (t, "flops_counted");
     gboolean hardware = g_str_has_prefix (counted, "hardware");
     g_assert_true (hardware || g_str_has_prefix (counted, "model"));
+    /* Eq. 3 is GPT's (4h MLP, tied head): a Llama's hardware count would
+     * need its own */
+    g_assert_false (hardware && g_str_has_prefix (row->model, "llama"));
     if (g_str_has_prefix (row->model, "llama") && !hardware)
       per_token = 3 * dps_model_fwd_flops (m) / s;
     else if (!hardware)

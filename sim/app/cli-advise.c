@@ -91,6 +91,11 @@ evaluate (const DpsDdpConfig *base, Candidate *cd, GError **error)
     c.backward_prefetch = cd->prefetch;
     c.reshard_after_forward = !cd->keep;
   }
+  /* what it runs, tuned or the command line's, for its name */
+  cd->shard_group = c.shard_group;
+  cd->unit = c.fsdp_unit;
+  cd->prefetch = c.backward_prefetch;
+  cd->keep = !c.reshard_after_forward;
   /* offloaded only where the plan does not fit otherwise: offloading
    * costs the copies and a slower optimizer */
   c.offload = DPS_OFFLOAD_NONE;
@@ -256,14 +261,17 @@ plan_name (const Candidate *cd)
     g_string_append (n, " +ckpt");
   if (cd->flash)
     g_string_append (n, " +flash");
+  /* FSDP's settings where they differ from its defaults, as simulated
+   * (evaluate records them: tuned, or the command line's) */
   static const char *const units[] = { "block", "layer", "model" }, *const prefetch[] = { "pre", "post", "none" };
-  if (cd->tuned && cd->shard_group > 0)
+  gboolean sharded = cd->strategy == DPS_STRATEGY_ZERO2 || dps_strategy_shards_params (cd->strategy);
+  if (cd->strategy == DPS_STRATEGY_HSDP && cd->shard_group > 0)
     g_string_append_printf (n, " g%d", cd->shard_group);
-  if (cd->tuned && cd->unit != DPS_FSDP_UNIT_BLOCK)
+  if (sharded && cd->unit != DPS_FSDP_UNIT_BLOCK)
     g_string_append_printf (n, " unit=%s", units[cd->unit]);
-  if (cd->tuned && cd->prefetch != DPS_PREFETCH_PRE)
+  if (sharded && cd->prefetch != DPS_PREFETCH_PRE)
     g_string_append_printf (n, " prefetch=%s", prefetch[cd->prefetch]);
-  if (cd->tuned && cd->keep)
+  if (dps_strategy_shards_params (cd->strategy) && cd->keep)
     g_string_append (n, " +keep");
   /* offloaded to the host's memory and CPUs: the optimizer, or the parameters too */
   if (cd->r.offload != DPS_OFFLOAD_NONE)
@@ -378,7 +386,7 @@ refine_sharded (const DpsDdpConfig *base, GArray *all)
     from.unit = base->fsdp_unit;
     from.prefetch = base->backward_prefetch;
     from.keep = !base->reshard_after_forward;
-    from.shard_group = base->shard_group;
+    from.shard_group = want == DPS_STRATEGY_HSDP ? base->shard_group : 0;
     GArray *variants = g_array_new (FALSE, TRUE, sizeof (Candidate));
     for (int g = MAX (1, k / 2); want == DPS_STRATEGY_HSDP && g < N; g *= 2)
       if (N % g == 0 && g != (base->shard_group > 0 ? base->shard_group : k)) {
