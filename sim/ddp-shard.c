@@ -117,14 +117,22 @@ dps_ddp_program_shards (const DpsDdpConfig *c, const DpsDdpInputs *in, DpsDdpPro
    * parameters' type (FP8's byte with fp8_all_gather), reduced in the
    * gradients' */
   g_autofree double *gather = g_new0 (double, U + 1), *reduce = g_new0 (double, U + 1);
-  g_autofree double *shard = g_new0 (double, U + 1);
+  g_autofree double *shard = g_new0 (double, U + 1), *grads = g_new0 (double, U + 1);
+  /* gradients computed in the parameters' type and reduced in another
+   * (MixedPrecision's reduce_dtype fp32 for bf16 parameters) are copied
+   * into a buffer of the reduction's type first: both are held until the
+   * reduce-scatter (FSDP2's foreach_reduce copies them in with
+   * foreach_reduce_scatter_copy_in; FSDP1 casts the flat gradient) */
   double pb = c->fp8_all_gather ? 1 : dps_precision_param_bytes (c->precision), gb = dps_dtype_bytes (c->grad_dtype);
+  double computed = dps_precision_param_bytes (c->precision);
+  double copied = computed != gb ? computed : 0;
   double largest = 0;
   for (int l = 0; l < L; l++) {
     int u = unit_of_layer[l] < 0 ? U : unit_of_layer[l];
     gather[u] += (double) dps_model_layer (m, l)->n_params * pb;
     reduce[u] += (double) dps_model_layer (m, l)->n_params * gb;
     shard[u] += (double) dps_model_layer (m, l)->n_params * dps_precision_param_bytes (c->precision) / G;
+    grads[u] += (double) dps_model_layer (m, l)->n_params * (gb + copied);
   }
   for (int u = 0; u <= U; u++) {
     largest = MAX (largest, MAX (gather[u], reduce[u]));
@@ -163,7 +171,7 @@ dps_ddp_program_shards (const DpsDdpConfig *c, const DpsDdpInputs *in, DpsDdpPro
     .model = m, .grad_accum = c->grad_accum, .fwd_s = in->fwd_s, .bwd_s = in->bwd_s,
     .recompute_s = in->recompute_s, .act_bytes = in->act_bytes, .kept_bytes = in->kept_bytes, .hold_bytes = in->hold_bytes,
     .optimizer_s = p->optimizer_s, .static_bytes = p->fixed.total, .n_units = U, .unit_of_layer = unit_of_layer,
-    .unit_gather_bytes = gather, .unit_reduce_bytes = reduce, .unit_shard_bytes = shard,
+    .unit_gather_bytes = gather, .unit_reduce_bytes = reduce, .unit_shard_bytes = shard, .unit_grad_bytes = grads,
     .reshard_after_forward = c->reshard_after_forward && c->strategy != DPS_STRATEGY_ZERO2,
     .limit_all_gathers = c->limit_all_gathers, .backward_prefetch = c->backward_prefetch,
     .hsdp = p->hsdp, .shards = G, .offload = c->offload,

@@ -59,6 +59,13 @@ collective (DpsSched *s, int stream, int comm, const char *label, double bytes, 
   return dps_sched_task_add (s, stream, &t);
 }
 
+/* The memory unit u's unsharded gradients take until reduced. */
+static double
+grad_mem (const DpsShardStep *in, int u)
+{
+  return in->unit_grad_bytes ? in->unit_grad_bytes[u] : in->unit_reduce_bytes[u];
+}
+
 /* The streams a unit's all-gather involves. */
 typedef struct {
   DpsSched *s;
@@ -196,7 +203,7 @@ dps_strategy_fsdp (const DpsShardStep *in)
        * until reduce-scattered */
       g_snprintf (label, sizeof label, "bwd %s%s", name, micro);
       DpsTaskSpec t = { .label = label, .part = DPS_PART_BACKWARD, .work_s = in->bwd_s[l], .comm = -1,
-                        .flags = DPS_TASK_JITTER, .alloc_bytes = unit_start ? in->unit_reduce_bytes[u] : 0,
+                        .flags = DPS_TASK_JITTER, .alloc_bytes = unit_start ? grad_mem (in, u) : 0,
                         .free_bytes = freed, .hold_bytes = in->hold_bytes ? in->hold_bytes[l] : 0,
                         .alloc_kind = DPS_MEM_BUFFERS, .free_kind = DPS_MEM_ACTIVATIONS,
                         .deps = &need, .n_deps = need >= 0 };
@@ -214,8 +221,8 @@ dps_strategy_fsdp (const DpsShardStep *in)
       g_snprintf (label, sizeof label, "reduce-scatter unit %d%s", u, micro);
       /* offloaded, its output (the gradient shard) lives until copied down */
       double down = off ? in->unit_reduce_bytes[u] / in->shards : 0;
-      int r = collective (s, ss, rsc, label, in->unit_reduce_bytes[u], down,
-                          in->unit_reduce_bytes[u] + in->unit_gather_bytes[u], &bwd_end[u], 1);
+      int r = collective (s, ss, rsc, label, in->unit_reduce_bytes[u], down, grad_mem (in, u) + in->unit_gather_bytes[u],
+                          &bwd_end[u], 1);
       if (in->hsdp) {
         g_snprintf (label, sizeof label, "all-reduce unit %d shard%s", u, micro);
         r = collective (s, rs, ar, label, in->unit_reduce_bytes[u] / in->shards, 0, 0, &r, 1);
@@ -234,8 +241,8 @@ dps_strategy_fsdp (const DpsShardStep *in)
       int dep = bwd_task[first[U]];
       g_snprintf (label, sizeof label, "reduce-scatter root%s", micro);
       double down = off ? in->unit_reduce_bytes[U] / in->shards : 0;
-      int r = collective (s, ss, rsc, label, in->unit_reduce_bytes[U], down,
-                          in->unit_reduce_bytes[U] + in->unit_gather_bytes[U], &dep, 1);
+      int r = collective (s, ss, rsc, label, in->unit_reduce_bytes[U], down, grad_mem (in, U) + in->unit_gather_bytes[U],
+                          &dep, 1);
       if (in->hsdp) {
         g_snprintf (label, sizeof label, "all-reduce root shard%s", micro);
         r = collective (s, rs, ar, label, in->unit_reduce_bytes[U] / in->shards, 0, 0, &r, 1);

@@ -70,6 +70,9 @@ typedef struct {
   const int     *unit_of_layer;    /* per layer: its unit, or -1: the root (gathered through the whole micro-step) */
   const double  *unit_gather_bytes;   /* per unit and the root last (n_units + 1): the whole unit as gathered */
   const double  *unit_reduce_bytes;   /* ... its gradients as reduce-scattered (the whole unit) */
+  const double  *unit_grad_bytes;     /* ... its unsharded gradients in memory from its backward until
+                                       * reduced: as reduced, and where computed in another type, as
+                                       * computed too (NULL: unit_reduce_bytes) */
   const double  *unit_shard_bytes;    /* ... this rank's shard of its parameters as held (offload's copies) */
   gboolean       reshard_after_forward;
   int            limit_all_gathers;   /* units gathered ahead at most (FSDP's rate limiter: 2); 0 no limit */
