@@ -131,7 +131,7 @@ dps_ddp_program_shards (const DpsDdpConfig *c, const DpsDdpInputs *in, DpsDdpPro
     int u = unit_of_layer[l] < 0 ? U : unit_of_layer[l];
     gather[u] += (double) dps_model_layer (m, l)->n_params * pb;
     reduce[u] += (double) dps_model_layer (m, l)->n_params * gb;
-    shard[u] += (double) dps_model_layer (m, l)->n_params * dps_precision_param_bytes (c->precision) / G;
+    shard[u] += (double) dps_model_layer (m, l)->n_params * computed / G;
     grads[u] += (double) dps_model_layer (m, l)->n_params * (gb + copied);
   }
   for (int u = 0; u <= U; u++) {

@@ -29,10 +29,11 @@
  * The optimizer updates this rank's shard after the last reduction.
  * With CPU offload two more streams, the rank's link to host memory one
  * way each (full duplex; one copy at a time each, as a CUDA stream's):
- * each unit's gradient shard goes to the host after its reduction, the optimizer (the CPUs') waits for
- * the last, and the updated parameter shard comes back after it; with the
- * parameters offloaded, each unit's shard instead comes to the GPU before
- * each of its all-gathers, which wait for it. */
+ * each unit's gradient shard goes to the host after its reduction, the
+ * optimizer (the CPUs') waits for the last, and the updated parameter
+ * shard comes back after it; with the parameters offloaded, each unit's
+ * shard instead comes to the GPU before each of its all-gathers, which
+ * wait for it. */
 #include "sim/strategy.h"
 
 /* Adds a compute task; returns its id. */
@@ -66,20 +67,21 @@ grad_mem (const DpsShardStep *in, int u)
   return in->unit_grad_bytes ? in->unit_grad_bytes[u] : in->unit_reduce_bytes[u];
 }
 
-/* The streams a unit's all-gather involves. */
+/* The streams and comm kinds a unit's gathers and reductions use. */
 typedef struct {
   DpsSched *s;
   const DpsShardStep *in;
-  int ss, ag;     /* the shard group's stream and all-gather */
-  int up, hc;     /* the host link's stream to the GPU and its copy (-1: no offload) */
-} Gathers;
+  int ss, ag, rsc;   /* the shard group's stream, all-gather and reduce-scatter */
+  int rs, ar;        /* HSDP's replicate group's stream and all-reduce (-1: none) */
+  int up, down, hc;  /* the host link's streams to the GPU and to the host, its copy (-1: no offload) */
+} Streams;
 
 /* Unit u's all-gather (label) after deps (any may be -1), the unit's
  * gathered parameters allocated as it starts; with the parameters
  * offloaded, after its shard's copy to the GPU, which the gather frees
  * when it ends.  Returns its id. */
 static int
-gather_unit (const Gathers *g, const char *label, int u, const int *deps, int n_deps)
+gather_unit (const Streams *g, const char *label, int u, const int *deps, int n_deps)
 {
   const DpsShardStep *in = g->in;
   int copy = -1;
@@ -93,6 +95,30 @@ gather_unit (const Gathers *g, const char *label, int u, const int *deps, int n_
   }
   return collective (g->s, g->ss, g->ag, label, in->unit_gather_bytes[u], in->unit_gather_bytes[u], shard, deps,
                      n_deps);
+}
+
+/* Unit u's (named what: "unit 3", "root") reduction after dep: its
+ * reduce-scatter, which frees the unsharded gradients and the unit's
+ * parameters (the gathered copy, resharded, or the forward's); for HSDP
+ * the shard's all-reduce across the replicas; offloaded, the gradient
+ * shard (held from the reduce-scatter) copied to the host. */
+static void
+reduce_unit (const Streams *g, const char *what, const char *micro, int u, int dep)
+{
+  const DpsShardStep *in = g->in;
+  char label[192];
+  double down = g->down >= 0 ? in->unit_reduce_bytes[u] / in->shards : 0;
+  g_snprintf (label, sizeof label, "reduce-scatter %s%s", what, micro);
+  int r = collective (g->s, g->ss, g->rsc, label, in->unit_reduce_bytes[u], down,
+                      grad_mem (in, u) + in->unit_gather_bytes[u], &dep, 1);
+  if (in->hsdp) {
+    g_snprintf (label, sizeof label, "all-reduce %s shard%s", what, micro);
+    r = collective (g->s, g->rs, g->ar, label, in->unit_reduce_bytes[u] / in->shards, 0, 0, &r, 1);
+  }
+  if (g->down >= 0) {
+    g_snprintf (label, sizeof label, "to host: gradients %s%s", what, micro);
+    collective (g->s, g->down, g->hc, label, down, 0, down, &r, 1);
+  }
 }
 
 /* The schedule of in (a new program; free with dps_sched_free). */
@@ -114,7 +140,7 @@ dps_strategy_fsdp (const DpsShardStep *in)
   int up = off ? dps_sched_stream_add (s, role, "to GPU", DPS_HOST_LINK_SLOT) : -1;
   int hs = off ? dps_sched_stream_add (s, role, "to host", DPS_HOST_LINK_SLOT + 1) : -1;
   int hc = off ? dps_sched_comm_add (s, &in->hostlink) : -1;
-  Gathers g = { s, in, ss, ag, up, hc };
+  Streams g = { s, in, ss, ag, rsc, rs, ar, up, hs, hc };
   /* each unit's first and last layer (the root, unit U: -1 when empty) */
   int *first = g_new (int, U + 1), *last = g_new (int, U + 1);
   for (int u = 0; u <= U; u++)
@@ -216,42 +242,17 @@ dps_strategy_fsdp (const DpsShardStep *in)
         gather[next] = gather_unit (&g, label, next, &bwd_end[u], 1);
         next--;
       }
-      /* the reduction frees the unsharded gradients, and the unit's
-       * parameters: the gathered copy (resharded) or the forward's */
-      g_snprintf (label, sizeof label, "reduce-scatter unit %d%s", u, micro);
-      /* offloaded, its output (the gradient shard) lives until copied down */
-      double down = off ? in->unit_reduce_bytes[u] / in->shards : 0;
-      int r = collective (s, ss, rsc, label, in->unit_reduce_bytes[u], down, grad_mem (in, u) + in->unit_gather_bytes[u],
-                          &bwd_end[u], 1);
-      if (in->hsdp) {
-        g_snprintf (label, sizeof label, "all-reduce unit %d shard%s", u, micro);
-        r = collective (s, rs, ar, label, in->unit_reduce_bytes[u] / in->shards, 0, 0, &r, 1);
-      }
-      if (off) {
-        g_snprintf (label, sizeof label, "to host: gradients unit %d%s", u, micro);
-        collective (s, hs, hc, label, down, 0, down, &r, 1);
-      }
+      char what[32];
+      g_snprintf (what, sizeof what, "unit %d", u);
+      reduce_unit (&g, what, micro, u, bwd_end[u]);
       if (next == u - 1 && next >= 0 && in->backward_prefetch == DPS_PREFETCH_NONE) {
         g_snprintf (label, sizeof label, "all-gather unit %d (backward)%s", next, micro);
         gather[next] = gather_unit (&g, label, next, &bwd_end[u], 1);
         next--;
       }
     }
-    if (first[U] >= 0) {
-      int dep = bwd_task[first[U]];
-      g_snprintf (label, sizeof label, "reduce-scatter root%s", micro);
-      double down = off ? in->unit_reduce_bytes[U] / in->shards : 0;
-      int r = collective (s, ss, rsc, label, in->unit_reduce_bytes[U], down, grad_mem (in, U) + in->unit_gather_bytes[U],
-                          &dep, 1);
-      if (in->hsdp) {
-        g_snprintf (label, sizeof label, "all-reduce root shard%s", micro);
-        r = collective (s, rs, ar, label, in->unit_reduce_bytes[U] / in->shards, 0, 0, &r, 1);
-      }
-      if (off) {
-        g_snprintf (label, sizeof label, "to host: gradients root%s", micro);
-        collective (s, hs, hc, label, down, 0, down, &r, 1);
-      }
-    }
+    if (first[U] >= 0)
+      reduce_unit (&g, "root", micro, U, bwd_task[first[U]]);
   }
   /* the last reduction of each stream (and copy to the host) ends after
    * every other on it */
