@@ -221,7 +221,7 @@ ddp_totals (const DpsDdpConfig *c, double batch, double single, DpsDdpResult *ou
   /* offloaded state: each of a host's GPUs keeps its shards in the host's memory */
   const DpsTopoSpec *ts = dps_topo_spec (c->topo);
   out->host_fits = ts->host_mem_bytes <= 0
-                   || out->memory.host * MIN (N, dps_topo_spec_gpus_per_host (ts)) <= ts->host_mem_bytes;
+                   || out->memory.host * dps_topo_spec_host_gpus (ts, N) <= ts->host_mem_bytes;
   out->fits = out->memory.total <= dev->memory_bytes && out->host_fits;
   out->cost_per_step = N * c->price_per_gpu_hour * out->step_mean_s / 3600;
   out->cost_per_msample = out->cost_per_step / out->global_batch * 1e6;

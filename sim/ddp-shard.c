@@ -86,16 +86,11 @@ offload (const DpsDdpConfig *c, int G, DpsDdpProgram *p, GError **error)
     return TRUE;
   if (!dps_ddp_offload_ready (c, error))
     return FALSE;
-  DpsMemory *f = &p->fixed;
-  f->host = f->optimizer + f->grads + (c->offload == DPS_OFFLOAD_PARAMS ? f->params : 0);
-  f->optimizer = f->grads = 0;
-  if (c->offload == DPS_OFFLOAD_PARAMS)
-    f->params = 0;
-  f->total = f->params + f->grads + f->buckets + f->optimizer;
+  dps_memory_offload (&p->fixed, c->offload);
   p->host_link_Bps = g_new (double, 1);
   *p->host_link_Bps = ts->host_link_Bps > 0 ? ts->host_link_Bps : ts->pcie_bw_Bps;
   p->optimizer_s = dps_optimizer_bytes_moved (c->optimizer, c->precision) * (double) c->model->n_params / G
-                   / (ts->host_mem_Bps / MIN (c->n_gpus, dps_topo_spec_gpus_per_host (ts)));
+                   / (ts->host_mem_Bps / dps_topo_spec_host_gpus (ts, c->n_gpus));
   return TRUE;
 }
 

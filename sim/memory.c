@@ -87,6 +87,18 @@ dps_memory_static (double n_params, DpsPrecision precision, DpsDtype grad_dtype,
   out->total = out->params + out->grads + out->buckets + out->optimizer;
 }
 
+void
+dps_memory_offload (DpsMemory *out, DpsOffload offload)
+{
+  if (offload == DPS_OFFLOAD_NONE)
+    return;
+  out->host = out->optimizer + out->grads + (offload == DPS_OFFLOAD_PARAMS ? out->params : 0);
+  out->optimizer = out->grads = 0;
+  if (offload == DPS_OFFLOAD_PARAMS)
+    out->params = 0;
+  out->total = out->params + out->grads + out->buckets + out->optimizer;
+}
+
 /* Fills out for one DDP replica with a per-replica batch: its static
  * parts (dps_memory_static, nothing sharded) and its activations. */
 void

@@ -55,6 +55,11 @@ typedef struct {
   double host;                                /* offloaded to host memory (not in total) */
 } DpsMemory;
 
+/* Moves what offload keeps in host memory from out's GPU parts to
+ * out->host (the optimizer's states and master copy and the gradient
+ * shards; with DPS_OFFLOAD_PARAMS the parameter shards too), total the
+ * rest. */
+void     dps_memory_offload (DpsMemory *out, DpsOffload offload);
 void     dps_memory_estimate (const DpsModel *m, DpsPrecision precision, DpsDtype grad_dtype, DpsOptimizer opt,
                               gboolean grad_as_bucket_view, DpsDtype act_dtype, double batch, DpsMemory *out);
 void     dps_memory_static (double n_params, DpsPrecision precision, DpsDtype grad_dtype, DpsOptimizer opt,

@@ -54,6 +54,12 @@ dps_topo_spec_gpus_per_host (const DpsTopoSpec *s)
   return s->gpus_per_host > 0 ? s->gpus_per_host : s->gpus_per_node;
 }
 
+int
+dps_topo_spec_host_gpus (const DpsTopoSpec *s, int n_gpus)
+{
+  return MIN (n_gpus, dps_topo_spec_gpus_per_host (s));
+}
+
 void
 dps_topo_spec_free (DpsTopoSpec *s)
 {

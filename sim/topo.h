@@ -117,6 +117,8 @@ typedef struct DpsTopo DpsTopo;
 DpsTopoSpec   *dps_topo_spec_copy (const DpsTopoSpec *spec);
 const char    *dps_topo_spec_gpu_arch (const DpsTopoSpec *spec);
 int            dps_topo_spec_gpus_per_host (const DpsTopoSpec *spec);
+/* the GPUs of one host a run of n_gpus trains on: a host's, or the run's fewer */
+int            dps_topo_spec_host_gpus (const DpsTopoSpec *spec, int n_gpus);
 /* per transport (net-transport.c) */
 double         dps_net_transport_extra_us (DpsNetTransport t);
 double         dps_net_transport_eager_bytes (DpsNetTransport t);

@@ -291,10 +291,8 @@ surely_too_big (const DpsDdpConfig *base, const Candidate *cd)
   DpsMemory m;
   dps_memory_static ((double) base->model->n_params / (cd->tp * cd->pp), base->precision, base->grad_dtype,
                      base->optimizer, TRUE, cd->strategy, shards, &m);
-  /* offloaded: the optimizer and gradients, or all of it, in host memory */
-  DpsOffload off = plan_offload (base, cd->strategy, cd->tp, cd->pp);
-  double on_gpu = off == DPS_OFFLOAD_PARAMS ? 0 : off == DPS_OFFLOAD_OPTIMIZER ? m.params + m.buckets : m.total;
-  return on_gpu > dps_topo_spec (base->topo)->gpu.memory_bytes;
+  dps_memory_offload (&m, plan_offload (base, cd->strategy, cd->tp, cd->pp));
+  return m.total > dps_topo_spec (base->topo)->gpu.memory_bytes;
 }
 
 /* The parallelism: each strategy (ZeRO, FSDP, HSDP) and, for a

@@ -161,7 +161,7 @@ emit_table (GString *o, const DpsDdpConfig *c, const DpsDdpResult *r)
                           : c->compute.dtype == DPS_DTYPE_FP16 ? ", fp16 compute"
                           : c->compute.dtype == DPS_DTYPE_TF32 ? ", tf32 compute" : ", bf16 compute");
   if (!r->host_fits) {
-    int per_host = MIN (r->replicas, dps_topo_spec_gpus_per_host (s));
+    int per_host = dps_topo_spec_host_gpus (s, r->replicas);
     g_autofree char *need = gb (r->memory.host * per_host), *have = gb (s->host_mem_bytes);
     g_string_append_printf (o, "  WARNING        does not fit in host memory: %s GB offloaded by a host's %d GPUs, it has %s GB\n",
                             need, per_host, have);
