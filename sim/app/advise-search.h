@@ -1,0 +1,45 @@
+/* advise-search — the candidates `dpscale advise` simulates: DDP's own
+ * settings a PyTorch user controls (bucket cap, micro-batch x
+ * accumulation at the same global batch, gradient type and compression
+ * hook), and the parallel plans (the sharded strategies, tensor x pipeline
+ * layouts with checkpointing and fused attention, FSDP's own settings
+ * tuned on the best FSDP and HSDP plans, CPU offload where a plan fits no
+ * other way); cli-advise.c reports them. */
+#pragma once
+
+#include "sim/ddp.h"
+
+typedef struct {
+  double cap_mib;
+  int    micro, accum;
+  DpsDtype grad;
+  DpsCompress compress;
+  DpsDdpResult r;
+  /* the parallelism (plans): strategy, layout, memory savers */
+  DpsStrategy strategy;
+  int    tp, pp, vpp;   /* vpp > 1: the interleaved 1F1B schedule over that many chunks a stage */
+  gboolean ckpt, flash;
+  /* FSDP's own settings, tuned on the best sharded plans (refine_sharded):
+   * tuned FALSE keeps the command line's (or FSDP's defaults) */
+  gboolean tuned;
+  int      shard_group;    /* hsdp: GPUs a shard group; 0: one node's */
+  DpsFsdpUnit unit;
+  DpsPrefetch prefetch;
+  gboolean keep;           /* reshard_after_forward=False: each unit kept gathered from forward to backward */
+} DpsAdviseCandidate;
+
+const char *dps_advise_compress_name (DpsCompress c);
+/* One candidate on base's cluster (its result in cd->r); FALSE (error
+ * set) when it cannot run. */
+gboolean    dps_advise_evaluate (const DpsDdpConfig *base, DpsAdviseCandidate *cd, GError **error);
+/* Whether a plan's static state alone exceeds the device (not worth
+ * simulating). */
+gboolean    dps_advise_too_big (const DpsDdpConfig *base, const DpsAdviseCandidate *cd);
+/* DDP's settings that fit at batch, fastest first (a new array of
+ * candidates; *tried counts those looked at). */
+GArray     *dps_advise_search_settings (const DpsDdpConfig *base, int batch, int *tried);
+/* The parallel plans that fit, fastest first (as above). */
+GArray     *dps_advise_search_plans (const DpsDdpConfig *base, int batch, int *tried);
+/* A plan's name: strategy, layout, memory savers, FSDP's settings and
+ * offload where they differ from the defaults (a new string). */
+char       *dps_advise_plan_name (const DpsAdviseCandidate *cd);
