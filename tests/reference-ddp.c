@@ -132,9 +132,8 @@ ref_load (const char *path)
       g_array_index (r->rows, Row, k).accum = inferred;
   /* a printed batch that is the accumulated one (the file's batch_printed
    * key says so) */
-  const char *printed = ref_meta (r, "batch_printed");
-  g_assert_true (g_str_has_prefix (printed, "accumulated") || g_str_has_prefix (printed, "micro"));
-  if (g_str_has_prefix (printed, "accumulated"))
+  if (g_str_equal (dps_ref_choice (ref_meta (r, "batch_printed"), (const char *[]) { "micro", "accumulated", NULL }),
+                   "accumulated"))
     for (guint k = 0; k < r->rows->len; k++) {
       Row *row = &g_array_index (r->rows, Row, k);
       row->batch = MAX (1, round (row->batch / row->accum));

@@ -138,3 +138,14 @@ dps_ref_median_abs (GArray *errs, double *worst)
   dps_sort_doubles (v, errs->len);
   return dps_quantile_sorted (v, errs->len, 0.5);
 }
+
+const char *
+dps_ref_choice (const char *value, const char *const *choices)
+{
+  gsize n = strcspn (value, " ");
+  for (int i = 0; choices[i]; i++)
+    if (strlen (choices[i]) == n && strncmp (value, choices[i], n) == 0)
+      return choices[i];
+  g_error ("a reference file's choice '%s' is none of its key's (first: %s)", value, choices[0]);
+  return NULL;
+}

@@ -33,6 +33,10 @@ const char  *dps_ref_topology (const DpsRefTable *t);
 /* The median of errs' |values| (double), and in *worst the largest; 0 for none. */
 double       dps_ref_median_abs (GArray *errs, double *worst);
 
+/* A "#% key:" value that states a choice: its first word (the rest says
+ * why), asserted to be one of choices (NULL-terminated); that choice. */
+const char *dps_ref_choice (const char *value, const char *const *choices);
+
 /* The paths of dir's .ref files, by name (asserts the folder opens). */
 GPtrArray *dps_ref_files (const char *dir);
 /* A "#% key: value" line into meta (key and value stripped): TRUE; any

@@ -75,8 +75,8 @@ predict (const Table *t, const Row *row, double *mem_gb)
   c.compute.fp8 = g_str_has_prefix (prec, "amp_fp8");
   /* the gradients' reduction type: the file's grad_dtype key (its first
    * word; the rest says why), not a reading of the precision line */
-  g_auto (GStrv) gd = g_strsplit (dps_ref_table_meta (t, "grad_dtype"), " ", 2);
-  g_assert_true (gd[0] && dps_dtype_parse (gd[0], &c.grad_dtype));
+  g_assert_true (dps_dtype_parse (
+    dps_ref_choice (dps_ref_table_meta (t, "grad_dtype"), (const char *[]) { "bf16", "fp32", NULL }), &c.grad_dtype));
   g_assert_true (dps_strategy_parse (g_str_equal (row->strategy, "shard_grad_op") ? "zero2" : row->strategy,
                                      &c.strategy));
   c.shard_group = row->shard_group;

@@ -95,13 +95,12 @@ predict (const Table *t, const Row *row, double *pred, double *pub)
   c.precision = DPS_PRECISION_BF16;
   /* what the run was, as each file's keys say (their first word; the rest
    * says why), never read from its prose */
-  g_auto (GStrv) dt = g_strsplit (dps_ref_table_meta (t, "dtype"), " ", 2);
-  g_auto (GStrv) st = g_strsplit (dps_ref_table_meta (t, "dp_strategy"), " ", 2);
-  g_assert_true (dt[0] && dps_dtype_parse (dt[0], &c.compute.dtype));
-  g_assert_true (st[0] && dps_strategy_parse (st[0], &c.strategy));
-  const char *attention = dps_ref_table_meta (t, "attention");
-  g_assert_true (g_str_has_prefix (attention, "flash") || g_str_has_prefix (attention, "eager"));
-  c.flash_attention = g_str_has_prefix (attention, "flash");
+  g_assert_true (dps_dtype_parse (dps_ref_choice (dps_ref_table_meta (t, "dtype"), (const char *[]) { "fp16", "bf16", NULL }),
+                                  &c.compute.dtype));
+  g_assert_true (dps_strategy_parse (
+    dps_ref_choice (dps_ref_table_meta (t, "dp_strategy"), (const char *[]) { "ddp", "zero1", NULL }), &c.strategy));
+  c.flash_attention = g_str_equal (
+    dps_ref_choice (dps_ref_table_meta (t, "attention"), (const char *[]) { "flash", "eager", NULL }), "flash");
   DpsDdpResult r;
   g_autoptr (GError) e = NULL;
   gboolean ok = dps_ddp_simulate (&c, &r, &e);
@@ -119,9 +118,8 @@ predict (const Table *t, const Row *row, double *pred, double *pub)
     /* what the printed FLOP/s count, as the file's flops_counted says (a
      * reading of its units line once let "not model FLOPs utilization"
      * pass for model FLOPs) */
-    const char *counted = dps_ref_table_meta (t, "flops_counted");
-    gboolean hardware = g_str_has_prefix (counted, "hardware");
-    g_assert_true (hardware || g_str_has_prefix (counted, "model"));
+    gboolean hardware = g_str_equal (
+      dps_ref_choice (dps_ref_table_meta (t, "flops_counted"), (const char *[]) { "hardware", "model", NULL }), "hardware");
     /* Eq. 3 is GPT's (4h MLP, tied head): a Llama's hardware count would
      * need its own */
     g_assert_false (hardware && g_str_has_prefix (row->model, "llama"));

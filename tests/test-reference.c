@@ -28,6 +28,7 @@
 #include "sim/base/datadir.h"
 #include "sim/base/stats.h"
 #include "reference-ddp.h"
+#include "reference-files.h"
 #include "test-util.h"
 
 #include <math.h>
@@ -104,15 +105,13 @@ ref_config (const Ref *r, const Row *row, DpsModel *m, DpsTopo *topo, DpsDdpConf
   const char *opt = ref_meta (r, "optimizer");
   c->optimizer = g_str_has_prefix (opt, "SGD") ? DPS_OPT_MOMENTUM : DPS_OPT_ADAM;   /* LAMB moves Adam's bytes */
   /* the file's keys (their first word; the rest says why), never its prose */
-  const char *buckets = ref_meta (r, "buckets"), *view = ref_meta (r, "grad_as_bucket_view");
-  g_assert_true (g_str_has_prefix (buckets, "whole") || g_str_has_prefix (buckets, "horovod")
-                 || g_str_has_prefix (buckets, "ddp"));
-  g_assert_true (g_str_has_prefix (view, "yes") || g_str_has_prefix (view, "no"));
-  if (g_str_has_prefix (buckets, "whole"))
+  const char *buckets = dps_ref_choice (ref_meta (r, "buckets"), (const char *[]) { "ddp", "whole", "horovod", NULL });
+  if (g_str_equal (buckets, "whole"))
     c->bucket_cap_bytes = c->first_bucket_bytes = dps_topo_spec (topo)->gpu.memory_bytes;
-  else if (g_str_has_prefix (buckets, "horovod"))
+  else if (g_str_equal (buckets, "horovod"))
     c->bucket_cap_bytes = c->first_bucket_bytes = 64.0 * 1024 * 1024;   /* HOROVOD_FUSION_THRESHOLD */
-  c->grad_as_bucket_view = g_str_has_prefix (view, "yes");
+  c->grad_as_bucket_view
+    = g_str_equal (dps_ref_choice (ref_meta (r, "grad_as_bucket_view"), (const char *[]) { "yes", "no", NULL }), "yes");
 }
 
 /* Samples per second per GPU of row; scale (may be NULL) multiplies the
