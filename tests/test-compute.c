@@ -240,6 +240,43 @@ test_hopper_tensor (void)
   }
 }
 
+/* A linear layer of known shape (sim/compute.c, gemm_efficiency): a
+ * GEMM of 1e12 FLOPs, K = 4096, on the round device named as each
+ * generation.  Ampere (and the unnamed device): 0.975 / (1 + 1792 / 4096)
+ * of 100 TFLOP/s, 14.74 ms.  Each doubling of the tensor FLOP per SM and
+ * clock keeps 0.85 of that share and multiplies the tile's fixed cost
+ * (1792 elements of K) by sqrt 2: Hopper 0.85 x 0.975 / (1 + 2534.2 /
+ * 4096), Blackwell 0.85^2 x 0.975 / (1 + 3584 / 4096).  At K = 16384 the
+ * Hopper GEMM gains on Ampere's share (0.85 x (1 + 1792/16384) / (1 +
+ * 2534.2/16384) = 0.817 of it, against 0.755 at K = 4096): a tile's fixed
+ * cost weighs less on long reductions. */
+static void
+test_gemm_shape (void)
+{
+  const char *names[] = { "test", "A100 SXM4 80GB", "H100 SXM5", "B200" };
+  const double d[] = { 0, 0, 1, 2 };
+  for (gsize i = 0; i < G_N_ELEMENTS (names); i++)
+    for (int K = 4096; K <= 16384; K *= 4) {
+      g_autoptr (DpsModel) m = dps_model_new ("gemm");
+      dps_model_add_layer (m, "linear", 1e12, 0, 0);
+      dps_model_add_kernel (m, DPS_KERNEL_GEMM, 1e12, 1e6, 0, 1);
+      dps_model_kernel_set_inv_k (m, 1.0 / K);
+      dps_model_add_vector (m, "linear.w", 10);
+      DpsDeviceSpec dev = round_device (100e12, 1e12);
+      dev.model = (char *) names[i];
+      DpsComputeParams p;
+      dps_compute_params_default (&p);
+      double f, b;
+      dps_compute_layer_times (m, &dev, &p, 1, &f, &b);
+      double share = pow (0.85, d[i]) * 0.975 / (1 + 1792 * pow (2, d[i] / 2) / K);
+      g_assert_cmpfloat_with_epsilon (f, 1e12 / (100e12 * share), 1e-12);
+      if (i == 0 && K == 4096)
+        g_assert_cmpfloat_with_epsilon (f, 14.74e-3, 0.01e-3);
+      if (i == 2)
+        g_assert_cmpfloat_with_epsilon (share / (0.975 / (1 + 1792.0 / K)), K == 4096 ? 0.755 : 0.817, 0.001);
+    }
+}
+
 /* FP8 (compute.h): a linear layer's GEMM (1e12 FLOPs, 2e9 activation
  * elements a sample, 1e9 weights) on a device of 100 TFLOP/s bf16, 200
  * FP8, 1 TB/s at 0.8: in bf16 max(1e12 / (0.4 x 100e12), (2e9 + 4e9) /
@@ -288,6 +325,7 @@ main (int argc, char **argv)
   g_test_add_func ("/compute/fp8", test_fp8);
   g_test_add_func ("/compute/roofline/kinds", test_roofline);
   g_test_add_func ("/compute/roofline/hopper", test_hopper_tensor);
+  g_test_add_func ("/compute/roofline/gemm-shape", test_gemm_shape);
   g_test_add_func ("/compute/transfer/parts", test_transfer_parts);
   g_test_add_func ("/compute/transfer/bound-changes", test_transfer_bound_changes);
   g_test_add_func ("/compute/zoo/kernels", test_zoo_kernels);

@@ -18,9 +18,10 @@
  * DistributedDataParallel; the TensorFlow and MXNet tables all-reduce with
  * Horovod, the Paddle ones with Paddle's own data parallelism: kept, and
  * said).  The bars below are the figures reached, with a small margin, so
- * that a change making them worse fails; nothing in the model is fitted to
- * these tables (Hopper's tensor-core share in sim/compute.c is fitted to
- * Lambda's H100 ones).  tests/reference/ddp/README.md gives the figures
+ * that a change making them worse fails.  The compute model's constants
+ * for linear layers (sim/compute.c) are fitted over (b) and (c), with the
+ * sharded suite's absolute figures past Ampere; the rest of the model is
+ * not fitted to these tables.  tests/reference/ddp/README.md gives the figures
  * against the issue's targets, and why the misses are what they are. */
 #include "reference-entries.h"
 #include "sim/ddp.h"
@@ -39,8 +40,8 @@
 /* the bars (fractions: median and worst |error| of all entries, then of
  * PyTorch DDP's): see the summaries the test prints */
 static const double scaling_bars[4] = { 0.03, 0.37, 0.015, 0.245 };
-static const double uncal_bars[4] = { 0.07, 0.53, 0.07, 0.53 };
-static const double transfer_bars[4] = { 0.085, 0.33, 0.085, 0.28 };
+static const double uncal_bars[4] = { 0.08, 0.53, 0.085, 0.53 };
+static const double transfer_bars[4] = { 0.06, 0.33, 0.06, 0.28 };
 
 /* The shipped model the table trained (a BERT at its sequence length),
  * NULL when none is shipped. */
