@@ -100,10 +100,15 @@ dps_ddp_program_parallel (const DpsDdpConfig *c, const DpsDdpInputs *in, DpsDdpP
   g_autofree double *rec = g_new (double, MAX (L, 1)), *act = g_new (double, MAX (L, 1));
   g_autofree double *kept = g_new (double, MAX (L, 1)), *tpb = g_new (double, MAX (L, 1));
   g_autofree double *hold = g_new (double, MAX (L, 1));
-  g_autofree double *grads = g_new (double, MAX (L, 1));
+  g_autofree double *grads = g_new (double, MAX (L, 1)), *params = g_new (double, MAX (L, 1));
   g_autofree double *stage_params = g_new0 (double, pp);
   double act_bytes_el = dps_dtype_bytes (c->compute.dtype) / 2.0, gb = dps_dtype_bytes (c->grad_dtype);
-  double p2p_bytes = 0, largest_tp = 0, largest_grad = 0;
+  double p2p_bytes = 0, largest_tp = 0, largest_grad = 0, largest_param = 0;
+  /* ZeRO-1 under Megatron's layouts is its distributed optimizer (or
+   * DeepSpeed's stage 1): gradients reduce-scattered, the updated
+   * parameters all-gathered in their own type */
+  gboolean zero1 = c->strategy == DPS_STRATEGY_ZERO1 && dp > 1;
+  double pb = dps_precision_param_bytes (c->precision);
   gboolean sp = c->sequence_parallel && tp > 1;
   for (int l = 0, b = 0; l < L; l++) {
     const DpsLayer *layer = dps_model_layer (m, l);
@@ -134,6 +139,8 @@ dps_ddp_program_parallel (const DpsDdpConfig *c, const DpsDdpInputs *in, DpsDdpP
     largest_tp = MAX (largest_tp, tpb[l]);
     grads[l] = dp > 1 ? (double) layer->n_params / tp * gb : 0;
     largest_grad = MAX (largest_grad, grads[l]);
+    params[l] = zero1 ? (double) layer->n_params / tp * pb : 0;
+    largest_param = MAX (largest_param, params[l]);
     stage_params[stage[l]] += (double) layer->n_params / tp;
   }
   (void) last_block;
@@ -149,7 +156,9 @@ dps_ddp_program_parallel (const DpsDdpConfig *c, const DpsDdpInputs *in, DpsDdpP
                   || !(p->costs[1] = cost_on (c, DPS_OP_REDUCE_SCATTER, tp_nodes, tp_per, largest_tp, error))))
       || (pp > 1 && !(p->costs[2] = cost_on (c, DPS_OP_ALLGATHER, p2p_across ? 2 : 1, p2p_across ? 1 : 2,
                                             2 * p2p_bytes, error)))
-      || (dp > 1 && !(p->costs[3] = cost_on (c, DPS_OP_ALLREDUCE, dp_nodes, dp_per, largest_grad, error))))
+      || (dp > 1 && !zero1 && !(p->costs[3] = cost_on (c, DPS_OP_ALLREDUCE, dp_nodes, dp_per, largest_grad, error)))
+      || (zero1 && (!(p->costs[4] = cost_on (c, DPS_OP_REDUCE_SCATTER, dp_nodes, dp_per, largest_grad, error))
+                    || !(p->costs[5] = cost_on (c, DPS_OP_ALLGATHER, dp_nodes, dp_per, largest_param, error)))))
     return FALSE;
   /* each stage's state: DDP's over its parameters (Megatron's contiguous
    * gradient buffer: no bucket copy), or ZeRO-1's (its distributed
@@ -170,14 +179,17 @@ dps_ddp_program_parallel (const DpsDdpConfig *c, const DpsDdpInputs *in, DpsDdpP
   double c_dp = dps_ddp_group_contention (c, in->batch, dp, TRUE);
   DpsPipeStep step = {
     .model = m, .pp = pp, .vpp = V, .n_micro = M, .schedule = pp > 1 ? c->pipe_schedule : DPS_PIPE_GPIPE,
-    .sequence_parallel = sp, .fwd_s = fwd, .bwd_s = bwd, .recompute_s = rec, .act_bytes = act, .kept_bytes = kept, .hold_bytes = hold,
+    .sequence_parallel = sp, .tp_comm_overlap = sp && c->tp_comm_overlap, .fwd_s = fwd, .bwd_s = bwd, .recompute_s = rec, .act_bytes = act, .kept_bytes = kept, .hold_bytes = hold,
     .stage_of_layer = stage, .chunk_of_layer = chunk, .tp_bytes = tpb, .tp_per_pass = tp_pass,
-    .p2p_bytes = p2p_bytes, .grad_bytes = grads, .stage_static_bytes = stage_static, .stage_optimizer_s = stage_opt,
+    .p2p_bytes = p2p_bytes, .grad_bytes = grads, .param_bytes = params, .overlap_param_gather = c->overlap_param_gather,
+    .stage_static_bytes = stage_static, .stage_optimizer_s = stage_opt,
     .tp_allreduce = { "all-reduce (tensor parallel)", dps_ddp_comm_time, p->costs[0], 0, 0 },
     .tp_reducescatter = { "reduce-scatter (tensor parallel)", dps_ddp_comm_time, p->costs[1], 0, 0 },
     .tp_allgather = { "all-gather (tensor parallel)", dps_ddp_comm_time, p->costs[1], 0, 0 },
     .p2p = { "send/recv (pipeline)", p2p_time, p->costs[2], 0, 0 },
     .dp_allreduce = { "all-reduce (data parallel)", dps_ddp_comm_time, p->costs[3], c_dp, c_comm >= 0 ? c_comm : c_dp },
+    .dp_reducescatter = { "reduce-scatter (data parallel)", dps_ddp_comm_time, p->costs[4], c_dp, c_comm >= 0 ? c_comm : c_dp },
+    .dp_allgather = { "all-gather (data parallel)", dps_ddp_comm_time, p->costs[5], c_dp, c_comm >= 0 ? c_comm : c_dp },
   };
   /* a comm kind without a group has no cost: its tasks never run */
   if (!p->costs[0])
@@ -191,7 +203,7 @@ dps_ddp_program_parallel (const DpsDdpConfig *c, const DpsDdpInputs *in, DpsDdpP
   p->micro_batches = M;
   p->shards = dps == DPS_STRATEGY_ZERO1 ? dp : 1;
   for (int l = 0; l < L; l++)
-    p->comm_bytes += grads[l] / MAX (pp, 1) + M * 2.0 * tp_pass[l] * tpb[l] / pp;
+    p->comm_bytes += (grads[l] + params[l]) / MAX (pp, 1) + M * 2.0 * tp_pass[l] * tpb[l] / pp;
   return TRUE;
 }
 

@@ -18,7 +18,7 @@ typedef struct {
   double  optimizer_s;                   /* over the whole model */
 } DpsDdpInputs;
 
-#define DPS_DDP_MAX_COSTS 4
+#define DPS_DDP_MAX_COSTS 6
 
 typedef struct {
   DpsSched    *sched;

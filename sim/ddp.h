@@ -91,6 +91,10 @@ typedef struct {
   DpsRankOrder    rank_order;          /* where their ranks sit (layout.h; default Megatron's, tp-dp-pp) */
   int             micro_batches;       /* pipeline micro-batches a step; 0: grad_accum, at least 4 pp */
   gboolean        sequence_parallel;   /* Megatron's: norms and dropout split along the sequence */
+  gboolean        tp_comm_overlap;     /* with sequence_parallel: each tensor-parallel collective overlaps the
+                                        * compute after it (Megatron-Core's --tp-comm-overlap) */
+  gboolean        overlap_param_gather;   /* zero1 with tp/pp: each layer's forward waits for its own gather
+                                           * (Megatron-Core's --overlap-param-gather), not for the stage's */
   DpsPipeSchedule pipe_schedule;
   gboolean        flash_attention;     /* SDPA/flash attention: no score matrices kept (memory) */
   gboolean        checkpoint;          /* activation checkpointing of every block: inputs kept, each

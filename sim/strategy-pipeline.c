@@ -86,6 +86,7 @@ typedef struct {
   int                p2p[DPS_PIPE_MAX_VPP][4];
   int                tp_ar, tp_rs, tp_ag, p2p_comm, dp_ar;
   int                pending_send[2];       /* sends the next compute waits for */
+  int                tp_running;            /* tp_comm_overlap: the collective beside the last piece */
   int                last_compute;
   char               label[160];
 } Stage;
@@ -93,7 +94,7 @@ typedef struct {
 static int
 comm_task (Stage *st, int stream, int comm, double bytes, double alloc, const int *deps, int n_deps)
 {
-  int d[4], n = 0;
+  int d[6], n = 0;
   for (int i = 0; i < n_deps; i++)
     if (deps[i] >= 0)
       d[n++] = deps[i];
@@ -108,7 +109,7 @@ static int
 piece (Stage *st, DpsPart part, double work_s, double alloc, double free, double hold, DpsMemKind free_kind,
        const int *deps, int n_deps)
 {
-  int d[4], n = 0;
+  int d[6], n = 0;
   for (int i = 0; i < n_deps; i++)
     if (deps[i] >= 0)
       d[n++] = deps[i];
@@ -119,16 +120,17 @@ piece (Stage *st, DpsPart part, double work_s, double alloc, double free, double
   return st->last_compute;
 }
 
-/* The tensor-parallel collectives after a piece: an all-reduce, or with
- * sequence parallelism a reduce-scatter then an all-gather; returns the
- * last. */
+/* The tensor-parallel collectives of a piece, waiting for deps (the
+ * piece, or with tp_comm_overlap what the piece waits for): an
+ * all-reduce, or with sequence parallelism a reduce-scatter then an
+ * all-gather; returns the last. */
 static int
-tp_collective (Stage *st, int l, int after)
+tp_collective (Stage *st, int l, const int *deps, int n_deps)
 {
   const DpsPipeStep *in = st->in;
   if (!in->sequence_parallel)
-    return comm_task (st, st->ts, st->tp_ar, in->tp_bytes[l], 0, &after, 1);
-  int rs = comm_task (st, st->ts, st->tp_rs, in->tp_bytes[l], 0, &after, 1);
+    return comm_task (st, st->ts, st->tp_ar, in->tp_bytes[l], 0, deps, n_deps);
+  int rs = comm_task (st, st->ts, st->tp_rs, in->tp_bytes[l], 0, deps, n_deps);
   return comm_task (st, st->ts, st->tp_ag, in->tp_bytes[l], 0, &rs, 1);
 }
 
@@ -149,15 +151,21 @@ layer_pass (Stage *st, int l, gboolean fwd, int m, const int *first_deps, int n_
   for (int p = 0; p < pieces; p++) {
     g_snprintf (st->label, sizeof st->label, "%s %s%s (micro-batch %d)", fwd ? "fwd" : "bwd", name,
                 pieces > 1 ? (p == 0 ? " 1/2" : " 2/2") : "", m);
-    int deps[4] = { wait, -1, -1, -1 };
-    for (int i = 0; p == 0 && i < n_first && i < 3; i++)
-      deps[i + 1] = first_deps[i];
+    int deps[6] = { wait, st->tp_running, -1, -1, -1, -1 };
+    for (int i = 0; p == 0 && i < n_first && i < 4; i++)
+      deps[i + 2] = first_deps[i];
     int t = piece (st, fwd ? DPS_PART_FORWARD : DPS_PART_BACKWARD, work, p == 0 ? alloc : 0,
-                   p == pieces - 1 ? free : 0, fwd || !in->hold_bytes ? 0 : in->hold_bytes[l], free_kind, deps, 4);
+                   p == pieces - 1 ? free : 0, fwd || !in->hold_bytes ? 0 : in->hold_bytes[l], free_kind, deps, 6);
     wait = t;
+    st->tp_running = -1;
     if (in->tp_per_pass[l] > p) {
       g_snprintf (st->label, sizeof st->label, "tensor-parallel %s %s (micro-batch %d)", fwd ? "fwd" : "bwd", name, m);
-      wait = tp_collective (st, l, t);
+      /* overlapped, it runs beside the piece (from the piece's inputs on)
+       * and the next waits for both; else after it */
+      if (in->tp_comm_overlap)
+        st->tp_running = tp_collective (st, l, deps, 6);
+      else
+        wait = tp_collective (st, l, &t, 1);
     }
   }
   return wait;
@@ -181,11 +189,19 @@ dps_strategy_pipeline (const DpsPipeStep *in)
   int tp_ag = dps_sched_comm_add (s, &in->tp_allgather);
   int p2p = dps_sched_comm_add (s, &in->p2p);
   int dp = dps_sched_comm_add (s, &in->dp_allreduce);
+  gboolean sharded = FALSE;
+  for (int l = 0; l < L && in->param_bytes; l++)
+    sharded |= in->param_bytes[l] > 0;
+  int dp_rs = sharded ? dps_sched_comm_add (s, &in->dp_reducescatter) : -1;
+  int dp_ag = sharded ? dps_sched_comm_add (s, &in->dp_allgather) : -1;
+  int *gather = g_new (int, MAX (L, 1));
+  int *loss_input = g_new (int, M * V);
+  gboolean seen_fwd[DPS_PIPE_MAX_VPP];
   for (int stage = 0; stage < pp; stage++) {
     char name[64];
     g_snprintf (name, sizeof name, "stage %d", stage);
     Stage st = { .s = s, .in = in, .tp_ar = tp_ar, .tp_rs = tp_rs, .tp_ag = tp_ag, .p2p_comm = p2p, .dp_ar = dp,
-                 .pending_send = { -1, -1 }, .last_compute = -1 };
+                 .pending_send = { -1, -1 }, .last_compute = -1, .tp_running = -1 };
     int role = dps_sched_role_add (s, name, in->stage_static_bytes[stage]);
     st.cs = dps_sched_stream_add (s, role, "compute", DPS_SCHED_NO_STREAM);
     st.ts = dps_sched_stream_add (s, role, "tensor parallel", DPS_PIPE_TP_SLOT);
@@ -199,6 +215,20 @@ dps_strategy_pipeline (const DpsPipeStep *in)
         st.p2p[c][k] = used ? dps_sched_stream_add (s, role, name, DPS_PIPE_P2P_SLOT (c, k)) : -1;
       }
     schedule_ops (in, stage, ops);
+    /* the parameters the optimizer updated (the step before's), gathered
+     * in the order the forwards first use them */
+    int all_gathered = -1;
+    for (int l = 0; l < L; l++)
+      gather[l] = -1;
+    for (int c = 0; c < V; c++) {
+      seen_fwd[c] = FALSE;
+      for (int l = 0; l < L; l++) {
+        if (!sharded || in->stage_of_layer[l] != stage || in->chunk_of_layer[l] != c || in->param_bytes[l] <= 0)
+          continue;
+        g_snprintf (st.label, sizeof st.label, "all-gather parameters %s", dps_model_layer (m, l)->name);
+        gather[l] = all_gathered = comm_task (&st, st.ds, dp_ag, in->param_bytes[l], 0, NULL, 0);
+      }
+    }
     for (int c = 0; c < V; c++)
       last_bwd_micro[c] = -1;
     for (int i = 0; i < n_ops; i++)
@@ -227,18 +257,26 @@ dps_strategy_pipeline (const DpsPipeStep *in)
           if (in->stage_of_layer[l] != stage || in->chunk_of_layer[l] != c)
             continue;
           double saved = in->recompute_s[l] > 0 ? in->kept_bytes[l] : in->act_bytes[l];
-          int deps[3] = { first ? recv : wait, first ? wait_sends[0] : -1, first ? wait_sends[1] : -1 };
-          wait = layer_pass (&st, l, TRUE, op.micro, deps, 3, saved, 0, DPS_MEM_ACTIVATIONS);
+          int gathered = seen_fwd[c] ? -1 : in->overlap_param_gather ? gather[l] : all_gathered;
+          int deps[4] = { first ? recv : wait, first ? wait_sends[0] : -1, first ? wait_sends[1] : -1, gathered };
+          wait = layer_pass (&st, l, TRUE, op.micro, deps, 4, saved, 0, DPS_MEM_ACTIVATIONS);
           first = FALSE;
         }
+        seen_fwd[c] = TRUE;
+        /* the forward's output: its last piece's, or the collective beside
+         * it (which ends after the piece's inputs, on the one stream) */
+        loss_input[c * M + op.micro] = st.tp_running >= 0 ? st.tp_running : wait;
         if (st.p2p[c][DPS_P2P_ACT_OUT] >= 0) {
           g_snprintf (st.label, sizeof st.label, "send activations (micro-batch %d)", op.micro);
+          int sd[2] = { wait, st.tp_running };
           st.pending_send[st.pending_send[0] >= 0] = comm_task (&st, st.p2p[c][DPS_P2P_ACT_OUT], p2p, in->p2p_bytes, 0,
-                                                                &wait, 1);
+                                                                sd, 2);
         }
         continue;
       }
-      int recv = -1;
+      /* a backward starts from the gradients received, or where none
+       * come (the chunk that computes the loss) from its forward's output */
+      int recv = loss_input[c * M + op.micro];
       if (st.p2p[c][DPS_P2P_GRAD_IN] >= 0) {
         g_snprintf (st.label, sizeof st.label, "recv gradients (micro-batch %d)", op.micro);
         recv = comm_task (&st, st.p2p[c][DPS_P2P_GRAD_IN], p2p, in->p2p_bytes, in->p2p_bytes, NULL, 0);
@@ -261,7 +299,7 @@ dps_strategy_pipeline (const DpsPipeStep *in)
         }
         /* the received gradients are done with after the chunk's last
          * layer, the received activations after its first */
-        if (first && recv >= 0)
+        if (first && st.p2p[c][DPS_P2P_GRAD_IN] >= 0)
           freed += in->p2p_bytes;
         if (l == chunk_first && st.p2p[c][DPS_P2P_ACT_IN] >= 0)
           freed += in->p2p_bytes;
@@ -269,22 +307,28 @@ dps_strategy_pipeline (const DpsPipeStep *in)
         bwd_task[l] = st.last_compute;
         first = FALSE;
         if (op.micro == last_bwd_micro[c] && in->grad_bytes[l] > 0) {
-          g_snprintf (st.label, sizeof st.label, "all-reduce gradients %s", dps_model_layer (m, l)->name);
-          comm_task (&st, st.ds, dp, in->grad_bytes[l], 0, &bwd_task[l], 1);
+          gboolean scatter = sharded && in->param_bytes[l] > 0;
+          g_snprintf (st.label, sizeof st.label, "%s gradients %s", scatter ? "reduce-scatter" : "all-reduce",
+                      dps_model_layer (m, l)->name);
+          comm_task (&st, st.ds, scatter ? dp_rs : dp, in->grad_bytes[l], 0, &bwd_task[l], 1);
         }
       }
       if (st.p2p[c][DPS_P2P_GRAD_OUT] >= 0) {
         g_snprintf (st.label, sizeof st.label, "send gradients (micro-batch %d)", op.micro);
+        int sd[2] = { wait, st.tp_running };
         st.pending_send[st.pending_send[0] >= 0] = comm_task (&st, st.p2p[c][DPS_P2P_GRAD_OUT], p2p, in->p2p_bytes, 0,
-                                                              &wait, 1);
+                                                              sd, 2);
       }
     }
-    int deps[4] = { dps_sched_stream_last (s, st.ds), st.pending_send[0], st.pending_send[1], st.last_compute };
+    int deps[5] = { dps_sched_stream_last (s, st.ds), st.pending_send[0], st.pending_send[1], st.last_compute,
+                    dps_sched_stream_last (s, st.ts) };
     g_snprintf (st.label, sizeof st.label, "optimizer");
-    piece (&st, DPS_PART_OPTIMIZER, in->stage_optimizer_s[stage], 0, 0, 0, DPS_MEM_BUFFERS, deps, 4);
+    piece (&st, DPS_PART_OPTIMIZER, in->stage_optimizer_s[stage], 0, 0, 0, DPS_MEM_BUFFERS, deps, 5);
   }
   g_free (ops);
   g_free (last_bwd_micro);
   g_free (bwd_task);
+  g_free (gather);
+  g_free (loss_input);
   return s;
 }

@@ -102,22 +102,36 @@ DpsSched *dps_strategy_fsdp (const DpsShardStep *in);
  * all-reduces in forward and two in backward (with sequence
  * parallelism a reduce-scatter and an all-gather each) that the compute
  * waits for; each layer's gradients all-reduced over the data-parallel
- * group once its last micro-batch's backward ends; then the optimizer. */
+ * group once its last micro-batch's backward ends; then the optimizer.
+ * With the optimizer's state sharded over the data-parallel group
+ * (Megatron's distributed optimizer, DeepSpeed's ZeRO-1) each layer's
+ * gradients are reduce-scattered instead, and its updated parameters
+ * all-gathered before its first forward: those of the step before, whose
+ * gathers a stage's first forward waits for all of (after the optimizer,
+ * as DeepSpeed and Megatron do by default), or each layer's only for its
+ * own (Megatron-Core's --overlap-param-gather). */
 typedef struct {
   const DpsModel *model;
   int            pp, vpp, n_micro;
   DpsPipeSchedule schedule;
   gboolean       sequence_parallel;
+  gboolean       tp_comm_overlap;   /* a piece's tensor-parallel collectives run beside it, from its inputs
+                                     * on, and what follows waits for both (Megatron-Core's
+                                     * --tp-comm-overlap: Transformer Engine's GEMMs pipelined with them) */
   const double  *fwd_s, *bwd_s, *recompute_s;   /* per layer and micro-batch, this GPU's share (1/tp) */
   const double  *act_bytes, *kept_bytes, *hold_bytes;   /* per layer and micro-batch, this GPU's */
   const int     *stage_of_layer, *chunk_of_layer;
   const double  *tp_bytes;          /* per layer: each tensor-parallel collective's size (0: none) */
   const int     *tp_per_pass;       /* per layer: collectives a forward (and a backward) waits for */
   double         p2p_bytes;         /* a micro-batch's activations between stages */
-  const double  *grad_bytes;        /* per layer: its gradients, as all-reduced over the data-parallel group */
+  const double  *grad_bytes;        /* per layer: its gradients, as reduced over the data-parallel group */
+  const double  *param_bytes;       /* per layer: its parameters all-gathered over the data-parallel group
+                                     * (NULL or 0: none; the gradients then all-reduced) */
+  gboolean       overlap_param_gather;   /* each layer's first forward waits for its own gather only */
   const double  *stage_static_bytes;   /* per stage */
   const double  *stage_optimizer_s;    /* per stage */
   DpsSchedComm   tp_allreduce, tp_reducescatter, tp_allgather, p2p, dp_allreduce;
+  DpsSchedComm   dp_reducescatter, dp_allgather;   /* with param_bytes */
 } DpsPipeStep;
 
 #define DPS_PIPE_TP_SLOT 0

@@ -93,6 +93,22 @@ assert dp(a) < dp(b), (dp(a), dp(b))' "$tmp/tp-dp-pp.json" "$tmp/tp-pp-dp.json";
 else ko "--rank-order: the data-parallel all-reduce does not follow the order"; fi
 expect 2 "--rank-order: 'dp-tp-pp' is not tp-dp-pp or tp-pp-dp" -- predict --tp 2 --rank-order dp-tp-pp
 expect 2 "--rank-order: only with --tp or --pp above 1" -- predict --rank-order tp-pp-dp
+# Megatron-Core's overlaps: each needs what Megatron needs for it
+expect 2 "--tp-comm-overlap: needs --sequence-parallel" -- predict --tp 2 --tp-comm-overlap
+expect 2 "--overlap-param-gather: only with --strategy zero1 and --tp or --pp" -- predict --tp 2 --overlap-param-gather
+expect 2 "--overlap-param-gather: only with --strategy zero1 and --tp or --pp" -- sweep --strategy zero1 --overlap-param-gather
+# ZeRO-1 under tensor parallelism is Megatron's distributed optimizer:
+# gradients reduce-scattered, parameters all-gathered; overlapping the
+# gathers and the tensor-parallel collectives only shortens the step
+z1="predict --model mcore-gpt-7.1b --gpus 16 --tp 2 --sequence-parallel --seq-len 4096 --batch 1 --grad-accum 4 --strategy zero1 --precision bf16 --flash-attention"
+# shellcheck disable=SC2086
+"$bin" $z1 >"$tmp/z1" 2>&1
+# shellcheck disable=SC2086
+"$bin" $z1 --overlap-param-gather --tp-comm-overlap >"$tmp/z1o" 2>&1
+t0=$(awk '/step time/ { print $3 }' "$tmp/z1"); t1=$(awk '/step time/ { print $3 }' "$tmp/z1o")
+if grep -q "reduce-scatter (data parallel)" "$tmp/z1" && grep -q "all-gather (data parallel)" "$tmp/z1" \
+   && ! grep -q "all-reduce (data parallel)" "$tmp/z1" && awk -v a="$t0" -v b="$t1" 'BEGIN { exit !(b < a) }'; then ok
+else ko "zero1 under --tp: $t0 -> $t1 ms; $(cat "$tmp/z1")"; fi
 # CPU offload: Llama-2-70B's FULL_SHARD states on 8 H100s are 16 bytes a
 # parameter over 8 (139 GB, do not fit); offloaded, the parameter shards
 # too, only activations and gathered units stay (fits), the optimizer

@@ -266,6 +266,70 @@ test_pipeline_interleaved (void)
   dps_model_free (p.m);
 }
 
+/* Megatron's distributed optimizer on the pipeline of test_pipeline_bubble
+ * under GPipe: each layer's parameters gathered in 1 s over the stage's
+ * own data-parallel group before its first forward (no gradients to
+ * reduce).  Waiting for all of a stage's gathers, stage 0 starts its first
+ * forward at 2 s, and so the whole step: 33 + 2 = 35 s (the later stages'
+ * gathers end before their first micro-batch arrives).  Each layer waiting
+ * for its own (--overlap-param-gather), stage 0's layer 0 runs 1-1.5 s,
+ * its layer 1 waits for its gather to 2 s and ends at 2.5 s instead of
+ * 1 s: 33 + 1.5 = 34.5 s. */
+static void
+test_pipeline_param_gather (void)
+{
+  const double want[] = { 35.0, 34.5 };
+  for (int overlap = 0; overlap < 2; overlap++) {
+    Pipe p;
+    pipe_init (&p, DPS_PIPE_GPIPE, 1);
+    double params[8] = { 1, 1, 1, 1, 1, 1, 1, 1 };
+    Fixed one = { 1 };
+    p.step.param_bytes = params;
+    p.step.overlap_param_gather = overlap;
+    p.step.dp_allgather = (DpsSchedComm) { "all-gather (data parallel)", fixed_time, &one, 0, 0, FALSE };
+    p.step.dp_reducescatter = (DpsSchedComm) { "reduce-scatter (data parallel)", fixed_time, &p.zero, 0, 0, FALSE };
+    DpsSchedResult out;
+    g_assert_cmpfloat_with_epsilon (pipe_run (&p, &out), want[overlap], 1e-9);
+    /* the comm kinds in the order strategy-pipeline.c adds them: the
+     * data-parallel all-gather last, 8 gathers (2 a stage, each stage its
+     * own group) */
+    g_assert_cmpint (out.n_comms, ==, 7);
+    g_assert_cmpfloat (out.comms[6].count, ==, 8);
+    dps_sched_result_clear (&out);
+    dps_model_free (p.m);
+  }
+}
+
+/* Tensor parallelism on the same GPipe pipeline: each layer in 2 pieces
+ * (0.25 s forward, 0.5 s backward each), an all-reduce of 0.25 s after
+ * each.  Waited for, a stage's forward takes 4 x 0.5 = 2 s a micro-batch
+ * and its backward 2 x (0.5 + 0.25) x 2 = 3 s: (8 + 3) x 5 = 55 s (the
+ * last stage's first backward, micro-batch 7's under GPipe, starting from
+ * that micro-batch's output: after the all-reduce ending its forward).
+ * Overlapped (--tp-comm-overlap), each runs beside its piece, no longer
+ * than it: the step is that of no tensor parallelism, 33 s.  At 0.5 s
+ * an all-reduce outlasts a forward piece by 0.25 s: a stage's forward
+ * takes 4 x 0.5 = 2 s a micro-batch (as waited for), its backward still
+ * 2 s: (8 + 3) x 4 = 44 s. */
+static void
+test_pipeline_tp_overlap (void)
+{
+  const double want[] = { 55.0, 33.0, 44.0 };
+  for (int overlap = 0; overlap < 3; overlap++) {
+    Pipe p;
+    pipe_init (&p, DPS_PIPE_GPIPE, 1);
+    Fixed quarter = { overlap < 2 ? 0.25 : 0.5 };
+    for (int l = 0; l < 8; l++)
+      p.tpp[l] = 2, p.tpb[l] = 1;
+    p.step.tp_allreduce = (DpsSchedComm) { "all-reduce (tensor parallel)", fixed_time, &quarter, 0, 0, FALSE };
+    p.step.tp_comm_overlap = overlap > 0;
+    DpsSchedResult out;
+    g_assert_cmpfloat_with_epsilon (pipe_run (&p, &out), want[overlap], 1e-9);
+    dps_sched_result_clear (&out);
+    dps_model_free (p.m);
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -276,5 +340,7 @@ main (int argc, char **argv)
   g_test_add_func ("/strategy/fsdp/hsdp", test_hsdp);
   g_test_add_func ("/strategy/pipeline/bubble", test_pipeline_bubble);
   g_test_add_func ("/strategy/pipeline/interleaved", test_pipeline_interleaved);
+  g_test_add_func ("/strategy/pipeline/param-gather", test_pipeline_param_gather);
+  g_test_add_func ("/strategy/pipeline/tp-overlap", test_pipeline_tp_overlap);
   return g_test_run ();
 }

@@ -40,6 +40,8 @@ dps_ddp_options (DpsDdpOpts *o, gboolean sweep)
     { "micro-batches", 0, 0, G_OPTION_ARG_INT, &o->micro_batches, "Pipeline micro-batches a step (default: --grad-accum, at least 4 x --pp)", "M" },
     { "pp-schedule", 0, 0, G_OPTION_ARG_STRING, &o->pp_schedule, "gpipe, 1f1b (default) or interleaved (default with --vpp > 1)", "S" },
     { "sequence-parallel", 0, 0, G_OPTION_ARG_NONE, &o->sequence_parallel, "With --tp: norms and dropout split along the sequence (a reduce-scatter and an all-gather for each all-reduce)", NULL },
+    { "tp-comm-overlap", 0, 0, G_OPTION_ARG_NONE, &o->tp_comm_overlap, "With --sequence-parallel: each tensor-parallel collective runs beside the compute after it, which the next waits for (Megatron-Core's --tp-comm-overlap, Transformer Engine's GEMMs pipelined with them)", NULL },
+    { "overlap-param-gather", 0, 0, G_OPTION_ARG_NONE, &o->overlap_param_gather, "zero1 with --tp or --pp (Megatron's distributed optimizer): each layer's forward waits only for its own parameters' all-gather, not for all of its stage's (Megatron-Core's --overlap-param-gather)", NULL },
     { "precision", 0, 0, G_OPTION_ARG_STRING, &o->precision, "amp (default: torch.autocast, fp32 parameters, bf16 compute), bf16 (bf16 parameters, fp32 master copy: Megatron, DeepSpeed, FSDP's MixedPrecision), bf16-pure (parameters and optimizer states in bf16, no master copy: a model cast to bfloat16), fp8 (bf16's, the linear layers' GEMMs in FP8: Transformer Engine, torchao's float8; Ada, Hopper, Blackwell), fp32", "P" },
     { "grad-dtype", 0, 0, G_OPTION_ARG_STRING, &o->grad_dtype, "Gradient type, the reduction's: fp32 (default), bf16, fp16", "T" },
     { "dtype", 0, 0, G_OPTION_ARG_STRING, &o->dtype, "Compute type: bf16 (default), fp16, tf32, fp32 (default: --precision's)", "T" },
@@ -292,6 +294,8 @@ dps_ddp_opts_apply (DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
   c->vpp = o->vpp;
   c->micro_batches = o->micro_batches;
   c->sequence_parallel = o->sequence_parallel;
+  c->overlap_param_gather = o->overlap_param_gather;
+  c->tp_comm_overlap = o->tp_comm_overlap;
   c->pipe_schedule = o->vpp > 1 ? DPS_PIPE_INTERLEAVED : DPS_PIPE_1F1B;
   if (o->pp_schedule) {
     static const char *const names[] = { "gpipe", "1f1b", "interleaved" };
@@ -313,8 +317,19 @@ dps_ddp_opts_apply (DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--sequence-parallel: needs --tp 2 or more");
     return FALSE;
   }
+  if (o->tp_comm_overlap && !o->sequence_parallel) {
+    /* Megatron: "Tensor parallel communication/GEMM overlap can happen
+     * only when sequence parallelism is enabled" (arguments.py) */
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--tp-comm-overlap: needs --sequence-parallel (and --tp 2 or more)");
+    return FALSE;
+  }
   if (!dps_ddp_check_layout (c->strategy, o->tp, o->pp, error))
     return FALSE;
+  if (o->overlap_param_gather && (c->strategy != DPS_STRATEGY_ZERO1 || (o->tp < 2 && o->pp < 2))) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT,
+                 "--overlap-param-gather: only with --strategy zero1 and --tp or --pp 2 or more (Megatron's distributed optimizer)");
+    return FALSE;
+  }
   c->shard_group = o->shard_group;
   c->limit_all_gathers = o->limit_all_gathers;
   if (o->shard_group > 0 && c->strategy != DPS_STRATEGY_HSDP) {

@@ -70,10 +70,17 @@ emit_table (GString *o, const DpsDdpConfig *c, const DpsDdpResult *r)
   static const char *const schedules[] = { "GPipe", "1F1B", "interleaved 1F1B" };
   g_autofree char *vstages = r->vpp > 1 ? g_strdup_printf (" (%d virtual stages each)", r->vpp) : g_strdup ("");
   if (r->tp > 1 || r->pp > 1)
-    g_string_append_printf (o, "  layout         tp %d x pp %d x dp %d%s, ranks %s, %s over %d micro-batches%s; %s, %.2f GB sent per step\n\n",
+    g_string_append_printf (o, "  layout         tp %d x pp %d x dp %d%s, ranks %s, %s over %d micro-batches%s%s%s; %s, %.2f GB sent per step\n\n",
                             r->tp, r->pp, r->dp, vstages, dps_rank_order_name (c->rank_order),
                             schedules[r->pp > 1 ? c->pipe_schedule : 0], r->micro_batches,
                             c->sequence_parallel ? ", sequence parallel" : "",
+                            c->tp_comm_overlap ? " (its collectives beside the GEMMs)" : "",
+                            r->strategy == DPS_STRATEGY_ZERO1 && r->dp > 1
+                              ? (c->overlap_param_gather ? ", zero1: gradients reduce-scattered, each layer's parameters "
+                                                           "all-gathered before its first forward"
+                                                         : ", zero1: gradients reduce-scattered, parameters all-gathered "
+                                                           "before a stage's first forward")
+                              : "",
                             r->tp > dps_topo_gpus_per_node (c->topo) ? "tensor parallel ACROSS nodes"
                             : "tensor parallel inside a node", r->comm_bytes / 1e9);
   else if (r->strategy == DPS_STRATEGY_DDP)
