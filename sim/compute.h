@@ -24,7 +24,9 @@
  * In FP8 (p->fp8) a GEMM with weights (a linear layer's; attention's
  * score and value products have none and stay in dtype, as Transformer
  * Engine and torchao's float8 leave them) runs at the device's FP8 rate
- * at the same fraction of peak as in dtype, after a pass that casts its
+ * (a linear layer of known shape at the fraction its law gives for that
+ * rate: FP8 doubles the work of an SM's tensor cores a clock, as a
+ * generation does; sim/compute.c), after a pass that casts its
  * input and its weights to FP8: reading them in dtype and writing a byte
  * each, memory-bound (its input taken as half the kernel's activation
  * bytes).  Layers without kernels (a per-layer file, a trace) keep their

@@ -249,7 +249,9 @@ test_hopper_tensor (void)
  * 4096), Blackwell 0.85^2 x 0.975 / (1 + 3584 / 4096).  At K = 16384 the
  * Hopper GEMM gains on Ampere's share (0.85 x (1 + 1792/16384) / (1 +
  * 2534.2/16384) = 0.817 of it, against 0.755 at K = 4096): a tile's fixed
- * cost weighs less on long reductions. */
+ * cost weighs less on long reductions.  In FP8 (twice bf16's rate) the
+ * H100's GEMM is one doubling further, Blackwell's bf16 share:
+ * 0.85^2 x 0.975 / (1 + 3584 / K) of 200 TFLOP/s. */
 static void
 test_gemm_shape (void)
 {
@@ -274,6 +276,23 @@ test_gemm_shape (void)
         g_assert_cmpfloat_with_epsilon (f, 14.74e-3, 0.01e-3);
       if (i == 2)
         g_assert_cmpfloat_with_epsilon (share / (0.975 / (1 + 1792.0 / K)), K == 4096 ? 0.755 : 0.817, 0.001);
+      if (i == 2) {
+        /* FP8 takes a linear layer's GEMM (one with weights: 1e6 here) */
+        g_autoptr (DpsModel) w = dps_model_new ("gemm");
+        dps_model_add_layer (w, "linear", 1e12, 0, 0);
+        dps_model_add_kernel (w, DPS_KERNEL_GEMM, 1e12, 1e6, 1e6, 1);
+        dps_model_kernel_set_inv_k (w, 1.0 / K);
+        dps_model_add_vector (w, "linear.w", 10);
+        dev.fp8_flops = 200e12;
+        p.fp8 = TRUE;
+        dps_compute_layer_times (w, &dev, &p, 1, &f, &b);
+        double fp8_share = 0.85 * 0.85 * 0.975 / (1 + 3584.0 / K);
+        /* the GEMM, then the cast of its input (a quarter of its 1e6
+         * activation bytes' elements) and weights, 2 bytes in, 1 out, at
+         * 0.8 of 1 TB/s */
+        double cast = (1e6 / 4 + 1e6) * 3 / 0.8e12;
+        g_assert_cmpfloat_with_epsilon (f, 1e12 / (200e12 * fp8_share) + cast, 1e-12);
+      }
     }
 }
 
