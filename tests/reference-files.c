@@ -111,6 +111,12 @@ dps_ref_table_meta (const DpsRefTable *t, const char *key)
 const char *
 dps_ref_topology (const DpsRefTable *t)
 {
+  /* a file naming its system's shipped topology (first word) */
+  const char *named = dps_ref_table_meta (t, "topology");
+  if (*named) {
+    static const char *const shipped[] = { "jean-zay-a100", NULL };
+    return dps_ref_choice (named, shipped);
+  }
   const char *gpu = dps_ref_table_meta (t, "gpu");
   return strstr (gpu, "H200")   ? "hgx-h200-roce"
          : strstr (gpu, "H100") ? "dgx-h100"
