@@ -114,7 +114,7 @@ dps_ref_topology (const DpsRefTable *t)
   /* a file naming its system's shipped topology (first word) */
   const char *named = dps_ref_table_meta (t, "topology");
   if (*named) {
-    static const char *const shipped[] = { "jean-zay-a100", NULL };
+    static const char *const shipped[] = { "jean-zay-a100", "v100-mesh-1x100g", NULL };
     return dps_ref_choice (named, shipped);
   }
   const char *gpu = dps_ref_table_meta (t, "gpu");

@@ -641,13 +641,13 @@ if grep -q "^# $tmp/runs.log:1: runs.log, allreduce on 8 ranks (1 host)" "$tmp/o
 # a log's GPUs against another topology's: said, still done (V100s against
 # dgx-h100's H100 SXM5; dgx1-v100 and dgx2-v100 have them)
 "$bin" collective --compare "$d/nccl-tests-2x8-old.log" --topology dgx-h100 >"$tmp/out" 2>"$tmp/err"
-if [ $? -eq 0 ] && grep -q "nccl-tests-2x8-old.log: its GPUs are Tesla V100-SXM2-32GB, dgx-h100's are H100 SXM5 (shipped with them: dgx1-v100, dgx2-v100)" "$tmp/err"
+if [ $? -eq 0 ] && grep -q "nccl-tests-2x8-old.log: its GPUs are Tesla V100-SXM2-32GB, dgx-h100's are H100 SXM5 (shipped with them: dgx1-v100, dgx2-v100, v100-mesh-1x100g)" "$tmp/err"
 then ok; else ko "compare against another GPU's topology: $(head -2 "$tmp/err")"; fi
 cat "$d/nccl-tests-2x8-old.log" "$d/nccl-tests-2x8-old.log" >"$tmp/v2.log"
 "$bin" collective --compare "$tmp/v2.log" --topology dgx-h100 >"$tmp/out" 2>"$tmp/err"
 if [ "$(grep -c "its GPUs are" "$tmp/err")" -eq 1 ]; then ok; else ko "the GPUs' note not once for a log of two tables"; fi
 "$bin" calibrate --import "$d/nccl-tests-2x8-old.log" -o "$tmp/v100.calib" >"$tmp/out" 2>"$tmp/err"
-if [ $? -eq 0 ] && grep -q "its GPUs are Tesla V100-SXM2-32GB, dgx-h100 (the default)'s are H100 SXM5: give --topology (shipped with them: dgx1-v100, dgx2-v100)" "$tmp/err" "$tmp/out"
+if [ $? -eq 0 ] && grep -q "its GPUs are Tesla V100-SXM2-32GB, dgx-h100 (the default)'s are H100 SXM5: give --topology (shipped with them: dgx1-v100, dgx2-v100, v100-mesh-1x100g)" "$tmp/err" "$tmp/out"
 then ok; else ko "import against the default topology: $(head -2 "$tmp/err")"; fi
 "$bin" calibrate --import "$d/nccl-tests-2x8-old.log" --topology dgx1-v100 -o "$tmp/v100.calib" >"$tmp/out" 2>"$tmp/err"
 if [ $? -eq 0 ] && ! grep -q "its GPUs are" "$tmp/err" "$tmp/out"; then ok; else ko "import against its own GPU's topology warned"; fi

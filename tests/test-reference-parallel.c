@@ -18,7 +18,8 @@
  * none), bf16 or fp16 parameters with an fp32 master copy, fused
  * attention for the sources of 2023 on (Megatron-Core with Transformer
  * Engine, Llama 3), ZeRO-1 over dp where the framework says ZeRO or FSDP;
- * the system the file names (jean-zay-a100 for BigScience's), else from
+ * the system the file names (jean-zay-a100 for BigScience's,
+ * v100-mesh-1x100g for DLPerf's), else from
  * the GPU (A100: dgx-a100, H100: dgx-h100, V100: dgx1-v100); Megatron-Core's overlap of its tensor-parallel collectives
  * and of its parameter gathers where the file's keys say so.  The figures printed are the measure of the model: the test
  * fails only when they get worse than its bars. */
@@ -180,9 +181,9 @@ test_suite (void)
                   100 * ms, 100 * ws);
   g_test_message ("absolute (b): %u entries, median |error| %.1f%%, worst %.1f%% (target median 15%%)", absolute->len,
                   100 * ma, 100 * wa);
-  /* the bars: today's figures (14.1%, 19.9%) with a margin */
-  g_assert_cmpfloat (ms, <=, 0.15);
-  g_assert_cmpfloat (ma, <=, 0.21);
+  /* the bars: today's figures (13.1%, 19.5%) with a margin */
+  g_assert_cmpfloat (ms, <=, 0.14);
+  g_assert_cmpfloat (ma, <=, 0.205);
 }
 
 int

@@ -340,7 +340,7 @@ test_gpu_family (void)
   static const struct { const char *device, *want; } cases[] = {
     { "NVIDIA H100 80GB HBM3", "aws-p5, dgx-h100, dgx-h100-oversub2, gcp-a3-high, gcp-a3-mega, pcie-8x-h100" },
     { "NVIDIA A100-SXM4-80GB", "aws-p4de, dgx-a100, jean-zay-a100, pcie-8gpu-2x100g" },
-    { "Tesla V100-SXM2-32GB", "dgx1-v100, dgx2-v100" },
+    { "Tesla V100-SXM2-32GB", "dgx1-v100, dgx2-v100, v100-mesh-1x100g" },
     { "NVIDIA GB200", "gb200-nvl72, gb200-nvl72-64" },
     { "NVIDIA B200", "gb200-nvl72, gb200-nvl72-64, hgx-b200" },
     { "NVIDIA GeForce RTX 4090", "pcie-8x-rtx4090" },
