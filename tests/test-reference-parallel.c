@@ -12,7 +12,8 @@
  *   (c) a layout change inside one table (same model and GPUs): the sign
  *       and size of its effect.
  * A row's configuration: its model at its sequence length, tp, pp, vpp
- * (the interleaved schedule past 1; '-' as 1F1B), micro-batch ('-': 1),
+ * (the interleaved schedule past 1; '-' as the file's vpp_assumed, else
+ * 1F1B), micro-batch ('-': 1),
  * micro-batches = global batch / (micro-batch x dp), sequence
  * parallelism, full recomputation as activation checkpointing (selective:
  * none), bf16 or fp16 parameters with an fp32 master copy, fused
@@ -51,7 +52,7 @@ row_fill (char **f, void *out)
 {
   Row *r = out;
   *r = (Row) { .gpus = atoi (f[1]), .nodes = atoi (f[2]), .tp = atoi (f[3]), .pp = atoi (f[4]),
-               .vpp = g_str_equal (f[5], "-") ? 1 : atoi (f[5]), .dp = atoi (f[6]),
+               .vpp = g_str_equal (f[5], "-") ? -1 : atoi (f[5]), .dp = atoi (f[6]),
                .micro = g_str_equal (f[7], "-") ? 1 : atoi (f[7]), .global = atoi (f[8]), .seq = atoi (f[9]),
                .sp = g_str_equal (f[10], "yes"), .tflops = dps_ref_num (f[12]),
                .tok_per_gpu = dps_ref_num (f[13]),
@@ -88,8 +89,12 @@ predict (const Table *t, const Row *row, double *pred, double *pub)
   test_reference_config (&c, m, topo, row->gpus, row->micro);
   c.tp = row->tp;
   c.pp = row->pp;
-  c.vpp = row->vpp;
-  c.pipe_schedule = row->vpp > 1 ? DPS_PIPE_INTERLEAVED : DPS_PIPE_1F1B;
+  /* '-': interleaving not printed; the file's vpp_assumed where it says
+   * the run interleaved (the least depth), else none */
+  const char *assumed = dps_ref_table_meta (t, "vpp_assumed");
+  c.vpp = row->vpp > 0 ? row->vpp : *assumed ? atoi (assumed) : 1;
+  g_assert_cmpint (c.vpp, >=, 1);
+  c.pipe_schedule = c.vpp > 1 ? DPS_PIPE_INTERLEAVED : DPS_PIPE_1F1B;
   c.micro_batches = MAX (1, row->global / (row->micro * row->dp));
   c.grad_accum = c.micro_batches;
   c.sequence_parallel = row->sp && row->tp > 1;
@@ -171,7 +176,8 @@ test_suite (void)
         g_array_append_val (scaling, sc);
         dps_ref_entry ("parallel", "scaling", t->file, r->gpus, sc, NAN, NAN);
       }
-      g_test_message ("%-56s %-16s %5d %3d %3d %3d %4d   %+7.1f %+7.1f", t->file, r->model, r->gpus, r->tp, r->pp, r->vpp,
+      g_autofree char *vpp = r->vpp > 0 ? g_strdup_printf ("%d", r->vpp) : g_strdup ("-");
+      g_test_message ("%-56s %-16s %5d %3d %3d %3s %4d   %+7.1f %+7.1f", t->file, r->model, r->gpus, r->tp, r->pp, vpp,
                       r->micro, 100 * abs_err, 100 * sc);
     }
   }
