@@ -145,6 +145,16 @@ if awk -F, 'NR > 1 && !($NF in t) { t[$NF] = $15 }
      END { exit !(("hsdp +flash g16" in t) && ("fsdp +flash unit=layer" in t) &&
                   t["fsdp +flash"] < t["fsdp +flash prefetch=post"] && t["fsdp +flash prefetch=post"] < t["fsdp +flash prefetch=none"]) }' "$tmp/tune.csv"
 then ok; else ko "advise: FSDP's settings tuned: $(cut -d, -f15,22 "$tmp/tune.csv" | head -12 | tr '\n' ' ')"; fi
+# and Megatron-Core's settings on its best tensor- and pipeline-parallel
+# plans of ddp and zero1 (sequence parallelism with the tensor-parallel
+# collectives overlapped, ZeRO-1's gathers overlapped): each such plan is
+# faster than the same plan without them, at the same micro-batches
+if awk -F, 'NR > 1 { k = $11 "x" $12; t[$NF "|" k] = $15; if ($NF ~ / \+(sp\+)?overlap$/) o[$NF "|" k] = 1 }
+     END { n = 0
+           for (x in o) { split (x, p, "|"); b = p[1]; sub (/ \+(sp\+)?overlap$/, "", b)
+                          if (!((b "|" p[2]) in t) || t[x] >= t[b "|" p[2]]) exit 1; n++ }
+           exit !(n >= 1) }' "$tmp/tune.csv"
+then ok; else ko "advise: Megatron's overlaps: $(grep overlap "$tmp/tune.csv" | cut -d, -f11,12,15,22 | tr '\n' ' ')"; fi
 # with FSDP's settings given, every plan is named by what it runs: no two
 # plans of the same name and micro-batch x accumulation (a plan run with
 # --fsdp-unit layer named as the default, beside the default itself, was)

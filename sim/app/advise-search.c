@@ -47,6 +47,10 @@ dps_advise_evaluate (const DpsDdpConfig *base, Candidate *cd, GError **error)
     c.checkpoint = cd->ckpt;
     c.flash_attention = cd->flash;
   }
+  if (cd->megatron) {
+    c.sequence_parallel = c.tp_comm_overlap = c.tp > 1;
+    c.overlap_param_gather = c.strategy == DPS_STRATEGY_ZERO1;
+  }
   if (cd->tuned) {
     c.shard_group = cd->shard_group;
     c.fsdp_unit = cd->unit;
@@ -122,6 +126,8 @@ dps_advise_plan_name (const Candidate *cd)
     g_string_append (n, " +ckpt");
   if (cd->flash)
     g_string_append (n, " +flash");
+  if (cd->megatron)
+    g_string_append (n, cd->tp > 1 ? " +sp+overlap" : " +overlap");
   /* FSDP's settings where they differ from its defaults, as simulated
    * (evaluate records them: tuned, or the command line's) */
   static const char *const units[] = { "block", "layer", "model" }, *const prefetch[] = { "pre", "post", "none" };
@@ -279,8 +285,41 @@ refine_sharded (const DpsDdpConfig *base, GArray *all)
   return tried;
 }
 
-/* The plans of walk_plans that fit, and refine_sharded's, the fastest
- * first; *tried counts those simulated. */
+/* The fastest tensor- or pipeline-parallel plan of each strategy (ddp,
+ * zero1) again with Megatron-Core's settings: sequence parallelism with
+ * the tensor-parallel collectives beside the GEMMs (--sequence-parallel
+ * --tp-comm-overlap, where tp > 1), ZeRO-1's parameter gathers before
+ * each layer's own forward (--overlap-param-gather); those that fit join
+ * all.  Returns the plans simulated. */
+static int
+refine_megatron (const DpsDdpConfig *base, GArray *all)
+{
+  int tried = 0;
+  for (int s = 0; s < 2; s++) {
+    DpsStrategy want = s ? DPS_STRATEGY_ZERO1 : DPS_STRATEGY_DDP;
+    const Candidate *best = NULL;
+    for (guint i = 0; i < all->len && !best; i++) {
+      const Candidate *cd = &g_array_index (all, Candidate, i);
+      if (cd->strategy == want && (cd->tp > 1 || cd->pp > 1) && !cd->megatron)
+        best = cd;
+    }
+    if (!best || (best->tp <= 1 && want != DPS_STRATEGY_ZERO1))
+      continue;
+    Candidate v = *best;
+    v.r = (DpsDdpResult) { 0 };
+    v.megatron = TRUE;
+    tried++;
+    g_autoptr (GError) e = NULL;
+    if (dps_advise_evaluate (base, &v, &e) && v.r.fits)
+      g_array_append_val (all, v);
+    else
+      dps_ddp_result_clear (&v.r);
+  }
+  return tried;
+}
+
+/* The plans of walk_plans that fit, refine_sharded's and
+ * refine_megatron's, the fastest first; *tried counts those simulated. */
 GArray *
 dps_advise_search_plans (const DpsDdpConfig *base, int batch, int *tried)
 {
@@ -288,6 +327,7 @@ dps_advise_search_plans (const DpsDdpConfig *base, int batch, int *tried)
   *tried = walk_plans (base, batch, all, walk_plans (base, batch, NULL, 0));
   g_array_sort (all, by_throughput);
   *tried += refine_sharded (base, all);
+  *tried += refine_megatron (base, all);
   g_array_sort (all, by_throughput);
   return all;
 }

@@ -26,6 +26,10 @@ typedef struct {
   DpsFsdpUnit unit;
   DpsPrefetch prefetch;
   gboolean keep;           /* reshard_after_forward=False: each unit kept gathered from forward to backward */
+  /* Megatron-Core's settings, tried on the best tensor- and pipeline-
+   * parallel plans (refine_megatron): sequence parallelism with the
+   * tensor-parallel collectives overlapped, ZeRO-1's gathers overlapped */
+  gboolean megatron;
 } DpsAdviseCandidate;
 
 const char *dps_advise_compress_name (DpsCompress c);

@@ -153,14 +153,19 @@ report_plans (GString *out, const DpsDdpConfig *base, const Candidate *def, cons
   double price = base->price_per_gpu_hour;
   g_string_append_printf (out, "\nparallelism (%u plans fit of %d simulated; DDP's defaults %s):\n\n", plans->len,
                           tried, def->r.fits ? "fit" : "DO NOT FIT");
-  g_string_append_printf (out, "%-4s %-28s %13s %10s %12s %8s %11s %8s %12s\n", "", "plan", "micro x accum",
+  int w = 28;   /* the plan column: as wide as the longest name shown */
+  for (guint i = 0; i < plans->len && i < 5; i++) {
+    g_autofree char *name = dps_advise_plan_name (&g_array_index (plans, Candidate, i));
+    w = MAX (w, (int) strlen (name));
+  }
+  g_string_append_printf (out, "%-4s %-*s %13s %10s %12s %8s %11s %8s %12s\n", "", w, "plan", "micro x accum",
                           "step_ms", "samples/s", "gain_%", "exposed_ms", "mem_GB", "usd/Msample");
   for (guint i = 0; i < plans->len && i < 5; i++) {
     const Candidate *cd = &g_array_index (plans, Candidate, i);
     g_autofree char *name = dps_advise_plan_name (cd), *mk = g_strdup_printf ("%d x %d", cd->micro, cd->accum);
     g_autofree char *usd = price > 0 ? g_strdup_printf ("%.2f", cd->r.cost_per_msample) : g_strdup ("-");
     g_autofree char *rank = g_strdup_printf ("p%u", i + 1);
-    g_string_append_printf (out, "%-4s %-28s %13s %10.2f %12.1f %+8.1f %11.2f %8.1f %12s\n", rank, name, mk,
+    g_string_append_printf (out, "%-4s %-*s %13s %10.2f %12.1f %+8.1f %11.2f %8.1f %12s\n", rank, w, name, mk,
                             cd->r.step_mean_s * 1e3, cd->r.samples_per_s,
                             100 * (cd->r.samples_per_s / def->r.samples_per_s - 1), cd->r.exposed_comm_s * 1e3,
                             cd->r.memory.total / 1e9, usd);
@@ -393,6 +398,14 @@ report_sizes (GString *out, DpsFormat format, const DpsModel *model, const DpsDd
   int fastest, cheapest;
   fastest_cheapest (sizes, &fastest, &cheapest);
   double price = base->price_per_gpu_hour;
+  int w = 28;   /* the plan column: as wide as the longest name */
+  for (guint i = 0; i < sizes->len; i++) {
+    const SizeBest *sb = &g_array_index (sizes, SizeBest, i);
+    if (sb->found) {
+      g_autofree char *name = dps_advise_plan_name (&sb->best);
+      w = MAX (w, (int) strlen (name));
+    }
+  }
   g_autoptr (JsonBuilder) b = json_builder_new ();
   if (format == DPS_FORMAT_CSV)
     g_string_append (out, "gpus,best,strategy,tp,pp,vpp,checkpoint,flash_attention,offload,micro_batch,grad_accum,step_s,"
@@ -404,7 +417,7 @@ report_sizes (GString *out, DpsFormat format, const DpsModel *model, const DpsDd
     g_string_append_printf (out, "dpscale advise: %s on %s at %u cluster sizes, global batch %g held, analytical "
                             "network model\n\n", model->name, dps_topo_spec (base->topo)->gpu.model, sizes->len,
                             global_batch);
-    g_string_append_printf (out, "%-9s %6s %-28s %13s %10s %12s %9s %10s %12s %8s\n", "", "gpus", "fastest plan that fits",
+    g_string_append_printf (out, "%-9s %6s %-*s %13s %10s %12s %9s %10s %12s %8s\n", "", "gpus", w, "fastest plan that fits",
                             "micro x accum", "step_ms", "samples/s", "per_GPU", "GPU_s/ksample", "usd/Msample", "mem_GB");
   }
   for (guint i = 0; i < sizes->len; i++) {
@@ -469,7 +482,7 @@ report_sizes (GString *out, DpsFormat format, const DpsModel *model, const DpsDd
     }
     g_autofree char *name = dps_advise_plan_name (cd), *mk = g_strdup_printf ("%d x %d", cd->micro, cd->accum);
     g_autofree char *usd = price > 0 ? g_strdup_printf ("%.2f", cd->r.cost_per_msample) : g_strdup ("-");
-    g_string_append_printf (out, "%-9s %6d %-28s %13s %10.2f %12.1f %9.2f %10.2f %12s %8.1f\n", mark, sb->gpus, name,
+    g_string_append_printf (out, "%-9s %6d %-*s %13s %10.2f %12.1f %9.2f %10.2f %12s %8.1f\n", mark, sb->gpus, w, name,
                             mk, cd->r.step_mean_s * 1e3, cd->r.samples_per_s, per_gpu, gs * 1e3, usd,
                             cd->r.memory.total / 1e9);
   }
