@@ -109,6 +109,16 @@ t0=$(awk '/step time/ { print $3 }' "$tmp/z1"); t1=$(awk '/step time/ { print $3
 if grep -q "reduce-scatter (data parallel)" "$tmp/z1" && grep -q "all-gather (data parallel)" "$tmp/z1" \
    && ! grep -q "all-reduce (data parallel)" "$tmp/z1" && awk -v a="$t0" -v b="$t1" 'BEGIN { exit !(b < a) }'; then ok
 else ko "zero1 under --tp: $t0 -> $t1 ms; $(cat "$tmp/z1")"; fi
+# the JSON's layout says what ran: schedule, sequence parallelism, overlaps
+# shellcheck disable=SC2086
+"$bin" $z1 --overlap-param-gather --tp-comm-overlap --format json >"$tmp/z1o.json" 2>/dev/null
+# shellcheck disable=SC2086
+"$bin" $z1 --format json >"$tmp/z1.json" 2>/dev/null
+if python3 -c 'import json, sys
+o, p = (json.load(open(f))["layout"] for f in sys.argv[1:])
+assert o["schedule"] == "gpipe" and o["sequence_parallel"] and o["tp_comm_overlap"] and o["overlap_param_gather"], o
+assert p["sequence_parallel"] and not p["tp_comm_overlap"] and not p["overlap_param_gather"], p' "$tmp/z1o.json" "$tmp/z1.json"
+then ok; else ko "predict --format json: the layout's settings: $(cat "$tmp/z1o.json" | head -c 600)"; fi
 # CPU offload: Llama-2-70B's FULL_SHARD states on 8 H100s are 16 bytes a
 # parameter over 8 (139 GB, do not fit); offloaded, the parameter shards
 # too, only activations and gathered units stay (fits), the optimizer

@@ -321,6 +321,11 @@ emit_json (GString *o, const DpsDdpConfig *c, const DpsDdpResult *r)
     dps_json_int (b, "dp", r->dp);
     dps_json_int (b, "micro_batches", r->micro_batches);
     dps_json_str (b, "rank_order", dps_rank_order_name (c->rank_order));
+    static const char *const schedules[] = { "gpipe", "1f1b", "interleaved" };
+    dps_json_str (b, "schedule", schedules[r->pp > 1 ? c->pipe_schedule : 0]);
+    dps_json_bool (b, "sequence_parallel", c->sequence_parallel && r->tp > 1);
+    dps_json_bool (b, "tp_comm_overlap", c->tp_comm_overlap && c->sequence_parallel && r->tp > 1);
+    dps_json_bool (b, "overlap_param_gather", c->overlap_param_gather);
     json_builder_end_object (b);
   }
   json_builder_set_member_name (b, "collectives");
