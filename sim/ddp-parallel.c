@@ -176,7 +176,7 @@ dps_ddp_program_parallel (const DpsDdpConfig *c, const DpsDdpInputs *in, DpsDdpP
     }
   }
   double c_comm = c->contention_comm >= 0 ? c->contention_comm : c->contention;
-  double c_dp = dps_ddp_group_contention (c, in->batch, dp, TRUE);
+  double c_dp = dps_ddp_group_contention (c, in->batch, dp, TRUE), c_dp_comm = c_comm >= 0 ? c_comm : c_dp;
   DpsPipeStep step = {
     .model = m, .pp = pp, .vpp = V, .n_micro = M, .schedule = pp > 1 ? c->pipe_schedule : DPS_PIPE_GPIPE,
     .sequence_parallel = sp, .tp_comm_overlap = sp && c->tp_comm_overlap, .fwd_s = fwd, .bwd_s = bwd, .recompute_s = rec, .act_bytes = act, .kept_bytes = kept, .hold_bytes = hold,
@@ -187,9 +187,9 @@ dps_ddp_program_parallel (const DpsDdpConfig *c, const DpsDdpInputs *in, DpsDdpP
     .tp_reducescatter = { "reduce-scatter (tensor parallel)", dps_ddp_comm_time, p->costs[1], 0, 0 },
     .tp_allgather = { "all-gather (tensor parallel)", dps_ddp_comm_time, p->costs[1], 0, 0 },
     .p2p = { "send/recv (pipeline)", p2p_time, p->costs[2], 0, 0 },
-    .dp_allreduce = { "all-reduce (data parallel)", dps_ddp_comm_time, p->costs[3], c_dp, c_comm >= 0 ? c_comm : c_dp },
-    .dp_reducescatter = { "reduce-scatter (data parallel)", dps_ddp_comm_time, p->costs[4], c_dp, c_comm >= 0 ? c_comm : c_dp },
-    .dp_allgather = { "all-gather (data parallel)", dps_ddp_comm_time, p->costs[5], c_dp, c_comm >= 0 ? c_comm : c_dp },
+    .dp_allreduce = { "all-reduce (data parallel)", dps_ddp_comm_time, p->costs[3], c_dp, c_dp_comm },
+    .dp_reducescatter = { "reduce-scatter (data parallel)", dps_ddp_comm_time, p->costs[4], c_dp, c_dp_comm },
+    .dp_allgather = { "all-gather (data parallel)", dps_ddp_comm_time, p->costs[5], c_dp, c_dp_comm },
   };
   /* a comm kind without a group has no cost: its tasks never run */
   if (!p->costs[0])

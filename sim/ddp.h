@@ -91,8 +91,8 @@ typedef struct {
   DpsRankOrder    rank_order;          /* where their ranks sit (layout.h; default Megatron's, tp-dp-pp) */
   int             micro_batches;       /* pipeline micro-batches a step; 0: grad_accum, at least 4 pp */
   gboolean        sequence_parallel;   /* Megatron's: norms and dropout split along the sequence */
-  gboolean        tp_comm_overlap;     /* with sequence_parallel: each tensor-parallel collective overlaps the
-                                        * compute after it (Megatron-Core's --tp-comm-overlap) */
+  gboolean        tp_comm_overlap;     /* with sequence_parallel: a piece's tensor-parallel collectives run
+                                        * beside it (Megatron-Core's --tp-comm-overlap; strategy.h) */
   gboolean        overlap_param_gather;   /* zero1 with tp/pp: each layer's forward waits for its own gather
                                            * (Megatron-Core's --overlap-param-gather), not for the stage's */
   DpsPipeSchedule pipe_schedule;

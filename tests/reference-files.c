@@ -108,20 +108,19 @@ dps_ref_table_meta (const DpsRefTable *t, const char *key)
   return v ? v : "";
 }
 
-const char *
+char *
 dps_ref_topology (const DpsRefTable *t)
 {
-  /* a file naming its system's shipped topology (first word) */
+  /* a file naming its system's shipped topology (first word; a name
+   * not shipped fails where the topology is loaded) */
   const char *named = dps_ref_table_meta (t, "topology");
-  if (*named) {
-    static const char *const shipped[] = { "jean-zay-a100", "v100-mesh-1x100g", NULL };
-    return dps_ref_choice (named, shipped);
-  }
+  if (*named)
+    return g_strndup (named, strcspn (named, " "));
   const char *gpu = dps_ref_table_meta (t, "gpu");
-  return strstr (gpu, "H200")   ? "hgx-h200-roce"
-         : strstr (gpu, "H100") ? "dgx-h100"
-         : strstr (gpu, "V100") ? "dgx1-v100"
-                                : "dgx-a100";
+  return g_strdup (strstr (gpu, "H200")   ? "hgx-h200-roce"
+                   : strstr (gpu, "H100") ? "dgx-h100"
+                   : strstr (gpu, "V100") ? "dgx1-v100"
+                                          : "dgx-a100");
 }
 
 double

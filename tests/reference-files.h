@@ -28,9 +28,10 @@ void         dps_ref_table_free (gpointer table);
 const char  *dps_ref_table_meta (const DpsRefTable *t, const char *key);   /* "" when absent */
 double       dps_ref_num (const char *field);
 /* The shipped topology a table names ("#% topology:", its first word:
- * jean-zay-a100, v100-mesh-1x100g), else that of its "#% gpu:" fact: H200 hgx-h200-roce,
- * H100 dgx-h100, V100 dgx1-v100, else (the A100s) dgx-a100. */
-const char  *dps_ref_topology (const DpsRefTable *t);
+ * jean-zay-a100, v100-mesh-1x100g), else that of its "#% gpu:" fact: H200
+ * hgx-h200-roce, H100 dgx-h100, V100 dgx1-v100, else (the A100s)
+ * dgx-a100.  A new string. */
+char        *dps_ref_topology (const DpsRefTable *t);
 /* The median of errs' |values| (double), and in *worst the largest; 0 for none. */
 double       dps_ref_median_abs (GArray *errs, double *worst);
 

@@ -61,7 +61,8 @@ static double
 predict (const Table *t, const Row *row, double *mem_gb)
 {
   g_autoptr (DpsModel) m = dps_ref_zoo_model (DPS_SOURCE_ROOT, dps_ref_table_meta (t, "model"), row->seq);
-  g_autoptr (DpsTopo) topo = test_shipped_topo (dps_ref_topology (t), MAX (row->nodes, 1));
+  g_autofree char *topo_name = dps_ref_topology (t);
+  g_autoptr (DpsTopo) topo = test_shipped_topo (topo_name, MAX (row->nodes, 1));
   DpsDdpConfig c;
   test_reference_config (&c, m, topo, row->gpus, row->micro);
   c.grad_accum = row->accum;

@@ -84,7 +84,8 @@ static gboolean
 predict (const Table *t, const Row *row, double *pred, double *pub)
 {
   g_autoptr (DpsModel) m = dps_ref_zoo_model (DPS_SOURCE_ROOT, row->model, row->seq);
-  g_autoptr (DpsTopo) topo = test_shipped_topo (dps_ref_topology (t), MAX (row->nodes, 1));
+  g_autofree char *topo_name = dps_ref_topology (t);
+  g_autoptr (DpsTopo) topo = test_shipped_topo (topo_name, MAX (row->nodes, 1));
   DpsDdpConfig c;
   test_reference_config (&c, m, topo, row->gpus, row->micro);
   c.tp = row->tp;

@@ -226,6 +226,30 @@ walk_plans (const DpsDdpConfig *base, int batch, GArray *all, int total)
   return tried;
 }
 
+/* The fastest plan of all (sorted) of strategy want, with tensor or
+ * pipeline parallelism or without, not yet refined; NULL if none. */
+static const Candidate *
+fastest_plan (const GArray *all, DpsStrategy want, gboolean parallel)
+{
+  for (guint i = 0; i < all->len; i++) {
+    const Candidate *cd = &g_array_index (all, Candidate, i);
+    if (cd->strategy == want && (cd->tp > 1 || cd->pp > 1) == parallel && !cd->tuned && !cd->megatron)
+      return cd;
+  }
+  return NULL;
+}
+
+/* Simulates cd; it joins all if it fits (its result cleared if not). */
+static void
+join_if_fits (const DpsDdpConfig *base, GArray *all, Candidate *cd)
+{
+  g_autoptr (GError) e = NULL;
+  if (dps_advise_evaluate (base, cd, &e) && cd->r.fits)
+    g_array_append_val (all, *cd);
+  else
+    dps_ddp_result_clear (&cd->r);
+}
+
 /* FSDP's own settings, one at a time from the fastest FSDP and HSDP plans
  * of all (sorted): HSDP's shard group (half a node, 2, 4 ... nodes), the
  * wrapping unit (each layer), backward prefetch (post, none), and units
@@ -237,12 +261,7 @@ refine_sharded (const DpsDdpConfig *base, GArray *all)
   int N = base->n_gpus, k = dps_topo_gpus_per_node (base->topo), tried = 0;
   for (int s = 0; s < 2; s++) {
     DpsStrategy want = s ? DPS_STRATEGY_HSDP : DPS_STRATEGY_FSDP;
-    const Candidate *best = NULL;
-    for (guint i = 0; i < all->len && !best; i++) {
-      const Candidate *cd = &g_array_index (all, Candidate, i);
-      if (cd->strategy == want && cd->tp <= 1 && cd->pp <= 1 && !cd->tuned)
-        best = cd;
-    }
+    const Candidate *best = fastest_plan (all, want, FALSE);
     if (!best)
       continue;
     Candidate from = *best;
@@ -271,15 +290,8 @@ refine_sharded (const DpsDdpConfig *base, GArray *all)
     v = from;
     v.keep = !from.keep;
     g_array_append_val (variants, v);
-    for (guint i = 0; i < variants->len; i++) {
-      Candidate *cd = &g_array_index (variants, Candidate, i);
-      tried++;
-      g_autoptr (GError) e = NULL;
-      if (dps_advise_evaluate (base, cd, &e) && cd->r.fits)
-        g_array_append_val (all, *cd);
-      else
-        dps_ddp_result_clear (&cd->r);
-    }
+    for (guint i = 0; i < variants->len; i++, tried++)
+      join_if_fits (base, all, &g_array_index (variants, Candidate, i));
     g_array_free (variants, TRUE);
   }
   return tried;
@@ -297,23 +309,14 @@ refine_megatron (const DpsDdpConfig *base, GArray *all)
   int tried = 0;
   for (int s = 0; s < 2; s++) {
     DpsStrategy want = s ? DPS_STRATEGY_ZERO1 : DPS_STRATEGY_DDP;
-    const Candidate *best = NULL;
-    for (guint i = 0; i < all->len && !best; i++) {
-      const Candidate *cd = &g_array_index (all, Candidate, i);
-      if (cd->strategy == want && (cd->tp > 1 || cd->pp > 1) && !cd->megatron)
-        best = cd;
-    }
+    const Candidate *best = fastest_plan (all, want, TRUE);
     if (!best || (best->tp <= 1 && want != DPS_STRATEGY_ZERO1))
       continue;
     Candidate v = *best;
     v.r = (DpsDdpResult) { 0 };
     v.megatron = TRUE;
     tried++;
-    g_autoptr (GError) e = NULL;
-    if (dps_advise_evaluate (base, &v, &e) && v.r.fits)
-      g_array_append_val (all, v);
-    else
-      dps_ddp_result_clear (&v.r);
+    join_if_fits (base, all, &v);
   }
   return tried;
 }

@@ -146,6 +146,14 @@ plan_reasons (GString *o, const Candidate *a, const Candidate *b)
                           b->r.memory.gathered / 1e9, a->r.memory.total / 1e9);
 }
 
+/* w, or cd's plan name's width where wider: a table's plan column. */
+static int
+plan_width (int w, const Candidate *cd)
+{
+  g_autofree char *name = dps_advise_plan_name (cd);
+  return MAX (w, (int) strlen (name));
+}
+
 /* The plans that fit, the best five, with why the best wins. */
 static void
 report_plans (GString *out, const DpsDdpConfig *base, const Candidate *def, const GArray *plans, int tried)
@@ -154,10 +162,8 @@ report_plans (GString *out, const DpsDdpConfig *base, const Candidate *def, cons
   g_string_append_printf (out, "\nparallelism (%u plans fit of %d simulated; DDP's defaults %s):\n\n", plans->len,
                           tried, def->r.fits ? "fit" : "DO NOT FIT");
   int w = 28;   /* the plan column: as wide as the longest name shown */
-  for (guint i = 0; i < plans->len && i < 5; i++) {
-    g_autofree char *name = dps_advise_plan_name (&g_array_index (plans, Candidate, i));
-    w = MAX (w, (int) strlen (name));
-  }
+  for (guint i = 0; i < plans->len && i < 5; i++)
+    w = plan_width (w, &g_array_index (plans, Candidate, i));
   g_string_append_printf (out, "%-4s %-*s %13s %10s %12s %8s %11s %8s %12s\n", "", w, "plan", "micro x accum",
                           "step_ms", "samples/s", "gain_%", "exposed_ms", "mem_GB", "usd/Msample");
   for (guint i = 0; i < plans->len && i < 5; i++) {
@@ -399,13 +405,9 @@ report_sizes (GString *out, DpsFormat format, const DpsModel *model, const DpsDd
   fastest_cheapest (sizes, &fastest, &cheapest);
   double price = base->price_per_gpu_hour;
   int w = 28;   /* the plan column: as wide as the longest name */
-  for (guint i = 0; i < sizes->len; i++) {
-    const SizeBest *sb = &g_array_index (sizes, SizeBest, i);
-    if (sb->found) {
-      g_autofree char *name = dps_advise_plan_name (&sb->best);
-      w = MAX (w, (int) strlen (name));
-    }
-  }
+  for (guint i = 0; i < sizes->len; i++)
+    if (g_array_index (sizes, SizeBest, i).found)
+      w = plan_width (w, &g_array_index (sizes, SizeBest, i).best);
   g_autoptr (JsonBuilder) b = json_builder_new ();
   if (format == DPS_FORMAT_CSV)
     g_string_append (out, "gpus,best,strategy,tp,pp,vpp,checkpoint,flash_attention,offload,micro_batch,grad_accum,step_s,"
