@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "real/worker.h"
+#include "real/worker-check.h"
 #include "real/worker-step.h"
 #include "real/dev-cuda.h"
 

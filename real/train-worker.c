@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "real/worker.h"
+#include "real/worker-check.h"
 #include "real/worker-step.h"
 #include "real/pipeline-step.h"
 

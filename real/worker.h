@@ -2,8 +2,8 @@
  * dpscale-train-gpu on GPUs) share: their options, the plan of a run (the
  * model, the simulator's buckets as ranges of the flat gradient array,
  * the strategy's shard layout and step program, emulated layer times),
- * the buffers a strategy needs, the gradient and parameter checks, and the
- * report rank 0 prints for dpscale to read:
+ * the buffers a strategy needs, and the report rank 0 prints for dpscale
+ * to read (the gradient and parameter checks: worker-check.h):
  *
  *   # library NAME | # buckets N BYTES... | # gradcheck MAXREL
  *   # strategy NAME SHARDS UNITS                       (the shard group's ranks, the wrapped units)
@@ -143,29 +143,6 @@ guint64  dps_worker_hash (DpsDev *dev, const DpsWorkerPlan *p, const DpsWorkerBu
  * communication, optimizer, step, loss, and the exposed parts in forward,
  * in backward and after the optimizer */
 void     dps_worker_step_times (const DpsWorkerPlan *p, const double *act_s, double loss, double mine[9]);
-/* --check-params on rank 0, whose flat parameters on dev hold the whole
- * model (gathered; under tensor parallelism its rank's part, the others'
- * gathered over tp_comm, which every rank joins): prints "# params" and,
- * with --save-params, writes them (fp32, native byte order, the whole
- * model's order without padding) */
-void     dps_worker_check_params (DpsDev *dev, const DpsWorkerOpts *o, const DpsWorkerPlan *p, const float *params,
-                                  int rank, MPI_Comm tp_comm);
-
-/* --time-layers: rank 0 times the model's layers on dev
- * (dps_train_net_layer_times_on, at least min_time_s) and prints the
- * "layers" line; fails when the runner cannot train the model there */
-void     dps_worker_time_layers (DpsDev *dev, const DpsWorkerOpts *o, const DpsWorkerPlan *p, int rank);
-
-/* sums n floats of every replica in place (MPI or NCCL) */
-typedef void (*DpsWorkerAllreduce) (float *grads, gint64 n, void *data);
-
-/* The gradient of N shards averaged is the whole batch's: each rank's
- * shard gradient summed by allreduce, divided by the replicas, compared on
- * rank 0 with one network (on the same device) computing the whole batch;
- * prints "# gradcheck". */
-void     dps_worker_gradcheck (DpsTrainNet *net, const DpsWorkerOpts *o, const DpsWorkerPlan *p, int rank, int world,
-                               DpsWorkerAllreduce allreduce, void *data);
-
 /* Gathers every replica's times of step s (dps_worker_step_times), hash
  * (dps_worker_hash) and collective timings (per op of the step program:
  * start from the step's start t0, on dps_worker_now's clock, and
