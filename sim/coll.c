@@ -177,6 +177,10 @@ dps_coll_ctx_init_nodes (DpsCollCtx *ctx, const DpsTopo *topo, const DpsCollPara
     .channels = dps_topo_spec (topo)->channels,
     .gpus_per_node = k,
   };
+  /* inside one NVSwitch node NCCL's rings follow the NVLinks, not the NICs */
+  int one = n_nodes == 1 && per_node > 1 ? dps_tune_nvswitch_channels (dps_topo_spec (topo)) : 0;
+  if (one > 0)
+    ctx->channels = one;
   return TRUE;
 }
 

@@ -81,14 +81,69 @@ nvls_channels (const DpsCollCtx *ctx)
   return compcap_index (dps_topo_spec (ctx->topo)) < 3 ? 16 : ctx->n_nodes > 1 ? 32 : 24;
 }
 
+/* NCCL's ring channels inside one NVSwitch node (0 for another fabric), as
+ * its graph search finds them with no network (src/graph/search.cc,
+ * ncclTopoCompute, NVIDIA/nccl@5067397): from the fastest channel speed of
+ * the generation's intra-node list that one GPU's NVLink bandwidth
+ * (NCCL's estimate, the topology's bw x efficiency) holds, as many
+ * channels as it holds, trying slower speeds while they are over 0.49 of
+ * the best and keeping the most bandwidth (the first on a tie); doubled,
+ * at half the speed, by ncclTopoDupChannels unless the GPU is past compute
+ * capability 8.0 with more than 4 channels under 50 GB/s each; then a
+ * faster speed for as many channels where the NVLinks hold it (pass 2).
+ * MAXCHANNELS / 2 = 32 at most.  An H100 (370.8 GB/s) gets 6 x 60, then
+ * 12 x 30; an A100 (240) 6 x 40, then 12; a B200 (721.8) 8 x 90, then 16.
+ * (connectRings doubles them once more for the kernels; NCCL's tuner,
+ * and so this model, counts the graph's.) */
+int
+dps_tune_nvswitch_channels (const DpsTopoSpec *s)
+{
+  static const double intra[] = { 40.0, 30.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0, 7.0, 6.0, 5.0, 4.0, 3.0, 0 };
+  static const double sm90[] = { 60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 11.0, 6.0, 3.0, 0 };
+  static const double sm100[] = { 90.0, 80.0, 70.0, 60.0, 50.0, 45.0, 40.0, 30.0, 24.0, 20.0, 19.0, 18.0, 0 };
+  const int max_channels = 32;
+  if (s->intra != DPS_INTRA_NVSWITCH || s->gpus_per_node < 2)
+    return 0;
+  int gen = compcap_index (s);
+  const double *speed = gen >= 3 ? sm100 : gen == 2 ? sm90 : intra;
+  double total = s->intra_bw_Bps / 1e9;
+  int i = 0;
+  while (speed[i + 1] > 0 && speed[i] > total)
+    i++;
+  int best_n = 0, best_i = i;
+  for (; speed[i] > 0 && (best_n == 0 || speed[i] / speed[best_i] > 0.49); i++) {
+    int n = MIN ((int) (total / speed[i] + 1e-9), max_channels);
+    if (n * speed[i] > best_n * speed[best_i]) {
+      best_n = n;
+      best_i = i;
+    }
+  }
+  if (best_n == 0)
+    return 1;
+  if (!(gen >= 2 && speed[best_i] < 50.0 && best_n > 4))
+    best_n = MIN (2 * best_n, max_channels);
+  return best_n;   /* pass 2 raises the speed only: the count stays */
+}
+
+/* NCCL's steps of a ring of n ranks (src/graph/tuning.cc, nsteps):
+ * 2(n - 1) for all-reduce, n - 1 for reduce-scatter and all-gather, n for
+ * broadcast.  n / steps turns its bus bandwidth into algorithm bandwidth,
+ * as nccl-tests' busbw does back. */
+static int
+ring_steps (DpsCollOp op, int n)
+{
+  return op == DPS_OP_ALLREDUCE ? 2 * (n - 1) : op == DPS_OP_BROADCAST ? n : n - 1;
+}
+
 /* The most algorithm bandwidth (bytes/s) NCCL's own model allows ctx's
  * algorithm with proto, or 0 for no limit: its per-channel ceilings by GPU
  * generation and scale (1 node, 2, more) for ring LL128, tree LL128 and tree
  * Simple, and its LL ceiling (src/graph/tuning.cc: perChMaxRingLL128Bws,
  * perChMaxTreeLL128Bws, perChMaxTreeBws, llMaxBws, GB/s of busbw;
  * Blackwell's as NCCL 2.28.3-2.29.7 measured them on B200), turned into
- * algorithm bandwidth as NCCL does (ring x n / 2(n-1), tree x 1/2).  Across
- * nodes Simple rings and NVLSTree also keep to net_channel_Bps a channel. */
+ * algorithm bandwidth as NCCL does (ring x n / its steps, ring_steps;
+ * tree x 1/2).  Across nodes Simple rings and NVLSTree also keep to
+ * net_channel_Bps a channel. */
 double
 dps_tune_bw_cap_Bps (const DpsCollCtx *ctx, DpsProto proto)
 {
@@ -117,11 +172,11 @@ dps_tune_bw_cap_Bps (const DpsCollCtx *ctx, DpsProto proto)
   else if (proto == DPS_PROTO_SIMPLE && ctx->algo == DPS_ALGO_TREE)
     bus = ctx->channels * tree_simple[cc][sc];
   else if (proto == DPS_PROTO_SIMPLE && ctx->algo == DPS_ALGO_RING && ctx->n_nodes > 1 && ctx->params->net_channel_Bps > 0) {
-    /* the channels' ceiling across nodes, ring: n / nsteps of busbw, nsteps
-     * 2(n-1) for all-reduce and n-1 for the others (NCCL's ratio) */
+    /* the channels' ceiling across nodes, ring: n / nsteps of busbw (NCCL's
+     * ratio) */
     double net = dps_tune_ring_net_channels (ctx) * ctx->params->net_channel_Bps;
     if (net > 0)
-      return net * (ctx->op == DPS_OP_ALLREDUCE ? 0.5 : 1.0) * n / (n - 1);
+      return net * n / ring_steps (ctx->op, n);
   } else if (proto == DPS_PROTO_SIMPLE && ctx->algo == DPS_ALGO_NVLS && ctx->n_nodes > 1 && ctx->params->net_channel_Bps > 0) {
     /* NVLSTree: NCCL's NVLS channels carry each node's S once each way
      * between two nodes and 2 S deeper, where every node is a parent in
@@ -130,8 +185,7 @@ dps_tune_bw_cap_Bps (const DpsCollCtx *ctx, DpsProto proto)
   }
   if (bus <= 0)
     return 0;
-  double ratio = ctx->algo == DPS_ALGO_RING ? 0.5 * n / (n - 1) : 0.5;
-  return bus * 1e9 * ratio;
+  return bus * 1e9 * (ctx->algo == DPS_ALGO_RING ? (double) n / ring_steps (ctx->op, n) : 0.5);
 }
 
 /* The NICs of a node that ctx's ranks on it use (the topology's GPU-to-NIC

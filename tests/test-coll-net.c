@@ -137,6 +137,40 @@ test_net_channels (void)
   dps_plan_unref (plan);
 }
 
+/* Inside one NVSwitch node NCCL's rings follow the NVLinks
+ * (src/graph/search.cc, dps_tune_nvswitch_channels): an A100's 12 x 20 GB/s
+ * (240) holds 6 channels at 40, doubled to 12; an H100's 18 x 20.6 (370.8)
+ * 6 at 60, doubled to 12; a B200's 18 x 40.1 (721.8) 8 at 90, doubled to
+ * 16; a DGX-2 V100's 6 x 20 (120) 3 at 40, doubled to 6.  A collective of
+ * one such node runs them, one across nodes the NICs' (8); a PCIe node has
+ * none of its own.  The per-channel ceilings are busbw, as NCCL turns them
+ * into algorithm bandwidth (n / its steps): one B200 node's LL ring is
+ * held to 282 GB/s of busbw, 282 x 8/7 of algbw for an all-gather and
+ * 282 x 8/14 for an all-reduce; its LL128 to 16 channels x 40. */
+static void
+test_nvswitch_channels (void)
+{
+  static const struct { const char *topo; int channels; } want[] = {
+    { "dgx-a100", 12 }, { "dgx-h100", 12 }, { "hgx-b200", 16 }, { "dgx2-v100", 6 }, { "pcie-8x-rtx4090", 0 },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (want); i++) {
+    g_autoptr (DpsTopo) t = shipped (want[i].topo, 2);
+    g_assert_cmpint (dps_tune_nvswitch_channels (dps_topo_spec (t)), ==, want[i].channels);
+  }
+  DpsCollParams p;
+  dps_tune_params_nccl (&p);
+  g_autoptr (DpsTopo) b = shipped ("hgx-b200", 2);
+  DpsCollCtx ctx;
+  g_assert_true (dps_coll_ctx_init_nodes (&ctx, b, &p, 1, 8, DPS_OP_ALLGATHER, 1e6, NULL));
+  g_assert_cmpint (ctx.channels, ==, 16);
+  g_assert_cmpfloat (REL (dps_tune_bw_cap_Bps (&ctx, DPS_PROTO_LL), 282e9 * 8 / 7), <, 1e-12);
+  g_assert_cmpfloat (REL (dps_tune_bw_cap_Bps (&ctx, DPS_PROTO_LL128), 16 * 40e9 * 8 / 7), <, 1e-12);
+  ctx.op = DPS_OP_ALLREDUCE;
+  g_assert_cmpfloat (REL (dps_tune_bw_cap_Bps (&ctx, DPS_PROTO_LL), 282e9 * 8 / 14), <, 1e-12);
+  g_assert_true (dps_coll_ctx_init_nodes (&ctx, b, &p, 2, 8, DPS_OP_ALLGATHER, 1e6, NULL));
+  g_assert_cmpint (ctx.channels, ==, 8);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -144,5 +178,6 @@ main (int argc, char **argv)
   g_test_add_func ("/coll/fill", test_fill);
   g_test_add_func ("/coll/fill-nic-share", test_fill_nic_share);
   g_test_add_func ("/coll/net-channels", test_net_channels);
+  g_test_add_func ("/coll/nvswitch-channels", test_nvswitch_channels);
   return g_test_run ();
 }

@@ -4,6 +4,7 @@
 #include "sim/app/cli-util.h"
 #include "sim/topo-load.h"
 #include "sim/layout.h"
+#include "sim/tune.h"
 #include "sim/base/error.h"
 #include "sim/base/json-util.h"
 
@@ -103,6 +104,7 @@ describe_json (GString *out, const DpsTopo *t)
   dps_json_str (b, "fabric", dps_fabric_kind_name (s->fabric));
   dps_json_bool (b, "sharp", s->sharp);
   dps_json_int (b, "channels", s->channels);
+  dps_json_int (b, "channels_one_node", dps_tune_nvswitch_channels (s) > 0 ? dps_tune_nvswitch_channels (s) : s->channels);
   dps_json_num (b, "price_per_gpu_hour_usd", s->price_per_gpu_hour_usd > 0 ? s->price_per_gpu_hour_usd : NAN);
   json_builder_set_member_name (b, "bandwidth_Bps");
   json_builder_begin_object (b);
@@ -180,7 +182,11 @@ describe (GString *out, const DpsTopo *t, gboolean all_links)
   if (s->sharp)
     g_string_append (out, "; the switches reduce (SHARP: CollNet with NCCL_COLLNET_ENABLE=1)");
   g_string_append (out, "\n");
-  g_string_append_printf (out, "NCCL channels  %d\n", s->channels);
+  if (dps_tune_nvswitch_channels (s) > 0)   /* NCCL's search on the NVLinks of one node */
+    g_string_append_printf (out, "NCCL channels  %d across nodes, %d inside one node\n", s->channels,
+                            dps_tune_nvswitch_channels (s));
+  else
+    g_string_append_printf (out, "NCCL channels  %d\n", s->channels);
   if (s->price_per_gpu_hour_usd > 0)   /* the file's comment says whose and when */
     g_string_append_printf (out, "price          %.2f USD a GPU-hour, on demand (the file names its source; "
                             "--price-per-gpu-hour overrides)\n", s->price_per_gpu_hour_usd);
