@@ -28,6 +28,8 @@ typedef struct {
   gboolean     hsdp;           /* two group slots: shard, replicate */
   int          n_buckets;      /* DDP's */
   int          n_units;        /* FSDP's wrapped units (the root aside) */
+  gboolean     grads_late;     /* FSDP under no_sync: the gradient shards made by the last micro-step's
+                                * reduce-scatters, in the schedule's memory, not fixed's */
   double       comm_bytes;     /* sent by collectives per rank and step (nccl-tests' sizes) */
   double       optimizer_s;    /* this rank's (its shard's) */
   gboolean     pipeline;       /* tensor and pipeline parallel: one role a stage */

@@ -408,7 +408,7 @@ dps_ddp_simulate (const DpsDdpConfig *c, DpsDdpResult *out, GError **error)
     out->optimizer_s = prog.optimizer_s;
     out->overlap = out->comm_total_s > 0 ? 1 - out->exposed_comm_s / out->comm_total_s : 1;
     out->memory.params = prog.fixed.params;
-    out->memory.grads = prog.fixed.grads;
+    out->memory.grads = prog.grads_late ? 0 : prog.fixed.grads;   /* else in the schedule's buffers */
     out->memory.buckets = prog.fixed.buckets;
     out->memory.optimizer = prog.fixed.optimizer;
     out->memory.host = prog.fixed.host;

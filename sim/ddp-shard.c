@@ -132,7 +132,7 @@ dps_ddp_program_shards (const DpsDdpConfig *c, const DpsDdpInputs *in, DpsDdpPro
   for (int u = 0; u <= U; u++) {
     largest = MAX (largest, MAX (gather[u], reduce[u]));
     p->comm_bytes += gather[u] * (c->reshard_after_forward && c->strategy != DPS_STRATEGY_ZERO2 && u < U ? 2 : 1)
-                     * c->grad_accum + reduce[u] * c->grad_accum;
+                     * c->grad_accum + reduce[u] * (c->accum_no_sync ? 1 : c->grad_accum);
   }
   /* the shard group: G GPUs of a node, or whole nodes; HSDP's replicate
    * group the GPUs holding the same shard, N / G of them, spread evenly
@@ -147,13 +147,25 @@ dps_ddp_program_shards (const DpsDdpConfig *c, const DpsDdpInputs *in, DpsDdpPro
     if (!(p->costs[2] = group_cost (c, DPS_OP_ALLREDUCE, r_nodes, r_per, largest / G, error)))
       return FALSE;
     for (int u = 0; u <= U; u++)
-      p->comm_bytes += reduce[u] / G * c->grad_accum;
+      p->comm_bytes += reduce[u] / G * (c->accum_no_sync ? 1 : c->grad_accum);
   }
   p->hsdp = p->hsdp && R > 1;
   dps_memory_static ((double) m->n_params, c->precision, c->grad_dtype, c->optimizer, FALSE, c->strategy, G, &p->fixed);
   p->optimizer_s = in->optimizer_s / G;
   if (!offload (c, G, p, error))
     return FALSE;
+  /* under no_sync the gradient shards exist only from the last
+   * micro-step's reduce-scatters on (zero_grad(set_to_none=True), PyTorch's
+   * default, frees them after the optimizer): each unit's made by its own,
+   * in proportion to its parameters; the rest of the step holds none */
+  gboolean grads_late = c->accum_no_sync && c->grad_accum > 1;
+  g_autofree double *grad_shard = grads_late ? g_new0 (double, U + 1) : NULL;
+  double all_reduced = 0;
+  for (int u = 0; u <= U; u++)
+    all_reduced += reduce[u];
+  for (int u = 0; grads_late && u <= U; u++)
+    grad_shard[u] = all_reduced > 0 ? p->fixed.grads * reduce[u] / all_reduced : 0;
+  p->grads_late = grads_late;
   double c_comm = c->contention_comm >= 0 ? c->contention_comm : c->contention;
   double batch = in->batch;
   double c_shard = dps_ddp_group_contention (c, batch, G, G > k);
@@ -163,9 +175,10 @@ dps_ddp_program_shards (const DpsDdpConfig *c, const DpsDdpInputs *in, DpsDdpPro
   if (given)
     c_shard = c_rep = c->contention;
   DpsShardStep step = {
-    .model = m, .grad_accum = c->grad_accum, .fwd_s = in->fwd_s, .bwd_s = in->bwd_s,
+    .model = m, .grad_accum = c->grad_accum, .accum_no_sync = c->accum_no_sync, .unit_grad_shard_bytes = grad_shard,
+    .fwd_s = in->fwd_s, .bwd_s = in->bwd_s,
     .recompute_s = in->recompute_s, .act_bytes = in->act_bytes, .kept_bytes = in->kept_bytes, .hold_bytes = in->hold_bytes,
-    .optimizer_s = p->optimizer_s, .static_bytes = p->fixed.total, .n_units = U, .unit_of_layer = unit_of_layer,
+    .optimizer_s = p->optimizer_s, .static_bytes = p->fixed.total - (grads_late ? p->fixed.grads : 0), .n_units = U, .unit_of_layer = unit_of_layer,
     .unit_gather_bytes = gather, .unit_reduce_bytes = reduce, .unit_shard_bytes = shard, .unit_grad_bytes = grads,
     .reshard_after_forward = c->reshard_after_forward && c->strategy != DPS_STRATEGY_ZERO2,
     .limit_all_gathers = c->limit_all_gathers, .backward_prefetch = c->backward_prefetch,

@@ -85,6 +85,9 @@ typedef struct {
   DpsFsdpUnit     fsdp_unit;
   gboolean        reshard_after_forward;   /* FULL_SHARD's (FALSE: FSDP2's reshard_after_forward=False) */
   int             limit_all_gathers;   /* units gathered ahead at most (2); 0: no rate limiter */
+  gboolean        accum_no_sync;       /* zero2, fsdp, hsdp: micro-steps before the last reduce nothing and
+                                        * accumulate unsharded gradients (FSDP's no_sync(), FSDP2's
+                                        * set_requires_gradient_sync(False)); strategy.h */
   DpsOffload      offload;             /* zero2, fsdp, hsdp: what lives in host memory (strategy-kind.h) */
   DpsPrefetch     backward_prefetch;
   int             tp, pp, vpp;         /* tensor and pipeline parallel degrees, virtual stages; 1: none */

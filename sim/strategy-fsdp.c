@@ -25,7 +25,12 @@
  *     or none after; each unit's gradients, held unsharded from its first
  *     backward task, are reduce-scattered when its last backward task
  *     ends and freed when that ends; HSDP then all-reduces the shard
- *     across the replicas, on the replicate group's stream.
+ *     across the replicas, on the replicate group's stream.  Under
+ *     no_sync (accum_no_sync) only the last micro-step reduces: the ones
+ *     before add each unit's gradients into unsharded ones held in the
+ *     reduction's type, which the first makes (FSDP2 upcasts them to
+ *     reduce_dtype: FSDPParam.to_accumulated_grad_if_needed) and the last
+ *     one's reduce-scatter frees.
  * The optimizer updates this rank's shard after the last reduction.
  * With CPU offload two more streams, the rank's link to host memory one
  * way each (full duplex; one copy at a time each, as a CUDA stream's):
@@ -67,6 +72,15 @@ grad_mem (const DpsShardStep *in, int u)
   return in->unit_grad_bytes ? in->unit_grad_bytes[u] : in->unit_reduce_bytes[u];
 }
 
+/* ... of which the gradients as computed (the rest: the reduction's copy
+ * of them, where its type differs). */
+static double
+grad_computed (const DpsShardStep *in, int u)
+{
+  double all = grad_mem (in, u), reduced = in->unit_reduce_bytes[u];
+  return all > reduced ? all - reduced : all;
+}
+
 /* The streams and comm kinds a unit's gathers and reductions use. */
 typedef struct {
   DpsSched *s;
@@ -98,19 +112,21 @@ gather_unit (const Streams *g, const char *label, int u, const int *deps, int n_
 }
 
 /* Unit u's (named what: "unit 3", "root") reduction after dep: its
- * reduce-scatter, which frees the unsharded gradients and the unit's
- * parameters (the gathered copy, resharded, or the forward's); for HSDP
+ * reduce-scatter, which frees the unsharded gradients (and those
+ * accumulated, accum bytes) and the unit's parameters (the gathered copy,
+ * resharded, or the forward's); for HSDP
  * the shard's all-reduce across the replicas; offloaded, the gradient
  * shard (held from the reduce-scatter) copied to the host. */
 static void
-reduce_unit (const Streams *g, const char *what, const char *micro, int u, int dep)
+reduce_unit (const Streams *g, const char *what, const char *micro, int u, int dep, double accum)
 {
   const DpsShardStep *in = g->in;
   char label[192];
   double down = g->down >= 0 ? in->unit_reduce_bytes[u] / in->shards : 0;
+  double shard = in->unit_grad_shard_bytes ? in->unit_grad_shard_bytes[u] : 0;
   g_snprintf (label, sizeof label, "reduce-scatter %s%s", what, micro);
-  int r = collective (g->s, g->ss, g->rsc, label, in->unit_reduce_bytes[u], down,
-                      grad_mem (in, u) + in->unit_gather_bytes[u], &dep, 1);
+  int r = collective (g->s, g->ss, g->rsc, label, in->unit_reduce_bytes[u], down + shard,
+                      grad_mem (in, u) + in->unit_gather_bytes[u] + accum, &dep, 1);
   if (in->hsdp) {
     g_snprintf (label, sizeof label, "all-reduce %s shard%s", what, micro);
     r = collective (g->s, g->rs, g->ar, label, in->unit_reduce_bytes[u] / in->shards, 0, 0, &r, 1);
@@ -158,6 +174,12 @@ dps_strategy_fsdp (const DpsShardStep *in)
   char label[160];
   for (int k = 0; k < K; k++) {
     g_autofree char *micro = K > 1 ? g_strdup_printf (" (micro-step %d)", k + 1) : g_strdup ("");
+    /* under no_sync only the last micro-step reduces; the ones before add
+     * their gradients (as computed) into each unit's accumulated ones, in
+     * the reduction's type, which the first makes and the last's
+     * reduce-scatter frees */
+    gboolean sync = !in->accum_no_sync || k == K - 1;
+    gboolean accum_held = in->accum_no_sync && K > 1;
     for (int u = 0; u <= U; u++)
       gather[u] = fwd_end[u] = bwd_end[u] = -1;
     /* forward: the root's gather first, then the units' as the rate
@@ -228,12 +250,26 @@ dps_strategy_fsdp (const DpsShardStep *in)
       /* the unit's gradients, held unsharded from its first backward task
        * until reduce-scattered */
       g_snprintf (label, sizeof label, "bwd %s%s", name, micro);
+      double grads = sync ? grad_mem (in, u) : grad_computed (in, u);
       DpsTaskSpec t = { .label = label, .part = DPS_PART_BACKWARD, .work_s = in->bwd_s[l], .comm = -1,
-                        .flags = DPS_TASK_JITTER, .alloc_bytes = unit_start ? grad_mem (in, u) : 0,
+                        .flags = DPS_TASK_JITTER, .alloc_bytes = unit_start ? grads : 0,
                         .free_bytes = freed, .hold_bytes = in->hold_bytes ? in->hold_bytes[l] : 0,
                         .alloc_kind = DPS_MEM_BUFFERS, .free_kind = DPS_MEM_ACTIVATIONS,
                         .deps = &need, .n_deps = need >= 0 };
       bwd_task[l] = dps_sched_task_add (s, cs, &t);
+      if (unit_done && !sync) {
+        /* added into the accumulated gradients (made by the first); the
+         * unit's parameters freed, as its reduce-scatter would */
+        if (u < U)
+          g_snprintf (label, sizeof label, "accumulate gradients unit %d%s", u, micro);
+        else
+          g_snprintf (label, sizeof label, "accumulate gradients root%s", micro);
+        DpsTaskSpec a = { .label = label, .part = DPS_PART_BACKWARD, .comm = -1, .flags = DPS_TASK_FIXED,
+                          .alloc_bytes = k == 0 ? in->unit_reduce_bytes[u] : 0,
+                          .free_bytes = grad_computed (in, u) + in->unit_gather_bytes[u],
+                          .alloc_kind = DPS_MEM_BUFFERS, .free_kind = DPS_MEM_BUFFERS };
+        bwd_task[l] = dps_sched_task_add (s, cs, &a);
+      }
       if (!unit_done || u == U)
         continue;   /* the root's gradients are reduced after all of backward */
       bwd_end[u] = bwd_task[l];
@@ -244,15 +280,16 @@ dps_strategy_fsdp (const DpsShardStep *in)
       }
       char what[32];
       g_snprintf (what, sizeof what, "unit %d", u);
-      reduce_unit (&g, what, micro, u, bwd_end[u]);
+      if (sync)
+        reduce_unit (&g, what, micro, u, bwd_end[u], accum_held ? in->unit_reduce_bytes[u] : 0);
       if (next == u - 1 && next >= 0 && in->backward_prefetch == DPS_PREFETCH_NONE) {
         g_snprintf (label, sizeof label, "all-gather unit %d (backward)%s", next, micro);
         gather[next] = gather_unit (&g, label, next, &bwd_end[u], 1);
         next--;
       }
     }
-    if (first[U] >= 0)
-      reduce_unit (&g, "root", micro, U, bwd_task[first[U]]);
+    if (first[U] >= 0 && sync)
+      reduce_unit (&g, "root", micro, U, bwd_task[first[U]], accum_held ? in->unit_reduce_bytes[U] : 0);
   }
   /* the last reduction of each stream (and copy to the host) ends after
    * every other on it */

@@ -63,6 +63,10 @@ DpsSched *dps_strategy_ddp (const DpsDdpStep *in);
 typedef struct {
   const DpsModel *model;
   int            grad_accum;       /* micro-steps, each reducing its gradients (FSDP without no_sync) */
+  gboolean       accum_no_sync;    /* only the last micro-step reduces: the ones before keep each unit's
+                                    * unsharded gradients in the reduction's type (unit_reduce_bytes, FSDP2's
+                                    * upcast to reduce_dtype) from their first backward to the last
+                                    * micro-step's reduce-scatter, and add theirs to them */
   const double  *fwd_s, *bwd_s, *recompute_s, *act_bytes, *kept_bytes, *hold_bytes;   /* per layer, as DpsDdpStep's */
   double         optimizer_s;      /* the optimizer on this rank's shard */
   double         static_bytes;     /* this rank's shards of parameters, gradients, optimizer state */
@@ -74,6 +78,9 @@ typedef struct {
                                        * reduced: as reduced, and where computed in another type, as
                                        * computed too (NULL: unit_reduce_bytes) */
   const double  *unit_shard_bytes;    /* ... this rank's shard of its parameters as held (offload's copies) */
+  const double  *unit_grad_shard_bytes;   /* ... this rank's shard of its gradients, made by the last
+                                           * micro-step's reduce-scatter (NULL: held through the step, in
+                                           * static_bytes) */
   gboolean       reshard_after_forward;
   int            limit_all_gathers;   /* units gathered ahead at most (FSDP's rate limiter: 2); 0 no limit */
   DpsPrefetch    backward_prefetch;

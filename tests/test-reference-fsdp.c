@@ -81,6 +81,9 @@ predict (const Table *t, const Row *row, double *mem_gb)
   g_assert_true (dps_strategy_parse (g_str_equal (row->strategy, "shard_grad_op") ? "zero2" : row->strategy,
                                      &c.strategy));
   c.shard_group = row->shard_group;
+  /* the loop's micro-steps before the last under FSDP2's
+   * set_requires_gradient_sync(False): the file's accum_no_sync key */
+  c.accum_no_sync = g_str_has_prefix (dps_ref_table_meta (t, "accum_no_sync"), "yes");
   DpsDdpResult r;
   g_autoptr (GError) e = NULL;
   g_assert_true (dps_ddp_simulate (&c, &r, &e));
@@ -182,9 +185,10 @@ test_suite (void)
                   100 * ma, 100 * wa);
   g_test_message ("memory (c): %u entries, median |error| %.1f%%, worst %.1f%% (target 10%%)", memory->len, 100 * mm,
                   100 * wm);
-  /* the bars: today's figures (2.1%, 5.7%) with a margin */
+  /* the bars: today's figures (2.2%, 5.7%, memory 13.8%) with a margin */
   g_assert_cmpfloat (ms, <=, 0.03);
   g_assert_cmpfloat (ma, <=, 0.065);
+  g_assert_cmpfloat (mm, <=, 0.15);
 }
 
 int

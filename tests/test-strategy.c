@@ -125,6 +125,44 @@ test_shard_grad_op (void)
   dps_model_free (k.m);
 }
 
+/* Two micro-steps under no_sync (FSDP2's set_requires_gradient_sync(False)
+ * before the last).  The first runs as test_full_shard's without its
+ * reductions: unit 1's gather no longer waits behind unit 3's
+ * reduce-scatter ([6.25, 6.5]), unit 0's [8.25, 8.5], and the second
+ * micro-step's gathers of units 0 and 1, which wait for nothing but the
+ * stream, follow at once [8.5, 9.0]; each unit's gradients (2 bytes) are
+ * kept and its gathered parameters freed.  The second starts at 12.25:
+ * units 0-3 forward [12.25, 16.25] (gathers 2 and 3 in time), then as in
+ * test_full_shard 12 s later: unit 3 backward [16.25, 18.25], its
+ * reduce-scatter [18.25, 18.5] ... unit 0 [22.25, 24.25], its
+ * reduce-scatter [24.25, 24.5], the optimizer [24.5, 25].  Without
+ * no_sync the first micro-step's reduce-scatters run on the same stream
+ * and its last [12.25, 12.5] holds the second's first gather back:
+ * 25.5 s.  4 reduce-scatters, not 8; 16 gathers either way.  Memory
+ * peaks as unit 3's second backward starts: 5 static, 8 accumulated, 40
+ * of activations, units 3 and 2 gathered (2), unit 3's new gradients (2):
+ * 57, of which 12 buffers. */
+static void
+test_no_sync (void)
+{
+  Case k;
+  case_init (&k);
+  k.step.grad_accum = 2;
+  DpsSchedResult out;
+  g_assert_cmpfloat_with_epsilon (run (&k.step, &out), 25.5, 1e-12);
+  g_assert_cmpfloat (out.comms[1].count, ==, 8);
+  dps_sched_result_clear (&out);
+  k.step.accum_no_sync = TRUE;
+  g_assert_cmpfloat_with_epsilon (run (&k.step, &out), 25.0, 1e-12);
+  g_assert_cmpfloat (out.comms[0].count, ==, 16);
+  g_assert_cmpfloat (out.comms[1].count, ==, 4);
+  g_assert_cmpfloat (out.peak_bytes, ==, 57);
+  g_assert_cmpfloat (out.peak.peak_at_s, ==, 16.25);
+  g_assert_cmpfloat (out.peak.peak_kind_bytes[DPS_MEM_BUFFERS], ==, 12);
+  dps_sched_result_clear (&out);
+  dps_model_free (k.m);
+}
+
 /* Gathers slower than compute (1.5 s against 1 s): forward is the
  * gathers' pace.  Gather 0 [0, 1.5], 1 [1.5, 3]; unit 0 [1.5, 2.5];
  * gather 2 [3, 4.5]; unit 1 [3, 4]; gather 3 (after unit 1) [4.5, 6];
@@ -336,6 +374,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/strategy/fsdp/full-shard", test_full_shard);
   g_test_add_func ("/strategy/fsdp/shard-grad-op", test_shard_grad_op);
+  g_test_add_func ("/strategy/fsdp/no-sync", test_no_sync);
   g_test_add_func ("/strategy/fsdp/gathers-bound", test_gathers_bound);
   g_test_add_func ("/strategy/fsdp/hsdp", test_hsdp);
   g_test_add_func ("/strategy/pipeline/bubble", test_pipeline_bubble);

@@ -30,6 +30,7 @@ dps_ddp_options (DpsDdpOpts *o, gboolean sweep)
     { "shard-group", 0, 0, G_OPTION_ARG_INT, &o->shard_group, "hsdp: GPUs a shard group (default: one node's)", "G" },
     { "fsdp-unit", 0, 0, G_OPTION_ARG_STRING, &o->fsdp_unit, "What FSDP wraps as a unit: block (each transformer block, default), layer, model", "U" },
     { "no-reshard-after-forward", 0, 0, G_OPTION_ARG_NONE, &o->no_reshard, "fsdp: keep each unit gathered from its forward to its backward (FSDP2's reshard_after_forward=False)", NULL },
+    { "accum-no-sync", 0, 0, G_OPTION_ARG_NONE, &o->accum_no_sync, "zero2, fsdp, hsdp with --grad-accum: the micro-steps before the last reduce nothing and keep their gradients unsharded, in the reduction's type (FSDP's no_sync(), FSDP2's set_requires_gradient_sync(False)); one reduce-scatter a step (default: every micro-step reduces)", NULL },
     { "backward-prefetch", 0, 0, G_OPTION_ARG_STRING, &o->backward_prefetch, "fsdp: pre (BACKWARD_PRE, default), post, none", "P" },
     { "limit-all-gathers", 0, 0, G_OPTION_ARG_INT, &o->limit_all_gathers, "fsdp: units gathered ahead at most (default 2, FSDP's rate limiter; 0 none)", "N" },
     { "offload", 0, 0, G_OPTION_ARG_STRING, &o->offload, "zero2, fsdp, hsdp: none (default), optimizer (its states, master weights and gradient shards in host memory, the step on the CPUs: ZeRO-Offload), params (the parameter shards too: FSDP's CPUOffload)", "WHAT" },
@@ -157,6 +158,7 @@ apply_kinds (const DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
     c->backward_prefetch = (DpsPrefetch) i;
   }
   c->reshard_after_forward = !o->no_reshard;
+  c->accum_no_sync = o->accum_no_sync;
   if (o->offload && !dps_offload_parse (o->offload, &c->offload)) {
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--offload: '%s' is not none, optimizer or params", o->offload);
     return FALSE;
@@ -328,6 +330,11 @@ dps_ddp_opts_apply (DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
   if (o->overlap_param_gather && (c->strategy != DPS_STRATEGY_ZERO1 || (o->tp < 2 && o->pp < 2))) {
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT,
                  "--overlap-param-gather: only with --strategy zero1 and --tp or --pp 2 or more (Megatron's distributed optimizer)");
+    return FALSE;
+  }
+  if (o->accum_no_sync && (!dps_strategy_shards_grads (c->strategy) || o->tp > 1 || o->pp > 1)) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--accum-no-sync: only with --strategy zero2, fsdp or hsdp and no "
+                 "--tp or --pp (DDP's and ZeRO-1's micro-steps before the last already run under no_sync)");
     return FALSE;
   }
   c->shard_group = o->shard_group;

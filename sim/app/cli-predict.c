@@ -156,6 +156,9 @@ emit_table (GString *o, const DpsDdpConfig *c, const DpsDdpResult *r)
     g_string_append_printf (o, "  memory         %s GB per rank of %s GB: parameters %s, gradients %s, optimizer %s (%s), "
                             "activations %s, gathered parameters and gradients %s\n", t, dev, p, g, op,
                             r->strategy == DPS_STRATEGY_ZERO1 ? "its shard" : "their shards", a, ga);
+  if (c->accum_no_sync && c->grad_accum > 1 && !(r->tp > 1 || r->pp > 1))
+    g_string_append (o, "                 under no_sync: each unit's unsharded gradients accumulated in the reduction's type "
+                        "(in the gathered), its shard made by the last micro-step's reduce-scatter\n");
   if (r->memory.host > 0) {
     g_autofree char *h = gb (r->memory.host);
     g_string_append_printf (o, "                 and %s GB in host memory (offloaded shards)\n", h);
