@@ -24,7 +24,9 @@
  *     gradients are reduced (on the one stream it runs first), with POST
  *     or none after; each unit's gradients, held unsharded from its first
  *     backward task, are reduce-scattered when its last backward task
- *     ends and freed when that ends; HSDP then all-reduces the shard
+ *     ends (their copy in the reduction's type, where it differs, made as
+ *     the reduce-scatter starts: FSDP2's foreach_reduce copy-in) and freed
+ *     when that ends; HSDP then all-reduces the shard
  *     across the replicas, on the replicate group's stream.  Under
  *     no_sync (accum_no_sync) only the last micro-step reduces: the ones
  *     before add each unit's gradients into unsharded ones held in the
@@ -124,8 +126,9 @@ reduce_unit (const Streams *g, const char *what, const char *micro, int u, int d
   char label[192];
   double down = g->down >= 0 ? in->unit_reduce_bytes[u] / in->shards : 0;
   double shard = in->unit_grad_shard_bytes ? in->unit_grad_shard_bytes[u] : 0;
+  double copy = grad_mem (in, u) - grad_computed (in, u);   /* the reduction's copy, made as it starts */
   g_snprintf (label, sizeof label, "reduce-scatter %s%s", what, micro);
-  int r = collective (g->s, g->ss, g->rsc, label, in->unit_reduce_bytes[u], down + shard,
+  int r = collective (g->s, g->ss, g->rsc, label, in->unit_reduce_bytes[u], down + shard + copy,
                       grad_mem (in, u) + in->unit_gather_bytes[u] + accum, &dep, 1);
   if (in->hsdp) {
     g_snprintf (label, sizeof label, "all-reduce %s shard%s", what, micro);
@@ -247,12 +250,11 @@ dps_strategy_fsdp (const DpsShardStep *in)
         freed += in->kept_bytes[l];
         need = -1;
       }
-      /* the unit's gradients, held unsharded from its first backward task
-       * until reduce-scattered */
+      /* the unit's gradients as computed, held unsharded from its first
+       * backward task until reduce-scattered */
       g_snprintf (label, sizeof label, "bwd %s%s", name, micro);
-      double grads = sync ? grad_mem (in, u) : grad_computed (in, u);
       DpsTaskSpec t = { .label = label, .part = DPS_PART_BACKWARD, .work_s = in->bwd_s[l], .comm = -1,
-                        .flags = DPS_TASK_JITTER, .alloc_bytes = unit_start ? grads : 0,
+                        .flags = DPS_TASK_JITTER, .alloc_bytes = unit_start ? grad_computed (in, u) : 0,
                         .free_bytes = freed, .hold_bytes = in->hold_bytes ? in->hold_bytes[l] : 0,
                         .alloc_kind = DPS_MEM_BUFFERS, .free_kind = DPS_MEM_ACTIVATIONS,
                         .deps = &need, .n_deps = need >= 0 };
