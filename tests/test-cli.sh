@@ -177,22 +177,26 @@ if awk -F, 'NR > 1 && !($NF in t) { t[$NF] = $15 }
      END { exit !(("hsdp +flash g16" in t) && ("fsdp +flash unit=layer" in t) &&
                   t["fsdp +flash"] < t["fsdp +flash prefetch=post"] && t["fsdp +flash prefetch=post"] < t["fsdp +flash prefetch=none"]) }' "$tmp/tune.csv"
 then ok; else ko "advise: FSDP's settings tuned: $(cut -d, -f15,22 "$tmp/tune.csv" | head -12 | tr '\n' ' ')"; fi
-# and Megatron-Core's settings on its best tensor- and pipeline-parallel
-# plans of ddp and zero1 (sequence parallelism with the tensor-parallel
-# collectives overlapped, ZeRO-1's gathers overlapped): each such plan is
-# faster than the same plan without them, at the same micro-batches
-if awk -F, 'NR > 1 { k = $11 "x" $12; t[$NF "|" k] = $15; if ($NF ~ / \+(sp\+)?overlap$/) o[$NF "|" k] = 1 }
+# tensor-parallel plans run as Megatron-Core runs them (sequence
+# parallelism, its collectives beside the GEMMs: every tp > 1 plan is named
+# +sp+overlap; the same plan without them is slower, above); ZeRO-1's best
+# pipeline plan again with its gathers overlapped, faster than without at
+# the same micro-batches
+if awk -F, 'NR > 1 { k = $11 "x" $12; t[$NF "|" k] = $15
+                     if ($NF ~ / tp[2-8] / && $NF !~ / \+sp\+overlap/) bad = 1
+                     if ($NF ~ / \+overlap$/ && $NF !~ /sp\+overlap/) o[$NF "|" k] = 1 }
      END { n = 0
-           for (x in o) { split (x, p, "|"); b = p[1]; sub (/ \+(sp\+)?overlap$/, "", b)
+           for (x in o) { split (x, p, "|"); b = p[1]; sub (/ \+overlap$/, "", b)
                           if (!((b "|" p[2]) in t) || t[x] >= t[b "|" p[2]]) exit 1; n++ }
-           exit !(n >= 1) }' "$tmp/tune.csv"
+           exit !(n >= 1 && !bad) }' "$tmp/tune.csv"
 then ok; else ko "advise: Megatron's overlaps: $(grep overlap "$tmp/tune.csv" | cut -d, -f11,12,15,22 | tr '\n' ' ')"; fi
 # with FSDP's settings given, every plan is named by what it runs: no two
 # plans of the same name and micro-batch x accumulation (a plan run with
-# --fsdp-unit layer named as the default, beside the default itself, was)
+# --fsdp-unit layer named as the default, beside the default itself, was),
+# and the fastest FSDP plan says the unit it ran
 "$bin" advise --model llama3-8b --gpus 16 --batch 2 --fsdp-unit layer --format csv >"$tmp/tune2.csv" 2>/dev/null
 if [ -s "$tmp/tune2.csv" ] && [ -z "$(awk -F, '$2 == "plan" { print $NF "|" $11 "x" $12 }' "$tmp/tune2.csv" | sort | uniq -d)" ] \
-   && awk -F, '$1 == "p1" { exit !($NF ~ /unit=layer/) }' "$tmp/tune2.csv"; then ok
+   && awk -F, '$2 == "plan" && $3 == "fsdp" { exit !($NF ~ /unit=layer/) }' "$tmp/tune2.csv"; then ok
 else ko "advise --fsdp-unit layer: plans named alike: $(awk -F, '$2 == "plan" { print $NF "|" $11 "x" $12 }' "$tmp/tune2.csv" | sort | uniq -d | head -3)"; fi
 # advise offloads only the plans that would not fit otherwise: Llama-3-8B
 # on 16 GPUs fits sharded (its best plan stays on the GPUs); Llama-2-70B on

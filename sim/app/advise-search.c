@@ -162,6 +162,20 @@ dps_advise_too_big (const DpsDdpConfig *base, const Candidate *cd)
   return m.total > dps_topo_spec (base->topo)->gpu.memory_bytes;
 }
 
+/* Simulates cd; it joins all if it fits (its result cleared if not).
+ * Returns whether it did. */
+static gboolean
+join_if_fits (const DpsDdpConfig *base, GArray *all, Candidate *cd)
+{
+  g_autoptr (GError) e = NULL;
+  if (dps_advise_evaluate (base, cd, &e) && cd->r.fits) {
+    g_array_append_val (all, *cd);
+    return TRUE;
+  }
+  dps_ddp_result_clear (&cd->r);
+  return FALSE;
+}
+
 /* The parallelism: each strategy (ZeRO, FSDP, HSDP) and, for a
  * transformer, each tensor (inside a node) x pipeline layout with DDP or
  * ZeRO-1 over the rest, each with and without activation checkpointing
@@ -179,6 +193,10 @@ walk_plans (const DpsDdpConfig *base, int batch, GArray *all, int total)
   /* fused attention is faster and smaller at once: every plan of a
    * transformer takes it (the defaults' row says whether they have it) */
   int flash = m->heads > 0 || base->flash_attention;
+  /* a plan that fits without checkpointing (or offload) is faster than
+   * its twin with it (the same work and a forward again): the twin is not
+   * simulated */
+  g_autoptr (GHashTable) fit_plain = g_hash_table_new (NULL, NULL);
   for (int ckpt = 0; ckpt < (blocks ? 2 : 1); ckpt++)
       for (int tp = 1; tp <= (blocks ? MIN (k, 8) : 1); tp *= 2)
         for (int pp = 1; pp <= (blocks ? MIN (blocks, 64) : 1); pp *= 2) {
@@ -190,7 +208,11 @@ walk_plans (const DpsDdpConfig *base, int batch, GArray *all, int total)
           /* the same global batch: a replica (tp x pp GPUs) takes tp x pp
            * GPUs' samples, as micro-batches of 1, 2, 4 or 8 */
           int per_replica = batch * tp * pp;
-          for (int si = 0; si < n_dp; si++)
+          for (int si = 0; si < n_dp; si++) {
+            /* a layout that does not fit at one micro-batch does not at a
+             * larger one (its activations in flight only grow): those are
+             * not simulated */
+            gboolean dead[3] = { FALSE, FALSE, FALSE };
             for (int micro = 1; micro <= MIN (8, per_replica); micro *= 2) {
               if (per_replica % micro)
                 continue;
@@ -206,22 +228,29 @@ walk_plans (const DpsDdpConfig *base, int batch, GArray *all, int total)
               for (int vpp = 1; vpp <= (pp > 1 ? 2 : 1); vpp++) {
                 if (vpp > 1 && (kk % pp || blocks < pp * vpp))
                   continue;
+                /* tensor parallelism as Megatron-Core runs it: with
+                 * sequence parallelism, which splits what a block's
+                 * activations held whole on every GPU of the group, and
+                 * its collectives beside the GEMMs (faster and smaller
+                 * than without: test-cli) */
                 Candidate cd = { .cap_mib = 25, .micro = micro, .accum = kk, .grad = DPS_DTYPE_FP32,
                                  .compress = DPS_COMPRESS_NONE, .strategy = dp_all[si], .tp = tp, .pp = pp,
-                                 .vpp = vpp, .ckpt = ckpt, .flash = flash };
-                if (dps_advise_too_big (base, &cd))
+                                 .vpp = vpp, .ckpt = ckpt, .flash = flash, .megatron = tp > 1 };
+                /* the layout, packed: tp, pp <= 64, strategy, micro, vpp */
+                gpointer key = GINT_TO_POINTER (((((tp * 128 + pp) * 8 + si) * 16 + micro) * 4 + vpp) + 1);
+                if (dps_advise_too_big (base, &cd) || (all && dead[vpp])
+                    || (ckpt && g_hash_table_contains (fit_plain, key)))
                   continue;
                 tried++;
                 if (!all)
                   continue;
-                g_autoptr (GError) e = NULL;
-                if (dps_advise_evaluate (base, &cd, &e) && cd.r.fits)
-                  g_array_append_val (all, cd);
-                else
-                  dps_ddp_result_clear (&cd.r);
+                dead[vpp] = !join_if_fits (base, all, &cd);
+                if (!ckpt && !dead[vpp] && cd.r.offload == DPS_OFFLOAD_NONE)
+                  g_hash_table_add (fit_plain, key);
                 dps_progress ("parallel plans", tried, total);
               }
             }
+          }
         }
   return tried;
 }
@@ -237,17 +266,6 @@ fastest_plan (const GArray *all, DpsStrategy want, gboolean parallel)
       return cd;
   }
   return NULL;
-}
-
-/* Simulates cd; it joins all if it fits (its result cleared if not). */
-static void
-join_if_fits (const DpsDdpConfig *base, GArray *all, Candidate *cd)
-{
-  g_autoptr (GError) e = NULL;
-  if (dps_advise_evaluate (base, cd, &e) && cd->r.fits)
-    g_array_append_val (all, *cd);
-  else
-    dps_ddp_result_clear (&cd->r);
 }
 
 /* FSDP's own settings, one at a time from the fastest FSDP and HSDP plans
@@ -297,28 +315,22 @@ refine_sharded (const DpsDdpConfig *base, GArray *all)
   return tried;
 }
 
-/* The fastest tensor- or pipeline-parallel plan of each strategy (ddp,
- * zero1) again with Megatron-Core's settings: sequence parallelism with
- * the tensor-parallel collectives beside the GEMMs (--sequence-parallel
- * --tp-comm-overlap, where tp > 1), ZeRO-1's parameter gathers before
- * each layer's own forward (--overlap-param-gather); those that fit join
- * all.  Returns the plans simulated. */
+/* ZeRO-1's fastest pipeline-parallel plan without tensor parallelism
+ * (those with it ran as Megatron-Core runs them: walk_plans) again with
+ * its parameter gathers before each layer's own forward
+ * (--overlap-param-gather); it joins all if it fits.  Returns the plans
+ * simulated. */
 static int
 refine_megatron (const DpsDdpConfig *base, GArray *all)
 {
-  int tried = 0;
-  for (int s = 0; s < 2; s++) {
-    DpsStrategy want = s ? DPS_STRATEGY_ZERO1 : DPS_STRATEGY_DDP;
-    const Candidate *best = fastest_plan (all, want, TRUE);
-    if (!best || (best->tp <= 1 && want != DPS_STRATEGY_ZERO1))
-      continue;
-    Candidate v = *best;
-    v.r = (DpsDdpResult) { 0 };
-    v.megatron = TRUE;
-    tried++;
-    join_if_fits (base, all, &v);
-  }
-  return tried;
+  const Candidate *best = fastest_plan (all, DPS_STRATEGY_ZERO1, TRUE);
+  if (!best)
+    return 0;
+  Candidate v = *best;
+  v.r = (DpsDdpResult) { 0 };
+  v.megatron = TRUE;
+  join_if_fits (base, all, &v);
+  return 1;
 }
 
 /* The plans of walk_plans that fit, refine_sharded's and

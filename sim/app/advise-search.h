@@ -26,9 +26,10 @@ typedef struct {
   DpsFsdpUnit unit;
   DpsPrefetch prefetch;
   gboolean keep;           /* reshard_after_forward=False: each unit kept gathered from forward to backward */
-  /* Megatron-Core's settings, tried on the best tensor- and pipeline-
-   * parallel plans (refine_megatron): sequence parallelism with the
-   * tensor-parallel collectives overlapped, ZeRO-1's gathers overlapped */
+  /* Megatron-Core's settings: sequence parallelism with the
+   * tensor-parallel collectives overlapped (every tp > 1 plan), ZeRO-1's
+   * gathers overlapped (with it, and on ZeRO-1's best pipeline plan:
+   * refine_megatron) */
   gboolean megatron;
 } DpsAdviseCandidate;
 
