@@ -7,6 +7,18 @@
 #include <math.h>
 #include <string.h>
 
+/* One layer of 1e9 FLOPs: a 1000 x 1000 weight and a bias of 1000
+ * (1,001,000 parameters). */
+static inline DpsModel *
+test_matrix_model (void)
+{
+  DpsModel *m = dps_model_new ("mat");
+  dps_model_add_layer (m, "fc", 1e9, 0, 0);
+  dps_model_add_tensor (m, "fc.weight", 1000, 1000);
+  dps_model_add_vector (m, "fc.bias", 1000);
+  return m;
+}
+
 /* The relative difference of a from b (b nonzero). */
 #define REL(a, b) (fabs ((a) - (b)) / fabs (b))
 
