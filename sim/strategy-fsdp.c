@@ -114,9 +114,12 @@ gather_unit (const Streams *g, const char *label, int u, const int *deps, int n_
 }
 
 /* Unit u's (named what: "unit 3", "root") reduction after dep: its
- * reduce-scatter, which frees the unsharded gradients (and those
- * accumulated, accum bytes) and the unit's parameters (the gathered copy,
- * resharded, or the forward's); for HSDP
+ * reduce-scatter, which makes the gradients' copy in the reduction's type
+ * (where it differs) and, where the shards come late
+ * (unit_grad_shard_bytes), the unit's gradient shard as it starts, and
+ * frees the unsharded gradients (and those accumulated, accum bytes) and
+ * the unit's parameters (the gathered copy, resharded, or the forward's)
+ * as it ends; for HSDP
  * the shard's all-reduce across the replicas; offloaded, the gradient
  * shard (held from the reduce-scatter) copied to the host. */
 static void
