@@ -38,11 +38,6 @@
 
 typedef enum { DPS_COMPRESS_NONE, DPS_COMPRESS_FP16, DPS_COMPRESS_POWERSGD } DpsCompress;
 
-/* What FSDP wraps as a unit: each transformer block (the layers whose
- * input activation checkpointing keeps; the other layers are the root
- * unit), each layer, or the whole model as one. */
-typedef enum { DPS_FSDP_UNIT_BLOCK, DPS_FSDP_UNIT_LAYER, DPS_FSDP_UNIT_MODEL } DpsFsdpUnit;
-
 /* The spread of compute speed among GPUs of one model in one cluster, as
  * sd / mean: Sinha et al., "Not All GPUs Are Created Equal", SC22
  * (arXiv:2208.11035), measured over 90% of the GPUs of five clusters (V100

@@ -46,6 +46,38 @@ dps_offload_parse (const char *name, DpsOffload *out)
 
 const char *dps_offload_name (DpsOffload o) { return offload_names[o]; }
 
+static const char *const prefetch_names[] = { "pre", "post", "none" };
+
+gboolean
+dps_prefetch_parse (const char *name, DpsPrefetch *out)
+{
+  for (int i = 0; name && i < (int) G_N_ELEMENTS (prefetch_names); i++)
+    if (g_ascii_strcasecmp (name, prefetch_names[i]) == 0
+        || (i < 2 && g_ascii_strncasecmp (name, "backward_", 9) == 0
+            && g_ascii_strcasecmp (name + 9, prefetch_names[i]) == 0)) {
+      *out = (DpsPrefetch) i;
+      return TRUE;
+    }
+  return FALSE;
+}
+
+const char *dps_prefetch_name (DpsPrefetch p) { return prefetch_names[p]; }
+
+static const char *const unit_names[] = { "block", "layer", "model" };
+
+gboolean
+dps_fsdp_unit_parse (const char *name, DpsFsdpUnit *out)
+{
+  for (int i = 0; name && i < (int) G_N_ELEMENTS (unit_names); i++)
+    if (g_str_equal (name, unit_names[i])) {
+      *out = (DpsFsdpUnit) i;
+      return TRUE;
+    }
+  return FALSE;
+}
+
+const char *dps_fsdp_unit_name (DpsFsdpUnit u) { return unit_names[u]; }
+
 gboolean
 dps_offload_applies (DpsOffload o, DpsStrategy s)
 {

@@ -32,6 +32,20 @@ typedef enum {
  * (None). */
 typedef enum { DPS_PREFETCH_PRE, DPS_PREFETCH_POST, DPS_PREFETCH_NONE } DpsPrefetch;
 
+/* pre, post, none (PyTorch's BACKWARD_PRE and BACKWARD_POST too, in any
+ * case) */
+gboolean    dps_prefetch_parse (const char *name, DpsPrefetch *out);
+const char *dps_prefetch_name (DpsPrefetch p);
+
+/* What FSDP wraps as a unit: each transformer block (the layers whose
+ * input activation checkpointing keeps; the other layers are the root
+ * unit), each layer, or the whole model as one. */
+typedef enum { DPS_FSDP_UNIT_BLOCK, DPS_FSDP_UNIT_LAYER, DPS_FSDP_UNIT_MODEL } DpsFsdpUnit;
+
+/* block, layer, model */
+gboolean    dps_fsdp_unit_parse (const char *name, DpsFsdpUnit *out);
+const char *dps_fsdp_unit_name (DpsFsdpUnit u);
+
 /* The pipeline schedules (Megatron-LM's names): every forward then every
  * backward (GPipe); one forward one backward after a warm-up (1F1B,
  * PipeDream-Flush); 1F1B over virtual stages, each stage holding vpp

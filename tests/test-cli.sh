@@ -115,6 +115,8 @@ rs = lambda d: next(c for c in d["collectives"] if c["name"].startswith("reduce-
 assert rs(a)["count"] == 4 * rs(b)["count"], (rs(a)["count"], rs(b)["count"])
 ma, mb = a["memory_bytes"], b["memory_bytes"]
 assert mb["gradients"] == 0 and ma["gradients"] > 0, (ma, mb)
+assert b["fsdp"]["accum_no_sync"] and not a["fsdp"]["accum_no_sync"], (a["fsdp"], b["fsdp"])
+assert b["fsdp"] == dict(a["fsdp"], accum_no_sync=True) and a["fsdp"]["unit"] == "block", a["fsdp"]
 extra = mb["gathered"] - ma["gathered"]
 assert abs(extra / (4 * a["parameters"]) - 1) < 0.01, (extra, a["parameters"])
 assert abs(mb["total"] - ma["total"] - (extra - ma["gradients"])) < 1e3, (ma, mb)' "$tmp/ns0.json" "$tmp/ns1.json"

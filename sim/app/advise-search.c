@@ -130,14 +130,13 @@ dps_advise_plan_name (const Candidate *cd)
     g_string_append (n, cd->tp > 1 ? " +sp+overlap" : " +overlap");
   /* FSDP's settings where they differ from its defaults, as simulated
    * (evaluate records them: tuned, or the command line's) */
-  static const char *const units[] = { "block", "layer", "model" }, *const prefetch[] = { "pre", "post", "none" };
   gboolean sharded = cd->strategy == DPS_STRATEGY_ZERO2 || dps_strategy_shards_params (cd->strategy);
   if (cd->strategy == DPS_STRATEGY_HSDP && cd->shard_group > 0)
     g_string_append_printf (n, " g%d", cd->shard_group);
   if (sharded && cd->unit != DPS_FSDP_UNIT_BLOCK)
-    g_string_append_printf (n, " unit=%s", units[cd->unit]);
+    g_string_append_printf (n, " unit=%s", dps_fsdp_unit_name (cd->unit));
   if (sharded && cd->prefetch != DPS_PREFETCH_PRE)
-    g_string_append_printf (n, " prefetch=%s", prefetch[cd->prefetch]);
+    g_string_append_printf (n, " prefetch=%s", dps_prefetch_name (cd->prefetch));
   if (dps_strategy_shards_params (cd->strategy) && cd->keep)
     g_string_append (n, " +keep");
   /* offloaded to the host's memory and CPUs: the optimizer, or the parameters too */

@@ -132,30 +132,14 @@ apply_kinds (const DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
   }
   if (o->strategy && !dps_cli_strategy (o->strategy, &c->strategy, error))
     return FALSE;
-  if (o->fsdp_unit) {
-    static const char *const units[] = { "block", "layer", "model" };
-    int i = 0;
-    while (i < 3 && !g_str_equal (o->fsdp_unit, units[i]))
-      i++;
-    if (i == 3) {
-      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--fsdp-unit: '%s' is not block, layer or model", o->fsdp_unit);
-      return FALSE;
-    }
-    c->fsdp_unit = (DpsFsdpUnit) i;
+  if (o->fsdp_unit && !dps_fsdp_unit_parse (o->fsdp_unit, &c->fsdp_unit)) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--fsdp-unit: '%s' is not block, layer or model", o->fsdp_unit);
+    return FALSE;
   }
-  if (o->backward_prefetch) {
-    static const char *const modes[] = { "pre", "post", "none" };
-    int i = 0;
-    while (i < 3 && g_ascii_strcasecmp (o->backward_prefetch, modes[i]) != 0
-           && !(i < 2 && g_ascii_strncasecmp (o->backward_prefetch, "backward_", 9) == 0
-                && g_ascii_strcasecmp (o->backward_prefetch + 9, modes[i]) == 0))
-      i++;
-    if (i == 3) {
-      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--backward-prefetch: '%s' is not pre, post or none",
-                   o->backward_prefetch);
-      return FALSE;
-    }
-    c->backward_prefetch = (DpsPrefetch) i;
+  if (o->backward_prefetch && !dps_prefetch_parse (o->backward_prefetch, &c->backward_prefetch)) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--backward-prefetch: '%s' is not pre, post or none",
+                 o->backward_prefetch);
+    return FALSE;
   }
   c->reshard_after_forward = !o->no_reshard;
   c->accum_no_sync = o->accum_no_sync;

@@ -315,6 +315,17 @@ emit_json (GString *o, const DpsDdpConfig *c, const DpsDdpResult *r)
   dps_json_str (b, "strategy", dps_strategy_name (r->strategy));
   dps_json_str (b, "offload", dps_offload_name (r->offload));
   dps_json_int (b, "shards", r->shards);
+  if (dps_strategy_shards_grads (r->strategy) && r->tp <= 1 && r->pp <= 1) {
+    /* the sharded strategies' own settings, as run */
+    json_builder_set_member_name (b, "fsdp");
+    json_builder_begin_object (b);
+    dps_json_str (b, "unit", dps_fsdp_unit_name (c->fsdp_unit));
+    dps_json_bool (b, "reshard_after_forward", c->reshard_after_forward && r->strategy != DPS_STRATEGY_ZERO2);
+    dps_json_str (b, "backward_prefetch", dps_prefetch_name (c->backward_prefetch));
+    dps_json_int (b, "limit_all_gathers", c->limit_all_gathers);
+    dps_json_bool (b, "accum_no_sync", c->accum_no_sync && c->grad_accum > 1);
+    json_builder_end_object (b);
+  }
   if (r->tp > 1 || r->pp > 1) {
     json_builder_set_member_name (b, "layout");
     json_builder_begin_object (b);
