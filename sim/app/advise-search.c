@@ -56,12 +56,14 @@ dps_advise_evaluate (const DpsDdpConfig *base, Candidate *cd, GError **error)
     c.fsdp_unit = cd->unit;
     c.backward_prefetch = cd->prefetch;
     c.reshard_after_forward = !cd->keep;
+    c.accum_no_sync = cd->no_sync;
   }
   /* what it runs, tuned or the command line's, for its name */
   cd->shard_group = c.shard_group;
   cd->unit = c.fsdp_unit;
   cd->prefetch = c.backward_prefetch;
   cd->keep = !c.reshard_after_forward;
+  cd->no_sync = c.accum_no_sync && c.grad_accum > 1 && dps_strategy_shards_grads (c.strategy) && c.tp <= 1 && c.pp <= 1;
   /* offloaded only where the plan does not fit otherwise: offloading
    * costs the copies and a slower optimizer */
   c.offload = DPS_OFFLOAD_NONE;
@@ -139,6 +141,8 @@ dps_advise_plan_name (const Candidate *cd)
     g_string_append_printf (n, " prefetch=%s", dps_prefetch_name (cd->prefetch));
   if (dps_strategy_shards_params (cd->strategy) && cd->keep)
     g_string_append (n, " +keep");
+  if (cd->no_sync)
+    g_string_append (n, " +no-sync");
   /* offloaded to the host's memory and CPUs: the optimizer, or the parameters too */
   if (cd->r.offload != DPS_OFFLOAD_NONE)
     g_string_append (n, cd->r.offload == DPS_OFFLOAD_PARAMS ? " +cpu-params" : " +cpu-opt");
@@ -269,9 +273,9 @@ fastest_plan (const GArray *all, DpsStrategy want, gboolean parallel)
 
 /* FSDP's own settings, one at a time from the fastest FSDP and HSDP plans
  * of all (sorted): HSDP's shard group (half a node, 2, 4 ... nodes), the
- * wrapping unit (each layer), backward prefetch (post, none), and units
- * kept gathered from forward to backward; those that fit join all.
- * Returns the plans simulated. */
+ * wrapping unit (each layer), backward prefetch (post, none), units kept
+ * gathered from forward to backward, and with accumulation no_sync; those
+ * that fit join all.  Returns the plans simulated. */
 static int
 refine_sharded (const DpsDdpConfig *base, GArray *all)
 {
@@ -287,6 +291,7 @@ refine_sharded (const DpsDdpConfig *base, GArray *all)
     from.unit = base->fsdp_unit;
     from.prefetch = base->backward_prefetch;
     from.keep = !base->reshard_after_forward;
+    from.no_sync = base->accum_no_sync;
     from.shard_group = want == DPS_STRATEGY_HSDP ? base->shard_group : 0;
     GArray *variants = g_array_new (FALSE, TRUE, sizeof (Candidate));
     for (int g = MAX (1, k / 2); want == DPS_STRATEGY_HSDP && g < N; g *= 2)
@@ -307,6 +312,11 @@ refine_sharded (const DpsDdpConfig *base, GArray *all)
     v = from;
     v.keep = !from.keep;
     g_array_append_val (variants, v);
+    if (from.accum > 1) {   /* one reduce-scatter a step, the gradients held unsharded */
+      v = from;
+      v.no_sync = !from.no_sync;
+      g_array_append_val (variants, v);
+    }
     for (guint i = 0; i < variants->len; i++, tried++)
       join_if_fits (base, all, &g_array_index (variants, Candidate, i));
     g_array_free (variants, TRUE);

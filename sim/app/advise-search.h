@@ -26,6 +26,7 @@ typedef struct {
   DpsFsdpUnit unit;
   DpsPrefetch prefetch;
   gboolean keep;           /* reshard_after_forward=False: each unit kept gathered from forward to backward */
+  gboolean no_sync;        /* the micro-steps before the last under no_sync (--accum-no-sync) */
   /* Megatron-Core's settings: sequence parallelism with the
    * tensor-parallel collectives overlapped (every tp > 1 plan), ZeRO-1's
    * gathers overlapped (with it, and on ZeRO-1's best pipeline plan:
