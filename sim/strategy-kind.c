@@ -31,17 +31,25 @@ dps_strategy_parse (const char *name, DpsStrategy *out)
   return FALSE;
 }
 
+/* names' index of name in any case, or -1 (NULL too) */
+static int
+name_index (const char *const *names, int n, const char *name)
+{
+  for (int i = 0; name && i < n; i++)
+    if (g_ascii_strcasecmp (name, names[i]) == 0)
+      return i;
+  return -1;
+}
+
 static const char *const offload_names[] = { "none", "optimizer", "params" };
 
 gboolean
 dps_offload_parse (const char *name, DpsOffload *out)
 {
-  for (int i = 0; name && i < (int) G_N_ELEMENTS (offload_names); i++)
-    if (g_ascii_strcasecmp (name, offload_names[i]) == 0) {
-      *out = (DpsOffload) i;
-      return TRUE;
-    }
-  return FALSE;
+  int i = name_index (offload_names, G_N_ELEMENTS (offload_names), name);
+  if (i >= 0)
+    *out = (DpsOffload) i;
+  return i >= 0;
 }
 
 const char *dps_offload_name (DpsOffload o) { return offload_names[o]; }
@@ -51,14 +59,12 @@ static const char *const prefetch_names[] = { "pre", "post", "none" };
 gboolean
 dps_prefetch_parse (const char *name, DpsPrefetch *out)
 {
-  for (int i = 0; name && i < (int) G_N_ELEMENTS (prefetch_names); i++)
-    if (g_ascii_strcasecmp (name, prefetch_names[i]) == 0
-        || (i < 2 && g_ascii_strncasecmp (name, "backward_", 9) == 0
-            && g_ascii_strcasecmp (name + 9, prefetch_names[i]) == 0)) {
-      *out = (DpsPrefetch) i;
-      return TRUE;
-    }
-  return FALSE;
+  int i = name_index (prefetch_names, G_N_ELEMENTS (prefetch_names), name);
+  if (i < 0 && name && g_ascii_strncasecmp (name, "backward_", 9) == 0)
+    i = name_index (prefetch_names, 2, name + 9);   /* BACKWARD_PRE, BACKWARD_POST */
+  if (i >= 0)
+    *out = (DpsPrefetch) i;
+  return i >= 0;
 }
 
 const char *dps_prefetch_name (DpsPrefetch p) { return prefetch_names[p]; }
@@ -68,12 +74,10 @@ static const char *const unit_names[] = { "block", "layer", "model" };
 gboolean
 dps_fsdp_unit_parse (const char *name, DpsFsdpUnit *out)
 {
-  for (int i = 0; name && i < (int) G_N_ELEMENTS (unit_names); i++)
-    if (g_str_equal (name, unit_names[i])) {
-      *out = (DpsFsdpUnit) i;
-      return TRUE;
-    }
-  return FALSE;
+  int i = name_index (unit_names, G_N_ELEMENTS (unit_names), name);
+  if (i >= 0)
+    *out = (DpsFsdpUnit) i;
+  return i >= 0;
 }
 
 const char *dps_fsdp_unit_name (DpsFsdpUnit u) { return unit_names[u]; }

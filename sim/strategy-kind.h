@@ -42,7 +42,7 @@ const char *dps_prefetch_name (DpsPrefetch p);
  * unit), each layer, or the whole model as one. */
 typedef enum { DPS_FSDP_UNIT_BLOCK, DPS_FSDP_UNIT_LAYER, DPS_FSDP_UNIT_MODEL } DpsFsdpUnit;
 
-/* block, layer, model */
+/* block, layer, model, in any case */
 gboolean    dps_fsdp_unit_parse (const char *name, DpsFsdpUnit *out);
 const char *dps_fsdp_unit_name (DpsFsdpUnit u);
 
