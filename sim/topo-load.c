@@ -149,7 +149,7 @@ load_intra (const DpsKeyFile *kf, DpsTopoSpec *s, GError **error)
       || !dps_key_file_get_double (kf, "intra", "pcie_GBps", FALSE, 24, 1e-6, BIG, &v, error))
     return FALSE;
   s->intra = (DpsIntraKind) kind;
-  s->intra_bw_Bps = bw * 1e9 * eff;
+  s->intra_bw_Bps = s->intra_nccl_Bps = bw * 1e9 * eff;
   s->intra_latency_s = lat * 1e-6;
   s->pcie_bw_Bps = v * 1e9;
   if (s->nvls && s->intra != DPS_INTRA_NVSWITCH) {

@@ -69,6 +69,9 @@ typedef struct {
   DpsIntraKind   intra;
   double         intra_bw_Bps;      /* nvswitch: per GPU per direction; pcie: GPU-switch link;
                                        mesh: one NVLink per direction */
+  double         intra_nccl_Bps;    /* nvswitch: intra_bw_Bps as loaded, NCCL's own estimate of a GPU's
+                                       NVLinks, which its graph search divides into channels; a
+                                       calibration scales intra_bw_Bps, not this (0: intra_bw_Bps) */
   double         intra_latency_s;   /* per hop */
   gboolean       nvls;              /* NVSwitch multicast/reduction (SHARP in the switch) */
   double         nvls_efficiency;   /* fraction of the NVLink bandwidth NVLS reaches */

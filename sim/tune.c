@@ -85,7 +85,8 @@ nvls_channels (const DpsCollCtx *ctx)
  * its graph search finds them with no network (src/graph/search.cc,
  * ncclTopoCompute, NVIDIA/nccl@5067397): from the fastest channel speed of
  * the generation's intra-node list that one GPU's NVLink bandwidth
- * (NCCL's estimate, the topology's bw x efficiency) holds, as many
+ * (NCCL's estimate, the topology's bw x efficiency as loaded: a
+ * calibration's fitted bandwidth does not move NCCL's search) holds, as many
  * channels as it holds, trying slower speeds while they are over 0.49 of
  * the best and keeping the most bandwidth (the first on a tie); doubled,
  * at half the speed, by ncclTopoDupChannels unless the GPU is past compute
@@ -106,7 +107,7 @@ dps_tune_nvswitch_channels (const DpsTopoSpec *s)
     return 0;
   int gen = compcap_index (s);
   const double *speed = gen >= 3 ? sm100 : gen == 2 ? sm90 : intra;
-  double total = s->intra_bw_Bps / 1e9;
+  double total = (s->intra_nccl_Bps > 0 ? s->intra_nccl_Bps : s->intra_bw_Bps) / 1e9;
   int i = 0;
   while (speed[i + 1] > 0 && speed[i] > total)
     i++;

@@ -143,7 +143,7 @@ test_net_channels (void)
  * 6 at 60, doubled to 12; a B200's 18 x 40.1 (721.8) 8 at 90, doubled to
  * 16; a DGX-2 V100's 6 x 20 (120) 3 at 40, doubled to 6.  A collective of
  * one such node runs them, one across nodes the NICs' (8); a PCIe node has
- * none of its own.  The per-channel ceilings are busbw, as NCCL turns them
+ * none of its own; a calibration's fitted bandwidth leaves them.  The per-channel ceilings are busbw, as NCCL turns them
  * into algorithm bandwidth (n / its steps): one B200 node's LL ring is
  * held to 282 GB/s of busbw, 282 x 8/7 of algbw for an all-gather and
  * 282 x 8/14 for an all-reduce; its LL128 to 16 channels x 40. */
@@ -157,6 +157,12 @@ test_nvswitch_channels (void)
     g_autoptr (DpsTopo) t = shipped (want[i].topo, 2);
     g_assert_cmpint (dps_tune_nvswitch_channels (dps_topo_spec (t)), ==, want[i].channels);
   }
+  /* a calibration's fitted NVLink bandwidth (0.9 of the H100's, 333.7
+   * GB/s, where the search would find 11 channels of 30) does not move
+   * NCCL's search, which runs on its own estimate */
+  g_autoptr (DpsTopoSpec) fitted = test_shipped_spec ("dgx-h100");
+  fitted->intra_bw_Bps *= 0.9;
+  g_assert_cmpint (dps_tune_nvswitch_channels (fitted), ==, 12);
   DpsCollParams p;
   dps_tune_params_nccl (&p);
   g_autoptr (DpsTopo) b = shipped ("hgx-b200", 2);
