@@ -227,7 +227,7 @@ load_nics (const DpsKeyFile *kf, DpsTopoSpec *s, GError **error)
   if (!dps_key_file_get_double (kf, "nic", "latency_us", FALSE, dps_net_transport_extra_us ((DpsNetTransport) transport),
                                 0, 1e6, &extra_us, error))
     return FALSE;
-  s->nic_bw_Bps = gbps * 1e9 / 8 * eff;
+  s->nic_bw_Bps = s->nic_nccl_Bps = gbps * 1e9 / 8 * eff;
   s->net_transport = (DpsNetTransport) transport;
   s->net_extra_s = extra_us * 1e-6;
   s->nic_gpu = g_new (int, count);

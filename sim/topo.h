@@ -84,6 +84,8 @@ typedef struct {
   /* NICs */
   int            n_nics;
   double         nic_bw_Bps;        /* per NIC per direction, reachable (line rate x efficiency) */
+  double         nic_nccl_Bps;      /* nic_bw_Bps as loaded, which NCCL's channel rules read; a
+                                       calibration scales nic_bw_Bps, not this (0: nic_bw_Bps) */
   int           *gpu_nic;           /* per GPU: the NIC it uses (-1: none) */
   int           *nic_gpu;           /* per NIC: the first GPU attached to it */
   DpsNetTransport net_transport;

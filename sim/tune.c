@@ -228,7 +228,8 @@ dps_tune_fill_nic_share (const DpsCollCtx *ctx)
 /* NCCL's ring channels across nodes (0: no NIC in use): a channel for each
  * NIC the node's ranks use (src/graph/search.cc), doubled by
  * ncclTopoDupChannels where the NICs reach 25 GB/s (taken for 400 Gb/s and
- * up) and at most 4 are in use, then doubled again by connectRings
+ * up; as loaded: a calibration's fitted figure does not move NCCL's rule)
+ * and at most 4 are in use, then doubled again by connectRings
  * (src/graph/connect.cc), at most MAXCHANNELS, 64. */
 int
 dps_tune_ring_net_channels (const DpsCollCtx *ctx)
@@ -236,7 +237,8 @@ dps_tune_ring_net_channels (const DpsCollCtx *ctx)
   int all, k = nics_in_use (ctx, &all);
   if (k <= 0)
     return 0;
-  gboolean dup = dps_topo_spec (ctx->topo)->nic_bw_Bps >= 25e9 && k <= 4;
+  const DpsTopoSpec *s = dps_topo_spec (ctx->topo);
+  gboolean dup = (s->nic_nccl_Bps > 0 ? s->nic_nccl_Bps : s->nic_bw_Bps) >= 25e9 && k <= 4;
   return MIN (64, 2 * (dup ? 2 * k : k));
 }
 
