@@ -104,6 +104,10 @@ expect 2 "--overlap-param-gather: only with --strategy zero1 and --tp or --pp" -
 # gathered at the peak), the gradient shards only after it
 expect 2 "--accum-no-sync: only with --strategy zero2, fsdp or hsdp" -- predict --accum-no-sync --grad-accum 2
 expect 2 "--accum-no-sync: only with --strategy zero2, fsdp or hsdp" -- sweep --strategy zero1 --accum-no-sync
+# accepted without accumulation, where it changes nothing, and said so
+if "$bin" predict --strategy fsdp --accum-no-sync >"$tmp/ns1" 2>"$tmp/ns1err" \
+   && grep -q -- "--accum-no-sync changes nothing without --grad-accum 2 or more" "$tmp/ns1err"; then ok
+else ko "--accum-no-sync without --grad-accum: $(cat "$tmp/ns1err")"; fi
 ns="predict --model gpt2-xl --gpus 16 --strategy fsdp --batch 2 --grad-accum 4 --format json"
 # shellcheck disable=SC2086
 "$bin" $ns >"$tmp/ns0.json" 2>/dev/null

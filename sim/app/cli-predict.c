@@ -436,6 +436,8 @@ dps_cmd_predict (int argc, char **argv)
       dps_cli_emit (o.output, out, &error);
     if (!error && model->note)   /* what a trace loader used and left out */
       fprintf (stderr, "dpscale predict: note: %s\n", model->note);
+    if (!error && c.accum_no_sync && c.grad_accum <= 1)
+      fprintf (stderr, "dpscale predict: note: --accum-no-sync changes nothing without --grad-accum 2 or more\n");
     if (!error && !r.fits)
       fprintf (stderr, "dpscale predict: warning: %.1f GB per replica does not fit the %.0f GB of the %s\n",
                r.memory.total / 1e9, dps_topo_spec (topo)->gpu.memory_bytes / 1e9, dps_topo_spec (topo)->gpu.model);
