@@ -196,11 +196,11 @@ if awk -F, 'NR > 1 { k = $11 "x" $12; t[$NF "|" k] = $15
                           if (!((b "|" p[2]) in t) || t[x] >= t[b "|" p[2]]) exit 1; n++ }
            exit !(n >= 1 && !bad) }' "$tmp/tune.csv"
 then ok; else ko "advise: Megatron's overlaps: $(grep overlap "$tmp/tune.csv" | cut -d, -f11,12,15,22 | tr '\n' ' ')"; fi
-# and no_sync where its best FSDP and HSDP plans accumulate: GPT-2 on two
-# PCIe nodes of 2 x 100 Gb/s, 8 x 2 micro-steps: one reduce-scatter a step
-# instead of two is faster (its unsharded gradients fit), each +no-sync
-# plan faster than the same plan without
-"$bin" advise --model gpt2 --topology pcie-8gpu-2x100g --gpus 16 --batch 16 --format csv >"$tmp/ns.csv" 2>/dev/null
+# and no_sync where its best FSDP and HSDP plans accumulate: the runner's
+# MLP on two PCIe nodes of 2 x 100 Gb/s, 8 x 2 micro-steps: one
+# reduce-scatter a step instead of two is faster (its unsharded gradients
+# fit), each +no-sync plan faster than the same plan without
+"$bin" advise --model mlp --topology pcie-8gpu-2x100g --gpus 16 --batch 16 --format csv >"$tmp/ns.csv" 2>/dev/null
 if awk -F, '$2 == "plan" { k = $11 "x" $12; t[$NF "|" k] = $15; if ($NF ~ / \+no-sync$/) o[$NF "|" k] = 1 }
      END { n = 0
            for (x in o) { split (x, p, "|"); b = p[1]; sub (/ \+no-sync$/, "", b)
