@@ -9,8 +9,8 @@
  *       forward, where the units say hardware FLOPs; model FLOPs, 72 l
  *       h^2 (1 + s/6h + V/12lh), where they say so; Llama's from dpscale's
  *       own forward count x 3);
- *   (c) a layout change inside one table (same model and GPUs): the sign
- *       and size of its effect.
+ *   (c) a layout change inside one table (same model, GPUs, sequence and
+ *       global batch): the sign and size of its effect.
  * A row's configuration: its model at its sequence length, tp, pp, vpp
  * (the interleaved schedule past 1; '-' as the file's vpp_assumed, else
  * 1F1B), micro-batch ('-': 1),
@@ -173,13 +173,15 @@ test_suite (void)
       if (!predict (t, r, &pred, &pub))
         continue;
       preds[k] = pred, pubs[k] = pub;
-      /* (c): against every earlier row of the same model, GPUs and
-       * sequence, another layout: the change's effect on throughput
-       * predicted against published, in points; its sign where the
-       * published effect is 2% or more */
+      /* (c): against every earlier row of the same model, GPUs,
+       * sequence and global batch, another layout (tp, pp, vpp, dp,
+       * micro-batch): the change's effect on throughput predicted against
+       * published, in points; its sign where the published effect is 2%
+       * or more */
       for (guint j = 0; j < k; j++) {
         const Row *q = &g_array_index (t->rows, Row, j);
-        if (isnan (pubs[j]) || q->gpus != r->gpus || q->seq != r->seq || strcmp (q->model, r->model) != 0)
+        if (isnan (pubs[j]) || q->gpus != r->gpus || q->seq != r->seq || q->global != r->global
+            || strcmp (q->model, r->model) != 0)
           continue;
         double e_pub = pub / pubs[j] - 1, e_pred = pred / preds[j] - 1, d = e_pred - e_pub;
         g_array_append_val (change, d);
@@ -219,11 +221,11 @@ test_suite (void)
   g_test_message ("layout change (c): %u pairs of rows, median |predicted - published effect| %.1f points, worst %.1f; "
                   "the sign right in %d of %d where the published effect is 2%% or more (the issue's target: right "
                   "in sign, within 5 points)", change->len, 100 * mc, 100 * wc, signs_right, signs);
-  /* the bars: today's figures (12.8%, 19.5%; layout changes 7.7 points,
-   * the sign right in 138 of 200) with a margin */
+  /* the bars: today's figures (12.8%, 19.5%; layout changes 6.9 points,
+   * the sign right in 61 of 87) with a margin */
   g_assert_cmpfloat (ms, <=, 0.14);
   g_assert_cmpfloat (ma, <=, 0.205);
-  g_assert_cmpfloat (mc, <=, 0.08);
+  g_assert_cmpfloat (mc, <=, 0.075);
   g_assert_cmpint (signs_right * 100, >=, 65 * signs);
 }
 
