@@ -158,13 +158,16 @@ dps_ddp_program_shards (const DpsDdpConfig *c, const DpsDdpInputs *in, DpsDdpPro
    * micro-step's reduce-scatters on (zero_grad(set_to_none=True), PyTorch's
    * default, frees them after the optimizer): each unit's made by its own,
    * in proportion to its parameters; the rest of the step holds none */
-  gboolean grads_late = c->accum_no_sync && c->grad_accum > 1;
-  g_autofree double *grad_shard = grads_late ? g_new0 (double, U + 1) : NULL;
-  double all_reduced = 0;
-  for (int u = 0; u <= U; u++)
-    all_reduced += reduce[u];
-  for (int u = 0; grads_late && u <= U; u++)
-    grad_shard[u] = all_reduced > 0 ? p->fixed.grads * reduce[u] / all_reduced : 0;
+  gboolean grads_late = dps_ddp_no_sync_acts (c);
+  g_autofree double *grad_shard = NULL;
+  if (grads_late) {
+    double all_reduced = 0;
+    for (int u = 0; u <= U; u++)
+      all_reduced += reduce[u];
+    grad_shard = g_new0 (double, U + 1);
+    for (int u = 0; u <= U; u++)
+      grad_shard[u] = all_reduced > 0 ? p->fixed.grads * reduce[u] / all_reduced : 0;
+  }
   p->grads_late = grads_late;
   double c_comm = c->contention_comm >= 0 ? c->contention_comm : c->contention;
   double batch = in->batch;

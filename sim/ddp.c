@@ -62,6 +62,13 @@ dps_ddp_default_contention (const DpsDdpConfig *c, double batch)
   return dps_ddp_group_contention (c, batch, c->n_gpus, c->n_gpus > dps_topo_spec (c->topo)->gpus_per_node);
 }
 
+gboolean
+dps_ddp_no_sync_acts (const DpsDdpConfig *c)
+{
+  return c->accum_no_sync && c->grad_accum > 1 && dps_strategy_shards_grads (c->strategy) && c->tp <= 1
+         && c->pp <= 1;
+}
+
 /* As dps_ddp_default_contention, for the collectives of a group of ranks
  * GPUs that spans nodes or not (a sharded group's all-gathers, an HSDP
  * replicate group's all-reduces). */

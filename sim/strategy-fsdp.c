@@ -178,6 +178,7 @@ dps_strategy_fsdp (const DpsShardStep *in)
   gboolean reshard = in->reshard_after_forward;
   int limit = in->limit_all_gathers;
   char label[160];
+  gboolean accum_held = in->accum_no_sync && K > 1;   /* the unsharded gradients kept between micro-steps */
   for (int k = 0; k < K; k++) {
     g_autofree char *micro = K > 1 ? g_strdup_printf (" (micro-step %d)", k + 1) : g_strdup ("");
     /* under no_sync only the last micro-step reduces; the ones before add
@@ -185,7 +186,6 @@ dps_strategy_fsdp (const DpsShardStep *in)
      * the reduction's type, which the first makes and the last's
      * reduce-scatter frees */
     gboolean sync = !in->accum_no_sync || k == K - 1;
-    gboolean accum_held = in->accum_no_sync && K > 1;
     for (int u = 0; u <= U; u++)
       gather[u] = fwd_end[u] = bwd_end[u] = -1;
     /* forward: the root's gather first, then the units' as the rate

@@ -63,7 +63,7 @@ dps_advise_evaluate (const DpsDdpConfig *base, Candidate *cd, GError **error)
   cd->unit = c.fsdp_unit;
   cd->prefetch = c.backward_prefetch;
   cd->keep = !c.reshard_after_forward;
-  cd->no_sync = c.accum_no_sync && c.grad_accum > 1 && dps_strategy_shards_grads (c.strategy) && c.tp <= 1 && c.pp <= 1;
+  cd->no_sync = dps_ddp_no_sync_acts (&c);
   /* offloaded only where the plan does not fit otherwise: offloading
    * costs the copies and a slower optimizer */
   c.offload = DPS_OFFLOAD_NONE;

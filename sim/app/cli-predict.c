@@ -156,7 +156,7 @@ emit_table (GString *o, const DpsDdpConfig *c, const DpsDdpResult *r)
     g_string_append_printf (o, "  memory         %s GB per rank of %s GB: parameters %s, gradients %s, optimizer %s (%s), "
                             "activations %s, gathered parameters and gradients %s\n", t, dev, p, g, op,
                             r->strategy == DPS_STRATEGY_ZERO1 ? "its shard" : "their shards", a, ga);
-  if (c->accum_no_sync && c->grad_accum > 1 && !(r->tp > 1 || r->pp > 1))
+  if (dps_ddp_no_sync_acts (c))
     g_string_append (o, "                 under no_sync: each unit's unsharded gradients accumulated in the reduction's type "
                         "(in the gathered), its shard made by the last micro-step's reduce-scatter\n");
   if (r->memory.host > 0) {
@@ -323,7 +323,7 @@ emit_json (GString *o, const DpsDdpConfig *c, const DpsDdpResult *r)
     dps_json_bool (b, "reshard_after_forward", c->reshard_after_forward && r->strategy != DPS_STRATEGY_ZERO2);
     dps_json_str (b, "backward_prefetch", dps_prefetch_name (c->backward_prefetch));
     dps_json_int (b, "limit_all_gathers", c->limit_all_gathers);
-    dps_json_bool (b, "accum_no_sync", c->accum_no_sync && c->grad_accum > 1);
+    dps_json_bool (b, "accum_no_sync", dps_ddp_no_sync_acts (c));
     json_builder_end_object (b);
   }
   if (r->tp > 1 || r->pp > 1) {
@@ -436,7 +436,7 @@ dps_cmd_predict (int argc, char **argv)
       dps_cli_emit (o.output, out, &error);
     if (!error && model->note)   /* what a trace loader used and left out */
       fprintf (stderr, "dpscale predict: note: %s\n", model->note);
-    if (!error && c.accum_no_sync && c.grad_accum <= 1)
+    if (!error && c.accum_no_sync && !dps_ddp_no_sync_acts (&c))   /* the flag's others refused in dps_ddp_opts_apply */
       fprintf (stderr, "dpscale predict: note: --accum-no-sync changes nothing without --grad-accum 2 or more\n");
     if (!error && !r.fits)
       fprintf (stderr, "dpscale predict: warning: %.1f GB per replica does not fit the %.0f GB of the %s\n",

@@ -104,7 +104,8 @@ describe_json (GString *out, const DpsTopo *t)
   dps_json_str (b, "fabric", dps_fabric_kind_name (s->fabric));
   dps_json_bool (b, "sharp", s->sharp);
   dps_json_int (b, "channels", s->channels);
-  dps_json_int (b, "channels_one_node", dps_tune_nvswitch_channels (s) > 0 ? dps_tune_nvswitch_channels (s) : s->channels);
+  int one = dps_tune_nvswitch_channels (s);   /* NCCL's search on an NVSwitch node's NVLinks, 0 elsewhere */
+  dps_json_int (b, "channels_one_node", one > 0 ? one : s->channels);
   dps_json_num (b, "price_per_gpu_hour_usd", s->price_per_gpu_hour_usd > 0 ? s->price_per_gpu_hour_usd : NAN);
   json_builder_set_member_name (b, "bandwidth_Bps");
   json_builder_begin_object (b);
@@ -182,9 +183,9 @@ describe (GString *out, const DpsTopo *t, gboolean all_links)
   if (s->sharp)
     g_string_append (out, "; the switches reduce (SHARP: CollNet with NCCL_COLLNET_ENABLE=1)");
   g_string_append (out, "\n");
-  if (dps_tune_nvswitch_channels (s) > 0)   /* NCCL's search on the NVLinks of one node */
-    g_string_append_printf (out, "NCCL channels  %d across nodes, %d inside one node\n", s->channels,
-                            dps_tune_nvswitch_channels (s));
+  int one = dps_tune_nvswitch_channels (s);   /* NCCL's search on an NVSwitch node's NVLinks, 0 elsewhere */
+  if (one > 0)
+    g_string_append_printf (out, "NCCL channels  %d across nodes, %d inside one node\n", s->channels, one);
   else
     g_string_append_printf (out, "NCCL channels  %d\n", s->channels);
   if (s->price_per_gpu_hour_usd > 0)   /* the file's comment says whose and when */
