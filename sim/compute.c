@@ -21,6 +21,12 @@ dps_compute_params_default (DpsComputeParams *p)
   p->dispatch_s = 4e-6;
 }
 
+const char *
+dps_attention_name (gboolean fused, DpsFusedKernel kernel)
+{
+  return !fused ? "eager" : kernel == DPS_FUSED_CUDNN ? "cudnn" : "flash";
+}
+
 /* The fraction of peak FLOP/s a kernel of this kind reaches on dev in
  * dtype inside framework training, for shapes that fill the device
  * (smaller ones fall behind through their roofline and the dispatch floor).
@@ -83,6 +89,16 @@ arch_tensor_scale (const DpsDeviceSpec *dev)
  * follows the tensor cores' (TENSOR_SHARE_PER_DOUBLING: 0.375 of the
  * H100's, FlashAttention-2's 335-338 TFLOP/s there). */
 #define FUSED_ATTENTION_EFFICIENCY 0.6
+/* cuDNN's fused attention against FlashAttention-2 on Hopper: Shah et al.
+ * 2024 (FlashAttention-3, arXiv:2407.08608), figure 5, H100 SXM5, bf16,
+ * head dimension 128, 4k tokens, the bars' labels: forward 609 against
+ * 368 TFLOP/s, backward 499 against 310; with the backward's 2.5 x the
+ * forward's work (FUSED_BWD_EXTRA), 1.62 x FlashAttention-2's speed over
+ * both passes (PyTorch 2.5's release note: "up to 75% speed-up over
+ * FlashAttentionV2" on H100).  Taken for Blackwell too, where cuDNN's
+ * kernels are native and FlashAttention-2's are not; before Hopper the
+ * two run alike (Transformer Engine prefers cuDNN's only from sm90). */
+#define CUDNN_OVER_FLASH2 1.62
 /* ... and its backward's work beyond the bwd_ratio of 2 (compute.h) */
 #define FUSED_BWD_EXTRA 0.5
 
@@ -136,12 +152,16 @@ gemm_efficiency (const DpsKernel *k, DpsDtype dtype, const DpsDeviceSpec *dev, d
   return pow (GEMM_SHARE_PER_DOUBLING, d) * GEMM_PEAK_SHARE / (1 + GEMM_K0 * exp2 (d * GEMM_K0_PER_DOUBLING) * k->inv_k);
 }
 
-/* Fused attention's efficiency on dev in dtype (with arch_tensor_scale). */
+/* Fused attention's efficiency on dev in dtype (with arch_tensor_scale),
+ * by its kernel. */
 static double
-fused_efficiency (DpsDtype dtype, const DpsDeviceSpec *dev, double scale)
+fused_efficiency (DpsFusedKernel kernel, DpsDtype dtype, const DpsDeviceSpec *dev, double scale)
 {
   gboolean tensor = dtype != DPS_DTYPE_FP32 && dev->peak_flops[dtype] > 1.5 * dev->peak_flops[DPS_DTYPE_FP32];
-  return tensor ? scale * FUSED_ATTENTION_EFFICIENCY : kind_efficiency (DPS_KERNEL_ATTENTION, dtype, dev, scale);
+  if (!tensor)
+    return kind_efficiency (DPS_KERNEL_ATTENTION, dtype, dev, scale);
+  double kernel_speed = kernel == DPS_FUSED_CUDNN && tensor_doublings (dev) >= 1 ? CUDNN_OVER_FLASH2 : 1;
+  return scale * FUSED_ATTENTION_EFFICIENCY * kernel_speed;
 }
 
 double
@@ -188,7 +208,7 @@ dps_compute_layer_split (const DpsModel *m, int layer, const DpsDeviceSpec *dev,
       continue;   /* a pass over the scores, which fused attention never writes */
     gboolean fp8 = p->fp8 && dev->fp8_flops > 0 && k->kind == DPS_KERNEL_GEMM && k->weight_elems > 0;
     double e = p->efficiency > 0 ? p->efficiency
-               : fused ? fused_efficiency (p->dtype, dev, scale)
+               : fused ? fused_efficiency (p->fused_kernel, p->dtype, dev, scale)
                : k->kind == DPS_KERNEL_GEMM ? gemm_efficiency (k, p->dtype, dev, scale, fp8)
                : kind_efficiency (k->kind, p->dtype, dev, scale);
     double bytes = k->bytes - (fused ? k->score_bytes : 0);

@@ -19,7 +19,12 @@
  * efficiency, moving Q, K, V and the output but no score matrix, and the
  * passes over the scores (softmax, its dropout) vanish; its backward
  * recomputes the scores: 2.5 x its forward (Dao 2023, FlashAttention-2:
- * five GEMMs against two).
+ * five GEMMs against two).  Two kernels are told apart: FlashAttention-2
+ * (flash-attn 2, PyTorch's SDPA flash backend) and cuDNN's fused attention
+ * (Transformer Engine's FusedAttention, which TE takes over FlashAttention
+ * on Hopper and later, and SDPA's cuDNN backend), faster on Hopper and
+ * later by what FlashAttention-3's paper measures (sim/compute.c); before
+ * Hopper the two take the same time.
  *
  * In FP8 (p->fp8) a GEMM with weights (a linear layer's; attention's
  * score and value products have none and stay in dtype, as Transformer
@@ -40,6 +45,12 @@
 #include "sim/model.h"
 #include "sim/device.h"
 
+/* The kernel a fused attention runs (flash_attention set). */
+typedef enum {
+  DPS_FUSED_FLASH2,        /* FlashAttention-2: flash-attn 2, PyTorch SDPA's flash backend */
+  DPS_FUSED_CUDNN,         /* cuDNN's: Transformer Engine's FusedAttention, SDPA's cuDNN backend */
+} DpsFusedKernel;
+
 typedef struct {
   DpsDtype dtype;          /* compute type: bf16 for mixed precision, fp32... */
   double   efficiency;     /* > 0: this fraction of peak FLOP/s for every kernel (--efficiency);
@@ -48,6 +59,7 @@ typedef struct {
   double   bwd_ratio;      /* backward / forward (2) */
   double   dispatch_s;     /* the shortest a kernel takes: the host issuing it */
   gboolean flash_attention;/* attention fused (FlashAttention, SDPA): one kernel, no score matrices */
+  DpsFusedKernel fused_kernel;   /* which, with flash_attention */
   gboolean fp8;            /* the linear layers' GEMMs in FP8 (Transformer Engine, torchao's float8) */
 } DpsComputeParams;
 
@@ -60,6 +72,9 @@ typedef struct {
 } DpsComputeSplit;
 
 void   dps_compute_params_default (DpsComputeParams *p);
+/* How attention runs, as --attention names it: "eager" (not fused),
+ * "flash" (FlashAttention-2) or "cudnn". */
+const char *dps_attention_name (gboolean fused, DpsFusedKernel kernel);
 double dps_compute_kind_efficiency (DpsKernelKind kind, DpsDtype dtype, const DpsDeviceSpec *dev);
 void   dps_compute_layer_split (const DpsModel *m, int layer, const DpsDeviceSpec *dev, const DpsComputeParams *p,
                                 double batch, DpsComputeSplit *out);

@@ -249,6 +249,7 @@ dps_ddp_simulate (const DpsDdpConfig *c, DpsDdpResult *out, GError **error)
    * contention unless one is given */
   DpsDdpConfig resolved = *c;
   resolved.compute.flash_attention = c->flash_attention;
+  resolved.compute.fused_kernel = c->attention_kernel;
   if (resolved.contention < 0)
     resolved.contention = dps_ddp_default_contention (&resolved, batch);
   c = &resolved;

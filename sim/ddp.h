@@ -95,6 +95,7 @@ typedef struct {
                                            * (Megatron-Core's --overlap-param-gather), not for the stage's */
   DpsPipeSchedule pipe_schedule;
   gboolean        flash_attention;     /* SDPA/flash attention: no score matrices kept (memory) */
+  DpsFusedKernel  attention_kernel;    /* with flash_attention: FlashAttention-2 or cuDNN's (compute.h) */
   gboolean        checkpoint;          /* activation checkpointing of every block: inputs kept, each
                                         * block's forward run again in backward */
   DpsOptimizer    optimizer;

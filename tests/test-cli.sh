@@ -546,6 +546,23 @@ if grep -q '"fits" : false' "$tmp/m-eager.json" && grep -q '"fits" : true' "$tmp
    && awk -v a="$(num compute_s "$tmp/m-eager.json")" -v b="$(num compute_s "$tmp/m-ckpt.json")" \
         'BEGIN { exit !(b > 1.2 * a && b < 1.5 * a) }'; then ok
 else ko "flash attention / checkpointing: fits and compute as stated"; fi
+# --attention: flash is --flash-attention (the same JSON); cudnn's kernel
+# is faster on an H100 (FlashAttention-3's figure: 1.62 x), so less
+# compute, and no faster on an A100 (the same compute); the memory is
+# flash's (no score matrices either way); the report and the JSON name it
+"$bin" predict --model gpt2-xl --gpus 8 --batch 12 --attention flash --format json >"$tmp/m-flash2.json" 2>/dev/null
+"$bin" predict --model gpt2-xl --gpus 8 --batch 12 --attention cudnn --format json >"$tmp/m-cudnn.json" 2>/dev/null
+"$bin" predict --model gpt2-xl --topology dgx-a100 --gpus 8 --batch 12 --flash-attention --format json >"$tmp/a-flash.json" 2>/dev/null
+"$bin" predict --model gpt2-xl --topology dgx-a100 --gpus 8 --batch 12 --attention cudnn --format json >"$tmp/a-cudnn.json" 2>/dev/null
+if [ "$(sed 's/"attention" : "flash"/X/' "$tmp/m-flash.json")" = "$(sed 's/"attention" : "flash"/X/' "$tmp/m-flash2.json")" ] \
+   && grep -q '"attention" : "cudnn"' "$tmp/m-cudnn.json" \
+   && [ "$(num total "$tmp/m-cudnn.json")" = "$(num total "$tmp/m-flash.json")" ] \
+   && awk -v a="$(num compute_s "$tmp/m-flash.json")" -v b="$(num compute_s "$tmp/m-cudnn.json")" 'BEGIN { exit !(b < 0.97 * a) }' \
+   && [ "$(num compute_s "$tmp/a-flash.json")" = "$(num compute_s "$tmp/a-cudnn.json")" ]; then ok
+else ko "--attention flash/cudnn: as --flash-attention, faster on an H100 only"; fi
+expect 0 "attention fused by cuDNN" -- predict --model gpt2-xl --gpus 8 --attention cudnn
+expect 2 "\-\-attention: 'eager' contradicts --flash-attention" -- predict --attention eager --flash-attention
+expect 0 "p1 .* +cudnn" -- advise --model gpt2-xl --gpus 8 --attention cudnn
 # sweep --format json (as --help offers): one object per point with the
 # CSV's columns, numbers as numbers, not-computed fields null (no price on
 # gcp-a3-high); -o writes it

@@ -240,6 +240,50 @@ test_hopper_tensor (void)
   }
 }
 
+/* Fused attention by its kernel (compute.h): one attention kernel of
+ * 1e12 FLOPs, its score passes gone.  FlashAttention-2 runs it at 0.6 of
+ * the tensor cores' peak x the generation's share (Ampere 1, Hopper
+ * 0.625): 1e12 / (0.6 x 100 TFLOP/s) = 16.67 ms on an A100-named device,
+ * 26.67 ms on an H100-named one; the backward 2.5 x.  cuDNN's runs
+ * 1.62 x FlashAttention-2's speed from Hopper on (FlashAttention-3's
+ * figure 5: 609/368 forward, 499/310 backward): 16.46 ms on the H100,
+ * the A100's unchanged.  The layer's GEMM is no attention: the same
+ * either way. */
+static void
+test_fused_kernels (void)
+{
+  g_autoptr (DpsModel) m = dps_model_new ("attn");
+  dps_model_add_layer (m, "block", 2e12, 0, 0);
+  dps_model_add_kernel (m, DPS_KERNEL_ATTENTION, 1e12, 1e6, 0, 2);
+  dps_model_add_kernel (m, DPS_KERNEL_MEMORY, 0, 1e9, 0, 1);
+  dps_model_kernel_set_score_bytes (m, 1e9);
+  dps_model_add_layer (m, "mlp", 1e12, 0, 0);
+  dps_model_add_kernel (m, DPS_KERNEL_GEMM, 1e12, 1e6, 0, 1);
+  DpsComputeParams p;
+  dps_compute_params_default (&p);
+  p.flash_attention = TRUE;
+  const char *names[] = { "A100 SXM4 80GB", "H100 SXM5" };
+  const double flash[] = { 1e12 / 60e12, 1e12 / (0.625 * 60e12) }, cudnn[] = { 1e12 / 60e12, 1e12 / (0.625 * 60e12) / 1.62 };
+  for (int i = 0; i < 2; i++) {
+    DpsDeviceSpec d = round_device (100e12, 1e12);
+    d.model = (char *) names[i];
+    double f[2], b[2], g[2];
+    p.fused_kernel = DPS_FUSED_FLASH2;
+    dps_compute_layer_times (m, &d, &p, 1, f, b);
+    g_assert_cmpfloat_with_epsilon (f[0], flash[i], 1e-9);
+    g_assert_cmpfloat_with_epsilon (b[0], 2.5 * flash[i], 1e-9);
+    g[0] = f[1];
+    p.fused_kernel = DPS_FUSED_CUDNN;
+    dps_compute_layer_times (m, &d, &p, 1, f, b);
+    g_assert_cmpfloat_with_epsilon (f[0], cudnn[i], 1e-9);
+    g_assert_cmpfloat_with_epsilon (b[0], 2.5 * cudnn[i], 1e-9);
+    g_assert_cmpfloat (f[1], ==, g[0]);
+  }
+  g_assert_cmpstr (dps_attention_name (FALSE, DPS_FUSED_CUDNN), ==, "eager");
+  g_assert_cmpstr (dps_attention_name (TRUE, DPS_FUSED_FLASH2), ==, "flash");
+  g_assert_cmpstr (dps_attention_name (TRUE, DPS_FUSED_CUDNN), ==, "cudnn");
+}
+
 /* A linear layer of known shape (sim/compute.c, gemm_efficiency): a
  * GEMM of 1e12 FLOPs, K = 4096, on the round device named as each
  * generation.  Ampere (and the unnamed device): 0.975 / (1 + 1792 / 4096)
@@ -345,6 +389,7 @@ main (int argc, char **argv)
   g_test_add_func ("/compute/roofline/kinds", test_roofline);
   g_test_add_func ("/compute/roofline/hopper", test_hopper_tensor);
   g_test_add_func ("/compute/roofline/gemm-shape", test_gemm_shape);
+  g_test_add_func ("/compute/roofline/fused-kernels", test_fused_kernels);
   g_test_add_func ("/compute/transfer/parts", test_transfer_parts);
   g_test_add_func ("/compute/transfer/bound-changes", test_transfer_bound_changes);
   g_test_add_func ("/compute/zoo/kernels", test_zoo_kernels);

@@ -107,8 +107,10 @@ predict (const Table *t, const Row *row, double *pred, double *pub)
                                   &c.compute.dtype));
   g_assert_true (dps_strategy_parse (
     dps_ref_choice (dps_ref_table_meta (t, "dp_strategy"), (const char *[]) { "ddp", "zero1", NULL }), &c.strategy));
-  c.flash_attention = g_str_equal (
-    dps_ref_choice (dps_ref_table_meta (t, "attention"), (const char *[]) { "flash", "eager", NULL }), "flash");
+  const char *attention = dps_ref_choice (dps_ref_table_meta (t, "attention"),
+                                          (const char *[]) { "flash", "cudnn", "eager", NULL });
+  c.flash_attention = !g_str_equal (attention, "eager");
+  c.attention_kernel = g_str_equal (attention, "cudnn") ? DPS_FUSED_CUDNN : DPS_FUSED_FLASH2;
   static const char *const yes_no[] = { "yes", "no", NULL };
   c.tp_comm_overlap = c.sequence_parallel
                       && g_str_equal (dps_ref_choice (dps_ref_table_meta (t, "tp_comm_overlap"), yes_no), "yes");

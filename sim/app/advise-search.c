@@ -127,7 +127,7 @@ dps_advise_plan_name (const Candidate *cd)
   if (cd->ckpt)
     g_string_append (n, " +ckpt");
   if (cd->flash)
-    g_string_append (n, " +flash");
+    g_string_append_printf (n, " +%s", dps_attention_name (TRUE, cd->kernel));
   if (cd->megatron)
     g_string_append (n, cd->tp > 1 ? " +sp+overlap" : " +overlap");
   /* FSDP's settings where they differ from its defaults, as simulated
@@ -238,7 +238,8 @@ walk_plans (const DpsDdpConfig *base, int batch, GArray *all, int total)
                  * than without: test-cli) */
                 Candidate cd = { .cap_mib = 25, .micro = micro, .accum = kk, .grad = DPS_DTYPE_FP32,
                                  .compress = DPS_COMPRESS_NONE, .strategy = dp_all[si], .tp = tp, .pp = pp,
-                                 .vpp = vpp, .ckpt = ckpt, .flash = flash, .megatron = tp > 1 };
+                                 .vpp = vpp, .ckpt = ckpt, .flash = flash, .kernel = base->attention_kernel,
+                                 .megatron = tp > 1 };
                 /* the layout, packed: tp, pp <= 64, strategy, micro, vpp */
                 gpointer key = GINT_TO_POINTER (((((tp * 128 + pp) * 8 + si) * 16 + micro) * 4 + vpp) + 1);
                 if (dps_advise_too_big (base, &cd) || (all && dead[vpp])

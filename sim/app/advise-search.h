@@ -19,6 +19,7 @@ typedef struct {
   DpsStrategy strategy;
   int    tp, pp, vpp;   /* vpp > 1: the interleaved 1F1B schedule over that many chunks a stage */
   gboolean ckpt, flash;
+  DpsFusedKernel kernel;   /* with flash: the command line's kernel (--attention) */
   /* FSDP's own settings, tuned on the best sharded plans (refine_sharded):
    * tuned FALSE keeps the command line's (or FSDP's defaults) */
   gboolean tuned;

@@ -53,7 +53,8 @@ dps_ddp_options (DpsDdpOpts *o, gboolean sweep)
     { "find-unused", 0, 0, G_OPTION_ARG_NONE, &o->find_unused, "find_unused_parameters=True: one more small all-reduce", NULL },
     { "grad-as-bucket-view", 0, 0, G_OPTION_ARG_NONE, &o->grad_as_bucket_view, "gradient_as_bucket_view=True: no bucket copy in memory", NULL },
     { "fp8-all-gather", 0, 0, G_OPTION_ARG_NONE, &o->fp8_all_gather, "fsdp, hsdp with --precision fp8: gather the parameters in FP8, a byte each (torchao's enable_fsdp_float8_all_gather)", NULL },
-    { "flash-attention", 0, 0, G_OPTION_ARG_NONE, &o->flash, "Attention by SDPA's flash kernels: no score matrices kept (memory)", NULL },
+    { "flash-attention", 0, 0, G_OPTION_ARG_NONE, &o->flash, "Attention by SDPA's flash kernels: no score matrices kept (memory); as --attention flash", NULL },
+    { "attention", 0, 0, G_OPTION_ARG_STRING, &o->attention, "How attention runs: eager (default: its score matrices written and kept), flash (FlashAttention-2, SDPA's flash kernels: fused, no score matrices), cudnn (cuDNN's fused attention: Transformer Engine's on Hopper and later, as Megatron-Core runs it, and SDPA's cuDNN backend; 1.62 x flash's speed there)", "K" },
     { "checkpoint", 0, 0, G_OPTION_ARG_NONE, &o->checkpoint, "Activation checkpointing of every transformer block: its input kept, its forward run again in backward", NULL },
     { "contention", 0, 0, G_OPTION_ARG_DOUBLE, &o->contention, "Slowdown of compute and communication while they overlap (0.1 = 10%; default: the GPU's, NCCL's SMs and HBM traffic)", "F" },
     { "jitter", 0, 0, G_OPTION_ARG_DOUBLE, &o->jitter, "Per-layer compute jitter, coefficient of variation (0.05 = 5%)", "CV" },
@@ -88,7 +89,7 @@ dps_ddp_opts_clear (DpsDdpOpts *o)
   char **strs[] = { &o->model, &o->topology, &o->gpus, &o->batch, &o->bucket_cap, &o->grad_accum,
                     &o->first_bucket, &o->grad_dtype, &o->dtype, &o->optimizer, &o->compress, &o->mode,
                     &o->strategy, &o->precision, &o->fsdp_unit, &o->backward_prefetch, &o->pp_schedule,
-                    &o->rank_order, &o->offload, &o->algo, &o->proto, &o->format, &o->output, &o->trace, &o->plot, &o->calibration };
+                    &o->rank_order, &o->offload, &o->attention, &o->algo, &o->proto, &o->format, &o->output, &o->trace, &o->plot, &o->calibration };
   for (gsize i = 0; i < G_N_ELEMENTS (strs); i++)
     g_clear_pointer (strs[i], g_free);
 }
@@ -147,6 +148,23 @@ apply_kinds (const DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--offload: '%s' is not none, optimizer or params", o->offload);
     return FALSE;
   }
+  /* attention: --flash-attention is --attention flash */
+  const char *const attn[] = { dps_attention_name (FALSE, 0), dps_attention_name (TRUE, DPS_FUSED_FLASH2),
+                               dps_attention_name (TRUE, DPS_FUSED_CUDNN) };
+  int a = o->flash ? 1 : 0;
+  if (o->attention) {
+    int i = 0;
+    while (i < 3 && g_ascii_strcasecmp (o->attention, attn[i]) != 0)
+      i++;
+    if (i == 3 || (o->flash && i != 1)) {
+      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, i == 3 ? "--attention: '%s' is not eager, flash or cudnn"
+                                                             : "--attention: '%s' contradicts --flash-attention", o->attention);
+      return FALSE;
+    }
+    a = i;
+  }
+  c->flash_attention = a > 0;
+  c->attention_kernel = a == 2 ? DPS_FUSED_CUDNN : DPS_FUSED_FLASH2;
   if (o->optimizer && !dps_optimizer_parse (o->optimizer, &c->optimizer)) {
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--optimizer: '%s' is not adam, momentum or sgd", o->optimizer);
     return FALSE;
@@ -331,7 +349,6 @@ dps_ddp_opts_apply (DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
   c->find_unused = o->find_unused;
   c->grad_as_bucket_view = o->grad_as_bucket_view;
   c->fp8_all_gather = o->fp8_all_gather;
-  c->flash_attention = o->flash;
   c->checkpoint = o->checkpoint;
   c->contention = o->contention;
   c->jitter_cv = o->jitter;

@@ -10,7 +10,7 @@
 typedef struct {
   char   *model, *topology, *gpus, *batch, *bucket_cap, *grad_accum;
   char   *first_bucket, *grad_dtype, *dtype, *optimizer, *compress, *mode, *algo, *proto;
-  char   *strategy, *precision, *fsdp_unit, *backward_prefetch, *pp_schedule, *rank_order, *offload;
+  char   *strategy, *precision, *fsdp_unit, *backward_prefetch, *pp_schedule, *rank_order, *offload, *attention;
   int     shard_group, limit_all_gathers, tp, pp, vpp, micro_batches, seq_len;
   gboolean no_reshard, accum_no_sync, sequence_parallel, overlap_param_gather, tp_comm_overlap;
   char   *format, *output, *trace, *plot, *calibration;

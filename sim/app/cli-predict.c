@@ -55,6 +55,14 @@ emit_table (GString *o, const DpsDdpConfig *c, const DpsDdpResult *r)
                           c->n_gpus, s->gpu.model, nodes, nodes > 1 ? "s" : "", s->name,
                           c->mode == DPS_MODE_FLOW ? "flow-level" : "analytical");
   g_autofree char *tokens = m->seq_len ? g_strdup_printf ("; %d tokens per sample", m->seq_len) : g_strdup ("");
+  if (m->heads > 0) {
+    char *t = g_strdup_printf ("%s, attention %s", tokens,
+                               !c->flash_attention ? "eager (score matrices kept)"
+                               : c->attention_kernel == DPS_FUSED_CUDNN ? "fused by cuDNN"
+                               : "fused by FlashAttention-2");
+    g_free (tokens);
+    tokens = t;
+  }
   /* billions from one up, else millions: a small MLP is 4.2 M, not 0.004 B */
   gboolean billions = m->n_params >= 1e9;
   g_string_append_printf (o, "  model          %.*f %s parameters in %d tensors, %d layers%s\n", billions ? 3 : 1,
@@ -313,6 +321,7 @@ emit_json (GString *o, const DpsDdpConfig *c, const DpsDdpResult *r)
   dps_json_num (b, "host", r->memory.host);
   json_builder_end_object (b);
   dps_json_str (b, "strategy", dps_strategy_name (r->strategy));
+  dps_json_str (b, "attention", dps_attention_name (c->flash_attention, c->attention_kernel));
   dps_json_str (b, "offload", dps_offload_name (r->offload));
   dps_json_int (b, "shards", r->shards);
   if (dps_strategy_shards_grads (r->strategy) && r->tp <= 1 && r->pp <= 1) {
