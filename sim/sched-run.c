@@ -26,6 +26,7 @@ typedef struct {
   double     remaining, rate, t_last, start_s, jitter, work_s;
   double     wait_s;         /* compute: since when its head waits for a dependency (< 0: not waiting) */
   int        wait_comm;      /* ... the comm kind of the collective it waits for (-1 another task) */
+  int        last_comm;      /* communication: the comm kind of its last task (-1 none yet) */
 } StreamState;
 
 typedef struct {
@@ -391,6 +392,7 @@ on_group_phase (DpsEngine *e, void *data)
     mem_change (r, ss->rank, -t->free_bytes, task, t->free_kind);
     ss->pc++;
     ss->end_last_s = now;
+    ss->last_comm = t->comm;
     ss->state = ST_WAIT;
   }
   for (int i = 0; i < g->n_members; i++)
@@ -419,6 +421,29 @@ on_launch_delay (DpsEngine *e, void *data)
   launch (ss->run, ss);
 }
 
+/* Once all of rank's streams are done: the time its step runs on after
+ * its compute stream's last task, waiting for collectives, is exposed
+ * communication too, of the collective the step ended on. */
+static void
+rank_done (Run *r, RankState *rs)
+{
+  double compute_end = -1, last = -1;
+  int comm = -1;
+  for (int i = 0; i < rs->n_streams; i++) {
+    const StreamState *ss = &r->streams[rs->first_stream + i];
+    if (ss->state != ST_DONE)
+      return;
+    if (ss->group < 0)
+      compute_end = MAX (compute_end, ss->end_last_s);
+    else if (ss->last_comm >= 0 && ss->end_last_s > last) {
+      last = ss->end_last_s;
+      comm = ss->last_comm;
+    }
+  }
+  if (compute_end >= 0 && comm >= 0 && last > compute_end)
+    rs->st.exposed_s[comm] += last - compute_end;
+}
+
 /* Starts what can start on rank's streams. */
 static void
 advance (Run *r, int rank)
@@ -435,14 +460,20 @@ advance (Run *r, int rank)
     if (task < 0) {
       ss->state = ST_DONE;
       rs->st.finish_s = MAX (rs->st.finish_s, ss->end_last_s);
+      rank_done (r, rs);
       continue;
     }
     const Task *t = task_at (r, task);
     int blocking = -1;
     if (!deps_done (r, rank, t, &blocking)) {
-      if (ss->group < 0 && ss->wait_s < 0) {
+      /* each stretch of the wait goes to the collective blocking it then
+       * (the first unfinished dependency), not all of it to the first */
+      int comm = task_at (r, blocking)->comm;
+      if (ss->group < 0 && (ss->wait_s < 0 || comm != ss->wait_comm)) {
+        if (ss->wait_s >= 0 && ss->wait_comm >= 0)
+          rs->st.exposed_s[ss->wait_comm] += now - ss->wait_s;
         ss->wait_s = now;
-        ss->wait_comm = task_at (r, blocking)->comm;
+        ss->wait_comm = comm;
       }
       continue;
     }
@@ -522,7 +553,7 @@ dps_sched_run (const DpsSched *s, const DpsSchedRank *ranks, int n_ranks, const 
       const Stream *st = &g_array_index (s->streams, Stream, sid);
       StreamState *ss = &r.streams[pos];
       *ss = (StreamState) { .run = &r, .rank = k, .stream = sid, .group = -1, .end_last_s = ranks[k].start_s,
-                            .wait_s = -1, .wait_comm = -1 };
+                            .wait_s = -1, .wait_comm = -1, .last_comm = -1 };
       if (st->group_slot == DPS_SCHED_NO_STREAM)
         rs->compute = pos;
       else {

@@ -560,6 +560,27 @@ if [ "$(sed 's/"attention" : "flash"/X/' "$tmp/m-flash.json")" = "$(sed 's/"atte
    && awk -v a="$(num compute_s "$tmp/m-flash.json")" -v b="$(num compute_s "$tmp/m-cudnn.json")" 'BEGIN { exit !(b < 0.97 * a) }' \
    && [ "$(num compute_s "$tmp/a-flash.json")" = "$(num compute_s "$tmp/a-cudnn.json")" ]; then ok
 else ko "--attention flash/cudnn: as --flash-attention, faster on an H100 only"; fi
+# the breakdown adds up under every strategy and layout: the collectives'
+# exposed times sum to "exposed comm" (each stretch of a wait, and the step
+# running on after the compute, charged to the collective it waits for:
+# an HSDP shard group of one GPU reduce-scatters in no time and is waited
+# for in none), comm_total_s is the listed collectives' time and the
+# overlap a share, 0 to 1, of it (a pipeline's receive is waited for
+# through the bubble too, longer than it runs)
+for l in "--strategy ddp" "--strategy zero1" "--strategy fsdp" "--strategy hsdp --shard-group 1" \
+         "--strategy zero1 --tp 2 --sequence-parallel" "--strategy zero1 --pp 4" "--strategy ddp --tp 2 --pp 2"; do
+  # shellcheck disable=SC2086
+  "$bin" predict --model gpt2 --gpus 16 $l --format json >"$tmp/b.json" 2>/dev/null
+  if python3 -c '
+import json, sys
+d = json.load (open (sys.argv[1])); c = d["collectives"]
+t = sum (x["time_s"] for x in c); e = sum (x["exposed_s"] for x in c)
+assert abs (e - d["exposed_comm_s"]) <= 1e-9 + 1e-6 * e, (e, d["exposed_comm_s"])
+assert len (c) == 1 or abs (t - d["comm_total_s"]) <= 1e-6 * t, (t, d["comm_total_s"])
+assert 0 <= d["overlap"] <= 1, d["overlap"]
+assert all (x["exposed_s"] == 0 for x in c if x["time_s"] == 0), c' "$tmp/b.json" 2>"$tmp/err"; then ok
+  else ko "breakdown with $l: $(tail -1 "$tmp/err")"; fi
+done
 expect 0 "attention fused by cuDNN" -- predict --model gpt2-xl --gpus 8 --attention cudnn
 expect 2 "\-\-attention: 'eager' contradicts --flash-attention" -- predict --attention eager --flash-attention
 expect 0 "p1 .* +cudnn" -- advise --model gpt2-xl --gpus 8 --attention cudnn
