@@ -560,6 +560,37 @@ if [ "$(sed 's/"attention" : "flash"/X/' "$tmp/m-flash.json")" = "$(sed 's/"atte
    && awk -v a="$(num compute_s "$tmp/m-flash.json")" -v b="$(num compute_s "$tmp/m-cudnn.json")" 'BEGIN { exit !(b < 0.97 * a) }' \
    && [ "$(num compute_s "$tmp/a-flash.json")" = "$(num compute_s "$tmp/a-cudnn.json")" ]; then ok
 else ko "--attention flash/cudnn: as --flash-attention, faster on an H100 only"; fi
+# flags that act on some strategies or layouts only (cli-ddp.c's table):
+# each is refused, naming itself, where it would change nothing (a flag
+# accepted and ignored reads as applied), and accepted where it acts
+while IFS='|' read -r flag off on; do
+  # shellcheck disable=SC2086
+  expect 2 "^dpscale predict: ${flag%%=*}: only" -- predict --model gpt2 --gpus 8 $off "$flag"
+  # shellcheck disable=SC2086
+  expect 0 "step time" -- predict --model gpt2 --gpus 8 $on "$flag"
+done <<'FLAGS'
+--fsdp-unit=layer|--strategy ddp|--strategy zero2
+--limit-all-gathers=1|--strategy zero1|--strategy fsdp
+--backward-prefetch=post|--strategy zero2|--strategy hsdp
+--no-reshard-after-forward|--strategy zero2|--strategy fsdp
+--bucket-cap-mb=50|--strategy fsdp|--strategy zero1
+--first-bucket-mb=2|--strategy ddp --tp 2|--strategy ddp
+--compress=fp16|--strategy hsdp|--strategy ddp
+--no-overlap|--strategy ddp --pp 2|--strategy ddp
+--grad-as-bucket-view|--strategy zero2|--strategy ddp
+--find-unused|--strategy fsdp|--strategy ddp
+--vpp=2|--tp 2|--pp 2
+--pp-schedule=gpipe|--tp 2|--pp 2
+--micro-batches=4|--strategy ddp|--tp 2
+--dtype=fp16|--precision fp8|--precision bf16
+FLAGS
+# a sweep's list of strategies: a flag acts if it acts on one of them
+expect 0 "" -- sweep --model gpt2 --gpus 8 --strategy ddp,fsdp --fsdp-unit layer --format csv
+expect 2 "\-\-fsdp-unit: only" -- sweep --model gpt2 --gpus 8 --strategy ddp,zero1 --fsdp-unit layer --format csv
+expect 2 "\-\-grad-accum and --micro-batches" -- predict --model gpt2 --gpus 8 --tp 2 --micro-batches 4 --grad-accum 2
+# advise searches the layout: its flags are refused, not taken for a baseline
+expect 2 "\-\-tp, --pp, .* are what advise searches" -- advise --model gpt2 --gpus 8 --tp 2
+expect 2 "are what advise searches" -- advise --model gpt2 --gpus 8 --strategy fsdp
 # the breakdown adds up under every strategy and layout: the collectives'
 # exposed times sum to "exposed comm" (each stretch of a wait, and the step
 # running on after the compute, charged to the collective it waits for:

@@ -70,6 +70,10 @@ setup (DpsDdpOpts *o, int argc, char **argv, DpsDdpConfig *base, DpsModel **mode
   else if (o->bucket_cap || o->grad_accum || o->grad_dtype || o->compress)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT,
                  "--bucket-cap-mb, --grad-accum, --grad-dtype and --compress are what advise searches: drop them");
+  else if (o->strategy || o->tp != DPS_UNSET_INT || o->pp != DPS_UNSET_INT || o->vpp != DPS_UNSET_INT
+           || o->micro_batches != DPS_UNSET_INT || o->pp_schedule || o->checkpoint)
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--strategy, --tp, --pp, --vpp, --micro-batches, --pp-schedule and "
+                 "--checkpoint are what advise searches (its plans): drop them");
   else if (o->trace || o->plot)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: only for dpscale predict (advise weighs many plans)",
                  o->trace ? "--trace" : "--plot");
@@ -79,7 +83,8 @@ setup (DpsDdpOpts *o, int argc, char **argv, DpsDdpConfig *base, DpsModel **mode
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--nodes: with a list of --gpus, give GPU counts only");
   else if (o->batch && !dps_cli_range_parse ("--batch", o->batch, &b, error))
     ;
-  else if (dps_ddp_opts_apply (o, base, error)
+  else if ((o->strategies = (1u << DPS_STRATEGY_COUNT) - 1)   /* its plans run every strategy */
+           && dps_ddp_opts_apply (o, base, error)
            && (!o->calibration || (*profile = dps_profile_load (o->calibration, error)))
            && (*model = dps_ddp_model_load (o, "gpt2-xl", error))) {
     if (*sizes)

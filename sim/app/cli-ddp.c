@@ -246,9 +246,48 @@ dps_ddp_check_layout (DpsStrategy k, int tp, int pp, GError **error)
   return TRUE;
 }
 
+/* The flags that act only on some strategies or layouts, each refused
+ * where it would change nothing (a flag silently ignored reads as one
+ * that was applied): given says it was, applies where it acts. */
+typedef struct {
+  const char *flag;
+  gboolean    given, applies;
+  const char *only;
+} Applies;
+
+static gboolean
+check_applies (const Applies *a, gsize n, GError **error)
+{
+  for (gsize i = 0; i < n; i++)
+    if (a[i].given && !a[i].applies) {
+      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: only %s", a[i].flag, a[i].only);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Whether any strategy of mask has pred. */
+static gboolean
+any_strategy (guint mask, gboolean (*pred) (DpsStrategy))
+{
+  for (int s = 0; s < DPS_STRATEGY_COUNT; s++)
+    if ((mask & (1u << s)) && pred ((DpsStrategy) s))
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean
+has_buckets (DpsStrategy s)
+{
+  return !dps_strategy_shards_grads (s);   /* DDP's and ZeRO-1's */
+}
+
 gboolean
 dps_ddp_opts_apply (DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
 {
+  /* which of the flags below read 0 once applied were given */
+  gboolean given_limit = o->limit_all_gathers != DPS_UNSET_INT, given_vpp = o->vpp != DPS_UNSET_INT;
+  gboolean given_micro = o->micro_batches != DPS_UNSET_INT;
   /* given, these must be in range; not given, 0 (the default) from here on */
   if (!dps_cli_int_given ("--nodes", &o->nodes, 0, error)
       || !dps_cli_int_given ("--shard-group", &o->shard_group, 0, error)
@@ -329,6 +368,37 @@ dps_ddp_opts_apply (DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
   }
   if (!dps_ddp_check_layout (c->strategy, o->tp, o->pp, error))
     return FALSE;
+  guint mask = o->strategies ? o->strategies : 1u << c->strategy;
+  gboolean parallel = o->tp > 1 || o->pp > 1;
+  gboolean units = any_strategy (mask, dps_strategy_shards_grads), gathers = any_strategy (mask, dps_strategy_shards_params);
+  gboolean buckets = any_strategy (mask, has_buckets) && !parallel;
+  const char *fsdp = "with --strategy zero2, fsdp or hsdp (FSDP's units)";
+  const char *fsdp_bwd = "with --strategy fsdp or hsdp (the units gathered again in backward)";
+  const char *ddp = "with --strategy ddp or zero1 and no --tp or --pp (DDP's buckets and hooks)";
+  const Applies applies[] = {
+    { "--fsdp-unit", o->fsdp_unit != NULL, units, fsdp },
+    { "--limit-all-gathers", given_limit, units, fsdp },
+    { "--backward-prefetch", o->backward_prefetch != NULL, gathers, fsdp_bwd },
+    { "--no-reshard-after-forward", o->no_reshard, gathers, fsdp_bwd },
+    { "--bucket-cap-mb", o->bucket_cap != NULL, buckets, ddp },
+    { "--first-bucket-mb", o->first_bucket != NULL, buckets, ddp },
+    { "--compress", o->compress != NULL, buckets, ddp },
+    { "--no-overlap", o->no_overlap, buckets, ddp },
+    { "--grad-as-bucket-view", o->grad_as_bucket_view, buckets, ddp },
+    { "--find-unused", o->find_unused, buckets, ddp },
+    { "--vpp", given_vpp && o->vpp != 1, o->pp > 1, "with --pp 2 or more (a stage's virtual stages)" },
+    { "--pp-schedule", o->pp_schedule != NULL, o->pp > 1, "with --pp 2 or more" },
+    { "--micro-batches", given_micro, parallel, "with --tp or --pp 2 or more (without them: --grad-accum)" },
+    { "--dtype", o->dtype != NULL && c->compute.fp8, c->compute.dtype == DPS_DTYPE_BF16,
+      "bf16 with --precision fp8 (its kernels besides the FP8 GEMMs run in bf16)" },
+  };
+  if (!check_applies (applies, G_N_ELEMENTS (applies), error))
+    return FALSE;
+  if (o->grad_accum && given_micro) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--grad-accum and --micro-batches: under --tp or --pp both count "
+                 "a replica's micro-steps; give one");
+    return FALSE;
+  }
   if (o->overlap_param_gather && (c->strategy != DPS_STRATEGY_ZERO1 || (o->tp < 2 && o->pp < 2))) {
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT,
                  "--overlap-param-gather: only with --strategy zero1 and --tp or --pp 2 or more (Megatron's distributed optimizer)");

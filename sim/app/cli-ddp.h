@@ -18,6 +18,8 @@ typedef struct {
   double  global_batch, contention, jitter, slow_factor, os_noise_ms, loader_rate, critical_batch;
   double  steps_to_target, price, efficiency, gpu_spread;
   gboolean no_overlap, find_unused, grad_as_bucket_view, flash, checkpoint, yes, fp8_all_gather;
+  guint   strategies;   /* the strategies the options serve (1 << DpsStrategy each: a sweep's list,
+                         * all for advise's search); 0: the one --strategy names */
 } DpsDdpOpts;
 
 GOptionEntry *dps_ddp_options (DpsDdpOpts *o, gboolean sweep);

@@ -190,6 +190,8 @@ strategy_list (DpsDdpOpts *o, GArray **out, GError **error)
   g_free (o->strategy);
   o->strategy = g_strdup (hsdp ? hsdp : g_strstrip (parts[0]));
   for (guint i = 0; i < (*out)->len; i++)
+    o->strategies |= 1u << g_array_index (*out, int, i);
+  for (guint i = 0; i < (*out)->len; i++)
     if (!dps_ddp_check_layout (g_array_index (*out, int, i), o->tp, o->pp, error))
       return FALSE;
   return TRUE;
