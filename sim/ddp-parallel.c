@@ -70,12 +70,20 @@ dps_ddp_program_parallel (const DpsDdpConfig *c, const DpsDdpInputs *in, DpsDdpP
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "layout: tp %d x pp %d does not divide the %d GPUs", tp, pp, N);
     return FALSE;
   }
+  if (m->heads > 0 && m->heads % tp != 0) {
+    /* Megatron splits a block's heads over its tensor-parallel group
+     * ("number of attention heads must be divisible by the tensor model
+     * parallel size", megatron/core/transformer/attention.py) */
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "layout: tp %d does not divide %s's %d attention heads", tp,
+                 m->name, m->heads);
+    return FALSE;
+  }
   if (V > DPS_PIPE_MAX_VPP) {
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "virtual stages: %d, at most %d", V, DPS_PIPE_MAX_VPP);
     return FALSE;
   }
   int dp = N / (tp * pp);
-  int M = c->micro_batches > 0 ? c->micro_batches : pp > 1 ? MAX (c->grad_accum, 4 * pp) : c->grad_accum;
+  int M = dps_ddp_micro_steps (c);
   if (interleaved && M % pp != 0) {
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT,
                  "micro-batches: the interleaved schedule takes a multiple of the %d stages, not %d", pp, M);

@@ -169,12 +169,15 @@ ddp_batch (const DpsDdpConfig *c, double *batch_out, GError **error)
     return FALSE;
   }
   double batch = c->batch;
-  double micro = N * (double) c->grad_accum;
+  /* the global batch splits over the data-parallel replicas (tp x pp GPUs
+   * each) and their micro-steps */
+  int steps = dps_ddp_micro_steps (c);
+  double micro = replicas * (double) steps;
   if (c->global_batch > 0) {
     if (c->global_batch < micro) {
       dps_set_field_error (error, DPS_FIELD_GLOBAL_BATCH, DPS_ERROR_INPUT,
                    "%g samples cannot be split over %d replicas x %d micro-steps",
-                   c->global_batch, N, c->grad_accum);
+                   c->global_batch, replicas, steps);
       return FALSE;
     }
     batch = c->global_batch / micro;
@@ -182,8 +185,8 @@ ddp_batch (const DpsDdpConfig *c, double *batch_out, GError **error)
       /* rounding either way would run another global batch than asked */
       dps_set_field_error (error, DPS_FIELD_GLOBAL_BATCH, DPS_ERROR_INPUT,
                    "%g samples do not split evenly over %d replica%s x %d micro-step%s "
-                   "(%g or %g would)", c->global_batch, N, N == 1 ? "" : "s", c->grad_accum,
-                   c->grad_accum == 1 ? "" : "s", floor (batch) * micro, ceil (batch) * micro);
+                   "(%g or %g would)", c->global_batch, replicas, replicas == 1 ? "" : "s", steps,
+                   steps == 1 ? "" : "s", floor (batch) * micro, ceil (batch) * micro);
       return FALSE;
     }
   }

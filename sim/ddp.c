@@ -69,6 +69,15 @@ dps_ddp_no_sync_acts (const DpsDdpConfig *c)
          && c->pp <= 1;
 }
 
+int
+dps_ddp_micro_steps (const DpsDdpConfig *c)
+{
+  int pp = MAX (1, c->pp);
+  if (c->tp <= 1 && pp <= 1)
+    return c->grad_accum;
+  return c->micro_batches > 0 ? c->micro_batches : pp > 1 ? MAX (c->grad_accum, 4 * pp) : c->grad_accum;
+}
+
 /* As dps_ddp_default_contention, for the collectives of a group of ranks
  * GPUs that spans nodes or not (a sharded group's all-gathers, an HSDP
  * replicate group's all-reduces). */

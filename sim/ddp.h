@@ -191,6 +191,10 @@ double   dps_ddp_default_contention (const DpsDdpConfig *c, double batch);
 /* Whether c's accum_no_sync acts: micro-steps to accumulate over, a
  * strategy that shards gradients, no tensor or pipeline parallelism */
 gboolean dps_ddp_no_sync_acts (const DpsDdpConfig *c);
+/* The micro-steps a replica runs a step: under tensor or pipeline
+ * parallelism the micro-batches (micro_batches where set, else grad_accum,
+ * at least 4 a stage with pipeline stages), else grad_accum. */
+int      dps_ddp_micro_steps (const DpsDdpConfig *c);
 void     dps_ddp_fixed_costs (const DpsDdpConfig *c, double opt_s, double *bwd_extra_s, DpsDdpResult *out);
 void     dps_ddp_compute_times (const DpsDdpConfig *c, double batch, double *fwd_s, double *bwd_s, double *opt_s);
 gboolean dps_ddp_simulate (const DpsDdpConfig *c, DpsDdpResult *out, GError **error);

@@ -591,6 +591,15 @@ expect 2 "\-\-grad-accum and --micro-batches" -- predict --model gpt2 --gpus 8 -
 # advise searches the layout: its flags are refused, not taken for a baseline
 expect 2 "\-\-tp, --pp, .* are what advise searches" -- advise --model gpt2 --gpus 8 --tp 2
 expect 2 "are what advise searches" -- advise --model gpt2 --gpus 8 --strategy fsdp
+# --global-batch under tensor or pipeline parallelism splits over the
+# data-parallel replicas (64 / tp 8 = 8) and their micro-batches (pp 4: 16):
+# 256 samples a step either way
+for l in "--tp 8" "--pp 4"; do
+  # shellcheck disable=SC2086
+  "$bin" predict --model llama3-8b --gpus 64 --strategy zero1 $l --flash-attention -G 256 --format json >"$tmp/g.json" 2>/dev/null
+  awk -v g="$(num global_batch "$tmp/g.json")" 'BEGIN { exit !(g == 256) }' && ok || ko "-G 256 with $l: $(num global_batch "$tmp/g.json") samples"
+done
+expect 1 "tp 2 does not divide GPT-2 XL's 25 attention heads" -- predict --model gpt2-xl --gpus 8 --tp 2
 # the breakdown adds up under every strategy and layout: the collectives'
 # exposed times sum to "exposed comm" (each stretch of a wait, and the step
 # running on after the compute, charged to the collective it waits for:

@@ -77,10 +77,12 @@ emit_table (GString *o, const DpsDdpConfig *c, const DpsDdpResult *r)
                             c->grad_accum > 1 ? "s" : "", r->global_batch, c->global_batch > 0 ? "strong" : "weak");
   static const char *const schedules[] = { "GPipe", "1F1B", "interleaved 1F1B" };
   g_autofree char *vstages = r->vpp > 1 ? g_strdup_printf (" (%d virtual stages each)", r->vpp) : g_strdup ("");
+  /* a schedule only where there is a pipeline */
+  g_autofree char *sched = r->pp > 1 ? g_strdup_printf ("%s over %d micro-batches", schedules[c->pipe_schedule], r->micro_batches)
+                                     : g_strdup_printf ("%d micro-batch%s", r->micro_batches, r->micro_batches == 1 ? "" : "es");
   if (r->tp > 1 || r->pp > 1)
-    g_string_append_printf (o, "  layout         tp %d x pp %d x dp %d%s, ranks %s, %s over %d micro-batches%s%s%s; %s, %.2f GB sent per step\n\n",
-                            r->tp, r->pp, r->dp, vstages, dps_rank_order_name (c->rank_order),
-                            schedules[r->pp > 1 ? c->pipe_schedule : 0], r->micro_batches,
+    g_string_append_printf (o, "  layout         tp %d x pp %d x dp %d%s, ranks %s, %s%s%s%s; %s, %.2f GB sent per step\n\n",
+                            r->tp, r->pp, r->dp, vstages, dps_rank_order_name (c->rank_order), sched,
                             c->sequence_parallel ? ", sequence parallel" : "",
                             c->tp_comm_overlap ? " (its collectives beside the GEMMs)" : "",
                             r->strategy == DPS_STRATEGY_ZERO1 && r->dp > 1
