@@ -621,6 +621,11 @@ assert 0 <= d["overlap"] <= 1, d["overlap"]
 assert all (x["exposed_s"] == 0 for x in c if x["time_s"] == 0), c' "$tmp/b.json" 2>"$tmp/err"; then ok
   else ko "breakdown with $l: $(tail -1 "$tmp/err")"; fi
 done
+# topo lays out the GPUs asked for (4 of a node), as predict does
+expect 0 "tp 2 x pp 1 x dp 2" -- topo dgx-h100 --gpus 4 --tp 2
+expect 2 "no CSV file given" -- plot
+"$bin" sweep --model gpt2 --gpus 8,16 --format csv -o "$tmp/swcsv" >"$tmp/out" 2>&1 && [ -s "$tmp/swcsv" ] && [ ! -s "$tmp/out" ] \
+  && ok || ko "sweep --format csv -o FILE: no file"
 expect 0 "attention fused by cuDNN" -- predict --model gpt2-xl --gpus 8 --attention cudnn
 expect 2 "\-\-attention: 'eager' contradicts --flash-attention" -- predict --attention eager --flash-attention
 expect 0 "p1 .* +cudnn" -- advise --model gpt2-xl --gpus 8 --attention cudnn

@@ -74,7 +74,7 @@ dps_ddp_options (DpsDdpOpts *o, gboolean sweep)
     { "algo", 'a', 0, G_OPTION_ARG_STRING, &o->algo, dps_cli_algo_help (), "LIST" },
     { "proto", 'p', 0, G_OPTION_ARG_STRING, &o->proto, "Protocols allowed, as NCCL_PROTO (LL,LL128,Simple)", "LIST" },
     { "format", 0, 0, G_OPTION_ARG_STRING, &o->format, "table (default), csv or json", "FMT" },
-    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &o->output, sweep ? "Write PREFIX.csv and PREFIX.png/.svg (default dpscale-sweep)" : "Write the result to FILE instead of stdout", sweep ? "PREFIX" : "FILE" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &o->output, sweep ? "Write PREFIX.csv and PREFIX.png/.svg (default dpscale-sweep); with --format csv or json, the file itself" : "Write the result to FILE instead of stdout", sweep ? "PREFIX" : "FILE" },
     { "trace", 0, sweep ? G_OPTION_FLAG_HIDDEN : 0, G_OPTION_ARG_FILENAME, &o->trace, "Write one step as a Chrome trace (Perfetto opens it)", "FILE" },
     { "plot", 0, sweep ? G_OPTION_FLAG_HIDDEN : 0, G_OPTION_ARG_FILENAME, &o->plot, "Draw one step: its streams' tasks and the memory (.png or .svg)", "FILE" },
     { "calibration", 'C', 0, G_OPTION_ARG_FILENAME, &o->calibration, "A profile from dpscale calibrate: fitted network, measured layer times (and its machine, without --topology)", "FILE" },

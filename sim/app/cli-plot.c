@@ -38,7 +38,11 @@ dps_cmd_plot (int argc, char **argv)
                       entries, &argc, &argv, &error))
     return dps_cli_fail ("plot", error);
   if (argc != 2) {
-    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "unknown option: give one CSV file (dpscale plot FILE)");
+    if (argc < 2)
+      g_set_error (&error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED, "no CSV file given (dpscale plot FILE)");
+    else
+      g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "unknown option: unexpected argument '%s' (dpscale plot takes one CSV file)",
+                   argv[2]);
     return dps_cli_fail ("plot", error);
   }
   const char *path = argv[1];

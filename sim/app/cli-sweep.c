@@ -307,12 +307,12 @@ run_all (Sweep *s, const DpsDdpOpts *o)
 }
 
 /* The CSV (and plots) under the prefix with the table on stdout, or the
- * CSV or JSON alone. */
+ * CSV or JSON alone, to -o's file where given. */
 static void
 write_outputs (Sweep *s, const DpsDdpOpts *o, GError **error)
 {
   if (s->format == DPS_FORMAT_CSV) {
-    dps_cli_emit (NULL, s->csv, NULL);
+    dps_cli_emit (o->output, s->csv, error);
     return;
   }
   if (s->format == DPS_FORMAT_JSON) {

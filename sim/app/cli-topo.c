@@ -316,7 +316,9 @@ dps_cmd_topo (int argc, char **argv)
   else
     describe (out, t, all_links);
   if (layout) {
-    int n = dps_topo_n_gpus (t);
+    /* the GPUs asked for (--gpus), as predict lays them out, not the whole
+     * nodes that hold them */
+    int n = machine ? dps_topo_n_gpus (t) : n_gpus;
     if (n % (tp * pp) != 0) {
       g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--tp/--pp: tp %d x pp %d does not divide the %d GPUs", tp, pp,
                    n);
