@@ -147,12 +147,16 @@ emit_table (GString *o, const DpsDdpConfig *c, const DpsDdpResult *r)
   if (m->seq_len)
     g_string_append_printf (o, ", %.0f tokens/s (%.0f per GPU)", r->tokens_per_s, r->tokens_per_s / r->replicas);
   g_string_append_c (o, '\n');
+  /* above 100%: what one GPU does alone is divided (a sharded optimizer
+   * step, 1/N of the whole on each), not a gain from nowhere */
+  const char *why = r->efficiency > 1 && dps_strategy_shards_optimizer (r->strategy)
+                    ? "; above 100%: each GPU steps 1/N of the optimizer" : "";
   if (r->tp > 1 || r->pp > 1)
-    g_string_append_printf (o, "  scaling eff.   %.1f %%   against one GPU running the whole model (%.2f ms per step)\n",
-                            r->efficiency * 100, r->single_step_s * 1e3);
+    g_string_append_printf (o, "  scaling eff.   %.1f %%   against one GPU running the whole model (%.2f ms per step)%s\n",
+                            r->efficiency * 100, r->single_step_s * 1e3, why);
   else
-    g_string_append_printf (o, "  scaling eff.   %.1f %%   against one replica at the same batch (%.2f ms per step)\n",
-                            r->efficiency * 100, r->single_step_s * 1e3);
+    g_string_append_printf (o, "  scaling eff.   %.1f %%   against one replica at the same batch (%.2f ms per step)%s\n",
+                            r->efficiency * 100, r->single_step_s * 1e3, why);
   g_autofree char *t = gb (r->memory.total), *dev = gb (s->gpu.memory_bytes), *p = gb (r->memory.params),
                   *g = gb (r->memory.grads), *bk = gb (r->memory.buckets), *op = gb (r->memory.optimizer),
                   *a = gb (r->memory.activations), *ga = gb (r->memory.gathered);
