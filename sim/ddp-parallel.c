@@ -185,8 +185,11 @@ dps_ddp_program_parallel (const DpsDdpConfig *c, const DpsDdpInputs *in, DpsDdpP
   }
   double c_comm = c->contention_comm >= 0 ? c->contention_comm : c->contention;
   double c_dp = dps_ddp_group_contention (c, in->batch, dp, TRUE), c_dp_comm = c_comm >= 0 ? c_comm : c_dp;
+  /* one stage runs each micro-batch's forward and backward in turn
+   * (Megatron's forward_backward_no_pipelining): 1F1B without warm-up,
+   * one micro-batch's activations held at a time */
   DpsPipeStep step = {
-    .model = m, .pp = pp, .vpp = V, .n_micro = M, .schedule = pp > 1 ? c->pipe_schedule : DPS_PIPE_GPIPE,
+    .model = m, .pp = pp, .vpp = V, .n_micro = M, .schedule = pp > 1 ? c->pipe_schedule : DPS_PIPE_1F1B,
     .sequence_parallel = sp, .tp_comm_overlap = sp && c->tp_comm_overlap, .fwd_s = fwd, .bwd_s = bwd, .recompute_s = rec, .act_bytes = act, .kept_bytes = kept, .hold_bytes = hold,
     .stage_of_layer = stage, .chunk_of_layer = chunk, .tp_bytes = tpb, .tp_per_pass = tp_pass,
     .p2p_bytes = p2p_bytes, .grad_bytes = grads, .param_bytes = params, .overlap_param_gather = c->overlap_param_gather,

@@ -189,6 +189,35 @@ test_tp_attention_memory (void)
   dps_ddp_result_clear (&flash);
 }
 
+/* Tensor parallelism alone runs each micro-batch's forward and backward
+ * in turn (Megatron's forward_backward_no_pipelining): the activations of
+ * one micro-batch at a time, whatever their number.  GPT-2 on tp 2, four
+ * micro-batches against one: the same peak activations, and the step the
+ * longer by three micro-batches' compute (4 x against 1 x within the
+ * collectives' share). */
+static void
+test_tp_micro_batches (void)
+{
+  g_autoptr (GError) e = NULL;
+  g_autoptr (DpsModel) m = dps_model_load ("gpt2", &e);
+  g_assert_no_error (e);
+  g_autoptr (DpsTopo) t = test_switch_topo (1, 100, 100);
+  DpsDdpConfig c;
+  test_ddp_config (&c, m, t);
+  c.tp = 2;
+  c.batch = 1;
+  c.flash_attention = TRUE;
+  DpsDdpResult one, four;
+  c.micro_batches = 1;
+  test_ddp_run (&c, &one);
+  c.micro_batches = 4;
+  test_ddp_run (&c, &four);
+  g_assert_cmpfloat (REL (four.memory.activations, one.memory.activations), <, 1e-12);
+  g_assert_cmpfloat (REL (four.compute_s, 4 * one.compute_s), <, 0.05);
+  dps_ddp_result_clear (&one);
+  dps_ddp_result_clear (&four);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -196,5 +225,6 @@ main (int argc, char **argv)
   g_test_add_func ("/ddp/fp8-all-gather", test_fp8_all_gather);
   g_test_add_func ("/ddp/offload", test_offload);
   g_test_add_func ("/ddp/tp-attention-memory", test_tp_attention_memory);
+  g_test_add_func ("/ddp/tp-micro-batches", test_tp_micro_batches);
   return g_test_run ();
 }
