@@ -311,8 +311,12 @@ group_start (Run *r, GroupState *g)
     StreamState *ss = &r->streams[r->members[g->first_member + i]];
     ss->state = ST_RUNNING;
     ss->start_s = now;
-    mem_change (r, ss->rank, t->alloc_bytes, g->task, t->alloc_kind);
-    mem_change (r, ss->rank, t->hold_bytes, g->task, DPS_MEM_ACTIVATIONS);
+    /* each member's own task: a pipeline's send and receive pair up, and
+     * only the receive allocates what it receives */
+    int own = head_task (r, ss);
+    const Task *mt = task_at (r, own);
+    mem_change (r, ss->rank, mt->alloc_bytes, own, mt->alloc_kind);
+    mem_change (r, ss->rank, mt->hold_bytes, own, DPS_MEM_ACTIVATIONS);
     RankState *rs = &r->rs[ss->rank];
     rs->sum_c += g->contention;
     if (rs->computing) {
@@ -376,7 +380,6 @@ on_group_phase (DpsEngine *e, void *data)
   g->running = FALSE;
   g->in_bw = FALSE;
   g->launched = 0;
-  int task = g->task;
   g->task = -1;
   for (int i = 0; i < g->n_members; i++) {
     StreamState *ss = &r->streams[r->members[g->first_member + i]];
@@ -387,9 +390,11 @@ on_group_phase (DpsEngine *e, void *data)
     if (g->contention > 0 && rs->compute >= 0 && r->streams[rs->compute].state == ST_RUNNING)
       compute_retime (r, &r->streams[rs->compute]);
     rs->st.comm_s += now - g->start_s + ss->delay_s;
-    span (r, ss->rank, task, g->start_s, now);
-    mem_change (r, ss->rank, -t->hold_bytes, task, DPS_MEM_ACTIVATIONS);
-    mem_change (r, ss->rank, -t->free_bytes, task, t->free_kind);
+    int own = head_task (r, ss);
+    const Task *mt = task_at (r, own);
+    span (r, ss->rank, own, g->start_s, now);
+    mem_change (r, ss->rank, -mt->hold_bytes, own, DPS_MEM_ACTIVATIONS);
+    mem_change (r, ss->rank, -mt->free_bytes, own, mt->free_kind);
     ss->pc++;
     ss->end_last_s = now;
     ss->last_comm = t->comm;

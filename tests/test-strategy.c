@@ -291,6 +291,34 @@ test_pipeline_bubble (void)
   }
 }
 
+/* The tensors a stage receives are its own: a send and a receive pair up
+ * in one transfer, and only the receiving rank allocates (1 byte a
+ * micro-batch here) until its backward frees it.  1F1B and interleaved
+ * 1F1B bound the micro-batches in flight, so each stage's peak is the
+ * same over 8 micro-batches as over 32; were a transfer's allocation
+ * charged to its sender too, never freed there, a stage's peak would
+ * grow by a byte for every micro-batch it sends on. */
+static void
+test_pipeline_p2p_memory (void)
+{
+  DpsPipeSchedule kinds[] = { DPS_PIPE_1F1B, DPS_PIPE_INTERLEAVED };
+  for (int i = 0; i < 2; i++) {
+    double peak[2];
+    for (int k = 0; k < 2; k++) {
+      Pipe p;
+      pipe_init (&p, kinds[i], i ? 2 : 1);
+      p.step.p2p_bytes = 1;
+      p.step.n_micro = k ? 32 : 8;
+      DpsSchedResult out;
+      pipe_run (&p, &out);
+      peak[k] = out.peak_bytes;
+      dps_sched_result_clear (&out);
+      dps_model_free (p.m);
+    }
+    g_assert_cmpfloat (peak[1], ==, peak[0]);
+  }
+}
+
 /* Interleaved 1F1B over 2 virtual stages: the bubble shrinks by vpp, to
  * (pp - 1)(t_f + t_b) / 2 = 4.5 s: 24 + 4.5 = 28.5 s. */
 static void
@@ -379,6 +407,7 @@ main (int argc, char **argv)
   g_test_add_func ("/strategy/fsdp/hsdp", test_hsdp);
   g_test_add_func ("/strategy/pipeline/bubble", test_pipeline_bubble);
   g_test_add_func ("/strategy/pipeline/interleaved", test_pipeline_interleaved);
+  g_test_add_func ("/strategy/pipeline/p2p-memory", test_pipeline_p2p_memory);
   g_test_add_func ("/strategy/pipeline/param-gather", test_pipeline_param_gather);
   g_test_add_func ("/strategy/pipeline/tp-overlap", test_pipeline_tp_overlap);
   return g_test_run ();
