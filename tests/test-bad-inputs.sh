@@ -370,7 +370,13 @@ expect 2 "\-\-import: empty path" calibrate --import ""
 expect 2 "\-\-calibration: empty path" predict --calibration " "
 # a topology that does not exist: refused before the first point or calibration
 expect 2 "\-\-topology: no file 'nosuch'" sweep --topology dgx-h100,nosuch
-expect 2 "\-\-topology: no file 'nosuch'" validate --topology nosuch
+expect 2 "\-\-topology: no file 'nosuch'" validate --emulate --topology nosuch
+# flags that would change nothing are refused, not ignored: validate's
+# --topology without --emulate, collective --compare's -f and -d (the
+# log sets the sizes); a model the runner cannot split, before any work
+expect 2 "\-\-topology: only with --emulate" validate --topology dgx-a100
+expect 2 "\-\-compare: the log sets .*-f/-d" collective --compare "$(dirname "$0")/reference/nccl/aws-p5-2n-allreduce.ref" -f 4
+expect 2 "\-\-tp: MLP 1024x4: not a GPT-2 stack" validate --tp 2 -M mlp
 # outputs checked before any work: a missing folder is named at once (every
 # output flag of every command: tests/test-outputs.sh)
 expect 2 "\-o $t/none/x.csv: its directory does not exist" predict --gpus 8 -o "$t/none/x.csv"

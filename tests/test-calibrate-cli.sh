@@ -86,6 +86,9 @@ if "$bin" calibrate --import "$data/nccl-tests-1x8.log" --import "$data/nccl-tes
 if grep -q '^backend=nccl-tests' "$tmp/i.calib" && grep -q '^\[fit.16.2\]' "$tmp/i.calib"; then ok; else ko "import profile"; fi
 if "$bin" calibrate --import "$data/nccl-tests-truncated.log" -o "$tmp/t.calib" 2>"$tmp/err"; then ko "truncated log accepted"; else
   grep -q "nccl-tests-truncated.log:30:" "$tmp/err" && [ ! -e "$tmp/t.calib" ] && ok || ko "truncated: $(cat "$tmp/err")"; fi
+# what only measuring reads is refused with logs, not ignored (nothing written)
+if "$bin" calibrate --import "$data/nccl-tests-1x8.log" --quick --timeout 5 -o "$tmp/q.calib" 2>"$tmp/err"; then ko "--import --quick accepted"
+else grep -q -- "--quick" "$tmp/err" && [ ! -e "$tmp/q.calib" ] && ok || ko "--import --quick: $(cat "$tmp/err")"; fi
 if "$bin" calibrate --import /nonexistent.log 2>"$tmp/err"; then ko "missing log accepted"; else grep -q "nonexistent.log" "$tmp/err" && ok || ko "missing log message"; fi
 # a published all-gather table alone (8 B200s): its own group, fitted
 # through the network fit (no all-reduce: no [fit] group), and the profile

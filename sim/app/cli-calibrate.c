@@ -216,15 +216,21 @@ check_opts (Opts *o, GError **error)
 {
   const char *b = o->backend;
   gboolean gloo = b && g_str_equal (b, "gloo");
+  /* what only measuring reads, given (before the unset values turn into
+   * their defaults) */
+  gboolean measuring = b || o->sizes_s || o->ranks_s || o->ops_s || o->quick || o->model_s || o->gap_s || o->use_mpi
+                       || o->gap_emulated || o->yes || o->batch != DPS_UNSET_INT || !dps_cli_is_unset (o->timeout)
+                       || !dps_cli_is_unset (o->link_gbps);
   if (b && !g_str_equal (b, "auto") && !g_str_equal (b, "cpu") && !g_str_equal (b, "gpu") && !gloo)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--backend: '%s' is not auto, cpu, gloo or gpu", b);
   else if (!dps_cli_double_given ("--timeout", &o->timeout, 600, error)
            || !dps_cli_double_given ("--link-gbps", &o->link_gbps, 1, error)
            || !dps_cli_int_given ("--nodes", &o->nodes, 0, error))
     return FALSE;
-  else if (o->imports && (b || o->sizes_s || o->ranks_s || o->ops_s))
+  else if (o->imports && measuring)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT,
-                 "--import: logs replace measuring; drop --backend/--sizes/--gpus/--collectives");
+                 "--import: logs replace measuring; drop --backend/--sizes/--gpus/--collectives/--quick/--model/"
+                 "--batch/--gap-ms/--emulated-waits/--mpi/--link-gbps/--timeout/--yes");
   else if (!dps_cli_format (o->format_s, &o->format, error))
     return FALSE;
   else if (!parse_ops (o->ops_s ? o->ops_s : o->quick ? "all-reduce" : gloo ? "all-reduce,all-gather"

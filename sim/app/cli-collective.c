@@ -173,9 +173,10 @@ run_compare (Opts *o, int argc, char **argv)
   DpsFormat cf;
   g_autoptr (DpsProfile) cprof = NULL;
   if (o->nodes != DPS_UNSET_INT || o->gpus != DPS_UNSET_INT || o->per_node != DPS_UNSET_INT
-      || o->channels != DPS_UNSET_INT || o->minb || o->maxb || o->op_s || o->algo_s || o->proto_s)
+      || o->channels != DPS_UNSET_INT || o->minb || o->maxb || o->op_s || o->algo_s || o->proto_s
+      || !dps_cli_is_unset (o->factor) || o->type)
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--compare: the log sets the GPUs, sizes, operation and "
-                 "NCCL settings; drop --nodes/--gpus/--per-node/-b/-e/--op/--algo/--proto/--channels");
+                 "NCCL settings; drop --nodes/--gpus/--per-node/-b/-e/-f/-d/--op/--algo/--proto/--channels");
   else if (check_mode (o, &error) && dps_cli_format (o->format_s, &cf, &error) && cf == DPS_FORMAT_JSON)
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--format: --compare writes table or csv");
   if (!error && o->calibration)

@@ -302,31 +302,6 @@ report_json (const Opts *o, const DpsModel *model, const DpsRunResult *out, cons
   dps_json_append (text, jb);
 }
 
-/* With --tp, whether the runner can split the model (a GPT-2 stack whose
- * heads and MLP width the group divides), before any rank starts. */
-static gboolean
-tp_splits (const Opts *o, const DpsModel *model, GError **error)
-{
-  if (o->pp > 1) {
-    int blocks = dps_model_n_layers (model) - 2;
-    if (!dps_gpt2_check (model, error) || blocks < o->pp) {
-      g_autoptr (GError) e = *error;
-      *error = NULL;
-      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--pp: %s", e ? e->message
-                   : "more stages than the model's blocks");
-      return FALSE;
-    }
-  }
-  if (o->tp <= 1)
-    return TRUE;
-  g_autoptr (GError) e = NULL;
-  g_autoptr (DpsModel) part = dps_tp_shard_model (model, o->tp, &e);
-  if (!part)
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--tp: %s",
-                 g_str_has_prefix (e->message, "--tp: ") ? e->message + 6 : e->message);
-  return part != NULL;
-}
-
 static void
 report_table (const Opts *o, const DpsModel *model, const DpsRunResult *out, const Summary *s, double emu_compute,
               GString *text)
@@ -528,7 +503,7 @@ dps_cmd_run (int argc, char **argv)
   g_autoptr (GString) text = g_string_new (NULL);
   int status = -1;
   if (!error && check_opts (&o, &error) && (model = dps_model_load (o.model_s ? o.model_s : "mlp", &error))
-      && tp_splits (&o, model, &error) && links_fast_enough (&o, model, &error)) {
+      && dps_cli_layout_splits (model, o.tp, o.pp, &error) && links_fast_enough (&o, model, &error)) {
     DpsRunSpec spec = { .ranks = o.ranks, .steps = o.steps, .batch = o.batch, .seed = o.seed, .grad_accum = o.accum,
                         .bucket_cap_mb = o.cap, .first_bucket_mb = o.first, .lr = o.lr,
                         .optimizer = o.optimizer ? o.optimizer : DPS_CLI_OPTIMIZER, .check_gradient = o.check,

@@ -7,6 +7,7 @@
 #include "sim/base/file.h"
 #include "sim/coll-predict.h"
 #include "real/train-net.h"
+#include "real/tensor-parallel.h"
 #include "sim/base/sysmem.h"
 
 #include <unistd.h>
@@ -485,4 +486,30 @@ dps_csv_num (GString *o, double v, gboolean have)
     if (o->str[o->len - 1] == '.')
       g_string_truncate (o, o->len - 1);
   }
+}
+
+/* With --tp or --pp, whether the CPU runner can split model (a GPT-2
+ * stack with a block a stage, whose heads and MLP width the group
+ * divides), before any rank starts (run and validate). */
+gboolean
+dps_cli_layout_splits (const DpsModel *model, int tp, int pp, GError **error)
+{
+  if (pp > 1) {
+    int blocks = dps_model_n_layers (model) - 2;
+    if (!dps_gpt2_check (model, error) || blocks < pp) {
+      g_autoptr (GError) e = *error;
+      *error = NULL;
+      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--pp: %s", e ? e->message
+                   : "more stages than the model's blocks");
+      return FALSE;
+    }
+  }
+  if (tp <= 1)
+    return TRUE;
+  g_autoptr (GError) e = NULL;
+  g_autoptr (DpsModel) part = dps_tp_shard_model (model, tp, &e);
+  if (!part)
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--tp: %s",
+                 g_str_has_prefix (e->message, "--tp: ") ? e->message + 6 : e->message);
+  return part != NULL;
 }

@@ -53,6 +53,9 @@ DpsTopo  *dps_cli_topology (const char *name, int nodes, int gpus, int *n_gpus, 
 DpsTopo  *dps_cli_topology_calibrated (const char *name, const DpsProfile *profile, int nodes, int gpus,
                                        int *n_gpus, GError **error);
 void      dps_cli_note (const char *note);
+/* With --tp or --pp, whether the CPU runner can split model; FALSE with
+ * the flag's error otherwise. */
+gboolean  dps_cli_layout_splits (const DpsModel *model, int tp, int pp, GError **error);
 gboolean  dps_cli_emit (const char *path, const GString *text, GError **error);
 /* Prints a result on standard output in the format asked for: the table,
  * the CSV, or json's document (its top object closed here). */

@@ -91,6 +91,9 @@ check_opts (Opts *o, gboolean gpu, GError **error)
                  "--strategy %s)", o->tp > 1 ? "--tp" : "--pp", dps_strategy_name (o->strategy));
   else if (!dps_cli_micro_batches (o->pp, &o->micro, o->batch, o->grad_accum, error))
     return FALSE;
+  else if (o->topology && !o->emulate)
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--topology: only with --emulate (the device whose roofline "
+                 "times the emulated waits)");
   else if (o->topology && !dps_cli_check_topologies ((const char *[]) { o->topology, NULL }, error))
     return FALSE;
   if (*error)
@@ -132,6 +135,11 @@ check_opts (Opts *o, gboolean gpu, GError **error)
                    (int) g_array_index (o->reps, gint64, i));
       return FALSE;
     }
+  if (o->tp > 1 || o->pp > 1) {   /* the runner's split, before calibrating */
+    g_autoptr (DpsModel) m = dps_model_load (o->model_s ? o->model_s : "mlp", error);
+    if (!m || !dps_cli_layout_splits (m, o->tp, o->pp, error))
+      return FALSE;
+  }
   return dps_cli_check_prefix ("-o", o->output ? o->output : "dpscale-validation", error);
 }
 
