@@ -99,7 +99,7 @@ expect 2 "\-\-gpus: .262144. is not a whole number from 1 to 131072" sweep --gpu
 expect 2 "\-\-nodes: at most 131072 GPUs are simulated (16384 nodes of 8)" predict --nodes 16385
 expect 2 "\-\-nodes: at most 32768 GPUs in a collective" collective --nodes 131072
 expect 2 "\-\-nodes: at most 32768 GPUs in a collective (4096 nodes of 8), got 32776" collective --nodes 4097
-expect 2 "\-\-gpus: at most 32768 GPUs in a collective" collective --gpus 32776
+expect 2 "\-\-gpus: 32776 is out of range (1 to 32768)" collective --gpus 32776
 expect 2 "\-\-minbytes: '1e999'" collective -b 1e999
 expect 2 "\-\-bucket-cap-mb: 'nan'" predict --bucket-cap-mb nan
 expect 2 "\-\-bucket-cap-mb: 'inf'" predict --bucket-cap-mb inf
@@ -110,8 +110,8 @@ expect 2 "\-\-trace: only for dpscale predict" sweep --trace "$t/x.json"
 expect 2 "\-\-plot: only for dpscale predict (advise" advise --plot "$t/x.png"
 expect 2 "\-\-trace: only for dpscale predict (advise" advise --trace "$t/x.json"
 expect 2 "limit is 10000" sweep --gpus 1,2,3,4,5,6,7,8,9,10 --batch 1,2,3,4,5,6,7,8,9,10 --bucket-cap-mb 1,2,3,4,5,6,7,8,9,10 --grad-accum 1,2,3,4,5,6,7,8,9,10,11,12
-expect 2 "\-\-gpus: 0 is out of range (1 to 131072)" run --gpus 0
-expect 2 "\-\-gpus: 300 replicas on one machine: at most 256" run --gpus 300
+expect 2 "\-\-gpus: 0 is out of range (1 to 256)" run --gpus 0
+expect 2 "\-\-gpus: 300 is out of range (1 to 256)" run --gpus 300
 expect 2 "\-\-warmup: 5 is out of range (0 to \-\-steps - 1, 2)" run --steps 3 --warmup 5
 expect 2 "\-\-steps: 0 is out of range (1 to 100000)" run --steps 0
 expect 2 "\-\-calibration/\-\-topology: only with \-\-emulate" run --calibration "$t/x"
@@ -267,7 +267,7 @@ expect 2 "\-\-nodes: -2 is out of range" predict --nodes -2
 expect 2 "\-\-nodes: 0 is out of range (at least 1)" sweep --nodes 0
 expect 2 "\-\-nodes: sweep takes GPU counts" sweep --nodes 4
 expect 2 "\-\-gpus: '0' is not a whole number from 1 to 131072" sweep --gpus 0
-expect 2 "\-\-gpus: 0 is out of range (1 to 131072)" collective --gpus 0
+expect 2 "\-\-gpus: 0 is out of range (1 to 32768)" collective --gpus 0
 expect 2 "\-\-nodes: 0 is out of range (at least 1)" collective --nodes 0
 expect 2 "\-\-channels: 0 is out of range (1 to 64)" collective --channels 0
 expect 2 "\-\-channels: 65 is out of range (1 to 64)" collective --channels 65
@@ -286,7 +286,7 @@ expect 2 "\-\-loader-rate: inf is out of range" predict --loader-rate inf
 expect 2 "\-\-batch: 0 is out of range (1 to 1048576)" calibrate --batch 0
 expect 2 "\-\-batch: -5 is out of range" calibrate --batch -5
 expect 2 "\-\-link-gbps: 0 is out of range" calibrate --link-gbps 0
-expect 2 "\-\-gpus: -1 is out of range (1 to 131072)" run --gpus -1
+expect 2 "\-\-gpus: -1 is out of range (1 to 256)" run --gpus -1
 expect 2 "\-\-lr: nan is out of range" run --lr nan
 expect 2 "\-\-lr: -1 is out of range" run --lr -1
 expect 2 "\-\-lr: 0 is out of range" run --lr 0

@@ -38,8 +38,8 @@ done <<'T'
 0 allreduce.on.16.GPUs               collective -g 16 -b 1M -e 1M
 0 =.16.GPUs                          topo --gpus 16
 0 =.16.GPUs                          topo -g 16
-2 --gpus:.0.is.out.of.range.(1.to.131072) run --gpus 0
-2 --gpus:.0.is.out.of.range.(1.to.131072) run -g 0
+2 --gpus:.0.is.out.of.range.(1.to.256) run --gpus 0
+2 --gpus:.0.is.out.of.range.(1.to.256) run -g 0
 2 --gpus:.'1'.is.not.a.whole.number  calibrate --backend cpu --gpus 1
 2 --gpus:.'1'.is.not.a.whole.number  calibrate --backend cpu -g 1
 2 --gpus:.'0'.is.not.a.whole.number  validate --gpus 0,2

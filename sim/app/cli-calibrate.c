@@ -276,7 +276,7 @@ check_opts (Opts *o, GError **error)
     g_string_append_printf (def, "%s%d", def->len ? "," : "", g);
   g_autoptr (GArray) r = NULL;
   if (!dps_cli_parse_int_list ("--gpus", o->ranks_s ? o->ranks_s : !o->gpu ? "2,4" : def->len ? def->str : "1",
-                               o->gpu ? 1 : 2, o->gpu ? n_gpu : 256, &r, error))
+                               o->gpu ? 1 : 2, o->gpu ? n_gpu : DPS_CLI_MAX_MACHINE_RANKS, &r, error))
     return FALSE;
   o->ranks = g_array_new (FALSE, FALSE, sizeof (int));
   for (guint i = 0; i < r->len; i++) {

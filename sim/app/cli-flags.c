@@ -55,6 +55,25 @@ static const DpsFlagDecl decls[] = {
   { "--warmup_iters",       0,   G_MAXINT,                   FALSE, TRUE,  "iterations" },
 };
 
+/* Commands whose own limit on a flag is below its declaration's: the
+ * range a refusal quotes there (the command's check says the same past
+ * it). */
+static const struct {
+  const char *cmd, *flag;
+  double      hi;
+} lower_hi[] = {
+  { "collective", "--gpus", DPS_CLI_MAX_COLLECTIVE_GPUS },
+  { "run", "--gpus", DPS_CLI_MAX_MACHINE_RANKS },
+};
+
+static const char *flag_cmd;   /* the command whose flags are checked */
+
+void
+dps_cli_flag_command (const char *cmd)
+{
+  flag_cmd = cmd;
+}
+
 const DpsFlagDecl *
 dps_cli_flag_decl (const char *flag)
 {
@@ -74,8 +93,13 @@ dps_cli_flag_decls (gsize *n)
 gboolean
 dps_cli_flag_check (const char *flag, double v, GError **error)
 {
-  const DpsFlagDecl *d = dps_cli_flag_decl (flag);
-  g_return_val_if_fail (d, FALSE);
+  const DpsFlagDecl *decl = dps_cli_flag_decl (flag);
+  g_return_val_if_fail (decl, FALSE);
+  DpsFlagDecl own = *decl;
+  for (gsize i = 0; flag_cmd && i < G_N_ELEMENTS (lower_hi); i++)
+    if (g_str_equal (lower_hi[i].cmd, flag_cmd) && g_str_equal (lower_hi[i].flag, flag))
+      own.hi = lower_hi[i].hi;
+  const DpsFlagDecl *d = &own;
   gboolean in = isfinite (v) && (d->lo_open ? v > d->lo : v >= d->lo) && v <= d->hi;
   if (in && (!d->whole || v == floor (v)))
     return TRUE;

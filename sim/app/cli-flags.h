@@ -30,6 +30,10 @@ const DpsFlagDecl *dps_cli_flag_decls (gsize *n);
  * whole number" for a fraction).  A flag without a declaration is a
  * programming error (g_return). */
 gboolean dps_cli_flag_check (const char *flag, double v, GError **error);
+/* The command running (dps_cli_parse sets it): a few commands hold a flag
+ * to less than its declaration (collective's and run's --gpus), and
+ * dps_cli_flag_check quotes their range. */
+void     dps_cli_flag_command (const char *cmd);
 /* Before parsing, every int and double option of entries must be declared
  * and start unset (a programming error otherwise: g_error); after, each
  * one given is checked (dps_cli_flag_check), and an int still at the

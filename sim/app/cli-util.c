@@ -191,6 +191,7 @@ dps_cli_parse (const char *cmd, const char *description, GOptionEntry *entries, 
   DpsOutputRule rules[G_N_ELEMENTS (cli_outputs)];
   int n_rules = 0;
   cli_cmd = cmd;
+  dps_cli_flag_command (cmd);
   for (gsize i = 0; i < G_N_ELEMENTS (cli_outputs); i++)
     if (g_str_equal (cli_outputs[i].cmd, cmd))
       rules[n_rules++] = cli_outputs[i].rule;

@@ -14,11 +14,6 @@
 #define DPS_EXIT_USAGE 2
 #define DPS_DEFAULT_TOPOLOGY "dgx-h100"
 
-/* A collective's 28 default sizes at 32768 GPUs take about 1 s on dgx-h100
- * and 2 s on NVL72 racks (each algorithm's plan run through the flow model
- * once, dps_coll_predict_cached); the largest cluster any command
- * simulates is DPS_SIM_MAX_GPUS (sim/topo.h). */
-#define DPS_CLI_MAX_COLLECTIVE_GPUS 32768
 
 /* The network model every subcommand predicts with unless --mode says
  * otherwise: the flow-level (max-min) one.  predict and collective used it

@@ -105,7 +105,7 @@ check_opts (Opts *o, gboolean gpu, GError **error)
   g_autofree char *split_def = g_strdup_printf ("%d,%d", split, 2 * split);
   const char *def = gpu ? gpu_reps->str : o->nodes > 1 ? (o->emulate ? "2,4,8" : "2,4") : o->emulate ? "1,2,4,8,16"
                     : split > 1 ? split_def : "1,2";
-  if (!dps_cli_parse_int_list ("--gpus", o->replicas_s ? o->replicas_s : def, 1, gpu ? n_gpu : 256, &o->reps, error))
+  if (!dps_cli_parse_int_list ("--gpus", o->replicas_s ? o->replicas_s : def, 1, gpu ? n_gpu : DPS_CLI_MAX_MACHINE_RANKS, &o->reps, error))
     return FALSE;
   for (guint i = 0; o->nodes > 1 && i < o->reps->len; i++)
     if (g_array_index (o->reps, gint64, i) % o->nodes) {

@@ -11,6 +11,14 @@
 
 #define DPS_UNSET_INT G_MININT
 
+/* A collective's 28 default sizes at 32768 GPUs take about 1 s on dgx-h100
+ * and 2 s on NVL72 racks (each algorithm's plan run through the flow model
+ * once, dps_coll_predict_cached); the largest cluster any command
+ * simulates is DPS_SIM_MAX_GPUS (sim/topo.h). */
+#define DPS_CLI_MAX_COLLECTIVE_GPUS 32768
+/* CPU ranks (replicas) one machine runs: run, validate, calibrate */
+#define DPS_CLI_MAX_MACHINE_RANKS 256
+
 typedef enum { DPS_FORMAT_TABLE, DPS_FORMAT_CSV, DPS_FORMAT_JSON } DpsFormat;
 
 double    dps_cli_unset (void);
