@@ -158,6 +158,20 @@ expect 1 "big.topo: 68157440 bytes" calibrate --import "$t/big.topo" -o "$t/neve
 expect 1 "/dev/zero: is a character device, not a CSV file" plot /dev/zero
 expect 1 "fifo.csv: is a FIFO, not a CSV file" plot "$t/fifo.csv"
 expect 1 "big.csv: 68157440 bytes" plot "$t/big.csv"
+# a CSV of a kind dpscale writes, its rows checked before gnuplot reads
+# them (whose errors name its script's line): the file, line and column
+h=op,gpus,nodes,size_bytes,count_elements,time_s,time_us,algbw_GBps,busbw_GBps,algo,proto
+printf '%s\nallreduce,16,2,eight,2,4.48e-05,44.8,0.1,0.2,tree,LL\n' "$h" >"$t/c1.csv"
+printf '%s\nallreduce,16,2,8,2,-4.48e-05,44.8,0.1,0.2,tree,LL\n' "$h" >"$t/c2.csv"
+printf '%s\nallreduce,16,2,0,2,4.48e-05,44.8,0.1,0.2,tree,LL\n' "$h" >"$t/c3.csv"
+printf '%s\nallreduce,16,2,8,2\n' "$h" >"$t/c4.csv"
+expect 1 "c1.csv:2: size_bytes: 'eight' is not a number" plot "$t/c1.csv"
+expect 1 "c2.csv:2: time_s: -4.48e-05 is not a finite value of 0 or more" plot "$t/c2.csv"
+expect 1 "c3.csv:2: size_bytes: 0 is not a size above 0" plot "$t/c3.csv"
+expect 1 "c4.csv:2: 5 fields, the header has 11" plot "$t/c4.csv"
+absent "$t/c1.png" "$t/c2.png" "$t/c3.png" "$t/c4.png"
+"$bin" collective --compare "$(dirname "$0")/reference/nccl/aws-p5-2n-allreduce.ref" --format csv >"$t/cmp.csv" 2>/dev/null
+expect 1 "a collective --compare CSV: drawn by collective --compare --plot FILE" plot "$t/cmp.csv"
 expect 1 "/dev/null: is a character device" topo --topology /dev/null
 absent "$t/never.calib" "$t/never.csv"
 

@@ -9,16 +9,62 @@
 #include "sim/base/file.h"
 
 #include <glib/gstdio.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-static const struct { const char *header_start, *script, *what; } kinds[] = {
-  { "model,topology,gpus,", "sweep.gp", "a sweep or prediction" },
-  { "replicas,meas_median_s,", "validation.gp", "a validation" },
-  { "ranks,nodes,size_bytes,measured_busbw_GBps,", "calibration.gp", "a calibration" },
-  { "source,lane,start_ms,", "timeline.gp", "a step timeline" },
-  { "op,gpus,nodes,size_bytes,", "collective.gp", "a collective" },
+/* Each kind by its header's start, and its columns of text (the rest are
+ * numbers). */
+static const struct { const char *header_start, *script, *what, *text; } kinds[] = {
+  { "model,topology,gpus,", "sweep.gp", "a sweep or prediction", NULL },
+  { "replicas,meas_median_s,", "validation.gp", "a validation", ",inside," },
+  { "ranks,nodes,size_bytes,measured_busbw_GBps,", "calibration.gp", "a calibration", ",held_out,op," },
+  { "source,lane,start_ms,", "timeline.gp", "a step timeline", ",source,lane,kind," },
+  { "op,gpus,nodes,size_bytes,", "collective.gp", "a collective", ",op,algo,proto," },
 };
+
+/* The rows gnuplot will read, checked first (gnuplot's own errors name
+ * its script's line, not the file's): each as wide as the header; every
+ * column but the kind's text ones (",a,b,") a finite number, or empty or
+ * nan (not measured: a gap) but for a size;
+ * sizes above 0 (a log axis), times and bandwidths not below.  FALSE
+ * with FILE:LINE: what. */
+static gboolean
+check_rows (const char *path, const char *text, const char *text_cols, GError **error)
+{
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  g_auto (GStrv) head = g_strsplit (lines[0], ",", -1);
+  int width = (int) g_strv_length (head);
+  g_autofree gboolean *numeric = g_new0 (gboolean, width);
+  for (int c = 0; c < width; c++) {
+    g_autofree char *name = g_strdup_printf (",%s,", head[c]);
+    numeric[c] = !strstr (text_cols, name);
+  }
+  for (int i = 1; lines[i]; i++) {
+    if (!lines[i][0])
+      continue;
+    g_auto (GStrv) f = g_strsplit (lines[i], ",", -1);
+    if ((int) g_strv_length (f) != width)
+      return dps_set_error_at (error, path, i + 1, "%d fields, the header has %d", (int) g_strv_length (f), width);
+    for (int c = 0; c < width; c++) {
+      if (!numeric[c] || !f[c][0])
+        continue;
+      char *end;
+      double v = g_ascii_strtod (f[c], &end);
+      if (*end)
+        return dps_set_error_at (error, path, i + 1, "%s: '%s' is not a number", head[c], f[c]);
+      gboolean size = g_str_has_suffix (head[c], "bytes");
+      gboolean quantity = g_str_has_suffix (head[c], "_s") || g_str_has_suffix (head[c], "_ms")
+                          || g_str_has_suffix (head[c], "_us") || g_str_has_suffix (head[c], "GBps");
+      if (isnan (v) && !size)
+        continue;   /* not measured (a validation's parts of a PyTorch step): a gap */
+      if (!isfinite (v) || (size && v <= 0) || (quantity && v < 0))
+        return dps_set_error_at (error, path, i + 1, "%s: %s is not %s", head[c], f[c],
+                                 size ? "a size above 0" : quantity ? "a finite value of 0 or more" : "finite");
+    }
+  }
+  return TRUE;
+}
 
 int
 dps_cmd_plot (int argc, char **argv)
@@ -51,12 +97,18 @@ dps_cmd_plot (int argc, char **argv)
   g_autofree char *text = dps_read_file (path, "CSV file", NULL, &error);
   if (!text)
     return dps_cli_fail ("plot", error);
-  const char *script = NULL, *what = NULL;
+  const char *script = NULL, *what = NULL, *text_cols = NULL;
   for (gsize i = 0; i < G_N_ELEMENTS (kinds); i++)
     if (g_str_has_prefix (text, kinds[i].header_start)) {
       script = kinds[i].script;
       what = kinds[i].what;
+      text_cols = kinds[i].text;
     }
+  if (!script && g_str_has_prefix (text, "file,system,op,ranks,")) {
+    g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "%s: a collective --compare CSV: drawn by collective --compare "
+                 "--plot FILE", path);
+    return dps_cli_fail ("plot", error);
+  }
   if (!script) {
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT,
                  "%s:1: not a CSV dpscale writes (its header is none of sweep, validation, calibration, timeline, collective)",
@@ -67,6 +119,8 @@ dps_cmd_plot (int argc, char **argv)
     g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "%s: %s CSV without rows", path, what);
     return dps_cli_fail ("plot", error);
   }
+  if (text_cols && !check_rows (path, text, text_cols, &error))
+    return dps_cli_fail ("plot", error);
   if (breakdown) {
     if (!g_str_equal (script, "validation.gp")) {
       g_set_error (&error, DPS_ERROR, DPS_ERROR_INPUT, "--breakdown: only for a validation CSV");
