@@ -99,7 +99,7 @@ expect 2 "\-\-gpus: .262144. is not a whole number from 1 to 131072" sweep --gpu
 expect 2 "\-\-nodes: at most 131072 GPUs are simulated (16384 nodes of 8)" predict --nodes 16385
 expect 2 "\-\-nodes: at most 32768 GPUs in a collective" collective --nodes 131072
 expect 2 "\-\-nodes: at most 32768 GPUs in a collective (4096 nodes of 8), got 32776" collective --nodes 4097
-expect 2 "\-\-gpus: 32776 is out of range (1 to 32768)" collective --gpus 32776
+expect 2 "\-\-gpus: 32776 is out of range (2 to 32768)" collective --gpus 32776
 expect 2 "\-\-minbytes: '1e999'" collective -b 1e999
 expect 2 "\-\-bucket-cap-mb: 'nan'" predict --bucket-cap-mb nan
 expect 2 "\-\-bucket-cap-mb: 'inf'" predict --bucket-cap-mb inf
@@ -281,7 +281,9 @@ expect 2 "\-\-nodes: -2 is out of range" predict --nodes -2
 expect 2 "\-\-nodes: 0 is out of range (at least 1)" sweep --nodes 0
 expect 2 "\-\-nodes: sweep takes GPU counts" sweep --nodes 4
 expect 2 "\-\-gpus: '0' is not a whole number from 1 to 131072" sweep --gpus 0
-expect 2 "\-\-gpus: 0 is out of range (1 to 32768)" collective --gpus 0
+expect 2 "\-\-gpus: 0 is out of range (2 to 32768)" collective --gpus 0
+expect 2 "\-\-gpus: 1 is out of range (2 to 32768)" collective --gpus 1
+expect 2 "\-\-nodes/--per-node: a collective needs 2 GPUs or more" collective --nodes 1 --per-node 1
 expect 2 "\-\-nodes: 0 is out of range (at least 1)" collective --nodes 0
 expect 2 "\-\-channels: 0 is out of range (1 to 64)" collective --channels 0
 expect 2 "\-\-channels: 65 is out of range (1 to 64)" collective --channels 65

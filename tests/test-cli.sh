@@ -244,8 +244,8 @@ expect 0 "architecture   not known from the model's name: NCCL's Hopper tables a
 expect 2 "\-\-topology: no file 'no-such-thing' and no shipped topology" -- topo no-such-thing
 expect 2 "\-\-gpus: 12 GPUs span nodes of 8" -- collective --gpus 12
 expect 2 "\-\-nodes 2 and \-\-gpus 8 disagree" -- collective --nodes 2 --gpus 8
-expect 2 "\-\-gpus: 2147483647 is out of range (1 to 32768)" -- collective --gpus 2147483647
-expect 2 "\-\-gpus: 40000 is out of range (1 to 32768)" -- collective --gpus 40000
+expect 2 "\-\-gpus: 2147483647 is out of range (2 to 32768)" -- collective --gpus 2147483647
+expect 2 "\-\-gpus: 40000 is out of range (2 to 32768)" -- collective --gpus 40000
 expect 2 "\-\-minbytes: 'lots'" -- collective -b lots
 expect 2 "\-\-stepfactor: 1 is out of range (more than 1" -- collective -f 1
 expect 2 "\-\-algo: unknown algorithm 'magic'" -- collective --algo magic

@@ -255,6 +255,13 @@ cluster (const Opts *o, const DpsProfile *profile, int *n_gpus, GError **error)
     }
     *n_gpus = dps_topo_n_nodes (topo) * o->per_node;
   }
+  if (topo && *n_gpus < 2) {
+    /* NCCL over one rank copies its buffer and moves nothing between
+     * GPUs: no algorithm, no bus bandwidth to predict */
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: a collective needs 2 GPUs or more (1 rank moves nothing "
+                 "between GPUs)", o->gpus > 0 ? "--gpus" : "--nodes/--per-node");
+    return NULL;
+  }
   return g_steal_pointer (&topo);
 }
 

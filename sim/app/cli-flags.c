@@ -55,15 +55,14 @@ static const DpsFlagDecl decls[] = {
   { "--warmup_iters",       0,   G_MAXINT,                   FALSE, TRUE,  "iterations" },
 };
 
-/* Commands whose own limit on a flag is below its declaration's: the
- * range a refusal quotes there (the command's check says the same past
- * it). */
+/* Commands whose own range for a flag is narrower than its
+ * declaration's: the range checked and quoted there. */
 static const struct {
   const char *cmd, *flag;
-  double      hi;
-} lower_hi[] = {
-  { "collective", "--gpus", DPS_CLI_MAX_COLLECTIVE_GPUS },
-  { "run", "--gpus", DPS_CLI_MAX_MACHINE_RANKS },
+  double      lo, hi;
+} narrower[] = {
+  { "collective", "--gpus", 2, DPS_CLI_MAX_COLLECTIVE_GPUS },   /* one rank moves nothing between GPUs */
+  { "run", "--gpus", 1, DPS_CLI_MAX_MACHINE_RANKS },
 };
 
 static const char *flag_cmd;   /* the command whose flags are checked */
@@ -96,9 +95,11 @@ dps_cli_flag_check (const char *flag, double v, GError **error)
   const DpsFlagDecl *decl = dps_cli_flag_decl (flag);
   g_return_val_if_fail (decl, FALSE);
   DpsFlagDecl own = *decl;
-  for (gsize i = 0; flag_cmd && i < G_N_ELEMENTS (lower_hi); i++)
-    if (g_str_equal (lower_hi[i].cmd, flag_cmd) && g_str_equal (lower_hi[i].flag, flag))
-      own.hi = lower_hi[i].hi;
+  for (gsize i = 0; flag_cmd && i < G_N_ELEMENTS (narrower); i++)
+    if (g_str_equal (narrower[i].cmd, flag_cmd) && g_str_equal (narrower[i].flag, flag)) {
+      own.lo = narrower[i].lo;
+      own.hi = narrower[i].hi;
+    }
   const DpsFlagDecl *d = &own;
   gboolean in = isfinite (v) && (d->lo_open ? v > d->lo : v >= d->lo) && v <= d->hi;
   if (in && (!d->whole || v == floor (v)))

@@ -31,8 +31,8 @@ const DpsFlagDecl *dps_cli_flag_decls (gsize *n);
  * programming error (g_return). */
 gboolean dps_cli_flag_check (const char *flag, double v, GError **error);
 /* The command running (dps_cli_parse sets it): a few commands hold a flag
- * to less than its declaration (collective's and run's --gpus), and
- * dps_cli_flag_check quotes their range. */
+ * to a narrower range than its declaration (collective's and run's
+ * --gpus), which dps_cli_flag_check checks and quotes there. */
 void     dps_cli_flag_command (const char *cmd);
 /* Before parsing, every int and double option of entries must be declared
  * and start unset (a programming error otherwise: g_error); after, each
