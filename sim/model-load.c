@@ -311,6 +311,12 @@ dps_model_load_seq (const char *name_or_path, int seq, GError **error)
     return dps_model_load_trace_data (path, data, (gssize) len, error);
   if (looks_like_json (data, len))
     return dps_model_load_hf_config_data_seq (path, data, (gssize) len, seq, error);
+  if (g_str_has_suffix (path, ".json")) {
+    /* not read as a key file, whose errors would speak of groups */
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: not a JSON object (a Hugging Face config.json is one, a "
+                 "profiler trace too)", path);
+    return NULL;
+  }
   return keyfile_at_seq (path, data, (gssize) len, seq, error);
 }
 

@@ -158,6 +158,8 @@ expect 1 "big.topo: 68157440 bytes" calibrate --import "$t/big.topo" -o "$t/neve
 expect 1 "/dev/zero: is a character device, not a CSV file" plot /dev/zero
 expect 1 "fifo.csv: is a FIFO, not a CSV file" plot "$t/fifo.csv"
 expect 1 "big.csv: 68157440 bytes" plot "$t/big.csv"
+printf '[1,2,3]\n' >"$t/arr.json"
+expect 1 "arr.json: not a JSON object (a Hugging Face config.json is one" predict --model "$t/arr.json"
 # a CSV of a kind dpscale writes, its rows checked before gnuplot reads
 # them (whose errors name its script's line): the file, line and column
 h=op,gpus,nodes,size_bytes,count_elements,time_s,time_us,algbw_GBps,busbw_GBps,algo,proto

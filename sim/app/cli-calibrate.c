@@ -362,7 +362,8 @@ check_fit (const DpsProfile *prof, const char *topology, GString *table, GString
            GError **error)
 {
   const DpsCalData *data = prof->data;
-  g_string_append_printf (table, "dpscale calibrate: %s, %s\n\n", data->backend, data->library ? data->library : "");
+  gboolean lib = data->library && data->library[0];
+  g_string_append_printf (table, "dpscale calibrate: %s%s%s\n\n", data->backend, lib ? ", " : "", lib ? data->library : "");
   g_string_append_printf (table, "%-14s %6s %6s %12s %12s %12s %9s  %s\n", "op", "ranks", "nodes", "size_bytes",
                           "measured_us", "fitted_us", "error_%", "");
   /* |error| per operation, fitted [0] and held out [1]: sum, worst, count */
