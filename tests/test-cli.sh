@@ -627,6 +627,7 @@ expect 0 "113.1 %.*above 100%: each GPU steps 1/N of the optimizer" -- predict -
   --precision bf16 --grad-dtype bf16 -b 1 --checkpoint --flash-attention
 # topo lays out the GPUs asked for (4 of a node), as predict does
 expect 0 "tp 2 x pp 1 x dp 2" -- topo dgx-h100 --gpus 4 --tp 2
+expect 0 "1 node x 8 GPUs = 8 GPUs, 4 of them in use" -- topo dgx-h100 --gpus 4
 expect 2 "no CSV file given" -- plot
 "$bin" sweep --model gpt2 --gpus 8,16 --format csv -o "$tmp/swcsv" >"$tmp/out" 2>&1 && [ -s "$tmp/swcsv" ] && [ ! -s "$tmp/out" ] \
   && ok || ko "sweep --format csv -o FILE: no file"

@@ -74,7 +74,7 @@ links_csv (GString *out, const DpsTopo *t)
 /* --format json: what the table says, as numbers with units in their
  * names. */
 static void
-describe_json (GString *out, const DpsTopo *t)
+describe_json (GString *out, const DpsTopo *t, int used)
 {
   const DpsTopoSpec *s = dps_topo_spec (t);
   int k = s->gpus_per_node, N = dps_topo_n_nodes (t);
@@ -85,6 +85,7 @@ describe_json (GString *out, const DpsTopo *t)
   dps_json_int (b, "nodes", N);
   dps_json_int (b, "gpus_per_node", k);
   dps_json_int (b, "gpus", dps_topo_n_gpus (t));
+  dps_json_int (b, "gpus_in_use", used > 0 && used < dps_topo_n_gpus (t) ? used : dps_topo_n_gpus (t));
   json_builder_set_member_name (b, "gpu");
   json_builder_begin_object (b);
   dps_json_str (b, "model", s->gpu.model);
@@ -133,15 +134,19 @@ describe_json (GString *out, const DpsTopo *t)
   dps_json_append (out, b);
 }
 
+/* used: the GPUs asked for (--gpus), fewer than the nodes hold, or 0 */
 static void
-describe (GString *out, const DpsTopo *t, gboolean all_links)
+describe (GString *out, const DpsTopo *t, gboolean all_links, int used)
 {
   const DpsTopoSpec *s = dps_topo_spec (t);
   int k = s->gpus_per_node, N = dps_topo_n_nodes (t);
   g_string_append_printf (out, "%s (%s)\n", s->name, s->path ? s->path : "built in");
   if (s->description && s->description[0])
     g_string_append_printf (out, "  %s\n", s->description);
-  g_string_append_printf (out, "%d node%s x %d GPUs = %d GPUs\n\n", N, N > 1 ? "s" : "", k, dps_topo_n_gpus (t));
+  g_string_append_printf (out, "%d node%s x %d GPUs = %d GPUs", N, N > 1 ? "s" : "", k, dps_topo_n_gpus (t));
+  if (used > 0 && used < dps_topo_n_gpus (t))
+    g_string_append_printf (out, ", %d of them in use (--gpus)", used);
+  g_string_append (out, "\n\n");
   g_string_append_printf (out, "GPU            %s: %.0f TFLOP/s bf16, %.0f fp16, %.0f tf32, %.1f fp32; "
                           "%.0f GB at %.0f GB/s\n", s->gpu.model,
                           s->gpu.peak_flops[DPS_DTYPE_BF16] / 1e12, s->gpu.peak_flops[DPS_DTYPE_FP16] / 1e12,
@@ -312,9 +317,9 @@ dps_cmd_topo (int argc, char **argv)
   if (format == DPS_FORMAT_CSV)
     links_csv (out, t);
   else if (format == DPS_FORMAT_JSON)
-    describe_json (out, t);
+    describe_json (out, t, machine ? 0 : n_gpus);
   else
-    describe (out, t, all_links);
+    describe (out, t, all_links, machine ? 0 : n_gpus);
   if (layout) {
     /* the GPUs asked for (--gpus), as predict lays them out, not the whole
      * nodes that hold them */
