@@ -96,8 +96,8 @@ nvls_channels (const DpsCollCtx *ctx)
  * 12 x 30; an A100 (240) 6 x 40, then 12; a B200 (721.8) 8 x 90, then 16.
  * (connectRings doubles them once more for the kernels; NCCL's tuner,
  * and so this model, counts the graph's.) */
-int
-dps_tune_nvswitch_channels (const DpsTopoSpec *s)
+static int
+nvswitch_graph (const DpsTopoSpec *s, double *channel_GBps)
 {
   static const double intra[] = { 40.0, 30.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0, 7.0, 6.0, 5.0, 4.0, 3.0, 0 };
   static const double sm90[] = { 60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 11.0, 6.0, 3.0, 0 };
@@ -119,11 +119,31 @@ dps_tune_nvswitch_channels (const DpsTopoSpec *s)
       best_i = i;
     }
   }
-  if (best_n == 0)
+  if (best_n == 0) {
+    *channel_GBps = total;
     return 1;
+  }
+  double found = best_n * speed[best_i];
   if (!(gen >= 2 && speed[best_i] < 50.0 && best_n > 4))
     best_n = MIN (2 * best_n, max_channels);
+  *channel_GBps = found / best_n;
   return best_n;   /* pass 2 raises the speed only: the count stays */
+}
+
+int
+dps_tune_nvswitch_channels (const DpsTopoSpec *s)
+{
+  double speed;
+  return nvswitch_graph (s, &speed);
+}
+
+/* The speed of one of those channels, bytes/s of bus bandwidth (NCCL's
+ * bwIntra: an H100's 30 GB/s, 12 of them; 0 for another fabric). */
+double
+dps_tune_nvswitch_channel_Bps (const DpsTopoSpec *s)
+{
+  double speed = 0;
+  return nvswitch_graph (s, &speed) > 0 ? speed * 1e9 : 0;
 }
 
 /* NCCL's steps of a ring of n ranks (src/graph/tuning.cc, nsteps):
@@ -161,6 +181,15 @@ dps_tune_bw_cap_Bps (const DpsCollCtx *ctx, DpsProto proto)
   int n = ctx->n_nodes * ctx->ranks_per_node;
   if (n < 2)
     return 0;
+  if (proto == DPS_PROTO_SIMPLE && ctx->algo == DPS_ALGO_RING && ctx->n_nodes == 1) {
+    /* inside one NVSwitch node a channel moves NCCL's bwIntra (its graph
+     * search's speed): at NCCL's count the channels' sum is the NVLinks',
+     * which the flows hold already; fewer channels (--channels) carry
+     * less */
+    const DpsTopoSpec *s = dps_topo_spec (ctx->topo);
+    if (ctx->channels < dps_tune_nvswitch_channels (s))
+      return ctx->channels * dps_tune_nvswitch_channel_Bps (s) * n / ring_steps (ctx->op, n);
+  }
   int cc = compcap_index (dps_topo_spec (ctx->topo));
   int sc = ctx->n_nodes <= 1 ? 0 : ctx->n_nodes <= 2 ? 1 : 2;
   double bus = 0;

@@ -153,7 +153,10 @@ test_net_channels (void)
  * none of its own; a calibration's fitted bandwidth leaves them.  The per-channel ceilings are busbw, as NCCL turns them
  * into algorithm bandwidth (n / its steps): one B200 node's LL ring is
  * held to 282 GB/s of busbw, 282 x 8/7 of algbw for an all-gather and
- * 282 x 8/14 for an all-reduce; its LL128 to 16 channels x 40. */
+ * 282 x 8/14 for an all-reduce; its LL128 to 16 channels x 40.  A
+ * channel's Simple ring moves the search's speed (bwIntra: the B200's
+ * 720 / 16 = 45 GB/s): at NCCL's 16 channels no ceiling beyond the
+ * NVLinks', with fewer (--channels 4) 4 x 45 of busbw. */
 static void
 test_nvswitch_channels (void)
 {
@@ -180,6 +183,10 @@ test_nvswitch_channels (void)
   g_assert_cmpfloat (REL (dps_tune_bw_cap_Bps (&ctx, DPS_PROTO_LL128), 16 * 40e9 * 8 / 7), <, 1e-12);
   ctx.op = DPS_OP_ALLREDUCE;
   g_assert_cmpfloat (REL (dps_tune_bw_cap_Bps (&ctx, DPS_PROTO_LL), 282e9 * 8 / 14), <, 1e-12);
+  g_assert_cmpfloat (dps_tune_bw_cap_Bps (&ctx, DPS_PROTO_SIMPLE), ==, 0);
+  g_assert_cmpfloat (REL (dps_tune_nvswitch_channel_Bps (dps_topo_spec (b)), 45e9), <, 1e-12);
+  ctx.channels = 4;
+  g_assert_cmpfloat (REL (dps_tune_bw_cap_Bps (&ctx, DPS_PROTO_SIMPLE), 4 * 45e9 * 8 / 14), <, 1e-12);
   g_assert_true (dps_coll_ctx_init_nodes (&ctx, b, &p, 2, 8, DPS_OP_ALLGATHER, 1e6, NULL));
   g_assert_cmpint (ctx.channels, ==, 8);
 }
