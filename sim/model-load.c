@@ -119,7 +119,7 @@ from_keyfile (const DpsKeyFile *kf, int seq, GError **error)
     DpsTransformerShape s = { .kind = (DpsTransformerKind) arch, .qkv_bias = qwen2 };
     if (!get_dim (kf, "layers", TRUE, 0, &s.layers, error) || !get_dim (kf, "hidden", TRUE, 0, &s.hidden, error)
         || !get_dim (kf, "heads", TRUE, 0, &s.heads, error)
-        || !get_dim (kf, "ffn", FALSE, 4 * (gint64) s.hidden, &s.ffn, error)
+        || !get_dim (kf, "ffn", arch == DPS_TF_LLAMA, 4 * (gint64) s.hidden, &s.ffn, error)
         || !get_dim (kf, "vocab", TRUE, 0, &s.vocab, error) || !get_dim (kf, "seq", TRUE, 0, &s.seq, error)
         || !get_dim (kf, "max_positions", FALSE, s.seq, &s.max_positions, error)
         || !get_dim (kf, "kv_heads", FALSE, s.heads, &s.kv_heads, error)

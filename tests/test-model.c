@@ -534,6 +534,9 @@ static const Refusal keyfile_refusals[] = {
     "m.model:6: [model] heads: hidden (100) is not a multiple of heads (3)" },
   { "[model]\nname = x\narchitecture = mlp\nwidths = 10,-4\n", "m.model:4: [model] widths: '-4'" },
   { "[model]\nname = x\narchitecture = gpt2\nlayers = 2\n", "missing key hidden" },
+  /* a Llama's MLP width is its own (SwiGLU), not gpt2's 4 x hidden */
+  { "[model]\nname = x\narchitecture = llama\nlayers = 2\nhidden = 64\nheads = 4\nvocab = 100\nseq = 16\n",
+    "missing key ffn" },
 };
 
 static const Refusal hf_refusals[] = {
