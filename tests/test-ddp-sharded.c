@@ -163,6 +163,19 @@ test_offload (void)
   g_assert_nonnull (strstr (e->message, "states no host memory bandwidth"));
 }
 
+/* GPT-2 on tp 2 of one switch node, a sample a micro-batch. */
+static void
+gpt2_on_tp2 (DpsModel **m, DpsTopo **t, DpsDdpConfig *c)
+{
+  g_autoptr (GError) e = NULL;
+  *m = dps_model_load ("gpt2", &e);
+  g_assert_no_error (e);
+  *t = test_switch_topo (1, 100, 100);
+  test_ddp_config (c, *m, *t);
+  c->tp = 2;
+  c->batch = 1;
+}
+
 /* Tensor parallelism divides attention's score matrices by its degree
  * (Korthikanti et al. 2022: 5 a s^2 / t bytes a sample and block).  GPT-2
  * (12 blocks of 12 heads over 1,024 tokens) on tp 2, one sample, one
@@ -171,14 +184,10 @@ test_offload (void)
 static void
 test_tp_attention_memory (void)
 {
-  g_autoptr (GError) e = NULL;
-  g_autoptr (DpsModel) m = dps_model_load ("gpt2", &e);
-  g_assert_no_error (e);
-  g_autoptr (DpsTopo) t = test_switch_topo (1, 100, 100);
+  g_autoptr (DpsModel) m = NULL;
+  g_autoptr (DpsTopo) t = NULL;
   DpsDdpConfig c;
-  test_ddp_config (&c, m, t);
-  c.tp = 2;
-  c.batch = 1;
+  gpt2_on_tp2 (&m, &t, &c);
   DpsDdpResult eager, flash;
   test_ddp_run (&c, &eager);
   c.flash_attention = TRUE;
@@ -198,14 +207,10 @@ test_tp_attention_memory (void)
 static void
 test_tp_micro_batches (void)
 {
-  g_autoptr (GError) e = NULL;
-  g_autoptr (DpsModel) m = dps_model_load ("gpt2", &e);
-  g_assert_no_error (e);
-  g_autoptr (DpsTopo) t = test_switch_topo (1, 100, 100);
+  g_autoptr (DpsModel) m = NULL;
+  g_autoptr (DpsTopo) t = NULL;
   DpsDdpConfig c;
-  test_ddp_config (&c, m, t);
-  c.tp = 2;
-  c.batch = 1;
+  gpt2_on_tp2 (&m, &t, &c);
   c.flash_attention = TRUE;
   DpsDdpResult one, four;
   c.micro_batches = 1;
