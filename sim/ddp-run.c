@@ -321,14 +321,16 @@ dps_ddp_simulate (const DpsDdpConfig *c, DpsDdpResult *out, GError **error)
     sum.exposed += o.exposed;
     sum.comm_total += o.comm_total;
     sum.contention += o.contention;
-    /* per comm kind: the last trial's counts, the mean times */
+    /* per comm kind, the critical rank's (the one the breakdown is of,
+     * not every stage's groups summed): the last trial's counts, the mean
+     * times; the algorithms over all the step's collectives */
     memset (out->algo_count, 0, sizeof out->algo_count);
     memset (out->proto_count, 0, sizeof out->proto_count);
     for (int k = 0; k < n_comms; k++) {
       DpsDdpCommStats *cs = &out->comms[k];
       const DpsSchedCommStats *rk = &res.comms[k];
-      cs->count = rk->count;
-      cs->time_s += rk->time_s / T;
+      cs->count = res.crit.comm_kind_n[k];
+      cs->time_s += res.crit.comm_kind_s[k] / T;
       cs->exposed_s += o.exposed_by_comm[k] / T;
       for (int a = 0; a < DPS_ALGO_COUNT; a++)
         out->algo_count[a] += rk->algo_count[a];
@@ -410,16 +412,16 @@ dps_ddp_simulate (const DpsDdpConfig *c, DpsDdpResult *out, GError **error)
     out->contention = c->contention;
     out->contention_s = sum.contention / T;
     out->optimizer_s = prog.optimizer_s;
-    /* the collectives as listed (comms[]), their time and what of it the
-     * compute waited for: a pipeline's receive is waited for through the
-     * bubble too, longer than it runs, and only its own time counts */
+    /* the critical rank's collectives (comms[], summing to comm_total_s)
+     * and what of each the compute waited for: a pipeline's receive is
+     * waited for through the bubble too, longer than it runs, and only
+     * its own time counts */
     if (n_comms > 1) {
       double all = 0, shown = 0;
       for (int k = 0; k < n_comms; k++) {
         all += out->comms[k].time_s;
         shown += MIN (out->comms[k].exposed_s, out->comms[k].time_s);
       }
-      out->comm_total_s = all;
       out->overlap = all > 0 ? 1 - shown / all : 1;
     } else
       out->overlap = out->comm_total_s > 0 ? 1 - out->exposed_comm_s / out->comm_total_s : 1;

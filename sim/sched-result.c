@@ -14,8 +14,11 @@ stats_add (DpsSchedRankStats *sum, const DpsSchedRankStats *x, double w)
     sum->last_end_s[p] += w * x->last_end_s[p];
   }
   sum->comm_s += w * x->comm_s;
-  for (int c = 0; c < DPS_SCHED_MAX_COMMS; c++)
+  for (int c = 0; c < DPS_SCHED_MAX_COMMS; c++) {
     sum->exposed_s[c] += w * x->exposed_s[c];
+    sum->comm_kind_s[c] += w * x->comm_kind_s[c];
+    sum->comm_kind_n[c] += w * x->comm_kind_n[c];
+  }
   sum->peak_bytes += w * x->peak_bytes;
   for (int k = 0; k < DPS_MEM_KINDS; k++)
     sum->peak_kind_bytes[k] += w * x->peak_kind_bytes[k];

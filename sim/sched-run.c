@@ -392,6 +392,8 @@ on_group_phase (DpsEngine *e, void *data)
     rs->st.comm_s += now - g->start_s + ss->delay_s;
     int own = head_task (r, ss);
     const Task *mt = task_at (r, own);
+    rs->st.comm_kind_s[mt->comm] += now - g->start_s + ss->delay_s;
+    rs->st.comm_kind_n[mt->comm]++;
     span (r, ss->rank, own, g->start_s, now);
     mem_change (r, ss->rank, -mt->hold_bytes, own, DPS_MEM_ACTIVATIONS);
     mem_change (r, ss->rank, -mt->free_bytes, own, mt->free_kind);

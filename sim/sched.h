@@ -176,6 +176,8 @@ typedef struct {
   double wall_s[DPS_PART_COUNT];     /* compute wall time, contention included */
   double last_end_s[DPS_PART_COUNT]; /* when its last task of each part ended (0 none) */
   double comm_s;                     /* its collectives' durations, launch delays included */
+  double comm_kind_s[DPS_SCHED_MAX_COMMS];   /* ... of each kind */
+  double comm_kind_n[DPS_SCHED_MAX_COMMS];   /* the collectives of each kind it took part in */
   double exposed_s[DPS_SCHED_MAX_COMMS];   /* its compute idle waiting for a collective of each kind */
   double peak_bytes;                 /* memory */
   double peak_kind_bytes[DPS_MEM_KINDS];   /* of it, each kind's at the peak (the rest: static) */
