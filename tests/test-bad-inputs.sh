@@ -172,6 +172,11 @@ expect 1 "c2.csv:2: time_s: -4.48e-05 is not a finite value of 0 or more" plot "
 expect 1 "c3.csv:2: size_bytes: 0 is not a size above 0" plot "$t/c3.csv"
 expect 1 "c4.csv:2: 5 fields, the header has 11" plot "$t/c4.csv"
 absent "$t/c1.png" "$t/c2.png" "$t/c3.png" "$t/c4.png"
+# the same rows with CRLF line ends (a file passed through Windows) plot
+if [ $have_gnuplot = yes ]; then
+  "$bin" collective -g 8 --format csv 2>/dev/null | sed 's/$/\r/' >"$t/crlf.csv"
+  "$bin" plot "$t/crlf.csv" >/dev/null 2>"$t/err" && [ -s "$t/crlf.png" ] && ok || ko "CRLF collective CSV: $(cat "$t/err")"
+fi
 "$bin" collective --compare "$(dirname "$0")/reference/nccl/aws-p5-2n-allreduce.ref" --format csv >"$t/cmp.csv" 2>/dev/null
 expect 1 "a collective --compare CSV: drawn by collective --compare --plot FILE" plot "$t/cmp.csv"
 expect 1 "/dev/null: is a character device" topo --topology /dev/null

@@ -584,8 +584,15 @@ done <<'FLAGS'
 --micro-batches=4|--strategy ddp|--tp 2
 --dtype=fp16|--precision fp8|--precision bf16
 FLAGS
-# a sweep's list of strategies: a flag acts if it acts on one of them
+# a sweep's list of strategies: a flag acts if it acts on one of them,
+# whichever comes first; advise's plans run every strategy
 expect 0 "" -- sweep --model gpt2 --gpus 8 --strategy ddp,fsdp --fsdp-unit layer --format csv
+for l in ddp,fsdp fsdp,ddp; do
+  expect 0 "" -- sweep --model gpt2 --gpus 8 --strategy $l --precision fp8 --fp8-all-gather --format csv
+done
+expect 0 "" -- sweep --model gpt2 --gpus 8 --strategy ddp,hsdp --shard-group 4 --accum-no-sync -k 2 --format csv
+expect 0 "^p1 " -- advise --model gpt2 --gpus 16 --shard-group 4
+expect 2 "\-\-attention eager: advise's plans of a transformer run fused attention" -- advise --model gpt2 --attention eager
 expect 2 "\-\-fsdp-unit: only" -- sweep --model gpt2 --gpus 8 --strategy ddp,zero1 --fsdp-unit layer --format csv
 expect 2 "\-\-grad-accum and --micro-batches" -- predict --model gpt2 --gpus 8 --tp 2 --micro-batches 4 --grad-accum 2
 # advise searches the layout: its flags are refused, not taken for a baseline
@@ -600,6 +607,13 @@ for l in "--tp 8" "--pp 4"; do
   awk -v g="$(num global_batch "$tmp/g.json")" 'BEGIN { exit !(g == 256) }' && ok || ko "-G 256 with $l: $(num global_batch "$tmp/g.json") samples"
 done
 expect 1 "tp 2 does not divide GPT-2 XL's 25 attention heads" -- predict --model gpt2-xl --gpus 8 --tp 2
+# the collectives listed are the critical rank's: GPT-2 at tp 2 x pp 4 runs
+# 3 blocks a stage x 4 tensor-parallel all-reduces a block (2 forward, 2
+# backward) x 16 micro-batches = 192, not every stage's (768)
+"$bin" predict --model gpt2 --gpus 16 --tp 2 --pp 4 --format json >"$tmp/tp.json" 2>/dev/null
+python3 -c 'import json, sys; c = json.load (open (sys.argv[1]))["collectives"]
+assert [x["count"] for x in c if x["name"] == "all-reduce (tensor parallel)"] == [192], c' "$tmp/tp.json" 2>"$tmp/err" \
+  && ok || ko "tp 2 x pp 4: the tensor-parallel all-reduces counted: $(tail -1 "$tmp/err")"
 # the breakdown adds up under every strategy and layout: the collectives'
 # exposed times sum to "exposed comm" (each stretch of a wait, and the step
 # running on after the compute, charged to the collective it waits for:

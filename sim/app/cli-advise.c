@@ -74,6 +74,9 @@ setup (DpsDdpOpts *o, int argc, char **argv, DpsDdpConfig *base, DpsModel **mode
            || o->micro_batches != DPS_UNSET_INT || o->pp_schedule || o->checkpoint)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--strategy, --tp, --pp, --vpp, --micro-batches, --pp-schedule and "
                  "--checkpoint are what advise searches (its plans): drop them");
+  else if (o->attention && g_ascii_strcasecmp (o->attention, "eager") == 0)
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--attention eager: advise's plans of a transformer run fused "
+                 "attention (faster and smaller); give flash or cudnn, or none");
   else if (o->trace || o->plot)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: only for dpscale predict (advise weighs many plans)",
                  o->trace ? "--trace" : "--plot");

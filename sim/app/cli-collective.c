@@ -259,7 +259,8 @@ cluster (const Opts *o, const DpsProfile *profile, int *n_gpus, GError **error)
     /* NCCL over one rank copies its buffer and moves nothing between
      * GPUs: no algorithm, no bus bandwidth to predict */
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "%s: a collective needs 2 GPUs or more (1 rank moves nothing "
-                 "between GPUs)", o->gpus > 0 ? "--gpus" : "--nodes/--per-node");
+                 "between GPUs)", o->gpus > 0 ? "--gpus" : o->nodes > 0 || o->per_node > 0 ? "--nodes/--per-node"
+                                  : "the calibration's machine");
     return NULL;
   }
   return g_steal_pointer (&topo);

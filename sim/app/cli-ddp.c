@@ -316,11 +316,6 @@ dps_ddp_opts_apply (DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
       || !dps_cli_double_given ("--os-noise-ms", &o->os_noise_ms, 0, error)
       || !dps_cli_int_given ("--slow-replicas", &o->slow_replicas, 0, error))
     return FALSE;
-  if (o->fp8_all_gather && (!c->compute.fp8 || !dps_strategy_shards_params (c->strategy))) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--fp8-all-gather: with --precision fp8 and a strategy that "
-                 "gathers parameters (fsdp, hsdp)");
-    return FALSE;
-  }
   if (o->slow_factor > 0 && o->slow_replicas == 0) {
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--slow-factor: only with --slow-replicas");
     return FALSE;
@@ -399,19 +394,26 @@ dps_ddp_opts_apply (DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
                  "a replica's micro-steps; give one");
     return FALSE;
   }
-  if (o->overlap_param_gather && (c->strategy != DPS_STRATEGY_ZERO1 || (o->tp < 2 && o->pp < 2))) {
+  /* against every strategy the options serve (a sweep's list, advise's
+   * plans), not the first alone */
+  if (o->fp8_all_gather && (!c->compute.fp8 || !gathers)) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--fp8-all-gather: with --precision fp8 and a strategy that "
+                 "gathers parameters (fsdp, hsdp)");
+    return FALSE;
+  }
+  if (o->overlap_param_gather && (!(mask & (1u << DPS_STRATEGY_ZERO1)) || !parallel)) {
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT,
                  "--overlap-param-gather: only with --strategy zero1 and --tp or --pp 2 or more (Megatron's distributed optimizer)");
     return FALSE;
   }
-  if (o->accum_no_sync && (!dps_strategy_shards_grads (c->strategy) || o->tp > 1 || o->pp > 1)) {
+  if (o->accum_no_sync && (!units || parallel)) {
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--accum-no-sync: only with --strategy zero2, fsdp or hsdp and no "
                  "--tp or --pp (DDP's and ZeRO-1's micro-steps before the last already run under no_sync)");
     return FALSE;
   }
   c->shard_group = o->shard_group;
   c->limit_all_gathers = o->limit_all_gathers;
-  if (o->shard_group > 0 && c->strategy != DPS_STRATEGY_HSDP) {
+  if (o->shard_group > 0 && !(mask & (1u << DPS_STRATEGY_HSDP))) {
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--shard-group: only with --strategy hsdp");
     return FALSE;
   }

@@ -33,7 +33,7 @@ static gboolean
 check_rows (const char *path, const char *text, const char *text_cols, GError **error)
 {
   g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
-  g_auto (GStrv) head = g_strsplit (lines[0], ",", -1);
+  g_auto (GStrv) head = g_strsplit (g_strchomp (lines[0]), ",", -1);
   int width = (int) g_strv_length (head);
   g_autofree gboolean *numeric = g_new0 (gboolean, width);
   for (int c = 0; c < width; c++) {
@@ -41,6 +41,7 @@ check_rows (const char *path, const char *text, const char *text_cols, GError **
     numeric[c] = !strstr (text_cols, name);
   }
   for (int i = 1; lines[i]; i++) {
+    g_strchomp (lines[i]);   /* a CRLF file's \r */
     if (!lines[i][0])
       continue;
     g_auto (GStrv) f = g_strsplit (lines[i], ",", -1);

@@ -138,9 +138,6 @@ check_opts (Opts *o, GError **error)
     o->ranks = 2;
   if (o->backend && !g_str_equal (o->backend, "cpu") && !o->gpu)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--backend: '%s' is not cpu or gpu", o->backend);
-  else if (o->ranks > DPS_CLI_MAX_MACHINE_RANKS)
-    g_set_error (error, DPS_ERROR, DPS_ERROR_LIMIT, "--gpus: %d replicas on one machine: at most %d", o->ranks,
-                 DPS_CLI_MAX_MACHINE_RANKS);
   else if (!dps_cli_steps (o->steps, 1, o->warmup, error))
     return FALSE;
   else if (o->optimizer && !g_str_equal (o->optimizer, "sgd") && !g_str_equal (o->optimizer, "adam"))
