@@ -496,6 +496,7 @@ dps_nccl_log_load_warn (const char *path, DpsCalData *into, char **device, char 
     return FALSE;
   g_autoptr (GString) w = g_string_new (NULL);
   g_autoptr (GString) others = g_string_new (NULL);
+  g_autofree char *first_device = NULL;
   int kept = 0, start = 0;
   do {
     /* one table at a time (a log of several runs), kept when calibration fits its operation */
@@ -505,6 +506,12 @@ dps_nccl_log_load_warn (const char *path, DpsCalData *into, char **device, char 
     g_autoptr (DpsCalData) one = dps_cal_data_new ("nccl-tests");
     gboolean ok = dps_nccl_log_parse_hinted (path, data, (gssize) len, &hints, one, error);
     g_autofree char *test = hints.test;
+    if (ok && hints.device && !first_device)
+      first_device = g_strdup (hints.device);
+    else if (ok && hints.device && first_device && g_strcmp0 (hints.device, first_device) != 0)
+      /* runs of two machines in one log: one datasheet fits them both */
+      g_string_append_printf (w, "%s:%d: its GPUs are %s, the first table's %s: import each machine's log on its "
+                              "own\n", path, start + 1, hints.device, first_device);
     if (ok && device && !*device)
       *device = g_steal_pointer (&hints.device);   /* the first table's Rank line */
     g_free (hints.device);

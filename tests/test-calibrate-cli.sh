@@ -86,6 +86,12 @@ if "$bin" calibrate --import "$data/nccl-tests-1x8.log" --import "$data/nccl-tes
 if grep -q '^backend=nccl-tests' "$tmp/i.calib" && grep -q '^\[fit.16.2\]' "$tmp/i.calib"; then ok; else ko "import profile"; fi
 if "$bin" calibrate --import "$data/nccl-tests-truncated.log" -o "$tmp/t.calib" 2>"$tmp/err"; then ko "truncated log accepted"; else
   grep -q "nccl-tests-truncated.log:30:" "$tmp/err" && [ ! -e "$tmp/t.calib" ] && ok || ko "truncated: $(cat "$tmp/err")"; fi
+# one log holding two machines' runs (an H100 table, then a V100's): the
+# second's GPUs are named, whichever comes first
+cat "$data/nccl-tests-1x8.log" "$data/nccl-tests-2x8-old.log" >"$tmp/mixed.log"
+"$bin" calibrate --import "$tmp/mixed.log" -o "$tmp/mixed.calib" >/dev/null 2>"$tmp/err"
+grep -q "its GPUs are Tesla V100-SXM2-32GB, the first table's NVIDIA H100 80GB HBM3" "$tmp/err" && ok \
+  || ko "mixed log: $(cat "$tmp/err")"
 # what only measuring reads is refused with logs, not ignored (nothing written)
 if "$bin" calibrate --import "$data/nccl-tests-1x8.log" --quick --timeout 5 -o "$tmp/q.calib" 2>"$tmp/err"; then ko "--import --quick accepted"
 else grep -q -- "--quick" "$tmp/err" && [ ! -e "$tmp/q.calib" ] && ok || ko "--import --quick: $(cat "$tmp/err")"; fi
