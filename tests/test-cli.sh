@@ -607,6 +607,24 @@ for l in "--tp 8" "--pp 4"; do
   awk -v g="$(num global_batch "$tmp/g.json")" 'BEGIN { exit !(g == 256) }' && ok || ko "-G 256 with $l: $(num global_batch "$tmp/g.json") samples"
 done
 expect 1 "tp 2 does not divide GPT-2 XL's 25 attention heads" -- predict --model gpt2-xl --gpus 8 --tp 2
+# advise's best plan says what it runs (its name's "+sp+overlap" as
+# predict's flags): run again by predict with them, the same step
+"$bin" advise --model gpt2 --gpus 16 --format json >"$tmp/adv.json" 2>/dev/null
+flags=$(python3 -c 'import json, sys
+p = [x for x in json.load (open (sys.argv[1])) if x.get ("rank") == "p1"][0]
+f = ["--strategy", p["strategy"], "--tp", str (p["tp"]), "--pp", str (p["pp"]), "-b", str (p["micro_batch"]),
+     "--attention", p["attention"]]
+f += ["--micro-batches", str (p["grad_accum"])] if p["tp"] > 1 or p["pp"] > 1 else ["--grad-accum", str (p["grad_accum"])]
+f += ["--vpp", str (p["vpp"])] if p["vpp"] > 1 else []
+f += ["--checkpoint"] if p["checkpoint"] else []
+for k in ("sequence_parallel", "tp_comm_overlap", "overlap_param_gather"):
+    f += ["--" + k.replace ("_", "-")] if p[k] else []
+print (" ".join (f), p["step_s"])' "$tmp/adv.json")
+want=${flags##* }
+# shellcheck disable=SC2086
+"$bin" predict --model gpt2 --gpus 16 -m analytical ${flags% *} --format json >"$tmp/again.json" 2>"$tmp/err"
+awk -v a="$(num step_s "$tmp/again.json")" -v b="$want" 'BEGIN { exit !(a > 0 && (a - b) / b < 1e-9 && (b - a) / b < 1e-9) }' \
+  && ok || ko "advise p1 ($flags) run again: $(num step_s "$tmp/again.json") s, $(cat "$tmp/err")"
 # the collectives listed are the critical rank's: GPT-2 at tp 2 x pp 4 runs
 # 3 blocks a stage x 4 tensor-parallel all-reduces a block (2 forward, 2
 # backward) x 16 micro-batches = 192, not every stage's (768)

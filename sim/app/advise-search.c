@@ -25,6 +25,13 @@ plan_offload (const DpsDdpConfig *base, DpsStrategy s, int tp, int pp)
   return tp <= 1 && pp <= 1 && dps_offload_applies (base->offload, s) ? base->offload : DPS_OFFLOAD_NONE;
 }
 
+void
+dps_advise_megatron (const Candidate *cd, gboolean *sp, gboolean *tp_overlap, gboolean *param_overlap)
+{
+  *sp = *tp_overlap = cd->megatron && cd->tp > 1;
+  *param_overlap = cd->megatron && cd->strategy == DPS_STRATEGY_ZERO1;
+}
+
 /* One candidate on base's cluster; FALSE (error set) when it cannot run. */
 gboolean
 dps_advise_evaluate (const DpsDdpConfig *base, Candidate *cd, GError **error)
@@ -47,10 +54,8 @@ dps_advise_evaluate (const DpsDdpConfig *base, Candidate *cd, GError **error)
     c.checkpoint = cd->ckpt;
     c.flash_attention = cd->flash;
   }
-  if (cd->megatron) {
-    c.sequence_parallel = c.tp_comm_overlap = c.tp > 1;
-    c.overlap_param_gather = c.strategy == DPS_STRATEGY_ZERO1;
-  }
+  if (cd->megatron)
+    dps_advise_megatron (cd, &c.sequence_parallel, &c.tp_comm_overlap, &c.overlap_param_gather);
   if (cd->tuned) {
     c.shard_group = cd->shard_group;
     c.fsdp_unit = cd->unit;

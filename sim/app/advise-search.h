@@ -50,3 +50,9 @@ GArray     *dps_advise_search_plans (const DpsDdpConfig *base, int batch, int *t
 /* A plan's name: strategy, layout, memory savers, FSDP's settings and
  * offload where they differ from the defaults (a new string). */
 char       *dps_advise_plan_name (const DpsAdviseCandidate *cd);
+/* What a plan run as Megatron-Core runs it turns on (its name's "+sp"
+ * and "+overlap"): sequence parallelism and the tensor-parallel
+ * collectives beside the GEMMs where tp > 1, the gathers of ZeRO-1's
+ * parameters layer by layer (--overlap-param-gather). */
+void        dps_advise_megatron (const DpsAdviseCandidate *cd, gboolean *sp, gboolean *tp_overlap,
+                                 gboolean *param_overlap);

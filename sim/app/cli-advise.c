@@ -26,6 +26,19 @@
 
 typedef DpsAdviseCandidate Candidate;
 
+/* A plan's attention kernel and Megatron-Core's settings, as predict's
+ * flags take them, so that its name's "+sp+overlap" can be run again. */
+static void
+plan_flags (JsonBuilder *b, const Candidate *cd)
+{
+  gboolean sp, tpo, pgo;
+  dps_advise_megatron (cd, &sp, &tpo, &pgo);
+  dps_json_str (b, "attention", dps_attention_name (cd->flash, cd->kernel));
+  dps_json_bool (b, "sequence_parallel", sp);
+  dps_json_bool (b, "tp_comm_overlap", tpo);
+  dps_json_bool (b, "overlap_param_gather", pgo);
+}
+
 /* The reasons in numbers: each part of the step that moved between the
  * baseline and the best by more than 1% of the step. */
 static void
@@ -266,6 +279,7 @@ report_machine (GString *out, DpsFormat format, const DpsDdpConfig *base, const 
     if (plan) {
       g_autofree char *name = dps_advise_plan_name (cd);
       dps_json_str (b, "plan", name);
+      plan_flags (b, cd);
     }
     if (!plan) {
       dps_json_num (b, "bucket_cap_MiB", cd->cap_mib);
@@ -471,6 +485,7 @@ report_sizes (GString *out, DpsFormat format, const DpsModel *model, const DpsDd
         dps_json_str (b, "offload", dps_offload_name (cd->r.offload));
         g_autofree char *name = dps_advise_plan_name (cd);
         dps_json_str (b, "plan", name);
+        plan_flags (b, cd);
         dps_json_int (b, "micro_batch", cd->micro);
         dps_json_int (b, "grad_accum", cd->accum);
         dps_json_num (b, "step_s", cd->r.step_mean_s);
