@@ -21,10 +21,24 @@ dps_compute_params_default (DpsComputeParams *p)
   p->dispatch_s = 4e-6;
 }
 
+static const char *const attention_names[] = { "eager", "flash", "cudnn" };
+
 const char *
 dps_attention_name (gboolean fused, DpsFusedKernel kernel)
 {
-  return !fused ? "eager" : kernel == DPS_FUSED_CUDNN ? "cudnn" : "flash";
+  return attention_names[!fused ? 0 : kernel == DPS_FUSED_CUDNN ? 2 : 1];
+}
+
+gboolean
+dps_attention_parse (const char *name, gboolean *fused, DpsFusedKernel *kernel)
+{
+  for (int i = 0; name && i < (int) G_N_ELEMENTS (attention_names); i++)
+    if (g_ascii_strcasecmp (name, attention_names[i]) == 0) {
+      *fused = i > 0;
+      *kernel = i == 2 ? DPS_FUSED_CUDNN : DPS_FUSED_FLASH2;
+      return TRUE;
+    }
+  return FALSE;
 }
 
 /* The fraction of peak FLOP/s a kernel of this kind reaches on dev in

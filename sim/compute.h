@@ -75,6 +75,8 @@ void   dps_compute_params_default (DpsComputeParams *p);
 /* How attention runs, as --attention names it: "eager" (not fused),
  * "flash" (FlashAttention-2) or "cudnn". */
 const char *dps_attention_name (gboolean fused, DpsFusedKernel kernel);
+/* Its inverse, in any case: FALSE for a name that is none of them. */
+gboolean    dps_attention_parse (const char *name, gboolean *fused, DpsFusedKernel *kernel);
 double dps_compute_kind_efficiency (DpsKernelKind kind, DpsDtype dtype, const DpsDeviceSpec *dev);
 void   dps_compute_layer_split (const DpsModel *m, int layer, const DpsDeviceSpec *dev, const DpsComputeParams *p,
                                 double batch, DpsComputeSplit *out);

@@ -282,6 +282,13 @@ test_fused_kernels (void)
   g_assert_cmpstr (dps_attention_name (FALSE, DPS_FUSED_CUDNN), ==, "eager");
   g_assert_cmpstr (dps_attention_name (TRUE, DPS_FUSED_FLASH2), ==, "flash");
   g_assert_cmpstr (dps_attention_name (TRUE, DPS_FUSED_CUDNN), ==, "cudnn");
+  /* and back, in any case; a name of none refused */
+  gboolean fused = TRUE;
+  DpsFusedKernel k = DPS_FUSED_CUDNN;
+  g_assert_true (dps_attention_parse ("Eager", &fused, &k) && !fused);
+  g_assert_true (dps_attention_parse ("CUDNN", &fused, &k) && fused && k == DPS_FUSED_CUDNN);
+  g_assert_true (dps_attention_parse ("flash", &fused, &k) && fused && k == DPS_FUSED_FLASH2);
+  g_assert_false (dps_attention_parse ("sdpa", &fused, &k));
 }
 
 /* A linear layer of known shape (sim/compute.c, gemm_efficiency): a

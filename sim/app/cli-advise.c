@@ -78,6 +78,8 @@ setup (DpsDdpOpts *o, int argc, char **argv, DpsDdpConfig *base, DpsModel **mode
   base->mode = DPS_MODE_ANALYTICAL;
   gint64 gpus = 64;
   double b = 4;   /* --batch's default */
+  gboolean fused;
+  DpsFusedKernel kernel;
   if (argc > 1)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "unknown option: unexpected argument '%s'", argv[1]);
   else if (o->bucket_cap || o->grad_accum || o->grad_dtype || o->compress)
@@ -87,7 +89,7 @@ setup (DpsDdpOpts *o, int argc, char **argv, DpsDdpConfig *base, DpsModel **mode
            || o->micro_batches != DPS_UNSET_INT || o->pp_schedule || o->checkpoint)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--strategy, --tp, --pp, --vpp, --micro-batches, --pp-schedule and "
                  "--checkpoint are what advise searches (its plans): drop them");
-  else if (o->attention && g_ascii_strcasecmp (o->attention, "eager") == 0)
+  else if (o->attention && dps_attention_parse (o->attention, &fused, &kernel) && !fused)
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--attention eager: advise's plans of a transformer run fused "
                  "attention (faster and smaller); give flash or cudnn, or none");
   else if (o->trace || o->plot)

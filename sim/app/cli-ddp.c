@@ -149,22 +149,16 @@ apply_kinds (const DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
     return FALSE;
   }
   /* attention: --flash-attention is --attention flash */
-  const char *const attn[] = { dps_attention_name (FALSE, 0), dps_attention_name (TRUE, DPS_FUSED_FLASH2),
-                               dps_attention_name (TRUE, DPS_FUSED_CUDNN) };
-  int a = o->flash ? 1 : 0;
+  c->flash_attention = o->flash;
+  c->attention_kernel = DPS_FUSED_FLASH2;
   if (o->attention) {
-    int i = 0;
-    while (i < 3 && g_ascii_strcasecmp (o->attention, attn[i]) != 0)
-      i++;
-    if (i == 3 || (o->flash && i != 1)) {
-      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, i == 3 ? "--attention: '%s' is not eager, flash or cudnn"
+    gboolean known = dps_attention_parse (o->attention, &c->flash_attention, &c->attention_kernel);
+    if (!known || (o->flash && !(c->flash_attention && c->attention_kernel == DPS_FUSED_FLASH2))) {
+      g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, !known ? "--attention: '%s' is not eager, flash or cudnn"
                                                              : "--attention: '%s' contradicts --flash-attention", o->attention);
       return FALSE;
     }
-    a = i;
   }
-  c->flash_attention = a > 0;
-  c->attention_kernel = a == 2 ? DPS_FUSED_CUDNN : DPS_FUSED_FLASH2;
   if (o->optimizer && !dps_optimizer_parse (o->optimizer, &c->optimizer)) {
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--optimizer: '%s' is not adam, momentum or sgd", o->optimizer);
     return FALSE;
