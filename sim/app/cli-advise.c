@@ -26,11 +26,24 @@
 
 typedef DpsAdviseCandidate Candidate;
 
-/* A plan's attention kernel and Megatron-Core's settings, as predict's
- * flags take them, so that its name's "+sp+overlap" can be run again. */
+/* A row's layout in JSON: strategy, tp, pp, vpp, memory savers and
+ * offload (DDP's own settings for a row that is no plan); a plan's name,
+ * attention kernel and Megatron-Core's settings too, as predict's flags
+ * take them, so that its name's "+sp+overlap" can be run again. */
 static void
-plan_flags (JsonBuilder *b, const Candidate *cd)
+layout_json (JsonBuilder *b, const Candidate *cd, gboolean plan)
 {
+  dps_json_str (b, "strategy", dps_strategy_name (plan ? cd->strategy : DPS_STRATEGY_DDP));
+  dps_json_int (b, "tp", plan ? MAX (1, cd->tp) : 1);
+  dps_json_int (b, "pp", plan ? MAX (1, cd->pp) : 1);
+  dps_json_int (b, "vpp", plan ? MAX (1, cd->vpp) : 1);
+  dps_json_bool (b, "checkpoint", plan && cd->ckpt);
+  dps_json_bool (b, "flash_attention", plan && cd->flash);
+  dps_json_str (b, "offload", dps_offload_name (cd->r.offload));
+  if (!plan)
+    return;
+  g_autofree char *name = dps_advise_plan_name (cd);
+  dps_json_str (b, "plan", name);
   gboolean sp, tpo, pgo;
   dps_advise_megatron (cd, &sp, &tpo, &pgo);
   dps_json_str (b, "attention", dps_attention_name (cd->flash, cd->kernel));
@@ -271,18 +284,7 @@ report_machine (GString *out, DpsFormat format, const DpsDdpConfig *base, const 
     json_builder_begin_object (b);
     dps_json_str (b, "rank", rank);
     dps_json_str (b, "kind", row->kind);
-    dps_json_str (b, "strategy", strategy);
-    dps_json_int (b, "tp", tp);
-    dps_json_int (b, "pp", pp);
-    dps_json_int (b, "vpp", vpp);
-    dps_json_bool (b, "checkpoint", plan && cd->ckpt);
-    dps_json_bool (b, "flash_attention", plan && cd->flash);
-    dps_json_str (b, "offload", dps_offload_name (cd->r.offload));
-    if (plan) {
-      g_autofree char *name = dps_advise_plan_name (cd);
-      dps_json_str (b, "plan", name);
-      plan_flags (b, cd);
-    }
+    layout_json (b, cd, plan);
     if (!plan) {
       dps_json_num (b, "bucket_cap_MiB", cd->cap_mib);
       dps_json_str (b, "grad_dtype", grad);
@@ -478,16 +480,7 @@ report_sizes (GString *out, DpsFormat format, const DpsModel *model, const DpsDd
       dps_json_str (b, "best", mark);
       dps_json_bool (b, "fits", sb->found);
       if (sb->found) {
-        dps_json_str (b, "strategy", dps_strategy_name (cd->strategy));
-        dps_json_int (b, "tp", MAX (cd->tp, 1));
-        dps_json_int (b, "pp", MAX (cd->pp, 1));
-        dps_json_int (b, "vpp", MAX (cd->vpp, 1));
-        dps_json_bool (b, "checkpoint", cd->ckpt);
-        dps_json_bool (b, "flash_attention", cd->flash);
-        dps_json_str (b, "offload", dps_offload_name (cd->r.offload));
-        g_autofree char *name = dps_advise_plan_name (cd);
-        dps_json_str (b, "plan", name);
-        plan_flags (b, cd);
+        layout_json (b, cd, TRUE);
         dps_json_int (b, "micro_batch", cd->micro);
         dps_json_int (b, "grad_accum", cd->accum);
         dps_json_num (b, "step_s", cd->r.step_mean_s);
