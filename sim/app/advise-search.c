@@ -1,6 +1,9 @@
 /* advise-search.c — see advise-search.h. */
 #include "sim/app/advise-search.h"
 #include "sim/base/progress.h"
+#include "sim/base/json-util.h"
+
+#include <string.h>
 
 typedef DpsAdviseCandidate Candidate;
 
@@ -362,3 +365,36 @@ dps_advise_search_plans (const DpsDdpConfig *base, int batch, int *tried)
   return all;
 }
 
+/* w, or cd's plan name's width where wider: a table's plan column. */
+int
+dps_advise_plan_width (int w, const Candidate *cd)
+{
+  g_autofree char *name = dps_advise_plan_name (cd);
+  return MAX (w, (int) strlen (name));
+}
+
+/* A row's layout in JSON: strategy, tp, pp, vpp, memory savers and
+ * offload (DDP's own settings for a row that is no plan); a plan's name,
+ * attention kernel and Megatron-Core's settings too, as predict's flags
+ * take them, so that its name's "+sp+overlap" can be run again. */
+void
+dps_advise_plan_json (JsonBuilder *b, const Candidate *cd, gboolean plan)
+{
+  dps_json_str (b, "strategy", dps_strategy_name (plan ? cd->strategy : DPS_STRATEGY_DDP));
+  dps_json_int (b, "tp", plan ? MAX (1, cd->tp) : 1);
+  dps_json_int (b, "pp", plan ? MAX (1, cd->pp) : 1);
+  dps_json_int (b, "vpp", plan ? MAX (1, cd->vpp) : 1);
+  dps_json_bool (b, "checkpoint", plan && cd->ckpt);
+  dps_json_bool (b, "flash_attention", plan && cd->flash);
+  dps_json_str (b, "offload", dps_offload_name (cd->r.offload));
+  if (!plan)
+    return;
+  g_autofree char *name = dps_advise_plan_name (cd);
+  dps_json_str (b, "plan", name);
+  gboolean sp, tpo, pgo;
+  dps_advise_megatron (cd, &sp, &tpo, &pgo);
+  dps_json_str (b, "attention", dps_attention_name (cd->flash, cd->kernel));
+  dps_json_bool (b, "sequence_parallel", sp);
+  dps_json_bool (b, "tp_comm_overlap", tpo);
+  dps_json_bool (b, "overlap_param_gather", pgo);
+}

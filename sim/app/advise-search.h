@@ -4,10 +4,12 @@
  * hook), and the parallel plans (the sharded strategies, tensor x pipeline
  * layouts with checkpointing and fused attention, FSDP's own settings
  * tuned on the best FSDP and HSDP plans, CPU offload where a plan fits no
- * other way); cli-advise.c reports them. */
+ * other way), and how a plan is named and written (its name, width, JSON);
+ * cli-advise.c and advise-sizes.c report them. */
 #pragma once
 
 #include "sim/ddp.h"
+#include <json-glib/json-glib.h>
 
 typedef struct {
   double cap_mib;
@@ -56,3 +58,10 @@ char       *dps_advise_plan_name (const DpsAdviseCandidate *cd);
  * parameters layer by layer (--overlap-param-gather). */
 void        dps_advise_megatron (const DpsAdviseCandidate *cd, gboolean *sp, gboolean *tp_overlap,
                                  gboolean *param_overlap);
+/* w, or cd's plan name's width where wider: a table's plan column. */
+int         dps_advise_plan_width (int w, const DpsAdviseCandidate *cd);
+/* A row's layout in JSON (keys strategy, tp, pp, vpp, checkpoint,
+ * flash_attention, offload; a plan's name, attention, sequence_parallel,
+ * tp_comm_overlap, overlap_param_gather too): DDP's own for a row that
+ * is no plan. */
+void        dps_advise_plan_json (JsonBuilder *b, const DpsAdviseCandidate *cd, gboolean plan);
