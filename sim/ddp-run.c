@@ -122,7 +122,7 @@ trial (const DpsDdpConfig *c, const DpsDdpProgram *p, int replicas, GRand *rand,
   out->straggler = work_crit - work_mean;
   out->contention = extension;
   out->exposed = MAX (0, res->step_s - work_crit - extension - after);
-  out->comm_total = crit->comm_s;
+  out->comm_total = dps_sched_rank_comm_s (crit);
   for (int k = 0; k < DPS_SCHED_MAX_COMMS; k++)
     out->exposed_by_comm[k] = crit->exposed_s[k];
   if (ranks_out) {

@@ -13,7 +13,6 @@ stats_add (DpsSchedRankStats *sum, const DpsSchedRankStats *x, double w)
     sum->wall_s[p] += w * x->wall_s[p];
     sum->last_end_s[p] += w * x->last_end_s[p];
   }
-  sum->comm_s += w * x->comm_s;
   for (int c = 0; c < DPS_SCHED_MAX_COMMS; c++) {
     sum->exposed_s[c] += w * x->exposed_s[c];
     sum->comm_kind_s[c] += w * x->comm_kind_s[c];

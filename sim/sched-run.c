@@ -389,7 +389,6 @@ on_group_phase (DpsEngine *e, void *data)
       rs->sum_c = 0;
     if (g->contention > 0 && rs->compute >= 0 && r->streams[rs->compute].state == ST_RUNNING)
       compute_retime (r, &r->streams[rs->compute]);
-    rs->st.comm_s += now - g->start_s + ss->delay_s;
     int own = head_task (r, ss);
     const Task *mt = task_at (r, own);
     rs->st.comm_kind_s[mt->comm] += now - g->start_s + ss->delay_s;

@@ -175,8 +175,8 @@ typedef struct {
   double work_mean_s[DPS_PART_COUNT];/* the same at its speed_mean */
   double wall_s[DPS_PART_COUNT];     /* compute wall time, contention included */
   double last_end_s[DPS_PART_COUNT]; /* when its last task of each part ended (0 none) */
-  double comm_s;                     /* its collectives' durations, launch delays included */
-  double comm_kind_s[DPS_SCHED_MAX_COMMS];   /* ... of each kind */
+  double comm_kind_s[DPS_SCHED_MAX_COMMS];   /* its collectives' durations of each kind, launch delays
+                                              * included (all of them: dps_sched_rank_comm_s) */
   double comm_kind_n[DPS_SCHED_MAX_COMMS];   /* the collectives of each kind it took part in */
   double exposed_s[DPS_SCHED_MAX_COMMS];   /* its compute idle waiting for a collective of each kind */
   double peak_bytes;                 /* memory */
@@ -184,6 +184,16 @@ typedef struct {
   int    peak_task;                  /* the task that brought the peak (-1: the static bytes) */
   double peak_at_s;
 } DpsSchedRankStats;
+
+/* A rank's collectives' durations, every kind's. */
+static inline double
+dps_sched_rank_comm_s (const DpsSchedRankStats *st)
+{
+  double s = 0;
+  for (int c = 0; c < DPS_SCHED_MAX_COMMS; c++)
+    s += st->comm_kind_s[c];
+  return s;
+}
 
 typedef struct { int rank, task; double start_s, end_s; } DpsSchedSpan;
 typedef struct { int rank; double at_s, bytes; } DpsSchedMemSample;
