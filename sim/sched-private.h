@@ -1,6 +1,6 @@
 /* sched-private.h — the step program's tables, shared by the program's
- * builder (sched.c), its run (sched-run.c) and the run's summary
- * (sched-result.c); nothing else includes it. */
+ * builder (sched.c), its run (sched-run.c, sched-group.c) and the run's
+ * summary (sched-result.c); nothing else includes it. */
 #ifndef DPS_SCHED_PRIVATE_H
 #define DPS_SCHED_PRIVATE_H
 

@@ -1,85 +1,11 @@
-/* sched-run.c — a step program run on the event engine; see sched.h. */
-#include "sim/sched-private.h"
+/* sched-run.c — a step program run on the event engine; see sched.h.
+ * Its ranks' streams, compute and memory here; its collectives in
+ * sched-group.c. */
+#include "sim/sched-run-state.h"
 #include "sim/base/error.h"
 #include "sim/base/stats.h"
 
-#include <math.h>
 #include <string.h>
-
-
-enum { ST_WAIT, ST_DELAYED, ST_LAUNCHED, ST_RUNNING, ST_DONE };
-
-typedef struct Run Run;
-
-typedef struct {
-  Run       *run;
-  int        rank, stream;   /* program stream id */
-  int        pc;             /* index of the task at its head */
-  int        state;
-  int        group;          /* communication: the group instance; -1 compute */
-  double     end_last_s;     /* when its last task ended */
-  double     ready_s;        /* communication: when its head became ready */
-  double     delay_s;        /* ... and how long its launch took */
-  gboolean   busy_delay;     /* ST_DELAYED by launch_busy_s: launch when compute falls idle */
-  DpsEventId ev;
-  /* compute: the running task */
-  double     remaining, rate, t_last, start_s, jitter, work_s;
-  double     wait_s;         /* compute: since when its head waits for a dependency (< 0: not waiting) */
-  int        wait_comm;      /* ... the comm kind of the collective it waits for (-1 another task) */
-  int        last_comm;      /* communication: the comm kind of its last task (-1 none yet) */
-} StreamState;
-
-typedef struct {
-  int     first_stream, n_streams;   /* into Run.streams; the compute stream first (if the role has one) */
-  int     compute;                   /* its compute stream's index in Run.streams, or -1 */
-  double  sum_c;                     /* contention of the collectives running on it */
-  gboolean computing;                /* its compute stream busy, as its collectives count it */
-  double  mem_cur, mem_kind[DPS_MEM_KINDS];
-  DpsSchedRankStats st;
-} RankState;
-
-typedef struct {
-  Run       *run;
-  int        id;
-  int        first_member, n_members;   /* into Run.members: StreamState indices */
-  int        launched, n_computing;
-  gboolean   running, in_bw;
-  int        task;                     /* the template task being run */
-  double     remaining, rate, t_last, lat_left, bw_left, start_s;
-  double     contention, contention_comm;
-  DpsEventId ev;
-} GroupState;
-
-struct Run {
-  const DpsSched      *s;
-  const DpsSchedRank  *ranks;
-  const DpsSchedGroup *groups;
-  const DpsSchedOpts  *opts;
-  int                  n_ranks, n_groups;
-  DpsEngine           *e;
-  GRand               *rand;
-  StreamState         *streams;
-  RankState           *rs;
-  GroupState          *gs;
-  int                 *members;
-  int                 *res_running;   /* collectives in their bandwidth phase on each resource */
-  int                  n_res;
-  GArray             **res_groups;    /* running groups per resource (int) */
-  DpsSchedResult      *out;
-};
-
-static inline const Task *
-task_at (const Run *r, int id)
-{
-  return &g_array_index (r->s->tasks, Task, id);
-}
-
-static inline int
-head_task (const Run *r, const StreamState *ss)
-{
-  GArray *t = g_array_index (r->s->streams, Stream, ss->stream).tasks;
-  return ss->pc < (int) t->len ? g_array_index (t, int, ss->pc) : -1;
-}
 
 /* Whether task (of rank's role) has ended on rank. */
 static gboolean
@@ -112,8 +38,8 @@ deps_done (const Run *r, int rank, const Task *t, int *blocking)
   return TRUE;
 }
 
-static void
-mem_change (Run *r, int rank, double delta, int task, DpsMemKind kind)
+void
+sched_mem_change (Run *r, int rank, double delta, int task, DpsMemKind kind)
 {
   RankState *rs = &r->rs[rank];
   if (delta == 0)
@@ -134,8 +60,8 @@ mem_change (Run *r, int rank, double delta, int task, DpsMemKind kind)
   }
 }
 
-static void
-span (Run *r, int rank, int task, double start, double end)
+void
+sched_span (Run *r, int rank, int task, double start, double end)
 {
   if (r->out->spans && r->ranks[rank].trace) {
     DpsSchedSpan sp = { rank, task, start, end };
@@ -143,14 +69,12 @@ span (Run *r, int rank, int task, double start, double end)
   }
 }
 
-static void advance (Run *r, int rank);
-static void launch (Run *r, StreamState *ss);
+
 static void on_compute_done (DpsEngine *e, void *data);
-static void on_group_phase (DpsEngine *e, void *data);
 
 /* Re-times a running compute task at the rank's current contention. */
-static void
-compute_retime (Run *r, StreamState *ss)
+void
+sched_compute_retime (Run *r, StreamState *ss)
 {
   if (ss->state != ST_RUNNING)
     return;   /* between two tasks (its rank still counted computing) */
@@ -163,29 +87,6 @@ compute_retime (Run *r, StreamState *ss)
   ss->rate = rate;
   dps_engine_cancel (r->e, ss->ev);
   ss->ev = dps_engine_at (r->e, now + ss->remaining / rate, on_compute_done, ss);
-}
-
-/* Re-times a running collective at its current contention and, in its
- * bandwidth phase, its share of its busiest resource. */
-static void
-group_retime (Run *r, GroupState *g)
-{
-  double now = dps_engine_now (r->e);
-  double rate = g->n_computing > 0 ? 1 / (1 + g->contention_comm) : 1;
-  if (g->in_bw) {
-    const DpsSchedGroup *gd = &r->groups[g->id];
-    int most = 1;
-    for (int i = 0; i < gd->n_res; i++)
-      most = MAX (most, r->res_running[gd->res[i]]);
-    rate /= most;
-  }
-  g->remaining = MAX (0, g->remaining - g->rate * (now - g->t_last));
-  g->t_last = now;
-  if (rate == g->rate)
-    return;
-  g->rate = rate;
-  dps_engine_cancel (r->e, g->ev);
-  g->ev = dps_engine_at (r->e, now + g->remaining / rate, on_group_phase, g);
 }
 
 /* Rank's compute stream starts or stops: the collectives it is a member
@@ -203,7 +104,7 @@ set_computing (Run *r, int rank, gboolean on)
       continue;
     GroupState *g = &r->gs[ss->group];
     g->n_computing += on ? 1 : -1;
-    group_retime (r, g);
+    sched_group_retime (r, g);
   }
 }
 
@@ -229,8 +130,8 @@ start_compute (Run *r, StreamState *ss, int task_id)
   ss->work_s = t->work_s * f * j;
   rs->st.work_s[t->part] += ss->work_s;
   rs->st.work_mean_s[t->part] += t->work_s * f_mean * j;
-  mem_change (r, ss->rank, t->alloc_bytes, task_id, t->alloc_kind);
-  mem_change (r, ss->rank, t->hold_bytes, task_id, DPS_MEM_ACTIVATIONS);
+  sched_mem_change (r, ss->rank, t->alloc_bytes, task_id, t->alloc_kind);
+  sched_mem_change (r, ss->rank, t->hold_bytes, task_id, DPS_MEM_ACTIVATIONS);
   if (ss->wait_s >= 0) {   /* idle since: waiting for a collective is exposed communication */
     if (ss->wait_comm >= 0)
       rs->st.exposed_s[ss->wait_comm] += now - ss->wait_s;
@@ -256,175 +157,26 @@ on_compute_done (DpsEngine *e, void *data)
   RankState *rs = &r->rs[ss->rank];
   rs->st.wall_s[t->part] += now - ss->start_s;
   rs->st.last_end_s[t->part] = now;
-  span (r, ss->rank, task_id, ss->start_s, now);
-  mem_change (r, ss->rank, -t->hold_bytes, task_id, DPS_MEM_ACTIVATIONS);
-  mem_change (r, ss->rank, -t->free_bytes, task_id, t->free_kind);
+  sched_span (r, ss->rank, task_id, ss->start_s, now);
+  sched_mem_change (r, ss->rank, -t->hold_bytes, task_id, DPS_MEM_ACTIVATIONS);
+  sched_mem_change (r, ss->rank, -t->free_bytes, task_id, t->free_kind);
   ss->pc++;
   ss->end_last_s = now;
   ss->state = ST_WAIT;
   ss->ev = DPS_EVENT_NONE;
-  advance (r, ss->rank);
+  sched_advance (r, ss->rank);
   if (ss->state == ST_RUNNING)
     return;
   set_computing (r, ss->rank, FALSE);
-  /* a launch waiting for a core goes now that the compute lets it run */
+  /* a sched_launch waiting for a core goes now that the compute lets it run */
   for (int i = 0; i < rs->n_streams; i++) {
     StreamState *o = &r->streams[rs->first_stream + i];
     if (o->state == ST_DELAYED && o->busy_delay) {
       dps_engine_cancel (e, o->ev);
       o->ev = DPS_EVENT_NONE;
-      launch (r, o);
+      sched_launch (r, o);
     }
   }
-}
-
-static void
-group_start (Run *r, GroupState *g)
-{
-  const Task *t = task_at (r, g->task);
-  const DpsSchedComm *c = &g_array_index (r->s->comms, DpsSchedComm, t->comm);
-  double now = dps_engine_now (r->e), lat = 0;
-  DpsAlgo a = DPS_ALGO_RING;
-  DpsProto p = DPS_PROTO_SIMPLE;
-  double d = c->time (c->data, t->bytes, &lat, &a, &p);
-  double f = r->opts->comm_factor > 0 && !c->copy ? r->opts->comm_factor : 1;
-  /* a time below zero (a calibration's correction extrapolated past its
-   * sizes) takes none rather than running the clock backwards; its latency
-   * is a part of it */
-  d = MAX (d * f, 0);
-  lat = CLAMP (lat * f, 0, d);
-  DpsSchedCommStats *cs = &r->out->comms[t->comm];
-  cs->count++;
-  if (!c->copy) {
-    cs->algo_count[a]++;
-    cs->proto_count[p]++;
-  }
-  g->running = TRUE;
-  g->start_s = now;
-  g->contention = c->contention;
-  g->contention_comm = c->contention_comm;
-  g->lat_left = lat;
-  g->bw_left = d - lat;
-  g->in_bw = FALSE;
-  g->n_computing = 0;
-  for (int i = 0; i < g->n_members; i++) {
-    StreamState *ss = &r->streams[r->members[g->first_member + i]];
-    ss->state = ST_RUNNING;
-    ss->start_s = now;
-    /* each member's own task: a pipeline's send and receive pair up, and
-     * only the receive allocates what it receives */
-    int own = head_task (r, ss);
-    const Task *mt = task_at (r, own);
-    mem_change (r, ss->rank, mt->alloc_bytes, own, mt->alloc_kind);
-    mem_change (r, ss->rank, mt->hold_bytes, own, DPS_MEM_ACTIVATIONS);
-    RankState *rs = &r->rs[ss->rank];
-    rs->sum_c += g->contention;
-    if (rs->computing) {
-      g->n_computing++;
-      if (g->contention > 0)
-        compute_retime (r, &r->streams[rs->compute]);
-    }
-  }
-  g->remaining = g->lat_left;
-  g->rate = g->n_computing > 0 ? 1 / (1 + g->contention_comm) : 1;
-  g->t_last = now;
-  g->ev = dps_engine_at (r->e, now + g->remaining / g->rate, on_group_phase, g);
-}
-
-/* Resource counts of g's resources change by delta: every collective in
- * its bandwidth phase on them is re-timed. */
-static void
-resources_changed (Run *r, GroupState *g, int delta)
-{
-  const DpsSchedGroup *gd = &r->groups[g->id];
-  for (int i = 0; i < gd->n_res; i++) {
-    int res = gd->res[i];
-    r->res_running[res] += delta;
-    GArray *list = r->res_groups[res];
-    if (delta > 0)
-      g_array_append_val (list, g->id);
-    else
-      for (guint k = 0; k < list->len; k++)
-        if (g_array_index (list, int, k) == g->id) {
-          g_array_remove_index_fast (list, k);
-          break;
-        }
-    for (guint k = 0; k < list->len; k++) {
-      GroupState *o = &r->gs[g_array_index (list, int, k)];
-      if (o != g)
-        group_retime (r, o);
-    }
-  }
-}
-
-static void
-on_group_phase (DpsEngine *e, void *data)
-{
-  GroupState *g = data;
-  Run *r = g->run;
-  double now = dps_engine_now (e);
-  g->ev = DPS_EVENT_NONE;
-  if (!g->in_bw && g->bw_left > 0) {
-    g->in_bw = TRUE;
-    g->remaining = g->bw_left;
-    g->t_last = now;
-    g->rate = 0;   /* forces the re-time */
-    resources_changed (r, g, +1);
-    group_retime (r, g);
-    return;
-  }
-  if (g->in_bw)
-    resources_changed (r, g, -1);
-  const Task *t = task_at (r, g->task);
-  r->out->comms[t->comm].time_s += now - g->start_s;
-  g->running = FALSE;
-  g->in_bw = FALSE;
-  g->launched = 0;
-  g->task = -1;
-  for (int i = 0; i < g->n_members; i++) {
-    StreamState *ss = &r->streams[r->members[g->first_member + i]];
-    RankState *rs = &r->rs[ss->rank];
-    rs->sum_c -= g->contention;
-    if (rs->sum_c < 1e-12)
-      rs->sum_c = 0;
-    if (g->contention > 0 && rs->compute >= 0 && r->streams[rs->compute].state == ST_RUNNING)
-      compute_retime (r, &r->streams[rs->compute]);
-    int own = head_task (r, ss);
-    const Task *mt = task_at (r, own);
-    rs->st.comm_kind_s[mt->comm] += now - g->start_s + ss->delay_s;
-    rs->st.comm_kind_n[mt->comm]++;
-    span (r, ss->rank, own, g->start_s, now);
-    mem_change (r, ss->rank, -mt->hold_bytes, own, DPS_MEM_ACTIVATIONS);
-    mem_change (r, ss->rank, -mt->free_bytes, own, mt->free_kind);
-    ss->pc++;
-    ss->end_last_s = now;
-    ss->last_comm = t->comm;
-    ss->state = ST_WAIT;
-  }
-  for (int i = 0; i < g->n_members; i++)
-    advance (r, r->streams[r->members[g->first_member + i]].rank);
-}
-
-static void
-launch (Run *r, StreamState *ss)
-{
-  GroupState *g = &r->gs[ss->group];
-  int task = head_task (r, ss);
-  ss->state = ST_LAUNCHED;
-  ss->busy_delay = FALSE;
-  ss->delay_s = dps_engine_now (r->e) - ss->ready_s;
-  if (g->task < 0)
-    g->task = task;
-  if (++g->launched == g->n_members)
-    group_start (r, g);
-}
-
-static void
-on_launch_delay (DpsEngine *e, void *data)
-{
-  StreamState *ss = data;
-  ss->ev = DPS_EVENT_NONE;
-  launch (ss->run, ss);
 }
 
 /* Once all of rank's streams are done: the time its step runs on after
@@ -451,8 +203,8 @@ rank_done (Run *r, RankState *rs)
 }
 
 /* Starts what can start on rank's streams. */
-static void
-advance (Run *r, int rank)
+void
+sched_advance (Run *r, int rank)
 {
   RankState *rs = &r->rs[rank];
   double now = dps_engine_now (r->e);
@@ -487,7 +239,7 @@ advance (Run *r, int rank)
       start_compute (r, ss, task);
       continue;
     }
-    /* a collective: its launch, handed to a thread where launches cost,
+    /* a collective: its sched_launch, handed to a thread where launches cost,
      * unless the stream was busy until now */
     double delay = 0;
     gboolean busy = compute_busy (r, rank);
@@ -497,9 +249,9 @@ advance (Run *r, int rank)
     if (delay > 0) {
       ss->state = ST_DELAYED;
       ss->busy_delay = busy;
-      ss->ev = dps_engine_at (r->e, now + delay, on_launch_delay, ss);
+      ss->ev = dps_engine_at (r->e, now + delay, sched_on_launch_delay, ss);
     } else
-      launch (r, ss);
+      sched_launch (r, ss);
   }
 }
 
@@ -512,7 +264,7 @@ on_rank_start (DpsEngine *e, void *data)
     DpsSchedMemSample m = { first->rank, dps_engine_now (e), r->rs[first->rank].mem_cur };
     g_array_append_val (r->out->memory, m);
   }
-  advance (r, first->rank);
+  sched_advance (r, first->rank);
 }
 
 /* Plays s on ranks (n_ranks of them, each with its group instances among
