@@ -186,9 +186,9 @@ dps_tune_bw_cap_Bps (const DpsCollCtx *ctx, DpsProto proto)
      * search's speed): at NCCL's count the channels' sum is the NVLinks',
      * which the flows hold already; fewer channels (--channels) carry
      * less */
-    const DpsTopoSpec *s = dps_topo_spec (ctx->topo);
-    if (ctx->channels < dps_tune_nvswitch_channels (s))
-      return ctx->channels * dps_tune_nvswitch_channel_Bps (s) * n / ring_steps (ctx->op, n);
+    double channel_GBps;
+    if (ctx->channels < nvswitch_graph (dps_topo_spec (ctx->topo), &channel_GBps))
+      return ctx->channels * channel_GBps * 1e9 * n / ring_steps (ctx->op, n);
   }
   int cc = compcap_index (dps_topo_spec (ctx->topo));
   int sc = ctx->n_nodes <= 1 ? 0 : ctx->n_nodes <= 2 ? 1 : 2;
