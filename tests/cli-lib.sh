@@ -5,6 +5,10 @@
 #   num KEY FILE     the first number of "KEY" : N in a JSON file
 #   median           the median of the numbers on standard input, one a line (nan: none)
 #   finish NAME      print the closing line and exit with the verdict
+#   expect STATUS PATTERN -- ARGS...
+#                    dpscale ($bin) run with ARGS exits with STATUS, its stderr
+#                    (stdout when STATUS is 0) matches the grep PATTERN, and an
+#                    error is one line
 #   leftovers        the emulated clusters (dps namespaces and links) whose id
 #                    no live run holds: a dead run's, never a concurrent
 #                    test's (each run holds its cluster's lock file)
@@ -47,6 +51,22 @@ plot_checks () {
   if sh "$1" "$tmp/empty" "$tmp/empty/x.png" 2> "$tmp/err"; then ko "a build without $3 accepted"; else ok; fi
   if [ "$(wc -l < "$tmp/err")" -eq 1 ] && grep -q "$3 not built" "$tmp/err"; then ok; else ko "error: $(cat "$tmp/err")"; fi
   if [ -z "$(ls "$tmp/empty")" ]; then ok; else ko "files left: $(ls "$tmp/empty")"; fi
+}
+expect () {
+  want=$1 pattern=$2
+  shift 3
+  "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
+  got=$?
+  if [ "$got" -ne 0 ]; then text="$tmp/err"; else text="$tmp/out"; fi
+  if [ "$got" -eq "$want" ] && { [ -z "$pattern" ] || grep -q -- "$pattern" "$text"; }; then
+    ok
+  else
+    ko "dpscale $* -> exit $got (want $want), output:"
+    head -5 "$text" >&2
+  fi
+  if [ "$got" -ne 0 ] && [ "$(wc -l <"$tmp/err")" -ne 1 ]; then
+    ko "dpscale $*: error is not one line"
+  fi
 }
 finish () {
   echo "$1: $pass passed, $fail failed"

@@ -19,6 +19,17 @@ test_matrix_model (void)
   return m;
 }
 
+/* A model of the zoo (sim/models/NAME.model or a generator's name);
+ * aborts the test when it does not load.  The caller owns it. */
+static inline DpsModel *
+test_zoo (const char *name)
+{
+  g_autoptr (GError) e = NULL;
+  DpsModel *m = dps_model_load (name, &e);
+  g_assert_no_error (e);
+  return m;
+}
+
 /* The relative difference of a from b (b nonzero). */
 #define REL(a, b) (fabs ((a) - (b)) / fabs (b))
 
