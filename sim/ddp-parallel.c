@@ -47,13 +47,30 @@ p2p_time (const void *cost, double bytes, double *lat_s, DpsAlgo *algo, DpsProto
   return dps_coll_cost_time_lat (cost, 2 * bytes, lat_s, algo, proto);
 }
 
-/* The chunk of C that block b of n_blocks falls in: an even share each,
- * a remainder spread over them (70 blocks on 12 stages: 6 or 5 each, as
- * DeepSpeed's pipeline engine partitions BLOOM's). */
+/* The share of n things that part i of k holds when they are split as
+ * evenly as they go, the remainder spread over the parts (70 blocks on 12
+ * stages: 6 or 5 each, as DeepSpeed's pipeline engine partitions BLOOM's). */
 static int
-chunk_of_block (int b, int n_blocks, int C)
+even_share (int n, int i, int k)
 {
-  return (int) ((gint64) b * C / n_blocks);
+  return (int) (((gint64) (i + 1) * n + k - 1) / k - ((gint64) i * n + k - 1) / k);
+}
+
+/* Fills chunk_of[b], the chunk (v x pp + s: virtual stage v of stage s, in
+ * the model's order) each of n blocks falls in: the blocks split over the
+ * pp stages as evenly as they go, then each stage's over its V chunks.
+ * Splitting the blocks over the pp x V chunks at once would put every
+ * chunk's remainder on the same stages (126 blocks on 16 stages x 7: the
+ * 14 chunks of two blocks all on stages 0 and 8, 14 blocks each against
+ * 7); Megatron and Llama 3's schedule balance the stages. */
+static void
+chunks_of_blocks (int n, int pp, int V, int *chunk_of)
+{
+  for (int j = 0, b = 0; j < pp * V; j++) {
+    int s = j % pp, v = j / pp;
+    for (int c = even_share (even_share (n, s, pp), v, V); c > 0; c--)
+      chunk_of[b++] = j;
+  }
 }
 
 gboolean
@@ -118,10 +135,12 @@ dps_ddp_program_parallel (const DpsDdpConfig *c, const DpsDdpInputs *in, DpsDdpP
   gboolean zero1 = c->strategy == DPS_STRATEGY_ZERO1 && dp > 1;
   double pb = dps_precision_param_bytes (c->precision);
   gboolean sp = c->sequence_parallel && tp > 1;
+  g_autofree int *chunk_of = g_new (int, n_blocks);
+  chunks_of_blocks (n_blocks, pp, V, chunk_of);
   for (int l = 0, b = 0; l < L; l++) {
     const DpsLayer *layer = dps_model_layer (m, l);
     gboolean block = layer->input_bytes > 0;
-    int j = block ? chunk_of_block (b++, n_blocks, pp * V) : l < first_block ? 0 : pp * V - 1;
+    int j = block ? chunk_of[b++] : l < first_block ? 0 : pp * V - 1;
     chunk[l] = j / pp;
     stage[l] = j % pp;
     /* this GPU's share of the layer's time: its FLOP-bound kernels / tp */

@@ -1,6 +1,7 @@
 /* Unit tests of the step simulator's sharded and tensor-parallel steps
  * (sim/ddp.c with sim/ddp-shard.c, sim/ddp-parallel.c): FSDP's FP8
- * gathers, CPU offload, tensor parallelism's attention memory. */
+ * gathers, CPU offload, tensor parallelism's attention memory, the
+ * pipeline's stages. */
 #include "sim/ddp.h"
 #include "sim/topo-load.h"
 #include "sim/base/error.h"
@@ -223,6 +224,37 @@ test_tp_micro_batches (void)
   dps_ddp_result_clear (&four);
 }
 
+/* Interleaved stages hold the blocks a plain pipeline gives their stage:
+ * the blocks split over the stages as evenly as they go, then over each
+ * stage's virtual stages.  GPT-2's 12 blocks on pp 4: 3 a stage, with
+ * vpp 2 too (chunks of 2 and 1), where splitting them over the 8 chunks
+ * at once gave the 4 chunks of two blocks to stages 0 and 2 (4, 2, 4, 2).
+ * Stage 0, the fullest, holds the embeddings (50,257 x 768 tokens and
+ * 1,024 x 768 positions) and 3 blocks of 7,087,872 parameters:
+ * 60,647,424, its compute the same share of the model's either way. */
+static void
+test_pp_stages_even (void)
+{
+  g_autoptr (DpsModel) m = NULL;
+  g_autoptr (DpsTopo) t = NULL;
+  DpsDdpConfig c;
+  gpt2_on_tp2 (&m, &t, &c);
+  c.tp = 1;
+  c.pp = 4;
+  c.micro_batches = 8;
+  c.grad_accum = 8;
+  DpsDdpResult plain, inter;
+  test_ddp_run (&c, &plain);
+  c.vpp = 2;
+  c.pipe_schedule = DPS_PIPE_INTERLEAVED;
+  test_ddp_run (&c, &inter);
+  double want = 60647424.0 * dps_precision_param_bytes (c.precision);
+  g_assert_cmpfloat (plain.memory.params, ==, want);
+  g_assert_cmpfloat (inter.memory.params, ==, want);
+  dps_ddp_result_clear (&plain);
+  dps_ddp_result_clear (&inter);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -231,5 +263,6 @@ main (int argc, char **argv)
   g_test_add_func ("/ddp/offload", test_offload);
   g_test_add_func ("/ddp/tp-attention-memory", test_tp_attention_memory);
   g_test_add_func ("/ddp/tp-micro-batches", test_tp_micro_batches);
+  g_test_add_func ("/ddp/pp-stages-even", test_pp_stages_even);
   return g_test_run ();
 }
