@@ -20,7 +20,8 @@ CSV row per layer in forward order:
   kernels           what the forward launches, as dpscale's compute model
                     times it on any GPU (sim/model-csv.c): per kind (gemm,
                     conv, attention, memory) the count, FLOPs and bytes per
-                    sample, weight elements, score-matrix bytes and 1 / K
+                    sample, weight elements, score-matrix bytes, 1 / K and
+                    1 / a GEMM's rows a sample (its tokens)
 
 with comments naming the device, the dtype and the batch.
 
@@ -293,8 +294,8 @@ class Kernels:
         self.mode = Mode()
         rec.on_open = self.flush
 
-    def add(self, kind, flops, nbytes, weights, score, over_k):
-        op = (kind, flops, nbytes, weights, score, over_k)
+    def add(self, kind, flops, nbytes, weights, score, over_k, over_rows=0.0):
+        op = (kind, flops, nbytes, weights, score, over_k, over_rows)
         if self.rec.stack:
             self.put(self.rec.stack[-1], op)
         else:
@@ -302,9 +303,9 @@ class Kernels:
 
     def put(self, unit, op):
         agg = self.per_unit.setdefault(unit, {})
-        a = agg.setdefault(op[0], [0, 0.0, 0.0, 0.0, 0.0, 0.0])
+        a = agg.setdefault(op[0], [0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])
         a[0] += 1
-        for j in range(1, 6):
+        for j in range(1, 7):
             a[j] += op[j]
 
     def flush(self, unit):
@@ -349,7 +350,11 @@ class Kernels:
             kind = "conv" if name == "convolution" else "gemm" if weights else "attention"
             nbytes = sum(self.units(t) for t in acts + outs)
             score = sum(self.units(t) for t in acts + outs if self.is_scores(t)) if kind == "attention" else 0.0
-            self.add(kind, flops, nbytes, float(weights), score, flops / k if k else 0.0)
+            # its rows, the batch's (a sequence's tokens each), over which
+            # the weight's gradient reduces in backward
+            rows = outs[0].numel() / outs[0].shape[-1] if outs[0].dim() >= 1 and outs[0].shape[-1] else 0
+            self.add(kind, flops, nbytes, float(weights), score, flops / k if k else 0.0,
+                     flops / rows if kind == "gemm" and rows else 0.0)
         elif name in FUSED_ATTENTION_OPS:
             q, k = args[0], args[1]
             flops = 4.0 * q.numel() * k.shape[-2]
@@ -369,11 +374,13 @@ class Kernels:
         for kind in ("gemm", "conv", "attention", "memory", "memoryscore"):
             if kind not in agg:
                 continue
-            n, f, nb, w, sc, over_k = agg[kind]
+            n, f, nb, w, sc, over_k, over_rows = agg[kind]
             flops += f
             inv_k = over_k / f if kind == "gemm" and f > 0 else 0.0
+            # 1 / rows a sample: the batch's rows are batch x a sample's
+            inv_rows = min(1.0, over_rows / f * batch) if kind == "gemm" and f > 0 else 0.0
             out.append(":".join([kind.replace("memoryscore", "memory"), str(n), num(f / batch), num(nb / batch),
-                                 num(w), num(sc / batch), num(inv_k)]))
+                                 num(w), num(sc / batch), num(inv_k), num(inv_rows)]))
         return num(flops / batch), ";".join(out)
 
 

@@ -8,7 +8,11 @@
  * but never shorter than the host's dispatch of its launches (PyTorch eager
  * issues each kernel from Python: a few microseconds each, so that small
  * kernels are bound by the host, not the GPU).  Backward does about twice
- * the work (gradients of inputs and of weights): 2 x forward.  A layer
+ * the work (gradients of inputs and of weights): 2 x forward, but for a
+ * linear layer of known shape, whose weight gradient's GEMM reduces over
+ * the batch's rows (its tokens) and is timed at that length
+ * (sim/compute.c: a few tokens a step make it slower than the forward,
+ * many faster).  A layer
  * without kernels (a CSV model) takes the same roofline over its layer's
  * FLOPs and bytes as one GEMM.  A model with measured per-layer times uses
  * them, scaled linearly from the batch they were measured at; measured on
@@ -69,6 +73,8 @@ typedef struct {
   double memory_s;         /* kernels bound by memory bandwidth */
   double host_s;           /* kernels bound by the host's dispatch */
   double fused_attn_s;     /* of them, fused attention's (its backward does more than twice its work) */
+  double wgrad_extra_s;    /* what backward's weight-gradient GEMMs take beyond their forward's time
+                            * (their reduction over the batch's rows, sim/compute.c); < 0: less */
 } DpsComputeSplit;
 
 void   dps_compute_params_default (DpsComputeParams *p);

@@ -27,12 +27,13 @@
  *
  * kernels: the layer's forward work as the compute model times it
  * (model.h's DpsKernel), ';' between entries, each
- *   KIND:COUNT:FLOPS:BYTES:WEIGHT_ELEMS:SCORE_BYTES:INV_K
+ *   KIND:COUNT:FLOPS:BYTES:WEIGHT_ELEMS:SCORE_BYTES:INV_K[:INV_ROWS]
  * KIND gemm, conv, attention or memory; COUNT kernels launched per
  * forward; FLOPS and BYTES (activations read and written, 2-byte
  * elements) per sample; WEIGHT_ELEMS read once per pass; SCORE_BYTES of
  * BYTES over attention's score matrices; INV_K a GEMM's FLOP-weighted
- * mean of 1 / K (0: unknown).  With kernels on its rows a file measured
+ * mean of 1 / K, INV_ROWS of 1 / its rows a sample (0 or absent:
+ * unknown).  With kernels on its rows a file measured
  * on CPU cores can be timed on a GPU (compute.c).  flops, when given
  * beside kernels, must be their sum. */
 #include "sim/model.h"
@@ -172,8 +173,10 @@ csv_kernels (DpsModel *m, const char *s, double *flops, const char *file, int ln
   for (int k = 0; list[k]; k++) {
     g_auto (GStrv) v = g_strsplit (g_strstrip (list[k]), ":", -1);
     g_autofree char *q = dps_quote (list[k]);
-    if (g_strv_length (v) != 7)
-      return dps_set_error_at (error, file, ln, "kernels: '%s' is not KIND:COUNT:FLOPS:BYTES:WEIGHT_ELEMS:SCORE_BYTES:INV_K", q);
+    guint nf = g_strv_length (v);
+    if (nf != 7 && nf != 8)
+      return dps_set_error_at (error, file, ln,
+                               "kernels: '%s' is not KIND:COUNT:FLOPS:BYTES:WEIGHT_ELEMS:SCORE_BYTES:INV_K[:INV_ROWS]", q);
     int kind = 0;
     while (kind < DPS_KERNEL_KINDS && !g_str_equal (v[0], dps_kernel_kind_name (kind)))
       kind++;
@@ -182,15 +185,16 @@ csv_kernels (DpsModel *m, const char *s, double *flops, const char *file, int ln
     gint64 count;
     if (!dps_parse_int (v[1], &count) || count < 1 || count > 1000000)
       return dps_set_error_at (error, file, ln, "kernels: '%s': the count is not a whole number from 1 to 1000000", q);
-    double x[5];
-    for (int j = 0; j < 5; j++)
+    double x[6] = { 0 };
+    for (int j = 0; j < (int) nf - 2; j++)
       if (!dps_parse_double (v[2 + j], &x[j]) || x[j] < 0 || x[j] > 1e24)
         return dps_set_error_at (error, file, ln, "kernels: '%s': field %d is not a number >= 0", q, 3 + j);
-    if (x[3] > x[1] || x[4] > 1)
-      return dps_set_error_at (error, file, ln, "kernels: '%s': score bytes past the bytes, or 1 / K past 1", q);
+    if (x[3] > x[1] || x[4] > 1 || x[5] > 1)
+      return dps_set_error_at (error, file, ln, "kernels: '%s': score bytes past the bytes, or 1 / K or 1 / rows past 1", q);
     dps_model_add_kernel (m, (DpsKernelKind) kind, x[0], x[1], x[2], (int) count);
     dps_model_kernel_set_score_bytes (m, x[3]);
     dps_model_kernel_set_inv_k (m, x[4]);
+    dps_model_kernel_set_inv_rows (m, x[5]);
     *flops += x[0];
   }
   return TRUE;

@@ -34,6 +34,7 @@ block_kernels (DpsModel *m, gint64 sq, gint64 d, int heads, double mm, double ge
 {
   dps_model_add_kernel (m, DPS_KERNEL_GEMM, sq * 2.0 * mm, sq * gemm_io, mm, n_gemm);
   dps_model_kernel_set_inv_k (m, mm_over_k / mm);
+  dps_model_kernel_set_inv_rows (m, 1.0 / sq);
   dps_model_add_kernel (m, DPS_KERNEL_ATTENTION, 4.0 * sq * sq * d, 4.0 * sq * d + 2.0 * heads * sq * sq, 0, 2);
   dps_model_kernel_set_score_bytes (m, 2.0 * heads * sq * sq);
   dps_model_add_kernel (m, DPS_KERNEL_MEMORY, 0, sq * (mem_per_token - score_per_token), 0, n_mem - n_score);
@@ -63,6 +64,7 @@ lm_head_kernels (DpsModel *m, gint64 sq, gint64 d, gint64 v)
   dps_model_add_kernel (m, DPS_KERNEL_MEMORY, 0, sq * 2.0 * d, 0, 1);
   dps_model_add_kernel (m, DPS_KERNEL_GEMM, sq * 2.0 * d * v, sq * (double) (d + v), (double) d * v, 1);
   dps_model_kernel_set_inv_k (m, 1.0 / d);
+  dps_model_kernel_set_inv_rows (m, 1.0 / sq);
   dps_model_add_kernel (m, DPS_KERNEL_MEMORY, 0, sq * 3.0 * v, 0, 3);
 }
 
@@ -147,6 +149,7 @@ dps_model_gen_transformer (const char *name, const DpsTransformerShape *s)
     dps_model_add_layer (m, "pooler", 2.0 * d * d, d * 2.0, d * 4.0);
     dps_model_add_kernel (m, DPS_KERNEL_GEMM, 2.0 * d * d, 2.0 * d, (double) d * d, 1);
     dps_model_kernel_set_inv_k (m, 1.0 / d);
+    dps_model_kernel_set_inv_rows (m, 1);
     dps_model_add_kernel (m, DPS_KERNEL_MEMORY, 0, 2.0 * d, 0, 1);
     dps_model_add_tensor (m, "pooler.dense.weight", d, d);
     dps_model_add_vector (m, "pooler.dense.bias", d);
@@ -248,6 +251,7 @@ dps_model_gen_resnet (const char *name, const int *blocks, int n_stages, int ima
   dps_model_add_kernel (m, DPS_KERNEL_MEMORY, 0, (double) cin * h * h + cin, 0, 1);
   dps_model_add_kernel (m, DPS_KERNEL_GEMM, 2.0 * cin * classes, (double) cin + classes, (double) cin * classes, 1);
   dps_model_kernel_set_inv_k (m, 1.0 / cin);
+  dps_model_kernel_set_inv_rows (m, 1);
   dps_model_add_kernel (m, DPS_KERNEL_MEMORY, 0, 3.0 * classes, 0, 2);
   dps_model_add_tensor (m, "fc.weight", classes, cin);
   dps_model_add_vector (m, "fc.bias", classes);
@@ -290,6 +294,7 @@ dps_model_gen_vgg (const char *name, const int *config, int n_cfg, int image, in
     dps_model_add_kernel (m, DPS_KERNEL_GEMM, 2.0 * dims[i] * dims[i + 1], (double) dims[i] + dims[i + 1],
                           (double) dims[i] * dims[i + 1], 1);
     dps_model_kernel_set_inv_k (m, 1.0 / dims[i]);
+    dps_model_kernel_set_inv_rows (m, 1);
     /* ReLU and dropout */
     dps_model_add_kernel (m, DPS_KERNEL_MEMORY, 0, 4.5 * dims[i + 1], 0, 2);
     g_snprintf (n, sizeof n, "classifier.%d.weight", 3 * i);
@@ -314,6 +319,7 @@ dps_model_gen_mlp (const char *name, const int *widths, int n)
     dps_model_add_kernel (m, DPS_KERNEL_GEMM, 2.0 * widths[i] * widths[i + 1], (double) widths[i] + widths[i + 1],
                           (double) widths[i] * widths[i + 1], 1);
     dps_model_kernel_set_inv_k (m, 1.0 / widths[i]);
+    dps_model_kernel_set_inv_rows (m, 1);
     if (i + 2 < n)
       dps_model_add_kernel (m, DPS_KERNEL_MEMORY, 0, 2.0 * widths[i + 1], 0, 1);
     g_snprintf (s, sizeof s, "fc%d.weight", i);

@@ -90,7 +90,7 @@ void
 dps_model_add_kernel (DpsModel *m, DpsKernelKind kind, double flops, double bytes, double weight_elems, int count)
 {
   g_return_if_fail (m->layers->len > 0 && kind < DPS_KERNEL_KINDS && count >= 1);
-  DpsKernel k = { kind, flops, bytes, weight_elems, count, 0, 0 };
+  DpsKernel k = { kind, flops, bytes, weight_elems, count, 0, 0, 0 };
   g_array_append_val (m->kernels, k);
   g_array_index (m->layers, DpsLayer, m->layers->len - 1).n_kernels++;
 }
@@ -114,6 +114,15 @@ dps_model_kernel_set_inv_k (DpsModel *m, double inv_k)
 {
   g_return_if_fail (m->kernels->len > 0 && inv_k >= 0);
   g_array_index (m->kernels, DpsKernel, m->kernels->len - 1).inv_k = inv_k;
+}
+
+/* Gives the last kernel (GEMMs) the FLOP-weighted mean of 1 / R over the
+ * GEMMs it stands for, R their rows a sample (compute.h). */
+void
+dps_model_kernel_set_inv_rows (DpsModel *m, double inv_rows)
+{
+  g_return_if_fail (m->kernels->len > 0 && inv_rows >= 0 && inv_rows <= 1);
+  g_array_index (m->kernels, DpsKernel, m->kernels->len - 1).inv_rows = inv_rows;
 }
 
 const DpsKernel *

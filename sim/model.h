@@ -45,6 +45,9 @@ typedef struct {
                           * which fused (flash) attention neither reads nor writes */
   double inv_k;          /* GEMMs: the FLOP-weighted mean of 1 / K, K each GEMM's reduction length
                           * (its input features); 0: not known */
+  double inv_rows;       /* GEMMs: the FLOP-weighted mean of 1 / R, R each GEMM's rows a sample (a
+                          * sequence's tokens, 1 for a sample's one vector), over which the weight
+                          * gradient's GEMM reduces in backward; 0: not known */
 } DpsKernel;
 
 typedef struct {
@@ -95,6 +98,7 @@ void      dps_model_add_kernel (DpsModel *m, DpsKernelKind kind, double flops, d
                                 int count);
 void      dps_model_kernel_set_score_bytes (DpsModel *m, double score_bytes);
 void      dps_model_kernel_set_inv_k (DpsModel *m, double inv_k);
+void      dps_model_kernel_set_inv_rows (DpsModel *m, double inv_rows);
 const DpsKernel *dps_model_kernel (const DpsModel *m, int i);
 const char *dps_kernel_kind_name (DpsKernelKind kind);
 int       dps_model_n_layers (const DpsModel *m);

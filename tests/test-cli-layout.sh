@@ -204,7 +204,7 @@ assert all (x["exposed_s"] == 0 for x in c if x["time_s"] == 0), c' "$tmp/b.json
 done
 # scaling efficiency above 100% says why: GPT-2 XL's bf16 optimizer step,
 # 19 ms on one GPU, is 0.6 ms on each of 32 sharding it
-expect 0 "113.1 %.*above 100%: each GPU steps 1/N of the optimizer" -- predict --model gpt2-xl --gpus 32 --strategy zero2 \
+expect 0 "1[0-9][0-9]\.[0-9] %.*above 100%: each GPU steps 1/N of the optimizer" -- predict --model gpt2-xl --gpus 32 --strategy zero2 \
   --precision bf16 --grad-dtype bf16 -b 1 --checkpoint --flash-attention
 
 finish cli-layout

@@ -291,18 +291,18 @@ test_fused_kernels (void)
   g_assert_false (dps_attention_parse ("sdpa", &fused, &k));
 }
 
-/* A linear layer of known shape (sim/compute.c, gemm_efficiency): a
+/* A linear layer of known shape (sim/compute.c, gemm_efficiency_at): a
  * GEMM of 1e12 FLOPs, K = 4096, on the round device named as each
- * generation.  Ampere (and the unnamed device): 0.975 / (1 + 1792 / 4096)
- * of 100 TFLOP/s, 14.74 ms.  Each doubling of the tensor FLOP per SM and
- * clock keeps 0.85 of that share and multiplies the tile's fixed cost
- * (1792 elements of K) by sqrt 2: Hopper 0.85 x 0.975 / (1 + 2534.2 /
- * 4096), Blackwell 0.85^2 x 0.975 / (1 + 3584 / 4096).  At K = 16384 the
- * Hopper GEMM gains on Ampere's share (0.85 x (1 + 1792/16384) / (1 +
- * 2534.2/16384) = 0.817 of it, against 0.755 at K = 4096): a tile's fixed
- * cost weighs less on long reductions.  In FP8 (twice bf16's rate) the
- * H100's GEMM is one doubling further, Blackwell's bf16 share:
- * 0.85^2 x 0.975 / (1 + 3584 / K) of 200 TFLOP/s. */
+ * generation.  Ampere (and the unnamed device): 1 / (1 + 2816 / 4096) of
+ * 100 TFLOP/s, 16.875 ms.  Each doubling of the tensor FLOP per SM and
+ * clock keeps 0.875 of that share and multiplies the tile's fixed cost
+ * (2816 elements of K) by sqrt 2: Hopper 0.875 / (1 + 3982.4 / 4096),
+ * Blackwell 0.875^2 / (1 + 5632 / 4096).  At K = 16384 the Hopper GEMM
+ * gains on Ampere's share (0.875 x (1 + 2816/16384) / (1 + 3982.4/16384)
+ * = 0.825 of it, against 0.749 at K = 4096): a tile's fixed cost weighs
+ * less on long reductions.  In FP8 (twice bf16's rate) the H100's GEMM
+ * is one doubling further, Blackwell's bf16 share: 0.875^2 / (1 + 5632 /
+ * K) of 200 TFLOP/s.  Its rows unknown, backward is twice the forward. */
 static void
 test_gemm_shape (void)
 {
@@ -321,12 +321,13 @@ test_gemm_shape (void)
       dps_compute_params_default (&p);
       double f, b;
       dps_compute_layer_times (m, &dev, &p, 1, &f, &b);
-      double share = pow (0.85, d[i]) * 0.975 / (1 + 1792 * pow (2, d[i] / 2) / K);
+      double share = pow (0.875, d[i]) / (1 + 2816 * pow (2, d[i] / 2) / K);
       g_assert_cmpfloat_with_epsilon (f, 1e12 / (100e12 * share), 1e-12);
+      g_assert_cmpfloat_with_epsilon (b, 2 * f, 1e-12);
       if (i == 0 && K == 4096)
-        g_assert_cmpfloat_with_epsilon (f, 14.74e-3, 0.01e-3);
+        g_assert_cmpfloat_with_epsilon (f, 16.875e-3, 0.001e-3);
       if (i == 2)
-        g_assert_cmpfloat_with_epsilon (share / (0.975 / (1 + 1792.0 / K)), K == 4096 ? 0.755 : 0.817, 0.001);
+        g_assert_cmpfloat_with_epsilon (share / (1 / (1 + 2816.0 / K)), K == 4096 ? 0.749 : 0.825, 0.001);
       if (i == 2) {
         /* FP8 takes a linear layer's GEMM (one with weights: 1e6 here) */
         g_autoptr (DpsModel) w = dps_model_new ("gemm");
@@ -337,7 +338,7 @@ test_gemm_shape (void)
         dev.fp8_flops = 200e12;
         p.fp8 = TRUE;
         dps_compute_layer_times (w, &dev, &p, 1, &f, &b);
-        double fp8_share = 0.85 * 0.85 * 0.975 / (1 + 3584.0 / K);
+        double fp8_share = 0.875 * 0.875 / (1 + 5632.0 / K);
         /* the GEMM, then the cast of its input (a quarter of its 1e6
          * activation bytes' elements) and weights, 2 bytes in, 1 out, at
          * 0.8 of 1 TB/s */
@@ -345,6 +346,35 @@ test_gemm_shape (void)
         g_assert_cmpfloat_with_epsilon (f, 1e12 / (200e12 * fp8_share) + cast, 1e-12);
       }
     }
+}
+
+/* Backward's weight gradient (sim/compute.c): the same GEMM of 1e12
+ * FLOPs a sample, K = 4096, on sequences of 2,048 rows, on the Ampere
+ * device.  Its input's gradient runs at the forward's rate and its
+ * weight's reduces over the batch's rows: one sequence, 2,048 rows,
+ * 1 / (1 + 2816 / 2048) of the peak, 23.75 ms, so backward takes 16.875
+ * + 23.75 = 40.625 ms, more than twice the forward; eight, 16,384 rows,
+ * 1 / (1 + 2816 / 16384): 93.75 ms against the forward's 135, backward
+ * 228.75 ms, less than twice. */
+static void
+test_gemm_wgrad (void)
+{
+  g_autoptr (DpsModel) m = dps_model_new ("gemm");
+  dps_model_add_layer (m, "linear", 1e12, 0, 0);
+  dps_model_add_kernel (m, DPS_KERNEL_GEMM, 1e12, 1e6, 0, 1);
+  dps_model_kernel_set_inv_k (m, 1.0 / 4096);
+  dps_model_kernel_set_inv_rows (m, 1.0 / 2048);
+  dps_model_add_vector (m, "linear.w", 10);
+  DpsDeviceSpec dev = round_device (100e12, 1e12);
+  DpsComputeParams p;
+  dps_compute_params_default (&p);
+  double f, b;
+  dps_compute_layer_times (m, &dev, &p, 1, &f, &b);
+  g_assert_cmpfloat_with_epsilon (f, 16.875e-3, 1e-12);
+  g_assert_cmpfloat_with_epsilon (b, 40.625e-3, 1e-12);
+  dps_compute_layer_times (m, &dev, &p, 8, &f, &b);
+  g_assert_cmpfloat_with_epsilon (f, 135e-3, 1e-12);
+  g_assert_cmpfloat_with_epsilon (b, 228.75e-3, 1e-12);
 }
 
 /* FP8 (compute.h): a linear layer's GEMM (1e12 FLOPs, 2e9 activation
@@ -396,6 +426,7 @@ main (int argc, char **argv)
   g_test_add_func ("/compute/roofline/kinds", test_roofline);
   g_test_add_func ("/compute/roofline/hopper", test_hopper_tensor);
   g_test_add_func ("/compute/roofline/gemm-shape", test_gemm_shape);
+  g_test_add_func ("/compute/roofline/gemm-wgrad", test_gemm_wgrad);
   g_test_add_func ("/compute/roofline/fused-kernels", test_fused_kernels);
   g_test_add_func ("/compute/transfer/parts", test_transfer_parts);
   g_test_add_func ("/compute/transfer/bound-changes", test_transfer_bound_changes);

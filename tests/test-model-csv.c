@@ -179,8 +179,9 @@ zoo_as_csv (const DpsModel *m, const char *device, int batch, const double *fwd,
     g_string_append_printf (csv, ",%.17g,%.17g,%.17g,%.17g", ly->act_bytes * batch, fwd[l], bwd[l], ly->logits);
     for (int k = 0; kernels && k < ly->n_kernels; k++) {
       const DpsKernel *kn = dps_model_kernel (m, ly->first_kernel + k);
-      g_string_append_printf (csv, "%s%s:%d:%.17g:%.17g:%.17g:%.17g:%.17g", k ? ";" : ",", dps_kernel_kind_name (kn->kind),
-                              kn->count, kn->flops, kn->bytes, kn->weight_elems, kn->score_bytes, kn->inv_k);
+      g_string_append_printf (csv, "%s%s:%d:%.17g:%.17g:%.17g:%.17g:%.17g:%.17g", k ? ";" : ",",
+                              dps_kernel_kind_name (kn->kind), kn->count, kn->flops, kn->bytes, kn->weight_elems,
+                              kn->score_bytes, kn->inv_k, kn->inv_rows);
     }
     if (kernels && ly->n_kernels == 0)
       g_string_append_c (csv, ',');

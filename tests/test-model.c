@@ -260,6 +260,8 @@ static const Refusal csv_ddp_refusals[] = {
   { "layer,params,forward_ms,backward_ms,kernels\nfc,4,1,2,gemm:0:8:4:4:0:0\n", "m.csv:2: kernels: 'gemm:0:8:4:4:0:0': the count" },
   { "layer,params,forward_ms,backward_ms,kernels\nfc,4,1,2,gemm:1:-8:4:4:0:0\n", "field 3 is not a number >= 0" },
   { "layer,params,forward_ms,backward_ms,kernels\nfc,4,1,2,memory:1:0:4:0:5:0\n", "score bytes past the bytes" },
+  { "layer,params,forward_ms,backward_ms,kernels\nfc,4,1,2,gemm:1:8:4:4:0:0.5:2\n", "or 1 / rows past 1" },
+  { "layer,params,forward_ms,backward_ms,kernels\nfc,4,1,2,gemm:1:8:4:4:0:0.5:0:1\n", "is not KIND" },
   { "layer,params,forward_ms,backward_ms,flops,kernels\nfc,4,1,2,9,gemm:1:8:4:4:0:0.5\n", "m.csv:2: flops: 9, the kernels sum to 8" },
   { "# input: many tokens\nlayer,params,forward_ms,backward_ms\n", "m.csv:1: '# input: N tokens': 'many'" },
 };
