@@ -190,16 +190,20 @@ dps_compute_kind_efficiency (DpsKernelKind kind, DpsDtype dtype, const DpsDevice
 }
 
 /* Adds one roofline term (flops and bytes at batch, launched count times)
- * to the part of out that bounds it. */
-static void
+ * to the part of out that bounds it; TRUE where that is its FLOPs. */
+static gboolean
 add_term (DpsComputeSplit *out, double t_flops, double t_mem, double t_host)
 {
-  if (t_host >= t_flops && t_host >= t_mem)
+  if (t_host >= t_flops && t_host >= t_mem) {
     out->host_s += t_host;
-  else if (t_flops >= t_mem)
+    return FALSE;
+  }
+  if (t_flops >= t_mem) {
     out->flops_s += t_flops;
-  else
-    out->memory_s += t_mem;
+    return TRUE;
+  }
+  out->memory_s += t_mem;
+  return FALSE;
 }
 
 /* Fills out with layer's forward time on dev at batch, by what bounds each
@@ -235,11 +239,10 @@ dps_compute_layer_split (const DpsModel *m, int layer, const DpsDeviceSpec *dev,
     double t_flops = k->flops * batch / (peak * e);
     double t_mem = (k->weight_elems * (fp8 ? 1 : eb) + bytes / 2 * eb * batch) / bw;
     double before = out->flops_s + out->memory_s + out->host_s;
-    add_term (out, t_flops, t_mem, (fused ? 1 : k->count) * p->dispatch_s);
+    gboolean flops_bound = add_term (out, t_flops, t_mem, (fused ? 1 : k->count) * p->dispatch_s);
     /* the weight gradient's GEMM, reducing over the batch's rows, where
      * the forward is bound by its FLOPs */
-    if (k->kind == DPS_KERNEL_GEMM && k->inv_k > 0 && k->inv_rows > 0 && p->efficiency <= 0 && t_flops >= t_mem
-        && t_flops >= k->count * p->dispatch_s) {
+    if (flops_bound && k->kind == DPS_KERNEL_GEMM && k->inv_k > 0 && k->inv_rows > 0 && p->efficiency <= 0) {
       double e_w = gemm_efficiency_at (k->inv_rows / batch, k->kind, p->dtype, dev, scale, fp8);
       out->wgrad_extra_s += k->flops * batch / (peak * e_w) - t_flops;
     }
