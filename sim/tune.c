@@ -137,15 +137,6 @@ dps_tune_nvswitch_channels (const DpsTopoSpec *s)
   return nvswitch_graph (s, &speed);
 }
 
-/* The speed of one of those channels, bytes/s of bus bandwidth (NCCL's
- * bwIntra: an H100's 30 GB/s, 12 of them; 0 for another fabric). */
-double
-dps_tune_nvswitch_channel_Bps (const DpsTopoSpec *s)
-{
-  double speed = 0;
-  return nvswitch_graph (s, &speed) > 0 ? speed * 1e9 : 0;
-}
-
 /* NCCL's steps of a ring of n ranks (src/graph/tuning.cc, nsteps):
  * 2(n - 1) for all-reduce, n - 1 for reduce-scatter and all-gather, n for
  * broadcast.  n / steps turns its bus bandwidth into algorithm bandwidth,

@@ -50,7 +50,6 @@ double   dps_tune_fill_times (const DpsCollCtx *ctx, DpsAlgo algo);
 double   dps_tune_fill_nic_share (const DpsCollCtx *ctx);
 int      dps_tune_ring_net_channels (const DpsCollCtx *ctx);
 int      dps_tune_nvswitch_channels (const DpsTopoSpec *s);
-double   dps_tune_nvswitch_channel_Bps (const DpsTopoSpec *s);
 double   dps_tune_bw_cap_Bps (const DpsCollCtx *ctx, DpsProto proto);
 gboolean dps_tune_size_ok (const DpsCollParams *p, DpsProto proto, double bytes);
 /* NCCL's choice, one algorithm/protocol pair at a time, as both the fresh
