@@ -135,12 +135,14 @@ dps_profile_apply_ddp (const DpsProfile *p, const char *name, DpsModel *model, c
     return FALSE;
   const DpsContention *ct = name ? NULL : dps_profile_contention (p, per_node);
   if (ct && per_node > 1) {
-    /* measured on this machine: overlap slowdowns, and a rank's memory
-     * bandwidth (already what it reaches: no further efficiency) */
+    /* measured on this machine: overlap slowdowns */
     c->contention = ct->compute;
     c->contention_comm = ct->comm;
   }
-  if (ct)
+  /* the device's memory bandwidth is then a copy measured here (the
+   * contention's at per_node ranks, else one rank's: dps_profile_apply_spec),
+   * already what a rank reaches: no further efficiency */
+  if (ct || (!name && p->copy_bw_Bps > 0))
     c->compute.mem_efficiency = 1;
   /* measured with the collectives: a communication thread's hand-off, and
    * its wait for a core while co-located replicas compute (one replica

@@ -224,8 +224,13 @@ dps_profile_machine_spec (const DpsProfile *p, int ranks, int nodes)
   /* FP8 as the GPU's generation has it (a CPU: none) */
   s->gpu.fp8_flops = dps_gpu_arch_fp8_flops (dps_topo_spec_gpu_arch (s), s->gpu.peak_flops[DPS_DTYPE_BF16]);
   s->gpu.memory_bytes = 1e12;
+  /* a rank's copy bandwidth: one rank's alone (the GEMM sweep's), or while
+   * the nearest count measured copies at once (the contention's) */
   const DpsContention *ct = dps_profile_contention (p, ranks);
-  s->gpu.memory_bw_Bps = ct ? ct->copy_Bps : p->copy_bw_Bps > 0 ? p->copy_bw_Bps : 10e9;
+  s->gpu.memory_bw_Bps = ranks <= 1 && p->copy_bw_Bps > 0 ? p->copy_bw_Bps
+                         : ct                            ? ct->copy_Bps
+                         : p->copy_bw_Bps > 0            ? p->copy_bw_Bps
+                                                         : 10e9;
   s->intra = DPS_INTRA_NVSWITCH;
   s->intra_bw_Bps = max_bw (dps_fit_nearest (&p->fit, p->machine_ranks, FALSE));
   if (s->intra_bw_Bps <= 0)
