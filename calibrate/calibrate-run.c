@@ -255,7 +255,8 @@ dps_calibrate_cpu (const DpsCalibrateSpec *s, GError **error)
   say (s->progress, "GEMM throughput with OpenBLAS (fp32, one thread)", s->pdata);
   dps_cpu_gemm_sweep (prof, dims, s->quick ? 3 : 5, s->quick ? 0.02 : 0.1);
   say (s->progress, "contention: compute and all-reduce overlapping, memory bandwidth shared", s->pdata);
-  if (!dps_cpu_contention (prof, s->ranks, s->n_ranks, 4 << 20, 256, s->quick ? 0.1 : 0.3, s->timeout_s, error))
+  if (!dps_cpu_contention (prof, s->gloo, s->ranks, s->n_ranks, 4 << 20, 256, s->quick ? 0.1 : 0.3, s->timeout_s,
+                           error))
     return NULL;
   /* the layers with every rank count computing at once: co-located
    * replicas share caches and memory */

@@ -146,6 +146,34 @@ dps_mpi_collective (gboolean nccl, DpsCollOp op, const DpsNetEmu *net, DpsCalDat
   return ok;
 }
 
+/* The command line of calibrate/gloo-worker.py at ranks, its ranks started
+ * as dpscale starts a PyTorch job (real/torch-launch.py), with the worker's
+ * arguments args (NULL-terminated); NULL with error set when the scripts or
+ * a python3 are missing. */
+static GPtrArray *
+gloo_argv (int ranks, const char *const *args, GError **error)
+{
+  g_autofree char *script = dps_data_path ("calibrate", "gloo-worker.py");
+  g_autofree char *launcher = dps_data_path ("real", "torch-launch.py");
+  g_autofree char *py = dps_launch_python ();
+  if (!script || !launcher || !py) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME, "gloo: %s",
+                 !py ? "no python3 (Debian: apt-get install python3-torch)"
+                 : !script ? "calibrate/gloo-worker.py not found in dpscale's data"
+                           : "real/torch-launch.py not found in dpscale's data");
+    return NULL;
+  }
+  GPtrArray *argv = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (argv, g_steal_pointer (&py));
+  g_ptr_array_add (argv, g_steal_pointer (&launcher));
+  g_ptr_array_add (argv, g_strdup_printf ("%d", ranks));
+  g_ptr_array_add (argv, g_steal_pointer (&script));
+  for (int i = 0; args[i]; i++)
+    g_ptr_array_add (argv, g_strdup (args[i]));
+  g_ptr_array_add (argv, NULL);
+  return argv;
+}
+
 gboolean
 dps_gloo_collective (DpsCollOp op, DpsCalData *d, const int *ranks, int n_ranks, const double *sizes, int n_sizes,
                      double min_time_s, int reps, double timeout_s, DpsProgressFn progress, void *pdata,
@@ -157,24 +185,15 @@ dps_gloo_collective (DpsCollOp op, DpsCalData *d, const int *ranks, int n_ranks,
                  "(all-reduce and all-gather are measured)");
     return FALSE;
   }
-  g_autofree char *script = dps_data_path ("calibrate", "gloo-worker.py");
-  if (!script) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME, "gloo: calibrate/gloo-worker.py not found in dpscale's data");
-    return FALSE;
-  }
-  g_autofree char *py = dps_launch_python ();
-  if (!py) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME, "gloo: no python3 (Debian: apt-get install python3-torch)");
-    return FALSE;
-  }
   GString *list = size_list (sizes, n_sizes);
   gboolean ok = TRUE;
   for (int r = 0; r < n_ranks && ok; r++) {
-    g_autofree char *n = g_strdup_printf ("%d", ranks[r]), *t = g_strdup_printf ("%g", min_time_s);
-    g_autofree char *k = g_strdup_printf ("%d", reps);
-    const char *argv[] = { py, script, n, dps_coll_op_name (op), list->str, t, k, NULL };
+    g_autofree char *t = g_strdup_printf ("%g", min_time_s), *k = g_strdup_printf ("%d", reps);
+    GPtrArray *argv = gloo_argv (ranks[r], (const char *const[]) { dps_coll_op_name (op), list->str, t, k, NULL }, error);
     LineCtx c = { d, op, ranks[r], 1, progress, pdata };
-    ok = dps_launch_lines (argv, NULL, timeout_s, on_line, &c, error);
+    ok = argv && dps_launch_lines ((const char *const *) argv->pdata, NULL, timeout_s, on_line, &c, error);
+    if (argv)
+      g_ptr_array_unref (argv);
   }
   g_string_free (list, TRUE);
   if (ok) {
@@ -198,31 +217,36 @@ on_contention (const char *line, void *data, GError **error)
 
 /* For each rank count: how much compute and all-reduces of bytes slow each
  * other when they overlap (GEMMs of gemm_n on one thread, the all-reduces
- * on a second, as the runner does), and a rank's copy bandwidth while all
- * copy.  Appends to p->contention. */
+ * on a second, as the runner does; through gloo, as PyTorch's DDP has them
+ * beside autograd, where gloo is set), and a rank's copy bandwidth while
+ * all copy.  Appends to p->contention. */
 gboolean
-dps_cpu_contention (DpsProfile *p, const int *ranks, int n_ranks, double bytes, int gemm_n, double seconds,
-                    double timeout_s, GError **error)
+dps_cpu_contention (DpsProfile *p, gboolean gloo, const int *ranks, int n_ranks, double bytes, int gemm_n,
+                    double seconds, double timeout_s, GError **error)
 {
-  g_autofree char *worker = dps_helper_path ("dpscale-mpi-worker");
-  if (!worker) {
+  g_autofree char *worker = gloo ? NULL : dps_helper_path ("dpscale-mpi-worker");
+  if (!gloo && !worker) {
     g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME, "dpscale-mpi-worker not found beside dpscale");
     return FALSE;
   }
   for (int r = 0; r < n_ranks; r++) {
-    GPtrArray *argv = dps_mpirun_argv (ranks[r], worker);
+    g_autofree char *b = g_strdup_printf ("%.0f", bytes), *n = g_strdup_printf ("%d", gemm_n);
+    g_autofree char *t = g_strdup_printf ("%g", seconds);
+    const char *const args[] = { "contention", b, n, t, NULL };
+    GPtrArray *argv = gloo ? gloo_argv (ranks[r], args, error) : dps_mpirun_argv (ranks[r], worker);
     if (!argv) {
-      g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME, "no MPI launcher: mpirun not found (Debian: apt-get install openmpi-bin)");
+      if (!gloo)
+        g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME, "no MPI launcher: mpirun not found (Debian: apt-get install openmpi-bin)");
       return FALSE;
     }
-    g_ptr_array_add (argv, g_strdup ("contention"));
-    g_ptr_array_add (argv, g_strdup_printf ("%.0f", bytes));
-    g_ptr_array_add (argv, g_strdup_printf ("%d", gemm_n));
-    g_ptr_array_add (argv, g_strdup_printf ("%g", seconds));
-    g_ptr_array_add (argv, NULL);
+    if (!gloo) {
+      for (int i = 0; args[i]; i++)
+        g_ptr_array_add (argv, g_strdup (args[i]));
+      g_ptr_array_add (argv, NULL);
+    }
     ContLine cl = { { .ranks = ranks[r] }, FALSE };
-    gboolean ok = dps_launch_lines ((const char *const *) argv->pdata, dps_mpirun_env (), timeout_s, on_contention,
-                                    &cl, error);
+    gboolean ok = dps_launch_lines ((const char *const *) argv->pdata, gloo ? NULL : dps_mpirun_env (), timeout_s,
+                                    on_contention, &cl, error);
     g_ptr_array_unref (argv);
     if (!ok)
       return FALSE;

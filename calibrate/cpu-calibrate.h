@@ -23,15 +23,19 @@ gboolean dps_mpi_collective (gboolean nccl, DpsCollOp op, const DpsNetEmu *net, 
                              double timeout_s, DpsProgressFn progress, void *pdata, GError **error);
 /* As dps_mpi_collective on this machine's cores, through PyTorch's
  * torch.distributed with the gloo backend (calibrate/gloo-worker.py under
- * dps_launch_python's python3): all-reduce and
+ * dps_launch_python's python3, its ranks started by real/torch-launch.py as
+ * a PyTorch job's are): all-reduce and
  * all-gather, as DDP calls them; a reduce-scatter is refused (PyTorch's
  * gloo has none of tensors).  Errors: no worker script, a python3 without
  * torch, a timeout, a wrong result. */
 gboolean dps_gloo_collective (DpsCollOp op, DpsCalData *d, const int *ranks, int n_ranks, const double *sizes,
                               int n_sizes, double min_time_s, int reps, double timeout_s, DpsProgressFn progress,
                               void *pdata, GError **error);
-gboolean dps_cpu_contention (DpsProfile *p, const int *ranks, int n_ranks, double bytes, int gemm_n, double seconds,
-                             double timeout_s, GError **error);
+/* For each rank count, the slowdowns of compute and all-reduces of bytes
+ * overlapping (MPI's, or gloo's where gloo is set) and the copy bandwidth
+ * while every rank copies, appended to p->contention. */
+gboolean dps_cpu_contention (DpsProfile *p, gboolean gloo, const int *ranks, int n_ranks, double bytes, int gemm_n,
+                             double seconds, double timeout_s, GError **error);
 gboolean dps_cpu_layer_times_ranks (DpsProfile *p, const DpsModel *m, int batch, const int *ranks, int n_ranks,
                                     double min_time_s, double timeout_s, GError **error);
 void     dps_cpu_gemm_sweep (DpsProfile *p, const int *dims, int n_dims, double min_time_s);
