@@ -19,6 +19,7 @@ dps_compute_params_default (DpsComputeParams *p)
    * (its profiler's CPU times for small ops); the GPU runs ahead while its
    * kernels take longer.  4 us: the floor of one launch */
   p->dispatch_s = 4e-6;
+  p->tp = 1;
 }
 
 static const char *const attention_names[] = { "eager", "flash", "cudnn" };
@@ -215,7 +216,7 @@ dps_compute_layer_split (const DpsModel *m, int layer, const DpsDeviceSpec *dev,
   const DpsLayer *l = dps_model_layer (m, layer);
   double bw = dev->memory_bw_Bps * p->mem_efficiency;
   double eb = dps_dtype_bytes (p->dtype);
-  out->flops_s = out->memory_s = out->host_s = out->fused_attn_s = out->wgrad_extra_s = 0;
+  out->flops_s = out->memory_s = out->host_s = out->fused_attn_s = out->wgrad_extra_s = out->tp_whole_s = 0;
   double scale = p->efficiency > 0 ? 1 : arch_tensor_scale (dev);
   if (l->n_kernels == 0) {
     double e = p->efficiency > 0 ? p->efficiency : kind_efficiency (DPS_KERNEL_GEMM, p->dtype, dev, scale);
@@ -232,14 +233,17 @@ dps_compute_layer_split (const DpsModel *m, int layer, const DpsDeviceSpec *dev,
     gboolean fp8 = p->fp8 && dev->fp8_flops > 0 && k->kind == DPS_KERNEL_GEMM && k->weight_elems > 0;
     double e = p->efficiency > 0 ? p->efficiency
                : fused ? fused_efficiency (p->fused_kernel, p->dtype, dev, scale)
-               : k->kind == DPS_KERNEL_GEMM ? gemm_efficiency_at (k->inv_k, k->kind, p->dtype, dev, scale, fp8)
+               : k->kind == DPS_KERNEL_GEMM
+                 ? gemm_efficiency_at (k->inv_k + (MAX (p->tp, 1) - 1) * k->inv_k_row, k->kind, p->dtype, dev, scale, fp8)
                : kind_efficiency (k->kind, p->dtype, dev, scale);
     double bytes = k->bytes - (fused ? k->score_bytes : 0);
     double peak = fp8 ? dev->fp8_flops : dev->peak_flops[p->dtype];
     double t_flops = k->flops * batch / (peak * e);
     double t_mem = (k->weight_elems * (fp8 ? 1 : eb) + bytes / 2 * eb * batch) / bw;
-    double before = out->flops_s + out->memory_s + out->host_s;
+    double before = out->flops_s + out->memory_s + out->host_s, mem_before = out->memory_s;
     gboolean flops_bound = add_term (out, t_flops, t_mem, (fused ? 1 : k->count) * p->dispatch_s);
+    if (k->kind == DPS_KERNEL_MEMORY && k->score_bytes <= 0 && !k->tp_split)
+      out->tp_whole_s += out->memory_s - mem_before;
     /* the weight gradient's GEMM, reducing over the batch's rows, where
      * the forward is bound by its FLOPs */
     if (flops_bound && k->kind == DPS_KERNEL_GEMM && k->inv_k > 0 && k->inv_rows > 0 && p->efficiency <= 0) {

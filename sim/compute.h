@@ -65,6 +65,9 @@ typedef struct {
   gboolean flash_attention;/* attention fused (FlashAttention, SDPA): one kernel, no score matrices */
   DpsFusedKernel fused_kernel;   /* which, with flash_attention */
   gboolean fp8;            /* the linear layers' GEMMs in FP8 (Transformer Engine, torchao's float8) */
+  int      tp;             /* tensor-parallel ranks the layers are split over (1: none): the row-parallel
+                            * GEMMs reduce over K / tp (DpsKernel.inv_k_row); their times stay the whole
+                            * layer's, which the caller divides */
 } DpsComputeParams;
 
 /* one layer's forward time on a device, by what bounds it */
@@ -73,6 +76,8 @@ typedef struct {
   double memory_s;         /* kernels bound by memory bandwidth */
   double host_s;           /* kernels bound by the host's dispatch */
   double fused_attn_s;     /* of them, fused attention's (its backward does more than twice its work) */
+  double tp_whole_s;       /* of memory_s, the passes tensor parallelism leaves whole on every rank
+                            * (DpsKernel.tp_whole: norms, residual adds, dropout on the hidden state) */
   double wgrad_extra_s;    /* what backward's weight-gradient GEMMs take beyond their forward's time
                             * (their reduction over the batch's rows, sim/compute.c); < 0: less */
 } DpsComputeSplit;

@@ -11,9 +11,14 @@
  *
  * One GPU of a tensor-parallel group of t (Megatron: attention and MLP
  * split by columns then rows, the embedding and the head by the
- * vocabulary) computes 1/t of each layer's FLOP-bound kernels; its
- * memory-bound ones (norms, dropout, residuals) are replicated, or split
- * too with sequence parallelism.  It keeps of a block's activations, per
+ * vocabulary) computes 1/t of each layer's kernels, its row-parallel GEMMs
+ * (attention's output projection, the MLP's second) reducing over K / t
+ * at the rate the GEMM law gives that K (compute.h's tp); of its
+ * memory-bound passes those over the hidden state (norms, dropout,
+ * residuals: DpsComputeSplit's tp_whole_s) run whole on every rank, or
+ * split too with sequence parallelism, while those over heads, the MLP's
+ * columns or the vocabulary (softmax and dropout over the scores, the
+ * activation, the loss) are split in either case.  It keeps of a block's activations, per
  * Korthikanti et al. 2022 (s b h (10 + 24/t) + 5 a s^2 b / t bytes), the
  * 10 of 34 replicated parts whole without sequence parallelism, all /t
  * with it.  Each block waits for two collectives of its activations (s b
@@ -144,10 +149,15 @@ dps_ddp_program_parallel (const DpsDdpConfig *c, const DpsDdpInputs *in, DpsDdpP
     chunk[l] = j / pp;
     stage[l] = j % pp;
     /* this GPU's share of the layer's time: its FLOP-bound kernels / tp */
-    DpsComputeSplit s;
-    dps_compute_layer_split (m, l, dev, &c->compute, in->batch, &s);
-    double whole = s.flops_s + s.memory_s + s.host_s;
-    double f = whole > 0 ? (s.flops_s / tp + s.memory_s / (sp ? tp : 1) + s.host_s) / whole : 1.0 / tp;
+    DpsComputeSplit one, s;
+    DpsComputeParams at_tp = c->compute;
+    at_tp.tp = tp;
+    dps_compute_layer_split (m, l, dev, &c->compute, in->batch, &one);
+    dps_compute_layer_split (m, l, dev, &at_tp, in->batch, &s);
+    double whole = one.flops_s + one.memory_s + one.host_s;
+    double f = whole > 0
+               ? (s.flops_s / tp + (s.memory_s - s.tp_whole_s) / tp + s.tp_whole_s / (sp ? tp : 1) + s.host_s) / whole
+               : 1.0 / tp;
     fwd[l] = in->fwd_s[l] * f;
     bwd[l] = in->bwd_s[l] * f;
     rec[l] = in->recompute_s[l] * f;

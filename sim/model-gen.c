@@ -23,21 +23,28 @@
 /* The work of one transformer block on sq tokens: its linear layers
  * (mm weight elements, 2 x mm FLOPs and gemm_io activation elements per
  * token; mm_over_k: their weight elements each over its input features,
- * so that mm_over_k / mm is the FLOP-weighted mean of 1 / K), attention
- * over sq positions (the scores written and the
- * probabilities read: a s^2 each), and mem_per_token elements of
- * memory-bound passes per token, of which score_per_token (in n_score
- * passes: softmax, its dropout) over the scores. */
+ * so that mm_over_k / mm is the FLOP-weighted mean of 1 / K; of it,
+ * row_over_k from the two GEMMs Megatron splits along K, attention's output
+ * projection and the MLP's second: hidden x K weights over K, 2 hidden), attention
+ * over sq positions (the scores written and the probabilities read: a s^2
+ * each), and mem_per_token elements of memory-bound passes per token, of
+ * which ffn_per_token (in n_ffn passes: the MLP's activation, split with
+ * its columns) and score_per_token (in n_score passes: softmax, its
+ * dropout) over the scores. */
 static void
 block_kernels (DpsModel *m, gint64 sq, gint64 d, int heads, double mm, double gemm_io, int n_gemm, double mm_over_k,
-               double mem_per_token, int n_mem, double score_per_token, int n_score)
+               double row_over_k, double mem_per_token, int n_mem, double ffn_per_token, int n_ffn, double score_per_token, int n_score)
 {
   dps_model_add_kernel (m, DPS_KERNEL_GEMM, sq * 2.0 * mm, sq * gemm_io, mm, n_gemm);
   dps_model_kernel_set_inv_k (m, mm_over_k / mm);
+  dps_model_kernel_set_inv_k_row (m, row_over_k / mm);
   dps_model_kernel_set_inv_rows (m, 1.0 / sq);
   dps_model_add_kernel (m, DPS_KERNEL_ATTENTION, 4.0 * sq * sq * d, 4.0 * sq * d + 2.0 * heads * sq * sq, 0, 2);
   dps_model_kernel_set_score_bytes (m, 2.0 * heads * sq * sq);
-  dps_model_add_kernel (m, DPS_KERNEL_MEMORY, 0, sq * (mem_per_token - score_per_token), 0, n_mem - n_score);
+  dps_model_add_kernel (m, DPS_KERNEL_MEMORY, 0, sq * (mem_per_token - score_per_token - ffn_per_token), 0,
+                        n_mem - n_score - n_ffn);
+  dps_model_add_kernel (m, DPS_KERNEL_MEMORY, 0, sq * ffn_per_token, 0, n_ffn);
+  dps_model_kernel_set_tp_split (m);
   dps_model_add_kernel (m, DPS_KERNEL_MEMORY, 0, sq * score_per_token, 0, n_score);
   dps_model_kernel_set_score_bytes (m, sq * score_per_token);
 }
@@ -66,6 +73,7 @@ lm_head_kernels (DpsModel *m, gint64 sq, gint64 d, gint64 v)
   dps_model_kernel_set_inv_k (m, 1.0 / d);
   dps_model_kernel_set_inv_rows (m, 1.0 / sq);
   dps_model_add_kernel (m, DPS_KERNEL_MEMORY, 0, sq * 3.0 * v, 0, 3);
+  dps_model_kernel_set_tp_split (m);   /* over the vocabulary (Megatron's vocab-parallel cross entropy) */
 }
 
 /* Transformer blocks as GPT-2 (Conv1D with biases, learned positions, tied
@@ -99,8 +107,8 @@ dps_model_gen_transformer (const char *name, const DpsTransformerShape *s)
       double mm = 3 * d * d + d * d + 2 * d * f;
       block_memory (m, dps_model_add_layer (m, n, sq * (2 * mm + 4.0 * sq * d), act_block, io_block), sq, d, s->heads);
       /* c_attn, c_proj, c_fc, c_proj; ln x 2, softmax, dropout x 3, residual x 2, GELU */
-      block_kernels (m, sq, d, s->heads, mm, 8.0 * d + 2.0 * f, 4, 5.0 * d + f,
-                     15.0 * d + 2.0 * f + 4.5 * s->heads * sq, 10, 4.5 * s->heads * sq, 2);
+      block_kernels (m, sq, d, s->heads, mm, 8.0 * d + 2.0 * f, 4, 5.0 * d + f, 2.0 * d,
+                     15.0 * d + 2.0 * f + 4.5 * s->heads * sq, 10, 2.0 * f, 1, 4.5 * s->heads * sq, 2);
 #define T(suffix, r, c) g_snprintf (n, sizeof n, "h.%d." suffix, i), dps_model_add_tensor (m, n, r, c)
 #define V(suffix, k) g_snprintf (n, sizeof n, "h.%d." suffix, i), dps_model_add_vector (m, n, k)
       V ("ln_1.weight", d); V ("ln_1.bias", d);
@@ -131,8 +139,8 @@ dps_model_gen_transformer (const char *name, const DpsTransformerShape *s)
       double mm = 4 * d * d + 2 * d * f;
       block_memory (m, dps_model_add_layer (m, n, sq * (2 * mm + 4.0 * sq * d), act_block, io_block), sq, d, s->heads);
       /* query, key, value, output, intermediate, output; as GPT-2's block */
-      block_kernels (m, sq, d, s->heads, mm, 10.0 * d + 2.0 * f, 6, 5.0 * d + f,
-                     15.0 * d + 2.0 * f + 4.5 * s->heads * sq, 10, 4.5 * s->heads * sq, 2);
+      block_kernels (m, sq, d, s->heads, mm, 10.0 * d + 2.0 * f, 6, 5.0 * d + f, 2.0 * d,
+                     15.0 * d + 2.0 * f + 4.5 * s->heads * sq, 10, 2.0 * f, 1, 4.5 * s->heads * sq, 2);
 #undef T
 #undef V
 #define T(suffix, r, c) g_snprintf (n, sizeof n, "encoder.layer.%d." suffix, i), dps_model_add_tensor (m, n, r, c)
@@ -166,7 +174,7 @@ dps_model_gen_transformer (const char *name, const DpsTransformerShape *s)
        * embeddings on q and k, softmax, residual x 2, SwiGLU; attention
        * over the q heads' width */
       block_kernels (m, sq, q, s->heads, mm, 8.0 * d + 4.0 * f, 7, (double) q + 2.0 * kv + 2.0 * d + 2.0 * f,
-                     34.0 * d + 3.0 * f + 2.0 * s->heads * sq, 20, 2.0 * s->heads * sq, 1);
+                     2.0 * d, 34.0 * d + 3.0 * f + 2.0 * s->heads * sq, 20, 3.0 * f, 2, 2.0 * s->heads * sq, 1);
 #undef T
 #undef V
 #define T(suffix, r, c) g_snprintf (n, sizeof n, "model.layers.%d." suffix, i), dps_model_add_tensor (m, n, r, c)

@@ -90,7 +90,7 @@ void
 dps_model_add_kernel (DpsModel *m, DpsKernelKind kind, double flops, double bytes, double weight_elems, int count)
 {
   g_return_if_fail (m->layers->len > 0 && kind < DPS_KERNEL_KINDS && count >= 1);
-  DpsKernel k = { kind, flops, bytes, weight_elems, count, 0, 0, 0 };
+  DpsKernel k = { .kind = kind, .flops = flops, .bytes = bytes, .weight_elems = weight_elems, .count = count };
   g_array_append_val (m->kernels, k);
   g_array_index (m->layers, DpsLayer, m->layers->len - 1).n_kernels++;
 }
@@ -123,6 +123,26 @@ dps_model_kernel_set_inv_rows (DpsModel *m, double inv_rows)
 {
   g_return_if_fail (m->kernels->len > 0 && inv_rows >= 0 && inv_rows <= 1);
   g_array_index (m->kernels, DpsKernel, m->kernels->len - 1).inv_rows = inv_rows;
+}
+
+/* Gives the last kernel (GEMMs) the part of its inv_k that tensor
+ * parallelism divides K of (model.h). */
+void
+dps_model_kernel_set_inv_k_row (DpsModel *m, double inv_k_row)
+{
+  g_return_if_fail (m->kernels->len > 0);
+  DpsKernel *k = &g_array_index (m->kernels, DpsKernel, m->kernels->len - 1);
+  g_return_if_fail (inv_k_row >= 0 && inv_k_row <= k->inv_k * (1 + 1e-12));
+  k->inv_k_row = inv_k_row;
+}
+
+/* Marks the last kernel (a memory-bound pass) as one tensor parallelism
+ * splits (model.h). */
+void
+dps_model_kernel_set_tp_split (DpsModel *m)
+{
+  g_return_if_fail (m->kernels->len > 0);
+  g_array_index (m->kernels, DpsKernel, m->kernels->len - 1).tp_split = TRUE;
 }
 
 const DpsKernel *

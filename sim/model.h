@@ -48,6 +48,13 @@ typedef struct {
   double inv_rows;       /* GEMMs: the FLOP-weighted mean of 1 / R, R each GEMM's rows a sample (a
                           * sequence's tokens, 1 for a sample's one vector), over which the weight
                           * gradient's GEMM reduces in backward; 0: not known */
+  double inv_k_row;      /* GEMMs: of inv_k, the part of the GEMMs that tensor parallelism splits along
+                          * K (Megatron's RowParallelLinear: attention's output projection, the MLP's
+                          * second): over T ranks the mean is inv_k + (T - 1) inv_k_row */
+  gboolean tp_split;     /* memory-bound passes: tensor parallelism splits it (over heads, the MLP's
+                          * columns or the vocabulary); else (norms, residual adds, dropout on the
+                          * hidden state) it runs whole on every rank without sequence parallelism.
+                          * Passes over attention's scores (score_bytes) are split in either case */
 } DpsKernel;
 
 typedef struct {
@@ -99,6 +106,8 @@ void      dps_model_add_kernel (DpsModel *m, DpsKernelKind kind, double flops, d
 void      dps_model_kernel_set_score_bytes (DpsModel *m, double score_bytes);
 void      dps_model_kernel_set_inv_k (DpsModel *m, double inv_k);
 void      dps_model_kernel_set_inv_rows (DpsModel *m, double inv_rows);
+void      dps_model_kernel_set_inv_k_row (DpsModel *m, double inv_k_row);
+void      dps_model_kernel_set_tp_split (DpsModel *m);
 const DpsKernel *dps_model_kernel (const DpsModel *m, int i);
 const char *dps_kernel_kind_name (DpsKernelKind kind);
 int       dps_model_n_layers (const DpsModel *m);

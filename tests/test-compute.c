@@ -348,6 +348,44 @@ test_gemm_shape (void)
     }
 }
 
+/* What tensor parallelism splits (model.h, compute.h): a layer of one
+ * GEMM kernel (1e12 FLOPs a sample, mean 1 / K = 1/4096, of which 1/8192
+ * from row-parallel GEMMs) and three memory-bound passes of 2e9 bytes each
+ * (1e9 2-byte elements, 2.5 ms at 0.8 of 1 TB/s): one whole on every rank
+ * (a norm), one split (the MLP's activation), one over the scores.  The
+ * split's tp_whole_s is the whole pass's 2.5 ms alone, at any tp; at tp 4
+ * the row-parallel GEMMs reduce over a quarter of K, so the mean 1 / K is
+ * 1/4096 + 3/8192 and the Ampere share 1 / (1 + 2816 x 5/8192): the GEMM's
+ * whole-layer time 1e12 / (100e12 x share) = 27.1875 ms (16.875 ms at
+ * tp 1), which the caller divides by tp. */
+static void
+test_tp_split (void)
+{
+  g_autoptr (DpsModel) m = dps_model_new ("tp");
+  dps_model_add_layer (m, "block", 1e12, 0, 0);
+  dps_model_add_kernel (m, DPS_KERNEL_GEMM, 1e12, 1e6, 0, 1);
+  dps_model_kernel_set_inv_k (m, 1.0 / 4096);
+  dps_model_kernel_set_inv_k_row (m, 1.0 / 8192);
+  dps_model_add_kernel (m, DPS_KERNEL_MEMORY, 0, 2e9, 0, 1);
+  dps_model_add_kernel (m, DPS_KERNEL_MEMORY, 0, 2e9, 0, 1);
+  dps_model_kernel_set_tp_split (m);
+  dps_model_add_kernel (m, DPS_KERNEL_MEMORY, 0, 2e9, 0, 1);
+  dps_model_kernel_set_score_bytes (m, 2e9);
+  dps_model_add_vector (m, "block.w", 10);
+  DpsDeviceSpec dev = round_device (100e12, 1e12);
+  DpsComputeParams p;
+  dps_compute_params_default (&p);
+  g_assert_cmpint (p.tp, ==, 1);
+  for (int tp = 1; tp <= 4; tp *= 4) {
+    p.tp = tp;
+    DpsComputeSplit s;
+    dps_compute_layer_split (m, 0, &dev, &p, 1, &s);
+    g_assert_cmpfloat_with_epsilon (s.memory_s, 3 * 2.5e-3, 1e-15);
+    g_assert_cmpfloat_with_epsilon (s.tp_whole_s, 2.5e-3, 1e-15);
+    g_assert_cmpfloat_with_epsilon (s.flops_s, tp == 1 ? 16.875e-3 : 27.1875e-3, 1e-12);
+  }
+}
+
 /* Backward's weight gradient (sim/compute.c): the same GEMM of 1e12
  * FLOPs a sample, K = 4096, on sequences of 2,048 rows, on the Ampere
  * device.  Its input's gradient runs at the forward's rate and its
@@ -427,6 +465,7 @@ main (int argc, char **argv)
   g_test_add_func ("/compute/roofline/hopper", test_hopper_tensor);
   g_test_add_func ("/compute/roofline/gemm-shape", test_gemm_shape);
   g_test_add_func ("/compute/roofline/gemm-wgrad", test_gemm_wgrad);
+  g_test_add_func ("/compute/roofline/tp-split", test_tp_split);
   g_test_add_func ("/compute/roofline/fused-kernels", test_fused_kernels);
   g_test_add_func ("/compute/transfer/parts", test_transfer_parts);
   g_test_add_func ("/compute/transfer/bound-changes", test_transfer_bound_changes);

@@ -3,6 +3,7 @@
  * gathers, CPU offload, tensor parallelism's attention memory, the
  * pipeline's stages. */
 #include "sim/ddp.h"
+#include "sim/compute.h"
 #include "sim/topo-load.h"
 #include "sim/base/error.h"
 #include "test-util.h"
@@ -199,6 +200,46 @@ test_tp_attention_memory (void)
   dps_ddp_result_clear (&flash);
 }
 
+/* Without sequence parallelism, tensor parallelism leaves the passes over
+ * the hidden state (norms, residual adds, dropout: DpsComputeSplit's
+ * tp_whole_s) whole on every rank and splits the rest; with it, all.
+ * GPT-2 on tp 2, eight samples (at one, the passes are bound by their
+ * launches), no contention: the compute without sequence
+ * parallelism is longer by half of those passes' share of each layer's
+ * forward and backward, sum over layers of (fwd + bwd) x tp_whole / whole
+ * / 2, with fwd, bwd and the split of one rank computing the whole layer
+ * (sim/compute.h). */
+static void
+test_tp_whole_passes (void)
+{
+  g_autoptr (DpsModel) m = NULL;
+  g_autoptr (DpsTopo) t = NULL;
+  DpsDdpConfig c;
+  gpt2_on_tp2 (&m, &t, &c);
+  c.batch = 8;
+  c.contention = c.contention_comm = 0;
+  DpsDdpResult whole, sp;
+  test_ddp_run (&c, &whole);
+  c.sequence_parallel = TRUE;
+  test_ddp_run (&c, &sp);
+  const DpsDeviceSpec *dev = &dps_topo_spec (t)->gpu;
+  int L = dps_model_n_layers (m);
+  g_autofree double *f = g_new (double, L), *b = g_new (double, L);
+  double opt;
+  dps_ddp_compute_times (&c, c.batch, f, b, &opt);
+  double want = 0, passes = 0;
+  for (int l = 0; l < L; l++) {
+    DpsComputeSplit s;
+    dps_compute_layer_split (m, l, dev, &c.compute, c.batch, &s);
+    want += (f[l] + b[l]) * s.tp_whole_s / (s.flops_s + s.memory_s + s.host_s) / 2;
+    passes += s.tp_whole_s;
+  }
+  g_assert_cmpfloat (passes, >, 0);
+  g_assert_cmpfloat (REL (whole.compute_s - sp.compute_s, want), <, 1e-9);
+  dps_ddp_result_clear (&whole);
+  dps_ddp_result_clear (&sp);
+}
+
 /* Tensor parallelism alone runs each micro-batch's forward and backward
  * in turn (Megatron's forward_backward_no_pipelining): the activations of
  * one micro-batch at a time, whatever their number.  GPT-2 on tp 2, four
@@ -263,6 +304,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ddp/offload", test_offload);
   g_test_add_func ("/ddp/tp-attention-memory", test_tp_attention_memory);
   g_test_add_func ("/ddp/tp-micro-batches", test_tp_micro_batches);
+  g_test_add_func ("/ddp/tp-whole-passes", test_tp_whole_passes);
   g_test_add_func ("/ddp/pp-stages-even", test_pp_stages_even);
   return g_test_run ();
 }
