@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 typedef struct {
@@ -103,7 +104,8 @@ static void read_next (Run *r);
  * mpirun and every rank it started; and SIGTERM when dpscale dies without
  * a word (SIGKILL, a crash), which mpirun passes on to its ranks before it
  * exits (Open MPI's mpirun forwards SIGTERM) instead of running on as an
- * orphan.  prctl's signal follows the thread that forked: launches are made
+ * orphan (and a watchdog, start_reaper, SIGKILLs the group if it has not
+ * ended 5 s later).  prctl's signal follows the thread that forked: launches are made
  * from dpscale's main thread.  A dpscale already gone before the prctl
  * (the child's parent is then another process) ends the child at once.
  * data: dpscale's pid, as a pointer. */
@@ -245,6 +247,62 @@ cause_lines (GPtrArray *said)
   return g_string_free (s, FALSE);
 }
 
+/* The watchdog of a launch's process group, for a dpscale that dies without
+ * a word (SIGKILL, a crash): PR_SET_PDEATHSIG then sends mpirun SIGTERM,
+ * but mpirun's own shutdown with emulated nodes once took past 15 s under
+ * a whole suite's load (tests/test-signals.sh, 2026-12-07), and a child
+ * deaf to SIGTERM would run on.  /bin/sh, deaf to the terminal's signals,
+ * reads a socket whose other end only dpscale holds: a line, and it exits
+ * (the launch is over); end of file (dpscale is gone), and it gives the
+ * group REAPER_GRACE_TENTHS tenths of a second to end, then SIGKILLs what
+ * is left of it. */
+#define REAPER_GRACE_TENTHS "50"
+static const char reaper_script[] =
+  "trap '' INT TERM HUP\n"
+  "read -r line && exit 0\n"
+  "i=0\n"
+  "while [ $i -lt " REAPER_GRACE_TENTHS " ] && kill -0 -\"$1\" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done\n"
+  "kill -9 -\"$1\" 2>/dev/null\n"
+  "exit 0\n";
+
+/* Starts the watchdog of process group pgid (see reaper_script); returns
+ * dpscale's end of its socket, or -1 (with *reaper NULL) where it could not
+ * be started: the launch then runs without it. */
+static int
+start_reaper (pid_t pgid, GSubprocess **reaper)
+{
+  int sv[2];
+  *reaper = NULL;
+  if (pgid <= 0 || socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+    return -1;
+  g_autoptr (GSubprocessLauncher) l = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE
+                                                                | G_SUBPROCESS_FLAGS_STDERR_SILENCE);
+  g_subprocess_launcher_take_stdin_fd (l, sv[1]);   /* closed here with the launcher */
+  g_autofree char *group = g_strdup_printf ("%d", (int) pgid);
+  const char *argv[] = { "/bin/sh", "-c", reaper_script, "dpscale-reaper", group, NULL };
+  *reaper = g_subprocess_launcher_spawnv (l, argv, NULL);
+  if (!*reaper) {
+    close (sv[0]);
+    return -1;
+  }
+  return sv[0];
+}
+
+/* The launch is over: the watchdog is told so and waited for. */
+static void
+release_reaper (int fd, GSubprocess *reaper)
+{
+  if (fd >= 0) {
+    ssize_t put = send (fd, "done\n", 5, MSG_NOSIGNAL);   /* a watchdog already gone: nothing to tell */
+    (void) put;
+    close (fd);
+  }
+  if (reaper) {
+    g_subprocess_wait (reaper, NULL, NULL);
+    g_object_unref (reaper);
+  }
+}
+
 /* Stops p (mpirun) and everything it started: SIGTERM lets mpirun stop its
  * ranks; SIGKILL whatever of it and its ranks is left after 3 s; returns
  * only once none of them runs. */
@@ -311,6 +369,9 @@ dps_launch_lines (const char *const *argv, const char *const *extra_env, double 
     g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME, "cannot start %s: %s", argv[0], e->message);
     return FALSE;
   }
+  const char *id = g_subprocess_get_identifier (p);
+  GSubprocess *reaper;
+  int reaper_fd = start_reaper (id ? (pid_t) atoi (id) : 0, &reaper);
   g_autoptr (GMainContext) ctx = g_main_context_new ();
   g_main_context_push_thread_default (ctx);
   Run r = { .loop = g_main_loop_new (ctx, FALSE), .fn = fn, .data = data,
@@ -358,6 +419,7 @@ dps_launch_lines (const char *const *argv, const char *const *extra_env, double 
                  *cause ? ": " : "", cause);
     ok = FALSE;
   }
+  release_reaper (reaper_fd, reaper);
   g_clear_error (&r.error);
   g_ptr_array_unref (r.said);
   held--;

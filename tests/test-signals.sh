@@ -71,7 +71,8 @@ case1 validate-int INT 2 validate --quick -o "$t/never"
 case1 validate-term TERM 15 validate --quick -o "$t/never"
 # SIGKILL leaves dpscale no say: its mpirun gets SIGTERM from the kernel
 # (PR_SET_PDEATHSIG, real/launch.c) and takes its ranks (and orted in
-# emulated nodes) with it, within 5 s.  (Open MPI's mpirun here also ends
+# emulated nodes) with it, and the launch's watchdog SIGKILLs whatever of
+# its process group is left 5 s later.  (Open MPI's mpirun here also ends
 # once its output pipe closes, so this held before the prctl too; the
 # prctl makes it hold for a quiet child as well.)  A dead run's
 # namespaces are the next run's to remove (checked below).
@@ -95,6 +96,15 @@ kill_case () {
   rm -rf "$t/tmp-$name"   # its temporary folder: nobody could remove it
 }
 kill_case run-kill run --steps 100000 --warmup 1
+# a launched child deaf to SIGTERM (the signal PR_SET_PDEATHSIG sends):
+# the launch's watchdog SIGKILLs its process group 5 s after dpscale is
+# gone (real/launch.c), within kill_case's 15 s; without it the child ran
+# its 60 s out
+printf '#!/bin/sh\ntrap "" TERM\nsleep 60\n' >"$t/deaf"
+chmod +x "$t/deaf"
+export DPS_PYTHON="$t/deaf"
+kill_case deaf-kill calibrate --backend gloo --quick --sizes 1K --gpus 2 -o "$t/never.calib"
+unset DPS_PYTHON
 
 # a signal while nothing of the command runs outside it (the layer times are
 # measured in-process first) ends it at once, not at the next launch
