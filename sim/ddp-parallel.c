@@ -133,7 +133,7 @@ dps_ddp_program_parallel (const DpsDdpConfig *c, const DpsDdpInputs *in, DpsDdpP
   g_autofree double *grads = g_new (double, MAX (L, 1)), *params = g_new (double, MAX (L, 1));
   g_autofree double *stage_params = g_new0 (double, pp);
   double act_bytes_el = dps_dtype_bytes (c->compute.dtype) / 2.0, gb = dps_dtype_bytes (c->grad_dtype);
-  double p2p_bytes = 0, largest_tp = 0, largest_grad = 0, largest_param = 0;
+  double p2p_full = 0, largest_tp = 0, largest_grad = 0, largest_param = 0;
   /* ZeRO-1 under Megatron's layouts is its distributed optimizer (or
    * DeepSpeed's stage 1): gradients reduce-scattered, the updated
    * parameters all-gathered in their own type */
@@ -172,7 +172,7 @@ dps_ddp_program_parallel (const DpsDdpConfig *c, const DpsDdpInputs *in, DpsDdpP
     tpb[l] = block ? layer->input_bytes * act_bytes_el * in->batch : 0;
     tp_pass[l] = tp < 2 ? 0 : block ? 2 : 0;
     if (block)
-      p2p_bytes = MAX (p2p_bytes, layer->input_bytes * act_bytes_el * in->batch / (sp ? tp : 1));
+      p2p_full = MAX (p2p_full, layer->input_bytes * act_bytes_el * in->batch / (sp ? tp : 1));
     largest_tp = MAX (largest_tp, tpb[l]);
     grads[l] = dp > 1 ? (double) layer->n_params / tp * gb : 0;
     largest_grad = MAX (largest_grad, grads[l]);
@@ -181,6 +181,14 @@ dps_ddp_program_parallel (const DpsDdpConfig *c, const DpsDdpInputs *in, DpsDdpP
     stage_params[stage[l]] += (double) layer->n_params / tp;
   }
   (void) last_block;
+  /* each rank of a tensor-parallel group sends 1/tp of a micro-batch's
+   * activations to the next stage: its share of the sequence with sequence
+   * parallelism, else a slice, which the receivers all-gather over their
+   * group (Megatron's scatter/gather, on unless
+   * --no-scatter-gather-tensors-in-pipeline, Narayanan et al. 2021
+   * section 4.1; DeepSpeed's pipeline engine partitions its buffers over
+   * the model-parallel group alike) */
+  double p2p_bytes = sp ? p2p_full : p2p_full / tp;
   /* the groups' costs, on the nodes the layout puts each kind's first
    * group on; a send between stages across nodes where any does */
   DpsLayout lay = { tp, pp, dp, c->rank_order };
@@ -221,7 +229,7 @@ dps_ddp_program_parallel (const DpsDdpConfig *c, const DpsDdpInputs *in, DpsDdpP
     .model = m, .pp = pp, .vpp = V, .n_micro = M, .schedule = pp > 1 ? c->pipe_schedule : DPS_PIPE_1F1B,
     .sequence_parallel = sp, .tp_comm_overlap = sp && c->tp_comm_overlap, .fwd_s = fwd, .bwd_s = bwd, .recompute_s = rec, .act_bytes = act, .kept_bytes = kept, .hold_bytes = hold,
     .stage_of_layer = stage, .chunk_of_layer = chunk, .tp_bytes = tpb, .tp_per_pass = tp_pass,
-    .p2p_bytes = p2p_bytes, .grad_bytes = grads, .param_bytes = params, .overlap_param_gather = c->overlap_param_gather,
+    .p2p_bytes = p2p_bytes, .p2p_full_bytes = p2p_full, .grad_bytes = grads, .param_bytes = params, .overlap_param_gather = c->overlap_param_gather,
     .stage_static_bytes = stage_static, .stage_optimizer_s = stage_opt,
     .tp_allreduce = { "all-reduce (tensor parallel)", dps_ddp_comm_time, p->costs[0], 0, 0 },
     .tp_reducescatter = { "reduce-scatter (tensor parallel)", dps_ddp_comm_time, p->costs[1], 0, 0 },

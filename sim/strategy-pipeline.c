@@ -120,6 +120,20 @@ piece (Stage *st, DpsPart part, double work_s, double alloc, double free, double
   return st->last_compute;
 }
 
+/* What a stage received from its neighbour (task recv), whole: where each
+ * rank of the sending group sent a slice (DpsPipeStep.p2p_full_bytes), the
+ * slices all-gathered over the tensor-parallel group, holding the whole
+ * tensor; returns the task to wait for. */
+static int
+gather_received (Stage *st, const char *what, int micro, int recv)
+{
+  const DpsPipeStep *in = st->in;
+  if (in->p2p_full_bytes <= in->p2p_bytes)
+    return recv;
+  g_snprintf (st->label, sizeof st->label, "all-gather received %s (micro-batch %d)", what, micro);
+  return comm_task (st, st->ts, st->tp_ag, in->p2p_full_bytes, in->p2p_full_bytes - in->p2p_bytes, &recv, 1);
+}
+
 /* The tensor-parallel collectives of a piece, waiting for deps (the
  * piece, or with tp_comm_overlap what the piece waits for): an
  * all-reduce, or with sequence parallelism a reduce-scatter then an
@@ -251,6 +265,7 @@ dps_strategy_pipeline (const DpsPipeStep *in)
         if (st.p2p[c][DPS_P2P_ACT_IN] >= 0) {
           g_snprintf (st.label, sizeof st.label, "recv activations (micro-batch %d)", op.micro);
           recv = comm_task (&st, st.p2p[c][DPS_P2P_ACT_IN], p2p, in->p2p_bytes, in->p2p_bytes, NULL, 0);
+          recv = gather_received (&st, "activations", op.micro, recv);
         }
         int wait = -1, first = TRUE;
         for (int l = 0; l < L; l++) {
@@ -280,6 +295,7 @@ dps_strategy_pipeline (const DpsPipeStep *in)
       if (st.p2p[c][DPS_P2P_GRAD_IN] >= 0) {
         g_snprintf (st.label, sizeof st.label, "recv gradients (micro-batch %d)", op.micro);
         recv = comm_task (&st, st.p2p[c][DPS_P2P_GRAD_IN], p2p, in->p2p_bytes, in->p2p_bytes, NULL, 0);
+        recv = gather_received (&st, "gradients", op.micro, recv);
       }
       int wait = -1, first = TRUE, chunk_first = -1;
       for (int l = 0; l < L && chunk_first < 0; l++)
@@ -300,9 +316,9 @@ dps_strategy_pipeline (const DpsPipeStep *in)
         /* the received gradients are done with after the chunk's last
          * layer, the received activations after its first */
         if (first && st.p2p[c][DPS_P2P_GRAD_IN] >= 0)
-          freed += in->p2p_bytes;
+          freed += MAX (in->p2p_full_bytes, in->p2p_bytes);
         if (l == chunk_first && st.p2p[c][DPS_P2P_ACT_IN] >= 0)
-          freed += in->p2p_bytes;
+          freed += MAX (in->p2p_full_bytes, in->p2p_bytes);
         wait = layer_pass (&st, l, FALSE, op.micro, deps, 3, 0, freed, DPS_MEM_ACTIVATIONS);
         bwd_task[l] = st.last_compute;
         first = FALSE;

@@ -130,7 +130,11 @@ typedef struct {
   const int     *stage_of_layer, *chunk_of_layer;
   const double  *tp_bytes;          /* per layer: each tensor-parallel collective's size (0: none) */
   const int     *tp_per_pass;       /* per layer: collectives a forward (and a backward) waits for */
-  double         p2p_bytes;         /* a micro-batch's activations between stages */
+  double         p2p_bytes;         /* a micro-batch's activations between stages, as one rank sends them */
+  double         p2p_full_bytes;    /* ... and as its receiver holds them: where the sends are split over
+                                     * the tensor-parallel group without sequence parallelism, tp times
+                                     * p2p_bytes, all-gathered over the group on arrival; 0 (or
+                                     * p2p_bytes): held as sent, no gather */
   const double  *grad_bytes;        /* per layer: its gradients, as reduced over the data-parallel group */
   const double  *param_bytes;       /* per layer: its parameters all-gathered over the data-parallel group
                                      * (NULL or 0: none; the gradients then all-reduced) */

@@ -296,6 +296,49 @@ test_pp_stages_even (void)
   dps_ddp_result_clear (&inter);
 }
 
+/* The stat of the collective named name in r (NULL: none). */
+static const DpsDdpCommStats *
+comm_named (const DpsDdpResult *r, const char *name)
+{
+  for (int i = 0; i < r->n_comms; i++)
+    if (g_str_equal (r->comms[i].name, name))
+      return &r->comms[i];
+  return NULL;
+}
+
+/* Between pipeline stages each rank of a tensor-parallel group sends 1/tp
+ * of a micro-batch's activations (strategy.h's p2p_bytes): its share of
+ * the sequence with sequence parallelism, else a slice that the receiving
+ * group all-gathers (Megatron's scatter/gather, DeepSpeed's partitioned
+ * buffers).  GPT-2 on tp 2 x pp 2, four micro-batches: the sends take the
+ * same time either way, and without sequence parallelism a stage runs one
+ * tensor-parallel all-gather for each of the four tensors it receives. */
+static void
+test_pp_scatter_gather (void)
+{
+  g_autoptr (DpsModel) m = NULL;
+  g_autoptr (DpsTopo) t = NULL;
+  DpsDdpConfig c;
+  gpt2_on_tp2 (&m, &t, &c);
+  c.pp = 2;
+  c.n_gpus = 4;
+  c.micro_batches = c.grad_accum = 4;
+  DpsDdpResult whole, sp;
+  test_ddp_run (&c, &whole);
+  c.sequence_parallel = TRUE;
+  test_ddp_run (&c, &sp);
+  const DpsDdpCommStats *a = comm_named (&whole, "send/recv (pipeline)"), *b = comm_named (&sp, "send/recv (pipeline)");
+  const DpsDdpCommStats *gather = comm_named (&whole, "all-gather (tensor parallel)");
+  g_assert_nonnull (a);
+  g_assert_nonnull (b);
+  g_assert_nonnull (gather);
+  g_assert_cmpfloat (a->count, ==, b->count);
+  g_assert_cmpfloat (REL (a->time_s, b->time_s), <, 1e-12);
+  g_assert_cmpfloat (gather->count, ==, 4);
+  dps_ddp_result_clear (&whole);
+  dps_ddp_result_clear (&sp);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -306,5 +349,6 @@ main (int argc, char **argv)
   g_test_add_func ("/ddp/tp-micro-batches", test_tp_micro_batches);
   g_test_add_func ("/ddp/tp-whole-passes", test_tp_whole_passes);
   g_test_add_func ("/ddp/pp-stages-even", test_pp_stages_even);
+  g_test_add_func ("/ddp/pp-scatter-gather", test_pp_scatter_gather);
   return g_test_run ();
 }
