@@ -200,6 +200,16 @@ test_tp_attention_memory (void)
   dps_ddp_result_clear (&flash);
 }
 
+/* c run without sequence parallelism into whole, then with it into sp. */
+static void
+run_without_and_with_sp (DpsDdpConfig *c, DpsDdpResult *whole, DpsDdpResult *sp)
+{
+  c->sequence_parallel = FALSE;
+  test_ddp_run (c, whole);
+  c->sequence_parallel = TRUE;
+  test_ddp_run (c, sp);
+}
+
 /* Without sequence parallelism, tensor parallelism leaves the passes over
  * the hidden state (norms, residual adds, dropout: DpsComputeSplit's
  * tp_whole_s) whole on every rank and splits the rest; with it, all.
@@ -219,9 +229,7 @@ test_tp_whole_passes (void)
   c.batch = 8;
   c.contention = c.contention_comm = 0;
   DpsDdpResult whole, sp;
-  test_ddp_run (&c, &whole);
-  c.sequence_parallel = TRUE;
-  test_ddp_run (&c, &sp);
+  run_without_and_with_sp (&c, &whole, &sp);
   const DpsDeviceSpec *dev = &dps_topo_spec (t)->gpu;
   int L = dps_model_n_layers (m);
   g_autofree double *f = g_new (double, L), *b = g_new (double, L);
@@ -324,9 +332,7 @@ test_pp_scatter_gather (void)
   c.n_gpus = 4;
   c.micro_batches = c.grad_accum = 4;
   DpsDdpResult whole, sp;
-  test_ddp_run (&c, &whole);
-  c.sequence_parallel = TRUE;
-  test_ddp_run (&c, &sp);
+  run_without_and_with_sp (&c, &whole, &sp);
   const DpsDdpCommStats *a = comm_named (&whole, "send/recv (pipeline)"), *b = comm_named (&sp, "send/recv (pipeline)");
   const DpsDdpCommStats *gather = comm_named (&whole, "all-gather (tensor parallel)");
   g_assert_nonnull (a);
