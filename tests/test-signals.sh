@@ -105,6 +105,13 @@ chmod +x "$t/deaf"
 export DPS_PYTHON="$t/deaf"
 kill_case deaf-kill calibrate --backend gloo --quick --sizes 1K --gpus 2 -o "$t/never.calib"
 unset DPS_PYTHON
+# a run that ends by itself leaves nothing either: each launch's watchdog
+# is released as the launch ends
+mkdir -p "$t/tmp-done"
+if TMPDIR=$t/tmp-done DPS_SIGNAL_TOKEN=done-$$ "$bin" run --steps 2 --warmup 1 >/dev/null 2>"$t/err-done"; then ok
+else ko "run --steps 2: $(tail -2 "$t/err-done")"; fi
+left=$(pids "done-$$")
+if [ -z "$left" ]; then ok; else ko "a finished run left: $(for p in $left; do tr '\0' ' ' </proc/$p/cmdline; echo; done)"; fi
 
 # a signal while nothing of the command runs outside it (the layer times are
 # measured in-process first) ends it at once, not at the next launch
