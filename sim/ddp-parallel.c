@@ -18,10 +18,10 @@
  * residuals: DpsComputeSplit's tp_whole_s) run whole on every rank, or
  * split too with sequence parallelism, while those over heads, the MLP's
  * columns or the vocabulary (softmax and dropout over the scores, the
- * activation, the loss) are split in either case.  It keeps of a block's activations, per
- * Korthikanti et al. 2022 (s b h (10 + 24/t) + 5 a s^2 b / t bytes), the
- * 10 of 34 replicated parts whole without sequence parallelism, all /t
- * with it.  Each block waits for two collectives of its activations (s b
+ * activation, the loss) are split in either case.  It keeps of a block's
+ * activations, per Korthikanti et al. 2022 (s b h (10 + 24/t) + 5 a s^2 b
+ * / t bytes), the 10 of 34 replicated parts whole without sequence
+ * parallelism, all /t with it.  Each block waits for two collectives of its activations (s b
  * h x 2 bytes) in forward and two in backward; the embedding one.
  * Stages hold the transformer blocks evenly (pp x vpp chunks, chunk j =
  * c pp + s on stage s), the layers before the first block on the first,
@@ -148,7 +148,9 @@ dps_ddp_program_parallel (const DpsDdpConfig *c, const DpsDdpInputs *in, DpsDdpP
     int j = block ? chunk_of[b++] : l < first_block ? 0 : pp * V - 1;
     chunk[l] = j / pp;
     stage[l] = j % pp;
-    /* this GPU's share of the layer's time: its FLOP-bound kernels / tp */
+    /* this GPU's share of the layer's time: its kernels at tp, / tp, but
+     * the passes left whole (the split of the whole layer at tp 1 is what
+     * in's times are) */
     DpsComputeSplit one, s;
     DpsComputeParams at_tp = c->compute;
     at_tp.tp = tp;
