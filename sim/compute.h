@@ -77,7 +77,8 @@ typedef struct {
   double host_s;           /* kernels bound by the host's dispatch */
   double fused_attn_s;     /* of them, fused attention's (its backward does more than twice its work) */
   double tp_whole_s;       /* of memory_s, the passes tensor parallelism leaves whole on every rank
-                            * (DpsKernel.tp_whole: norms, residual adds, dropout on the hidden state) */
+                            * (neither DpsKernel.tp_split nor over the scores: norms, residual adds,
+                            * dropout on the hidden state) */
   double wgrad_extra_s;    /* what backward's weight-gradient GEMMs take beyond their forward's time
                             * (their reduction over the batch's rows, sim/compute.c); < 0: less */
 } DpsComputeSplit;

@@ -152,10 +152,13 @@ dps_ddp_program_parallel (const DpsDdpConfig *c, const DpsDdpInputs *in, DpsDdpP
      * the passes left whole (the split of the whole layer at tp 1 is what
      * in's times are) */
     DpsComputeSplit one, s;
-    DpsComputeParams at_tp = c->compute;
-    at_tp.tp = tp;
     dps_compute_layer_split (m, l, dev, &c->compute, in->batch, &one);
-    dps_compute_layer_split (m, l, dev, &at_tp, in->batch, &s);
+    s = one;
+    if (tp > 1) {
+      DpsComputeParams at_tp = c->compute;
+      at_tp.tp = tp;
+      dps_compute_layer_split (m, l, dev, &at_tp, in->batch, &s);
+    }
     double whole = one.flops_s + one.memory_s + one.host_s;
     double f = whole > 0
                ? (s.flops_s / tp + (s.memory_s - s.tp_whole_s) / tp + s.tp_whole_s / (sp ? tp : 1) + s.host_s) / whole

@@ -24,16 +24,17 @@
  * (mm weight elements, 2 x mm FLOPs and gemm_io activation elements per
  * token; mm_over_k: their weight elements each over its input features,
  * so that mm_over_k / mm is the FLOP-weighted mean of 1 / K; of it,
- * row_over_k from the two GEMMs Megatron splits along K, attention's output
- * projection and the MLP's second: hidden x K weights over K, 2 hidden), attention
- * over sq positions (the scores written and the probabilities read: a s^2
- * each), and mem_per_token elements of memory-bound passes per token, of
+ * row_over_k from the two GEMMs Megatron splits along K, attention's
+ * output projection and the MLP's second: hidden x K weights over K, 2
+ * hidden), attention over sq positions (the scores written and the
+ * probabilities read: a s^2 each), and mem_per_token elements of memory-bound passes per token, of
  * which ffn_per_token (in n_ffn passes: the MLP's activation, split with
  * its columns) and score_per_token (in n_score passes: softmax, its
  * dropout) over the scores. */
 static void
 block_kernels (DpsModel *m, gint64 sq, gint64 d, int heads, double mm, double gemm_io, int n_gemm, double mm_over_k,
-               double row_over_k, double mem_per_token, int n_mem, double ffn_per_token, int n_ffn, double score_per_token, int n_score)
+               double row_over_k, double mem_per_token, int n_mem, double ffn_per_token, int n_ffn,
+               double score_per_token, int n_score)
 {
   dps_model_add_kernel (m, DPS_KERNEL_GEMM, sq * 2.0 * mm, sq * gemm_io, mm, n_gemm);
   dps_model_kernel_set_inv_k (m, mm_over_k / mm);
