@@ -215,6 +215,25 @@ on_contention (const char *line, void *data, GError **error)
   return FALSE;
 }
 
+/* The command line of a worker taking args (NULL-terminated) at ranks:
+ * gloo-worker.py's (gloo_argv), else the MPI worker's under mpirun; NULL
+ * with error set when a launcher or script is missing. */
+static GPtrArray *
+worker_argv (gboolean gloo, int ranks, const char *mpi_worker, const char *const *args, GError **error)
+{
+  if (gloo)
+    return gloo_argv (ranks, args, error);
+  GPtrArray *argv = dps_mpirun_argv (ranks, mpi_worker);
+  if (!argv) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME, "no MPI launcher: mpirun not found (Debian: apt-get install openmpi-bin)");
+    return NULL;
+  }
+  for (int i = 0; args[i]; i++)
+    g_ptr_array_add (argv, g_strdup (args[i]));
+  g_ptr_array_add (argv, NULL);
+  return argv;
+}
+
 /* For each rank count: how much compute and all-reduces of bytes slow each
  * other when they overlap (GEMMs of gemm_n on one thread, the all-reduces
  * on a second, as the runner does; through gloo, as PyTorch's DDP has them
@@ -233,17 +252,9 @@ dps_cpu_contention (DpsProfile *p, gboolean gloo, const int *ranks, int n_ranks,
     g_autofree char *b = g_strdup_printf ("%.0f", bytes), *n = g_strdup_printf ("%d", gemm_n);
     g_autofree char *t = g_strdup_printf ("%g", seconds);
     const char *const args[] = { "contention", b, n, t, NULL };
-    GPtrArray *argv = gloo ? gloo_argv (ranks[r], args, error) : dps_mpirun_argv (ranks[r], worker);
-    if (!argv) {
-      if (!gloo)
-        g_set_error (error, DPS_ERROR, DPS_ERROR_RUNTIME, "no MPI launcher: mpirun not found (Debian: apt-get install openmpi-bin)");
+    GPtrArray *argv = worker_argv (gloo, ranks[r], worker, args, error);
+    if (!argv)
       return FALSE;
-    }
-    if (!gloo) {
-      for (int i = 0; args[i]; i++)
-        g_ptr_array_add (argv, g_strdup (args[i]));
-      g_ptr_array_add (argv, NULL);
-    }
     ContLine cl = { { .ranks = ranks[r] }, FALSE };
     gboolean ok = dps_launch_lines ((const char *const *) argv->pdata, gloo ? NULL : dps_mpirun_env (), timeout_s,
                                     on_contention, &cl, error);
