@@ -225,7 +225,8 @@ ddp_totals (const DpsDdpConfig *c, double batch, double single, DpsDdpResult *ou
   const DpsTopoSpec *ts = dps_topo_spec (c->topo);
   out->host_fits = ts->host_mem_bytes <= 0
                    || out->memory.host * dps_topo_spec_host_gpus (ts, N) <= ts->host_mem_bytes;
-  out->fits = out->memory.total <= dev->memory_bytes && out->host_fits;
+  out->memory.context = dps_memory_context_bytes (dps_topo_spec_gpu_arch (ts));
+  out->fits = dps_memory_device_bytes (&out->memory) <= dev->memory_bytes && out->host_fits;
   out->cost_per_step = N * c->price_per_gpu_hour * out->step_mean_s / 3600;
   out->cost_per_msample = out->cost_per_step / out->global_batch * 1e6;
   if (c->critical_batch > 0 && c->steps_to_target > 0) {

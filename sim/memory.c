@@ -27,7 +27,7 @@ dps_precision_param_bytes (DpsPrecision p)
 double
 dps_precision_master_bytes (DpsPrecision p)
 {
-  return p == DPS_PRECISION_BF16 ? 4 : 0;
+  return p == DPS_PRECISION_BF16 || p == DPS_PRECISION_BF16_DEEPSPEED ? 4 : 0;
 }
 
 double
@@ -61,11 +61,14 @@ optimizer_share (DpsOptimizer opt, DpsPrecision p)
 
 /* Bytes a parameter's gradient is kept in: the gradient type's, or held
  * pure in bf16 the parameters' own (FSDP2 casts a reduced shard back to
- * the parameters' type, whatever type it was reduced in). */
+ * the parameters' type, whatever type it was reduced in); DeepSpeed's
+ * BF16_Optimizer the bf16 gradient too (memory.h). */
 static double
 grad_bytes (DpsPrecision p, DpsDtype grad_dtype)
 {
-  return p == DPS_PRECISION_PURE_BF16 ? dps_precision_param_bytes (p) : dps_dtype_bytes (grad_dtype);
+  if (p == DPS_PRECISION_PURE_BF16)
+    return dps_precision_param_bytes (p);
+  return dps_dtype_bytes (grad_dtype) + (p == DPS_PRECISION_BF16_DEEPSPEED ? dps_precision_param_bytes (p) : 0);
 }
 
 /* Fills out's static parts (parameters, gradients, buckets, optimizer
@@ -85,6 +88,20 @@ dps_memory_static (double n_params, DpsPrecision precision, DpsDtype grad_dtype,
   out->optimizer = n * K / (dps_strategy_shards_optimizer (strategy) ? k : 1);
   out->buckets = strategy == DPS_STRATEGY_DDP && !grad_as_bucket_view ? n * G : 0;
   out->total = out->params + out->grads + out->buckets + out->optimizer;
+}
+
+double
+dps_memory_context_bytes (const char *arch)
+{
+  if (!arch)
+    return 0;
+  return (g_str_equal (arch, "volta") ? 1271 : 1573) * 1048576.0;
+}
+
+double
+dps_memory_device_bytes (const DpsMemory *m)
+{
+  return m->total + m->context;
 }
 
 void

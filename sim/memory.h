@@ -29,12 +29,19 @@ typedef enum { DPS_OPT_SGD, DPS_OPT_MOMENTUM, DPS_OPT_ADAM } DpsOptimizer;
  * master copy (Megatron, DeepSpeed, FSDP's MixedPrecision: 2 + 4, fp32
  * states), or everything in bf16 (a model cast with .to(bfloat16) before
  * it is sharded, as KempnerForge's FSDP2 runs are: 2 bytes, bf16 states,
- * no master copy). */
-typedef enum { DPS_PRECISION_AMP, DPS_PRECISION_BF16, DPS_PRECISION_PURE_BF16 } DpsPrecision;
+ * no master copy).  DeepSpeed's BF16_Optimizer (its bf16 with ZeRO stage 0
+ * or 1) holds bf16's state and keeps each backward's bf16 gradients beside
+ * the gradients it accumulates and reduces (fp32: one unsharded buffer of
+ * the whole model, deepspeed/runtime/bf16_optimizer.py's
+ * fp32_groups_gradients_flat; its pipeline engine clears the bf16 ones
+ * only as the next backward starts): 2 more bytes a parameter. */
+typedef enum {
+  DPS_PRECISION_AMP, DPS_PRECISION_BF16, DPS_PRECISION_PURE_BF16, DPS_PRECISION_BF16_DEEPSPEED
+} DpsPrecision;
 
-double   dps_precision_param_bytes (DpsPrecision p);    /* a parameter: 4, 2, 2 */
-double   dps_precision_master_bytes (DpsPrecision p);   /* its fp32 master copy: 0, 4, 0 */
-double   dps_precision_state_bytes (DpsPrecision p);    /* one optimizer state of it: 4, 4, 2 */
+double   dps_precision_param_bytes (DpsPrecision p);    /* a parameter: 4, 2, 2, 2 */
+double   dps_precision_master_bytes (DpsPrecision p);   /* its fp32 master copy: 0, 4, 0, 4 */
+double   dps_precision_state_bytes (DpsPrecision p);    /* one optimizer state of it: 4, 4, 2, 4 */
 
 /* The cross-entropy loss over a model's logits, as F.cross_entropy runs
  * it, in bytes per logit: what its forward keeps beyond the logits (the
@@ -51,9 +58,25 @@ typedef struct {
   double params, grads, buckets, optimizer;   /* held through the step (this rank's shards) */
   double activations;                         /* saved for backward, at the step's peak */
   double gathered;                            /* at the peak: gathered parameters, unsharded gradients */
-  double total;                               /* on the GPU */
+  double total;                               /* on the GPU, in tensors (the allocator's peak) */
+  double context;                             /* the CUDA context beside them (not in total) */
   double host;                                /* offloaded to host memory (not in total) */
 } DpsMemory;
+
+/* The device memory a PyTorch process's CUDA context takes on a GPU of
+ * arch (dps_gpu_arch_names), its kernels loaded as it starts (CUDA before
+ * 11.7 loads every module eagerly): nvidia-smi counts it, the caching
+ * allocator's statistics do not.  BigScience measured it by
+ * `torch.ones(1).cuda()` and nvidia-smi: 1271 MiB on a V100 32GB, 1573 MiB
+ * on an A100 40GB ("probably about the same for 80GB")
+ * (bigscience-workshop/bigscience @ 59a90eec,
+ * train/tr11-176B-ml/chronicles-prequel.md, "104B topology / memory
+ * usage" and "Possible topologies for 200B").  Later generations: the
+ * A100's (no published figure).  NULL (no GPU): 0. */
+double   dps_memory_context_bytes (const char *arch);
+/* What the GPU holds, as nvidia-smi shows it: m's tensors and the CUDA
+ * context (the caching allocator's cached, unused blocks aside). */
+double   dps_memory_device_bytes (const DpsMemory *m);
 
 /* Moves what offload keeps in host memory from out's GPU parts to
  * out->host (the optimizer's states and master copy and the gradient

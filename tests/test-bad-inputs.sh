@@ -351,7 +351,9 @@ refuses 2 "\-\-stepfactor: 2000001 is out of range (more than 1, at most 1000000
 refuses 2 "\-\-sizes/\-\-gpus: 1881 sizes x 6 rank counts x 3 collectives would take about" calibrate --backend cpu --sizes 8:1G:1.01 --gpus 2,4,8,16,32,64 -o "$t/never.calib"
 # FP8 where the GPU has no FP8 tensor cores (Ampere), or a precision unknown
 refuses 2 "\-\-precision: fp8: the A100 SXM4 80GB has no FP8 tensor cores" predict -t dgx-a100 --precision fp8
-refuses 2 "\-\-precision: 'fp4' is not amp, bf16, bf16-pure, fp8 or fp32" predict --precision fp4
+refuses 2 "\-\-precision: 'fp4' is not amp, bf16, bf16-pure, bf16-deepspeed, fp8 or fp32" predict --precision fp4
+# DeepSpeed's BF16_Optimizer is its ZeRO 0/1 path only
+refuses 2 "\-\-precision bf16-deepspeed: DeepSpeed's BF16_Optimizer runs only with \-\-strategy ddp or zero1, not fsdp" predict --precision bf16-deepspeed --strategy fsdp
 refuses 2 "\-\-fp8-all-gather: with \-\-precision fp8 and a strategy that gathers parameters" predict --fp8-all-gather --strategy fsdp
 refuses 2 "\-\-fp8-all-gather: with \-\-precision fp8 and a strategy that gathers parameters" predict --fp8-all-gather --precision fp8
 # emulated links too slow for the run's all-reduces: the estimate, before any work

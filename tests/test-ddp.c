@@ -184,6 +184,44 @@ test_memory (void)
   g_assert_cmpfloat (r.memory.buckets, ==, 2.0 * m->n_params);
 }
 
+/* An 8-GPU Ampere node of mem_gb GB a GPU. */
+static DpsTopo *
+ampere_topo (double mem_gb)
+{
+  g_autofree char *text = g_strdup_printf (
+    "[system]\nname = t\ngpus_per_node = 8\n"
+    "[gpu]\nmodel = g\narch = ampere\nbf16_tflops = 100\nfp32_tflops = 10\nmemory_GB = %.6f\nmemory_bw_GBps = 1000\n"
+    "[intra]\nfabric = nvswitch\nbw_GBps = 100\npcie_GBps = 100\n"
+    "[nic]\ncount = 8\nbw_Gbps = 100\nlatency_us = 0\ngpus = 0;1;2;3;4;5;6;7\n", mem_gb);
+  return test_topo_from_text ("t.topo", text, 1);
+}
+
+/* Whether a plan fits counts the CUDA context beside its tensors
+ * (memory.h): on an Ampere GPU whose memory lies between the tensors'
+ * peak and that peak plus the A100's 1573 MiB of context, it does not. */
+static void
+test_memory_context_fits (void)
+{
+  g_autoptr (GError) e = NULL;
+  g_autoptr (DpsModel) m = dps_model_load ("gpt2", &e);
+  g_autoptr (DpsTopo) t = ampere_topo (80);
+  DpsDdpConfig c;
+  test_ddp_config (&c, m, t);
+  DpsDdpResult r;
+  test_ddp_run (&c, &r);
+  double ctx = 1573.0 * 1048576;
+  g_assert_cmpfloat (r.memory.context, ==, ctx);
+  g_assert_true (r.fits);
+  g_autoptr (DpsTopo) t2 = ampere_topo ((r.memory.total + ctx / 2) / 1e9);
+  c.topo = t2;
+  DpsDdpResult r2;
+  test_ddp_run (&c, &r2);
+  g_assert_cmpfloat (r2.memory.total, <, dps_topo_spec (t2)->gpu.memory_bytes);
+  g_assert_false (r2.fits);
+  dps_ddp_result_clear (&r);
+  dps_ddp_result_clear (&r2);
+}
+
 /* The trace draws a typical step: of 200 trials with jitter, the one
  * closest to the mean step (its optimizer ends 0.004% from the mean), not
  * the first (0.19% off here: what one trial alone traces, and what the
@@ -544,6 +582,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ddp/strong-scaling", test_strong_scaling);
   g_test_add_func ("/ddp/compression", test_compression);
   g_test_add_func ("/ddp/memory", test_memory);
+  g_test_add_func ("/ddp/memory-context-fits", test_memory_context_fits);
   g_test_add_func ("/ddp/seeds", test_seeds);
   g_test_add_func ("/ddp/compute-cv", test_compute_cv);
   g_test_add_func ("/ddp/launch", test_launch);

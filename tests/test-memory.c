@@ -135,6 +135,40 @@ test_pure_bf16 (void)
   g_assert_cmpfloat (dps_optimizer_bytes_moved (DPS_OPT_ADAM, DPS_PRECISION_PURE_BF16), ==, 14);
 }
 
+/* DeepSpeed's BF16_Optimizer: bf16's 2 + 4 + 2 x 4 of parameter, master
+ * copy and Adam's states, and gradients twice, the bf16 ones (2) beside
+ * the fp32 accumulation (4), neither sharded under ZeRO-1: the
+ * pre-study's "additional memory usage is 4bytes x params and it's not
+ * sharded across gpus" against fp16's 2-byte gradients (BigScience,
+ * tr11-176B-ml/chronicles-prequel.md).  ZeRO-1 over 8: 2 + 6 + 12 / 8. */
+static void
+test_bf16_deepspeed (void)
+{
+  double psi = 3e9;
+  DpsMemory z1, fp16;
+  dps_memory_static (psi, DPS_PRECISION_BF16_DEEPSPEED, DPS_DTYPE_FP32, DPS_OPT_ADAM, TRUE, DPS_STRATEGY_ZERO1, 8, &z1);
+  dps_memory_static (psi, DPS_PRECISION_BF16, DPS_DTYPE_FP16, DPS_OPT_ADAM, TRUE, DPS_STRATEGY_ZERO1, 8, &fp16);
+  g_assert_cmpfloat (z1.params, ==, 2 * psi);
+  g_assert_cmpfloat (z1.grads, ==, 6 * psi);
+  g_assert_cmpfloat (z1.optimizer, ==, 12 * psi / 8);
+  g_assert_cmpfloat (z1.total - fp16.total, ==, 4 * psi);
+}
+
+/* The CUDA context beside the tensors: BigScience's nvidia-smi readings
+ * after torch.ones(1).cuda(), 1271 MiB on a V100 and 1573 MiB on an A100
+ * (memory.h); Hopper takes the A100's, no GPU none; what the GPU holds is
+ * the two together. */
+static void
+test_cuda_context (void)
+{
+  g_assert_cmpfloat (dps_memory_context_bytes ("volta"), ==, 1271.0 * 1048576);
+  g_assert_cmpfloat (dps_memory_context_bytes ("ampere"), ==, 1573.0 * 1048576);
+  g_assert_cmpfloat (dps_memory_context_bytes ("hopper"), ==, dps_memory_context_bytes ("ampere"));
+  g_assert_cmpfloat (dps_memory_context_bytes (NULL), ==, 0);
+  DpsMemory m = { .total = 70e9, .context = dps_memory_context_bytes ("ampere") };
+  g_assert_cmpfloat (dps_memory_device_bytes (&m), ==, 70e9 + 1573.0 * 1048576);
+}
+
 /* The optimizer step per parameter reads the parameter and gradient and
  * writes the parameter (3 x 4 bytes in fp32, 3 x 2 mixed), reads and
  * writes each fp32 state (8 bytes a state) and, mixed, the fp32 master
@@ -171,6 +205,8 @@ main (int argc, char **argv)
   g_test_add_func ("/memory/fp32-momentum", test_fp32_momentum);
   g_test_add_func ("/memory/mixed-adam", test_mixed_adam);
   g_test_add_func ("/memory/pure-bf16", test_pure_bf16);
+  g_test_add_func ("/memory/bf16-deepspeed", test_bf16_deepspeed);
+  g_test_add_func ("/memory/cuda-context", test_cuda_context);
   g_test_add_func ("/memory/zero-accounting", test_zero_accounting);
   g_test_add_func ("/memory/resnet50", test_resnet50);
   g_test_add_func ("/memory/optimizer-bytes-moved", test_bytes_moved);

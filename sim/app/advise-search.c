@@ -215,7 +215,8 @@ walk_plans (const DpsDdpConfig *base, int batch, GArray *all, int total)
             continue;
           static const DpsStrategy dp_all[] = { DPS_STRATEGY_DDP, DPS_STRATEGY_ZERO1, DPS_STRATEGY_ZERO2,
                                                 DPS_STRATEGY_FSDP, DPS_STRATEGY_HSDP };
-          int n_dp = tp * pp > 1 ? 2 : 5;
+          /* DeepSpeed's BF16_Optimizer (memory.h) runs only with ZeRO 0 or 1 */
+          int n_dp = tp * pp > 1 || base->precision == DPS_PRECISION_BF16_DEEPSPEED ? 2 : 5;
           /* the same global batch: a replica (tp x pp GPUs) takes tp x pp
            * GPUs' samples, as micro-batches of 1, 2, 4 or 8 */
           int per_replica = batch * tp * pp;

@@ -43,7 +43,7 @@ dps_ddp_options (DpsDdpOpts *o, gboolean sweep)
     { "sequence-parallel", 0, 0, G_OPTION_ARG_NONE, &o->sequence_parallel, "With --tp: norms and dropout split along the sequence (a reduce-scatter and an all-gather for each all-reduce)", NULL },
     { "tp-comm-overlap", 0, 0, G_OPTION_ARG_NONE, &o->tp_comm_overlap, "With --sequence-parallel: a block's tensor-parallel collectives run beside its GEMMs, and what follows waits for both (Megatron-Core's --tp-comm-overlap, Transformer Engine's GEMMs pipelined with them)", NULL },
     { "overlap-param-gather", 0, 0, G_OPTION_ARG_NONE, &o->overlap_param_gather, "zero1 with --tp or --pp (Megatron's distributed optimizer): each layer's forward waits only for its own parameters' all-gather, not for all of its stage's (Megatron-Core's --overlap-param-gather)", NULL },
-    { "precision", 0, 0, G_OPTION_ARG_STRING, &o->precision, "amp (default: torch.autocast, fp32 parameters, bf16 compute), bf16 (bf16 parameters, fp32 master copy: Megatron, DeepSpeed, FSDP's MixedPrecision), bf16-pure (parameters and optimizer states in bf16, no master copy: a model cast to bfloat16), fp8 (bf16's, the linear layers' GEMMs in FP8: Transformer Engine, torchao's float8; Ada, Hopper, Blackwell), fp32", "P" },
+    { "precision", 0, 0, G_OPTION_ARG_STRING, &o->precision, "amp (default: torch.autocast, fp32 parameters, bf16 compute), bf16 (bf16 parameters, fp32 master copy: Megatron, DeepSpeed, FSDP's MixedPrecision), bf16-pure (parameters and optimizer states in bf16, no master copy: a model cast to bfloat16), bf16-deepspeed (bf16's, under DeepSpeed's BF16_Optimizer, its bf16 with ZeRO stage 0 or 1: each backward's bf16 gradients kept beside the fp32 ones it accumulates, 2 bytes a parameter more), fp8 (bf16's, the linear layers' GEMMs in FP8: Transformer Engine, torchao's float8; Ada, Hopper, Blackwell), fp32", "P" },
     { "grad-dtype", 0, 0, G_OPTION_ARG_STRING, &o->grad_dtype, "Gradient type, the reduction's: fp32 (default), bf16, fp16", "T" },
     { "dtype", 0, 0, G_OPTION_ARG_STRING, &o->dtype, "Compute type: bf16 (default), fp16, tf32, fp32 (default: --precision's)", "T" },
     { "optimizer", 0, 0, G_OPTION_ARG_STRING, &o->optimizer, "adam (default, as in every subcommand), momentum, sgd", "OPT" },
@@ -111,10 +111,10 @@ apply_kinds (const DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
    * parameters with an fp32 master copy, everything in bf16, or fp32
    * throughout */
   if (o->precision && !g_str_equal (o->precision, "amp") && !g_str_equal (o->precision, "bf16")
-      && !g_str_equal (o->precision, "bf16-pure") && !g_str_equal (o->precision, "fp32")
-      && !g_str_equal (o->precision, "fp8")) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--precision: '%s' is not amp, bf16, bf16-pure, fp8 or fp32",
-                 o->precision);
+      && !g_str_equal (o->precision, "bf16-pure") && !g_str_equal (o->precision, "bf16-deepspeed")
+      && !g_str_equal (o->precision, "fp32") && !g_str_equal (o->precision, "fp8")) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT,
+                 "--precision: '%s' is not amp, bf16, bf16-pure, bf16-deepspeed, fp8 or fp32", o->precision);
     return FALSE;
   }
   /* fp8: bf16 parameters with an fp32 master copy, as Transformer Engine
@@ -122,6 +122,7 @@ apply_kinds (const DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
   c->compute.fp8 = o->precision && g_str_equal (o->precision, "fp8");
   c->precision = c->compute.fp8 || (o->precision && g_str_equal (o->precision, "bf16")) ? DPS_PRECISION_BF16
                  : o->precision && g_str_equal (o->precision, "bf16-pure") ? DPS_PRECISION_PURE_BF16
+                 : o->precision && g_str_equal (o->precision, "bf16-deepspeed") ? DPS_PRECISION_BF16_DEEPSPEED
                  : DPS_PRECISION_AMP;
   c->compute.dtype = o->precision && g_str_equal (o->precision, "fp32") ? DPS_DTYPE_FP32 : DPS_DTYPE_BF16;
   if (o->dtype) {
@@ -133,6 +134,15 @@ apply_kinds (const DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
   }
   if (o->strategy && !dps_cli_strategy (o->strategy, &c->strategy, error))
     return FALSE;
+  /* DeepSpeed runs its bf16 through the BF16_Optimizer only at ZeRO stage
+   * 0 or 1 (stages 2 and 3 through their own optimizers) */
+  if (c->precision == DPS_PRECISION_BF16_DEEPSPEED && c->strategy != DPS_STRATEGY_DDP
+      && c->strategy != DPS_STRATEGY_ZERO1) {
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT,
+                 "--precision bf16-deepspeed: DeepSpeed's BF16_Optimizer runs only with --strategy ddp or zero1, not %s",
+                 o->strategy);
+    return FALSE;
+  }
   if (o->fsdp_unit && !dps_fsdp_unit_parse (o->fsdp_unit, &c->fsdp_unit)) {
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--fsdp-unit: '%s' is not block, layer or model", o->fsdp_unit);
     return FALSE;

@@ -177,8 +177,15 @@ emit_table (GString *o, const DpsDdpConfig *c, const DpsDdpResult *r)
     g_autofree char *h = gb (r->memory.host);
     g_string_append_printf (o, "                 and %s GB in host memory (offloaded shards)\n", h);
   }
+  if (r->memory.context > 0) {
+    g_autofree char *cx = gb (r->memory.context), *all = gb (dps_memory_device_bytes (&r->memory));
+    g_string_append_printf (o, "                 and %s GB of CUDA context beside them: %s GB on the GPU as nvidia-smi "
+                            "shows it, the allocator's cached blocks aside\n", cx, all);
+  }
   g_string_append_printf (o, "                 peak as '%s' starts, %.2f ms into the step; %s precision%s\n", r->peak_task,
                           r->peak_at_s * 1e3, c->precision == DPS_PRECISION_BF16 ? "bf16 parameters with an fp32 master copy"
+                          : c->precision == DPS_PRECISION_BF16_DEEPSPEED
+                            ? "bf16 parameters with an fp32 master copy, bf16 gradients kept (DeepSpeed's BF16_Optimizer)"
                           : c->precision == DPS_PRECISION_PURE_BF16 ? "bf16 parameters and optimizer states (no master copy)"
                                               : c->compute.dtype == DPS_DTYPE_FP32 ? "fp32" : "torch.autocast (fp32 parameters)",
                           c->compute.dtype == DPS_DTYPE_FP32 ? "" : c->compute.fp8 ? ", FP8 GEMMs, bf16 elsewhere"
@@ -190,7 +197,7 @@ emit_table (GString *o, const DpsDdpConfig *c, const DpsDdpResult *r)
     g_string_append_printf (o, "  WARNING        does not fit in host memory: %s GB offloaded by a host's %d GPUs, it has %s GB\n",
                             need, per_host, have);
   }
-  if (r->memory.total > s->gpu.memory_bytes) {
+  if (dps_memory_device_bytes (&r->memory) > s->gpu.memory_bytes) {
     g_autoptr (GString) what = g_string_new (NULL);
     if (!c->checkpoint && dps_model_kept_act_bytes (m, FALSE, TRUE) < dps_model_kept_act_bytes (m, FALSE, FALSE))
       g_string_append (what, ", --checkpoint");
@@ -204,8 +211,9 @@ emit_table (GString *o, const DpsDdpConfig *c, const DpsDdpResult *r)
       g_string_append (what, ", --grad-as-bucket-view");
     if (r->offload != DPS_OFFLOAD_PARAMS && dps_strategy_shards_params (r->strategy) && s->host_mem_Bps > 0)
       g_string_append (what, ", --offload params");
+    g_autofree char *need = gb (dps_memory_device_bytes (&r->memory));
     g_string_append_printf (o, "  WARNING        does not fit: %s GB needed, the %s has %s GB (try %s; dpscale advise searches them)\n",
-                            t, s->gpu.model, dev, what->len ? what->str + 2 : "a larger device");
+                            need, s->gpu.model, dev, what->len ? what->str + 2 : "a larger device");
   }
   g_string_append (o, "  collectives   ");
   for (int a2 = 0; a2 < DPS_ALGO_COUNT; a2++)
@@ -325,6 +333,7 @@ emit_json (GString *o, const DpsDdpConfig *c, const DpsDdpResult *r)
   dps_json_num (b, "gathered", r->memory.gathered);
   dps_json_num (b, "total", r->memory.total);
   dps_json_num (b, "host", r->memory.host);
+  dps_json_num (b, "cuda_context", r->memory.context);
   json_builder_end_object (b);
   dps_json_str (b, "strategy", dps_strategy_name (r->strategy));
   dps_json_str (b, "attention", dps_attention_name (c->flash_attention, c->attention_kernel));
@@ -455,7 +464,7 @@ dps_cmd_predict (int argc, char **argv)
       fprintf (stderr, "dpscale predict: note: --accum-no-sync changes nothing without --grad-accum 2 or more\n");
     if (!error && !r.fits)
       fprintf (stderr, "dpscale predict: warning: %.1f GB per replica does not fit the %.0f GB of the %s\n",
-               r.memory.total / 1e9, dps_topo_spec (topo)->gpu.memory_bytes / 1e9, dps_topo_spec (topo)->gpu.model);
+               dps_memory_device_bytes (&r.memory) / 1e9, dps_topo_spec (topo)->gpu.memory_bytes / 1e9, dps_topo_spec (topo)->gpu.model);
   }
   dps_ddp_result_clear (&r);
   dps_ddp_opts_clear (&o);
