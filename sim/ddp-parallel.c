@@ -235,6 +235,7 @@ dps_ddp_program_parallel (const DpsDdpConfig *c, const DpsDdpInputs *in, DpsDdpP
     .sequence_parallel = sp, .tp_comm_overlap = sp && c->tp_comm_overlap, .fwd_s = fwd, .bwd_s = bwd, .recompute_s = rec, .act_bytes = act, .kept_bytes = kept, .hold_bytes = hold,
     .stage_of_layer = stage, .chunk_of_layer = chunk, .tp_bytes = tpb, .tp_per_pass = tp_pass,
     .p2p_bytes = p2p_bytes, .p2p_full_bytes = p2p_full, .grad_bytes = grads, .param_bytes = params, .overlap_param_gather = c->overlap_param_gather,
+    .no_overlap = c->no_overlap,
     .stage_static_bytes = stage_static, .stage_optimizer_s = stage_opt,
     .tp_allreduce = { "all-reduce (tensor parallel)", dps_ddp_comm_time, p->costs[0], 0, 0 },
     .tp_reducescatter = { "reduce-scatter (tensor parallel)", dps_ddp_comm_time, p->costs[1], 0, 0 },

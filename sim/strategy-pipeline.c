@@ -27,7 +27,8 @@
  * after it).  Backward runs
  * the same in reverse, recomputing checkpointed layers first; after a
  * layer's last backward its gradients are all-reduced over the
- * data-parallel group, and the optimizer follows the last. */
+ * data-parallel group (with no_overlap: all of them after the stage's
+ * last backward), and the optimizer follows the last. */
 #include "sim/strategy.h"
 
 #include <string.h>
@@ -84,7 +85,7 @@ typedef struct {
   const DpsPipeStep *in;
   int                cs, ts, ds;            /* compute, tensor, data-parallel streams */
   int                p2p[DPS_PIPE_MAX_VPP][4];
-  int                tp_ar, tp_rs, tp_ag, p2p_comm, dp_ar;
+  int                tp_ar, tp_rs, tp_ag, p2p_comm, dp_ar, dp_rs;
   int                pending_send[2];       /* sends the next compute waits for */
   int                tp_running;            /* tp_comm_overlap: the collective beside the last piece */
   int                last_compute;
@@ -101,6 +102,18 @@ comm_task (Stage *st, int stream, int comm, double bytes, double alloc, const in
   DpsTaskSpec t = { .label = st->label, .comm = comm, .bytes = bytes, .alloc_bytes = alloc,
                     .alloc_kind = DPS_MEM_ACTIVATIONS, .deps = d, .n_deps = n };
   return dps_sched_task_add (st->s, stream, &t);
+}
+
+/* Layer l's gradients reduced over the data-parallel group once *dep
+ * has run: reduce-scattered where its parameters are sharded (ZeRO-1),
+ * else all-reduced. */
+static void
+reduce_grads (Stage *st, int l, gboolean sharded, const int *dep)
+{
+  gboolean scatter = sharded && st->in->param_bytes[l] > 0;
+  g_snprintf (st->label, sizeof st->label, "%s gradients %s", scatter ? "reduce-scatter" : "all-reduce",
+              dps_model_layer (st->in->model, l)->name);
+  comm_task (st, st->ds, scatter ? st->dp_rs : st->dp_ar, st->in->grad_bytes[l], 0, dep, 1);
 }
 
 /* A compute piece of layer l waiting for deps (any may be -1), holding
@@ -214,7 +227,7 @@ dps_strategy_pipeline (const DpsPipeStep *in)
   for (int stage = 0; stage < pp; stage++) {
     char name[64];
     g_snprintf (name, sizeof name, "stage %d", stage);
-    Stage st = { .s = s, .in = in, .tp_ar = tp_ar, .tp_rs = tp_rs, .tp_ag = tp_ag, .p2p_comm = p2p, .dp_ar = dp,
+    Stage st = { .s = s, .in = in, .tp_ar = tp_ar, .tp_rs = tp_rs, .tp_ag = tp_ag, .p2p_comm = p2p, .dp_ar = dp, .dp_rs = dp_rs,
                  .pending_send = { -1, -1 }, .last_compute = -1, .tp_running = -1 };
     int role = dps_sched_role_add (s, name, in->stage_static_bytes[stage]);
     st.cs = dps_sched_stream_add (s, role, "compute", DPS_SCHED_NO_STREAM);
@@ -322,12 +335,8 @@ dps_strategy_pipeline (const DpsPipeStep *in)
         wait = layer_pass (&st, l, FALSE, op.micro, deps, 3, 0, freed, DPS_MEM_ACTIVATIONS);
         bwd_task[l] = st.last_compute;
         first = FALSE;
-        if (op.micro == last_bwd_micro[c] && in->grad_bytes[l] > 0) {
-          gboolean scatter = sharded && in->param_bytes[l] > 0;
-          g_snprintf (st.label, sizeof st.label, "%s gradients %s", scatter ? "reduce-scatter" : "all-reduce",
-                      dps_model_layer (m, l)->name);
-          comm_task (&st, st.ds, scatter ? dp_rs : dp, in->grad_bytes[l], 0, &bwd_task[l], 1);
-        }
+        if (!in->no_overlap && op.micro == last_bwd_micro[c] && in->grad_bytes[l] > 0)
+          reduce_grads (&st, l, sharded, &bwd_task[l]);
       }
       if (st.p2p[c][DPS_P2P_GRAD_OUT] >= 0) {
         g_snprintf (st.label, sizeof st.label, "send gradients (micro-batch %d)", op.micro);
@@ -336,6 +345,13 @@ dps_strategy_pipeline (const DpsPipeStep *in)
                                                               sd, 2);
       }
     }
+    /* reduced only now, after the stage's whole backward: in the order
+     * the backward produced them */
+    if (in->no_overlap)
+      for (int c = V - 1; c >= 0; c--)
+        for (int l = L - 1; l >= 0; l--)
+          if (in->stage_of_layer[l] == stage && in->chunk_of_layer[l] == c && in->grad_bytes[l] > 0)
+            reduce_grads (&st, l, sharded, &st.last_compute);
     int deps[5] = { dps_sched_stream_last (s, st.ds), st.pending_send[0], st.pending_send[1], st.last_compute,
                     dps_sched_stream_last (s, st.ts) };
     g_snprintf (st.label, sizeof st.label, "optimizer");

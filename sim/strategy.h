@@ -139,6 +139,9 @@ typedef struct {
   const double  *param_bytes;       /* per layer: its parameters all-gathered over the data-parallel group
                                      * (NULL or 0: none; the gradients then all-reduced) */
   gboolean       overlap_param_gather;   /* each layer's first forward waits for its own gather only */
+  gboolean       no_overlap;        /* the gradients reduced only after the stage's whole backward
+                                     * (Megatron-LM's local DDP of 2021, DeepSpeed's pipeline engine),
+                                     * not each layer's after its last backward */
   const double  *stage_static_bytes;   /* per stage */
   const double  *stage_optimizer_s;    /* per stage */
   DpsSchedComm   tp_allreduce, tp_reducescatter, tp_allgather, p2p, dp_allreduce;

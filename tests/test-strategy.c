@@ -366,6 +366,31 @@ test_pipeline_param_gather (void)
   }
 }
 
+/* The data-parallel all-reduce of each layer's gradients (1 s each) on
+ * the 1F1B pipeline of 33 s: beside the backward, stage 0's layer 1
+ * reduces while its layer 0 runs the last backward (32-33 s), layer 0's
+ * after it: 34 s.  After the whole backward (no_overlap: Megatron-LM's
+ * local DDP of 2021, DeepSpeed's pipeline engine) both follow the last
+ * backward: 35 s. */
+static void
+test_pipeline_no_overlap (void)
+{
+  const double want[] = { 34.0, 35.0 };
+  for (int after = 0; after < 2; after++) {
+    Pipe p;
+    pipe_init (&p, DPS_PIPE_1F1B, 1);
+    Fixed one = { 1 };
+    for (int l = 0; l < 8; l++)
+      p.grads[l] = 1;
+    p.step.dp_allreduce = (DpsSchedComm) { "all-reduce (data parallel)", fixed_time, &one, 0, 0, FALSE };
+    p.step.no_overlap = after;
+    DpsSchedResult out;
+    g_assert_cmpfloat_with_epsilon (pipe_run (&p, &out), want[after], 1e-9);
+    dps_sched_result_clear (&out);
+    dps_model_free (p.m);
+  }
+}
+
 /* Tensor parallelism on the same GPipe pipeline: each layer in 2 pieces
  * (0.25 s forward, 0.5 s backward each), an all-reduce of 0.25 s after
  * each.  Waited for, a stage's forward takes 4 x 0.5 = 2 s a micro-batch
@@ -410,5 +435,6 @@ main (int argc, char **argv)
   g_test_add_func ("/strategy/pipeline/p2p-memory", test_pipeline_p2p_memory);
   g_test_add_func ("/strategy/pipeline/param-gather", test_pipeline_param_gather);
   g_test_add_func ("/strategy/pipeline/tp-overlap", test_pipeline_tp_overlap);
+  g_test_add_func ("/strategy/pipeline/no-overlap", test_pipeline_no_overlap);
   return g_test_run ();
 }
