@@ -122,7 +122,7 @@ done <<'FLAGS'
 --bucket-cap-mb=50|--strategy fsdp|--strategy zero1
 --first-bucket-mb=2|--strategy ddp --tp 2|--strategy ddp
 --compress=fp16|--strategy hsdp|--strategy ddp
---no-overlap|--strategy ddp --pp 2|--strategy ddp
+--no-overlap|--strategy fsdp|--strategy zero1 --pp 2
 --grad-as-bucket-view|--strategy zero2|--strategy ddp
 --find-unused|--strategy fsdp|--strategy ddp
 --vpp=2|--tp 2|--pp 2

@@ -49,7 +49,7 @@ dps_ddp_options (DpsDdpOpts *o, gboolean sweep)
     { "optimizer", 0, 0, G_OPTION_ARG_STRING, &o->optimizer, "adam (default, as in every subcommand), momentum, sgd", "OPT" },
     { "compress", 0, 0, G_OPTION_ARG_STRING, &o->compress, "Gradient compression hook: fp16 or powersgd:R", "HOOK" },
     { "grad-accum", 'k', 0, G_OPTION_ARG_STRING, &o->grad_accum, sweep ? "Micro-steps per step (default 1)" : "Gradient accumulation: K micro-steps, K-1 of them no_sync (default 1)", sweep ? "LIST" : "K" },
-    { "no-overlap", 0, 0, G_OPTION_ARG_NONE, &o->no_overlap, "All-reduce only after backward (shows what overlap buys)", NULL },
+    { "no-overlap", 0, 0, G_OPTION_ARG_NONE, &o->no_overlap, "Gradients reduced only after the whole backward (shows what overlap buys; with --tp or --pp as Megatron-LM's local DDP of 2021 and DeepSpeed's pipeline engine run it)", NULL },
     { "find-unused", 0, 0, G_OPTION_ARG_NONE, &o->find_unused, "find_unused_parameters=True: one more small all-reduce", NULL },
     { "grad-as-bucket-view", 0, 0, G_OPTION_ARG_NONE, &o->grad_as_bucket_view, "gradient_as_bucket_view=True: no bucket copy in memory", NULL },
     { "fp8-all-gather", 0, 0, G_OPTION_ARG_NONE, &o->fp8_all_gather, "fsdp, hsdp with --precision fp8: gather the parameters in FP8, a byte each (torchao's enable_fsdp_float8_all_gather)", NULL },
@@ -370,7 +370,7 @@ dps_ddp_opts_apply (DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
   guint mask = o->strategies ? o->strategies : 1u << c->strategy;
   gboolean parallel = o->tp > 1 || o->pp > 1;
   gboolean units = any_strategy (mask, dps_strategy_shards_grads), gathers = any_strategy (mask, dps_strategy_shards_params);
-  gboolean buckets = any_strategy (mask, has_buckets) && !parallel;
+  gboolean reduces = any_strategy (mask, has_buckets), buckets = reduces && !parallel;
   const char *fsdp = "with --strategy zero2, fsdp or hsdp (FSDP's units)";
   const char *fsdp_bwd = "with --strategy fsdp or hsdp (the units gathered again in backward)";
   const char *ddp = "with --strategy ddp or zero1 and no --tp or --pp (DDP's buckets and hooks)";
@@ -382,7 +382,7 @@ dps_ddp_opts_apply (DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
     { "--bucket-cap-mb", o->bucket_cap != NULL, buckets, ddp },
     { "--first-bucket-mb", o->first_bucket != NULL, buckets, ddp },
     { "--compress", o->compress != NULL, buckets, ddp },
-    { "--no-overlap", o->no_overlap, buckets, ddp },
+    { "--no-overlap", o->no_overlap, reduces, "with --strategy ddp or zero1 (their gradients reduced in backward)" },
     { "--grad-as-bucket-view", o->grad_as_bucket_view, buckets, ddp },
     { "--find-unused", o->find_unused, buckets, ddp },
     { "--vpp", given_vpp && o->vpp != 1, o->pp > 1, "with --pp 2 or more (a stage's virtual stages)" },
