@@ -68,5 +68,9 @@ typedef struct {
   DpsAlgo              algo;
   int                  channels;
   int                  gpus_per_node;   /* of the topology */
+  int                  siblings;        /* groups of this shape running the same collective at once on
+                                         * the same nodes, on their other GPUs (a 3D layout's
+                                         * data-parallel groups, one a tensor-parallel rank), sharing
+                                         * the links they cross; 0 or 1: alone */
   gboolean             latency_only;    /* build the latency terms, skip the flows */
 } DpsCollCtx;

@@ -364,6 +364,27 @@ cap_payload (const DpsCollCtx *ctx, DpsPlan *plan)
   }
 }
 
+/* The flows of ctx->siblings - 1 more groups beside ctx's, each on the
+ * next ranks_per_node GPUs of every node (local GPU g of sibling j is
+ * g + j x ranks_per_node): the bytes they move at once over the links
+ * they share with ctx's (a node's NICs, a PCIe switch). */
+static void
+add_siblings (const DpsCollCtx *ctx, DpsPlan *plan)
+{
+  int k = ctx->gpus_per_node, r = ctx->ranks_per_node, n = MIN (ctx->siblings, k / MAX (r, 1));
+  for (guint i = 0; i < plan->phases->len; i++) {
+    DpsPhase *ph = &g_array_index (plan->phases, DpsPhase, i);
+    guint own = ph->flows->len;
+    for (int j = 1; j < n; j++)
+      for (guint f = 0; f < own; f++) {
+        DpsFlowSpec s = g_array_index (ph->flows, DpsFlowSpec, f);
+        int src = s.src == DPS_SWITCH ? s.src : (s.src / k) * k + (s.src % k + j * r) % k;
+        int dst = s.dst == DPS_SWITCH ? s.dst : (s.dst / k) * k + (s.dst % k + j * r) % k;
+        dps_phase_add_flow (ph, src, dst, s.bytes);
+      }
+  }
+}
+
 /* Builds the plan of ctx->algo; FALSE with a reason when the algorithm
  * does not apply (operation, topology). */
 gboolean
@@ -384,6 +405,8 @@ dps_coll_build_plan (const DpsCollCtx *ctx, DpsPlan **out, GError **error)
   gboolean moves = dps_ctx_n_ranks (ctx) > 1 && ctx->bytes > 0;
   if (moves) {
     a->plan (ctx, plan);
+    if (ctx->siblings > 1 && !plan->latency_only)
+      add_siblings (ctx, plan);
     /* a call's own cost (tune.c: with the skew of the hosts of an
      * NVLink domain it spans), once a call whatever the algorithm, outside
      * NCCL's plateau of the ring: on the first phase's latency */

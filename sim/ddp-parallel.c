@@ -33,13 +33,17 @@
 #include <math.h>
 #include <string.h>
 
-/* A cost for op on n_nodes nodes of per_node GPUs each. */
+/* A cost for op on n_nodes nodes of per_node GPUs each, beside the
+ * groups of the same kind on the nodes' other GPUs, which run theirs at
+ * the same time (every GPU is in one group of each kind: a node holds
+ * gpus_per_node / per_node of them). */
 static DpsCollCost *
 cost_on (const DpsDdpConfig *c, DpsCollOp op, int n_nodes, int per_node, double max_bytes, GError **error)
 {
   DpsCollCtx ctx;
   if (!dps_coll_ctx_init_nodes (&ctx, c->topo, &c->coll, n_nodes, per_node, op, max_bytes, error))
     return NULL;
+  ctx.siblings = MIN (c->n_gpus, dps_topo_gpus_per_node (c->topo)) / per_node;
   return dps_coll_cost_new_ctx (&ctx, c->algo_mask, c->proto_mask, c->mode, max_bytes, error);
 }
 

@@ -41,13 +41,16 @@ shard_group (const DpsDdpConfig *c, int *G, GError **error)
 
 /* A cost for op on a group of ranks GPUs: the first ranks of one node, or
  * whole nodes, or (stride: ranks spread one a shard group) per_node GPUs
- * of each of n_nodes nodes. */
+ * of each of n_nodes nodes; beside the node's other groups of the kind
+ * (HSDP's shard groups, its replica groups), which run theirs at the
+ * same time. */
 static DpsCollCost *
 group_cost (const DpsDdpConfig *c, DpsCollOp op, int n_nodes, int per_node, double max_bytes, GError **error)
 {
   DpsCollCtx ctx;
   if (!dps_coll_ctx_init_nodes (&ctx, c->topo, &c->coll, n_nodes, per_node, op, max_bytes, error))
     return NULL;
+  ctx.siblings = MIN (c->n_gpus, dps_topo_gpus_per_node (c->topo)) / per_node;
   return dps_coll_cost_new_ctx (&ctx, c->algo_mask, c->proto_mask, c->mode, max_bytes, error);
 }
 

@@ -81,6 +81,37 @@ test_fill_nic_share (void)
   g_assert_cmpfloat (dps_tune_fill_times (&ctx, DPS_ALGO_RING), ==, p.fill_one_node);
 }
 
+/* Groups of one shape running at once on a node's other GPUs (a 3D
+ * layout's data-parallel groups, ctx.siblings) share the links they
+ * cross: a ring of one GPU a node on 2 nodes of AWS p4de, whose GPUs
+ * share a NIC in pairs, beside its 7 siblings moves twice the bytes
+ * through its NIC: the wire time of 1 GB doubles.  On DGX H100 (a NIC a
+ * GPU) the siblings' flows take other NICs: unchanged. */
+static void
+test_siblings (void)
+{
+  DpsCollParams p;
+  dps_tune_params_nccl (&p);
+  static const struct { const char *topo; double ratio; } want[] = { { "aws-p4de", 2 }, { "dgx-h100", 1 } };
+  for (gsize i = 0; i < G_N_ELEMENTS (want); i++) {
+    g_autoptr (DpsTopo) t = shipped (want[i].topo, 2);
+    double time[2];
+    for (int s = 0; s < 2; s++) {
+      DpsCollCtx ctx;
+      g_assert_true (dps_coll_ctx_init_nodes (&ctx, t, &p, 2, 1, DPS_OP_ALLREDUCE, 1e9, NULL));
+      ctx.siblings = s ? 8 : 1;
+      ctx.algo = DPS_ALGO_RING;
+      DpsPlan *plan = NULL;
+      g_assert_true (dps_coll_build_plan (&ctx, &plan, NULL));
+      double fixed = dps_plan_latency (plan, DPS_PROTO_SIMPLE, TRUE);
+      time[s] = dps_plan_time_analytical (t, plan, DPS_PROTO_SIMPLE) - fixed;
+      dps_plan_unref (plan);
+    }
+    g_test_message ("%s: alone %g s, beside 7 siblings %g s", want[i].topo, time[0], time[1]);
+    g_assert_cmpfloat_with_epsilon (time[1] / time[0], want[i].ratio, 1e-9);
+  }
+}
+
 /* NCCL's ring channels across nodes follow the NICs in use
  * (src/graph/search.cc, connect.cc): a channel a NIC, doubled where at
  * most 4 fast NICs (25 GB/s and more) are in use, then doubled again: a
@@ -199,6 +230,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/coll/fill", test_fill);
   g_test_add_func ("/coll/fill-nic-share", test_fill_nic_share);
+  g_test_add_func ("/coll/siblings", test_siblings);
   g_test_add_func ("/coll/net-channels", test_net_channels);
   g_test_add_func ("/coll/nvswitch-channels", test_nvswitch_channels);
   return g_test_run ();

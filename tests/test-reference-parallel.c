@@ -257,14 +257,14 @@ test_suite (void)
   g_test_message ("layout change (c): %u pairs of rows, median |predicted - published effect| %.1f points, worst %.1f; "
                   "the sign right in %d of %d where the published effect is 2%% or more (the issue's target: right "
                   "in sign, within 5 points)", change->len, 100 * mc, 100 * wc, signs_right, signs);
-  /* the bars: today's figures (7.7%, 14.0%; layout changes 6.2 points,
-   * the sign right in 69 of 87; memory 16.7%: every row under, nvidia-smi's
+  /* the bars: today's figures (7.6%, 12.6%; layout changes 6.0 points,
+   * the sign right in 74 of 87; memory 16.7%: every row under, nvidia-smi's
    * cached blocks and NCCL's buffers not predicted) with a margin */
   g_assert_cmpfloat (ms, <=, 0.10);
-  g_assert_cmpfloat (ma, <=, 0.17);
+  g_assert_cmpfloat (ma, <=, 0.15);
   g_assert_cmpfloat (mm, <=, 0.19);
   g_assert_cmpfloat (mc, <=, 0.075);
-  g_assert_cmpint (signs_right * 100, >=, 65 * signs);
+  g_assert_cmpint (signs_right * 100, >=, 80 * signs);
 }
 
 int
