@@ -354,6 +354,7 @@ refuses 2 "\-\-precision: fp8: the A100 SXM4 80GB has no FP8 tensor cores" predi
 refuses 2 "\-\-precision: 'fp4' is not amp, bf16, bf16-pure, bf16-deepspeed, fp8 or fp32" predict --precision fp4
 # DeepSpeed's BF16_Optimizer is its ZeRO 0/1 path only
 refuses 2 "\-\-precision bf16-deepspeed: DeepSpeed's BF16_Optimizer runs only with \-\-strategy ddp or zero1, not fsdp" predict --precision bf16-deepspeed --strategy fsdp
+refuses 2 "\-\-precision bf16-deepspeed: DeepSpeed's BF16_Optimizer runs only with \-\-strategy ddp or zero1, not fsdp" sweep --gpus 8 --precision bf16-deepspeed --strategy ddp,fsdp
 refuses 2 "\-\-fp8-all-gather: with \-\-precision fp8 and a strategy that gathers parameters" predict --fp8-all-gather --strategy fsdp
 refuses 2 "\-\-fp8-all-gather: with \-\-precision fp8 and a strategy that gathers parameters" predict --fp8-all-gather --precision fp8
 # emulated links too slow for the run's all-reduces: the estimate, before any work

@@ -134,15 +134,6 @@ apply_kinds (const DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
   }
   if (o->strategy && !dps_cli_strategy (o->strategy, &c->strategy, error))
     return FALSE;
-  /* DeepSpeed runs its bf16 through the BF16_Optimizer only at ZeRO stage
-   * 0 or 1 (stages 2 and 3 through their own optimizers) */
-  if (c->precision == DPS_PRECISION_BF16_DEEPSPEED && c->strategy != DPS_STRATEGY_DDP
-      && c->strategy != DPS_STRATEGY_ZERO1) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT,
-                 "--precision bf16-deepspeed: DeepSpeed's BF16_Optimizer runs only with --strategy ddp or zero1, not %s",
-                 o->strategy);
-    return FALSE;
-  }
   if (o->fsdp_unit && !dps_fsdp_unit_parse (o->fsdp_unit, &c->fsdp_unit)) {
     g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--fsdp-unit: '%s' is not block, layer or model", o->fsdp_unit);
     return FALSE;
@@ -368,6 +359,17 @@ dps_ddp_opts_apply (DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
   if (!dps_ddp_check_layout (c->strategy, o->tp, o->pp, error))
     return FALSE;
   guint mask = o->strategies ? o->strategies : 1u << c->strategy;
+  /* DeepSpeed runs its bf16 through the BF16_Optimizer only at ZeRO stage
+   * 0 or 1 (stages 2 and 3 through their own optimizers): against every
+   * strategy a sweep's list names */
+  guint ds_ok = (1u << DPS_STRATEGY_DDP) | (1u << DPS_STRATEGY_ZERO1);
+  if (c->precision == DPS_PRECISION_BF16_DEEPSPEED && (mask & ~ds_ok)) {
+    int bad = g_bit_nth_lsf (mask & ~ds_ok, -1);
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT,
+                 "--precision bf16-deepspeed: DeepSpeed's BF16_Optimizer runs only with --strategy ddp or zero1, not %s",
+                 dps_strategy_name ((DpsStrategy) bad));
+    return FALSE;
+  }
   gboolean parallel = o->tp > 1 || o->pp > 1;
   gboolean units = any_strategy (mask, dps_strategy_shards_grads), gathers = any_strategy (mask, dps_strategy_shards_params);
   gboolean reduces = any_strategy (mask, has_buckets), buckets = reduces && !parallel;
