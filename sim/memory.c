@@ -104,6 +104,12 @@ dps_memory_device_bytes (const DpsMemory *m)
   return m->total + m->context;
 }
 
+double
+dps_memory_smi_bytes (const DpsMemory *m)
+{
+  return m->total * DPS_MEMORY_RESERVED_PER_ALLOCATED + m->context;
+}
+
 void
 dps_memory_offload (DpsMemory *out, DpsOffload offload)
 {

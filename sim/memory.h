@@ -74,9 +74,23 @@ typedef struct {
  * usage" and "Possible topologies for 200B").  Later generations: the
  * A100's (no published figure).  NULL (no GPU): 0. */
 double   dps_memory_context_bytes (const char *arch);
-/* What the GPU holds, as nvidia-smi shows it: m's tensors and the CUDA
- * context (the caching allocator's cached, unused blocks aside). */
+/* What the GPU must hold: m's tensors at their peak and the CUDA context
+ * (what decides whether a plan fits; PyTorch's caching allocator frees
+ * its cached blocks and retries before it runs out). */
 double   dps_memory_device_bytes (const DpsMemory *m);
+
+/* PyTorch's caching allocator holds more than the tensors' peak: the
+ * blocks it keeps cached, free but reserved.  max_reserved / max_allocated
+ * in 15 published training logs (12 of Megatron-LM, Megatron-DeepSpeed
+ * or Megatron-Bridge): median 1.066, 1.008-1.272
+ * (tests/reference/parallel/README.md, "The caching allocator's
+ * reserve"). */
+#define DPS_MEMORY_RESERVED_PER_ALLOCATED 1.066
+
+/* What nvidia-smi shows at the step's peak: the tensors' peak with the
+ * allocator's cached blocks (DPS_MEMORY_RESERVED_PER_ALLOCATED) and the
+ * CUDA context. */
+double   dps_memory_smi_bytes (const DpsMemory *m);
 
 /* Moves what offload keeps in host memory from out's GPU parts to
  * out->host (the optimizer's states and master copy and the gradient

@@ -178,9 +178,9 @@ emit_table (GString *o, const DpsDdpConfig *c, const DpsDdpResult *r)
     g_string_append_printf (o, "                 and %s GB in host memory (offloaded shards)\n", h);
   }
   if (r->memory.context > 0) {
-    g_autofree char *cx = gb (r->memory.context), *all = gb (dps_memory_device_bytes (&r->memory));
-    g_string_append_printf (o, "                 and %s GB of CUDA context beside them: %s GB on the GPU as nvidia-smi "
-                            "shows it, the allocator's cached blocks aside\n", cx, all);
+    g_autofree char *cx = gb (r->memory.context), *smi = gb (dps_memory_smi_bytes (&r->memory));
+    g_string_append_printf (o, "                 and %s GB of CUDA context beside them; nvidia-smi would show about %s GB "
+                            "(the caching allocator's cached blocks too)\n", cx, smi);
   }
   g_string_append_printf (o, "                 peak as '%s' starts, %.2f ms into the step; %s precision%s\n", r->peak_task,
                           r->peak_at_s * 1e3, c->precision == DPS_PRECISION_BF16 ? "bf16 parameters with an fp32 master copy"
@@ -334,6 +334,7 @@ emit_json (GString *o, const DpsDdpConfig *c, const DpsDdpResult *r)
   dps_json_num (b, "total", r->memory.total);
   dps_json_num (b, "host", r->memory.host);
   dps_json_num (b, "cuda_context", r->memory.context);
+  dps_json_num (b, "nvidia_smi", dps_memory_smi_bytes (&r->memory));
   json_builder_end_object (b);
   dps_json_str (b, "strategy", dps_strategy_name (r->strategy));
   dps_json_str (b, "attention", dps_attention_name (c->flash_attention, c->attention_kernel));
