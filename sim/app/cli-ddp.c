@@ -107,24 +107,31 @@ apply_kinds (const DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
     }
     c->grad_dtype = dt;
   }
-  /* the precision: amp's fp32 parameters with bf16 compute, bf16
-   * parameters with an fp32 master copy, everything in bf16, or fp32
-   * throughout */
-  if (o->precision && !g_str_equal (o->precision, "amp") && !g_str_equal (o->precision, "bf16")
-      && !g_str_equal (o->precision, "bf16-pure") && !g_str_equal (o->precision, "bf16-deepspeed")
-      && !g_str_equal (o->precision, "fp32") && !g_str_equal (o->precision, "fp8")) {
-    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT,
-                 "--precision: '%s' is not amp, bf16, bf16-pure, bf16-deepspeed, fp8 or fp32", o->precision);
+  /* the precision, one row a name: how the state is held (memory.h),
+   * whether the linear layers' GEMMs run in FP8 (Transformer Engine's,
+   * over bf16's state; compute.h) and the compute type */
+  static const struct { const char *name; DpsPrecision precision; gboolean fp8; DpsDtype dtype; } precisions[] = {
+    { "amp", DPS_PRECISION_AMP, FALSE, DPS_DTYPE_BF16 },
+    { "bf16", DPS_PRECISION_BF16, FALSE, DPS_DTYPE_BF16 },
+    { "bf16-pure", DPS_PRECISION_PURE_BF16, FALSE, DPS_DTYPE_BF16 },
+    { "bf16-deepspeed", DPS_PRECISION_BF16_DEEPSPEED, FALSE, DPS_DTYPE_BF16 },
+    { "fp8", DPS_PRECISION_BF16, TRUE, DPS_DTYPE_BF16 },
+    { "fp32", DPS_PRECISION_AMP, FALSE, DPS_DTYPE_FP32 },
+  };
+  guint pi = 0;
+  while (o->precision && pi < G_N_ELEMENTS (precisions) && !g_str_equal (o->precision, precisions[pi].name))
+    pi++;
+  if (pi == G_N_ELEMENTS (precisions)) {
+    g_autoptr (GString) names = g_string_new (NULL);
+    for (guint i = 0; i < G_N_ELEMENTS (precisions); i++)
+      g_string_append_printf (names, "%s%s", i == 0 ? "" : i + 1 < G_N_ELEMENTS (precisions) ? ", " : " or ",
+                              precisions[i].name);
+    g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--precision: '%s' is not %s", o->precision, names->str);
     return FALSE;
   }
-  /* fp8: bf16 parameters with an fp32 master copy, as Transformer Engine
-   * trains, the linear layers' GEMMs in FP8 (compute.h) */
-  c->compute.fp8 = o->precision && g_str_equal (o->precision, "fp8");
-  c->precision = c->compute.fp8 || (o->precision && g_str_equal (o->precision, "bf16")) ? DPS_PRECISION_BF16
-                 : o->precision && g_str_equal (o->precision, "bf16-pure") ? DPS_PRECISION_PURE_BF16
-                 : o->precision && g_str_equal (o->precision, "bf16-deepspeed") ? DPS_PRECISION_BF16_DEEPSPEED
-                 : DPS_PRECISION_AMP;
-  c->compute.dtype = o->precision && g_str_equal (o->precision, "fp32") ? DPS_DTYPE_FP32 : DPS_DTYPE_BF16;
+  c->precision = precisions[pi].precision;
+  c->compute.fp8 = precisions[pi].fp8;
+  c->compute.dtype = precisions[pi].dtype;
   if (o->dtype) {
     if (!dps_dtype_parse (o->dtype, &dt)) {
       g_set_error (error, DPS_ERROR, DPS_ERROR_INPUT, "--dtype: '%s' is not bf16, fp16, tf32 or fp32", o->dtype);
