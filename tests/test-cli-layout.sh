@@ -106,6 +106,13 @@ expect 2 "--offload: topology 'HGX B200' states no host memory bandwidth" -- pre
 expect 2 "--offload: topology 'HGX B200' states no host memory bandwidth" -- advise --topology hgx-b200 --offload params
 expect 0 "note: tensor parallel 16 spans nodes of 8 GPUs" -- topo dgx-h100 --nodes 2 --tp 16
 expect 2 "--tp/--pp: tp 3 x pp 1 does not divide the 8 GPUs" -- topo dgx-h100 --tp 3
+# groups crossing nodes share the node's NICs: Jean Zay's 4 Omni-Path links
+# of 12.1 GB/s for 8 GPUs, 4 x 12.1 / 8 = 6.1 GB/s a GPU; none said where
+# every group stays inside a node
+expect 0 "a node's 8 GPUs share its 4 NICs (12.1 GB/s each way): 6.1 GB/s a GPU" -- topo jean-zay-a100 --gpus 384 --tp 8 --pp 6
+if "$bin" topo dgx-h100 --gpus 8 --tp 2 2>&1 | grep -q "^  across nodes"; then
+  ko "topo dgx-h100 --gpus 8 --tp 2 says groups cross nodes"
+else ok; fi
 # flags that act on some strategies or layouts only (cli-ddp.c's table):
 # each is refused, naming itself, where it would change nothing (a flag
 # accepted and ignored reads as applied), and accepted where it acts

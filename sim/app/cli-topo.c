@@ -330,8 +330,25 @@ dps_cmd_topo (int argc, char **argv)
       return dps_cli_fail ("topo", error);
     }
     DpsLayout l = { tp, pp, n / (tp * pp), order };
+    const DpsTopoSpec *s = dps_topo_spec (t);
     g_string_append_c (out, '\n');
-    dps_layout_describe (out, &l, dps_topo_spec (t)->gpus_per_node, 4);
+    dps_layout_describe (out, &l, s->gpus_per_node, 4);
+    /* a kind's groups run their collectives (the pipeline its sends) at
+     * once, so those crossing nodes share the node's NICs (as predict
+     * prices each group beside its siblings, sim/coll.c) */
+    gboolean across = FALSE;
+    for (int kind = DPS_GROUP_TP; kind <= DPS_GROUP_DP; kind++) {
+      int spans, per;
+      gboolean p2p = FALSE;
+      dps_layout_group_span (&l, (DpsGroupKind) kind, s->gpus_per_node, &spans, &per, &p2p);
+      across |= spans > 1 || p2p;
+    }
+    int busy = MIN (n, s->gpus_per_node);
+    if (across && s->n_nics > 0)
+      g_string_append_printf (out, "  across nodes             a node's %d GPUs share its %d NIC%s (%.1f GB/s each way): "
+                              "%.1f GB/s a GPU while a kind's groups cross at once\n", busy, s->n_nics,
+                              s->n_nics == 1 ? "" : "s", s->nic_bw_Bps / 1e9,
+                              s->nic_bw_Bps * MIN (s->n_nics, busy) / busy / 1e9);
   }
   if (prof) {
     g_string_append_c (out, '\n');
