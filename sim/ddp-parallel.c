@@ -71,13 +71,19 @@ even_share (int n, int i, int k)
  * Splitting the blocks over the pp x V chunks at once would put every
  * chunk's remainder on the same stages (126 blocks on 16 stages x 7: the
  * 14 chunks of two blocks all on stages 0 and 8, 14 blocks each against
- * 7); Megatron and Llama 3's schedule balance the stages. */
+ * 7); Megatron and Llama 3's schedule balance the stages.  With end_slots
+ * the embedding and the output layer count as a block each, on the first
+ * chunk and the last: n + 2 places split so, each end's chunk holding a
+ * block fewer (BLOOM's 70 blocks on 12 stages: 5, 6 x 10, 5, as
+ * DeepSpeed's type:transformer|embedding partitions them). */
 static void
-chunks_of_blocks (int n, int pp, int V, int *chunk_of)
+chunks_of_blocks (int n, int pp, int V, gboolean end_slots, int *chunk_of)
 {
+  int places = n + (end_slots ? 2 : 0);
   for (int j = 0, b = 0; j < pp * V; j++) {
     int s = j % pp, v = j / pp;
-    for (int c = even_share (even_share (n, s, pp), v, V); c > 0; c--)
+    int c = even_share (even_share (places, s, pp), v, V) - (end_slots && j == 0) - (end_slots && j == pp * V - 1);
+    for (; c > 0 && b < n; c--)
       chunk_of[b++] = j;
   }
 }
@@ -145,7 +151,7 @@ dps_ddp_program_parallel (const DpsDdpConfig *c, const DpsDdpInputs *in, DpsDdpP
   double pb = dps_precision_param_bytes (c->precision);
   gboolean sp = c->sequence_parallel && tp > 1;
   g_autofree int *chunk_of = g_new (int, n_blocks);
-  chunks_of_blocks (n_blocks, pp, V, chunk_of);
+  chunks_of_blocks (n_blocks, pp, V, c->pp_end_slots && pp > 1, chunk_of);
   for (int l = 0, b = 0; l < L; l++) {
     const DpsLayer *layer = dps_model_layer (m, l);
     gboolean block = layer->input_bytes > 0;

@@ -94,6 +94,8 @@ typedef struct {
   gboolean        overlap_param_gather;   /* zero1 with tp/pp: each layer's forward waits for its own gather
                                            * (Megatron-Core's --overlap-param-gather), not for the stage's */
   DpsPipeSchedule pipe_schedule;
+  gboolean        pp_end_slots;        /* the embedding and the output layer each take a block's place in the
+                                        * split over stages (DeepSpeed's type:transformer|embedding) */
   gboolean        flash_attention;     /* SDPA/flash attention: no score matrices kept (memory) */
   DpsFusedKernel  attention_kernel;    /* with flash_attention: FlashAttention-2 or cuDNN's (compute.h) */
   gboolean        checkpoint;          /* activation checkpointing of every block: inputs kept, each

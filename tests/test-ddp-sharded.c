@@ -304,6 +304,34 @@ test_pp_stages_even (void)
   dps_ddp_result_clear (&inter);
 }
 
+/* With the embedding and the output layer a block's place each
+ * (--pp-embedding-slots, DeepSpeed's type:transformer|embedding), GPT-2's
+ * 12 blocks and its two ends make 14 places on 7 stages, 2 each: stage 0
+ * holds the embeddings (39,383,808 parameters) and 1 block (7,087,872),
+ * 46,471,680; split alone the blocks give it 2 (53,559,552). */
+static void
+test_pp_end_slots (void)
+{
+  g_autoptr (DpsModel) m = NULL;
+  g_autoptr (DpsTopo) t = NULL;
+  DpsDdpConfig c;
+  gpt2_on_tp2 (&m, &t, &c);
+  c.tp = 1;
+  c.pp = 7;
+  c.n_gpus = 7;
+  c.micro_batches = 7;
+  c.grad_accum = 7;
+  DpsDdpResult alone, ends;
+  test_ddp_run (&c, &alone);
+  c.pp_end_slots = TRUE;
+  test_ddp_run (&c, &ends);
+  double pb = dps_precision_param_bytes (c.precision);
+  g_assert_cmpfloat (alone.memory.params, ==, 53559552.0 * pb);
+  g_assert_cmpfloat (ends.memory.params, ==, 46471680.0 * pb);
+  dps_ddp_result_clear (&alone);
+  dps_ddp_result_clear (&ends);
+}
+
 /* The stat of the collective named name in r (NULL: none). */
 static const DpsDdpCommStats *
 comm_named (const DpsDdpResult *r, const char *name)
@@ -355,6 +383,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ddp/tp-micro-batches", test_tp_micro_batches);
   g_test_add_func ("/ddp/tp-whole-passes", test_tp_whole_passes);
   g_test_add_func ("/ddp/pp-stages-even", test_pp_stages_even);
+  g_test_add_func ("/ddp/pp-end-slots", test_pp_end_slots);
   g_test_add_func ("/ddp/pp-scatter-gather", test_pp_scatter_gather);
   return g_test_run ();
 }

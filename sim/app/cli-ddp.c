@@ -40,6 +40,7 @@ dps_ddp_options (DpsDdpOpts *o, gboolean sweep)
     { "vpp", 0, 0, G_OPTION_ARG_INT, &o->vpp, "Virtual stages a pipeline stage holds (interleaved 1F1B; default 1)", "V" },
     { "micro-batches", 0, 0, G_OPTION_ARG_INT, &o->micro_batches, "Pipeline micro-batches a step (default: --grad-accum, at least 4 x --pp)", "M" },
     { "pp-schedule", 0, 0, G_OPTION_ARG_STRING, &o->pp_schedule, "gpipe, 1f1b (default) or interleaved (default with --vpp > 1)", "S" },
+    { "pp-embedding-slots", 0, 0, G_OPTION_ARG_NONE, &o->pp_end_slots, "With --pp: the embedding and the output layer each take a transformer block's place in the split over stages (DeepSpeed's --pp-partition-method type:transformer|embedding; Megatron-Core's --account-for-embedding-in-pipeline-split with --account-for-loss-in-pipeline-split); default: the blocks split evenly, the embedding and output beside them", NULL },
     { "sequence-parallel", 0, 0, G_OPTION_ARG_NONE, &o->sequence_parallel, "With --tp: norms and dropout split along the sequence (a reduce-scatter and an all-gather for each all-reduce)", NULL },
     { "tp-comm-overlap", 0, 0, G_OPTION_ARG_NONE, &o->tp_comm_overlap, "With --sequence-parallel: a block's tensor-parallel collectives run beside its GEMMs, and what follows waits for both (Megatron-Core's --tp-comm-overlap, Transformer Engine's GEMMs pipelined with them)", NULL },
     { "overlap-param-gather", 0, 0, G_OPTION_ARG_NONE, &o->overlap_param_gather, "zero1 with --tp or --pp (Megatron's distributed optimizer): each layer's forward waits only for its own parameters' all-gather, not for all of its stage's (Megatron-Core's --overlap-param-gather)", NULL },
@@ -334,6 +335,7 @@ dps_ddp_opts_apply (DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
   c->vpp = o->vpp;
   c->micro_batches = o->micro_batches;
   c->sequence_parallel = o->sequence_parallel;
+  c->pp_end_slots = o->pp_end_slots;
   c->overlap_param_gather = o->overlap_param_gather;
   c->tp_comm_overlap = o->tp_comm_overlap;
   c->pipe_schedule = o->vpp > 1 ? DPS_PIPE_INTERLEAVED : DPS_PIPE_1F1B;
@@ -396,6 +398,7 @@ dps_ddp_opts_apply (DpsDdpOpts *o, DpsDdpConfig *c, GError **error)
     { "--find-unused", o->find_unused, buckets, ddp },
     { "--vpp", given_vpp && o->vpp != 1, o->pp > 1, "with --pp 2 or more (a stage's virtual stages)" },
     { "--pp-schedule", o->pp_schedule != NULL, o->pp > 1, "with --pp 2 or more" },
+    { "--pp-embedding-slots", o->pp_end_slots, o->pp > 1, "with --pp 2 or more" },
     { "--micro-batches", given_micro, parallel, "with --tp or --pp 2 or more (without them: --grad-accum)" },
     { "--dtype", o->dtype != NULL && c->compute.fp8, c->compute.dtype == DPS_DTYPE_BF16,
       "bf16 with --precision fp8 (its kernels besides the FP8 GEMMs run in bf16)" },

@@ -12,7 +12,7 @@ typedef struct {
   char   *first_bucket, *grad_dtype, *dtype, *optimizer, *compress, *mode, *algo, *proto;
   char   *strategy, *precision, *fsdp_unit, *backward_prefetch, *pp_schedule, *rank_order, *offload, *attention;
   int     shard_group, limit_all_gathers, tp, pp, vpp, micro_batches, seq_len;
-  gboolean no_reshard, accum_no_sync, sequence_parallel, overlap_param_gather, tp_comm_overlap;
+  gboolean no_reshard, accum_no_sync, sequence_parallel, overlap_param_gather, tp_comm_overlap, pp_end_slots;
   char   *format, *output, *trace, *plot, *calibration;
   int     nodes, slow_replicas, trials, seed;
   double  global_batch, contention, jitter, slow_factor, os_noise_ms, loader_rate, critical_batch;
