@@ -273,6 +273,39 @@ test_tp_micro_batches (void)
   dps_ddp_result_clear (&four);
 }
 
+/* GPT-2 on a pipeline of pp stages alone (tp 1) over micro micro-batches. */
+static void
+gpt2_pipeline (DpsModel **m, DpsTopo **t, DpsDdpConfig *c, int pp, int micro)
+{
+  gpt2_on_tp2 (m, t, c);
+  c->tp = 1;
+  c->pp = pp;
+  c->micro_batches = micro;
+  c->grad_accum = micro;
+}
+
+static void
+change_interleave (DpsDdpConfig *c)
+{
+  c->vpp = 2;
+  c->pipe_schedule = DPS_PIPE_INTERLEAVED;
+}
+
+static void
+change_end_slots (DpsDdpConfig *c)
+{
+  c->pp_end_slots = TRUE;
+}
+
+/* Simulates c into before, then with change applied into after. */
+static void
+run_twice (DpsDdpConfig *c, DpsDdpResult *before, DpsDdpResult *after, void (*change) (DpsDdpConfig *))
+{
+  test_ddp_run (c, before);
+  change (c);
+  test_ddp_run (c, after);
+}
+
 /* Interleaved stages hold the blocks a plain pipeline gives their stage:
  * the blocks split over the stages as evenly as they go, then over each
  * stage's virtual stages.  GPT-2's 12 blocks on pp 4: 3 a stage, with
@@ -287,16 +320,9 @@ test_pp_stages_even (void)
   g_autoptr (DpsModel) m = NULL;
   g_autoptr (DpsTopo) t = NULL;
   DpsDdpConfig c;
-  gpt2_on_tp2 (&m, &t, &c);
-  c.tp = 1;
-  c.pp = 4;
-  c.micro_batches = 8;
-  c.grad_accum = 8;
+  gpt2_pipeline (&m, &t, &c, 4, 8);
   DpsDdpResult plain, inter;
-  test_ddp_run (&c, &plain);
-  c.vpp = 2;
-  c.pipe_schedule = DPS_PIPE_INTERLEAVED;
-  test_ddp_run (&c, &inter);
+  run_twice (&c, &plain, &inter, change_interleave);
   double want = 60647424.0 * dps_precision_param_bytes (c.precision);
   g_assert_cmpfloat (plain.memory.params, ==, want);
   g_assert_cmpfloat (inter.memory.params, ==, want);
@@ -315,16 +341,10 @@ test_pp_end_slots (void)
   g_autoptr (DpsModel) m = NULL;
   g_autoptr (DpsTopo) t = NULL;
   DpsDdpConfig c;
-  gpt2_on_tp2 (&m, &t, &c);
-  c.tp = 1;
-  c.pp = 7;
+  gpt2_pipeline (&m, &t, &c, 7, 7);
   c.n_gpus = 7;
-  c.micro_batches = 7;
-  c.grad_accum = 7;
   DpsDdpResult alone, ends;
-  test_ddp_run (&c, &alone);
-  c.pp_end_slots = TRUE;
-  test_ddp_run (&c, &ends);
+  run_twice (&c, &alone, &ends, change_end_slots);
   double pb = dps_precision_param_bytes (c.precision);
   g_assert_cmpfloat (alone.memory.params, ==, 53559552.0 * pb);
   g_assert_cmpfloat (ends.memory.params, ==, 46471680.0 * pb);
