@@ -33,20 +33,6 @@
 #include <math.h>
 #include <string.h>
 
-/* A cost for op on n_nodes nodes of per_node GPUs each, beside the
- * groups of the same kind on the nodes' other GPUs, which run theirs at
- * the same time (every GPU is in one group of each kind: a node holds
- * gpus_per_node / per_node of them). */
-static DpsCollCost *
-cost_on (const DpsDdpConfig *c, DpsCollOp op, int n_nodes, int per_node, double max_bytes, GError **error)
-{
-  DpsCollCtx ctx;
-  if (!dps_coll_ctx_init_nodes (&ctx, c->topo, &c->coll, n_nodes, per_node, op, max_bytes, error))
-    return NULL;
-  ctx.siblings = MIN (c->n_gpus, dps_topo_gpus_per_node (c->topo)) / per_node;
-  return dps_coll_cost_new_ctx (&ctx, c->algo_mask, c->proto_mask, c->mode, max_bytes, error);
-}
-
 /* A send between neighbouring stages: as a two-rank all-gather of twice
  * its bytes, in which each rank sends its half to the other (NCCL's
  * send/recv and its all-gather of two move the same bytes the same way). */
@@ -212,13 +198,13 @@ dps_ddp_program_parallel (const DpsDdpConfig *c, const DpsDdpInputs *in, DpsDdpP
   dps_layout_group_span (&lay, DPS_GROUP_TP, k, &tp_nodes, &tp_per, NULL);
   dps_layout_group_span (&lay, DPS_GROUP_PP, k, &pp_nodes, &pp_per, &p2p_across);
   dps_layout_group_span (&lay, DPS_GROUP_DP, k, &dp_nodes, &dp_per, NULL);
-  if ((tp > 1 && (!(p->costs[0] = cost_on (c, DPS_OP_ALLREDUCE, tp_nodes, tp_per, largest_tp, error))
-                  || !(p->costs[1] = cost_on (c, DPS_OP_REDUCE_SCATTER, tp_nodes, tp_per, largest_tp, error))))
-      || (pp > 1 && !(p->costs[2] = cost_on (c, DPS_OP_ALLGATHER, p2p_across ? 2 : 1, p2p_across ? 1 : 2,
+  if ((tp > 1 && (!(p->costs[0] = dps_ddp_group_cost (c, DPS_OP_ALLREDUCE, tp_nodes, tp_per, largest_tp, error))
+                  || !(p->costs[1] = dps_ddp_group_cost (c, DPS_OP_REDUCE_SCATTER, tp_nodes, tp_per, largest_tp, error))))
+      || (pp > 1 && !(p->costs[2] = dps_ddp_group_cost (c, DPS_OP_ALLGATHER, p2p_across ? 2 : 1, p2p_across ? 1 : 2,
                                             2 * p2p_bytes, error)))
-      || (dp > 1 && !zero1 && !(p->costs[3] = cost_on (c, DPS_OP_ALLREDUCE, dp_nodes, dp_per, largest_grad, error)))
-      || (zero1 && (!(p->costs[4] = cost_on (c, DPS_OP_REDUCE_SCATTER, dp_nodes, dp_per, largest_grad, error))
-                    || !(p->costs[5] = cost_on (c, DPS_OP_ALLGATHER, dp_nodes, dp_per, largest_param, error)))))
+      || (dp > 1 && !zero1 && !(p->costs[3] = dps_ddp_group_cost (c, DPS_OP_ALLREDUCE, dp_nodes, dp_per, largest_grad, error)))
+      || (zero1 && (!(p->costs[4] = dps_ddp_group_cost (c, DPS_OP_REDUCE_SCATTER, dp_nodes, dp_per, largest_grad, error))
+                    || !(p->costs[5] = dps_ddp_group_cost (c, DPS_OP_ALLGATHER, dp_nodes, dp_per, largest_param, error)))))
     return FALSE;
   /* each stage's state: DDP's over its parameters (Megatron's contiguous
    * gradient buffer: no bucket copy), or ZeRO-1's (its distributed

@@ -49,3 +49,10 @@ DpsSchedRank *dps_ddp_parallel_place (const DpsDdpProgram *p, const DpsSchedRank
 void     dps_ddp_program_clear (DpsDdpProgram *p);
 double   dps_ddp_group_contention (const DpsDdpConfig *c, double batch, int ranks, gboolean spans_nodes);
 double   dps_ddp_comm_time (const void *cost, double bytes, double *lat_s, DpsAlgo *algo, DpsProto *proto);
+/* A cost for op on a group of per_node GPUs on each of n_nodes nodes (the
+ * first of each: a 3D layout's groups, HSDP's shard and replica groups),
+ * priced beside the node's other groups of the kind, which run theirs at
+ * the same time (every GPU is in one group of each kind: a node holds
+ * gpus_per_node / per_node of them; DpsCollCtx.siblings). */
+DpsCollCost *dps_ddp_group_cost (const DpsDdpConfig *c, DpsCollOp op, int n_nodes, int per_node, double max_bytes,
+                                 GError **error);

@@ -39,21 +39,6 @@ shard_group (const DpsDdpConfig *c, int *G, GError **error)
   return TRUE;
 }
 
-/* A cost for op on a group of ranks GPUs: the first ranks of one node, or
- * whole nodes, or (stride: ranks spread one a shard group) per_node GPUs
- * of each of n_nodes nodes; beside the node's other groups of the kind
- * (HSDP's shard groups, its replica groups), which run theirs at the
- * same time. */
-static DpsCollCost *
-group_cost (const DpsDdpConfig *c, DpsCollOp op, int n_nodes, int per_node, double max_bytes, GError **error)
-{
-  DpsCollCtx ctx;
-  if (!dps_coll_ctx_init_nodes (&ctx, c->topo, &c->coll, n_nodes, per_node, op, max_bytes, error))
-    return NULL;
-  ctx.siblings = MIN (c->n_gpus, dps_topo_gpus_per_node (c->topo)) / per_node;
-  return dps_coll_cost_new_ctx (&ctx, c->algo_mask, c->proto_mask, c->mode, max_bytes, error);
-}
-
 /* A copy of bytes between a GPU and host memory over the link of rate
  * *data (bytes/s), after a launch of 10 us (cudaMemcpyAsync's order of
  * magnitude; assumed). */
@@ -141,13 +126,13 @@ dps_ddp_program_shards (const DpsDdpConfig *c, const DpsDdpInputs *in, DpsDdpPro
    * group the GPUs holding the same shard, N / G of them, spread evenly
    * over the nodes */
   int sg_nodes = G > k ? G / k : 1, sg_per = G > k ? k : G;
-  if (!(p->costs[0] = group_cost (c, DPS_OP_ALLGATHER, sg_nodes, sg_per, largest, error))
-      || !(p->costs[1] = group_cost (c, DPS_OP_REDUCE_SCATTER, sg_nodes, sg_per, largest, error)))
+  if (!(p->costs[0] = dps_ddp_group_cost (c, DPS_OP_ALLGATHER, sg_nodes, sg_per, largest, error))
+      || !(p->costs[1] = dps_ddp_group_cost (c, DPS_OP_REDUCE_SCATTER, sg_nodes, sg_per, largest, error)))
     return FALSE;
   int R = N / G;
   if (p->hsdp && R > 1) {
     int r_nodes = MIN (R, MAX (1, N / k)), r_per = R / r_nodes;
-    if (!(p->costs[2] = group_cost (c, DPS_OP_ALLREDUCE, r_nodes, r_per, largest / G, error)))
+    if (!(p->costs[2] = dps_ddp_group_cost (c, DPS_OP_ALLREDUCE, r_nodes, r_per, largest / G, error)))
       return FALSE;
     for (int u = 0; u <= U; u++)
       p->comm_bytes += reduce[u] / G * (c->accum_no_sync ? 1 : c->grad_accum);

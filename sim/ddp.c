@@ -225,6 +225,16 @@ activation_bytes (const DpsDdpConfig *c, double batch, double *act, double *kept
   }
 }
 
+DpsCollCost *
+dps_ddp_group_cost (const DpsDdpConfig *c, DpsCollOp op, int n_nodes, int per_node, double max_bytes, GError **error)
+{
+  DpsCollCtx ctx;
+  if (!dps_coll_ctx_init_nodes (&ctx, c->topo, &c->coll, n_nodes, per_node, op, max_bytes, error))
+    return NULL;
+  ctx.siblings = MIN (c->n_gpus, dps_topo_gpus_per_node (c->topo)) / per_node;
+  return dps_coll_cost_new_ctx (&ctx, c->algo_mask, c->proto_mask, c->mode, max_bytes, error);
+}
+
 /* The time of a collective of bytes on a group (cost: its DpsCollCost),
  * for the schedule's comm kinds. */
 double
