@@ -180,11 +180,11 @@ emit_table (GString *o, const DpsDdpConfig *c, const DpsDdpResult *r)
   if (r->memory.context > 0) {
     /* what nvidia-smi would show, where the plan runs at all */
     g_autofree char *cx = gb (r->memory.context), *smi = gb (dps_memory_smi_bytes (&r->memory));
-    if (dps_memory_device_bytes (&r->memory) <= s->gpu.memory_bytes)
-      g_string_append_printf (o, "                 and %s GB of CUDA context beside them; nvidia-smi would show about %s GB "
-                              "(the caching allocator's cached blocks too)\n", cx, smi);
-    else
-      g_string_append_printf (o, "                 and %s GB of CUDA context beside them\n", cx);
+    g_autofree char *shown = dps_memory_device_bytes (&r->memory) <= s->gpu.memory_bytes
+                             ? g_strdup_printf ("; nvidia-smi would show about %s GB (the caching allocator's cached "
+                                                "blocks too)", smi)
+                             : g_strdup ("");
+    g_string_append_printf (o, "                 and %s GB of CUDA context beside them%s\n", cx, shown);
   }
   g_string_append_printf (o, "                 peak as '%s' starts, %.2f ms into the step; %s precision%s\n", r->peak_task,
                           r->peak_at_s * 1e3, c->precision == DPS_PRECISION_BF16 ? "bf16 parameters with an fp32 master copy"
